@@ -1,0 +1,496 @@
+"""The builder: one pure recursive function, parameterised by functions.
+
+``grow`` takes its criterion (a *score*, see :mod:`puretree.criteria`), its *split
+generators* and its stopping rules as keyword arguments. ID3, C4.5 and CART are presets
+of it made with :func:`functools.partial`.
+
+**Split generators** look at the rows reaching a node and return their best
+:class:`Candidate` (or ``None``):
+
+- :func:`threshold_splits`: numeric features, two branches ``x <= t`` / ``x > t``, with
+  ``t`` the midpoint between consecutive distinct values. Every threshold of every numeric
+  feature is scored in one vectorised call, from prefix sums of the rows' statistics.
+- :func:`multiway_splits`: categorical features, one branch per category (ID3, C4.5). A
+  feature used this way is not offered again below (every branch holds one value of it).
+- :func:`subset_splits`: categorical features, two branches by a subset of categories
+  (CART). With two classes (or regression) the optimal subset is found exactly by ordering
+  categories by class-1 proportion (by mean), Breiman's theorem; with more classes all
+  ``2**(m-1) - 1`` subsets are enumerated while a node has at most 12 categories, and beyond
+  that categories are ordered by the proportion of the node's majority class (a heuristic).
+
+**Stopping**, as the seeds give it: a node becomes a leaf when all its rows have one class
+(or one target value); when no feature is left to split on; when no split separates its rows
+(identical rows: the leaf gets their majority); when the best score is not above
+``min_gain`` (if given); when ``max_depth`` is reached; when its weight is below
+``min_samples_split``. A branch no row reaches is a leaf with zero counts, which predicts its
+parent's distribution. ``min_samples_split`` and ``min_samples_leaf`` count rows (as in
+scikit-learn), whatever their weights; the scores see the weights.
+
+**Ties** are broken deterministically: the highest score wins, and scores within 1e-12
+(relative) of each other tie; among tied splits the lowest feature index wins, then the
+lowest threshold. Among tied classes (majority) the first class in sorted order wins.
+
+>>> from puretree.datasets import load_playtennis
+>>> tree = id3(load_playtennis())
+>>> print(tree.to_text())
+outlook = overcast: yes (4)
+outlook = rain
+|   wind = strong: no (2)
+|   wind = weak: yes (3)
+outlook = sunny
+|   humidity = high: no (3)
+|   humidity = normal: yes (2)
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Generator, Sequence
+from functools import partial
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .criteria import Score, resolve_score
+from .data import Dataset, as_dataset
+from .errors import DataError, ParameterError
+from .fold import run
+from .impurity import class_weight_of
+from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
+
+__all__ = [
+    "grow",
+    "id3",
+    "c45",
+    "cart",
+    "NodeData",
+    "Candidate",
+    "SplitGenerator",
+    "threshold_splits",
+    "multiway_splits",
+    "subset_splits",
+    "midpoint",
+    "attribute_scores",
+    "node_statistics",
+]
+
+#: Scores closer than this (relative) to the best one count as tied.
+TIE_TOLERANCE = 1e-12
+#: Largest number of floats a vectorised threshold search holds at once (memory bound).
+_CHUNK = 4_000_000
+#: Exact subset enumeration for more than two classes up to this many categories.
+MAX_EXACT_SUBSET_CATEGORIES = 12
+
+
+@attrs.frozen(eq=False)
+class NodeData:
+    """The rows reaching a node, as the split generators see them.
+
+    ``X`` (n, p) and ``stats`` (n, k) are the node's rows; ``y`` their class codes (or
+    targets); ``order[i]`` lists the row positions sorted by numeric feature
+    ``numeric[i]`` and ``values[i]`` the sorted values; ``categorical`` the categorical
+    features still usable here.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    stats: np.ndarray
+    order: np.ndarray
+    values: np.ndarray
+    numeric: np.ndarray
+    categorical: tuple[int, ...]
+    schema: Schema
+    depth: int
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.X.shape[0])
+
+    def restrict(self, rows: np.ndarray, *, drop: int | None = None) -> "NodeData":
+        """The node data of the rows selected by the boolean mask ``rows``."""
+        n_child = int(rows.sum())
+        new_position = np.cumsum(rows) - 1
+        keep = rows[self.order]
+        q = self.order.shape[0]
+        return NodeData(
+            X=self.X[rows],
+            y=self.y[rows],
+            stats=self.stats[rows],
+            order=new_position[self.order[keep]].reshape(q, n_child),
+            values=self.values[keep].reshape(q, n_child),
+            numeric=self.numeric,
+            categorical=tuple(j for j in self.categorical if j != drop),
+            schema=self.schema,
+            depth=self.depth + 1,
+        )
+
+
+@attrs.frozen(eq=False)
+class Candidate:
+    """A proposed split: its score, feature, test, and the branch of every row."""
+
+    score: float
+    feature: int
+    kind: str  # "numeric" | "multiway" | "subset"
+    branch: np.ndarray
+    children: np.ndarray
+    threshold: float | None = None
+    left_categories: tuple[int, ...] = ()
+
+    @property
+    def n_branches(self) -> int:
+        return int(self.children.shape[0])
+
+
+SplitGenerator = Callable[..., "Candidate | None"]
+
+
+def _weight_of(score: Any) -> Callable[[Any], np.ndarray]:
+    impurity = getattr(score, "impurity", None)
+    return getattr(impurity, "weight_of", class_weight_of)
+
+
+def midpoint(a: float, b: float) -> float:
+    """The threshold between consecutive distinct values ``a < b``: their midpoint, such that
+    ``a <= t < b`` holds in float64 even for adjacent or huge floats.
+
+    >>> midpoint(48.0, 60.0)
+    54.0
+    >>> import math; midpoint(1.0, math.nextafter(1.0, 2.0))    # adjacent: the lower value
+    1.0
+    """
+    m = a / 2.0 + b / 2.0  # halves first: a + b may overflow
+    return m if a <= m < b else a
+
+
+def _tie_first(scores: np.ndarray) -> int:
+    """Index of the first score tied with the maximum (scores within tolerance)."""
+    best = float(scores.max())
+    tol = TIE_TOLERANCE * max(1.0, abs(best))
+    return int(np.argmax(scores >= best - tol))
+
+
+def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """Best binary split ``x <= t`` over all numeric features, all thresholds scored at once."""
+    q, n = node.order.shape
+    if q == 0 or n < 2:
+        return None
+    k = node.stats.shape[1]
+    parent = node.stats.sum(axis=0)
+    names = np.asarray(node.schema.feature_names)[node.numeric]
+    regression = node.schema.is_regression
+    chunk = max(1, _CHUNK // max(1, n * k * 2))
+    best_scores, best_positions = [], []
+    for start in range(0, q, chunk):
+        order = node.order[start : start + chunk]
+        values = node.values[start : start + chunk]
+        left = np.cumsum(node.stats[order], axis=1)[:, :-1]  # (c, n-1, k)
+        right = parent - left
+        if not regression:
+            np.maximum(right, 0.0, out=right)  # float rounding of weighted counts
+        children = np.stack((left, right), axis=-2)  # (c, n-1, 2, k)
+        s = np.broadcast_to(np.asarray(score(parent, children, names[start : start + chunk, None]), dtype=np.float64), left.shape[:2])
+        valid = values[:, :-1] < values[:, 1:]  # a threshold between distinct values only
+        if min_samples_leaf > 1:
+            n_left = np.arange(1, n)
+            valid &= (n_left >= min_samples_leaf) & (n - n_left >= min_samples_leaf)
+        s = np.where(valid & ~np.isnan(s), s, -np.inf)
+        for row in s:
+            if np.isneginf(row).all():
+                best_scores.append(-np.inf)
+                best_positions.append(-1)
+            else:
+                pos = _tie_first(row)
+                best_scores.append(float(row[pos]))
+                best_positions.append(pos)
+    scores = np.asarray(best_scores)
+    if np.isneginf(scores).all():
+        return None
+    i = _tie_first(scores)
+    pos = best_positions[i]
+    j = int(node.numeric[i])
+    threshold = midpoint(float(node.values[i, pos]), float(node.values[i, pos + 1]))
+    branch = (node.X[:, j] > threshold).astype(np.int64)
+    return Candidate(float(scores[i]), j, "numeric", branch, _branch_stats(node.stats, branch, 2), threshold=threshold)
+
+
+def _branch_stats(stats: np.ndarray, branch: np.ndarray, n_branches: int) -> np.ndarray:
+    out = np.zeros((n_branches, stats.shape[1]))
+    for b in range(n_branches):
+        out[b] = stats[branch == b].sum(axis=0)
+    return out
+
+
+def _category_stats(node: NodeData, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Codes of feature ``j`` for the node's rows, statistics per category, rows per category."""
+    codes = node.X[:, j].astype(np.int64)
+    m = len(node.schema.features[j].categories)
+    per = np.stack([np.bincount(codes, weights=node.stats[:, c], minlength=m) for c in range(node.stats.shape[1])], axis=-1)
+    return codes, per, np.bincount(codes, minlength=m)
+
+
+def multiway_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """Best one-branch-per-category split over the usable categorical features."""
+    parent = node.stats.sum(axis=0)
+    found: list[tuple[float, int, np.ndarray, np.ndarray]] = []
+    for j in node.categorical:
+        codes, per, rows = _category_stats(node, j)
+        present = rows > 0
+        if present.sum() < 2:
+            continue  # a "split" that sends every row one way separates nothing
+        if (rows[present] < min_samples_leaf).any():
+            continue
+        s = float(np.asarray(score(parent, per, np.asarray(node.schema.features[j].name))))
+        if np.isfinite(s):
+            found.append((s, j, codes, per))
+    if not found:
+        return None
+    i = _tie_first(np.array([f[0] for f in found]))
+    s, j, codes, per = found[i]
+    return Candidate(s, j, "multiway", codes, per)
+
+
+def _subset_masks(m: int) -> np.ndarray:
+    """All non-trivial two-way partitions of ``m`` categories, the first always on the left."""
+    combos = np.array(list(itertools.product((False, True), repeat=m - 1)), dtype=bool)[:-1]
+    return np.concatenate([np.ones((len(combos), 1), dtype=bool), combos], axis=1)
+
+
+def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """Best two-way split of the categories of a categorical feature (CART)."""
+    parent = node.stats.sum(axis=0)
+    weight_of = _weight_of(score)
+    k = node.stats.shape[1]
+    regression = node.schema.is_regression
+    found: list[tuple[float, int, tuple[int, ...], np.ndarray]] = []
+    for j in node.categorical:
+        codes, per, rows = _category_stats(node, j)
+        present = np.flatnonzero(rows > 0)
+        m = len(present)
+        if m < 2:
+            continue
+        stats = per[present]
+        if regression or k <= 2 or m > MAX_EXACT_SUBSET_CATEGORIES:
+            w = weight_of(stats)
+            if regression:
+                key = stats[:, 1] / w
+            else:
+                cls = 1 if k == 2 else int(np.argmax(parent))
+                key = stats[:, cls] / np.maximum(w, 1e-300)
+            ranked = np.lexsort((present, key))  # ties: by category code, deterministic
+            prefix = np.tri(m - 1, m, dtype=bool)  # prefix i holds the first i+1 ranked categories
+            masks = np.zeros((m - 1, m), dtype=bool)
+            masks[:, ranked] = prefix
+        else:
+            masks = _subset_masks(m)
+        left = masks.astype(np.float64) @ stats  # (B, k)
+        right = parent - left
+        if not regression:
+            np.maximum(right, 0.0, out=right)
+        children = np.stack((left, right), axis=-2)
+        s = np.broadcast_to(np.asarray(score(parent, children, np.asarray(node.schema.features[j].name)), dtype=np.float64), (len(masks),))
+        if min_samples_leaf > 1:
+            n_left = masks.astype(np.int64) @ rows[present]
+            n_right = int(rows.sum()) - n_left
+            s = np.where((n_left >= min_samples_leaf) & (n_right >= min_samples_leaf), s, -np.inf)
+        s = np.where(np.isnan(s), -np.inf, s)
+        if np.isneginf(s).all():
+            continue
+        b = _tie_first(s)
+        found.append((float(s[b]), j, tuple(int(c) for c in present[masks[b]]), children[b]))
+    if not found:
+        return None
+    i = _tie_first(np.array([f[0] for f in found]))
+    s, j, left_codes, children = found[i]
+    codes = node.X[:, j].astype(np.int64)
+    branch = np.where(np.isin(codes, left_codes), 0, 1)
+    return Candidate(s, j, "subset", branch, children, left_categories=left_codes)
+
+
+@attrs.frozen
+class _Settings:
+    score: Score
+    splitters: tuple[SplitGenerator, ...]
+    max_depth: int | None
+    min_samples_split: float
+    min_samples_leaf: float
+    min_gain: float | None
+    accept: Callable[[np.ndarray, np.ndarray], bool] | None
+
+
+def _best_candidate(node: NodeData, cfg: _Settings) -> Candidate | None:
+    found = [c for gen in cfg.splitters if (c := gen(node, score=cfg.score, min_samples_leaf=cfg.min_samples_leaf)) is not None]
+    if not found:
+        return None
+    best = max(c.score for c in found)
+    tol = TIE_TOLERANCE * max(1.0, abs(best))
+    return min((c for c in found if c.score >= best - tol), key=lambda c: c.feature)
+
+
+def _is_pure(node: NodeData) -> bool:
+    return bool(node.y.min() == node.y.max())
+
+
+def _grow(node: NodeData, cfg: _Settings) -> Generator[Any, Node, Node]:
+    counts = node.stats.sum(axis=0)
+    if (
+        _is_pure(node)
+        or (cfg.max_depth is not None and node.depth >= cfg.max_depth)
+        or node.n_rows < cfg.min_samples_split
+        or (node.order.shape[0] == 0 and not node.categorical)
+    ):
+        return Leaf(counts)
+    cand = _best_candidate(node, cfg)
+    if cand is None or (cfg.min_gain is not None and not cand.score > cfg.min_gain):
+        return Leaf(counts)
+    if cfg.accept is not None and not cfg.accept(counts, cand.children):
+        return Leaf(counts)
+    drop = cand.feature if cand.kind == "multiway" else None
+    # Children's data are built before recursing and released one by one, so that a deep
+    # tree holds the rows of one pending path, not of every ancestor.
+    pending = [node.restrict(cand.branch == b, drop=drop) if cand.children[b].any() else None for b in range(cand.n_branches)]
+    del node
+    pending.reverse()
+    kids: list[Node] = []
+    while pending:
+        child = pending.pop()
+        kids.append(Leaf(np.zeros_like(counts)) if child is None else (yield _grow(child, cfg)))
+    if cand.kind == "numeric":
+        return NumericSplit(cand.feature, cand.threshold, kids[0], kids[1], counts)
+    if cand.kind == "subset":
+        return SubsetSplit(cand.feature, cand.left_categories, kids[0], kids[1], counts)
+    return CategoricalSplit(cand.feature, tuple(kids), counts)
+
+
+def node_statistics(ds: Dataset, *, regression: bool | None = None) -> np.ndarray:
+    """Per-row additive statistics: weighted one-hot class counts, or (w, w*y, w*y**2)."""
+    if ds.y is None:
+        raise DataError("the data has no target column")
+    w = np.ones(ds.n_rows) if ds.sample_weight is None else ds.sample_weight
+    if ds.schema.is_regression if regression is None else regression:
+        y = ds.y.astype(np.float64)
+        return np.column_stack((w, w * y, w * y * y))
+    stats = np.zeros((ds.n_rows, max(1, len(ds.schema.classes))))
+    stats[np.arange(ds.n_rows), ds.y] = w
+    return stats
+
+
+def _root_data(ds: Dataset) -> NodeData:
+    missing = np.argwhere(np.isnan(ds.X))
+    if len(missing):
+        r, c = missing[0]
+        raise DataError(f"row {int(r)}, column {ds.schema.features[c].name!r}: missing value (this learner does not accept missing values)")
+    numeric = np.array([j for j, f in enumerate(ds.schema.features) if f.is_numeric], dtype=np.int64)
+    columns = ds.X[:, numeric].T
+    order = np.argsort(columns, axis=1, kind="stable")
+    return NodeData(
+        X=ds.X,
+        y=ds.y,
+        stats=node_statistics(ds),
+        order=order,
+        values=np.take_along_axis(columns, order, axis=1),
+        numeric=numeric,
+        categorical=tuple(j for j, f in enumerate(ds.schema.features) if not f.is_numeric),
+        schema=ds.schema,
+        depth=0,
+    )
+
+
+def _check_options(max_depth: Any, min_samples_split: Any, min_samples_leaf: Any, min_gain: Any) -> None:
+    if max_depth is not None and (not isinstance(max_depth, (int, np.integer)) or isinstance(max_depth, bool) or max_depth < 0):
+        raise ParameterError(f"max_depth must be None or an integer >= 0, got {max_depth!r}")
+    for name, value in (("min_samples_split", min_samples_split), ("min_samples_leaf", min_samples_leaf)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value) or value < 0:
+            raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
+    if min_gain is not None and (isinstance(min_gain, bool) or not isinstance(min_gain, (int, float, np.integer, np.floating)) or np.isnan(min_gain)):
+        raise ParameterError(f"min_gain must be None or a number, got {min_gain!r}")
+
+
+def grow(
+    X: Any,
+    y: Any = None,
+    *,
+    score: Score | str = "information_gain",
+    splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits),
+    max_depth: int | None = None,
+    min_samples_split: float = 2,
+    min_samples_leaf: float = 1,
+    min_gain: float | None = None,
+    accept: Callable[[np.ndarray, np.ndarray], bool] | None = None,
+    sample_weight: Any = None,
+    **data_options: Any,
+) -> Tree:
+    """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
+
+    ``X`` is a numpy array, a pandas DataFrame, a sequence of mappings or a
+    :class:`~puretree.data.Dataset`; ``y`` the labels (not needed for a Dataset). Other
+    keyword options (``feature_names``, ``categorical``, ``target``) describe the data.
+    ``accept(parent_counts, children_counts)`` may veto a split (e.g. a significance test).
+    The input is never modified.
+    """
+    _check_options(max_depth, min_samples_split, min_samples_leaf, min_gain)
+    ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
+    if ds.y is None:
+        raise DataError("no target: pass y, or a dataset read with target=...")
+    if ds.n_rows == 0:
+        raise DataError("no rows to learn from")
+    if ds.sample_weight is not None:
+        keep = ds.sample_weight > 0
+        if not keep.any():
+            raise DataError("every sample weight is zero")
+        if not keep.all():
+            ds = ds.subset(keep)  # weight 0 is the same as leaving the row out
+    cfg = _Settings(resolve_score(score), tuple(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, accept)
+    root = run(_grow(_root_data(ds), cfg))
+    return Tree(root, ds.schema)
+
+
+def attribute_scores(X: Any, y: Any = None, *, score: Score | str = "information_gain", splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits), **data_options: Any) -> dict[str, float]:
+    """The best score of each feature at the root (what ``grow`` compares to pick the root).
+
+    >>> from puretree.datasets import load_playtennis
+    >>> {k: round(v, 3) for k, v in attribute_scores(load_playtennis()).items()}
+    {'outlook': 0.247, 'temperature': 0.029, 'humidity': 0.152, 'wind': 0.048}
+    """
+    ds = as_dataset(X, y, **data_options)
+    root = _root_data(ds)
+    cfg_score = resolve_score(score)
+    out: dict[str, float] = {}
+    for j, f in enumerate(ds.schema.features):
+        if f.is_numeric:
+            i = int(np.flatnonzero(root.numeric == j)[0])
+            only = attrs.evolve(root, order=root.order[i : i + 1], values=root.values[i : i + 1], numeric=root.numeric[i : i + 1], categorical=())
+        else:
+            only = attrs.evolve(root, order=root.order[:0], values=root.values[:0], numeric=root.numeric[:0], categorical=(j,))
+        found = [c.score for gen in splitters if (c := gen(only, score=cfg_score, min_samples_leaf=0)) is not None]
+        out[f.name] = max(found) if found else float("-inf")
+    return out
+
+
+def _preset(name: str, doc: str, **defaults: Any) -> Callable[..., Tree]:
+    preset = partial(grow, **defaults)
+    preset.__doc__ = doc  # type: ignore[misc]
+    preset.__name__ = name  # type: ignore[attr-defined]
+    return preset
+
+
+id3 = _preset(
+    "id3",
+    "ID3: information gain, one branch per category, a used categorical attribute not reused below.\n"
+    "Numeric attributes are split at midpoint thresholds scored by information gain.",
+    score="information_gain",
+    splitters=(threshold_splits, multiway_splits),
+)
+c45 = _preset(
+    "c45",
+    "C4.5: gain ratio, one branch per category, midpoint thresholds on numeric attributes.",
+    score="gain_ratio",
+    splitters=(threshold_splits, multiway_splits),
+)
+cart = _preset(
+    "cart",
+    "CART: Gini impurity decrease, binary splits: thresholds on numeric, subsets on categorical attributes.",
+    score="gini",
+    splitters=(threshold_splits, subset_splits),
+)

@@ -1,0 +1,307 @@
+"""Saving and loading trees as JSON: a documented, versioned, validated format.
+
+The format (``"format": "puretree-tree", "version": 1``) is flat so that trees of any
+depth load and save without recursion::
+
+    {
+      "format": "puretree-tree",
+      "version": 1,
+      "threshold_convention": "x <= threshold goes to children[0]",
+      "schema": {
+        "target": "play", "task": "classification", "classes": ["no", "yes"],
+        "features": [{"name": "outlook", "kind": "categorical", "categories": ["overcast", "rain", "sunny"]},
+                     {"name": "temp", "kind": "numeric"}]
+      },
+      "nodes": [
+        {"kind": "categorical", "feature": 0, "children": [1, 2, 3], "counts": [5, 9]},
+        {"kind": "leaf", "counts": [0, 4]},
+        ...
+      ]
+    }
+
+``nodes`` lists every node in pre-order; node 0 is the root and each child index is
+greater than its parent's. Node kinds: ``leaf`` (``counts``), ``numeric`` (``feature``,
+``threshold``, two ``children``: ``x <= threshold`` goes to the first), ``categorical``
+(``feature``, one child per category, in the schema's category order) and ``subset``
+(``feature``, ``left_categories``: category codes that go to the first of two children).
+``counts`` are the weighted class counts in the order of ``classes`` (for regression:
+weight, sum, sum of squares). Floats are written in Python's shortest round-trip form, so
+thresholds survive a save/load exactly. Loading checks everything and raises
+:class:`~puretree.errors.ModelFormatError` naming the node and field at fault.
+
+>>> from puretree.datasets import load_playtennis
+>>> from puretree.grow import id3
+>>> tree = id3(load_playtennis())
+>>> from_json(to_json(tree)) == tree
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+from .errors import ModelFormatError
+from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, CategoricalSplit, Feature, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree, children
+
+__all__ = ["FORMAT", "VERSION", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
+
+FORMAT = "puretree-tree"
+VERSION = 1
+
+
+def _schema_dict(schema: Schema) -> dict[str, Any]:
+    features = []
+    for f in schema.features:
+        entry: dict[str, Any] = {"name": f.name, "kind": f.kind}
+        if f.kind == CATEGORICAL:
+            entry["categories"] = list(f.categories)
+        features.append(entry)
+    return {"target": schema.target, "task": schema.task, "classes": list(schema.classes), "features": features}
+
+
+def _node_dict(node: Node, kids: list[int]) -> dict[str, Any]:
+    counts = list(node.counts)
+    match node:
+        case Leaf():
+            return {"kind": "leaf", "counts": counts}
+        case NumericSplit():
+            return {"kind": "numeric", "feature": node.feature, "threshold": node.threshold, "children": kids, "counts": counts}
+        case SubsetSplit():
+            return {"kind": "subset", "feature": node.feature, "left_categories": list(node.left_categories), "children": kids, "counts": counts}
+        case CategoricalSplit():
+            return {"kind": "categorical", "feature": node.feature, "children": kids, "counts": counts}
+    raise TypeError(f"not a puretree node: {node!r}")
+
+
+def to_dict(tree: Tree) -> dict[str, Any]:
+    """The JSON-ready dictionary of a tree (see the module docs for the format)."""
+    order: list[Node] = []
+    parent: list[int] = []
+    stack = [(tree.root, -1)]
+    while stack:
+        node, par = stack.pop()
+        order.append(node)
+        parent.append(par)
+        me = len(order) - 1
+        stack.extend((c, me) for c in reversed(children(node)))
+    kids: list[list[int]] = [[] for _ in order]
+    for i, par in enumerate(parent):
+        if par >= 0:
+            kids[par].append(i)
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "threshold_convention": "x <= threshold goes to children[0]",
+        "schema": _schema_dict(tree.schema),
+        "nodes": [_node_dict(node, kids[i]) for i, node in enumerate(order)],
+    }
+
+
+def to_json(tree: Tree, *, indent: int | None = None) -> str:
+    """The tree as JSON text."""
+    return json.dumps(to_dict(tree), indent=indent, allow_nan=False, ensure_ascii=False)
+
+
+def save(tree: Tree, path: str | os.PathLike[str]) -> None:
+    """Write the tree to ``path`` as JSON."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(to_json(tree, indent=1))
+        fh.write("\n")
+
+
+# -- loading and validation --------------------------------------------------------------
+
+
+def _fail(where: str, message: str) -> ModelFormatError:
+    return ModelFormatError(f"{where}: {message}")
+
+
+def _require(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(obj, dict):
+        raise _fail(where, f"expected an object, got {type(obj).__name__}")
+    if key not in obj:
+        raise _fail(where, f"missing field {key!r}")
+    value = obj[key]
+    if not isinstance(value, kind) or (kind in (int, float, (int, float)) and isinstance(value, bool)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise _fail(where, f"field {key!r} must be {names}, got {value!r}")
+    return value
+
+
+def _scalar_label(value: Any, where: str) -> Any:
+    if isinstance(value, bool) or isinstance(value, (str, int)):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    raise _fail(where, f"{value!r} is not a string, integer, boolean or finite number")
+
+
+def _unique(values: list[Any], where: str) -> None:
+    seen: set[tuple[str, Any]] = set()
+    for v in values:
+        key = (type(v).__name__, v)
+        if key in seen:
+            raise _fail(where, f"duplicate value {v!r}")
+        seen.add(key)
+
+
+def _parse_schema(obj: Any) -> Schema:
+    task = _require(obj, "task", str, "schema")
+    if task not in (CLASSIFICATION, REGRESSION):
+        raise _fail("schema", f"unknown task {task!r}")
+    target = _require(obj, "target", str, "schema")
+    classes = [_scalar_label(c, "schema.classes") for c in _require(obj, "classes", list, "schema")]
+    _unique(classes, "schema.classes")
+    if task == CLASSIFICATION and not classes:
+        raise _fail("schema.classes", "a classification tree needs at least one class")
+    if task == REGRESSION and classes:
+        raise _fail("schema.classes", "a regression tree has no classes")
+    features = []
+    for j, f in enumerate(_require(obj, "features", list, "schema")):
+        where = f"schema.features[{j}]"
+        name = _require(f, "name", str, where)
+        kind = _require(f, "kind", str, where)
+        if kind == NUMERIC:
+            features.append(Feature(name, NUMERIC))
+        elif kind == CATEGORICAL:
+            cats = [_scalar_label(c, where + ".categories") for c in _require(f, "categories", list, where)]
+            _unique(cats, where + ".categories")
+            features.append(Feature(name, CATEGORICAL, tuple(cats)))
+        else:
+            raise _fail(where, f"unknown kind {kind!r}")
+    _unique([f.name for f in features], "schema.features (names)")
+    return Schema(tuple(features), tuple(classes), target=target, task=task)
+
+
+def _counts(entry: dict[str, Any], width: int, regression: bool, where: str) -> tuple[float, ...]:
+    values = _require(entry, "counts", list, where)
+    if len(values) != width:
+        raise _fail(where, f"counts has {len(values)} entries, expected {width}")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise _fail(where, f"counts entry {v!r} is not a finite number")
+    if not regression and any(v < 0 for v in values):
+        raise _fail(where, "counts must not be negative")
+    if regression and values[0] < 0:
+        raise _fail(where, "the weight (counts[0]) must not be negative")
+    return tuple(float(v) for v in values)
+
+
+def _feature(entry: dict[str, Any], schema: Schema, kind: str, where: str) -> int:
+    j = _require(entry, "feature", int, where)
+    if not 0 <= j < schema.n_features:
+        raise _fail(where, f"feature index {j} is out of range (0..{schema.n_features - 1})")
+    if schema.features[j].kind != kind:
+        raise _fail(where, f"a {entry['kind']} split needs a {kind} feature, {schema.features[j].name!r} is {schema.features[j].kind}")
+    return j
+
+
+def from_dict(obj: Any) -> Tree:
+    """A tree from its dictionary form, validated (raises :class:`ModelFormatError`)."""
+    if not isinstance(obj, dict):
+        raise _fail("model", f"expected a JSON object, got {type(obj).__name__}")
+    if obj.get("format") != FORMAT:
+        raise _fail("model", f"not a puretree model (format {obj.get('format')!r}, expected {FORMAT!r})")
+    version = obj.get("version")
+    if version != VERSION:
+        raise _fail("model", f"unsupported version {version!r} (this puretree reads version {VERSION})")
+    schema = _parse_schema(obj.get("schema"))
+    entries = _require(obj, "nodes", list, "model")
+    if not entries:
+        raise _fail("nodes", "a tree needs at least one node")
+    regression = schema.is_regression
+    width = 3 if regression else len(schema.classes)
+    n = len(entries)
+    referenced = [False] * n
+    child_lists: list[list[int]] = []
+    for i, entry in enumerate(entries):
+        where = f"nodes[{i}]"
+        kind = _require(entry, "kind", str, where)
+        if kind == "leaf":
+            child_lists.append([])
+            continue
+        kids = _require(entry, "children", list, where)
+        for c in kids:
+            if isinstance(c, bool) or not isinstance(c, int) or not i < c < n:
+                raise _fail(where, f"child index {c!r} must be an integer between {i + 1} and {n - 1}")
+            if referenced[c]:
+                raise _fail(where, f"node {c} is the child of more than one node")
+            referenced[c] = True
+        child_lists.append(kids)
+    unreached = [i for i in range(1, n) if not referenced[i]]
+    if unreached:
+        raise _fail(f"nodes[{unreached[0]}]", "is not reachable from the root")
+    built: list[Node | None] = [None] * n
+    for i in range(n - 1, -1, -1):  # children have larger indices: build bottom-up
+        entry, where = entries[i], f"nodes[{i}]"
+        kind = entry["kind"]
+        counts = _counts(entry, width, regression, where)
+        kids = [built[c] for c in child_lists[i]]
+        for c in child_lists[i]:
+            built[c] = None  # each node is referenced once; free the slot
+        if kind == "leaf":
+            built[i] = Leaf(counts)
+        elif kind == "numeric":
+            j = _feature(entry, schema, NUMERIC, where)
+            t = _require(entry, "threshold", (int, float), where)
+            if not math.isfinite(t):
+                raise _fail(where, f"threshold {t!r} is not finite")
+            if len(kids) != 2:
+                raise _fail(where, f"a numeric split has 2 children, got {len(kids)}")
+            built[i] = NumericSplit(j, float(t), kids[0], kids[1], counts)
+        elif kind == "subset":
+            j = _feature(entry, schema, CATEGORICAL, where)
+            codes = _require(entry, "left_categories", list, where)
+            m = len(schema.features[j].categories)
+            for c in codes:
+                if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < m:
+                    raise _fail(where, f"category code {c!r} is out of range (0..{m - 1})")
+            if len(kids) != 2:
+                raise _fail(where, f"a subset split has 2 children, got {len(kids)}")
+            built[i] = SubsetSplit(j, tuple(codes), kids[0], kids[1], counts)
+        elif kind == "categorical":
+            j = _feature(entry, schema, CATEGORICAL, where)
+            m = len(schema.features[j].categories)
+            if len(kids) != m:
+                raise _fail(where, f"a categorical split on {schema.features[j].name!r} has one child per category ({m}), got {len(kids)}")
+            built[i] = CategoricalSplit(j, tuple(kids), counts)
+        else:
+            raise _fail(where, f"unknown node kind {kind!r}")
+    root = built[0]
+    assert root is not None
+    return Tree(root, schema)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ModelFormatError(f"model: {name} is not a valid JSON number")
+
+
+def from_json(text: str | bytes) -> Tree:
+    """A tree from JSON text, validated."""
+    try:
+        obj = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise ModelFormatError(f"model: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ModelFormatError("model: nested too deeply to be a puretree model") from None
+    return from_dict(obj)
+
+
+def load(path: str | os.PathLike[str]) -> Tree:
+    """Read a tree saved with :func:`save`."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise ModelFormatError(f"{os.fspath(path)}: no such file") from None
+    except IsADirectoryError:
+        raise ModelFormatError(f"{os.fspath(path)}: is a directory, not a model file") from None
+    except UnicodeDecodeError:
+        raise ModelFormatError(f"{os.fspath(path)}: not a text (JSON) file") from None
+    try:
+        return from_json(text)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{os.fspath(path)}: {exc}") from None

@@ -1,0 +1,110 @@
+"""A readable text rendering, in the manner of the seeds' drawings and Weka's J48.
+
+Each branch is a line ``feature test``; a branch that ends in a leaf carries
+``: class (weight)`` or ``: class (weight/errors)``. Deeper levels are indented with ``|   ``.
+Thresholds are printed exactly (shortest round-trip form), with the convention
+``x <= t`` left, ``x > t`` right.
+
+>>> from puretree.datasets import load_temperature
+>>> from puretree.grow import c45
+>>> print(to_text(c45(load_temperature())))
+temperature <= 54: no (2)
+temperature > 54
+|   temperature <= 85: yes (3)
+|   temperature > 85: no (1)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .fold import depth, n_leaves, n_nodes
+from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree, children
+
+__all__ = ["to_text", "summary", "format_number", "branch_labels", "leaf_label"]
+
+
+def format_number(x: float) -> str:
+    """The shortest text that reads back as the same float; integers without ``.0``.
+
+    >>> format_number(54.0), format_number(0.1), format_number(1e-300)
+    ('54', '0.1', '1e-300')
+    """
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _category(schema: Schema, feature: int, code: int) -> str:
+    return str(schema.features[feature].categories[code])
+
+
+def branch_labels(node: Node, schema: Schema) -> list[str]:
+    """The test text of each branch of a split, e.g. ``['outlook = rain', ...]``."""
+    name = schema.features[node.feature].name
+    match node:
+        case NumericSplit(threshold=t):
+            return [f"{name} <= {format_number(t)}", f"{name} > {format_number(t)}"]
+        case SubsetSplit(left_categories=codes):
+            values = ", ".join(_category(schema, node.feature, c) for c in codes)
+            return [f"{name} in {{{values}}}", f"{name} not in {{{values}}}"]
+        case CategoricalSplit():
+            return [f"{name} = {_category(schema, node.feature, c)}" for c in range(len(node.children))]
+    return []
+
+
+def _weight_text(w: float) -> str:
+    return format_number(round(w, 3)) if not float(w).is_integer() else str(int(w))
+
+
+def leaf_label(counts: tuple[float, ...], schema: Schema, fallback: tuple[float, ...] | None = None) -> str:
+    """``class (weight[/errors])`` for a classification leaf, ``mean (weight)`` for regression."""
+    if schema.is_regression:
+        w = counts[0]
+        mean = counts[1] / w if w > 0 else (fallback[1] / fallback[0] if fallback and fallback[0] > 0 else 0.0)
+        return f"{format_number(round(mean, 6))} ({_weight_text(w)})"
+    total = sum(counts)
+    source = counts if total > 0 or fallback is None else fallback
+    best = int(np.argmax(source)) if len(source) else 0
+    label = schema.classes[best] if schema.classes else best
+    errors = total - counts[best] if total > 0 else 0.0
+    size = _weight_text(total) if errors <= 1e-12 else f"{_weight_text(total)}/{_weight_text(errors)}"
+    return f"{label} ({size})"
+
+
+def _has_weight(counts: tuple[float, ...], schema: Schema) -> bool:
+    return (counts[0] if schema.is_regression else sum(counts)) > 0
+
+
+def to_text(tree: Tree, *, indent: str = "|   ") -> str:
+    """The tree as indented text, one line per branch (a single line for a lone leaf)."""
+    schema = tree.schema
+    if isinstance(tree.root, Leaf):
+        return leaf_label(tree.root.counts, schema)
+    lines: list[str] = []
+    # Work items: a finished line, or a split still to expand (with the counts an empty leaf
+    # below it would borrow). Pushed in reverse so they pop in reading order.
+    stack: list[tuple[str, Any]] = [("node", (tree.root, 0, tree.root.counts))]
+    while stack:
+        what, item = stack.pop()
+        if what == "line":
+            lines.append(item)
+            continue
+        node, level, inherited = item
+        own = node.counts if _has_weight(node.counts, schema) else inherited
+        items: list[tuple[str, Any]] = []
+        for label, child in zip(branch_labels(node, schema), children(node)):
+            prefix = indent * level + label
+            if isinstance(child, Leaf):
+                items.append(("line", f"{prefix}: {leaf_label(child.counts, schema, own)}"))
+            else:
+                items.append(("line", prefix))
+                items.append(("node", (child, level + 1, own)))
+        stack.extend(reversed(items))
+    return "\n".join(lines)
+
+
+def summary(tree: Tree) -> str:
+    """One line: numbers of nodes and leaves, and the depth."""
+    return f"nodes: {n_nodes(tree)}, leaves: {n_leaves(tree)}, depth: {depth(tree)}"
