@@ -40,6 +40,8 @@ __all__ = [
     "read_csv",
     "read_csv_table",
     "encode_features",
+    "encode_table",
+    "labels_array",
     "encode_labels",
     "is_missing",
 ]
@@ -429,15 +431,23 @@ def read_csv(
     *,
     target: str | None = None,
     categorical: Iterable[str] | None = None,
+    ignore: Iterable[str] = (),
     task: str = CLASSIFICATION,
 ) -> Dataset:
     """A dataset from a CSV file with a header line; ``target`` names the class column.
 
     A column is numeric when every present cell parses as a finite number, else
-    categorical; empty cells, ``?`` and ``NA`` are missing.
+    categorical; empty cells, ``?`` and ``NA`` are missing. Columns named in ``ignore``
+    (identifiers, say) are left out.
     """
     header, body = read_csv_table(path)
     names = _check_names(header)
+    ignore = set(ignore)
+    for n in ignore:
+        if n not in names:
+            raise DataError(f"{os.fspath(path)}: cannot ignore unknown column {n!r}; the columns are {list(names)}")
+        if n == target:
+            raise DataError(f"{os.fspath(path)}: the target column {n!r} cannot be ignored")
     y = None
     if target is not None:
         if target not in names:
@@ -446,7 +456,7 @@ def read_csv(
         y = [row[t] for row in body]
         if task == CLASSIFICATION:
             y = [v.strip() for v in y]
-    keep = [j for j, n in enumerate(names) if n != target]
+    keep = [j for j, n in enumerate(names) if n != target and n not in ignore]
     columns = [[row[j].strip() for row in body] for j in keep]
     return _build([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task)
 
@@ -544,3 +554,15 @@ def _stack(schema: Schema, columns: Sequence[Sequence[Any]], n_rows: int) -> np.
     for j, (f, col) in enumerate(zip(schema.features, columns)):
         out[:, j] = _encode_column(f, col, column=j)
     return out
+
+
+def encode_table(schema: Schema, header: Sequence[str], body: Sequence[Sequence[str]]) -> np.ndarray:
+    """Encode a text table (e.g. a CSV file's header and rows) under ``schema``, columns by name.
+
+    Extra columns (such as the target) are ignored; a missing feature column is an error.
+    """
+    header = [h.strip() for h in header]
+    _check_column_set(header, schema.feature_names)
+    position = {h: j for j, h in enumerate(header)}
+    columns = [[row[position[n]].strip() for row in body] for n in schema.feature_names]
+    return _stack(schema, columns, len(body))

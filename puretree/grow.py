@@ -196,14 +196,11 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
             n_left = np.arange(1, n)
             valid &= (n_left >= min_samples_leaf) & (n - n_left >= min_samples_leaf)
         s = np.where(valid & ~np.isnan(s), s, -np.inf)
-        for row in s:
-            if np.isneginf(row).all():
-                best_scores.append(-np.inf)
-                best_positions.append(-1)
-            else:
-                pos = _tie_first(row)
-                best_scores.append(float(row[pos]))
-                best_positions.append(pos)
+        row_best = s.max(axis=1)
+        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(row_best), row_best, 0.0)))
+        positions = np.argmax(s >= (row_best - tol)[:, None], axis=1)  # first near-best threshold
+        best_scores.extend(np.take_along_axis(s, positions[:, None], axis=1)[:, 0].tolist())
+        best_positions.extend(positions.tolist())
     scores = np.asarray(best_scores)
     if np.isneginf(scores).all():
         return None

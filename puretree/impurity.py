@@ -25,12 +25,24 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["entropy", "gini", "misclassification", "variance", "class_weight_of"]
+__all__ = ["entropy", "gini", "misclassification", "variance", "class_weight_of", "sum_last"]
+
+
+def sum_last(a: np.ndarray) -> np.ndarray:
+    """Sum over the last axis. For a short last axis (a few classes) adding the columns is
+    several times faster than numpy's reduction, which loops over the short axis innermost."""
+    k = a.shape[-1] if a.ndim else 0
+    if a.ndim <= 1 or k > 8:
+        return a.sum(axis=-1)
+    out = a[..., 0].copy()
+    for i in range(1, k):
+        out += a[..., i]
+    return out
 
 
 def _as_counts(counts: Any) -> tuple[np.ndarray, np.ndarray]:
     c = np.asarray(counts, dtype=np.float64)
-    return c, c.sum(axis=-1)
+    return c, sum_last(c)
 
 
 def entropy(counts: Any, *, base: float = 2.0) -> np.ndarray:
@@ -47,7 +59,7 @@ def entropy(counts: Any, *, base: float = 2.0) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         p = c / total[..., None]
         terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
-    h = -terms.sum(axis=-1) / math.log(base)
+    h = -sum_last(terms) / math.log(base)
     # Clamp rounding below zero (pure nodes) so that impurities are never negative.
     return np.where(total > 0, np.maximum(h, 0.0), 0.0)
 
@@ -60,7 +72,7 @@ def gini(counts: Any) -> np.ndarray:
     """
     c, total = _as_counts(counts)
     with np.errstate(divide="ignore", invalid="ignore"):
-        g = 1.0 - np.square(c).sum(axis=-1) / np.square(total)
+        g = 1.0 - sum_last(np.square(c)) / np.square(total)
     return np.where(total > 0, np.maximum(g, 0.0), 0.0)
 
 
@@ -91,7 +103,7 @@ def variance(stats: Any) -> np.ndarray:
 
 def class_weight_of(stats: Any) -> np.ndarray:
     """The weight of a class-count vector: the sum over classes."""
-    return np.asarray(stats, dtype=np.float64).sum(axis=-1)
+    return sum_last(np.asarray(stats, dtype=np.float64))
 
 
 def _regression_weight_of(stats: Any) -> np.ndarray:

@@ -1,0 +1,176 @@
+"""``fit``, ``show``, ``predict`` and ``evaluate``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from typing import Any
+
+import numpy as np
+
+from ..data import encode_table, read_csv, read_csv_table
+from ..errors import DataError, ParameterError
+from ..evaluate import accuracy, confusion_matrix, format_confusion
+from ..grow import c45, cart, id3
+from ..io import load, save
+from ..nodes import Tree
+from ..predict import predict, predict_proba
+from ..text import format_number, summary, to_text
+
+ORDER = 10
+
+ALGORITHMS = {"id3": id3, "c45": c45, "cart": cart}
+CRITERIA = ("entropy", "information_gain", "gain_ratio", "gini", "misclassification")
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text!r}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not np.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def add_fit_options(p: argparse.ArgumentParser) -> None:
+    """The options that describe how to grow a tree (shared by fit and cross-validation)."""
+    p.add_argument("--target", required=True, metavar="COLUMN", help="the class column")
+    p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="c45", help="growth preset (default: c45)")
+    p.add_argument("--criterion", choices=CRITERIA, help="override the preset's split criterion")
+    p.add_argument("--categorical", nargs="+", default=(), metavar="COLUMN", help="treat these numeric-looking columns as categories")
+    p.add_argument("--ignore", nargs="+", default=(), metavar="COLUMN", help="leave these columns out (identifiers)")
+    p.add_argument("--max-depth", type=non_negative_int, metavar="N")
+    p.add_argument("--min-samples-split", type=non_negative_int, default=2, metavar="N")
+    p.add_argument("--min-samples-leaf", type=positive_int, default=1, metavar="N")
+    p.add_argument("--min-gain", type=finite_float, metavar="X", help="stop when the best score is not above X")
+
+
+def fit_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword options for the growth preset from parsed arguments."""
+    options: dict[str, Any] = {
+        "max_depth": args.max_depth,
+        "min_samples_split": args.min_samples_split,
+        "min_samples_leaf": args.min_samples_leaf,
+        "min_gain": args.min_gain,
+    }
+    if args.criterion:
+        options["score"] = args.criterion
+    return options
+
+
+def fit_from_args(args: argparse.Namespace, data: Any) -> Tree:
+    return ALGORITHMS[args.algorithm](data, **fit_options(args))
+
+
+def _fit(args: argparse.Namespace) -> int:
+    data = read_csv(args.data, target=args.target, categorical=args.categorical or None, ignore=args.ignore)
+    tree = fit_from_args(args, data)
+    save(tree, args.output)
+    train = accuracy(data.labels().tolist(), predict(tree, data).tolist())
+    print(f"{args.algorithm} tree from {data.n_rows} rows: {summary(tree)}; training accuracy {train:.4f}")
+    print(f"saved to {args.output}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    tree = load(args.model)
+    print(to_text(tree))
+    print(summary(tree))
+    return 0
+
+
+def _write_csv(header: list[str], rows: Any) -> None:
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+
+
+def _label_text(value: Any) -> str:
+    return format_number(value) if isinstance(value, float) else str(value)
+
+
+def _predict(args: argparse.Namespace) -> int:
+    tree = load(args.model)
+    header, body = read_csv_table(args.data)
+    X = encode_table(tree.schema, header, body)
+    labels = predict(tree, X).tolist()
+    if args.proba and tree.schema.is_regression:
+        raise ParameterError("--proba needs a classification tree; this one is a regression tree")
+    if args.proba:
+        proba = predict_proba(tree, X)
+        _write_csv(["prediction"] + [f"p({_label_text(c)})" for c in tree.schema.classes],
+                   ([_label_text(l)] + [format_number(float(v)) for v in row] for l, row in zip(labels, proba)))
+    else:
+        _write_csv(["prediction"], ([_label_text(l)] for l in labels))
+    return 0
+
+
+def true_labels(tree: Tree, header: list[str], body: list[list[str]], source: str) -> list[str]:
+    """The target column of a CSV table as text, checked to be present."""
+    target = tree.schema.target
+    if target not in [h.strip() for h in header]:
+        raise DataError(f"{source}: no target column {target!r} to evaluate against")
+    t = [h.strip() for h in header].index(target)
+    return [row[t].strip() for row in body]
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    tree = load(args.model)
+    header, body = read_csv_table(args.data)
+    X = encode_table(tree.schema, header, body)
+    truth = true_labels(tree, header, body, args.data)
+    if tree.schema.is_regression:
+        values = np.array([float(v) for v in truth])
+        pred = predict(tree, X)
+        print(f"rows: {len(values)}")
+        print(f"mean squared error: {float(np.mean((pred - values) ** 2)):.6g}")
+        return 0
+    guessed = [_label_text(l) for l in predict(tree, X).tolist()]
+    order = [_label_text(c) for c in tree.schema.classes]
+    labels, matrix = confusion_matrix(truth, guessed, labels=order)
+    print(f"rows: {len(truth)}")
+    print(f"accuracy: {accuracy(truth, guessed):.4f}")
+    print(format_confusion(labels, matrix))
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("fit", help="learn a tree from a CSV file", description="Learn a tree from a CSV file and save it as JSON.")
+    p.add_argument("data", metavar="DATA.csv")
+    add_fit_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.json")
+    p.set_defaults(func=_fit)
+
+    p = sub.add_parser("show", help="print a saved tree", description="Print a saved tree and a summary line.")
+    p.add_argument("model", metavar="MODEL.json")
+    p.set_defaults(func=_show)
+
+    p = sub.add_parser("predict", help="predict the rows of a CSV file", description="Write one prediction per row as CSV to standard output.")
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("data", metavar="DATA.csv")
+    p.add_argument("--proba", action="store_true", help="add one probability column per class")
+    p.set_defaults(func=_predict)
+
+    p = sub.add_parser("evaluate", help="accuracy and confusion matrix on a labelled CSV file", description="Measure a saved tree on a labelled CSV file.")
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("data", metavar="DATA.csv")
+    p.set_defaults(func=_evaluate)
