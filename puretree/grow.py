@@ -57,7 +57,7 @@ from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
 from .fold import run
 from .impurity import class_weight_of
-from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
+from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
 
 __all__ = [
     "grow",
@@ -416,6 +416,7 @@ def grow(
     min_gain: float | None = None,
     accept: Callable[[np.ndarray, np.ndarray], bool] | None = None,
     sample_weight: Any = None,
+    missing: str = "majority",
     **data_options: Any,
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
@@ -424,9 +425,12 @@ def grow(
     :class:`~puretree.data.Dataset`; ``y`` the labels (not needed for a Dataset). Other
     keyword options (``feature_names``, ``categorical``, ``target``) describe the data.
     ``accept(parent_counts, children_counts)`` may veto a split (e.g. a significance test).
-    The input is never modified.
+    ``missing`` is the tree's missing-value strategy at prediction
+    (:data:`~puretree.nodes.MISSING_STRATEGIES`). The input is never modified.
     """
     _check_options(max_depth, min_samples_split, min_samples_leaf, min_gain)
+    if missing not in MISSING_STRATEGIES:
+        raise ParameterError(f"missing must be one of {list(MISSING_STRATEGIES)}, got {missing!r}")
     ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
     if ds.y is None:
         raise DataError("no target: pass y, or a dataset read with target=...")
@@ -440,7 +444,7 @@ def grow(
             ds = ds.subset(keep)  # weight 0 is the same as leaving the row out
     cfg = _Settings(resolve_score(score), tuple(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, accept)
     root = run(_grow(_root_data(ds), cfg))
-    return Tree(root, ds.schema)
+    return Tree(root, ds.schema, missing)
 
 
 def attribute_scores(X: Any, y: Any = None, *, score: Score | str = "information_gain", splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits), **data_options: Any) -> dict[str, float]:
@@ -481,9 +485,11 @@ id3 = _preset(
 )
 c45 = _preset(
     "c45",
-    "C4.5: gain ratio, one branch per category, midpoint thresholds on numeric attributes.",
+    "C4.5: gain ratio, one branch per category, midpoint thresholds on numeric attributes;\n"
+    "a missing value at prediction follows every branch, weighted by the branches' training weights.",
     score="gain_ratio",
     splitters=(threshold_splits, multiway_splits),
+    missing="distribute",
 )
 cart = _preset(
     "cart",

@@ -7,6 +7,7 @@ depth load and save without recursion::
       "format": "puretree-tree",
       "version": 1,
       "threshold_convention": "x <= threshold goes to children[0]",
+      "missing": "distribute",
       "schema": {
         "target": "play", "task": "classification", "classes": ["no", "yes"],
         "features": [{"name": "outlook", "kind": "categorical", "categories": ["overcast", "rain", "sunny"]},
@@ -24,7 +25,8 @@ greater than its parent's. Node kinds: ``leaf`` (``counts``), ``numeric`` (``fea
 ``threshold``, two ``children``: ``x <= threshold`` goes to the first), ``categorical``
 (``feature``, one child per category, in the schema's category order) and ``subset``
 (``feature``, ``left_categories``: category codes that go to the first of two children).
-``counts`` are the weighted class counts in the order of ``classes`` (for regression:
+``missing`` is the tree's missing-value strategy (``majority``, ``distribute`` or ``error``;
+``majority`` when absent). ``counts`` are the weighted class counts in the order of ``classes`` (for regression:
 weight, sum, sum of squares). Floats are written in Python's shortest round-trip form, so
 thresholds survive a save/load exactly. Loading checks everything and raises
 :class:`~puretree.errors.ModelFormatError` naming the node and field at fault.
@@ -44,7 +46,7 @@ import os
 from typing import Any
 
 from .errors import ModelFormatError
-from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, CategoricalSplit, Feature, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree, children
+from .nodes import MISSING_STRATEGIES, CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, CategoricalSplit, Feature, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree, children
 
 __all__ = ["FORMAT", "VERSION", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
 
@@ -95,6 +97,7 @@ def to_dict(tree: Tree) -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "threshold_convention": "x <= threshold goes to children[0]",
+        "missing": tree.missing,
         "schema": _schema_dict(tree.schema),
         "nodes": [_node_dict(node, kids[i]) for i, node in enumerate(order)],
     }
@@ -272,7 +275,10 @@ def from_dict(obj: Any) -> Tree:
             raise _fail(where, f"unknown node kind {kind!r}")
     root = built[0]
     assert root is not None
-    return Tree(root, schema)
+    missing = obj.get("missing", "majority")
+    if missing not in MISSING_STRATEGIES:
+        raise _fail("model", f"unknown missing-value strategy {missing!r}; expected one of {list(MISSING_STRATEGIES)}")
+    return Tree(root, schema, missing)
 
 
 def _reject_constant(name: str) -> Any:

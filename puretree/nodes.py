@@ -44,6 +44,7 @@ __all__ = [
     "children",
     "with_children",
     "is_leaf",
+    "MISSING_STRATEGIES",
 ]
 
 NUMERIC = "numeric"
@@ -226,9 +227,17 @@ def with_children(node: Node, new: tuple[Node, ...]) -> Node:
     raise TypeError(f"not a puretree node: {node!r}")
 
 
+#: How a tree treats a missing value at a split when predicting:
+#: ``"majority"``: follow the branch that received the most training weight (ties: the first);
+#: ``"distribute"`` (C4.5): follow every branch and combine their predictions, weighted by the
+#: branches' training weights; ``"error"``: refuse, naming the row and the feature.
+MISSING_STRATEGIES = ("majority", "distribute", "error")
+
+
 @attrs.frozen
 class Tree:
-    """A learned tree: its root and the schema that gives the root's indices a meaning.
+    """A learned tree: its root, the schema that gives the root's indices a meaning, and its
+    missing-value strategy (see :data:`MISSING_STRATEGIES`).
 
     The methods are thin conveniences over the functions of :mod:`puretree.predict`
     and :mod:`puretree.text`; the tree itself is an immutable value.
@@ -236,6 +245,7 @@ class Tree:
 
     root: Node
     schema: Schema
+    missing: str = attrs.field(default="majority", validator=attrs.validators.in_(MISSING_STRATEGIES))
 
     @property
     def classes(self) -> tuple[Any, ...]:

@@ -5,11 +5,16 @@ schema column order, a DataFrame, a sequence of mappings, a Dataset). Batches ar
 evaluated level by level with numpy over a flat, pre-order table of the tree
 (:class:`FlatTree`), so any depth works and no Python loop runs per row.
 
-**Unseen categories and missing values.** A row whose value at a categorical split is a
-category never seen in training (or whose value at any split is missing) stops at that
-split and gets that node's class distribution: the answer the training data gives for
-"everything that reached here". A branch no training row reached (an empty leaf) answers
-with its nearest ancestor's distribution. Predictions are never ``None`` and never crash.
+**Unseen categories.** A row whose value at a categorical split is a category never seen
+in training stops at that split and gets that node's class distribution: the answer the
+training data gives for "everything that reached here". A branch no training row reached
+(an empty leaf) answers with its nearest ancestor's distribution. Predictions are never
+``None`` and never crash.
+
+**Missing values** (NaN, None, empty cells) follow the tree's ``missing`` strategy
+(:data:`~puretree.nodes.MISSING_STRATEGIES`): the heaviest branch (``"majority"``), every
+branch with its training weight fraction, combining the leaves' class probabilities
+(``"distribute"``, C4.5), or a :class:`~puretree.errors.DataError` (``"error"``).
 
 **Ties** between classes go to the first class in sorted order.
 
@@ -34,7 +39,8 @@ import attrs
 import numpy as np
 
 from .data import encode_features, labels_array
-from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children
+from .errors import DataError
+from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children
 
 __all__ = [
     "LEAF",
@@ -48,7 +54,7 @@ __all__ = [
     "predict_value",
     "apply",
     "decision_path",
-    "distribution",
+    "MISSING_STRATEGIES",
 ]
 
 LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = 0, 1, 2, 3
@@ -62,6 +68,11 @@ class FlatTree:
     categories' entries are ``table[offset[i] : offset[i] + n_categories[i]]``: the child id
     per category code (multiway) or 1 for "goes left" / 0 (subset). ``value`` is the
     distribution a row ending at that node gets (an empty leaf borrows its ancestor's).
+
+    Generic child lists: node i's children are ``child_table[child_offset[i] :
+    child_offset[i] + n_children[i]]``. ``heavy[i]`` is the child that received the most
+    training weight (the "majority" branch for missing values; ties: the first) and
+    ``fraction[c]`` is child c's share of its parent's training weight ("distribute").
     """
 
     kind: np.ndarray
@@ -77,6 +88,12 @@ class FlatTree:
     parent: np.ndarray
     depth: np.ndarray
     nodes: tuple[Node, ...]
+    child_offset: np.ndarray
+    n_children: np.ndarray
+    child_table: np.ndarray
+    heavy: np.ndarray
+    fraction: np.ndarray
+    regression: bool
 
     @property
     def n_nodes(self) -> int:
@@ -153,9 +170,24 @@ def _flatten(tree: Tree) -> FlatTree:
                 kind[i], feature[i] = MULTIWAY_SPLIT, node.feature
                 offset[i], n_categories[i] = len(table), len(kids[i])
                 table.extend(kids[i])
+    child_offset = np.zeros(n, dtype=np.int64)
+    n_children = np.array([len(k) for k in kids], dtype=np.int64)
+    child_offset[1:] = np.cumsum(n_children)[:-1]
+    child_table = np.asarray([c for k in kids for c in k], dtype=np.int64)
+    weight = counts[:, 0].copy() if regression else counts.sum(axis=1)
+    heavy = np.full(n, -1, dtype=np.int64)
+    fraction = np.zeros(n)
+    fraction[0] = 1.0
+    for i in range(n):
+        if kids[i]:
+            w = weight[kids[i]]
+            heavy[i] = kids[i][int(np.argmax(w))]
+            total = w.sum()
+            fraction[kids[i]] = w / total if total > 0 else 1.0 / len(w)
     return FlatTree(
         kind, feature, threshold, left, right, offset, n_categories, np.asarray(table, dtype=np.int64),
         counts, value, np.asarray(parent, dtype=np.int64), np.asarray(depth, dtype=np.int64), tuple(nodes),
+        child_offset, n_children, child_table, heavy, fraction, regression,
     )
 
 
@@ -164,66 +196,126 @@ def _encode(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     return encode_features(tree.schema, X), single
 
 
-def _end_nodes(flat: FlatTree, X: np.ndarray) -> np.ndarray:
-    """The node id where each row's descent ends: a leaf, or a split it cannot pass."""
-    end = np.zeros(X.shape[0], dtype=np.int64)
+def _descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ...], stop_at_missing: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Walk every row down the tree, level by level, vectorised over rows.
+
+    Returns ``(row, end node, weight)`` triples: one per row, except under the
+    "distribute" strategy, where a row with a missing value at a split continues down every
+    branch with its weight multiplied by the branch's training fraction.
+    """
     rows = np.arange(X.shape[0])
-    node = end.copy()
+    node = np.zeros(X.shape[0], dtype=np.int64)
+    weight = np.ones(X.shape[0])
+    out_rows, out_nodes, out_weights = [], [], []
+
+    def finish(mask: np.ndarray) -> None:
+        out_rows.append(rows[mask])
+        out_nodes.append(node[mask])
+        out_weights.append(weight[mask])
+
     while rows.size:
         kind = flat.kind[node]
-        moving = kind != LEAF
-        end[rows[~moving]] = node[~moving]
-        rows, node, kind = rows[moving], node[moving], kind[moving]
+        at_leaf = kind == LEAF
+        finish(at_leaf)
+        rows, node, weight, kind = rows[~at_leaf], node[~at_leaf], weight[~at_leaf], kind[~at_leaf]
         if not rows.size:
             break
         x = X[rows, flat.feature[node]]
-        nxt = np.where(x <= flat.threshold[node], flat.left[node], flat.right[node])
+        absent = np.isnan(x)
         categorical = kind != NUMERIC_SPLIT
         code = np.where(categorical & (x >= 0) & (x < flat.n_categories[node]), x, -1).astype(np.int64)
-        known = code >= 0
-        entry = flat.table[np.where(known & categorical, flat.offset[node] + code, 0)] if flat.table.size else np.zeros_like(code)
-        nxt = np.where(kind == MULTIWAY_SPLIT, entry, nxt)
-        nxt = np.where(kind == SUBSET_SPLIT, np.where(entry == 1, flat.left[node], flat.right[node]), nxt)
-        blocked = np.isnan(x) | (categorical & ~known)
-        end[rows[blocked]] = node[blocked]
-        rows, node = rows[~blocked], nxt[~blocked]
-    return end
+        unseen = categorical & ~absent & (code < 0)
+        nxt = np.where(x <= flat.threshold[node], flat.left[node], flat.right[node])
+        if flat.table.size:
+            entry = flat.table[np.where(code >= 0, flat.offset[node] + code, 0)]
+            nxt = np.where(kind == MULTIWAY_SPLIT, entry, nxt)
+            nxt = np.where(kind == SUBSET_SPLIT, np.where(entry == 1, flat.left[node], flat.right[node]), nxt)
+        if absent.any():
+            if missing == "error":
+                r = int(rows[absent][0])
+                j = int(flat.feature[node[absent][0]])
+                raise DataError(f"row {r}, column {names[j]!r}: missing value (this tree's missing-value strategy is 'error')")
+            if missing == "majority":
+                nxt = np.where(absent, flat.heavy[node], nxt)
+        stop = unseen | (absent & (missing == "distribute"))
+        if missing == "distribute" and not stop_at_missing and absent.any():
+            spread_rows, spread_nodes, spread_weights = _spread(flat, rows[absent], node[absent], weight[absent])
+            stop = unseen
+        else:
+            spread_rows = spread_nodes = spread_weights = None
+        finish(stop)
+        go = ~stop & ~(absent & (missing == "distribute"))
+        rows, node, weight = rows[go], nxt[go], weight[go]
+        if spread_rows is not None:
+            rows = np.concatenate([rows, spread_rows])
+            node = np.concatenate([node, spread_nodes])
+            weight = np.concatenate([weight, spread_weights])
+    return np.concatenate(out_rows), np.concatenate(out_nodes), np.concatenate(out_weights)
+
+
+def _spread(flat: FlatTree, rows: np.ndarray, node: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Send each (row, node) down all of the node's children, weighted by training fractions."""
+    count = flat.n_children[node]
+    start = np.repeat(flat.child_offset[node], count)
+    within = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count)
+    child = flat.child_table[start + within]
+    return np.repeat(rows, count), child, np.repeat(weight, count) * flat.fraction[child]
+
+
+def _end_nodes(flat: FlatTree, X: np.ndarray, tree: Tree) -> np.ndarray:
+    """The node id where each row's single path ends: a leaf, or a split it cannot pass."""
+    rows, ends, _ = _descend(flat, X, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=True)
+    out = np.empty(X.shape[0], dtype=np.int64)
+    out[rows] = ends
+    return out
+
+
+def _normalised(flat: FlatTree) -> np.ndarray:
+    if flat.regression:
+        w = flat.value[:, :1]
+        return np.where(w > 0, flat.value[:, 1:2] / np.where(w > 0, w, 1.0), 0.0)
+    total = flat.value.sum(axis=1, keepdims=True)
+    uniform = 1.0 / max(1, flat.value.shape[1])
+    return np.where(total > 0, flat.value / np.where(total > 0, total, 1.0), uniform)
+
+
+def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
+    """Per row: class probabilities (or the predicted mean, as one column)."""
+    flat = flatten(tree)
+    Xe, single = _encode(tree, X)
+    rows, ends, weights = _descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False)
+    per_node = _normalised(flat)
+    out = np.zeros((Xe.shape[0], per_node.shape[1]))
+    np.add.at(out, rows, weights[:, None] * per_node[ends])
+    return out, single
 
 
 def apply(tree: Tree, X: Any) -> Any:
-    """The pre-order id of the node where each row ends (normally a leaf)."""
+    """The pre-order id of the node where each row ends (normally a leaf).
+
+    A row stops early at a split it cannot pass: an unseen category, or (under the
+    "distribute" strategy) a missing value.
+    """
     flat = flatten(tree)
     Xe, single = _encode(tree, X)
-    ids = _end_nodes(flat, Xe)
+    ids = _end_nodes(flat, Xe, tree)
     return int(ids[0]) if single else ids
-
-
-def distribution(tree: Tree, X: Any) -> np.ndarray:
-    """The (unnormalised) training statistics each row ends with, shaped ``(n, k)``."""
-    flat = flatten(tree)
-    Xe, _ = _encode(tree, X)
-    return flat.value[_end_nodes(flat, Xe)]
 
 
 def predict_proba(tree: Tree, X: Any) -> np.ndarray:
     """Class probabilities, columns in the order of ``tree.schema.classes``."""
-    flat = flatten(tree)
-    Xe, single = _encode(tree, X)
-    value = flat.value[_end_nodes(flat, Xe)]
-    total = value.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        proba = np.where(total > 0, value / np.where(total > 0, total, 1.0), 1.0 / max(1, value.shape[1]))
+    if tree.schema.is_regression:
+        from .errors import ParameterError
+
+        raise ParameterError("predict_proba needs a classification tree; this is a regression tree")
+    proba, single = _combined(tree, X)
     return proba[0] if single else proba
 
 
 def predict_value(tree: Tree, X: Any) -> Any:
-    """Regression: the weighted mean target of the node each row ends at."""
-    flat = flatten(tree)
-    Xe, single = _encode(tree, X)
-    value = flat.value[_end_nodes(flat, Xe)]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(value[:, 0] > 0, value[:, 1] / np.where(value[:, 0] > 0, value[:, 0], 1.0), 0.0)
-    return float(mean[0]) if single else mean
+    """Regression: the weighted mean target of the leaf each row reaches."""
+    mean, single = _combined(tree, X)
+    return float(mean[0, 0]) if single else mean[:, 0]
 
 
 def predict(tree: Tree, X: Any) -> Any:
@@ -245,7 +337,7 @@ def decision_path(tree: Tree, X: Any) -> Any:
     flat = flatten(tree)
     Xe, single = _encode(tree, X)
     paths = []
-    for end in _end_nodes(flat, Xe).tolist():
+    for end in _end_nodes(flat, Xe, tree).tolist():
         path = [end]
         while flat.parent[path[-1]] >= 0:
             path.append(int(flat.parent[path[-1]]))
