@@ -78,7 +78,8 @@ class ImpurityDecrease:
         children = np.asarray(children, dtype=np.float64)
         wc, w = _children_weights(self.impurity, children)
         with np.errstate(divide="ignore", invalid="ignore"):
-            after = sum_last(wc * np.asarray(self.impurity(children))) / w
+            # An empty branch contributes nothing, even if a user's impurity gives NaN for 0/0.
+            after = sum_last(np.where(wc > 0, wc * np.asarray(self.impurity(children)), 0.0)) / w
         gain = np.asarray(self.impurity(parent)) - after
         # Concave impurities never lose impurity by splitting; clamp only float rounding.
         rounding = (gain < 0) & (gain > -1e-12)
