@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import encode_table, read_csv, read_csv_table
+from ..data import Dataset, encode_table, read_csv, read_csv_table
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy, confusion_matrix, format_confusion
 from ..grow import c45, cart, id3
@@ -111,7 +111,9 @@ def _label_text(value: Any) -> str:
 def _predict(args: argparse.Namespace) -> int:
     tree = load(args.model)
     header, body = read_csv_table(args.data)
-    X = encode_table(tree.schema, header, body)
+    # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
+    # cells, and category codes are not category values.
+    X = Dataset(tree.schema, encode_table(tree.schema, header, body))
     labels = predict(tree, X).tolist()
     if args.proba and tree.schema.is_regression:
         raise ParameterError("--proba needs a classification tree; this one is a regression tree")
@@ -136,7 +138,9 @@ def true_labels(tree: Tree, header: list[str], body: list[list[str]], source: st
 def _evaluate(args: argparse.Namespace) -> int:
     tree = load(args.model)
     header, body = read_csv_table(args.data)
-    X = encode_table(tree.schema, header, body)
+    # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
+    # cells, and category codes are not category values.
+    X = Dataset(tree.schema, encode_table(tree.schema, header, body))
     truth = true_labels(tree, header, body, args.data)
     if tree.schema.is_regression:
         values = np.array([float(v) for v in truth])
