@@ -12,7 +12,7 @@ print(f"classes {dict(zip(classes, counts))}: E(S) = {float(pt.entropy(counts)):
 
 print("\nInformation gain of each attribute at the root:")
 for name, gain in sorted(pt.attribute_scores(data, score="information_gain").items(), key=lambda kv: -kv[1]):
-    print(f"  Gain(S, {name:<11}) = {gain:.3f}")
+    print(f"  Gain(S, {name:<11}) = {gain:.4f}")
 
 tree = pt.id3(data)
 print("\nThe ID3 tree:")
