@@ -293,7 +293,7 @@ def _check_weights(sample_weight: Any, n_rows: int) -> np.ndarray:
         raise DataError(f"sample_weight has {len(w)} values but the data has {n_rows} rows")
     bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
     if len(bad):
-        raise DataError(f"row {int(bad[0])}: sample weight {w[bad[0]]!r} is negative or not finite")
+        raise DataError(f"row {int(bad[0])}: sample weight {float(w[bad[0]])!r} is negative or not finite")
     return w
 
 
@@ -336,7 +336,7 @@ def from_numpy(
         bad = np.argwhere(np.isinf(Xf))
         if len(bad):
             r, c = bad[0]
-            raise DataError(f"row {int(r)}, column {names[c]!r}: value {Xf[r, c]!r} is not finite")
+            raise DataError(f"row {int(r)}, column {names[c]!r}: value {float(Xf[r, c])!r} is not finite")
         names = _check_names(names)
         classes: tuple[Any, ...] = ()
         codes = None
@@ -522,7 +522,7 @@ def encode_features(schema: Schema, X: Any) -> np.ndarray:
         bad = np.argwhere(np.isinf(out))
         if len(bad):
             r, c = bad[0]
-            raise DataError(f"row {int(r)}, column {names[c]!r}: value {out[r, c]!r} is not finite")
+            raise DataError(f"row {int(r)}, column {names[c]!r}: value {float(out[r, c])!r} is not finite")
         return out
     columns = [arr[:, j].tolist() for j in range(arr.shape[1])]
     return _stack(schema, columns, arr.shape[0])

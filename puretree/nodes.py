@@ -69,6 +69,11 @@ def _index(instance: Any, attribute: attrs.Attribute, value: int) -> None:
         raise ParameterError(f"{type(instance).__name__}.{attribute.name} must be an index >= 0, got {value!r}")
 
 
+def _plain_int(value: Any) -> Any:
+    # A numpy integer index would compare equal but not serialise to JSON; keep plain ints.
+    return int(value) if isinstance(value, np.integer) else value
+
+
 def _finite(instance: Any, attribute: attrs.Attribute, value: float) -> None:
     if not math.isfinite(value):
         raise ParameterError(f"{type(instance).__name__}.{attribute.name} must be finite, got {value!r}")
@@ -150,7 +155,7 @@ class Leaf:
 class NumericSplit:
     """Two branches on a numeric feature: ``x <= threshold`` goes to ``left``."""
 
-    feature: int = attrs.field(validator=_index)
+    feature: int = attrs.field(converter=_plain_int, validator=_index)
     threshold: float = attrs.field(converter=float, validator=_finite)
     left: "Node"
     right: "Node"
@@ -166,7 +171,7 @@ class CategoricalSplit:
     counts, which predicts its parent's distribution (the seeds' "empty branch" rule).
     """
 
-    feature: int = attrs.field(validator=_index)
+    feature: int = attrs.field(converter=_plain_int, validator=_index)
     children: tuple["Node", ...] = attrs.field(converter=tuple)
     counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
 
@@ -179,7 +184,7 @@ def _sorted_codes(values: Any) -> tuple[int, ...]:
 class SubsetSplit:
     """Two branches on a categorical feature (CART): codes in ``left_categories`` go left."""
 
-    feature: int = attrs.field(validator=_index)
+    feature: int = attrs.field(converter=_plain_int, validator=_index)
     left_categories: tuple[int, ...] = attrs.field(converter=_sorted_codes)
     left: "Node"
     right: "Node"
