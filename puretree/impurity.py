@@ -72,7 +72,8 @@ def gini(counts: Any) -> np.ndarray:
     """
     c, total = _as_counts(counts)
     with np.errstate(divide="ignore", invalid="ignore"):
-        g = 1.0 - sum_last(np.square(c)) / np.square(total)
+        # Proportions first: squaring raw counts underflows (0/0) for tiny weights.
+        g = 1.0 - sum_last(np.square(c / total[..., None]))
     return np.where(total > 0, np.maximum(g, 0.0), 0.0)
 
 
