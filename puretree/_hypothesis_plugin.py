@@ -1,0 +1,53 @@
+"""Hypothesis plugin: ``st.from_type`` for puretree's values.
+
+Registered through Hypothesis' ``"hypothesis"`` entry point (see ``pyproject.toml``), so it
+runs when Hypothesis is imported, whether or not puretree has been. The strategies are
+resolved lazily: :mod:`puretree.strategies` imports Hypothesis itself, and importing it from
+here, while Hypothesis is still being imported, would be circular.
+
+>>> from hypothesis import find, strategies as st
+>>> from puretree.nodes import Tree
+>>> find(st.from_type(Tree), lambda t: True).root
+Leaf(counts=(0.0,))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__: list[str] = []
+
+
+def _resolve(kind: type) -> Any:
+    """The strategy for one of puretree's types (called by Hypothesis on first use)."""
+    from hypothesis import strategies as st
+
+    from . import strategies as pts
+    from .nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
+
+    def rooted(split: str) -> Any:
+        # A split node alone is meaningless without the schema that gives its indices a meaning;
+        # draw a whole tree whose root is such a split and hand over its root.
+        return pts.trees(splits=(split,), min_depth=1).map(lambda tree: tree.root).filter(lambda node: isinstance(node, kind))
+
+    table = {
+        Tree: lambda: pts.trees(),
+        Schema: lambda: pts.schemas(),
+        Feature: lambda: pts.schemas(min_features=1, max_features=1).map(lambda schema: schema.features[0]),
+        Leaf: lambda: pts.leaves(),
+        NumericSplit: lambda: rooted("numeric"),
+        CategoricalSplit: lambda: rooted("categorical"),
+        SubsetSplit: lambda: rooted("subset"),
+    }
+    make = table.get(kind)
+    return NotImplemented if make is None else make()
+
+
+def _hypothesis_setup_hook() -> None:
+    """Register puretree's node and schema types with ``st.register_type_strategy``."""
+    from hypothesis import strategies as st
+
+    from .nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
+
+    for kind in (Tree, Schema, Feature, Leaf, NumericSplit, CategoricalSplit, SubsetSplit):
+        st.register_type_strategy(kind, _resolve)

@@ -1,0 +1,589 @@
+"""Hypothesis strategies for testing tree code: data sets, trees, criteria, boundary rows.
+
+Needs Hypothesis (``pip install puretree[hypothesis]``); ``import puretree`` never imports
+this module. The strategies follow Hypothesis' conventions: they are functions, their
+bounds are keyword-only, a bad argument raises :class:`hypothesis.errors.InvalidArgument`,
+and they shrink towards small, plain examples (one row, one feature, zeros, a leaf).
+
+- :func:`datasets`: :class:`~puretree.data.Dataset` values (``ds.X``, ``ds.y``,
+  ``ds.labels()``; pass ``ds`` straight to ``grow`` or ``predict``), biased towards the data
+  that breaks tree code: duplicated rows with different labels, constant columns, ties,
+  floats at the float32/float64 edges (subnormals, the largest finite values, adjacent
+  floats, ``-0.0``), a single class, a single row.
+- :func:`trees`: valid trees built directly (every split kind, consistent counts, every
+  leaf reachable), for testing printers, rewrites, exporters and serialisers.
+- :func:`schemas`, :func:`leaves`, :func:`class_counts`: the parts.
+- :func:`impurities`, :func:`criteria`: the built-in impurities and split scores, and
+  random compositions of them.
+- :func:`boundary_rows`: rows on and one representable value either side of every
+  threshold of a tree, every category of every categorical test and an unseen one.
+
+>>> from hypothesis import given
+>>> from puretree.invariants import check_roundtrip
+>>> @given(trees())
+... def test_json_round_trip(tree):
+...     check_roundtrip(tree)
+>>> test_json_round_trip()
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from .criteria import gain_ratio, impurity_decrease, information_gain
+from .data import Dataset
+from .impurity import entropy, gini, misclassification
+from .invariants import boundary_cases, next_down, next_up
+from .nodes import CATEGORICAL, MISSING_STRATEGIES, NUMERIC, CategoricalSplit, Feature, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
+
+__all__ = [
+    "EDGE_FLOATS",
+    "EDGE_FLOATS32",
+    "SPLIT_KINDS",
+    "numbers",
+    "schemas",
+    "datasets",
+    "class_counts",
+    "leaves",
+    "trees",
+    "impurities",
+    "criteria",
+    "boundary_rows",
+]
+
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_TINY = float(np.finfo(np.float32).tiny)
+_F32_SUB = float(np.finfo(np.float32).smallest_subnormal)
+
+#: Float64 values that break numeric code: signed zeros, the smallest subnormal, the largest
+#: subnormal and smallest normal, the largest finite values, values just off 1, the float32
+#: limits, 2**53 (beyond which integers are not all representable) and its neighbour.
+EDGE_FLOATS: tuple[float, ...] = (
+    0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 5e-324, -5e-324, 2.225073858507201e-308, 2.2250738585072014e-308,
+    1.7976931348623157e308, -1.7976931348623157e308, 0.9999999999999999, 1.0000000000000002,
+    _F32_SUB, _F32_TINY, _F32_MAX, -_F32_MAX, 16777216.0, 9007199254740992.0, 9007199254740994.0, 1e-300, 1e300,
+)
+#: The float32-representable values among those, plus float32's own adjacent values around 1.
+EDGE_FLOATS32: tuple[float, ...] = tuple(v for v in EDGE_FLOATS if abs(v) <= _F32_MAX and float(np.float32(v)) == v) + (
+    next_down(1.0, width=32), next_up(1.0, width=32), 16777218.0,
+)
+
+#: The split kinds :func:`trees` builds: numeric thresholds, one branch per category, category subsets.
+SPLIT_KINDS = ("numeric", "categorical", "subset")
+
+
+# -- argument checks (Hypothesis' convention: InvalidArgument, naming the argument) -------
+
+
+def _check_int(name: str, value: Any, *, minimum: int, none_ok: bool = False) -> None:
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidArgument(f"{name}={value!r} must be an integer >= {minimum}{' or None' if none_ok else ''}")
+
+
+def _check_range(lo_name: str, lo: int, hi_name: str, hi: int | None, *, minimum: int) -> None:
+    _check_int(lo_name, lo, minimum=minimum)
+    _check_int(hi_name, hi, minimum=minimum, none_ok=True)
+    if hi is not None and lo > hi:
+        raise InvalidArgument(f"{lo_name}={lo!r} is larger than {hi_name}={hi!r}")
+
+
+def _check_choice(name: str, values: Any, allowed: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(values, str) or not isinstance(values, (tuple, list, set, frozenset)):
+        raise InvalidArgument(f"{name}={values!r} must be a tuple of values from {list(allowed)}")
+    values = tuple(values)
+    bad = [v for v in values if v not in allowed]
+    if bad or not values:
+        raise InvalidArgument(f"{name}={values!r} must be a non-empty tuple of values from {list(allowed)}")
+    return tuple(dict.fromkeys(values))
+
+
+def _check_width(width: Any) -> None:
+    if width not in (32, 64) or isinstance(width, bool):
+        raise InvalidArgument(f"width={width!r} must be 32 or 64")
+
+
+def _check_strategy(name: str, value: Any) -> None:
+    if value is not None and not isinstance(value, st.SearchStrategy):
+        raise InvalidArgument(f"{name}={value!r} must be a Hypothesis strategy or None")
+
+
+def _missing_probability(missing: Any) -> float:
+    if isinstance(missing, bool):
+        return 0.2 if missing else 0.0
+    if isinstance(missing, (int, float)) and 0 <= missing <= 1:
+        return float(missing)
+    raise InvalidArgument(f"missing={missing!r} must be a bool or a probability between 0 and 1")
+
+
+# -- numbers -------------------------------------------------------------------------------
+
+
+def _nudge(value: float, steps: int, width: int) -> float:
+    out = value
+    for _ in range(abs(steps)):
+        out = next_up(out, width=width) if steps > 0 else next_down(out, width=width)
+    return out if math.isfinite(out) else value
+
+
+def numbers(*, width: int = 64) -> st.SearchStrategy[float]:
+    """Finite floats for feature values and thresholds, biased to where tree code breaks.
+
+    Small integers (so that values tie), the :data:`EDGE_FLOATS`, any finite float, each
+    possibly moved one representable value up or down (adjacent floats). ``width=32`` gives
+    float32-representable values only. Shrinks towards ``0.0``.
+
+    >>> from hypothesis import find
+    >>> find(numbers(), lambda x: x > 1e300)
+    1.7976931348623157e+308
+    """
+    _check_width(width)
+    edges = EDGE_FLOATS32 if width == 32 else EDGE_FLOATS
+    base = st.one_of(st.integers(-3, 3).map(float), st.sampled_from(edges), st.floats(allow_nan=False, allow_infinity=False, width=width))
+    return st.builds(_nudge, base, st.sampled_from((0, 1, -1)), st.just(width))
+
+
+# -- schemas and data sets -----------------------------------------------------------------
+
+_STR_CLASSES = ("a", "b", "c", "d", "e", "f", "g", "h")
+
+
+def _labels(draw: Any, n: int, what: str) -> tuple[Any, ...]:
+    """``n`` distinct sorted labels: strings, integers or (for at most two) booleans."""
+    styles = ["str", "int"] + (["bool"] if n <= 2 else [])
+    style = draw(st.sampled_from(styles), label=f"{what} style")
+    if style == "str":
+        return _STR_CLASSES[:n] if n <= len(_STR_CLASSES) else tuple(f"v{i:03d}" for i in range(n))
+    if style == "int":
+        return tuple(range(n))
+    return (False, True)[:n]
+
+
+@st.composite
+def _schemas(draw: Any, min_features: int, max_features: int, kinds: tuple[str, ...], n_classes: int | None, max_classes: int, max_categories: int, names: Any) -> Schema:
+    p = draw(st.integers(min_features, max_features), label="number of features")
+    if names is None:
+        feature_names = [f"x{j}" for j in range(p)]
+    else:
+        feature_names = draw(st.lists(names, min_size=p, max_size=p, unique=True), label="feature names")
+    features = []
+    for name in feature_names:
+        kind = draw(st.sampled_from(kinds), label="kind")
+        if kind == NUMERIC:
+            features.append(Feature(name, NUMERIC))
+        else:
+            m = draw(st.integers(1, max_categories), label="number of categories")
+            features.append(Feature(name, CATEGORICAL, _labels(draw, m, "category")))
+    k = n_classes if n_classes is not None else draw(st.integers(1, max_classes), label="number of classes")
+    return Schema(tuple(features), _labels(draw, k, "class"))
+
+
+def schemas(
+    *,
+    min_features: int = 1,
+    max_features: int = 4,
+    kinds: Sequence[str] = (NUMERIC, CATEGORICAL),
+    n_classes: int | None = None,
+    max_classes: int = 3,
+    max_categories: int = 4,
+    names: st.SearchStrategy[str] | None = None,
+) -> st.SearchStrategy[Schema]:
+    """Classification schemas: features of the given ``kinds``, ``n_classes`` class labels.
+
+    ``n_classes=None`` draws 1 to ``max_classes`` classes. Class labels and category values
+    are strings, integers or booleans (as users' data have them). Features are named
+    ``x0, x1, ...`` unless ``names`` (a strategy of strings) is given: use
+    ``names=st.text()`` to test that quotes, spaces and non-ASCII names survive.
+    """
+    _check_range("min_features", min_features, "max_features", max_features, minimum=0)
+    kinds = _check_choice("kinds", kinds, (NUMERIC, CATEGORICAL))
+    _check_int("n_classes", n_classes, minimum=1, none_ok=True)
+    _check_int("max_classes", max_classes, minimum=1)
+    _check_int("max_categories", max_categories, minimum=1)
+    _check_strategy("names", names)
+    return _schemas(min_features, max_features, kinds, n_classes, max_classes, max_categories, names)
+
+
+@st.composite
+def _datasets(draw: Any, schema_strategy: Any, min_rows: int, max_rows: int, missing: float, weights: bool, width: int) -> Dataset:
+    schema = draw(schema_strategy, label="schema")
+    n = draw(st.integers(min_rows, max_rows), label="number of rows")
+    X = np.empty((n, schema.n_features), dtype=np.float64)
+    for j, f in enumerate(schema.features):
+        # A small palette per column: values repeat, so rows tie and duplicate, and a
+        # palette of one value is a constant column.
+        if f.is_numeric:
+            palette = draw(st.lists(numbers(width=width), min_size=1, max_size=max(1, min(n, 6))), label=f"values of {f.name}")
+        else:
+            palette = [float(c) for c in range(len(f.categories))]
+        pick = st.integers(0, len(palette) - 1)
+        X[:, j] = [palette[draw(pick)] for _ in range(n)]
+    if missing > 0:
+        # Drawn so that the shrinker removes missing cells: 0 means "present".
+        cut = 100 - round(missing * 100)
+        holes = np.array([[draw(st.integers(0, 99)) >= cut for _ in range(schema.n_features)] for _ in range(n)], dtype=bool).reshape(X.shape)
+        X[holes] = np.nan
+    y = np.array([draw(st.integers(0, len(schema.classes) - 1)) for _ in range(n)], dtype=np.int64)
+    w = None
+    if weights:
+        w = np.array(draw(st.lists(st.sampled_from((1.0, 2.0, 0.5, 0.0, 3.0, 1e-3, 1e3)) | st.floats(0, 100), min_size=n, max_size=n)), dtype=np.float64)
+        if not (w > 0).any():
+            w[0] = 1.0  # a data set learns from at least one row
+    return Dataset(schema, X, y, w)
+
+
+def datasets(
+    *,
+    min_rows: int = 1,
+    max_rows: int = 20,
+    min_features: int = 1,
+    max_features: int = 4,
+    n_classes: int | None = None,
+    max_classes: int = 3,
+    kinds: Sequence[str] = (NUMERIC, CATEGORICAL),
+    max_categories: int = 4,
+    missing: bool | float = False,
+    weights: bool = False,
+    width: int = 64,
+    names: st.SearchStrategy[str] | None = None,
+) -> st.SearchStrategy[Dataset]:
+    """Classification data sets as :class:`~puretree.data.Dataset` values.
+
+    A drawn ``ds`` has ``ds.schema`` (see :func:`schemas`), ``ds.X`` (float64, numeric
+    values as they are and categorical cells as category codes), ``ds.y`` (class indices)
+    and ``ds.labels()`` (the labels themselves); ``grow(ds)``, ``predict(tree, ds)`` and
+    ``check_fits_training_data(tree, ds)`` take it whole. Every column draws its values from
+    a small palette of :func:`numbers`, so values repeat (ties in the gains, duplicated rows
+    with different labels, constant columns); the shrinker goes to one row, one feature,
+    the value 0 and the first class.
+
+    ``missing``: ``True`` (or a probability) puts NaN cells in (``grow`` refuses them; use
+    these for prediction). ``weights=True`` adds ``sample_weight`` (zeros, tiny and huge
+    weights included; at least one is positive). ``width=32``: float32-representable values.
+
+    >>> from hypothesis import find
+    >>> ds = find(datasets(min_rows=2, n_classes=2), lambda ds: ds.X[0].tolist() == ds.X[1].tolist() and ds.y[0] != ds.y[1])
+    >>> ds.X.tolist(), ds.labels().tolist()
+    ([[0.0], [0.0]], ['a', 'b'])
+    """
+    _check_range("min_rows", min_rows, "max_rows", max_rows, minimum=1)
+    p = _missing_probability(missing)
+    if not isinstance(weights, bool):
+        raise InvalidArgument(f"weights={weights!r} must be a bool")
+    _check_width(width)
+    schema_strategy = schemas(
+        min_features=min_features, max_features=max_features, kinds=kinds, n_classes=n_classes,
+        max_classes=max_classes, max_categories=max_categories, names=names,
+    )
+    return _datasets(schema_strategy, min_rows, max_rows, p, weights, width)
+
+
+# -- counts, leaves and trees ----------------------------------------------------------------
+
+
+def class_counts(*, n_classes: int | None = None, max_classes: int = 4, weighted: bool = False, max_count: int = 8) -> st.SearchStrategy[tuple[float, ...]]:
+    """Class-count vectors: integers from 0 to ``max_count`` (halves too with ``weighted=True``).
+
+    ``n_classes=None`` draws 1 to ``max_classes`` classes. Shrinks towards all zeros.
+    """
+    _check_int("n_classes", n_classes, minimum=1, none_ok=True)
+    _check_int("max_classes", max_classes, minimum=1)
+    _check_int("max_count", max_count, minimum=0)
+    if not isinstance(weighted, bool):
+        raise InvalidArgument(f"weighted={weighted!r} must be a bool")
+    # Halves keep sums exact in float64, so a parent's counts are exactly its children's sum.
+    value = st.integers(0, 2 * max_count).map(lambda v: v / 2) if weighted else st.integers(0, max_count).map(float)
+    size = st.just(n_classes) if n_classes is not None else st.integers(1, max_classes)
+    return size.flatmap(lambda k: st.tuples(*([value] * k)))
+
+
+def leaves(*, n_classes: int | None = None, weighted: bool = False) -> st.SearchStrategy[Leaf]:
+    """Leaves with :func:`class_counts`."""
+    return class_counts(n_classes=n_classes, weighted=weighted).map(Leaf)
+
+
+def _first_above(lo: float, width: int) -> float:
+    top = _F32_MAX if width == 32 else float(np.finfo(np.float64).max)
+    return -top if lo == -math.inf else next_up(lo, width=width)
+
+
+def _threshold_room(limit: tuple[float, float], width: int) -> bool:
+    """Whether some threshold ``t`` with ``lo < t < hi`` leaves both branches reachable."""
+    lo, hi = limit
+    t = _first_above(lo, width)
+    top = _F32_MAX if width == 32 else float(np.finfo(np.float64).max)
+    return t < hi and t < top
+
+
+def _fit_threshold(t: float, limit: tuple[float, float], width: int) -> float:
+    """The drawn threshold if it keeps both branches reachable, else one that does."""
+    lo, hi = limit
+    top = _F32_MAX if width == 32 else float(np.finfo(np.float64).max)
+    if lo < t < hi and t < top:
+        return t
+    a, b = max(lo, -top), min(hi, top)
+    m = a / 2.0 + b / 2.0
+    if width == 32:
+        m = float(np.float32(m))
+    return m if lo < m < hi and m < top else _first_above(lo, width)
+
+
+@attrs.frozen
+class _Spec:
+    """A node being built: its split (or None for a leaf) and its children's spec indices."""
+
+    kind: str
+    feature: int = 0
+    threshold: float = 0.0
+    left_categories: tuple[int, ...] = ()
+    kids: tuple[int, ...] = ()
+    empty: bool = False
+
+
+@st.composite
+def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_nodes: int, splits: tuple[str, ...], weighted: bool, missing: tuple[str, ...], width: int) -> Tree:
+    schema = draw(schema_strategy, label="schema")
+    features = schema.features
+    k = len(schema.classes)
+    counts = class_counts(n_classes=k, weighted=weighted)
+    start = tuple((-math.inf, math.inf) if f.is_numeric else frozenset(range(len(f.categories))) for f in features)
+    specs: list[_Spec | None] = [None]
+    size = 1
+    # Pre-order construction on an explicit stack: (spec slot, depth, on the leftmost spine,
+    # per-feature limits of the path, whether no training row can reach the node).
+    stack: list[tuple[int, int, bool, tuple[Any, ...], bool]] = [(0, 0, True, start, False)]
+    while stack:
+        slot, depth, spine, limits, empty = stack.pop()
+        options = []
+        if depth < max_depth and not empty:
+            for kind in splits:
+                usable = [j for j, f in enumerate(features) if _usable(kind, f, limits[j], width)]
+                arity = 2 if kind != "categorical" else None
+                usable = [j for j in usable if size + (arity or len(features[j].categories)) <= max_nodes]
+                if usable:
+                    options.append((kind, usable))
+        forced = spine and depth < min_depth and options
+        choices = [o[0] for o in options] if forced else ["leaf"] + [o[0] for o in options]
+        kind = draw(st.sampled_from(choices), label="node kind")
+        if kind == "leaf":
+            specs[slot] = _Spec("leaf", empty=empty)
+            continue
+        j = draw(st.sampled_from(dict(options)[kind]), label="feature")
+        if kind == "numeric":
+            t = _fit_threshold(draw(numbers(width=width), label="threshold"), limits[j], width)
+            lo, hi = limits[j]
+            kid_limits = [(lo, t), (t, hi)]
+            spec = _Spec("numeric", j, threshold=t)
+            kid_empty = [empty, empty]
+        elif kind == "subset":
+            allowed = sorted(limits[j])
+            goes_left = draw(st.lists(st.booleans(), min_size=len(allowed), max_size=len(allowed)), label="subset")
+            if not any(goes_left):
+                goes_left[0] = True
+            if all(goes_left):
+                goes_left[-1] = False
+            left = frozenset(c for c, g in zip(allowed, goes_left) if g)
+            kid_limits = [left, limits[j] - left]
+            spec = _Spec("subset", j, left_categories=tuple(sorted(left)))
+            kid_empty = [empty, empty]
+        else:
+            m = len(features[j].categories)
+            kid_limits = [frozenset({c}) & limits[j] for c in range(m)]
+            spec = _Spec("categorical", j)
+            kid_empty = [empty or not lim for lim in kid_limits]
+        first = len(specs)
+        specs.extend([None] * len(kid_limits))
+        size += len(kid_limits)
+        specs[slot] = attrs.evolve(spec, kids=tuple(range(first, first + len(kid_limits))))
+        for i in reversed(range(len(kid_limits))):
+            child = limits[:j] + (kid_limits[i],) + limits[j + 1 :]
+            stack.append((first + i, depth + 1, spine and i == 0, child, kid_empty[i]))
+    # Bottom-up: children have larger slots than their parent, so build in reverse order.
+    built: list[Node | None] = [None] * len(specs)
+    for slot in range(len(specs) - 1, -1, -1):
+        spec = specs[slot]
+        assert spec is not None
+        if spec.kind == "leaf":
+            built[slot] = Leaf((0.0,) * k if spec.empty else draw(counts, label="leaf counts"))
+            continue
+        kids = [built[i] for i in spec.kids]
+        total = tuple(float(v) for v in np.sum([kid.counts for kid in kids], axis=0))
+        if spec.kind == "numeric":
+            built[slot] = NumericSplit(spec.feature, spec.threshold, kids[0], kids[1], total)
+        elif spec.kind == "subset":
+            built[slot] = SubsetSplit(spec.feature, spec.left_categories, kids[0], kids[1], total)
+        else:
+            built[slot] = CategoricalSplit(spec.feature, tuple(kids), total)
+        for i in spec.kids:
+            built[i] = None
+    strategy = draw(st.sampled_from(missing), label="missing-value strategy")
+    return Tree(built[0], schema, strategy)
+
+
+def _usable(kind: str, feature: Feature, limit: Any, width: int) -> bool:
+    if kind == "numeric":
+        return feature.is_numeric and _threshold_room(limit, width)
+    return not feature.is_numeric and len(limit) >= 2
+
+
+def trees(
+    *,
+    schema: Schema | st.SearchStrategy[Schema] | None = None,
+    min_depth: int = 0,
+    max_depth: int = 3,
+    max_nodes: int = 25,
+    splits: Sequence[str] = SPLIT_KINDS,
+    n_classes: int | None = None,
+    weighted: bool = False,
+    missing: Sequence[str] = MISSING_STRATEGIES,
+    width: int = 64,
+) -> st.SearchStrategy[Tree]:
+    """Valid classification trees, built directly (no data, no fitting).
+
+    Splits are drawn from ``splits`` (any of :data:`SPLIT_KINDS`) on features of the matching
+    kind, thresholds from :func:`numbers` (``width=32``: float32-representable). Every tree
+    is valid as a learned tree would be: a split's counts are the sum of its children's; a
+    threshold lies strictly inside the interval its path allows and category subsets are
+    proper subsets of the categories the path allows, so every leaf is reachable; a
+    categorical split has one child per category, and children for categories its path
+    excludes are empty leaves (zero counts). ``min_depth`` forces splits down the leftmost
+    path (where the schema allows them); ``max_depth`` and ``max_nodes`` bound the size.
+    ``schema`` fixes the schema (a value or a strategy; default: :func:`schemas` with the
+    feature kinds ``splits`` needs). ``missing`` are the strategies drawn for
+    :attr:`Tree.missing`. Shrinks towards a single leaf with zero counts.
+
+    >>> from hypothesis import find
+    >>> from puretree.fold import n_nodes
+    >>> find(trees(), lambda t: True).root
+    Leaf(counts=(0.0,))
+    >>> tree = find(trees(splits=("subset",)), lambda t: n_nodes(t) > 1)
+    >>> tree.root.left_categories, tree.schema.features[0].categories
+    ((0,), ('a', 'b'))
+    """
+    _check_range("min_depth", min_depth, "max_depth", max_depth, minimum=0)
+    _check_int("max_nodes", max_nodes, minimum=1)
+    splits = _check_choice("splits", splits, SPLIT_KINDS)
+    missing = _check_choice("missing", missing, MISSING_STRATEGIES)
+    _check_int("n_classes", n_classes, minimum=1, none_ok=True)
+    if not isinstance(weighted, bool):
+        raise InvalidArgument(f"weighted={weighted!r} must be a bool")
+    _check_width(width)
+    if schema is None:
+        kinds = tuple(dict.fromkeys(NUMERIC if s == "numeric" else CATEGORICAL for s in splits))
+        schema_strategy: Any = schemas(kinds=kinds, n_classes=n_classes)
+    elif isinstance(schema, Schema):
+        if schema.is_regression:
+            raise InvalidArgument("schema must be a classification schema (trees() builds classification trees)")
+        if n_classes is not None and n_classes != len(schema.classes):
+            raise InvalidArgument(f"n_classes={n_classes!r} disagrees with the schema's {len(schema.classes)} classes")
+        schema_strategy = st.just(schema)
+    elif isinstance(schema, st.SearchStrategy):
+        schema_strategy = schema
+    else:
+        raise InvalidArgument(f"schema={schema!r} must be a Schema, a strategy of schemas, or None")
+    return _trees(schema_strategy, min_depth, max_depth, max_nodes, splits, weighted, missing, width)
+
+
+# -- criteria --------------------------------------------------------------------------------
+
+
+@attrs.frozen(repr=False)
+class _Mixture:
+    """A non-negative combination of impurities: again an impurity (concave, zero when pure)."""
+
+    terms: tuple[tuple[float, Callable[..., Any]], ...]
+
+    def __call__(self, counts: Any) -> np.ndarray:
+        c = np.asarray(counts, dtype=np.float64)
+        return sum((w * np.asarray(f(c), dtype=np.float64) for w, f in self.terms), np.zeros(c.shape[:-1]))
+
+    def __repr__(self) -> str:
+        return " + ".join(f"{w!r}*{getattr(f, '__name__', repr(f))}" for w, f in self.terms)
+
+    @property
+    def __name__(self) -> str:  # scores print their impurity by name
+        return f"({self!r})"
+
+
+@attrs.frozen(repr=False)
+class _ScoreSum:
+    """A non-negative combination of split scores (``-inf`` stays "not a candidate")."""
+
+    terms: tuple[tuple[float, Callable[..., Any]], ...]
+
+    def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
+        parts = [w * np.asarray(s(parent, children, features), dtype=np.float64) for w, s in self.terms]
+        with np.errstate(invalid="ignore"):
+            return sum(parts[1:], parts[0])
+
+    def __repr__(self) -> str:
+        return " + ".join(f"{w!r}*{s!r}" for w, s in self.terms)
+
+
+_BUILTIN_IMPURITIES = (entropy, gini, misclassification)
+_WEIGHTS = st.sampled_from((1.0, 0.5, 2.0, 0.25, 3.0))
+
+
+def impurities() -> st.SearchStrategy[Callable[..., Any]]:
+    """The built-in class impurities, and non-negative combinations of them.
+
+    Every value drawn passes :func:`puretree.invariants.check_impurity`.
+    """
+    base = st.sampled_from(_BUILTIN_IMPURITIES)
+    mixed = st.lists(st.tuples(_WEIGHTS, base), min_size=2, max_size=3).map(lambda terms: _Mixture(tuple(terms)))
+    return st.one_of(base, mixed)
+
+
+def criteria() -> st.SearchStrategy[Callable[..., Any]]:
+    """Split scores: ``information_gain``, ``gain_ratio`` and ``impurity_decrease`` of any of
+    :func:`impurities`, and non-negative sums of such scores.
+
+    Each follows the score contract of :mod:`puretree.criteria` (``score(parent, children,
+    features)``, vectorised, ``-inf`` for "not a candidate") and has a readable repr.
+    """
+    single = st.builds(lambda combine, imp: combine(imp), st.sampled_from((information_gain, impurity_decrease, gain_ratio)), impurities())
+    summed = st.lists(st.tuples(_WEIGHTS, single), min_size=2, max_size=3).map(lambda terms: _ScoreSum(tuple(terms)))
+    return st.one_of(single, summed)
+
+
+# -- boundary rows ---------------------------------------------------------------------------
+
+
+def boundary_rows(tree: Tree, *, width: int = 64, missing: bool = False, unseen: bool = True) -> st.SearchStrategy[dict[str, Any]]:
+    """Rows (mappings from feature name to raw value) at the edges of ``tree``'s tests.
+
+    Draws either one of :func:`puretree.invariants.boundary_cases` (a row that follows the
+    path to a split and sits exactly on its threshold or one representable value either
+    side; or carries each category of a categorical test, or an unseen one), or a row that
+    mixes such boundary values of every feature at once. ``width=32`` uses the float32
+    values around each threshold; ``missing=True`` adds missing cells (``None``).
+
+    >>> from hypothesis import find
+    >>> tree = Tree(NumericSplit(0, 1.0, Leaf((1, 0)), Leaf((0, 2)), (1, 2)), Schema((Feature("x"),), ("a", "b")))
+    >>> find(boundary_rows(tree), lambda row: row["x"] > 1.0)
+    {'x': 1.0000000000000002}
+    """
+    _check_width(width)
+    if not isinstance(tree, Tree):
+        raise InvalidArgument(f"tree={tree!r} must be a puretree Tree")
+    cases = boundary_cases(tree, width=width, missing=missing, unseen=unseen)
+    if not cases:
+        # A single leaf tests nothing: any row will do.
+        row = {f.name: (0.0 if f.is_numeric else (f.categories[0] if f.categories else None)) for f in tree.schema.features}
+        return st.just(row)
+    per_feature: dict[str, list[Any]] = {}
+    for row in cases:
+        for name, value in row.items():
+            values = per_feature.setdefault(name, [])
+            if not any(value is v or (type(value) is type(v) and value == v) for v in values):
+                values.append(value)
+    mixed = st.fixed_dictionaries({name: st.sampled_from(values) for name, values in per_feature.items()})
+    return st.one_of(st.sampled_from(cases), mixed)
