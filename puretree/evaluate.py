@@ -1,4 +1,5 @@
-"""Measuring a tree: accuracy and the confusion matrix.
+"""Measuring a tree honestly: accuracy, the confusion matrix, per-class precision and recall,
+ROC AUC, a seeded train/test split and stratified k-fold cross-validation of any ``fit``.
 
 >>> accuracy(["a", "b", "b"], ["a", "b", "a"])
 0.6666666666666666
@@ -9,14 +10,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import attrs
 import numpy as np
 
-from .errors import DataError
+from .data import Dataset
+from .errors import DataError, ParameterError
 
-__all__ = ["accuracy", "confusion_matrix", "format_confusion"]
+__all__ = [
+    "accuracy",
+    "confusion_matrix",
+    "format_confusion",
+    "ClassScores",
+    "precision_recall",
+    "format_precision_recall",
+    "roc_auc",
+    "train_test_split",
+    "stratified_folds",
+    "CrossValidation",
+    "cross_validate",
+]
 
 
 def _pair(y_true: Any, y_pred: Any) -> tuple[list[Any], list[Any]]:
@@ -65,3 +81,239 @@ def format_confusion(labels: Sequence[Any], matrix: np.ndarray) -> str:
     for n, row in zip(names, matrix):
         lines.append(n.ljust(first) + "".join(f"  {int(v):>{width}}" for v in row))
     return "\n".join(lines)
+
+
+
+@attrs.frozen
+class ClassScores:
+    """One class's precision, recall, F1 and support (its number of true rows)."""
+
+    label: Any
+    precision: float
+    recall: float
+    f1: float
+    support: int
+
+
+def precision_recall(y_true: Any, y_pred: Any, *, labels: Sequence[Any] | None = None) -> tuple[ClassScores, ...]:
+    """Per-class precision (right among predicted), recall (found among true), F1 and support.
+
+    A class never predicted has precision 0, a class absent from the truth recall 0 (as
+    scikit-learn's ``zero_division=0``).
+
+    >>> [(s.label, s.precision, s.recall, s.support) for s in precision_recall(["a", "b", "b"], ["a", "b", "a"])]
+    [('a', 0.5, 1.0, 1), ('b', 1.0, 0.5, 2)]
+    """
+    names, matrix = confusion_matrix(y_true, y_pred, labels=labels)
+    found = np.diag(matrix).astype(np.float64)
+    predicted = matrix.sum(axis=0)
+    actual = matrix.sum(axis=1)
+    out = []
+    for i, label in enumerate(names):
+        p = found[i] / predicted[i] if predicted[i] else 0.0
+        r = found[i] / actual[i] if actual[i] else 0.0
+        f = 2 * p * r / (p + r) if p + r > 0 else 0.0
+        out.append(ClassScores(label, float(p), float(r), float(f), int(actual[i])))
+    return tuple(out)
+
+
+def format_precision_recall(scores: Sequence[ClassScores]) -> str:
+    """Per-class scores as an aligned text table.
+
+    >>> print(format_precision_recall(precision_recall(["a", "b", "b"], ["a", "b", "a"])))
+    class  precision  recall      f1  support
+    a         0.5000  1.0000  0.6667        1
+    b         1.0000  0.5000  0.6667        2
+    """
+    names = [str(s.label) for s in scores]
+    first = max([len("class")] + [len(n) for n in names])
+    lines = ["class".ljust(first) + "  precision  recall      f1  support"]
+    for n, s in zip(names, scores):
+        lines.append(f"{n.ljust(first)}  {s.precision:9.4f}  {s.recall:6.4f}  {s.f1:6.4f}  {s.support:7d}")
+    return "\n".join(lines)
+
+
+def roc_auc(y_true: Any, y_score: Any, *, positive: Any = None) -> float:
+    """Area under the ROC curve for two classes: the probability that a random positive row
+    scores above a random negative one (ties count one half), i.e. the Mann-Whitney statistic.
+
+    ``y_score`` is the positive class's score per row (e.g. a column of ``predict_proba``), or
+    the two-column output of ``predict_proba`` itself, whose second column belongs to the
+    second class in sorted order. ``positive`` defaults to that second class.
+
+    >>> roc_auc(["n", "p", "n", "p"], [0.1, 0.8, 0.4, 0.4])
+    0.875
+    """
+    truth = list(np.asarray(y_true, dtype=object))
+    score = np.asarray(y_score, dtype=np.float64)
+    if score.ndim == 2:
+        if score.shape[1] != 2:
+            raise DataError(f"roc_auc needs one score per row or two probability columns, got {score.shape[1]} columns")
+        score = score[:, 1]
+    if score.ndim != 1 or len(score) != len(truth):
+        raise DataError(f"{len(truth)} true labels but {score.shape[0] if score.ndim else 0} scores")
+    if not np.isfinite(score).all():
+        raise DataError("the scores must be finite numbers")
+    classes = sorted(set(truth), key=lambda v: (type(v).__name__, v))
+    if positive is None:
+        if len(classes) != 2:
+            raise DataError(f"roc_auc needs exactly two classes in y_true, got {classes[:6]}")
+        positive = classes[1]
+    is_pos = np.array([t == positive for t in truth])
+    n_pos, n_neg = int(is_pos.sum()), int((~is_pos).sum())
+    if n_pos == 0 or n_neg == 0:
+        raise DataError(f"roc_auc needs rows of both the positive class {positive!r} and the others")
+    ranks = _average_ranks(score)
+    return float((ranks[is_pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, tied values sharing their mean rank."""
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    ends = np.r_[starts[1:], len(values)]
+    ranks = np.empty(len(values))
+    for s, e in zip(starts, ends):
+        ranks[order[s:e]] = (s + e + 1) / 2.0
+    return ranks
+
+
+def _dataset(X: Any, y: Any) -> Dataset:
+    from .data import as_dataset
+
+    data = as_dataset(X, y)
+    if data.y is None:
+        raise DataError("no labels: pass y, or a dataset with a target")
+    return data
+
+
+def _check_seed(seed: Any) -> None:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise ParameterError(f"seed must be an integer or None, got {seed!r}")
+
+
+def train_test_split(X: Any, y: Any = None, *, test_size: float = 0.25, seed: int | None = 0, stratify: bool = False) -> tuple[Dataset, Dataset]:
+    """A seeded random split into a training and a testing :class:`~puretree.data.Dataset`.
+
+    ``test_size`` is a fraction in (0, 1) or a number of rows; the test part gets
+    ``ceil(test_size * n)`` rows, as in scikit-learn. With ``stratify=True`` every class is
+    split in the same proportion. Both parts keep the full schema (all categories, all
+    classes). The same seed gives the same split.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> train, test = train_test_split(load_playtennis(), test_size=0.3, seed=1)
+    >>> train.n_rows, test.n_rows
+    (9, 5)
+    """
+    data = _dataset(X, y)
+    _check_seed(seed)
+    n = data.n_rows
+    if isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating)):
+        raise ParameterError(f"test_size must be a fraction or a number of rows, got {test_size!r}")
+    n_test = int(math.ceil(test_size * n)) if 0 < test_size < 1 else int(test_size) if float(test_size).is_integer() else -1
+    if not 1 <= n_test < n:
+        raise ParameterError(f"test_size={test_size!r} leaves no rows to train or to test on ({n} rows)")
+    rng = np.random.default_rng(seed)
+    if stratify:
+        # Deal each class's shuffled rows round the folds of a 1-in-(n/n_test) split: take from
+        # every class its share of the test rows, the remainder going to the largest remainders.
+        shares = []
+        for c in np.unique(data.y):
+            rows = rng.permutation(np.flatnonzero(data.y == c))
+            shares.append((rows, len(rows) * n_test / n))
+        base = [int(math.floor(s)) for _, s in shares]
+        extra = n_test - sum(base)
+        order = sorted(range(len(shares)), key=lambda i: (-(shares[i][1] - base[i]), i))
+        for i in order[:extra]:
+            base[i] += 1
+        test = np.concatenate([rows[:b] for (rows, _), b in zip(shares, base)])
+    else:
+        test = rng.permutation(n)[:n_test]
+    mask = np.zeros(n, dtype=bool)
+    mask[test] = True
+    return data.subset(~mask), data.subset(mask)
+
+
+def stratified_folds(y: Any, *, k: int = 5, seed: int | None = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``k`` (train indices, test indices) pairs; every row is tested exactly once and each
+    class is spread evenly over the folds (its shuffled rows dealt round-robin, continuing
+    from class to class so that fold sizes differ by at most one).
+
+    >>> [test.tolist() for _, test in stratified_folds(["a", "a", "b", "b"], k=2, seed=0)]
+    [[0, 2], [1, 3]]
+    """
+    _check_seed(seed)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+        raise ParameterError(f"k must be a whole number >= 2, got {k!r}")
+    labels = np.asarray(y.tolist() if hasattr(y, "tolist") else list(y), dtype=object)
+    n = len(labels)
+    if k > n:
+        raise ParameterError(f"cannot make {k} folds from {n} rows")
+    rng = np.random.default_rng(seed)
+    fold_of = np.empty(n, dtype=np.int64)
+    start = 0
+    groups: dict[Any, list[int]] = {}
+    for i, v in enumerate(labels.tolist()):
+        groups.setdefault(v, []).append(i)
+    for key in sorted(groups, key=lambda v: (type(v).__name__, v)):
+        rows = rng.permutation(np.asarray(groups[key]))
+        fold_of[rows] = (start + np.arange(len(rows))) % k
+        start = (start + len(rows)) % k
+    everything = np.arange(n)
+    return [(everything[fold_of != f], everything[fold_of == f]) for f in range(k)]
+
+
+@attrs.frozen(eq=False)
+class CrossValidation:
+    """The outcome of :func:`cross_validate`: one score per fold, every row's out-of-fold
+    prediction, and the models fitted on each fold."""
+
+    scores: tuple[float, ...]
+    predictions: np.ndarray
+    models: tuple[Any, ...]
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.scores))
+
+    @property
+    def std(self) -> float:
+        return float(np.std(self.scores))
+
+
+def cross_validate(
+    fit: Callable[[Dataset], Any],
+    X: Any,
+    y: Any = None,
+    *,
+    k: int = 5,
+    seed: int | None = 0,
+    score: Callable[[Any, Any], float] = accuracy,
+) -> CrossValidation:
+    """Stratified k-fold cross-validation of any ``fit(train: Dataset) -> model`` whose model
+    has ``predict``: a preset, a ``functools.partial`` of :func:`~puretree.grow.grow` with your
+    own criterion, or a function that grows and then prunes. Each fold's model is scored by
+    ``score(true labels, predictions)`` on the rows it never saw.
+
+    >>> from functools import partial
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> cv = cross_validate(partial(id3, max_depth=1), load_playtennis(), k=3, seed=0)
+    >>> len(cv.scores), len(cv.predictions)
+    (3, 14)
+    """
+    if not callable(fit):
+        raise ParameterError(f"fit must be callable, got {fit!r}")
+    data = _dataset(X, y)
+    truth = data.labels()
+    predictions = np.empty(data.n_rows, dtype=object)
+    scores, models = [], []
+    for train, test in stratified_folds(data.y, k=k, seed=seed):
+        model = fit(data.subset(train))
+        held = data.subset(test)
+        guess = np.asarray(model.predict(held), dtype=object)
+        predictions[test] = guess
+        scores.append(float(score(truth[test].tolist(), guess.tolist())))
+        models.append(model)
+    return CrossValidation(tuple(scores), predictions, tuple(models))

@@ -1,0 +1,317 @@
+"""IF-THEN rules: a tree as a rule list, rule post-pruning, and rule lists that predict.
+
+:func:`to_rules` turns each leaf into one rule: the tests on its path, with redundant ones
+merged (``x <= 3`` and ``x <= 5`` is ``x <= 3``; ``x in {a, b}`` then ``x in {b, c}`` is
+``x = b``), its class and the training rows it covers. :func:`prune_rules` is the seeds' rule
+post-pruning: drop each precondition whose removal does not lower the rule's estimated
+accuracy (on a validation set, or pessimistically on the training set), then sort the rules
+by estimated accuracy and end with a default class.
+
+A :class:`RuleList` is a frozen value. It predicts like a tree: the first rule whose
+conditions all hold gives the class, and a row no rule covers gets the default class. A
+condition on a missing value (NaN) or on a category never seen in training does not hold:
+such a row falls through to a later rule or to the default (a tree would instead follow its
+missing-value strategy, or stop at the split). For every other row, ``to_rules(tree)``
+predicts exactly the tree's class.
+
+>>> from puretree.datasets import load_playtennis
+>>> from puretree.grow import id3
+>>> rules = to_rules(id3(load_playtennis()))
+>>> print(rules)
+IF outlook = overcast THEN yes  [4/4]
+IF outlook = rain AND wind = strong THEN no  [2/2]
+IF outlook = rain AND wind = weak THEN yes  [3/3]
+IF outlook = sunny AND humidity = high THEN no  [3/3]
+IF outlook = sunny AND humidity = normal THEN yes  [2/2]
+ELSE yes
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .data import encode_features, labels_array
+from .errors import ParameterError
+from .nodes import CategoricalSplit, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
+from .prune import _check_cf, c45_added_errors, validation_codes
+from .text import format_number
+
+__all__ = ["Condition", "Rule", "RuleList", "to_rules", "prune_rules", "ESTIMATES"]
+
+#: How :func:`prune_rules` estimates a rule's accuracy on the data it is given.
+ESTIMATES = ("accuracy", "pessimistic")
+
+
+@attrs.frozen
+class Condition:
+    """One precondition: ``feature <= value``, ``feature > value`` (numeric), or
+    ``feature in codes`` (categorical: ``value`` is a sorted tuple of category codes)."""
+
+    feature: int
+    op: str = attrs.field(validator=attrs.validators.in_(("<=", ">", "in")))
+    value: Any
+
+    def holds(self, X: np.ndarray) -> np.ndarray:
+        """Which rows of an encoded matrix satisfy the condition (NaN never does)."""
+        column = X[:, self.feature]
+        with np.errstate(invalid="ignore"):
+            if self.op == "<=":
+                return column <= self.value
+            if self.op == ">":
+                return column > self.value
+        return np.isin(column, np.asarray(self.value, dtype=np.float64))
+
+    def to_text(self, schema: Schema) -> str:
+        feature = schema.features[self.feature]
+        if self.op != "in":
+            return f"{feature.name} {self.op} {format_number(self.value)}"
+        names = [str(feature.categories[c]) for c in self.value]
+        return f"{feature.name} = {names[0]}" if len(names) == 1 else f"{feature.name} in {{{', '.join(names)}}}"
+
+
+def _weight_text(w: float) -> str:
+    return str(int(w)) if float(w).is_integer() else format_number(round(w, 3))
+
+
+@attrs.frozen
+class Rule:
+    """``IF conditions THEN classes[prediction]``. ``counts`` are the class weights of the rows
+    the rule covers in the data that last measured it (the training rows for
+    :func:`to_rules`, the pruning data after :func:`prune_rules`); ``estimate`` is the accuracy
+    estimate pruning used (None when the rule was never estimated, or covered no row)."""
+
+    conditions: tuple[Condition, ...] = attrs.field(converter=tuple)
+    prediction: int
+    counts: tuple[float, ...] = attrs.field(converter=lambda c: tuple(float(v) for v in c))
+    estimate: float | None = None
+
+    @property
+    def coverage(self) -> float:
+        """The weight of the rows the rule covers."""
+        return float(sum(self.counts))
+
+    @property
+    def correct(self) -> float:
+        return float(self.counts[self.prediction]) if self.counts else 0.0
+
+    @property
+    def accuracy(self) -> float:
+        """The fraction of covered rows of the predicted class (nan when it covers none)."""
+        return self.correct / self.coverage if self.coverage > 0 else float("nan")
+
+    def holds(self, X: np.ndarray) -> np.ndarray:
+        mask = np.ones(X.shape[0], dtype=bool)
+        for c in self.conditions:
+            mask &= c.holds(X)
+        return mask
+
+    def to_text(self, schema: Schema) -> str:
+        test = " AND ".join(c.to_text(schema) for c in self.conditions) or "TRUE"
+        return f"IF {test} THEN {schema.classes[self.prediction]}  [{_weight_text(self.correct)}/{_weight_text(self.coverage)}]"
+
+
+@attrs.frozen
+class RuleList:
+    """An ordered list of rules and a default class (an index into ``schema.classes``)."""
+
+    rules: tuple[Rule, ...] = attrs.field(converter=tuple)
+    default: int
+    schema: Schema
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def matches(self, X: Any) -> np.ndarray:
+        """Per row, the index of the first rule that covers it, or -1 (the default)."""
+        return self._first_rule(encode_features(self.schema, X))
+
+    def _first_rule(self, Xe: np.ndarray) -> np.ndarray:
+        first = np.full(Xe.shape[0], -1, dtype=np.int64)
+        for i, rule in enumerate(self.rules):
+            open_rows = first < 0
+            if not open_rows.any():
+                break
+            first[open_rows & rule.holds(Xe)] = i
+        return first
+
+    def predict_codes(self, X: Any) -> np.ndarray:
+        """Per row, the index of the predicted class."""
+        table = np.array([r.prediction for r in self.rules] + [self.default], dtype=np.int64)
+        return table[self.matches(X)]  # index -1 picks the last entry: the default
+
+    def predict(self, X: Any) -> Any:
+        """Predicted labels: one for a mapping, an array for a batch (as ``Tree.predict``)."""
+        codes = self.predict_codes(X)
+        if isinstance(X, Mapping):
+            return self.schema.classes[int(codes[0])]
+        return labels_array(self.schema.classes)[codes]
+
+    def to_text(self) -> str:
+        lines = [r.to_text(self.schema) for r in self.rules]
+        return "\n".join(lines + [f"ELSE {self.schema.classes[self.default]}"])
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+# -- tree to rules -----------------------------------------------------------------------
+
+
+def _merge(conditions: dict[tuple[int, str], Any], feature: int, op: str, value: Any) -> dict[tuple[int, str], Any]:
+    """Add a test to a path's conditions, keeping one (the tightest) per feature and kind."""
+    out = dict(conditions)  # insertion order: each feature keeps its first position on the path
+    key = (feature, op)
+    if key not in out:
+        out[key] = value
+    elif op == "<=":
+        out[key] = min(out[key], value)
+    elif op == ">":
+        out[key] = max(out[key], value)
+    else:
+        out[key] = tuple(c for c in out[key] if c in set(value))
+    return out
+
+
+def _branch_tests(node: Any, schema: Schema) -> list[tuple[str, Any]]:
+    match node:
+        case NumericSplit(threshold=t):
+            return [("<=", t), (">", t)]
+        case SubsetSplit(left_categories=left):
+            every = range(len(schema.features[node.feature].categories))
+            return [("in", tuple(left)), ("in", tuple(c for c in every if c not in set(left)))]
+        case CategoricalSplit():
+            return [("in", (c,)) for c in range(len(node.children))]
+    raise TypeError(f"not a split: {node!r}")
+
+
+def to_rules(tree: Tree) -> RuleList:
+    """One rule per leaf, in pre-order, with merged conditions; the default is the root's
+    majority. An empty leaf's rule predicts its nearest ancestor's majority and covers 0 rows.
+
+    >>> from puretree.datasets import load_temperature
+    >>> from puretree.grow import c45
+    >>> print(to_rules(c45(load_temperature())))
+    IF temperature <= 54 THEN no  [2/2]
+    IF temperature > 54 AND temperature <= 85 THEN yes  [3/3]
+    IF temperature > 85 THEN no  [1/1]
+    ELSE no
+    """
+    if tree.schema.is_regression:
+        raise ParameterError("rules need a classification tree; this is a regression tree")
+    schema = tree.schema
+    rules: list[Rule] = []
+    # An explicit stack: trees may be thousands of levels deep. Merging keeps each path's
+    # conditions to at most two per feature, so deep chains stay cheap.
+    stack: list[tuple[Any, dict[tuple[int, str], Any], tuple[float, ...]]] = [(tree.root, {}, tree.root.counts)]
+    while stack:
+        node, conditions, inherited = stack.pop()
+        own = node.counts if sum(node.counts) > 0 else inherited
+        if isinstance(node, Leaf):
+            conds = tuple(Condition(f, op, v) for (f, op), v in conditions.items())
+            rules.append(Rule(conds, int(np.argmax(own)), node.counts))
+            continue
+        for (op, value), child in reversed(list(zip(_branch_tests(node, schema), children(node)))):
+            stack.append((child, _merge(conditions, node.feature, op, value), own))
+    return RuleList(tuple(rules), int(np.argmax(tree.root.counts)), schema)
+
+
+# -- rule post-pruning -------------------------------------------------------------------
+
+
+def _estimate(counts: np.ndarray, prediction: int, how: str, cf: float) -> float | None:
+    n = float(counts.sum())
+    if n <= 0:
+        return None
+    errors = n - float(counts[prediction])
+    if how == "accuracy":
+        return 1.0 - errors / n
+    return 1.0 - (errors + c45_added_errors(n, errors, cf=cf)) / n
+
+
+def _class_counts(codes: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
+    """Class counts of the masked rows; the last slot counts labels the tree never saw."""
+    return np.bincount(np.where(codes[mask] >= 0, codes[mask], k), minlength=k + 1).astype(np.float64)
+
+
+def _prune_one(rule: Rule, holds: list[np.ndarray], codes: np.ndarray, k: int, how: str, cf: float) -> Rule:
+    keep = list(range(len(rule.conditions)))
+
+    def covered(indices: Sequence[int]) -> np.ndarray:
+        mask = np.ones(len(codes), dtype=bool)
+        for i in indices:
+            mask &= holds[i]
+        return mask
+
+    current = _estimate(_class_counts(codes, covered(keep), k), rule.prediction, how, cf)
+    # Greedy, as C4.5rules: drop the precondition whose removal gives the best estimate, as
+    # long as that estimate is not lower than the current one. A rule the data never
+    # reaches has no estimate and is left as it is.
+    while current is not None and keep:
+        trials = []
+        for position in range(len(keep)):
+            rest = keep[:position] + keep[position + 1 :]
+            trials.append(_estimate(_class_counts(codes, covered(rest), k), rule.prediction, how, cf))
+        best = max(range(len(trials)), key=lambda p: (trials[p], -p))  # ties: the first condition
+        if trials[best] < current - 1e-12:
+            break
+        current = trials[best]
+        del keep[best]
+    counts = _class_counts(codes, covered(keep), k)
+    return Rule(tuple(rule.conditions[i] for i in keep), rule.prediction, counts[:k], current)
+
+
+def prune_rules(rules: RuleList | Tree, X: Any, y: Any = None, *, estimate: str = "accuracy", cf: float = 0.25) -> RuleList:
+    """Rule post-pruning (seed 000 §5.2.2): prune each rule's preconditions, then sort.
+
+    ``X``/``y`` is the data that estimates a rule's accuracy: with ``estimate="accuracy"`` a
+    validation set (the fraction of covered rows of the rule's class); with
+    ``estimate="pessimistic"`` the training set, scored by C4.5's upper confidence limit at
+    ``cf`` (:func:`~puretree.prune.c45_added_errors`), which penalises rules that cover few
+    rows. A precondition is dropped while its removal does not lower the estimate (greedily,
+    best removal first). The rules are then sorted by estimated accuracy (ties: more covered
+    rows first, then the original order; rules the data never reached last), duplicates are
+    dropped, and the default class is the majority of the rows no rule covers (the original
+    default when every row is covered).
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> tree = id3(load_playtennis())
+    >>> data = load_playtennis()
+    >>> print(prune_rules(id3(data), data, estimate="pessimistic"))
+    IF outlook = overcast THEN yes  [4/4]
+    IF humidity = normal THEN yes  [6/7]
+    IF outlook = rain AND wind = weak THEN yes  [3/3]
+    IF outlook = sunny AND humidity = high THEN no  [3/3]
+    IF outlook = rain AND wind = strong THEN no  [2/2]
+    ELSE yes
+    """
+    if estimate not in ESTIMATES:
+        raise ParameterError(f"estimate must be one of {list(ESTIMATES)}, got {estimate!r}")
+    _check_cf(cf)
+    if isinstance(rules, Tree):
+        tree, rules = rules, to_rules(rules)
+    else:
+        tree = Tree(Leaf(tuple(1.0 if i == rules.default else 0.0 for i in range(len(rules.schema.classes)))), rules.schema)
+    Xe, codes = validation_codes(tree, X, y)
+    k = len(rules.schema.classes)
+    pruned = []
+    for rule in rules.rules:
+        holds = [c.holds(Xe) for c in rule.conditions]
+        pruned.append(_prune_one(rule, holds, codes, k, estimate, cf))
+    order = sorted(range(len(pruned)), key=lambda i: (pruned[i].estimate is None, -(pruned[i].estimate or 0.0), -pruned[i].coverage, i))
+    unique: list[Rule] = []
+    seen: set[tuple[Any, ...]] = set()
+    for i in order:
+        key = (pruned[i].conditions, pruned[i].prediction)
+        if key not in seen:
+            seen.add(key)
+            unique.append(pruned[i])
+    result = RuleList(tuple(unique), rules.default, rules.schema)
+    left = result._first_rule(Xe) < 0
+    left_counts = _class_counts(codes, left, k)[:k]
+    default = int(np.argmax(left_counts)) if left_counts.sum() > 0 else rules.default
+    return attrs.evolve(result, default=default)
