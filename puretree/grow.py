@@ -26,6 +26,27 @@ of it made with :func:`functools.partial`.
 parent's distribution. ``min_samples_split`` and ``min_samples_leaf`` count rows (as in
 scikit-learn), whatever their weights; the scores see the weights.
 
+**Missing values** (NaN in the encoded matrix) are handled as ``missing`` says, in training
+and at prediction alike (:data:`~puretree.nodes.MISSING_STRATEGIES`). Every split generator
+scores a feature on the rows where it is known and multiplies the score by the known
+fraction of the node's weight (C4.5's rule for gain). The chosen split then routes the rows
+whose value is missing: ``"distribute"`` (C4.5, the default of :func:`c45`) sends them down
+every branch with their weight multiplied by the branch's share of the known weight;
+``"majority"`` (the default of :func:`id3`, :func:`cart` and :func:`grow`) sends them down
+the heaviest branch; ``"error"`` refuses data with a missing value (:class:`DataError`).
+So each child's ``counts`` are the weight that reached it, and a child's share of its
+parent's weight is exactly the fraction prediction uses.
+
+**Weights**: ``sample_weight`` (one non-negative weight per row) and ``class_weight`` (a
+mapping from class label to weight, or ``"balanced"``: ``n_rows / (n_classes * rows of the
+class)``, as scikit-learn computes it) multiply into every statistic; a row of weight 0 is
+the same as no row.
+
+**Regression**: with ``task="regression"`` (or a regression :class:`Dataset`) the statistics
+are ``(weight, sum, sum of squares)``, the presets score splits by the decrease in
+:func:`~puretree.impurity.variance` and leaves predict the weighted mean. ``cart_regressor``
+is ``cart`` with ``task="regression"``.
+
 **Ties** are broken deterministically: the highest score wins, and scores within 1e-12
 (relative) of each other tie; among tied splits the lowest feature index wins, then the
 lowest threshold. Among tied classes (majority) the first class in sorted order wins.
@@ -45,14 +66,14 @@ outlook = sunny
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import attrs
 import numpy as np
 
-from .criteria import Score, resolve_score
+from .criteria import SCORES, Score, resolve_score
 from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
 from .fold import run
@@ -64,6 +85,10 @@ __all__ = [
     "id3",
     "c45",
     "cart",
+    "cart_regressor",
+    "ByTask",
+    "by_task",
+    "class_weights",
     "NodeData",
     "Candidate",
     "SplitGenerator",
@@ -79,6 +104,8 @@ __all__ = [
 TIE_TOLERANCE = 1e-12
 #: Largest number of floats a vectorised threshold search holds at once (memory bound).
 _CHUNK = 4_000_000
+#: The branch code of a row whose value at the split is missing.
+MISSING_BRANCH = -1
 #: Exact subset enumeration for more than two classes up to this many categories.
 MAX_EXACT_SUBSET_CATEGORIES = 12
 
@@ -107,8 +134,13 @@ class NodeData:
     def n_rows(self) -> int:
         return int(self.X.shape[0])
 
-    def restrict(self, rows: np.ndarray, *, drop: int | None = None) -> "NodeData":
-        """The node data of the rows selected by the boolean mask ``rows``."""
+    def restrict(self, rows: np.ndarray, *, drop: int | None = None, scale: np.ndarray | None = None) -> "NodeData":
+        """The node data of the rows selected by the boolean mask ``rows``.
+
+        ``scale`` (one factor per selected row) multiplies the selected rows' statistics:
+        the fractional weight of a row with a missing value sent down several branches.
+        The sorted orders stay sorted, since a mask keeps their relative order.
+        """
         n_child = int(rows.sum())
         new_position = np.cumsum(rows) - 1
         keep = rows[self.order]
@@ -116,7 +148,7 @@ class NodeData:
         return NodeData(
             X=self.X[rows],
             y=self.y[rows],
-            stats=self.stats[rows],
+            stats=self.stats[rows] if scale is None else self.stats[rows] * scale[:, None],
             order=new_position[self.order[keep]].reshape(q, n_child),
             values=self.values[keep].reshape(q, n_child),
             numeric=self.numeric,
@@ -151,6 +183,17 @@ def _weight_of(score: Any) -> Callable[[Any], np.ndarray]:
     return getattr(impurity, "weight_of", class_weight_of)
 
 
+def _stats_weight(stats: np.ndarray, regression: bool) -> np.ndarray:
+    """The weight held by statistics ``(..., k)``: column 0 (regression) or the class sum."""
+    return stats[..., 0] if regression else stats.sum(axis=-1)
+
+
+def _known_fraction(known: np.ndarray, parent: np.ndarray, regression: bool) -> np.ndarray:
+    """Share of the node's weight whose value is known (C4.5's factor F on the gain)."""
+    total = float(_stats_weight(parent, regression))
+    return _stats_weight(known, regression) / total if total > 0 else np.zeros(known.shape[:-1])
+
+
 def midpoint(a: float, b: float) -> float:
     """The threshold between consecutive distinct values ``a < b``: their midpoint, such that
     ``a <= t < b`` holds in float64 even for adjacent or huge floats.
@@ -181,20 +224,33 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     names = np.asarray(node.schema.feature_names)[node.numeric]
     regression = node.schema.is_regression
     chunk = max(1, _CHUNK // max(1, n * k * 2))
+    # NaN sorts last, so a feature has missing values here exactly when its last value is NaN.
+    incomplete = np.isnan(node.values[:, -1])
     best_scores, best_positions = [], []
     for start in range(0, q, chunk):
         order = node.order[start : start + chunk]
         values = node.values[start : start + chunk]
-        left = np.cumsum(node.stats[order], axis=1)[:, :-1]  # (c, n-1, k)
-        right = parent - left
+        sorted_stats = node.stats[order]  # (c, n, k)
+        left = np.cumsum(sorted_stats, axis=1)[:, :-1]  # (c, n-1, k)
+        n_known: Any = n
+        if incomplete[start : start + chunk].any():
+            # Score on the known rows only (they come first in the sorted order) ...
+            known = ~np.isnan(values)
+            n_known = known.sum(axis=1)[:, None]
+            base = np.einsum("cnk,cn->ck", sorted_stats, known)[:, None, :]  # (c, 1, k)
+        else:
+            base = parent
+        right = base - left
         if not regression:
             np.maximum(right, 0.0, out=right)  # float rounding of weighted counts
         children = np.stack((left, right), axis=-2)  # (c, n-1, 2, k)
-        s = np.broadcast_to(np.asarray(score(parent, children, names[start : start + chunk, None]), dtype=np.float64), left.shape[:2])
-        valid = values[:, :-1] < values[:, 1:]  # a threshold between distinct values only
+        s = np.broadcast_to(np.asarray(score(base, children, names[start : start + chunk, None]), dtype=np.float64), left.shape[:2])
+        if base is not parent:
+            s = s * _known_fraction(base, parent, regression)  # ... and scale by the known share
+        valid = values[:, :-1] < values[:, 1:]  # between distinct values only (False next to NaN)
         if min_samples_leaf > 1:
             n_left = np.arange(1, n)
-            valid &= (n_left >= min_samples_leaf) & (n - n_left >= min_samples_leaf)
+            valid &= (n_left >= min_samples_leaf) & (n_known - n_left >= min_samples_leaf)
         s = np.where(valid & ~np.isnan(s), s, -np.inf)
         row_best = s.max(axis=1)
         tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(row_best), row_best, 0.0)))
@@ -208,7 +264,8 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     pos = best_positions[i]
     j = int(node.numeric[i])
     threshold = midpoint(float(node.values[i, pos]), float(node.values[i, pos + 1]))
-    branch = (node.X[:, j] > threshold).astype(np.int64)
+    column = node.X[:, j]
+    branch = np.where(np.isnan(column), MISSING_BRANCH, column > threshold).astype(np.int64)
     return Candidate(float(scores[i]), j, "numeric", branch, _branch_stats(node.stats, branch, 2), threshold=threshold)
 
 
@@ -219,12 +276,29 @@ def _branch_stats(stats: np.ndarray, branch: np.ndarray, n_branches: int) -> np.
     return out
 
 
-def _category_stats(node: NodeData, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Codes of feature ``j`` for the node's rows, statistics per category, rows per category."""
-    codes = node.X[:, j].astype(np.int64)
+def _category_stats(node: NodeData, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Codes of feature ``j`` for the node's rows (``MISSING_BRANCH`` where missing),
+    statistics per category, rows per category, and the statistics of the known rows."""
+    column = node.X[:, j]
     m = len(node.schema.features[j].categories)
-    per = np.stack([np.bincount(codes, weights=node.stats[:, c], minlength=m) for c in range(node.stats.shape[1])], axis=-1)
-    return codes, per, np.bincount(codes, minlength=m)
+    known = ~np.isnan(column)
+    if known.all():
+        codes = column.astype(np.int64)
+        stats = node.stats
+    else:
+        codes = np.where(known, column, MISSING_BRANCH).astype(np.int64)
+        stats = node.stats[known]
+    present = codes[known] if not known.all() else codes
+    per = np.stack([np.bincount(present, weights=stats[:, c], minlength=m) for c in range(stats.shape[1])], axis=-1)
+    return codes, per, np.bincount(present, minlength=m), per.sum(axis=0)
+
+
+def _scaled_score(score: Score, parent: np.ndarray, known: np.ndarray, children: np.ndarray, name: Any, regression: bool) -> np.ndarray:
+    """``score`` of a split on the known rows, times their share of the node's weight."""
+    s = np.asarray(score(known, children, name), dtype=np.float64)
+    if np.array_equal(known, parent):
+        return s
+    return s * _known_fraction(known, parent, regression)
 
 
 def multiway_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
@@ -232,13 +306,13 @@ def multiway_splits(node: NodeData, *, score: Score, min_samples_leaf: float) ->
     parent = node.stats.sum(axis=0)
     found: list[tuple[float, int, np.ndarray, np.ndarray]] = []
     for j in node.categorical:
-        codes, per, rows = _category_stats(node, j)
+        codes, per, rows, known = _category_stats(node, j)
         present = rows > 0
         if present.sum() < 2:
             continue  # a "split" that sends every row one way separates nothing
         if (rows[present] < min_samples_leaf).any():
             continue
-        s = float(np.asarray(score(parent, per, np.asarray(node.schema.features[j].name))))
+        s = float(_scaled_score(score, parent, known, per, np.asarray(node.schema.features[j].name), node.schema.is_regression))
         if np.isfinite(s):
             found.append((s, j, codes, per))
     if not found:
@@ -262,7 +336,7 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
     regression = node.schema.is_regression
     found: list[tuple[float, int, tuple[int, ...], np.ndarray]] = []
     for j in node.categorical:
-        codes, per, rows = _category_stats(node, j)
+        codes, per, rows, known = _category_stats(node, j)
         present = np.flatnonzero(rows > 0)
         m = len(present)
         if m < 2:
@@ -273,7 +347,7 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
             if regression:
                 key = stats[:, 1] / w
             else:
-                cls = 1 if k == 2 else int(np.argmax(parent))
+                cls = 1 if k == 2 else int(np.argmax(known))
                 key = stats[:, cls] / np.maximum(w, 1e-300)
             ranked = np.lexsort((present, key))  # ties: by category code, deterministic
             prefix = np.tri(m - 1, m, dtype=bool)  # prefix i holds the first i+1 ranked categories
@@ -282,11 +356,11 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
         else:
             masks = _subset_masks(m)
         left = masks.astype(np.float64) @ stats  # (B, k)
-        right = parent - left
+        right = known - left
         if not regression:
             np.maximum(right, 0.0, out=right)
         children = np.stack((left, right), axis=-2)
-        s = np.broadcast_to(np.asarray(score(parent, children, np.asarray(node.schema.features[j].name)), dtype=np.float64), (len(masks),))
+        s = np.broadcast_to(_scaled_score(score, parent, known, children, np.asarray(node.schema.features[j].name), regression), (len(masks),))
         if min_samples_leaf > 1:
             n_left = masks.astype(np.int64) @ rows[present]
             n_right = int(rows.sum()) - n_left
@@ -300,8 +374,8 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
         return None
     i = _tie_first(np.array([f[0] for f in found]))
     s, j, left_codes, children = found[i]
-    codes = node.X[:, j].astype(np.int64)
-    branch = np.where(np.isin(codes, left_codes), 0, 1)
+    column = node.X[:, j]
+    branch = np.where(np.isnan(column), MISSING_BRANCH, np.where(np.isin(column, left_codes), 0, 1))
     return Candidate(s, j, "subset", branch, children, left_categories=left_codes)
 
 
@@ -314,6 +388,7 @@ class _Settings:
     min_samples_leaf: float
     min_gain: float | None
     accept: Callable[[np.ndarray, np.ndarray], bool] | None
+    missing: str = "majority"
 
 
 def _best_candidate(node: NodeData, cfg: _Settings) -> Candidate | None:
@@ -341,12 +416,13 @@ def _grow(node: NodeData, cfg: _Settings) -> Generator[Any, Node, Node]:
     cand = _best_candidate(node, cfg)
     if cand is None or (cfg.min_gain is not None and not cand.score > cfg.min_gain):
         return Leaf(counts)
-    if cfg.accept is not None and not cfg.accept(counts, cand.children):
+    masks, scales, routed = _route(node, cand, cfg.missing)
+    if cfg.accept is not None and not cfg.accept(counts, routed):
         return Leaf(counts)
     drop = cand.feature if cand.kind == "multiway" else None
     # Children's data are built before recursing and released one by one, so that a deep
     # tree holds the rows of one pending path, not of every ancestor.
-    pending = [node.restrict(cand.branch == b, drop=drop) if cand.children[b].any() else None for b in range(cand.n_branches)]
+    pending = [node.restrict(masks[b], drop=drop, scale=scales[b]) if masks[b].any() else None for b in range(cand.n_branches)]
     del node
     pending.reverse()
     kids: list[Node] = []
@@ -358,6 +434,35 @@ def _grow(node: NodeData, cfg: _Settings) -> Generator[Any, Node, Node]:
     if cand.kind == "subset":
         return SubsetSplit(cand.feature, cand.left_categories, kids[0], kids[1], counts)
     return CategoricalSplit(cand.feature, tuple(kids), counts)
+
+
+def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarray], list[np.ndarray | None], np.ndarray]:
+    """Which rows go down each branch, with what weight factor, and the branches' statistics.
+
+    Rows with a known value follow their branch. Rows whose value is missing
+    (``MISSING_BRANCH``) go down the heaviest branch ("majority") or down every branch
+    with a known weight, their weight multiplied by that branch's share ("distribute").
+    """
+    branch = cand.branch
+    absent = branch == MISSING_BRANCH
+    b_range = range(cand.n_branches)
+    if not absent.any():
+        return [branch == b for b in b_range], [None] * cand.n_branches, cand.children
+    regression = node.schema.is_regression
+    weights = _stats_weight(cand.children, regression)
+    if missing == "majority":
+        branch = np.where(absent, int(np.argmax(weights)), branch)
+        return [branch == b for b in b_range], [None] * cand.n_branches, _branch_stats(node.stats, branch, cand.n_branches)
+    if missing != "distribute":
+        raise DataError(f"column {node.schema.features[cand.feature].name!r}: missing value (the missing-value strategy is {missing!r})")
+    share = weights / weights.sum()
+    absent_stats = node.stats[absent].sum(axis=0)
+    masks, scales = [], []
+    for b in b_range:
+        mask = (branch == b) | (absent & (share[b] > 0))
+        masks.append(mask)
+        scales.append(np.where(absent[mask], share[b], 1.0))
+    return masks, scales, cand.children + share[:, None] * absent_stats
 
 
 def node_statistics(ds: Dataset, *, regression: bool | None = None) -> np.ndarray:
@@ -373,14 +478,15 @@ def node_statistics(ds: Dataset, *, regression: bool | None = None) -> np.ndarra
     return stats
 
 
-def _root_data(ds: Dataset) -> NodeData:
-    missing = np.argwhere(np.isnan(ds.X))
-    if len(missing):
-        r, c = missing[0]
-        raise DataError(f"row {int(r)}, column {ds.schema.features[c].name!r}: missing value (this learner does not accept missing values)")
+def _root_data(ds: Dataset, *, missing: str = "majority") -> NodeData:
+    if missing == "error":
+        absent = np.argwhere(np.isnan(ds.X))
+        if len(absent):
+            r, c = absent[0]
+            raise DataError(f"row {int(r)}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
     numeric = np.array([j for j, f in enumerate(ds.schema.features) if f.is_numeric], dtype=np.int64)
     columns = ds.X[:, numeric].T
-    order = np.argsort(columns, axis=1, kind="stable")
+    order = np.argsort(columns, axis=1, kind="stable")  # NaN (missing) sorts last
     return NodeData(
         X=ds.X,
         y=ds.y,
@@ -404,11 +510,104 @@ def _check_options(max_depth: Any, min_samples_split: Any, min_samples_leaf: Any
         raise ParameterError(f"min_gain must be None or a number, got {min_gain!r}")
 
 
+@attrs.frozen(repr=False)
+class ByTask:
+    """A score that depends on the task: ``classification`` for class labels, ``regression``
+    for numeric targets. The presets use it so that ``cart(X, y, task="regression")`` grows a
+    variance-reduction tree.
+
+    >>> by_task("gini", "variance")
+    by_task('gini', 'variance')
+    """
+
+    classification: Score | str
+    regression: Score | str
+
+    def for_task(self, regression: bool) -> Score | str:
+        return self.regression if regression else self.classification
+
+    def __repr__(self) -> str:
+        return f"by_task({self.classification!r}, {self.regression!r})"
+
+
+def by_task(classification: Score | str, regression: Score | str = "variance") -> ByTask:
+    """A :class:`ByTask` score: one for classification, one for regression."""
+    return ByTask(classification, regression)
+
+
+_REGRESSION_SCORE_NAMES = frozenset({"variance"})
+
+
+def _score_for(score: Score | str | ByTask, regression: bool) -> Score:
+    chosen = score.for_task(regression) if isinstance(score, ByTask) else score
+    if isinstance(chosen, str):
+        if regression and chosen not in _REGRESSION_SCORE_NAMES and chosen in SCORES:
+            raise ParameterError(f"the criterion {chosen!r} is for class labels; a regression tree needs 'variance' (or a score over (weight, sum, sum of squares))")
+        if not regression and chosen in _REGRESSION_SCORE_NAMES:
+            raise ParameterError(f"the criterion {chosen!r} is for numeric targets; this is a classification task")
+    return resolve_score(chosen)
+
+
+def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
+    """One weight per row from ``class_weight``: a mapping label -> weight (absent labels: 1)
+    or ``"balanced"``, ``n_rows / (n_classes * rows of the class)`` as in scikit-learn.
+
+    >>> from puretree.data import from_numpy
+    >>> ds = from_numpy(np.zeros((4, 1)), ["a", "a", "a", "b"])
+    >>> class_weights(ds, "balanced").tolist()
+    [0.6666666666666666, 0.6666666666666666, 0.6666666666666666, 2.0]
+    >>> class_weights(ds, {"b": 3}).tolist()
+    [1.0, 1.0, 1.0, 3.0]
+    """
+    if ds.schema.is_regression:
+        raise ParameterError("class_weight needs class labels; this is a regression task")
+    classes = ds.schema.classes
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ParameterError(f"class_weight must be a mapping or 'balanced', got {class_weight!r}")
+        rows = np.bincount(ds.y, minlength=len(classes)).astype(np.float64)
+        per_class = np.where(rows > 0, ds.n_rows / (np.count_nonzero(rows) * np.maximum(rows, 1.0)), 0.0)
+    elif isinstance(class_weight, Mapping):
+        per_class = np.ones(len(classes))
+        index = {c: i for i, c in enumerate(classes)}
+        for label, weight in class_weight.items():
+            if label not in index:
+                raise ParameterError(f"class_weight names the class {label!r}, which is not in the target; classes are {list(classes)}")
+            if isinstance(weight, bool) or not isinstance(weight, (int, float, np.integer, np.floating)) or not np.isfinite(weight) or weight < 0:
+                raise ParameterError(f"class_weight for {label!r} must be a finite number >= 0, got {weight!r}")
+            per_class[index[label]] = float(weight)
+    else:
+        raise ParameterError(f"class_weight must be a mapping or 'balanced', got {class_weight!r}")
+    return per_class[ds.y]
+
+
+def _prepare(X: Any, y: Any, sample_weight: Any, class_weight: Any, data_options: dict[str, Any]) -> Dataset:
+    """The dataset to learn from: checked, with class weights applied and zero-weight rows gone."""
+    ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
+    task = data_options.get("task")
+    if task is not None and ds.schema.task != task:
+        raise ParameterError(f"task={task!r}, but the dataset given is for {ds.schema.task}")
+    if ds.y is None:
+        raise DataError("no target: pass y, or a dataset read with target=...")
+    if ds.n_rows == 0:
+        raise DataError("no rows to learn from")
+    if class_weight is not None:
+        base = np.ones(ds.n_rows) if ds.sample_weight is None else ds.sample_weight
+        ds = attrs.evolve(ds, sample_weight=base * class_weights(ds, class_weight))
+    if ds.sample_weight is not None:
+        keep = ds.sample_weight > 0
+        if not keep.any():
+            raise DataError("every sample weight is zero")
+        if not keep.all():
+            ds = ds.subset(keep)  # weight 0 is the same as leaving the row out
+    return ds
+
+
 def grow(
     X: Any,
     y: Any = None,
     *,
-    score: Score | str = "information_gain",
+    score: Score | str | ByTask = ByTask("information_gain", "variance"),
     splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits),
     max_depth: int | None = None,
     min_samples_split: float = 2,
@@ -416,6 +615,7 @@ def grow(
     min_gain: float | None = None,
     accept: Callable[[np.ndarray, np.ndarray], bool] | None = None,
     sample_weight: Any = None,
+    class_weight: Any = None,
     missing: str = "majority",
     **data_options: Any,
 ) -> Tree:
@@ -423,32 +623,32 @@ def grow(
 
     ``X`` is a numpy array, a pandas DataFrame, a sequence of mappings or a
     :class:`~puretree.data.Dataset`; ``y`` the labels (not needed for a Dataset). Other
-    keyword options (``feature_names``, ``categorical``, ``target``) describe the data.
-    ``accept(parent_counts, children_counts)`` may veto a split (e.g. a significance test).
-    ``missing`` is the tree's missing-value strategy at prediction
-    (:data:`~puretree.nodes.MISSING_STRATEGIES`). The input is never modified.
+    keyword options (``feature_names``, ``categorical``, ``target``, ``task``) describe the
+    data. ``accept(parent_counts, children_counts)`` may veto a split (e.g. a significance
+    test). ``sample_weight`` and ``class_weight`` weigh rows; ``missing`` is the
+    missing-value strategy (:data:`~puretree.nodes.MISSING_STRATEGIES`), used in training
+    and stored in the tree for prediction. The input is never modified.
+
+    >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
+    ...             max_depth=1, missing="distribute")
+    >>> print(tree.to_text())
+    x0 <= 2.5: 16 (2.667)
+    x0 > 2.5: 30.25 (1.333)
     """
     _check_options(max_depth, min_samples_split, min_samples_leaf, min_gain)
     if missing not in MISSING_STRATEGIES:
         raise ParameterError(f"missing must be one of {list(MISSING_STRATEGIES)}, got {missing!r}")
-    ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
-    if ds.y is None:
-        raise DataError("no target: pass y, or a dataset read with target=...")
-    if ds.n_rows == 0:
-        raise DataError("no rows to learn from")
-    if ds.sample_weight is not None:
-        keep = ds.sample_weight > 0
-        if not keep.any():
-            raise DataError("every sample weight is zero")
-        if not keep.all():
-            ds = ds.subset(keep)  # weight 0 is the same as leaving the row out
-    cfg = _Settings(resolve_score(score), tuple(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, accept)
-    root = run(_grow(_root_data(ds), cfg))
+    ds = _prepare(X, y, sample_weight, class_weight, data_options)
+    chosen = _score_for(score, ds.schema.is_regression)
+    cfg = _Settings(chosen, tuple(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, accept, missing)
+    root = run(_grow(_root_data(ds, missing=missing), cfg))
     return Tree(root, ds.schema, missing)
 
 
-def attribute_scores(X: Any, y: Any = None, *, score: Score | str = "information_gain", splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits), **data_options: Any) -> dict[str, float]:
+def attribute_scores(X: Any, y: Any = None, *, score: Score | str | ByTask = ByTask("information_gain", "variance"), splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits), **data_options: Any) -> dict[str, float]:
     """The best score of each feature at the root (what ``grow`` compares to pick the root).
+
+    A feature with missing values has its score scaled by its known fraction, as in ``grow``.
 
     >>> from puretree.datasets import load_playtennis
     >>> {k: round(v, 3) for k, v in attribute_scores(load_playtennis()).items()}
@@ -456,7 +656,7 @@ def attribute_scores(X: Any, y: Any = None, *, score: Score | str = "information
     """
     ds = as_dataset(X, y, **data_options)
     root = _root_data(ds)
-    cfg_score = resolve_score(score)
+    cfg_score = _score_for(score, ds.schema.is_regression)
     out: dict[str, float] = {}
     for j, f in enumerate(ds.schema.features):
         if f.is_numeric:
@@ -479,21 +679,32 @@ def _preset(name: str, doc: str, **defaults: Any) -> Callable[..., Tree]:
 id3 = _preset(
     "id3",
     "ID3: information gain, one branch per category, a used categorical attribute not reused below.\n"
-    "Numeric attributes are split at midpoint thresholds scored by information gain.",
-    score="information_gain",
+    "Numeric attributes are split at midpoint thresholds scored by information gain.\n"
+    "A missing value goes down the heaviest branch (missing='majority'); regression scores variance.",
+    score=ByTask("information_gain", "variance"),
     splitters=(threshold_splits, multiway_splits),
 )
 c45 = _preset(
     "c45",
     "C4.5: gain ratio, one branch per category, midpoint thresholds on numeric attributes;\n"
-    "a missing value at prediction follows every branch, weighted by the branches' training weights.",
-    score="gain_ratio",
+    "a missing value (in training and at prediction) follows every branch, weighted by the branches'\n"
+    "training weights; the gain of a feature is scaled by its known fraction. Regression scores variance.",
+    score=ByTask("gain_ratio", "variance"),
     splitters=(threshold_splits, multiway_splits),
     missing="distribute",
 )
 cart = _preset(
     "cart",
-    "CART: Gini impurity decrease, binary splits: thresholds on numeric, subsets on categorical attributes.",
-    score="gini",
+    "CART: Gini impurity decrease, binary splits: thresholds on numeric, subsets on categorical attributes.\n"
+    "With task='regression' (or a regression dataset): variance decrease, leaves predict the weighted mean.\n"
+    "A missing value goes down the heaviest branch (missing='majority'; CART's surrogate splits are not built).",
+    score=ByTask("gini", "variance"),
     splitters=(threshold_splits, subset_splits),
+)
+cart_regressor = _preset(
+    "cart_regressor",
+    "CART regression tree (scikit-learn's DecisionTreeRegressor): cart with task='regression'.",
+    score=ByTask("gini", "variance"),
+    splitters=(threshold_splits, subset_splits),
+    task="regression",
 )
