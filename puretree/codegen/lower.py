@@ -1,0 +1,383 @@
+"""``lower(tree, target, options)``: a tree as a plain render model for the code templates.
+
+The model holds only dicts, lists, ints, bools and **already formatted literals** (strings); no
+node ever reaches a template. Everything a template needs to decide exactly as
+:func:`puretree.predict.predict` does is computed here, once:
+
+- **Outcomes.** Every place a row can end (a leaf, or a categorical split it cannot pass
+  because its category was never seen) answers with that node's distribution as the model
+  computes it (an empty leaf borrows its nearest ancestor's). Identical answers are stored
+  once; ``outcome_class`` is the first most probable class (ties: the first class).
+- **Thresholds in the feature type.** For ``double`` (and Python) the model's threshold is
+  printed exactly. For ``float`` it becomes the largest float32 ``t'`` with ``t' <= t``, so
+  ``x <= t'`` in float32 decides as ``(double) x <= t`` for every float32 ``x``. For integer
+  types it becomes ``floor(t)`` (``x <= floor(t)`` iff ``x <= t`` for integer ``x``), clamped
+  to the type's range (an always-true comparison is emitted as such, never as a warning).
+- **Two shapes of the same tree.** ``lines``: the nested if/else form, as a flat list of
+  indented statements (built with an explicit stack, so any depth lowers); ``table``: the
+  internal nodes as parallel arrays, children as references (``ref < n_internal``: an internal
+  node; otherwise outcome ``ref - n_internal``), for the table-driven loop and for the
+  "distribute" missing-value walk (``spread``), which visits branches level by level in the
+  same order as the model adds them up, so even the floating-point sums are identical.
+
+>>> from puretree.datasets import load_playtennis
+>>> from puretree.grow import id3
+>>> model = lower(id3(load_playtennis()), "c-table", {"name": "tennis"})
+>>> model["table"]["n_internal"], len(model["outcomes"]), model["index_type"], model["depth"]
+(3, 5, 'uint8_t', 2)
+>>> model["lines"][0]
+{'depth': 0, 'op': 'if', 'test': {'kind': 'codes', 'feature': 0, 'codes': [0], 'or_missing': True, 'n': 3}}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import CodegenError
+from ..nodes import Tree
+from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT, _normalised, flatten
+from . import literals as lit
+
+__all__ = ["TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "C_NESTING_LIMIT", "lower", "check_options"]
+
+#: Built-in targets and the language whose literals they use.
+TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
+LANGUAGES = ("python", "c", "javascript")
+FEATURE_TYPES = tuple(lit.C_TYPES)
+#: Unsigned index types, smallest first, with their largest value.
+INDEX_TYPES = {"uint8_t": 2**8 - 1, "uint16_t": 2**16 - 1, "uint32_t": 2**32 - 1}
+#: The deepest tree the Python target writes as nested if/else; deeper trees use the flat form.
+#: CPython refuses more than 100 indentation levels; each tree level adds one.
+PYTHON_NESTING_LIMIT = 60
+#: C99 (5.2.4.1) promises 127 nested blocks; deeper trees need the table-driven form.
+C_NESTING_LIMIT = 120
+
+_DEFAULTS: dict[str, Any] = {
+    "name": "tree",
+    "feature_type": "double",
+    "proba": True,
+    "form": "auto",
+    "index_type": "auto",
+    "language": None,
+}
+
+
+def check_options(target: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Options with defaults filled in, checked; a bad one raises :class:`CodegenError`.
+
+    >>> check_options("c", {"name": "2bad"})
+    Traceback (most recent call last):
+    ...
+    puretree.errors.CodegenError: invalid name '2bad': use an ASCII letter followed by letters, digits or single underscores (at most 31 characters, not a keyword)
+    """
+    unknown = set(options or {}) - set(_DEFAULTS)
+    if unknown:
+        raise CodegenError(f"unknown code generation option(s) {sorted(unknown)}; known: {sorted(_DEFAULTS)}")
+    opts = {**_DEFAULTS, **(options or {})}
+    name = opts["name"]
+    if not isinstance(name, str) or not lit.c_identifier_ok(name):
+        raise CodegenError(f"invalid name {name!r}: use an ASCII letter followed by letters, digits or single underscores (at most 31 characters, not a keyword)")
+    ftype = {"int16_t": "int16", "int32_t": "int32"}.get(opts["feature_type"], opts["feature_type"])
+    if ftype not in lit.C_TYPES:
+        raise CodegenError(f"unknown feature type {opts['feature_type']!r}; choose one of {list(FEATURE_TYPES)}")
+    opts["feature_type"] = ftype
+    if opts["index_type"] != "auto" and opts["index_type"] not in INDEX_TYPES:
+        raise CodegenError(f"unknown index type {opts['index_type']!r}; choose auto or one of {list(INDEX_TYPES)}")
+    if opts["form"] not in ("auto", "nested", "table"):
+        raise CodegenError(f"unknown form {opts['form']!r}; choose auto, nested or table")
+    language = opts["language"] or TARGET_LANGUAGES.get(target)
+    if language is None:
+        raise CodegenError(f"target {target!r} is not built in: say which language its literals use (language=python|c|javascript)")
+    if language not in LANGUAGES:
+        raise CodegenError(f"unknown language {language!r}; choose one of {list(LANGUAGES)}")
+    opts["language"] = language
+    if not isinstance(opts["proba"], bool):
+        raise CodegenError(f"proba must be True or False, got {opts['proba']!r}")
+    return opts
+
+
+# -- literals per language ---------------------------------------------------------------
+
+
+def _string(language: str, text: str) -> str:
+    return {"python": lit.py_string, "c": lit.c_string, "javascript": lit.js_string}[language](text)
+
+
+def _double(language: str, value: float) -> str:
+    return {"python": lit.py_float, "c": lit.c_double, "javascript": lit.js_float}[language](value)
+
+
+def _label_text(label: Any) -> str:
+    return lit.py_float(label) if isinstance(label, float) else str(label)
+
+
+def _value_literal(language: str, value: Any) -> str:
+    """A class label or category value as a literal of its own type (Python), or as text."""
+    if language != "python":
+        return _string(language, _label_text(value))
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return lit.py_float(value)
+    return lit.py_string(str(value))
+
+
+# -- thresholds ---------------------------------------------------------------------------
+
+
+def _threshold(t: float, language: str, ftype: str) -> tuple[str, bool]:
+    """``(literal, always_true)``: the threshold to compare with ``<=`` in the feature type."""
+    if language != "c" or ftype == "double":
+        return _double(language, t), False
+    if ftype == "float":
+        return lit.c_float(lit.float32_floor(t)), False
+    lo, hi = lit.C_TYPES[ftype][1]
+    ctype = lit.C_TYPES[ftype][0]
+    floor = math.floor(t)
+    if floor >= hi:
+        return lit.c_int(hi, ctype), True
+    return lit.c_int(max(floor, lo), ctype), False
+
+
+def _smallest_type(largest: int, forced: str, what: str) -> str:
+    if forced != "auto":
+        if largest > INDEX_TYPES[forced]:
+            raise CodegenError(f"this tree is too large for index type {forced}: {what} reach {largest} (at most {INDEX_TYPES[forced]}); choose a wider index type")
+        return forced
+    for ctype, top in INDEX_TYPES.items():
+        if largest <= top:
+            return ctype
+    raise CodegenError(f"this tree is too large for generated code: {what} reach {largest}")
+
+
+# -- the model ------------------------------------------------------------------------------
+
+
+def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The render model of ``tree`` for ``target`` (see the module docs); nothing is mutated."""
+    opts = check_options(target, options)
+    language, ftype, name = opts["language"], opts["feature_type"], opts["name"]
+    schema = tree.schema
+    flat = flatten(tree)
+    regression = schema.is_regression
+    distribute = tree.missing == "distribute"
+    n = flat.n_nodes
+    per_node = _normalised(flat)
+    internal = np.flatnonzero(flat.kind != LEAF)
+    n_internal = len(internal)
+    internal_index = {int(node): i for i, node in enumerate(internal)}
+
+    # Outcomes: distinct answers of the nodes where a row can end.
+    keep_distribution = regression or opts["proba"] or distribute
+    outcomes: list[dict[str, Any]] = []
+    outcome_of: dict[int, int] = {}
+    seen: dict[Any, int] = {}
+    for node in range(n):
+        if flat.kind[node] not in (LEAF, MULTIWAY_SPLIT, SUBSET_SPLIT):
+            continue
+        row = per_node[node]
+        cls = 0 if regression else int(np.argmax(row))
+        key = tuple(row.tolist()) if keep_distribution else cls
+        if key not in seen:
+            seen[key] = len(outcomes)
+            outcomes.append({
+                "class_index": cls,
+                "proba": [_double(language, v) for v in row.tolist()] if not regression else [],
+                "value": _double(language, float(row[0])) if regression else "",
+            })
+        outcome_of[node] = seen[key]
+
+    def ref(node: int) -> int:
+        return internal_index[node] if node in internal_index else n_internal + outcome_of[node]
+
+    features, classes = _names(schema, language, name)
+    heavy_left = {}
+    rows = {"feature": [], "threshold": [], "left": [], "right": [], "always": []}
+    cat_table: list[int] = []
+    spread_offset, spread_child, spread_fraction = [0], [], []
+    used_categorical = False
+    for node in internal.tolist():
+        kind, j = int(flat.kind[node]), int(flat.feature[node])
+        kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]].tolist()
+        heavy = int(flat.heavy[node])
+        if kind == NUMERIC_SPLIT:
+            literal, always = _threshold(float(flat.threshold[node]), language, ftype)
+            left, right = ref(int(flat.left[node])), ref(int(flat.right[node]))
+            heavy_left[node] = heavy == int(flat.left[node])
+        else:
+            used_categorical = True
+            literal, always = _threshold(0.0, language, ftype)
+            m = int(flat.n_categories[node])
+            entries = flat.table[flat.offset[node]: flat.offset[node] + m].tolist()
+            if kind == SUBSET_SPLIT:
+                entries = [int(flat.left[node]) if e == 1 else int(flat.right[node]) for e in entries]
+            left, right = len(cat_table), ref(heavy)
+            cat_table.extend(ref(e) for e in entries)
+            cat_table.append(n_internal + outcome_of[node])  # where an unseen category ends
+            heavy_left[node] = False
+        code = (j << 1) | int(heavy_left[node]) if tree.missing == "majority" else j
+        rows["feature"].append(code)
+        rows["threshold"].append(literal)
+        rows["always"].append(always)
+        rows["left"].append(left)
+        rows["right"].append(right)
+        spread_child.extend(ref(k) for k in kids)
+        spread_fraction.extend(_double(language, float(flat.fraction[k])) for k in kids)
+        spread_offset.append(len(spread_child))
+
+    largest_ref = max([n_internal + len(outcomes)] + rows["left"] + rows["right"] + cat_table + ([len(spread_child)] if distribute else []))
+    index_type = _smallest_type(largest_ref, opts["index_type"], "node references")
+    feature_code_type = _smallest_type(max(rows["feature"], default=0) + 1, "auto", "feature codes")
+    class_type = _smallest_type(max(len(schema.classes), 1), "auto", "class indices")
+    count_type = _smallest_type(max([len(f.categories) for f in schema.features] + [1]), "auto", "category counts")
+    depth = int(flat.depth.max())
+    width = int(np.bincount(flat.depth).max())
+
+    form = opts["form"]
+    if form == "auto":
+        form = "table" if target == "c-table" else ("nested" if target != "python" or depth <= PYTHON_NESTING_LIMIT else "table")
+    if form == "nested" and language == "python" and depth > PYTHON_NESTING_LIMIT:
+        raise CodegenError(f"this tree is {depth} levels deep; nested Python allows at most {PYTHON_NESTING_LIMIT} (use form='table')")
+    if form == "nested" and language == "c" and depth > C_NESTING_LIMIT:
+        raise CodegenError(f"this tree is {depth} levels deep; nested C is limited to {C_NESTING_LIMIT} levels (C99 guarantees 127 nested blocks): use the c-table target")
+
+    ref_size = int(index_type[4:-2]) // 8
+    stack_bytes = 32 + (2 * width * (ref_size + 8) + 8 * max(1, len(schema.classes)) if distribute else 0)
+    ctype, int_range = lit.C_TYPES[ftype]
+    return {
+        "name": name,
+        "target": target,
+        "language": language,
+        "form": form,
+        "task": schema.task,
+        "regression": regression,
+        "missing": tree.missing,
+        "proba": bool(opts["proba"]) and not regression,
+        "feature_type": ftype,
+        "ctype": ctype,
+        "integer_features": int_range is not None,
+        "missing_sentinel": lit.c_int(int_range[0], ctype) if int_range else "NAN",
+        "int_max": lit.c_int(int_range[1], ctype) if int_range else "",
+        "index_type": index_type,
+        "feature_code_type": feature_code_type,
+        "class_type": class_type,
+        "count_type": count_type,
+        "depth": depth,
+        "width": width,
+        "max_stack_bytes": stack_bytes,
+        "n_features": schema.n_features,
+        "features": features,
+        "has_categorical": used_categorical,
+        "classes": classes,
+        "n_classes": len(schema.classes),
+        "target_name": _string(language, schema.target),
+        "outcomes": outcomes,
+        "table": {
+            "n_internal": n_internal,
+            "feature": rows["feature"],
+            "threshold": rows["threshold"],
+            "left": rows["left"],
+            "right": rows["right"],
+            "categories": cat_table,
+            "spread_offset": spread_offset if distribute else [],
+            "spread_child": spread_child if distribute else [],
+            "spread_fraction": spread_fraction if distribute else [],
+        },
+        "lines": _lines(flat, tree, internal_index, outcome_of, rows, features) if form == "nested" else [],
+    }
+
+
+def _names(schema: Any, language: str, name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Features and classes with their literals and their (globally distinct) C constants."""
+    big = name.upper()
+    reserved = {f"{big}_N_FEATURES", f"{big}_N_CLASSES", f"{big}_MISSING", f"{big}_H_INCLUDED", f"{big}_MAX_STACK_BYTES"}
+    feature_words = [f"{big}_F_{lit.word(f.name).upper()}" for f in schema.features]
+    category_words = [[f"{big}_{lit.word(f.name).upper()}_{lit.word(_label_text(c)).upper()}" for c in f.categories] for f in schema.features]
+    class_words = [f"{big}_CLASS_{lit.word(_label_text(c)).upper()}" for c in schema.classes]
+    flat_words = feature_words + [w for ws in category_words for w in ws] + class_words
+    idents = iter(lit.unique(flat_words, reserved=reserved))
+    feature_idents = [next(idents) for _ in feature_words]
+    category_idents = [[next(idents) for _ in ws] for ws in category_words]
+    class_idents = [next(idents) for _ in class_words]
+    features = [
+        {
+            "index": j,
+            "name": _string(language, feature.name),
+            "ident": feature_idents[j],
+            "categorical": not feature.is_numeric,
+            "n_categories": len(feature.categories),
+            "categories": [
+                {"code": c, "value": _value_literal(language, v), "name": _string(language, _label_text(v)), "ident": category_idents[j][c]}
+                for c, v in enumerate(feature.categories)
+            ],
+        }
+        for j, feature in enumerate(schema.features)
+    ]
+    classes = [
+        {"index": k, "value": _value_literal(language, c), "name": _string(language, _label_text(c)), "ident": class_idents[k]}
+        for k, c in enumerate(schema.classes)
+    ]
+    return features, classes
+
+
+def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: dict[int, int], rows: dict[str, list], features: list) -> list[dict[str, Any]]:
+    """The nested if/else form as indented statements, built with an explicit stack.
+
+    Under "majority" the heavy branch's test also admits a missing value; under "error" and
+    "distribute" a first test catches the missing value and the split's tests follow as ``elif``.
+    """
+    missing = tree.missing
+    out: list[dict[str, Any]] = []
+    stack: list[tuple[str, Any, int]] = [("node", 0, 0)]
+    while stack:
+        what, item, d = stack.pop()
+        if what == "line":
+            out.append({"depth": d, **item})
+            continue
+        node = item
+        kind = int(flat.kind[node])
+        if kind == LEAF:
+            out.append({"depth": d, "op": "result", "outcome": outcome_of[node]})
+            continue
+        i = internal_index[node]
+        j = int(flat.feature[node])
+        heavy = int(flat.heavy[node])
+        todo: list[tuple[str, Any, int]] = []
+        first = "if"
+        if missing != "majority":
+            todo.append(("line", {"op": "if", "test": {"kind": "missing", "feature": j}}, d))
+            todo.append(("line", {"op": "error", "feature": j} if missing == "error" else {"op": "spread", "node": i}, d + 1))
+            first = "elif"
+        majority = missing == "majority"
+        if kind == NUMERIC_SPLIT:
+            left, right = int(flat.left[node]), int(flat.right[node])
+            test = {"kind": "le", "feature": j, "threshold": rows["threshold"][i], "always": rows["always"][i],
+                    "or_missing": majority and heavy == left, "and_present": majority and heavy != left}
+            todo += [("line", {"op": first, "test": test}, d), ("node", left, d + 1), ("line", {"op": "else"}, d), ("node", right, d + 1)]
+        else:
+            m = int(flat.n_categories[node])
+            entries = flat.table[flat.offset[node]: flat.offset[node] + m].tolist()
+            if kind == MULTIWAY_SPLIT:
+                for c, child in enumerate(entries):
+                    test = {"kind": "codes", "feature": j, "codes": [c], "or_missing": majority and heavy == child, "n": m}
+                    todo += [("line", {"op": first, "test": test}, d), ("node", child, d + 1)]
+                    first = "elif"
+            else:
+                left, right = int(flat.left[node]), int(flat.right[node])
+                codes = [c for c, e in enumerate(entries) if e == 1]
+                todo += [
+                    ("line", {"op": first, "test": {"kind": "codes", "feature": j, "codes": codes, "or_missing": majority and heavy == left, "n": m}}, d),
+                    ("node", left, d + 1),
+                    ("line", {"op": "elif", "test": {"kind": "known", "feature": j, "n": m, "or_missing": majority and heavy == right}}, d),
+                    ("node", right, d + 1),
+                ]
+            todo += [("line", {"op": "else"}, d), ("line", {"op": "result", "outcome": outcome_of[node]}, d + 1)]
+        todo.append(("line", {"op": "end"}, d))
+        stack.extend(reversed(todo))
+    return out

@@ -1,0 +1,164 @@
+"""Rendering: the Jinja environment, template folders, ``generate`` and ``export``.
+
+A *target* is a folder of templates: ``codegen_templates/<target>/``. Every template whose
+file name does not start with ``_`` produces one file, named by replacing ``NAME`` in the
+template's name (``NAME.c.j2`` -> ``tree.c``); files starting with ``_`` are shared pieces
+to include. Extra template folders (``template_dirs``) are searched first, so a user can
+override one template of a built-in target or add a target of their own.
+
+>>> from puretree.datasets import load_playtennis
+>>> from puretree.grow import id3
+>>> files = generate(id3(load_playtennis()), "c", name="tennis")
+>>> sorted(files)
+['tennis.c', 'tennis.h']
+>>> "int tennis_predict(const double *features);" in files["tennis.h"]
+True
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from ..errors import CodegenError
+from ..nodes import Tree
+from .lower import lower
+
+__all__ = ["template_roots", "environment", "targets", "generate", "export"]
+
+
+def template_roots() -> list[Path]:
+    """The built-in template folders: inside the installed package, or the source checkout's."""
+    here = Path(__file__).resolve().parent
+    candidates = [here.parent / "codegen_templates", here.parent.parent / "codegen_templates"]
+    return [p for p in candidates if p.is_dir()][:1]
+
+
+def _user_roots(template_dirs: Iterable[str | os.PathLike[str]] | None) -> list[Path]:
+    roots = []
+    for d in template_dirs or ():
+        p = Path(d)
+        if not p.is_dir():
+            raise CodegenError(f"template folder {str(d)!r} does not exist")
+        roots.append(p)
+    return roots
+
+
+def environment(template_dirs: Iterable[str | os.PathLike[str]] | None = None) -> jinja2.Environment:
+    """The Jinja environment: user folders first, then the built-in templates.
+
+    ``StrictUndefined`` turns a misspelt name into an error instead of empty output;
+    ``autoescape`` is off because the output is code, and every user string arrives already
+    escaped for its language by :mod:`puretree.codegen.literals`.
+    """
+    roots = _user_roots(template_dirs) + template_roots()
+    if not roots:
+        raise CodegenError("the code templates are missing from this installation")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(r) for r in roots]),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["wrap"] = wrap
+    return env
+
+
+def wrap(values: Iterable[Any], per_line: int = 16, suffix: str = "", indent: str = "    ") -> str:
+    """Array items as text, ``per_line`` to a line, each followed by ``suffix`` (e.g. ``u``).
+
+    >>> print(wrap([1, 2, 3], 2, "u"))
+    1u, 2u,
+        3u
+    """
+    items = [f"{v}{suffix}" for v in values]
+    lines = [", ".join(items[i: i + per_line]) for i in range(0, len(items), per_line)]
+    return (",\n" + indent).join(lines)
+
+
+def targets(template_dirs: Iterable[str | os.PathLike[str]] | None = None) -> list[str]:
+    """The targets available: built-in ones and those in the extra template folders.
+
+    >>> targets()
+    ['c', 'c-table', 'python']
+    """
+    found = set()
+    for root in _user_roots(template_dirs) + template_roots():
+        found.update(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+    return sorted(found)
+
+
+def _outputs(env: jinja2.Environment, target: str) -> list[str]:
+    prefix = f"{target}/"
+    names = sorted(t for t in env.list_templates() if t.startswith(prefix) and "/" not in t[len(prefix):] and t.endswith(".j2") and not t[len(prefix):].startswith("_"))
+    if not names:
+        raise CodegenError(f"unknown target {target!r}; available: {targets_of(env)}")
+    return names
+
+
+def targets_of(env: jinja2.Environment) -> list[str]:
+    return sorted({t.split("/", 1)[0] for t in env.list_templates() if "/" in t})
+
+
+def generate(
+    tree: Tree,
+    target: str,
+    *,
+    name: str = "tree",
+    feature_type: str = "double",
+    proba: bool = True,
+    form: str = "auto",
+    index_type: str = "auto",
+    language: str | None = None,
+    template_dirs: Iterable[str | os.PathLike[str]] | None = None,
+) -> dict[str, str]:
+    """The generated files for ``tree`` as ``{file name: content}``; nothing is written.
+
+    ``target``: ``"python"``, ``"c"`` (nested if/else), ``"c-table"`` (node tables and one
+    loop) or a target from ``template_dirs``. ``feature_type`` (C): ``double``, ``float``,
+    ``int16`` or ``int32``. ``proba``: also generate ``predict_proba``. ``form`` (Python):
+    ``auto`` picks nested if/else when the tree is shallow enough, a table otherwise.
+    ``index_type`` (C): ``auto`` (the smallest that fits) or ``uint8_t``/``uint16_t``/``uint32_t``;
+    a tree too large for it raises :class:`~puretree.errors.CodegenError`.
+    """
+    env = environment(template_dirs)
+    outputs = _outputs(env, target)
+    model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language})
+    files = {}
+    for template in outputs:
+        filename = template.split("/", 1)[1][: -len(".j2")].replace("NAME", name)
+        try:
+            files[filename] = env.get_template(template).render(model=model, **model)
+        except jinja2.TemplateError as exc:
+            raise CodegenError(f"template {template!r} failed: {exc}") from exc
+    return files
+
+
+def export(
+    tree: Tree,
+    target: str,
+    *,
+    out_dir: str | os.PathLike[str],
+    name: str = "tree",
+    feature_type: str = "double",
+    template_dirs: Iterable[str | os.PathLike[str]] | None = None,
+    **options: Any,
+) -> list[Path]:
+    """Write the generated files into ``out_dir`` (created if needed); returns their paths."""
+    files = generate(tree, target, name=name, feature_type=feature_type, template_dirs=template_dirs, **options)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for filename, text in files.items():
+        path = out / filename
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
