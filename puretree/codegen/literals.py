@@ -7,8 +7,8 @@ escaped string literal) or through :func:`identifiers` (letters, digits and ``_`
 
 >>> py_float(0.1), c_double(0.1), c_float(float32_floor(0.1))
 ('0.1', '0.1', '0.099999994f')
->>> c_string('a"b\\\\c*/??/\\n')
-'"a\\\\"b\\\\\\\\c*\\\\/\\\\?\\\\?/\\\\n"'
+>>> print(c_string('say "hi" */ ??/'))
+"say \\"hi\\" \\052\\057 \\?\\?\\057"
 >>> identifiers(["if", "x y", "x_y", "1st", "é"], prefix="F")
 ['F_if', 'F_x_y', 'F_x_y_2', 'F_1st', 'F_e']
 """

@@ -25,8 +25,8 @@ node ever reaches a template. Everything a template needs to decide exactly as
 >>> model = lower(id3(load_playtennis()), "c-table", {"name": "tennis"})
 >>> model["table"]["n_internal"], len(model["outcomes"]), model["index_type"], model["depth"]
 (3, 5, 'uint8_t', 2)
->>> model["lines"][0]
-{'depth': 0, 'op': 'if', 'test': {'kind': 'codes', 'feature': 0, 'codes': [0], 'or_missing': True, 'n': 3}}
+>>> lower(id3(load_playtennis()), "c", {"name": "tennis"})["lines"][0]
+{'depth': 0, 'op': 'if', 'test': {'kind': 'codes', 'feature': 0, 'codes': [0], 'or_missing': False, 'n': 3}}
 """
 
 from __future__ import annotations
