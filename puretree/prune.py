@@ -41,7 +41,7 @@ import numpy as np
 from .data import Dataset, encode_features
 from .errors import DataError, ParameterError
 from .fold import iter_nodes, rewrite
-from .impurity import gini, variance
+from .impurity import variance
 from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children
 from .predict import LEAF, _descend, flatten
 
@@ -501,7 +501,15 @@ def _node_risk(tree: Tree) -> tuple[Any, np.ndarray]:
     if tree.schema.is_regression:
         weight, impurity = counts[:, 0], variance(counts)
     else:
-        weight, impurity = counts.sum(axis=1), gini(counts)
+        # Gini written as scikit-learn's criterion computes it, operation for operation, so
+        # that weakest links whose alphas tie in exact arithmetic are ordered the same way.
+        weight = counts[:, 0].copy()
+        squares = counts[:, 0] * counts[:, 0]
+        for c in range(1, counts.shape[1]):
+            weight += counts[:, c]
+            squares += counts[:, c] * counts[:, c]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            impurity = np.where(weight > 0, 1.0 - squares / (weight * weight), 0.0)
     total = weight[0]
     if total <= 0:
         raise DataError("the tree's root has zero weight: nothing to measure")
@@ -526,9 +534,12 @@ def cost_complexity_path(tree: Tree) -> CostComplexityPath:
     n = flat.n_nodes
     ids = np.arange(n)
     is_leaf = flat.kind == LEAF
-    branch = _accumulate(flat.parent, np.where(is_leaf, risk, 0.0))
     leaves = _accumulate(flat.parent, is_leaf.astype(np.int64))
     end = ids + _subtree_sizes(flat.parent)
+    # R(T_t) summed leaf by leaf in pre-order, as scikit-learn does: the same rounding gives
+    # the same choice between weakest links whose alphas tie in exact arithmetic.
+    leaf_risk = np.where(is_leaf, risk, 0.0)
+    branch = np.array([np.cumsum(leaf_risk[i : end[i]])[-1] for i in range(n)])
     candidate = ~is_leaf
     alphas, impurities, counts, pruned = [0.0], [float(branch[0])], [int(leaves[0])], []
     with np.errstate(divide="ignore", invalid="ignore"):
