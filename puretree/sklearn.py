@@ -1,0 +1,141 @@
+"""scikit-learn trees as puretree trees: ``from_sklearn(estimator)``.
+
+A fitted :class:`~sklearn.tree.DecisionTreeClassifier` or
+:class:`~sklearn.tree.DecisionTreeRegressor` becomes a :class:`~puretree.nodes.Tree` whose
+predictions are identical, so scikit-learn users get puretree's exact code generation,
+text, JSON and pruning. scikit-learn stays optional: it is imported by nobody but the caller.
+
+**Thresholds.** scikit-learn converts the features to float32 and sends a row left when
+``float32(x) <= t`` (``t`` a double). puretree compares float64 ``x <= v``. Each threshold
+becomes the largest double ``v`` such that, for every double ``x``,
+``x <= v`` exactly when ``float32(x) <= t`` (see :func:`float32_threshold`), so the two
+decide identically on every input, not only on float32 ones.
+
+**Counts.** Recent scikit-learn stores class *fractions* per node; puretree stores weighted
+class counts, rebuilt as ``fraction * weighted_n_node_samples``. Where that rescaling would
+change the first most probable class (two fractions one rounding step apart), the node keeps
+the fractions themselves, so predictions stay identical. Regression nodes keep the exact mean.
+
+**Missing values.** A scikit-learn tree trained on NaN learned a direction per split
+(``missing_go_to_left``); puretree's trees follow one strategy for all splits ("majority":
+the heavier branch), so predictions on rows *with NaN* may differ from scikit-learn's.
+
+>>> from sklearn.tree import DecisionTreeClassifier
+>>> import numpy as np
+>>> X = np.array([[0.1], [0.2], [0.3], [0.4]]); y = np.array([0, 0, 1, 1])
+>>> clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+>>> tree = from_sklearn(clf, feature_names=["x"])
+>>> tree.predict(X).tolist() == clf.predict(X).tolist()
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import ParameterError
+from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, NumericSplit, Schema, Tree
+
+__all__ = ["from_sklearn", "float32_threshold"]
+
+_F32_MAX = float(np.finfo(np.float32).max)
+# Half a float32 ulp at the top: values from FLT_MAX + 2**103 on round to infinity.
+_OVERFLOW = _F32_MAX + 2.0**103
+
+
+def float32_threshold(t: float) -> float:
+    """The largest double ``v`` with ``x <= v`` iff ``float32(x) <= t``, for every double ``x``.
+
+    ``float32(x)`` rounds to nearest (ties to even) and is monotonic, so the set of ``x``
+    with ``float32(x) <= t`` is ``x <= m`` or ``x < m`` for ``m`` the midpoint between ``u``
+    (the largest float32 ``<= t``) and the next float32 up; which one depends on which way
+    ``m`` itself rounds.
+
+    >>> v = float32_threshold(0.5)
+    >>> bool(np.float32(v) <= 0.5), bool(np.float32(np.nextafter(v, 1.0)) <= 0.5)
+    (True, False)
+    >>> float32_threshold(1e300) < _OVERFLOW <= float32_threshold(1e300) + 2.0**75
+    True
+    """
+    from .codegen.literals import float32_floor
+
+    u = float32_floor(t)
+    if np.isneginf(u):
+        m = -_OVERFLOW
+    elif float(u) == _F32_MAX:
+        m = _OVERFLOW
+    else:
+        m = (float(u) + float(np.nextafter(u, np.float32(np.inf)))) / 2.0
+    with np.errstate(over="ignore"):
+        if float(np.float32(m)) <= t:
+            return m
+    return float(np.nextafter(m, -np.inf))
+
+
+def _native(values: Any) -> tuple[Any, ...]:
+    return tuple(v.item() if isinstance(v, np.generic) else v for v in values)
+
+
+def _first_max(row: np.ndarray) -> int:
+    return int(np.argmax(row))
+
+
+def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, target: str = "target", missing: str = "majority") -> Tree:
+    """A puretree tree deciding exactly as the fitted scikit-learn decision tree ``estimator``.
+
+    Feature names come from ``feature_names``, else the estimator's ``feature_names_in_``,
+    else ``x0, x1, ...``. Class labels are the estimator's ``classes_``.
+    """
+    inner = getattr(estimator, "tree_", None)
+    if inner is None:
+        raise ParameterError(f"expected a fitted scikit-learn DecisionTreeClassifier or DecisionTreeRegressor, got {type(estimator).__name__}")
+    if inner.n_outputs != 1:
+        raise ParameterError(f"multi-output trees ({inner.n_outputs} outputs) are not supported")
+    regression = not hasattr(estimator, "classes_")
+    n_features = int(inner.n_features)
+    if feature_names is None:
+        names = getattr(estimator, "feature_names_in_", None)
+        feature_names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
+    if len(feature_names) != n_features:
+        raise ParameterError(f"{len(feature_names)} feature names for a tree of {n_features} features")
+    classes = () if regression else _native(estimator.classes_)
+    if not regression and list(classes) != sorted(classes):
+        raise ParameterError("the estimator's classes_ are not sorted")
+    schema = Schema(tuple(Feature(str(n)) for n in feature_names), classes, target=target, task=REGRESSION if regression else CLASSIFICATION)
+    left, right = inner.children_left, inner.children_right
+    value = inner.value[:, 0, :]
+    weight = inner.weighted_n_node_samples
+    counts = [_node_counts(value[i], float(weight[i]), float(inner.impurity[i]), regression) for i in range(inner.node_count)]
+    # Children before parents: node ids in reverse pre-order (scikit-learn numbers nodes depth first).
+    order, stack = [], [0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        if left[i] >= 0:
+            stack.extend((int(right[i]), int(left[i])))
+    built: dict[int, Any] = {}
+    for i in reversed(order):
+        if left[i] < 0:
+            built[i] = Leaf(counts[i])
+        else:
+            built[i] = NumericSplit(int(inner.feature[i]), float32_threshold(float(inner.threshold[i])), built.pop(int(left[i])), built.pop(int(right[i])), counts[i])
+    return Tree(built[0], schema, missing=missing)
+
+
+def _node_counts(row: np.ndarray, weight: float, impurity: float, regression: bool) -> tuple[float, ...]:
+    if regression:
+        mean = float(row[0])
+        # puretree's mean is sum / weight: keep it exact (a power-of-two weight always divides back).
+        w = weight if weight > 0 else 1.0
+        if (mean * w) / w != mean:
+            w = float(2.0 ** np.round(np.log2(w)))
+        return (w, mean * w, (impurity + mean * mean) * w)
+    total = float(row.sum())
+    fractions = row / total if total > 0 else row
+    scaled = fractions * weight if weight > 0 else fractions
+    if scaled.sum() > 0 and _first_max(scaled / scaled.sum()) != _first_max(row):
+        scaled = row
+    return tuple(float(v) for v in scaled)
