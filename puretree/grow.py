@@ -246,7 +246,8 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
         children = np.stack((left, right), axis=-2)  # (c, n-1, 2, k)
         s = np.broadcast_to(np.asarray(score(base, children, names[start : start + chunk, None]), dtype=np.float64), left.shape[:2])
         if base is not parent:
-            s = s * _known_fraction(base, parent, regression)  # ... and scale by the known share
+            with np.errstate(invalid="ignore"):  # -inf * 0 (a feature missing everywhere): NaN, dropped below
+                s = s * _known_fraction(base, parent, regression)  # ... and scale by the known share
         valid = values[:, :-1] < values[:, 1:]  # between distinct values only (False next to NaN)
         if min_samples_leaf > 1:
             n_left = np.arange(1, n)

@@ -13,7 +13,9 @@ from ..data import Dataset, encode_table, read_csv, read_csv_table
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy, confusion_matrix, format_confusion
 from ..grow import c45, cart, id3
+from ..importance import feature_importances, format_importances
 from ..io import load, save
+from ..nodes import MISSING_STRATEGIES
 from ..nodes import Tree
 from ..predict import predict, predict_proba
 from ..text import format_number, summary, to_text
@@ -62,6 +64,7 @@ def add_fit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-samples-split", type=non_negative_int, default=2, metavar="N")
     p.add_argument("--min-samples-leaf", type=positive_int, default=1, metavar="N")
     p.add_argument("--min-gain", type=finite_float, metavar="X", help="stop when the best score is not above X")
+    p.add_argument("--missing", choices=MISSING_STRATEGIES, help="missing values: heaviest branch, every branch weighted (C4.5), or refuse (default: the algorithm's)")
 
 
 def fit_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -74,6 +77,8 @@ def fit_options(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.criterion:
         options["score"] = args.criterion
+    if getattr(args, "missing", None):
+        options["missing"] = args.missing
     return options
 
 
@@ -95,6 +100,9 @@ def _show(args: argparse.Namespace) -> int:
     tree = load(args.model)
     print(to_text(tree))
     print(summary(tree))
+    if args.importances:
+        print("feature importances (total weighted impurity decrease, normalised):")
+        print(format_importances(feature_importances(tree)))
     return 0
 
 
@@ -166,6 +174,7 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("show", help="print a saved tree", description="Print a saved tree and a summary line.")
     p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("--importances", action="store_true", help="also print each feature's importance (Gini decrease; variance for regression)")
     p.set_defaults(func=_show)
 
     p = sub.add_parser("predict", help="predict the rows of a CSV file", description="Write one prediction per row as CSV to standard output.")
