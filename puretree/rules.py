@@ -188,6 +188,14 @@ def _branch_tests(node: Any, schema: Schema) -> list[tuple[str, Any]]:
     raise TypeError(f"not a split: {node!r}")
 
 
+def _reading_order(conditions: dict[tuple[int, str], Any]) -> Any:
+    """Features in the order the path first tests them; a lower bound before an upper one."""
+    first: dict[int, int] = {}
+    for feature, _ in conditions:
+        first.setdefault(feature, len(first))
+    return lambda item: (first[item[0][0]], item[0][1] == "<=")
+
+
 def to_rules(tree: Tree) -> RuleList:
     """One rule per leaf, in pre-order, with merged conditions; the default is the root's
     majority. An empty leaf's rule predicts its nearest ancestor's majority and covers 0 rows.
@@ -211,7 +219,7 @@ def to_rules(tree: Tree) -> RuleList:
         node, conditions, inherited = stack.pop()
         own = node.counts if sum(node.counts) > 0 else inherited
         if isinstance(node, Leaf):
-            conds = tuple(Condition(f, op, v) for (f, op), v in conditions.items())
+            conds = tuple(Condition(f, op, v) for (f, op), v in sorted(conditions.items(), key=_reading_order(conditions)))
             rules.append(Rule(conds, int(np.argmax(own)), node.counts))
             continue
         for (op, value), child in reversed(list(zip(_branch_tests(node, schema), children(node)))):
