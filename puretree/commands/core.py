@@ -11,7 +11,7 @@ import numpy as np
 
 from ..data import Dataset, encode_table, read_csv, read_csv_table
 from ..errors import DataError, ParameterError
-from ..evaluate import accuracy, confusion_matrix, format_confusion
+from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
 from ..io import load, save
@@ -36,6 +36,13 @@ def non_negative_int(text: str) -> int:
     return value
 
 
+def _folds(text: str) -> int:
+    value = non_negative_int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"expected a number of folds >= 2, got {text!r}")
+    return value
+
+
 def positive_int(text: str) -> int:
     value = non_negative_int(text)
     if value < 1:
@@ -53,9 +60,9 @@ def finite_float(text: str) -> float:
     return value
 
 
-def add_fit_options(p: argparse.ArgumentParser) -> None:
+def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) -> None:
     """The options that describe how to grow a tree (shared by fit and cross-validation)."""
-    p.add_argument("--target", required=True, metavar="COLUMN", help="the class column")
+    p.add_argument("--target", required=require_target, metavar="COLUMN", help="the class column")
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="c45", help="growth preset (default: c45)")
     p.add_argument("--criterion", choices=CRITERIA, help="override the preset's split criterion")
     p.add_argument("--categorical", nargs="+", default=(), metavar="COLUMN", help="treat these numeric-looking columns as categories")
@@ -143,7 +150,30 @@ def true_labels(tree: Tree, header: list[str], body: list[list[str]], source: st
     return [row[t].strip() for row in body]
 
 
+def _cross_validate(args: argparse.Namespace) -> int:
+    if args.data is not None:
+        raise ParameterError("with --cv give only DATA.csv (the trees are grown from it), not a model")
+    if args.target is None:
+        raise ParameterError("--cv needs --target COLUMN (and optionally --algorithm and other fit options)")
+    data = read_csv(args.model, target=args.target, categorical=args.categorical or None, ignore=args.ignore)
+    result = cross_validate(lambda part: fit_from_args(args, part), data, k=args.cv, seed=args.seed)
+    truth = [_label_text(v) for v in data.labels().tolist()]
+    guessed = [_label_text(v) for v in result.predictions.tolist()]
+    labels, matrix = confusion_matrix(truth, guessed, labels=[_label_text(c) for c in data.schema.classes])
+    print(f"{args.cv}-fold stratified cross-validation of {args.algorithm} on {data.n_rows} rows (seed {args.seed})")
+    print("fold accuracies: " + " ".join(f"{s:.4f}" for s in result.scores))
+    print(f"accuracy: {result.mean:.4f} +/- {result.std:.4f} (mean and standard deviation over folds)")
+    print(format_confusion(labels, matrix))
+    return 0
+
+
 def _evaluate(args: argparse.Namespace) -> int:
+    if args.cv is not None:
+        return _cross_validate(args)
+    if args.data is None:
+        raise ParameterError("evaluate needs MODEL.json DATA.csv, or DATA.csv --cv K --target COLUMN")
+    if args.target is not None:
+        raise ParameterError("--target and the fit options are for --cv; a saved model knows its target")
     tree = load(args.model)
     header, body = read_csv_table(args.data)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
@@ -183,7 +213,17 @@ def register(sub: Any) -> None:
     p.add_argument("--proba", action="store_true", help="add one probability column per class")
     p.set_defaults(func=_predict)
 
-    p = sub.add_parser("evaluate", help="accuracy and confusion matrix on a labelled CSV file", description="Measure a saved tree on a labelled CSV file.")
-    p.add_argument("model", metavar="MODEL.json")
-    p.add_argument("data", metavar="DATA.csv")
+    p = sub.add_parser(
+        "evaluate",
+        help="accuracy and confusion matrix on a labelled CSV file, or k-fold cross-validation",
+        description="Measure a saved tree on a labelled CSV file: `puretree evaluate MODEL.json DATA.csv`. "
+        "Or cross-validate growing a tree from a CSV file: `puretree evaluate DATA.csv --cv K --target COLUMN "
+        "[--algorithm ... and the other fit options]`: stratified K-fold (seeded by --seed), prints each fold's "
+        "accuracy, their mean and standard deviation, and the confusion matrix of the out-of-fold predictions.",
+    )
+    p.add_argument("model", metavar="MODEL.json | DATA.csv", help="a saved model; with --cv, the data to cross-validate on")
+    p.add_argument("data", nargs="?", metavar="DATA.csv", help="the labelled rows to measure the model on (not with --cv)")
+    p.add_argument("--cv", type=_folds, metavar="K", help="cross-validate a fit with K folds (K >= 2)")
+    p.add_argument("--seed", type=non_negative_int, default=0, metavar="N", help="seed of the --cv fold assignment (default: 0)")
+    add_fit_options(p, require_target=False)
     p.set_defaults(func=_evaluate)

@@ -1,0 +1,154 @@
+"""``prune`` and ``rules``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..data import Dataset, encode_table, read_csv_table
+from ..errors import DataError, ParameterError
+from ..evaluate import accuracy
+from ..fold import n_leaves
+from ..io import load, save
+from ..nodes import Tree
+from ..prune import cost_complexity, cost_complexity_path, penalty, pessimistic, reduced_error
+from ..rules import prune_rules, to_rules
+from ..text import summary
+from .core import _label_text, finite_float, true_labels
+
+ORDER = 20
+
+METHODS = ("reduced-error", "pessimistic", "cost-complexity", "penalty")
+
+
+def _probability(text: str) -> float:
+    value = finite_float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def _labelled(tree: Tree, path: str) -> tuple[Dataset, list[str]]:
+    """A labelled CSV file encoded for ``tree``: its features (by column name) and labels."""
+    if tree.schema.is_regression:
+        raise ParameterError("pruning and rules need a classification tree; this one is a regression tree")
+    header, body = read_csv_table(path)
+    missing = [n for n in tree.schema.feature_names if n not in [h.strip() for h in header]]
+    if missing:
+        raise DataError(f"{path}: missing column(s) {missing}; the tree expects {list(tree.schema.feature_names)} and {tree.schema.target!r}")
+    labels = true_labels(tree, header, body, path)
+    # Wrapped in a Dataset of the tree's schema: category codes are not category values.
+    return Dataset(tree.schema, encode_table(tree.schema, header, body)), labels
+
+
+def _check_usage(args: argparse.Namespace) -> None:
+    method = args.method
+    if method == "reduced-error" and args.validation is None:
+        raise ParameterError("--method reduced-error needs --validation DATA.csv")
+    if method == "cost-complexity" and args.alpha is None and args.validation is None:
+        raise ParameterError("--method cost-complexity needs --alpha A, or --validation DATA.csv to choose alpha")
+    unused = {"--cf": args.cf is not None and method != "pessimistic", "--alpha": args.alpha is not None and method != "cost-complexity",
+              "--penalty": args.penalty is not None and method != "penalty"}
+    for option, given in unused.items():
+        if given:
+            raise ParameterError(f"{option} does not apply to --method {method}")
+
+
+def _best_alpha_on(tree: Tree, X: Dataset, labels: list[str]) -> float:
+    """The path alpha whose pruned tree is most accurate on the validation rows (ties: larger)."""
+    path = cost_complexity_path(tree)
+    best_alpha, best_score = 0.0, -1.0
+    for alpha in dict.fromkeys(path.ccp_alphas.tolist()):
+        pruned = cost_complexity(tree, alpha, path=path)
+        score = accuracy(labels, [_label_text(v) for v in pruned.predict(X).tolist()])
+        if score >= best_score:
+            best_alpha, best_score = alpha, score
+    return best_alpha
+
+
+def _prune(args: argparse.Namespace) -> int:
+    _check_usage(args)
+    tree = load(args.model)
+    validation = _labelled(tree, args.validation) if args.validation is not None else None
+    if args.method == "reduced-error":
+        assert validation is not None
+        pruned = reduced_error(tree, validation[0], validation[1])
+    elif args.method == "pessimistic":
+        pruned = pessimistic(tree, cf=0.25 if args.cf is None else args.cf)
+    elif args.method == "penalty":
+        pruned = penalty(tree, per_leaf=0.5 if args.penalty is None else args.penalty)
+    else:
+        if args.alpha is None:
+            assert validation is not None
+            alpha = _best_alpha_on(tree, *validation)
+            print(f"alpha chosen on {args.validation}: {alpha:.6g}")
+        else:
+            alpha = args.alpha
+        pruned = cost_complexity(tree, alpha)
+    print(f"leaves: {n_leaves(tree)} -> {n_leaves(pruned)}")
+    print(f"before: {summary(tree)}")
+    print(f"after:  {summary(pruned)}")
+    if validation is not None:
+        X, labels = validation
+        before = accuracy(labels, [_label_text(v) for v in tree.predict(X).tolist()])
+        after = accuracy(labels, [_label_text(v) for v in pruned.predict(X).tolist()])
+        print(f"validation accuracy: {before:.4f} -> {after:.4f}")
+    save(pruned, args.output)
+    print(f"saved to {args.output}")
+    return 0
+
+
+def _rules(args: argparse.Namespace) -> int:
+    tree = load(args.model)
+    if tree.schema.is_regression:
+        raise ParameterError("rules need a classification tree; this one is a regression tree")
+    if args.validation is not None and not args.prune:
+        raise ParameterError("--validation is used with --prune")
+    if args.prune:
+        if args.validation is None:
+            raise ParameterError("--prune needs --validation DATA.csv (a saved tree does not keep its training rows)")
+        X, labels = _labelled(tree, args.validation)
+        rules = prune_rules(tree, X, labels, estimate=args.estimate, cf=args.cf)
+    else:
+        rules = to_rules(tree)
+    print(rules.to_text())
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "prune",
+        help="prune a saved tree",
+        description="Prune a saved tree and save the result; prints the number of leaves before and after. "
+        "reduced-error needs --validation; cost-complexity needs --alpha, or --validation to pick the path's "
+        "alpha that is most accurate on it.",
+    )
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("--method", required=True, choices=METHODS)
+    p.add_argument("--validation", metavar="DATA.csv", help="labelled rows with the tree's feature and target columns")
+    p.add_argument("--cf", type=_probability, metavar="CF", help="pessimistic: confidence level in (0, 1) (default: 0.25)")
+    p.add_argument("--alpha", type=_non_negative, metavar="A", help="cost-complexity: complexity parameter >= 0")
+    p.add_argument("--penalty", type=_non_negative, metavar="Z", help="penalty: errors added per leaf (default: 0.5)")
+    p.add_argument("-o", "--output", required=True, metavar="PRUNED.json")
+    p.set_defaults(func=_prune)
+
+    p = sub.add_parser(
+        "rules",
+        help="print a tree as IF-THEN rules",
+        description="Print one IF-THEN rule per leaf. With --prune, drop each rule's preconditions that do not "
+        "lower its estimated accuracy on --validation, then sort the rules and add a default class.",
+    )
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("--prune", action="store_true", help="post-prune the rules (needs --validation)")
+    p.add_argument("--validation", metavar="DATA.csv", help="labelled rows that estimate each rule's accuracy")
+    p.add_argument("--estimate", choices=("accuracy", "pessimistic"), default="accuracy",
+                   help="accuracy on the rows (a validation set), or C4.5's pessimistic estimate (for the training set)")
+    p.add_argument("--cf", type=_probability, default=0.25, metavar="CF", help="confidence level of the pessimistic estimate (default: 0.25)")
+    p.set_defaults(func=_rules)
