@@ -168,11 +168,14 @@ def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION) -> tuple[tupl
                 raise DataError(f"row {i}: the regression target {v!r} is not a number")
             out[i] = float(v)
         return (), out
+    # True == 1 == 1.0 in Python, so a set would merge a bool label into a number label (and
+    # lose it); refuse the mix before building the set.
+    kinds = {type(v) for v in values}
+    if bool in kinds and kinds & {int, float}:
+        mixed = list(dict.fromkeys((type(v).__name__, v) for v in values))[:6]
+        raise DataError(f"the target mixes booleans and integers: {[v for _, v in mixed]}")
     classes = tuple(sorted(set(values), key=_sort_key))
     index = {c: i for i, c in enumerate(classes)}
-    # True == 1 in Python, so a set can merge a bool label with an int label; refuse that.
-    if len(index) != len(classes) or len({type(c) for c in classes} - {int, bool}) == 0 and len({type(c) for c in classes}) > 1:
-        raise DataError(f"the target mixes booleans and integers: {list(classes)[:6]}")
     return classes, np.fromiter((index[v] for v in values), dtype=np.int64, count=len(values))
 
 
