@@ -390,14 +390,16 @@ def next_up(x: float, *, width: int = 64) -> float:
     (True, True)
     """
     if width == 32:
-        return float(np.nextafter(np.float32(x), np.float32(np.inf)))
+        with np.errstate(over="ignore"):
+            return float(np.nextafter(np.float32(x), np.float32(np.inf)))
     return math.nextafter(x, math.inf)
 
 
 def next_down(x: float, *, width: int = 64) -> float:
     """The next representable value below ``x`` (float64, or float32 with ``width=32``)."""
     if width == 32:
-        return float(np.nextafter(np.float32(x), np.float32(-np.inf)))
+        with np.errstate(over="ignore"):
+            return float(np.nextafter(np.float32(x), np.float32(-np.inf)))
     return math.nextafter(x, -math.inf)
 
 

@@ -28,6 +28,7 @@ and they shrink towards small, plain examples (one row, one feature, zeros, a le
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -146,9 +147,26 @@ def numbers(*, width: int = 64) -> st.SearchStrategy[float]:
     1.7976931348623157e+308
     """
     _check_width(width)
+    return _numbers(width)
+
+
+@functools.lru_cache(maxsize=2)
+def _numbers(width: int) -> st.SearchStrategy[float]:
     edges = EDGE_FLOATS32 if width == 32 else EDGE_FLOATS
     base = st.one_of(st.integers(-3, 3).map(float), st.sampled_from(edges), st.floats(allow_nan=False, allow_infinity=False, width=width))
     return st.builds(_nudge, base, st.sampled_from((0, 1, -1)), st.just(width))
+
+
+@functools.lru_cache(maxsize=1024)
+def _one_of_values(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
+    """``st.sampled_from`` built once per tuple of choices (strategies cost more to build and
+    validate than to draw from, and a tree draws several per node)."""
+    return st.sampled_from(values)
+
+
+@functools.lru_cache(maxsize=256)
+def _integers(lo: int, hi: int) -> st.SearchStrategy[int]:
+    return st.integers(lo, hi)
 
 
 # -- schemas and data sets -----------------------------------------------------------------
@@ -159,7 +177,7 @@ _STR_CLASSES = ("a", "b", "c", "d", "e", "f", "g", "h")
 def _labels(draw: Any, n: int, what: str) -> tuple[Any, ...]:
     """``n`` distinct sorted labels: strings, integers or (for at most two) booleans."""
     styles = ["str", "int"] + (["bool"] if n <= 2 else [])
-    style = draw(st.sampled_from(styles), label=f"{what} style")
+    style = draw(_one_of_values(tuple(styles)), label=f"{what} style")
     if style == "str":
         return _STR_CLASSES[:n] if n <= len(_STR_CLASSES) else tuple(f"v{i:03d}" for i in range(n))
     if style == "int":
@@ -169,20 +187,20 @@ def _labels(draw: Any, n: int, what: str) -> tuple[Any, ...]:
 
 @st.composite
 def _schemas(draw: Any, min_features: int, max_features: int, kinds: tuple[str, ...], n_classes: int | None, max_classes: int, max_categories: int, names: Any) -> Schema:
-    p = draw(st.integers(min_features, max_features), label="number of features")
+    p = draw(_integers(min_features, max_features), label="number of features")
     if names is None:
         feature_names = [f"x{j}" for j in range(p)]
     else:
         feature_names = draw(st.lists(names, min_size=p, max_size=p, unique=True), label="feature names")
     features = []
     for name in feature_names:
-        kind = draw(st.sampled_from(kinds), label="kind")
+        kind = draw(_one_of_values(kinds), label="kind")
         if kind == NUMERIC:
             features.append(Feature(name, NUMERIC))
         else:
-            m = draw(st.integers(1, max_categories), label="number of categories")
+            m = draw(_integers(1, max_categories), label="number of categories")
             features.append(Feature(name, CATEGORICAL, _labels(draw, m, "category")))
-    k = n_classes if n_classes is not None else draw(st.integers(1, max_classes), label="number of classes")
+    k = n_classes if n_classes is not None else draw(_integers(1, max_classes), label="number of classes")
     return Schema(tuple(features), _labels(draw, k, "class"))
 
 
@@ -212,32 +230,55 @@ def schemas(
     return _schemas(min_features, max_features, kinds, n_classes, max_classes, max_categories, names)
 
 
+_WEIGHT_VALUES = st.sampled_from((1.0, 2.0, 0.5, 0.0, 3.0, 1e-3, 1e3)) | st.floats(0, 100)
+
+
+@functools.lru_cache(maxsize=256)
+def _row_strategy(sizes: tuple[int, ...], n_classes: int, cut: int, weights: bool) -> st.SearchStrategy[Any]:
+    """One row: a palette index per column (-1: missing), a class index, a weight.
+
+    Built once per shape and reused: constructing and validating strategies on every draw
+    would cost more than drawing from them.
+    """
+    def cell(size: int) -> st.SearchStrategy[int]:
+        index = st.integers(0, size - 1)
+        if cut >= 100:
+            return index
+        if cut <= 0:
+            return st.just(-1)
+        # Drawn so that the shrinker removes missing cells: 0 means "present".
+        return st.tuples(index, st.integers(0, 99)).map(lambda ip: -1 if ip[1] >= cut else ip[0])
+
+    return st.tuples(st.tuples(*map(cell, sizes)), st.integers(0, n_classes - 1), _WEIGHT_VALUES if weights else st.just(1.0))
+
+
 @st.composite
 def _datasets(draw: Any, schema_strategy: Any, min_rows: int, max_rows: int, missing: float, weights: bool, width: int) -> Dataset:
     schema = draw(schema_strategy, label="schema")
-    n = draw(st.integers(min_rows, max_rows), label="number of rows")
-    X = np.empty((n, schema.n_features), dtype=np.float64)
-    for j, f in enumerate(schema.features):
+    palettes = []
+    for f in schema.features:
         # A small palette per column: values repeat, so rows tie and duplicate, and a
         # palette of one value is a constant column.
         if f.is_numeric:
-            palette = draw(st.lists(numbers(width=width), min_size=1, max_size=max(1, min(n, 6))), label=f"values of {f.name}")
+            palettes.append(draw(_palettes(width, min(max_rows, 6)), label=f"values of {f.name}"))
         else:
-            palette = [float(c) for c in range(len(f.categories))]
-        pick = st.integers(0, len(palette) - 1)
-        X[:, j] = [palette[draw(pick)] for _ in range(n)]
-    if missing > 0:
-        # Drawn so that the shrinker removes missing cells: 0 means "present".
-        cut = 100 - round(missing * 100)
-        holes = np.array([[draw(st.integers(0, 99)) >= cut for _ in range(schema.n_features)] for _ in range(n)], dtype=bool).reshape(X.shape)
-        X[holes] = np.nan
-    y = np.array([draw(st.integers(0, len(schema.classes) - 1)) for _ in range(n)], dtype=np.int64)
+            palettes.append([float(c) for c in range(len(f.categories))])
+    row = _row_strategy(tuple(map(len, palettes)), len(schema.classes), 100 - round(missing * 100), weights)
+    # Rows as a list: the shrinker deletes whole rows at once.
+    rows = draw(st.lists(row, min_size=min_rows, max_size=max_rows), label="rows")
+    X = np.array([[math.nan if i < 0 else p[i] for p, i in zip(palettes, r[0])] for r in rows], dtype=np.float64).reshape(len(rows), schema.n_features)
+    y = np.array([r[1] for r in rows], dtype=np.int64)
     w = None
     if weights:
-        w = np.array(draw(st.lists(st.sampled_from((1.0, 2.0, 0.5, 0.0, 3.0, 1e-3, 1e3)) | st.floats(0, 100), min_size=n, max_size=n)), dtype=np.float64)
+        w = np.array([r[2] for r in rows], dtype=np.float64)
         if not (w > 0).any():
             w[0] = 1.0  # a data set learns from at least one row
     return Dataset(schema, X, y, w)
+
+
+@functools.lru_cache(maxsize=32)
+def _palettes(width: int, max_size: int) -> st.SearchStrategy[list[float]]:
+    return st.lists(numbers(width=width), min_size=1, max_size=max_size)
 
 
 def datasets(
@@ -305,6 +346,17 @@ def class_counts(*, n_classes: int | None = None, max_classes: int = 4, weighted
     return size.flatmap(lambda k: st.tuples(*([value] * k)))
 
 
+@functools.lru_cache(maxsize=64)
+def _counts(k: int, weighted: bool) -> st.SearchStrategy[tuple[float, ...]]:
+    value = st.integers(0, 16).map(lambda v: v / 2) if weighted else st.integers(0, 8).map(float)
+    return st.tuples(*([value] * k))
+
+
+@functools.lru_cache(maxsize=64)
+def _flags(n: int) -> st.SearchStrategy[list[bool]]:
+    return st.lists(st.booleans(), min_size=n, max_size=n)
+
+
 def leaves(*, n_classes: int | None = None, weighted: bool = False) -> st.SearchStrategy[Leaf]:
     """Leaves with :func:`class_counts`."""
     return class_counts(n_classes=n_classes, weighted=weighted).map(Leaf)
@@ -353,7 +405,7 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
     schema = draw(schema_strategy, label="schema")
     features = schema.features
     k = len(schema.classes)
-    counts = class_counts(n_classes=k, weighted=weighted)
+    counts = _counts(k, weighted)
     start = tuple((-math.inf, math.inf) if f.is_numeric else frozenset(range(len(f.categories))) for f in features)
     specs: list[_Spec | None] = [None]
     size = 1
@@ -372,11 +424,11 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
                     options.append((kind, usable))
         forced = spine and depth < min_depth and options
         choices = [o[0] for o in options] if forced else ["leaf"] + [o[0] for o in options]
-        kind = draw(st.sampled_from(choices), label="node kind")
+        kind = draw(_one_of_values(tuple(choices)), label="node kind")
         if kind == "leaf":
             specs[slot] = _Spec("leaf", empty=empty)
             continue
-        j = draw(st.sampled_from(dict(options)[kind]), label="feature")
+        j = draw(_one_of_values(tuple(dict(options)[kind])), label="feature")
         if kind == "numeric":
             t = _fit_threshold(draw(numbers(width=width), label="threshold"), limits[j], width)
             lo, hi = limits[j]
@@ -385,7 +437,7 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
             kid_empty = [empty, empty]
         elif kind == "subset":
             allowed = sorted(limits[j])
-            goes_left = draw(st.lists(st.booleans(), min_size=len(allowed), max_size=len(allowed)), label="subset")
+            goes_left = draw(_flags(len(allowed)), label="subset")
             if not any(goes_left):
                 goes_left[0] = True
             if all(goes_left):
@@ -424,7 +476,7 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
             built[slot] = CategoricalSplit(spec.feature, tuple(kids), total)
         for i in spec.kids:
             built[i] = None
-    strategy = draw(st.sampled_from(missing), label="missing-value strategy")
+    strategy = draw(_one_of_values(missing), label="missing-value strategy")
     return Tree(built[0], schema, strategy)
 
 
