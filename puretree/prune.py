@@ -48,6 +48,7 @@ from .predict import LEAF, _descend, flatten
 __all__ = [
     "collapse",
     "is_pruning_of",
+    "same_class",
     "simplify",
     "reduced_error",
     "pessimistic",
@@ -194,7 +195,20 @@ def is_pruning_of(pruned: Tree | Node, original: Tree | Node) -> bool:
 # -- simplify ----------------------------------------------------------------------------
 
 
-def _same_class_rule(node: Node) -> Node | None:
+def same_class(node: Node) -> Node | None:
+    """The rewrite rule behind :func:`simplify`: a split whose children are all leaves
+    predicting one class becomes a leaf (None otherwise). Combine it with other rules:
+
+    >>> from puretree.fold import first_of, rewrite
+    >>> from puretree.nodes import Feature, Schema
+    >>> few = lambda n: Leaf(n.counts) if children(n) and sum(n.counts) < 4 else None   # fewer than 4 rows
+    >>> left = NumericSplit(0, 0.5, Leaf((0, 1)), Leaf((1, 1)), (1, 2))
+    >>> right = NumericSplit(0, 2.0, Leaf((2, 0)), Leaf((3, 1)), (5, 1))
+    >>> t = Tree(NumericSplit(0, 1.0, left, right, (6, 3)), Schema((Feature("x"),), ("a", "b")))
+    >>> out = rewrite(t, first_of(same_class, few)).root
+    >>> out.left, out.right
+    (Leaf(counts=(1.0, 2.0)), Leaf(counts=(5.0, 1.0)))
+    """
     kids = children(node)
     if not kids or not all(isinstance(k, Leaf) for k in kids):
         return None
@@ -215,7 +229,7 @@ def simplify(tree: Tree) -> Tree:
     Leaf(counts=(5.0, 1.0))
     """
     _classification_only(tree, "simplify")
-    return rewrite(tree, _same_class_rule)
+    return rewrite(tree, same_class)
 
 
 # -- validation data ---------------------------------------------------------------------
