@@ -110,6 +110,8 @@ def is_missing(value: Any) -> bool:
     """
     if value is None:
         return True
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' pd.NA and pd.NaT, without importing pandas
+        return True
     if isinstance(value, str):
         return value.strip() in MISSING_TOKENS
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):

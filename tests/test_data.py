@@ -173,3 +173,14 @@ def test_inputs_are_not_modified():
     assert ds.X is not X
     ds.X[0, 0] = 99.0
     assert X[0, 0] == 1.0
+
+
+def test_pandas_nullable_dtypes_are_missing_not_errors():
+    df = pd.DataFrame({"a": pd.array([1, None, 3, 4], dtype="Int64"), "s": pd.array(["u", None, "v", "u"], dtype="string")})
+    ds = from_pandas(df, ["x", "y", "x", "y"])
+    assert [f.kind for f in ds.schema.features] == ["numeric", "categorical"]
+    assert ds.schema.features[1].categories == ("u", "v")
+    assert np.isnan(ds.X[1]).all()
+    encoded = encode_features(ds.schema, df)
+    assert np.isnan(encoded[1]).all() and encoded[[0, 2, 3]].tolist() == [[1.0, 0.0], [3.0, 1.0], [4.0, 0.0]]
+    assert is_missing(pd.NA) and is_missing(pd.NaT)
