@@ -11,6 +11,7 @@ property (with :mod:`puretree.strategies`) the failure is shrunk to a minimal ex
 - :func:`check_pruning`: one tree is a pruning of another.
 - :func:`check_roundtrip`: a tree survives a save/load round trip, predictions included.
 - :func:`check_fits_training_data`: a fully grown tree reproduces its training labels.
+- :func:`check_export`: generated code (:mod:`puretree.codegen`) agrees with the model.
 - :func:`boundary_cases`: the rows that sit on and around every test of a tree.
 
 >>> from puretree.impurity import gini
@@ -42,6 +43,7 @@ __all__ = [
     "check_pruning",
     "check_roundtrip",
     "check_fits_training_data",
+    "check_export",
     "boundary_cases",
     "next_up",
     "next_down",
@@ -206,6 +208,8 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
             raise AssertionError(f"check_tree: at {where}, a categorical split on {feature.name!r} has {len(node.children)} children, expected {m}")
         if isinstance(node, SubsetSplit) and any(not 0 <= c < m for c in node.left_categories):
             raise AssertionError(f"check_tree: at {where}, left_categories {list(node.left_categories)} are out of range for {m} categories")
+        if any(len(kid.counts) != width for kid in children(node)):
+            continue  # the child is reported when the walk reaches it
         total = np.sum([kid.counts for kid in children(node)], axis=0)
         if not np.allclose(total, node.counts, rtol=rtol, atol=rtol):
             raise AssertionError(f"check_tree: at {where}, the counts {_fmt(node.counts)} are not the sum of the children's counts {_fmt(total)}")
@@ -378,6 +382,49 @@ def check_fits_training_data(tree: Tree, X: Any, y: Any = None, *, sample_weight
             shown = {f.name: (v if f.is_numeric or math.isnan(v) or v < 0 else f.categories[int(v)]) for f, v in zip(ds.schema.features, row)}
             expected = f"its label is {labels[ds.y[i]].item()!r}" if len(best) == 1 and weights.sum() == weights.max() else f"the heaviest labels of identical rows are {sorted(best, key=repr)}"
             raise AssertionError(f"check_fits_training_data: row {i} {shown} is predicted {p!r}, but {expected}")
+
+
+def check_export(tree: Tree, target: str, *, feature_type: str = "double", rows: Any = None, **options: Any) -> None:
+    """Check that the code generated for ``target`` predicts exactly as ``tree`` does.
+
+    The code is generated, compiled or loaded and run by :func:`puretree.codegen.verify` on
+    ``rows`` (default: :func:`boundary_cases` of the tree with missing cells, at float32
+    values for ``feature_type="float"``) and on its own threshold neighbourhoods; every
+    class probability must be equal bit for bit. ``options`` go to the code generator
+    (``form``, ``index_type``, ``name``, ...).
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> tree = Tree(NumericSplit(0, 0.1, Leaf((1, 0)), Leaf((0, 2)), (1, 2)), Schema((Feature("x"),), ("a", "b")))
+    >>> check_export(tree, "python")
+    """
+    from .codegen import verify
+    from .data import encode_features
+
+    if rows is None:
+        # verify adds missing cells itself; it walks our rows through the model first, which a
+        # tree whose strategy is "error" refuses for a missing cell.
+        rows = boundary_cases(tree, width=32 if feature_type == "float" else 64, missing=tree.missing != "error")
+    if isinstance(rows, np.ndarray) and rows.dtype.kind == "f" and rows.ndim == 2:
+        X = rows
+    elif len(rows) == 0:
+        X = np.zeros((0, tree.schema.n_features))
+    else:
+        X = encode_features(tree.schema, rows)
+    report = verify(tree, X, target, feature_type=feature_type, **options)
+    if report.mismatches:
+        shown = "; ".join(f"row {_encoded_text(tree, row)}: model {want!r}, code {got!r}" for row, want, got in report.mismatches[:3])
+        raise AssertionError(f"check_export: the {target} code disagrees with the model on {len(report.mismatches)} of {report.n_checked} rows: {shown}")
+
+
+def _encoded_text(tree: Tree, row: Any) -> str:
+    try:
+        values = np.asarray(row, dtype=np.float64).tolist()
+    except (TypeError, ValueError):
+        return repr(row)
+    out = {}
+    for f, v in zip(tree.schema.features, values):
+        out[f.name] = v if f.is_numeric or math.isnan(v) else (f.categories[int(v)] if 0 <= v < len(f.categories) else UNSEEN)
+    return repr(out)
 
 
 # -- boundary rows -----------------------------------------------------------------------

@@ -401,7 +401,7 @@ class _Spec:
 
 
 @st.composite
-def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_nodes: int, splits: tuple[str, ...], weighted: bool, missing: tuple[str, ...], width: int) -> Tree:
+def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_nodes: int, splits: tuple[str, ...], weighted: bool, missing: tuple[str, ...], width: int, thresholds: Any) -> Tree:
     schema = draw(schema_strategy, label="schema")
     features = schema.features
     k = len(schema.classes)
@@ -430,7 +430,7 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
             continue
         j = draw(_one_of_values(tuple(dict(options)[kind])), label="feature")
         if kind == "numeric":
-            t = _fit_threshold(draw(numbers(width=width), label="threshold"), limits[j], width)
+            t = _fit_threshold(draw(thresholds, label="threshold"), limits[j], width)
             lo, hi = limits[j]
             kid_limits = [(lo, t), (t, hi)]
             spec = _Spec("numeric", j, threshold=t)
@@ -497,11 +497,13 @@ def trees(
     weighted: bool = False,
     missing: Sequence[str] = MISSING_STRATEGIES,
     width: int = 64,
+    thresholds: st.SearchStrategy[float] | None = None,
 ) -> st.SearchStrategy[Tree]:
     """Valid classification trees, built directly (no data, no fitting).
 
     Splits are drawn from ``splits`` (any of :data:`SPLIT_KINDS`) on features of the matching
-    kind, thresholds from :func:`numbers` (``width=32``: float32-representable). Every tree
+    kind, thresholds from ``thresholds`` (default :func:`numbers`, edge values included;
+    ``width=32``: float32-representable). Every tree
     is valid as a learned tree would be: a split's counts are the sum of its children's; a
     threshold lies strictly inside the interval its path allows and category subsets are
     proper subsets of the categories the path allows, so every leaf is reachable; a
@@ -528,6 +530,11 @@ def trees(
     if not isinstance(weighted, bool):
         raise InvalidArgument(f"weighted={weighted!r} must be a bool")
     _check_width(width)
+    _check_strategy("thresholds", thresholds)
+    if thresholds is None:
+        thresholds = numbers(width=width)
+    elif width == 32:
+        thresholds = thresholds.map(_to_float32)
     if schema is None:
         kinds = tuple(dict.fromkeys(NUMERIC if s == "numeric" else CATEGORICAL for s in splits))
         schema_strategy: Any = schemas(kinds=kinds, n_classes=n_classes)
@@ -541,7 +548,14 @@ def trees(
         schema_strategy = schema
     else:
         raise InvalidArgument(f"schema={schema!r} must be a Schema, a strategy of schemas, or None")
-    return _trees(schema_strategy, min_depth, max_depth, max_nodes, splits, weighted, missing, width)
+    return _trees(schema_strategy, min_depth, max_depth, max_nodes, splits, weighted, missing, width, thresholds)
+
+
+def _to_float32(value: float) -> float:
+    """A threshold as the nearest float32, kept finite (and non-finite input made 0)."""
+    if not math.isfinite(value):
+        return 0.0
+    return float(np.float32(max(-_F32_MAX, min(_F32_MAX, value))))
 
 
 # -- criteria --------------------------------------------------------------------------------
