@@ -166,7 +166,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     schema = tree.schema
     flat = flatten(tree)
     regression = schema.is_regression
-    distribute = tree.missing == "distribute"
+    distribute = tree.missing == "distribute" and bool((flat.kind != LEAF).any())
     n = flat.n_nodes
     per_node = _normalised(flat)
     internal = np.flatnonzero(flat.kind != LEAF)
@@ -257,7 +257,8 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         "form": form,
         "task": schema.task,
         "regression": regression,
-        "missing": tree.missing,
+        # Without a split, no value is ever looked at: the strategy cannot matter.
+        "missing": tree.missing if n_internal else "majority",
         "proba": bool(opts["proba"]) and not regression,
         "feature_type": ftype,
         "ctype": ctype,

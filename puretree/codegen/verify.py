@@ -80,8 +80,9 @@ def _neighbours(t: float, ftype: str) -> list[float]:
         return [float(np.nextafter(t, -np.inf)), t, float(np.nextafter(t, np.inf))]
     if ftype == "float":
         f = lit.float32_floor(t)
-        values = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
-        return [float(v) for v in values if np.isfinite(v)]
+        with np.errstate(over="ignore"):
+            values = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+            return [float(v) for v in values if np.isfinite(v)]
     lo, hi = lit.C_TYPES[ftype][1]
     f = math.floor(t)
     return [float(v) for v in (f - 1, f, f + 1) if lo < v <= hi]
@@ -96,14 +97,17 @@ def check_rows(tree: Tree, X: np.ndarray, feature_type: str = "double", *, limit
     if base.shape[0] == 0:
         base = np.zeros((1, tree.schema.n_features))
     flat = flatten(tree)
+    # Rows to carry the neighbourhood values: without missing cells, so that every strategy
+    # (even "error") walks them to a leaf.
+    clean = np.where(np.isnan(base), 0.0, base)
     reach: dict[int, int] = {}
-    for r, path in enumerate(decision_path(tree, Dataset(tree.schema, base))):
+    for r, path in enumerate(decision_path(tree, Dataset(tree.schema, clean))):
         for node in path:
             reach.setdefault(node, r)
     extra = []
     for node in np.flatnonzero(flat.kind == NUMERIC_SPLIT).tolist():
         j = int(flat.feature[node])
-        row = base[reach.get(node, 0)]
+        row = clean[reach.get(node, 0)]
         for v in _neighbours(float(flat.threshold[node]), ftype):
             new = row.copy()
             new[j] = v
@@ -161,7 +165,7 @@ def compile_c(files: dict[str, str], name: str, feature_type: str, *, regression
     program = work / "driver"
     steps = [
         [cc, *STRICT_FLAGS, *extra, "-O1", "-c", f"{name}.c", "-o", f"{name}.o"],
-        [cc, "-std=c99", *extra, "-O1", "-c", "driver.c", "-o", "driver.o"],
+        [cc, "-std=c99", *extra, "-O0", "-c", "driver.c", "-o", "driver.o"],
         [cc, *extra, f"{name}.o", "driver.o", "-o", str(program), "-lm"],
     ]
     for cmd in steps:
