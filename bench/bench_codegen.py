@@ -1,0 +1,237 @@
+"""Generated code side by side with emlearn and m2cgen, on the same scikit-learn trees.
+
+Run by hand after ``bash bench/setup_codegen.sh`` (arm-none-eabi-gcc, emlearn, m2cgen):
+
+    .venv/bin/python bench/bench_codegen.py [--quick]
+
+For each tree (breast_cancer fully grown; depth 8 on 100,000 x 20 make_classification; the
+deepest chain-shaped tree both tools can take) it prints:
+
+- flash: ``.text + .rodata`` of the generated source compiled alone with ``arm-none-eabi-gcc
+  -Os -mthumb`` for Cortex-M0 and Cortex-M4 (``.data``, also flash, in brackets where not 0);
+  puretree's tables carry the feature and class name tables too, and are built without
+  ``predict_proba`` to compare with predict-only code;
+- host time per row of each generated C (gcc -O2, median of repeats over all rows, one call
+  per row) and of puretree's generated Python, against scikit-learn's ``predict`` on one row;
+- mismatches against scikit-learn's ``predict`` on the test rows plus every threshold's
+  float32/float64 neighbourhood (for the int16 forms: on those rows rounded to integers, the
+  inputs an int16 program can receive).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import load_breast_cancer, make_classification
+from sklearn.tree import DecisionTreeClassifier
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from puretree.codegen import generate  # noqa: E402
+from puretree.codegen.verify import load_python  # noqa: E402
+from puretree.sklearn import from_sklearn  # noqa: E402
+
+CPUS = {"M0": ["-mcpu=cortex-m0", "-mthumb"], "M4": ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]}
+
+
+def trees(quick: bool):
+    X, y = load_breast_cancer(return_X_y=True)
+    yield "breast_cancer (full)", DecisionTreeClassifier(random_state=0).fit(X, y), X
+    n = 20_000 if quick else 100_000
+    X, y = make_classification(n_samples=n, n_features=20, n_informative=10, random_state=0)
+    yield f"synthetic {n}x20 (depth 8)", DecisionTreeClassifier(max_depth=8, random_state=0).fit(X, y), X[:5000]
+    for depth in ([100, 300] if quick else [100, 300, 600, 900]):
+        Xc = np.arange(depth + 1, dtype=float)[:, None] / 7.0
+        yc = np.arange(depth + 1) % 2
+        est = DecisionTreeClassifier(random_state=0).fit(Xc, yc, sample_weight=2.0 ** np.arange(depth + 1))
+        yield f"chain (depth {est.get_depth()})", est, Xc
+
+
+def probe_rows(est, X, rng):
+    """Test rows plus each threshold's neighbourhood (float64 and float32 neighbours)."""
+    t = est.tree_
+    rows = [X]
+    for node in np.flatnonzero(t.feature >= 0):
+        j, thr = int(t.feature[node]), float(t.threshold[node])
+        f = np.float32(thr)
+        values = [thr, np.nextafter(thr, -np.inf), np.nextafter(thr, np.inf), float(f), float(np.nextafter(f, np.float32(np.inf))), float(np.nextafter(f, np.float32(-np.inf)))]
+        block = X[rng.integers(len(X), size=len(values))].copy()
+        block[:, j] = values
+        rows.append(block)
+    return np.vstack(rows)
+
+
+# -- the tools' code --------------------------------------------------------------------------
+
+
+def sources(est, tree, work: Path) -> dict[str, tuple[str, str, str]]:
+    """name -> (C file, feature C type, call expression) for every tool and form."""
+    import emlearn
+    import m2cgen
+
+    out: dict[str, tuple[str, str, str]] = {}
+    for target in ("c-table", "c"):
+        for ftype, ctype in (("float", "float"), ("double", "double"), ("int16", "int16_t")):
+            key = f"puretree {target} {ftype}"
+            name = f"pt_{target.replace('-', '_')}_{ftype}"
+            try:
+                files = generate(tree, target, name=name, feature_type=ftype, proba=False)
+            except Exception as exc:  # a nested form too deep, for instance
+                out[key] = ("", "", f"failed: {type(exc).__name__}: {str(exc)[:80]}")
+                continue
+            for fname, text in files.items():
+                (work / fname).write_text(text)
+            out[key] = (str(work / f"{name}.c"), ctype, f"{name}_predict(x)")
+    for method, ctype in (("inline", "float"), ("loadable", "int16_t")):
+        key = f"emlearn {method} {'float' if ctype == 'float' else 'int16'}"
+        path = work / f"eml_{method}.h"
+        try:
+            emlearn.convert(est, method=method, dtype=ctype).save(file=str(path), name=f"eml_{method}")
+            c = work / f"eml_{method}.c"
+            c.write_text(f'#include "eml_{method}.h"\n')
+            out[key] = (str(c), ctype, f"eml_{method}_predict(x, N_FEATURES)")
+        except Exception as exc:
+            out[key] = ("", "", f"failed: {type(exc).__name__}: {str(exc)[:80]}")
+    try:
+        code = m2cgen.export_to_c(est)  # recursive: deep trees raise RecursionError
+        (work / "m2cgen.c").write_text(code)
+        out["m2cgen double"] = (str(work / "m2cgen.c"), "double", "m2c_predict(x)")
+    except Exception as exc:
+        out["m2cgen double"] = ("", "", f"failed: {type(exc).__name__}: {str(exc)[:80]}")
+    return out
+
+
+def emlearn_include() -> str:
+    import emlearn
+
+    return str(Path(emlearn.__file__).resolve().parent)
+
+
+def flash(c_file: str, cpu: str, work: Path) -> str:
+    obj = work / (Path(c_file).stem + f".{cpu}.o")
+    cmd = ["arm-none-eabi-gcc", "-Os", *CPUS[cpu], "-std=gnu99", "-I", str(work), "-I", emlearn_include(), "-c", c_file, "-o", str(obj)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        return "compile error"
+    sizes = subprocess.run(["arm-none-eabi-size", "-A", str(obj)], capture_output=True, text=True, check=True).stdout
+    text = rodata = data = 0
+    for line in sizes.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[1].isdigit():
+            if parts[0].startswith(".text"):
+                text += int(parts[1])
+            elif parts[0].startswith(".rodata"):
+                rodata += int(parts[1])
+            elif parts[0].startswith(".data"):
+                data += int(parts[1])
+    return f"{text + rodata}" + (f" (+{data})" if data else "")
+
+
+DRIVER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <string.h>
+#define N_FEATURES %(d)d
+%(prelude)s
+#include "%(source)s"
+%(wrap)s
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
+int main(void) {
+    long n, i, r; int j;
+    if (fread(&n, sizeof n, 1, stdin) != 1) return 1;
+    double *raw = malloc(sizeof(double) * n * N_FEATURES);
+    %(ctype)s *all = malloc(sizeof(%(ctype)s) * n * N_FEATURES);
+    int *pred = malloc(sizeof(int) * n);
+    double best[7];
+    if (fread(raw, sizeof(double), n * N_FEATURES, stdin) != (size_t)(n * N_FEATURES)) return 1;
+    for (i = 0; i < n * N_FEATURES; i++) all[i] = (%(ctype)s)raw[i];
+    for (r = 0; r < 7; r++) {
+        double t0 = now();
+        for (i = 0; i < n; i++) { const %(ctype)s *x = all + i * N_FEATURES; pred[i] = (int)(%(call)s); }
+        best[r] = (now() - t0) / n;
+    }
+    for (r = 1; r < 7; r++) { double v = best[r]; j = (int)r - 1; while (j >= 0 && best[j] > v) { best[j + 1] = best[j]; j--; } best[j + 1] = v; }
+    printf("%%.1f\n", best[3]);
+    for (i = 0; i < n; i++) printf("%%d\n", pred[i]);
+    return 0;
+}
+"""
+
+
+def host_run(key: str, c_file: str, ctype: str, call: str, rows: np.ndarray, work: Path, n_classes: int) -> tuple[float, np.ndarray]:
+    stem = Path(c_file).stem
+    prelude, wrap = "", ""
+    if key.startswith("m2cgen"):
+        wrap = "static int m2c_predict(double *x) { double out[%d]; int k, best = 0; score(x, out); for (k = 1; k < %d; k++) if (out[k] > out[best]) best = k; return best; }" % (n_classes, n_classes)
+        call = "m2c_predict((double *)x)"
+    driver = work / f"drive_{stem}.c"
+    source = c_file if key.startswith(("m2cgen", "puretree")) else str(Path(c_file).with_suffix(".h"))
+    driver.write_text(DRIVER % {"d": rows.shape[1], "prelude": prelude, "source": source, "wrap": wrap, "ctype": ctype, "call": call})
+    program = work / f"drive_{stem}"
+    cmd = ["gcc", "-O2", "-std=gnu99", "-w", "-I", str(work), "-I", emlearn_include(), str(driver), "-o", str(program), "-lm"]
+    subprocess.run(cmd, check=True, capture_output=True)
+    payload = np.int64(len(rows)).tobytes() + np.ascontiguousarray(rows, dtype=np.float64).tobytes()
+    out = subprocess.run([str(program)], input=payload, capture_output=True, check=True).stdout.decode().split()
+    return float(out[0]), np.array([int(v) for v in out[1:]])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller synthetic data and chains")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    deepest_ok = None
+    lines = []
+    for title, est, X in trees(args.quick):
+        tree = from_sklearn(est)
+        rows = probe_rows(est, X, rng)
+        want = est.predict(rows)
+        rows16 = np.clip(np.rint(rows), -32767, 32767)
+        want16 = est.predict(rows16)
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            code = sources(est, tree, work)
+            tools_ok = not any(v[0] == "" for k, v in code.items() if not k.startswith("puretree"))
+            if title.startswith("chain"):
+                if not tools_ok:
+                    continue
+                deepest_ok = (title, est, X)
+            lines.append(f"\n### {title}: {est.tree_.node_count} nodes, depth {est.get_depth()}, {len(rows)} rows checked\n")
+            lines.append("| code | flash M0 (B) | flash M4 (B) | host ns/row | mismatches vs sklearn |")
+            lines.append("|---|---:|---:|---:|---:|")
+            for key, (c_file, ctype, call) in code.items():
+                if not c_file:
+                    lines.append(f"| {key} | {call} | | | |")
+                    continue
+                m0, m4 = flash(c_file, "M0", work), flash(c_file, "M4", work)
+                # Integer forms are exact on integer inputs: compare on the rows rounded to int16.
+                use, expect = (rows16, want16) if ctype == "int16_t" else (rows, want)
+                try:
+                    ns, got = host_run(key, c_file, ctype, call, use, work, len(est.classes_))
+                    bad = int((est.classes_[got] != expect).sum())
+                    lines.append(f"| {key} | {m0} | {m4} | {ns:.1f} | {bad} |")
+                except subprocess.CalledProcessError as exc:
+                    lines.append(f"| {key} | {m0} | {m4} | run failed: {exc.stderr[:60]!r} | |")
+            module = load_python(generate(tree, "python", name="pt")["pt.py"], work)
+            sample = [list(map(float, r)) for r in rows[:300]]
+            py = statistics.median(timeit.repeat(lambda: [module.predict(r) for r in sample], number=1, repeat=5)) / len(sample) * 1e9
+            py_bad = int(sum(module.predict(list(map(float, r))) != w for r, w in zip(rows, want)))
+            one = rows[:1]
+            sk = statistics.median(timeit.repeat(lambda: est.predict(one), number=50, repeat=5)) / 50 * 1e9
+            lines.append(f"| puretree python ({'table' if 'while node' in generate(tree, 'python')['tree.py'] else 'nested'}) | | | {py:.0f} | {py_bad} |")
+            lines.append(f"| scikit-learn predict, one row | | | {sk:.0f} | 0 |")
+        print("\n".join(lines[-(len(code) + 5):]), flush=True)
+    print(f"\n(deepest chain both tools took: {deepest_ok[0] if deepest_ok else 'none'}; run at {time.strftime('%Y-%m-%d %H:%M')})")
+
+
+if __name__ == "__main__":
+    main()
