@@ -162,6 +162,10 @@ def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION) -> tuple[tupl
     >>> encode_labels([True, False])[0]
     (False, True)
     """
+    if task == REGRESSION:
+        fast = _numeric_targets(y)
+        if fast is not None:
+            return (), fast
     values = [_check_label(v, i) for i, v in enumerate(_as_list(y))]
     if task == REGRESSION:
         out = np.empty(len(values), dtype=np.float64)
@@ -179,6 +183,22 @@ def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION) -> tuple[tupl
     classes = tuple(sorted(set(values), key=_sort_key))
     index = {c: i for i, c in enumerate(classes)}
     return classes, np.fromiter((index[v] for v in values), dtype=np.int64, count=len(values))
+
+
+def _numeric_targets(y: Any) -> np.ndarray | None:
+    """Regression targets from a 1-D numeric array (or Series) without a per-value Python loop:
+    a copy as float64, checked like :func:`_check_label`; ``None`` for anything else."""
+    arr = y.to_numpy() if hasattr(y, "to_numpy") else y
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.dtype.kind not in "iuf":
+        return None
+    out = np.array(arr, dtype=np.float64, copy=True)
+    bad = np.flatnonzero(~np.isfinite(out))
+    if len(bad):
+        row = int(bad[0])
+        if np.isnan(out[row]):
+            raise DataError(f"row {row}: the target is missing")
+        raise DataError(f"row {row}: the target {float(out[row])!r} is not finite")
+    return out
 
 
 def _as_list(values: Any) -> list[Any]:

@@ -73,11 +73,11 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .criteria import SCORES, Score, resolve_score
+from .criteria import SCORES, ImpurityDecrease, Score, resolve_score
 from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
 from .fold import run
-from .impurity import class_weight_of
+from .impurity import class_weight_of, variance
 from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
 
 __all__ = [
@@ -224,6 +224,7 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     names = np.asarray(node.schema.feature_names)[node.numeric]
     regression = node.schema.is_regression
     chunk = max(1, _CHUNK // max(1, n * k * 2))
+    variance_decrease = regression and isinstance(score, ImpurityDecrease) and score.impurity is variance
     # NaN sorts last, so a feature has missing values here exactly when its last value is NaN.
     incomplete = np.isnan(node.values[:, -1])
     best_scores, best_positions = [], []
@@ -240,11 +241,14 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
             base = np.einsum("cnk,cn->ck", sorted_stats, known)[:, None, :]  # (c, 1, k)
         else:
             base = parent
-        right = base - left
-        if not regression:
-            np.maximum(right, 0.0, out=right)  # float rounding of weighted counts
-        children = np.stack((left, right), axis=-2)  # (c, n-1, 2, k)
-        s = np.broadcast_to(np.asarray(score(base, children, names[start : start + chunk, None]), dtype=np.float64), left.shape[:2])
+        if variance_decrease:
+            s = _variance_decrease(base, left)
+        else:
+            right = base - left
+            if not regression:
+                np.maximum(right, 0.0, out=right)  # float rounding of weighted counts
+            children = np.stack((left, right), axis=-2)  # (c, n-1, 2, k)
+            s = np.broadcast_to(np.asarray(score(base, children, names[start : start + chunk, None]), dtype=np.float64), left.shape[:2])
         if base is not parent:
             with np.errstate(invalid="ignore"):  # -inf * 0 (a feature missing everywhere): NaN, dropped below
                 s = s * _known_fraction(base, parent, regression)  # ... and scale by the known share
@@ -268,6 +272,22 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     column = node.X[:, j]
     branch = np.where(np.isnan(column), MISSING_BRANCH, column > threshold).astype(np.int64)
     return Candidate(float(scores[i]), j, "numeric", branch, _branch_stats(node.stats, branch, 2), threshold=threshold)
+
+
+def _variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """The decrease in variance of every two-way split, straight from the prefix sums.
+
+    ``var(parent) - sum_i w_i / w * var(child_i)`` equals ``(S_l**2 / w_l + S_r**2 / w_r) / w
+    - (S / w)**2`` (the sums of squares cancel), which needs neither the children's stacked
+    statistics nor their sums of squares: fewer passes over the data, and no cancellation
+    between large sums of squares (scikit-learn's "proxy improvement" is the same quantity).
+    """
+    w, total = parent[..., 0], parent[..., 1]
+    w_left, s_left = left[..., 0], left[..., 1]
+    w_right, s_right = w - w_left, total - s_left
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = (s_left * s_left / w_left + s_right * s_right / w_right) / w - np.square(total / w)
+    return np.where((w_left > 0) & (w_right > 0), np.maximum(gain, 0.0), -np.inf)
 
 
 def _branch_stats(stats: np.ndarray, branch: np.ndarray, n_branches: int) -> np.ndarray:
