@@ -20,8 +20,6 @@ __all__: list[str] = []
 
 def _resolve(kind: type) -> Any:
     """The strategy for one of puretree's types (called by Hypothesis on first use)."""
-    from hypothesis import strategies as st
-
     from . import strategies as pts
     from .nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
 

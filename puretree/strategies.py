@@ -194,14 +194,14 @@ def _schemas(draw: Any, min_features: int, max_features: int, kinds: tuple[str, 
         feature_names = draw(st.lists(names, min_size=p, max_size=p, unique=True), label="feature names")
     features = []
     for name in feature_names:
-        # Categorical first whatever the order given: a one-category column is the simplest
-        # feature there is (fewest choices), so every shrink path agrees on where to end.
+        # Both kinds make the same draws (categories are drawn for a numeric feature too, and
+        # ignored), so the shrinker can turn one kind into the other by changing one choice;
+        # categorical comes first whatever the order given, so every shrink ends at the same
+        # simplest feature (one category) instead of stopping at whichever it met first.
         kind = draw(_one_of_values(tuple(sorted(kinds))), label="kind")
-        if kind == NUMERIC:
-            features.append(Feature(name, NUMERIC))
-        else:
-            m = draw(_integers(1, max_categories), label="number of categories")
-            features.append(Feature(name, CATEGORICAL, _labels(draw, m, "category")))
+        m = draw(_integers(1, max_categories), label="number of categories")
+        categories = _labels(draw, m, "category")
+        features.append(Feature(name, NUMERIC) if kind == NUMERIC else Feature(name, CATEGORICAL, categories))
     k = n_classes if n_classes is not None else draw(_integers(1, max_classes), label="number of classes")
     return Schema(tuple(features), _labels(draw, k, "class"))
 
@@ -261,10 +261,9 @@ def _datasets(draw: Any, schema_strategy: Any, min_rows: int, max_rows: int, mis
     for f in schema.features:
         # A small palette per column: values repeat, so rows tie and duplicate, and a
         # palette of one value is a constant column.
-        if f.is_numeric:
-            palettes.append(draw(_palettes(width, min(max_rows, 6)), label=f"values of {f.name}"))
-        else:
-            palettes.append([float(c) for c in range(len(f.categories))])
+        # Drawn for a categorical column too (and ignored): see _schemas on aligned draws.
+        palette = draw(_palettes(width, min(max_rows, 6)), label=f"values of {f.name}")
+        palettes.append(palette if f.is_numeric else [float(c) for c in range(len(f.categories))])
     row = _row_strategy(tuple(map(len, palettes)), len(schema.classes), 100 - round(missing * 100), weights)
     # Rows as a list: the shrinker deletes whole rows at once.
     rows = draw(st.lists(row, min_size=min_rows, max_size=max_rows), label="rows")

@@ -1,7 +1,6 @@
 """puretree.invariants: each check passes on what is right and rejects, with a message that
 says what broke, what is wrong."""
 
-import math
 import re
 
 import attrs
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from puretree import prune
 from puretree.criteria import split_info
 from puretree.datasets import load_playtennis
-from puretree.fold import iter_nodes, n_nodes, rewrite
+from puretree.fold import iter_nodes, rewrite
 from puretree.grow import cart, id3
 from puretree.impurity import entropy, gini, misclassification
 from puretree.invariants import (

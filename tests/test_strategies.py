@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from puretree.criteria import GainRatio, ImpurityDecrease
-from puretree.fold import depth, iter_nodes, n_leaves, n_nodes
+from puretree.fold import depth, iter_nodes, n_nodes
 from puretree.grow import c45, cart, grow, id3
 from puretree.invariants import check_fits_training_data, check_impurity, check_roundtrip, check_tree, next_down, next_up
 from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
