@@ -231,6 +231,8 @@ def main() -> None:
             tools_ok = not any(v[0] == "" for k, v in code.items() if not k.startswith("puretree"))
             if title.startswith("chain"):
                 if not tools_ok:
+                    failed = "; ".join(f"{k}: {v[2]}" for k, v in code.items() if v[0] == "" and not k.startswith("puretree"))
+                    print(f"\n{title}: skipped, a tool failed ({failed})", flush=True)
                     continue
                 deepest_ok = (title, est, X)
             lines.append(f"\n### {title}: {est.tree_.node_count} nodes, depth {est.get_depth()}, {len(rows)} rows checked\n")
