@@ -77,7 +77,9 @@ def _to_type(X: np.ndarray, tree: Tree, ftype: str) -> np.ndarray:
 
 def _neighbours(t: float, ftype: str) -> list[float]:
     if ftype == "double":
-        return [float(np.nextafter(t, -np.inf)), t, float(np.nextafter(t, np.inf))]
+        with np.errstate(over="ignore"):
+            values = [float(np.nextafter(t, -np.inf)), t, float(np.nextafter(t, np.inf))]
+        return [v for v in values if math.isfinite(v)]
     if ftype == "float":
         f = lit.float32_floor(t)
         with np.errstate(over="ignore"):
