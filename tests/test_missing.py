@@ -152,7 +152,7 @@ def test_any_data_with_missing_values_grows_a_tree_that_conserves_weight(rows, m
     y = [label for _, _, label in rows]
     if all(r["n"] is None for r in data):
         data[0]["n"] = 0.0  # a column missing everywhere has no kind
-    tree = grow(data, y, missing=missing, splitters=grow.__kwdefaults__["splitters"])
+    tree = grow(data, y, missing=missing)
     for node in iter_nodes(tree.root):
         kids = children(node)
         if kids:
