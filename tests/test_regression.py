@@ -115,3 +115,44 @@ def test_cost_complexity_pruning_of_a_regression_tree():
     pruned = prune.cost_complexity(tree, alpha=alpha)
     ref = DecisionTreeRegressor(max_depth=5, random_state=0, ccp_alpha=alpha).fit(X, y)
     np.testing.assert_allclose(predict(pruned, X), ref.predict(X), rtol=1e-9)
+
+
+def test_numeric_target_arrays_are_checked_like_lists():
+    from puretree.data import encode_labels
+    from puretree.errors import DataError
+
+    values = np.array([1.5, -2.0, 3.0])
+    assert encode_labels(values, task="regression")[1].tolist() == encode_labels(values.tolist(), task="regression")[1].tolist()
+    assert encode_labels(np.array([1, 2], dtype=np.int8), task="regression")[1].dtype == np.float64
+    with pytest.raises(DataError, match="row 1: the target is missing"):
+        encode_labels(np.array([1.0, np.nan]), task="regression")
+    with pytest.raises(DataError, match="row 0: the target inf is not finite"):
+        encode_labels(np.array([np.inf, 1.0]), task="regression")
+    y = np.array([3.0, 1.0, 2.0])
+    cart_regressor(np.array([[0.0], [1.0], [2.0]]), y)
+    assert y.tolist() == [3.0, 1.0, 2.0]  # not modified
+
+
+def test_variance_decrease_shortcut_equals_the_generic_score():
+    from puretree.criteria import impurity_decrease
+    from puretree.grow import _variance_decrease
+    from puretree.impurity import variance
+
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=30) * 100 + 1000
+    w = rng.uniform(0.5, 2, size=30)
+    stats = np.column_stack((w, w * y, w * y * y))
+    parent = stats.sum(axis=0)
+    left = np.cumsum(stats, axis=0)[:-1]
+    children = np.stack((left, parent - left), axis=-2)
+    np.testing.assert_allclose(_variance_decrease(parent, left), impurity_decrease(variance)(parent, children), rtol=1e-6, atol=1e-6)
+
+
+def test_a_generic_variance_score_grows_the_same_tree_as_the_shortcut():
+    from puretree.criteria import information_gain
+    from puretree.impurity import variance
+
+    X, y = _float32_data(n=200)
+    fast = cart_regressor(X, y, max_depth=4, min_samples_leaf=5)
+    generic = cart_regressor(X, y, max_depth=4, min_samples_leaf=5, score=information_gain(variance))
+    np.testing.assert_array_equal(predict(fast, X), predict(generic, X))
