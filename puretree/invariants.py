@@ -108,48 +108,53 @@ def check_impurity(f: Callable[..., Any], counts: Any = None, *, rtol: float = 1
     for c in batch:
         if c.ndim != 1 or c.size == 0 or not np.isfinite(c).all() or (c < 0).any():
             raise ValueError(f"check_impurity: counts must be finite, non-negative vectors, got {_fmt(np.ravel(c))}")
-        _check_one(f, c, rtol)
-    if counts is not None and len(batch) > 1 and len({c.size for c in batch}) == 1:
+    problem = next((p for p in (_problem(f, c, rtol) for c in batch) if p is not None), None)
+    if problem is None and counts is not None and len(batch) > 1 and len({c.size for c in batch}) == 1:
         stacked = np.asarray(f(np.stack(batch)), dtype=np.float64)
         single = np.array([_value(f, c) for c in batch])
         if stacked.shape != single.shape or not np.allclose(stacked, single, rtol=rtol, atol=0.0, equal_nan=True):
-            raise AssertionError(f"check_impurity: {_name(f)} on a batch of {len(batch)} count vectors gives {stacked.tolist()}, one by one {single.tolist()}")
+            problem = f"{_name(f)} on a batch of {len(batch)} count vectors gives {stacked.tolist()}, one by one {single.tolist()}"
+    if problem is not None:
+        # One raise for every kind of failure, so that Hypothesis shrinks them as one bug.
+        raise AssertionError(f"check_impurity: {problem}")
 
 
 def _close(a: float, b: float, rtol: float) -> bool:
     return abs(a - b) <= rtol * max(1.0, abs(a), abs(b))
 
 
-def _check_one(f: Callable[..., Any], c: np.ndarray, rtol: float) -> None:
+def _problem(f: Callable[..., Any], c: np.ndarray, rtol: float) -> str | None:
+    """What is wrong with ``f`` around the count vector ``c``, or None."""
     name, k, n = _name(f), c.size, float(c.sum())
     v = _value(f, c)
     if not math.isfinite(v) or v < 0:
-        raise AssertionError(f"check_impurity: {name}({_fmt(c)}) = {v!r}, expected a finite number >= 0")
+        return f"{name}({_fmt(c)}) = {v!r}, expected a finite number >= 0"
     if n == 0:
         if v != 0:
-            raise AssertionError(f"check_impurity: {name} of empty counts {_fmt(c)} is {v!r}, expected 0 (a node with no weight)")
-        return
+            return f"{name} of empty counts {_fmt(c)} is {v!r}, expected 0 (a node with no weight)"
+        return None
     for j in range(k):
         p = np.where(np.arange(k) == j, n, 0.0)
         pv = _value(f, p)
         if not math.isfinite(pv) or abs(pv) > rtol:
-            raise AssertionError(f"check_impurity: {name} is not zero on pure counts: f({_fmt(p)}) = {pv!r}")
+            return f"{name} is not zero on pure counts: f({_fmt(p)}) = {pv!r}"
     for perm in _permutations(k):
         q = c[list(perm)]
         qv = _value(f, q)
         if not _close(qv, v, rtol):
-            raise AssertionError(f"check_impurity: {name} is not symmetric in the classes: f({_fmt(c)}) = {v!r} but f({_fmt(q)}) = {qv!r}")
+            return f"{name} is not symmetric in the classes: f({_fmt(c)}) = {v!r} but f({_fmt(q)}) = {qv!r}"
     uniform = np.full(k, n / k)
     uv = _value(f, uniform)
     if not (v <= uv or _close(v, uv, rtol)):
-        raise AssertionError(f"check_impurity: {name} is not maximal at the uniform distribution: f({_fmt(c)}) = {v!r} > f({_fmt(uniform)}) = {uv!r}")
+        return f"{name} is not maximal at the uniform distribution: f({_fmt(c)}) = {v!r} > f({_fmt(uniform)}) = {uv!r}"
     for scale in (2.0, 3.0, 0.5, 1000.0):
         s = c * scale
         if not np.isfinite(s).all() or ((c > 0) & (s < np.finfo(np.float64).tiny)).any():
             continue  # the scaled counts overflow or lose precision: not the impurity's fault
         sv = _value(f, s)
         if not _close(sv, v, rtol):
-            raise AssertionError(f"check_impurity: {name} is not scale-invariant: f({_fmt(c)}) = {v!r} but f({_fmt(s)}) = {sv!r}")
+            return f"{name} is not scale-invariant: f({_fmt(c)}) = {v!r} but f({_fmt(s)}) = {sv!r}"
+    return None
 
 
 # -- trees -------------------------------------------------------------------------------
