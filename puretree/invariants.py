@@ -406,9 +406,7 @@ def check_export(tree: Tree, target: str, *, feature_type: str = "double", rows:
     from .data import encode_features
 
     if rows is None:
-        # verify adds missing cells itself; it walks our rows through the model first, which a
-        # tree whose strategy is "error" refuses for a missing cell.
-        rows = boundary_cases(tree, width=32 if feature_type == "float" else 64, missing=tree.missing != "error")
+        rows = boundary_cases(tree, width=32 if feature_type == "float" else 64, missing=True)
     if isinstance(rows, np.ndarray) and rows.dtype.kind == "f" and rows.ndim == 2:
         X = rows
     elif len(rows) == 0:
