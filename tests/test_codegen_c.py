@@ -162,3 +162,14 @@ def test_c_rules_no_heap_no_stdio_no_recursion_one_return(target, missing):
             assert body.count("return") <= 1, fname
             assert f"{fname}(" not in body, f"{fname} is recursive"
         assert re.search(r"Maximum stack use: about \d+ bytes", files["tree.h"])
+
+
+@pytest.mark.parametrize("missing", MISSING)
+def test_predict_only_code_without_probabilities(missing):
+    data = load_temperature()
+    tree = c45(data, missing=missing)
+    files = generate(tree, "c-table", proba=False)
+    assert "predict_proba" not in files["tree.h"]
+    assert ("outcome_proba" in files["tree.c"]) == (missing == "distribute")  # distribute sums them
+    for target in ("c", "c-table"):
+        assert verify(tree, data, target, proba=False).mismatches == []

@@ -173,7 +173,10 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     n_internal = len(internal)
     internal_index = {int(node): i for i, node in enumerate(internal)}
 
-    # Outcomes: distinct answers of the nodes where a row can end.
+    # Outcomes: distinct answers of the nodes where a row can end. Python modules always
+    # carry predict_proba; C may leave it out, and then outcomes differ by class only.
+    if language == "python":
+        opts["proba"] = True
     keep_distribution = regression or opts["proba"] or distribute
     outcomes: list[dict[str, Any]] = []
     outcome_of: dict[int, int] = {}
