@@ -356,6 +356,9 @@ def check_fits_training_data(tree: Tree, X: Any, y: Any = None, *, sample_weight
     so every training row must be predicted as a label of greatest total weight among the
     rows with the same features (for consistent data: its own label). ``X``/``y`` are
     anything :func:`puretree.data.as_dataset` accepts, e.g. the :class:`Dataset` itself.
+    With sample weights, a score may refuse a split that isolates a negligible weight (gain
+    ratio needs a split information above 1e-12), so test weighted data with a score that
+    does not, such as Gini's impurity decrease.
 
     >>> from puretree.grow import id3
     >>> from puretree.datasets import load_playtennis
