@@ -168,3 +168,14 @@ def test_invalid_names_are_refused(name):
     data = hostile_data()
     with pytest.raises(CodegenError, match="invalid name"):
         generate(c45(data), "c", name=name)
+
+
+def test_long_names_give_short_distinct_identifiers():
+    long = ["measurement " * 20 + str(k) for k in range(3)]
+    rows = [{name: float(i + k) for k, name in enumerate(long)} for i in range(6)]
+    data = from_rows(rows, ["a", "b"] * 3)
+    tree = cart(data)
+    source = generate(tree, "c", name="t")["t.h"]
+    idents = re.findall(r"^\s+(T_F_\w+) = \d+,$", source, flags=re.M)
+    assert len(idents) == 3 and len(set(idents)) == 3
+    assert all(len(i) <= 63 for i in idents)

@@ -301,9 +301,13 @@ def _names(schema: Any, language: str, name: str) -> tuple[list[dict[str, Any]],
     """Features and classes with their literals and their (globally distinct) C constants."""
     big = name.upper()
     reserved = {f"{big}_N_FEATURES", f"{big}_N_CLASSES", f"{big}_MISSING", f"{big}_H_INCLUDED", f"{big}_MAX_STACK_BYTES"}
-    feature_words = [f"{big}_F_{lit.word(f.name).upper()}" for f in schema.features]
-    category_words = [[f"{big}_{lit.word(f.name).upper()}_{lit.word(_label_text(c)).upper()}" for c in f.categories] for f in schema.features]
-    class_words = [f"{big}_CLASS_{lit.word(_label_text(c)).upper()}" for c in schema.classes]
+    # Each part at most 24 characters: C99 promises 63 significant characters (5.2.4.1).
+    def part(text: Any) -> str:
+        return lit.word(str(text))[:24].strip("_").upper() or "X"
+
+    feature_words = [f"{big}_F_{part(f.name)}" for f in schema.features]
+    category_words = [[f"{big}_{part(f.name)}_{part(_label_text(c))}" for c in f.categories] for f in schema.features]
+    class_words = [f"{big}_CLASS_{part(_label_text(c))}" for c in schema.classes]
     flat_words = feature_words + [w for ws in category_words for w in ws] + class_words
     idents = iter(lit.unique(flat_words, reserved=reserved))
     feature_idents = [next(idents) for _ in feature_words]
