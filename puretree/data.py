@@ -479,11 +479,19 @@ def read_csv(
             raise DataError(f"{os.fspath(path)}: unknown target column {target!r}; the columns are {list(names)}")
         t = names.index(target)
         y = [row[t] for row in body]
-        if task == CLASSIFICATION:
-            y = [v.strip() for v in y]
+        y = [v.strip() for v in y]
+        if task == REGRESSION:
+            y = [_regression_cell(v, i, target) for i, v in enumerate(y, start=2)]
     keep = [j for j, n in enumerate(names) if n != target and n not in ignore]
     columns = [[row[j].strip() for row in body] for j in keep]
     return _build([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task)
+
+
+def _regression_cell(text: str, line: int, column: str) -> float:
+    value = _parse_number(text)
+    if value is None:
+        raise DataError(f"line {line}, column {column!r}: the regression target {text!r} is not a finite number")
+    return value
 
 
 def as_dataset(X: Any, y: Any = None, *, sample_weight: Any = None, **options: Any) -> Dataset:

@@ -71,6 +71,7 @@ def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) 
     p.add_argument("--min-samples-split", type=non_negative_int, default=2, metavar="N")
     p.add_argument("--min-samples-leaf", type=positive_int, default=1, metavar="N")
     p.add_argument("--min-gain", type=finite_float, metavar="X", help="stop when the best score is not above X")
+    p.add_argument("--task", choices=("classification", "regression"), default="classification", help="predict a class (default) or a number (regression: variance, leaves predict the mean)")
     p.add_argument("--missing", choices=MISSING_STRATEGIES, help="missing values: heaviest branch, every branch weighted (C4.5), or refuse (default: the algorithm's)")
 
 
@@ -94,11 +95,14 @@ def fit_from_args(args: argparse.Namespace, data: Any) -> Tree:
 
 
 def _fit(args: argparse.Namespace) -> int:
-    data = read_csv(args.data, target=args.target, categorical=args.categorical or None, ignore=args.ignore)
+    data = read_csv(args.data, target=args.target, categorical=args.categorical or None, ignore=args.ignore, task=args.task)
     tree = fit_from_args(args, data)
     save(tree, args.output)
-    train = accuracy(data.labels().tolist(), predict(tree, data).tolist())
-    print(f"{args.algorithm} tree from {data.n_rows} rows: {summary(tree)}; training accuracy {train:.4f}")
+    if data.schema.is_regression:
+        fit_text = f"training mean squared error {float(np.mean((predict(tree, data) - data.y) ** 2)):.6g}"
+    else:
+        fit_text = f"training accuracy {accuracy(data.labels().tolist(), predict(tree, data).tolist()):.4f}"
+    print(f"{args.algorithm} tree from {data.n_rows} rows: {summary(tree)}; {fit_text}")
     print(f"saved to {args.output}")
     return 0
 
@@ -155,6 +159,8 @@ def _cross_validate(args: argparse.Namespace) -> int:
         raise ParameterError("with --cv give only DATA.csv (the trees are grown from it), not a model")
     if args.target is None:
         raise ParameterError("--cv needs --target COLUMN (and optionally --algorithm and other fit options)")
+    if args.task != "classification":
+        raise ParameterError("--cv cross-validates classification trees (stratified folds); for regression use the library's cross_validate")
     data = read_csv(args.model, target=args.target, categorical=args.categorical or None, ignore=args.ignore)
     result = cross_validate(lambda part: fit_from_args(args, part), data, k=args.cv, seed=args.seed)
     truth = [_label_text(v) for v in data.labels().tolist()]
