@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench bench-codegen clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "puretree needs Python 3.10 or newer"'
@@ -29,6 +29,12 @@ test: $(VENV)/.test
 
 bench: $(VENV)/.test
 	$(BIN)/python bench/bench_fit.py
+	$(BIN)/python bench/bench_regression.py
+
+# Installs gcc-arm-none-eabi (Debian), emlearn and m2cgen (PyPI) first: benchmarks only.
+bench-codegen: $(VENV)/.test
+	PYTHON=$(BIN)/python bash bench/setup_codegen.sh
+	$(BIN)/python bench/bench_codegen.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

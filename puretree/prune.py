@@ -594,7 +594,8 @@ def cost_complexity(tree: Tree, alpha: float, *, path: CostComplexityPath | None
 @attrs.frozen(eq=False)
 class AlphaChoice:
     """The outcome of :func:`choose_alpha`: candidate alphas, their mean cross-validated
-    accuracy (and its standard deviation), the best alpha and the full tree pruned at it."""
+    accuracy (minus the mean squared error, for regression) and its standard deviation, the
+    best alpha and the full tree pruned at it."""
 
     alphas: np.ndarray
     mean_accuracy: np.ndarray
@@ -610,7 +611,9 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
     represented by its geometric mean (Breiman et al.), so that the candidates sit inside
     the intervals rather than on their edges. Every fold grows a tree with ``fit`` (default:
     :func:`~puretree.grow.cart`), prunes it at each candidate and scores it on the held-out
-    part. The best mean accuracy wins; ties go to the larger alpha (the smaller tree).
+    part. The best mean accuracy wins; ties go to the larger alpha (the smaller tree). For a
+    regression tree the folds are plain (shuffled, seeded) and the score is minus the mean
+    squared error, so that higher is still better.
 
     >>> from puretree.datasets import load_playtennis
     >>> choice = choose_alpha(load_playtennis(), k=3)
@@ -626,18 +629,22 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
     if data.y is None:
         raise DataError("choose_alpha needs labelled data")
     full = fit(data)
-    _classification_only(full, "choose_alpha")
+    regression = full.schema.is_regression
     edges = np.unique(cost_complexity_path(full).ccp_alphas)
     alphas = np.sqrt(edges * np.append(edges[1:], edges[-1]))
     alphas[-1] = edges[-1]
     scores = np.zeros((k, len(alphas)))
-    for f, (train, test) in enumerate(stratified_folds(data.y, k=k, seed=seed)):
+    # Regression targets are not strata: one group gives plain shuffled folds.
+    for f, (train, test) in enumerate(stratified_folds(np.zeros(data.n_rows) if regression else data.y, k=k, seed=seed)):
         tree = fit(data.subset(train))
         fold_path = cost_complexity_path(tree)
         held = data.subset(test)
-        truth = held.labels().tolist()
         for j, a in enumerate(alphas):
-            scores[f, j] = accuracy(truth, cost_complexity(tree, float(a), path=fold_path).predict(held).tolist())
+            guess = cost_complexity(tree, float(a), path=fold_path).predict(held)
+            if regression:
+                scores[f, j] = -float(np.mean((guess - held.y) ** 2))
+            else:
+                scores[f, j] = accuracy(held.labels().tolist(), guess.tolist())
     mean = scores.mean(axis=0)
     best = int(np.flatnonzero(mean >= mean.max() - 1e-12)[-1])
     return AlphaChoice(alphas, mean, scores.std(axis=0), float(alphas[best]), cost_complexity(full, float(alphas[best])))

@@ -392,6 +392,27 @@ def test_choose_alpha_reports_the_cross_validated_accuracy_of_its_choice():
     assert n_leaves(choice.tree) < n_leaves(cart(data))
 
 
+def test_choose_alpha_on_a_regression_tree_scores_minus_the_cross_validated_mse():
+    from puretree.data import from_numpy
+    from puretree.evaluate import stratified_folds
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(90, 2))
+    y = np.where(X[:, 0] > 0, 5.0, -5.0) + rng.normal(size=90)
+    data = from_numpy(X, y, task="regression")
+    choice = choose_alpha(data, k=3, seed=1)
+    best = int(np.flatnonzero(choice.alphas == choice.best_alpha)[0])
+    # Recompute the chosen alpha's score by hand: plain folds, minus the mean squared error.
+    errors = []
+    for train, test in stratified_folds(np.zeros(90), k=3, seed=1):
+        pruned = cost_complexity(cart(data.subset(train)), choice.best_alpha)
+        errors.append(float(np.mean((pruned.predict(data.subset(test)) - y[test]) ** 2)))
+    assert choice.mean_accuracy[best] == pytest.approx(-np.mean(errors))
+    assert choice.mean_accuracy[best] == pytest.approx(choice.mean_accuracy.max())
+    # The noise is not worth leaves: the chosen tree is far smaller than the full one.
+    assert n_leaves(choice.tree) < n_leaves(cart(data)) / 4
+
+
 # -- chi-square pre-pruning -----------------------------------------------------------------
 
 
