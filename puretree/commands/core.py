@@ -26,38 +26,39 @@ ALGORITHMS = {"id3": id3, "c45": c45, "cart": cart}
 CRITERIA = ("entropy", "information_gain", "gain_ratio", "gini", "misclassification")
 
 
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
+def number(kind: type, *, low: float | None = None, high: float | None = None, open_low: bool = False, what: str = "") -> Any:
+    """An argparse ``type``: text parsed as ``kind`` (int or float), finite, within bounds.
+
+    >>> number(int, low=2, what="number of folds")("1")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a number of folds >= 2, got '1'
+    >>> number(float, low=0, high=1, open_low=True)("0.25")
+    0.25
+    """
+    noun = what or ("whole number" if kind is int else "number")
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {noun}, got {text!r}") from None
+        if not np.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite {noun}, got {text!r}")
+        if high is not None and not (low < value < high if open_low else low <= value <= high):
+            raise argparse.ArgumentTypeError(f"expected a {noun} strictly between {low:g} and {high:g}, got {text!r}")
+        if high is None and low is not None and not (value > low if open_low else value >= low):
+            raise argparse.ArgumentTypeError(f"expected a {noun} {'>' if open_low else '>='} {low:g}, got {text!r}")
+        return value
+
+    parse.__name__ = f"{kind.__name__}_argument"
+    return parse
 
 
-def _folds(text: str) -> int:
-    value = non_negative_int(text)
-    if value < 2:
-        raise argparse.ArgumentTypeError(f"expected a number of folds >= 2, got {text!r}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    value = non_negative_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text!r}")
-    return value
-
-
-def finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not np.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return value
+non_negative_int = number(int, low=0)
+positive_int = number(int, low=1)
+_folds = number(int, low=2, what="number of folds")
+finite_float = number(float)
 
 
 def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) -> None:

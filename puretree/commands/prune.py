@@ -14,25 +14,15 @@ from ..nodes import Tree
 from ..prune import cost_complexity, cost_complexity_path, penalty, pessimistic, reduced_error
 from ..rules import prune_rules, to_rules
 from ..text import summary
-from .core import _label_text, finite_float, true_labels
+from .core import _label_text, number, true_labels
 
 ORDER = 20
 
 METHODS = ("reduced-error", "pessimistic", "cost-complexity", "penalty")
 
 
-def _probability(text: str) -> float:
-    value = finite_float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, got {text!r}")
-    return value
-
-
-def _non_negative(text: str) -> float:
-    value = finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
+_probability = number(float, low=0, high=1, open_low=True)
+_non_negative = number(float, low=0)
 
 
 def _labelled(tree: Tree, path: str) -> tuple[Dataset, list[str]]:
