@@ -145,10 +145,14 @@ def test_ties_in_gains_are_drawn():
 
 
 def test_numbers_edges():
-    assert find(numbers(), lambda x: True) == 0.0
+    # Derandomised, without the example database and with room to search: whether a random
+    # search happens upon a value above 1e38 (it once did not, in a fresh clone) is not what
+    # this test is about.
+    fixed = settings(database=None, derandomize=True, max_examples=5000)
+    assert find(numbers(), lambda x: True, settings=fixed) == 0.0
     assert all(is_float32(v) for v in EDGE_FLOATS32)
     assert 5e-324 in EDGE_FLOATS and F64_MAX in EDGE_FLOATS
-    assert find(numbers(width=32), lambda x: x > 1e38) == float(np.finfo(np.float32).max)
+    assert find(numbers(width=32), lambda x: x > 1e38, settings=fixed) == float(np.finfo(np.float32).max)
 
 
 # -- schemas, counts, leaves -------------------------------------------------------------
