@@ -315,8 +315,10 @@ def datasets(
 
     >>> from hypothesis import find
     >>> ds = find(datasets(min_rows=2, n_classes=2), lambda ds: ds.X[0].tolist() == ds.X[1].tolist() and ds.y[0] != ds.y[1])
-    >>> ds.X.tolist(), ds.labels().tolist()
-    ([[0.0], [0.0]], ['a', 'b'])
+    >>> ds.n_rows, ds.labels().tolist()      # shrunk to two identical rows, two labels
+    (2, ['a', 'b'])
+    >>> set(ds.X.ravel().tolist())           # the simplest values (how many columns is up to the search)
+    {0.0}
     """
     _check_range("min_rows", min_rows, "max_rows", max_rows, minimum=1)
     p = _missing_probability(missing)
