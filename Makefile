@@ -1,11 +1,12 @@
 # Two commands on a fresh machine with Python 3.10+ and make:
 #   make demo   learn the PlayTennis tree from the data shipped in the package
-#   make test   run the whole test suite (doctests included)
+#   make test   run the whole test suite (doctests included): derandomized, one verdict per commit
+#   make fuzz   the same properties with random seeds and many more examples (finds bugs)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench bench-codegen clean
+.PHONY: demo test fuzz constraints bench bench-codegen clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "puretree needs Python 3.10 or newer"'
@@ -17,15 +18,26 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+# Test tools are pinned (constraints/test.txt): a new Hypothesis or pytest never changes a verdict.
+$(VENV)/.test: pyproject.toml constraints/test.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c constraints/test.txt -e '.[test]'
 	touch $@ $(VENV)/.core
 
 demo: $(VENV)/.core
 	$(BIN)/python examples/quickstart.py
 
 test: $(VENV)/.test
-	$(BIN)/python -m pytest -q
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
+
+# Random search: seeds change every run and failures are kept in .hypothesis/. A failure
+# found here is fixed and then pinned as an @example or a unit test, so make test keeps it.
+fuzz: $(VENV)/.test
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q -x tests
+
+# Re-pin the test environment after upgrading on purpose.
+constraints: $(VENV)/.test
+	{ sed -n 1,2p constraints/test.txt; $(BIN)/python -m pip freeze --exclude-editable | grep -v '^#' | sed 's/$$/ ; python_version >= "3.11"/'; } > constraints/test.txt.new
+	mv constraints/test.txt.new constraints/test.txt
 
 bench: $(VENV)/.test
 	$(BIN)/python bench/bench_fit.py

@@ -35,7 +35,7 @@ import attrs
 import numpy as np
 
 from .errors import ParameterError
-from .impurity import class_weight_of, entropy, gini, misclassification, sum_last, variance
+from .impurity import class_weight_of, entropy, gini, misclassification, proportions, sum_last, variance
 
 __all__ = [
     "Score",
@@ -61,6 +61,25 @@ def _weight_of(impurity: Callable[..., Any]) -> Callable[[Any], np.ndarray]:
     return getattr(impurity, "weight_of", class_weight_of)
 
 
+#: The built-in impurities: concave, so that no split of consistent statistics raises them.
+_CONCAVE = (entropy, gini, misclassification, variance)
+
+
+def _tame(parent: np.ndarray, children: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Statistics near 1e308 scaled down by 2**-32 (exactly), so that no sum of them overflows.
+
+    Impurities of counts and of (weight, sum, sum of squares) do not change when all the
+    statistics of a node and its branches are scaled alike, which is what this does.
+    """
+    if children.size == 0 or not children.max() > _HUGE:
+        return parent, children
+    return parent * 2.0**-32, children * 2.0**-32
+
+
+#: Statistics above this are scaled before any sum (a few thousand of them fit below 1.8e308).
+_HUGE = 1e298
+
+
 def _children_weights(impurity: Callable[..., Any], children: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     wc = _weight_of(impurity)(children)
     return wc, sum_last(wc)
@@ -74,16 +93,21 @@ class ImpurityDecrease:
     name: str = "impurity_decrease"
 
     def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
-        parent = np.asarray(parent, dtype=np.float64)
-        children = np.asarray(children, dtype=np.float64)
-        wc, w = _children_weights(self.impurity, children)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        parent, children = _tame(np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64))
+        # Each branch's share of the weight, not weight * impurity / total: the product of a
+        # subnormal weight loses its digits (three 5e-324 rows once gave a gain of -0.08),
+        # and a total near 1e308 overflows.
+        share, w = proportions(_weight_of(self.impurity)(children))
+        with np.errstate(invalid="ignore"):
             # An empty branch contributes nothing, even if a user's impurity gives NaN for 0/0.
-            after = sum_last(np.where(wc > 0, wc * np.asarray(self.impurity(children)), 0.0)) / w
-        gain = np.asarray(self.impurity(parent)) - after
-        # Concave impurities never lose impurity by splitting; clamp only float rounding.
-        rounding = (gain < 0) & (gain > -1e-12)
-        return np.where(w > 0, np.where(rounding, 0.0, gain), -np.inf)
+            after = sum_last(np.where(share > 0, share * np.asarray(self.impurity(children)), 0.0))
+            gain = np.asarray(self.impurity(parent)) - after
+        if any(self.impurity is f for f in _CONCAVE):
+            # These never lose impurity by splitting: a negative gain is float rounding.
+            gain = np.maximum(gain, 0.0)
+        else:
+            gain = np.where((gain < 0) & (gain > -1e-12), 0.0, gain)
+        return np.where(w > 0, gain, -np.inf)
 
     def __repr__(self) -> str:
         return f"{self.name}({_name(self.impurity)})"
@@ -106,7 +130,7 @@ class GainRatio:
     impurity: Callable[..., Any]
 
     def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
-        children = np.asarray(children, dtype=np.float64)
+        parent, children = _tame(np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64))
         gain = ImpurityDecrease(self.impurity)(parent, children, features)
         wc, _ = _children_weights(self.impurity, children)
         info = split_info(wc)

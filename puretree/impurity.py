@@ -25,7 +25,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["entropy", "gini", "misclassification", "variance", "class_weight_of", "sum_last"]
+__all__ = ["entropy", "gini", "misclassification", "variance", "class_weight_of", "sum_last", "proportions"]
+
+
+_F64_MAX = float(np.finfo(np.float64).max)
 
 
 def sum_last(a: np.ndarray) -> np.ndarray:
@@ -40,9 +43,26 @@ def sum_last(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def _as_counts(counts: Any) -> tuple[np.ndarray, np.ndarray]:
-    c = np.asarray(counts, dtype=np.float64)
-    return c, sum_last(c)
+def proportions(weights: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each entry's share of the sum over the last axis, and that sum.
+
+    Right at every scale: where the sum overflows (counts near 1e308), the entries are
+    scaled down by their largest one first. Shares of an all-zero vector are NaN (0/0);
+    callers mask them by ``total > 0``.
+
+    >>> p, total = proportions([1e308, 1e308])
+    >>> p.tolist(), float(total)
+    ([0.5, 0.5], inf)
+    """
+    c = np.asarray(weights, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        total = sum_last(c)
+        p = c / total[..., None]
+        huge = np.isinf(total)
+        if huge.any():
+            scaled = c[huge] / c[huge].max(axis=-1, keepdims=True)
+            p[huge] = scaled / sum_last(scaled)[..., None]
+    return p, total
 
 
 def entropy(counts: Any, *, base: float = 2.0) -> np.ndarray:
@@ -55,9 +75,8 @@ def entropy(counts: Any, *, base: float = 2.0) -> np.ndarray:
     >>> round(float(entropy([1, 1], base=math.e)), 6)
     0.693147
     """
-    c, total = _as_counts(counts)
+    p, total = proportions(counts)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p = c / total[..., None]
         terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
     h = -sum_last(terms) / math.log(base)
     # Clamp rounding below zero (pure nodes) so that impurities are never negative.
@@ -70,10 +89,10 @@ def gini(counts: Any) -> np.ndarray:
     >>> float(gini([5, 5]))
     0.5
     """
-    c, total = _as_counts(counts)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # Proportions first: squaring raw counts underflows (0/0) for tiny weights.
-        g = 1.0 - sum_last(np.square(c / total[..., None]))
+    # Proportions first: squaring raw counts underflows (0/0) for tiny weights.
+    p, total = proportions(counts)
+    with np.errstate(invalid="ignore"):
+        g = 1.0 - sum_last(np.square(p))
     return np.where(total > 0, np.maximum(g, 0.0), 0.0)
 
 
@@ -83,9 +102,9 @@ def misclassification(counts: Any) -> np.ndarray:
     >>> float(misclassification([2, 2]))
     0.5
     """
-    c, total = _as_counts(counts)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        e = 1.0 - c.max(axis=-1) / total
+    p, total = proportions(counts)
+    with np.errstate(invalid="ignore"):
+        e = 1.0 - p.max(axis=-1)
     return np.where(total > 0, np.maximum(e, 0.0), 0.0)
 
 
@@ -97,8 +116,10 @@ def variance(stats: Any) -> np.ndarray:
     """
     s = np.asarray(stats, dtype=np.float64)
     w, total, squares = s[..., 0], s[..., 1], s[..., 2]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         v = squares / w - np.square(total / w)
+    # Values whose squares do not fit a double give inf - inf: saturate at the largest double.
+    v = np.where(np.isnan(v), _F64_MAX, np.minimum(v, _F64_MAX))
     return np.where(w > 0, np.maximum(v, 0.0), 0.0)
 
 

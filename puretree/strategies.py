@@ -238,22 +238,33 @@ _WEIGHT_VALUES = st.sampled_from((1.0, 2.0, 0.5, 0.0, 3.0, 1e-3, 1e3)) | st.floa
 
 
 @functools.lru_cache(maxsize=256)
-def _row_strategy(sizes: tuple[int, ...], n_classes: int, cut: int, weights: bool) -> st.SearchStrategy[Any]:
-    """One row: a palette index per column (-1: missing), a class index, a weight.
+def _row_strategy(sizes: tuple[int, ...], n_classes: int, weights: bool) -> st.SearchStrategy[Any]:
+    """One row: a palette index per column, a class index, a weight.
 
     Built once per shape and reused: constructing and validating strategies on every draw
     would cost more than drawing from them.
     """
-    def cell(size: int) -> st.SearchStrategy[int]:
-        index = st.integers(0, size - 1)
-        if cut >= 100:
-            return index
-        if cut <= 0:
-            return st.just(-1)
-        # Drawn so that the shrinker removes missing cells: 0 means "present".
-        return st.tuples(index, st.integers(0, 99)).map(lambda ip: -1 if ip[1] >= cut else ip[0])
+    cells = st.tuples(*(st.integers(0, size - 1) for size in sizes))
+    return st.tuples(cells, st.integers(0, n_classes - 1), _WEIGHT_VALUES if weights else st.just(1.0))
 
-    return st.tuples(st.tuples(*map(cell, sizes)), st.integers(0, n_classes - 1), _WEIGHT_VALUES if weights else st.just(1.0))
+
+# A missing cell is a (row, column) position taken modulo the table's shape, drawn after the
+# rows: deleting a row or a feature keeps every position valid, so a search for "some cell
+# is missing" always shrinks to one row, one feature and one missing cell. (Drawn as a flag
+# inside each cell, the flag of column 3 vanishes when the shrinker drops column 3, and the
+# search stops at whatever table it had: the cause of a flaky shrink.)
+_POSITION = st.tuples(st.integers(0, 2**16), st.integers(0, 2**16))
+
+
+def _missing_cells(draw: Any, n_rows: int, n_features: int, fraction: float) -> list[tuple[int, int]]:
+    cells = n_rows * n_features
+    if fraction >= 1.0:
+        return [(i, j) for i in range(n_rows) for j in range(n_features)]
+    most = math.ceil(fraction * cells)
+    if most == 0 or cells == 0:
+        return []
+    drawn = draw(st.lists(_POSITION, max_size=most), label="missing cells")
+    return [(i % n_rows, j % n_features) for i, j in drawn]
 
 
 @st.composite
@@ -266,10 +277,12 @@ def _datasets(draw: Any, schema_strategy: Any, min_rows: int, max_rows: int, mis
         # Drawn for a categorical column too (and ignored): see _schemas on aligned draws.
         palette = draw(_palettes(width, min(max_rows, 6)), label=f"values of {f.name}")
         palettes.append(palette if f.is_numeric else [float(c) for c in range(len(f.categories))])
-    row = _row_strategy(tuple(map(len, palettes)), len(schema.classes), 100 - round(missing * 100), weights)
+    row = _row_strategy(tuple(map(len, palettes)), len(schema.classes), weights)
     # Rows as a list: the shrinker deletes whole rows at once.
     rows = draw(st.lists(row, min_size=min_rows, max_size=max_rows), label="rows")
-    X = np.array([[math.nan if i < 0 else p[i] for p, i in zip(palettes, r[0])] for r in rows], dtype=np.float64).reshape(len(rows), schema.n_features)
+    X = np.array([[p[i] for p, i in zip(palettes, r[0])] for r in rows], dtype=np.float64).reshape(len(rows), schema.n_features)
+    for i, j in _missing_cells(draw, len(rows), schema.n_features, missing):
+        X[i, j] = math.nan
     y = np.array([r[1] for r in rows], dtype=np.int64)
     w = None
     if weights:
@@ -309,8 +322,8 @@ def datasets(
     with different labels, constant columns); the shrinker goes to one row, one feature,
     the value 0 and the first class.
 
-    ``missing``: ``True`` (or a probability) puts NaN cells in (``grow`` refuses them; use
-    these for prediction). ``weights=True`` adds ``sample_weight`` (zeros, tiny and huge
+    ``missing``: ``True`` (or a fraction) makes up to that fraction of the cells NaN
+    (``True``: a fifth; ``1.0``: every cell), for growing and predicting with missing values. ``weights=True`` adds ``sample_weight`` (zeros, tiny and huge
     weights included; at least one is positive). ``width=32``: float32-representable values.
 
     >>> from hypothesis import find
@@ -380,12 +393,28 @@ def _threshold_room(limit: tuple[float, float], width: int) -> bool:
     return t < hi and t < top
 
 
+def _room_below(lo: float, t: float, levels: int, width: int) -> bool:
+    """Whether ``levels`` nested thresholds fit strictly between ``lo`` and ``t``."""
+    for _ in range(levels):
+        lo = _first_above(lo, width)
+        if not lo < t:
+            return False
+    return True
+
+
 def _fit_threshold(t: float, limit: tuple[float, float], width: int) -> float:
     """The drawn threshold if it keeps both branches reachable, else one that does."""
     lo, hi = limit
     top = _F32_MAX if width == 32 else float(np.finfo(np.float64).max)
     if lo < t < hi and t < top:
         return t
+    return _midpoint(limit, width)
+
+
+def _midpoint(limit: tuple[float, float], width: int) -> float:
+    """A threshold halfway through the interval (the first one above ``lo`` if none is)."""
+    lo, hi = limit
+    top = _F32_MAX if width == 32 else float(np.finfo(np.float64).max)
     a, b = max(lo, -top), min(hi, top)
     m = a / 2.0 + b / 2.0
     if width == 32:
@@ -437,6 +466,10 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
         if kind == "numeric":
             t = _fit_threshold(draw(thresholds, label="threshold"), limits[j], width)
             lo, hi = limits[j]
+            if forced and not _room_below(lo, t, min_depth - depth - 1, width):
+                # The spine must go on splitting: a threshold at the bottom of the interval
+                # (say -1.8e308) would leave its left branch no room for the splits to come.
+                t = _midpoint((lo, hi), width)
             kid_limits = [(lo, t), (t, hi)]
             spec = _Spec("numeric", j, threshold=t)
             kid_empty = [empty, empty]
@@ -460,9 +493,11 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
         specs.extend([None] * len(kid_limits))
         size += len(kid_limits)
         specs[slot] = attrs.evolve(spec, kids=tuple(range(first, first + len(kid_limits))))
+        # min_depth goes on down the first child a training row can reach.
+        spine_child = next((i for i, e in enumerate(kid_empty) if not e), 0)
         for i in reversed(range(len(kid_limits))):
             child = limits[:j] + (kid_limits[i],) + limits[j + 1 :]
-            stack.append((first + i, depth + 1, spine and i == 0, child, kid_empty[i]))
+            stack.append((first + i, depth + 1, spine and i == spine_child, child, kid_empty[i]))
     # Bottom-up: children have larger slots than their parent, so build in reverse order.
     built: list[Node | None] = [None] * len(specs)
     for slot in range(len(specs) - 1, -1, -1):

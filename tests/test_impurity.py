@@ -107,3 +107,78 @@ def test_information_gain_is_entropy_decrease(data):
     w = children.sum(axis=1)
     expected = float(entropy(parent)) - sum(wi / w.sum() * float(entropy(c)) for wi, c in zip(w, children))
     assert float(information_gain(entropy)(parent, children)) == pytest.approx(max(expected, 0.0), abs=1e-9)
+
+
+# -- every built-in score, at every scale (subnormal to 1e308) -----------------------------
+
+from hypothesis import example  # noqa: E402
+
+from puretree.criteria import SCORES  # noqa: E402
+
+# Counts that stress float arithmetic: zero, the smallest subnormal, tiny, ordinary and huge.
+_EXTREME = st.sampled_from([0.0, 5e-324, 1e-320, 2.2250738585072014e-308, 1e-300, 1.0, 3.0, 1e300, 1e307, 1e308]) | st.floats(0, 1e308)
+
+
+@st.composite
+def extreme_partitions(draw, width=None):
+    """Children statistics (b branches x k) at extreme scales whose sum, the parent, is finite."""
+    k = width or draw(st.integers(1, 4))
+    b = draw(st.integers(1, 4))
+    children = np.array([[draw(_EXTREME) for _ in range(k)] for _ in range(b)], dtype=np.float64)
+    with np.errstate(over="ignore"):
+        parent = children.sum(axis=0)
+    if not np.isfinite(parent).all():
+        children = children / b  # each column's sum then fits a double
+        parent = children.sum(axis=0)
+    return parent, children
+
+
+def _regression_stats(children):
+    """Consistent (weight, sum, sum of squares) for one value per branch, from drawn magnitudes."""
+    w, v = np.minimum(children[:, 0], 1e100), np.minimum(children[:, 1], 1e100)
+    kids = np.column_stack((w, w * v, w * v * v))
+    return kids.sum(axis=0), kids
+
+
+CLASS_SCORES = sorted(name for name in SCORES if name != "variance")
+
+
+@pytest.mark.parametrize("name", CLASS_SCORES)
+@given(data=extreme_partitions())
+@example(data=(np.array([1.5e-323, 1.5e-323, 1.5e-323]), np.array([[5e-324, 5e-324, 5e-324]] * 3) / 1.0))
+@example(data=(np.array([3 * 5e-324] * 3), np.array([[3 * 5e-324] * 3])))  # one identical child
+@example(data=(np.array([1.5e308, 1.5e308]), np.array([[1e308, 5e307], [5e307, 1e308]])))
+def test_built_in_scores_are_never_negative_or_nan(name, data):
+    parent, children = data
+    s = float(SCORES[name](parent, children))
+    assert not math.isnan(s)
+    assert s >= 0.0 or s == -math.inf  # -inf: "not a candidate" (no weight, or no split info)
+    if parent.max() > 0 and name != "gain_ratio":
+        assert s <= float(SCORES[name].impurity(parent)) + 1e-9
+
+
+def test_gain_of_one_identical_child_is_zero_even_when_subnormal():
+    # Issue 9's counterexample: three subnormal counts, one child equal to its parent.
+    parent = np.array([5e-324, 5e-324, 5e-324])
+    assert float(information_gain(entropy)(parent, parent[None, :])) == 0.0
+
+
+@given(data=extreme_partitions(width=2))
+@example(data=(np.array([1e308, 1e308]), np.array([[1e308, 1e308]])))
+@example(data=(np.array([1e-300, 1e300]), np.array([[5e-301, 5e299], [5e-301, 5e299]])))
+def test_variance_decrease_is_never_negative_or_nan(data):
+    with np.errstate(over="ignore"):
+        parent, kids = _regression_stats(data[1])
+    s = float(SCORES["variance"](parent, kids))
+    assert not math.isnan(s) and (s >= 0.0 or s == -math.inf)
+
+
+@given(st.lists(_EXTREME, min_size=1, max_size=5))
+def test_impurities_are_right_at_every_scale(counts):
+    # Scaling counts by any factor leaves the class proportions, so the impurity, unchanged.
+    c = np.array(counts)
+    if c.max() == 0:
+        return
+    for f in IMPURITIES:
+        small = float(f(c / c.max()))
+        assert float(f(c)) == pytest.approx(small, rel=1e-9, abs=1e-12)
