@@ -201,8 +201,8 @@ def to_rules(tree: Tree) -> RuleList:
     majority. An empty leaf's rule predicts its nearest ancestor's majority and covers 0 rows.
 
     >>> from puretree.datasets import load_temperature
-    >>> from puretree.grow import c45
-    >>> print(to_rules(c45(load_temperature())))
+    >>> from puretree.grow import id3
+    >>> print(to_rules(id3(load_temperature())))
     IF temperature <= 54 THEN no  [2/2]
     IF temperature > 54 AND temperature <= 85 THEN yes  [3/3]
     IF temperature > 85 THEN no  [1/1]

@@ -6,8 +6,8 @@ Thresholds are printed exactly (shortest round-trip form), with the convention
 ``x <= t`` left, ``x > t`` right.
 
 >>> from puretree.datasets import load_temperature
->>> from puretree.grow import c45
->>> print(to_text(c45(load_temperature())))
+>>> from puretree.grow import id3
+>>> print(to_text(id3(load_temperature())))
 temperature <= 54: no (2)
 temperature > 54
 |   temperature <= 85: yes (3)

@@ -16,13 +16,17 @@ from puretree.data import from_numpy
 from puretree.datasets import load_buys_computer, load_playtennis
 from puretree.errors import DataError, ParameterError
 from puretree.fold import depth, iter_nodes, iter_paths
+from puretree.c45 import c45_splits, collapse_unhelpful
 from puretree.grow import c45, cart, grow, id3, multiway_splits, subset_splits, threshold_splits
 from puretree.impurity import gini
 from puretree.io import to_dict
 from puretree.predict import flatten
 from puretree.nodes import CategoricalSplit, Leaf, NumericSplit, SubsetSplit, Tree
 
-LEARNERS = [id3, c45, cart]
+# The plain gain-ratio builder (what c45 was before it gained C4.5's guards): fully grown,
+# for the properties every fully grown tree has. c45 itself has its own tests below.
+gain_ratio_tree = functools.partial(grow, score="gain_ratio", missing="distribute")
+LEARNERS = [id3, gain_ratio_tree, cart]
 
 
 def _leaves(tree):
@@ -36,12 +40,14 @@ def test_presets_are_partials_of_grow():
     data = load_buys_computer()
     for preset, score, splitters in (
         (id3, "information_gain", (threshold_splits, multiway_splits)),
-        (c45, "gain_ratio", (threshold_splits, multiway_splits)),
         (cart, "gini", (threshold_splits, subset_splits)),
     ):
         assert isinstance(preset, functools.partial)
         assert preset.func is grow
         assert preset(data).root == grow(data, score=score, splitters=splitters).root
+    # c45 is grow with C4.5's split generator and J48's defaults, then J48's collapse.
+    expected = collapse_unhelpful(grow(data, score="gain_ratio", splitters=(c45_splits,), min_samples_leaf=2, missing="distribute"))
+    assert c45(data) == expected
 
 
 def test_preset_options_can_be_overridden():
@@ -85,8 +91,8 @@ def test_empty_branch_is_a_zero_leaf_that_predicts_the_parents_majority():
 def test_c45_thresholds_are_midpoints_between_consecutive_distinct_values():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 20, size=(60, 2)).astype(float)
-    y = rng.integers(0, 2, size=60)
-    tree = c45(X, y)
+    y = (X[:, 0] + X[:, 1] + rng.integers(0, 8, size=60) > 22).astype(int)  # a signal C4.5 splits on
+    tree = c45(X, y, min_samples_leaf=1)
     flat = flatten(tree)
     reaching = {}
     for r, path in enumerate(tree.decision_path(X)):

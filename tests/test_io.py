@@ -20,7 +20,7 @@ from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
 def _mixed_tree():
     """A tree holding every node kind: numeric, categorical (multiway) and leaves; CART adds subsets."""
     rows = [{"t": t, "sky": s} for t, s in [(1, "sun"), (2, "rain"), (3, "sun"), (4, "fog"), (5, "rain"), (6, "sun"), (7, "fog")]]
-    return c45(rows, ["a", "b", "a", "b", "a", "b", "a"])
+    return c45(rows, ["a", "b", "a", "b", "a", "b", "a"], min_samples_leaf=1)
 
 
 def test_format_fields():

@@ -203,5 +203,5 @@ def test_rules_of_a_tree_thousands_of_levels_deep():
 
 
 def test_temperature_rules_with_both_bounds():
-    text = str(to_rules(c45(load_temperature())))
+    text = str(to_rules(id3(load_temperature())))
     assert "IF temperature > 54 AND temperature <= 85 THEN yes  [3/3]" in text

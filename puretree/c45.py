@@ -1,0 +1,378 @@
+"""C4.5 as Quinlan's release 8 and Weka's J48 grow it.
+
+Gain ratio alone prefers splits that cut off one or two rows (their split information is
+tiny), so a builder that only maximises it grows long chains on numeric data. C4.5 guards it:
+
+- **Average-gain filter.** Among the attributes that can split a node, only those whose
+  information gain is at least the average gain of the candidates (less J48's slack of 1e-3)
+  compete on gain ratio. A categorical attribute with at least 0.3 x (training rows) values
+  does not count towards the average unless every attribute is like it (J48's rule).
+- **Numeric cuts** are chosen by gain, not ratio, and pay release 8's MDL correction: the gain
+  minus ``log2(number of admissible cuts) / weight of the node``. A cut is considered only
+  between two sorted known values more than 1e-5 apart (J48's value tolerance).
+- **Minimum branch sizes.** A split needs at least two branches holding ``min_samples_leaf``
+  (J48's ``-M``, a weight) and, for a numeric cut, each side at least
+  ``0.1 x known weight / classes`` clamped to ``[min_samples_leaf, 25]``; a node lighter than
+  ``2 x min_samples_leaf`` is a leaf.
+- **Missing values** count as C4.5 counts them: the gain is computed on the known rows and
+  multiplied by their share of the weight, and the split information has one more branch,
+  the unknown rows.
+- **Collapse.** After growing, a subtree whose leaves make no fewer training errors than the
+  node would as a leaf (within 1e-3) becomes that leaf, top-down (J48's ``collapse``).
+- Comparisons use J48's tolerance of 1e-6: a later attribute or cut replaces an earlier one
+  only when it is better by more than 1e-6, so ties go to the lowest feature index and the
+  lowest cut.
+
+The threshold of a cut is the seeds' midpoint between the two values; ``threshold="data"``
+takes J48's choice, the largest training value not above the midpoint (the same training
+rows go either way; unseen values between the two may not).
+
+>>> from puretree.datasets import load_temperature
+>>> print(c45(load_temperature()).to_text())     # 76 splits the right branch, then collapses
+temperature <= 54: no (2)
+temperature > 54: yes (4/1)
+>>> print(c45(load_temperature(), threshold="data").to_text())
+temperature <= 48: no (2)
+temperature > 48: yes (4/1)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .criteria import GainRatio, ImpurityDecrease
+from .errors import ParameterError
+from .fold import run
+from .grow import MISSING_BRANCH, ByTask, Candidate, NodeData, grow, midpoint, multiway_splits, threshold_splits
+from .impurity import entropy
+from .nodes import Leaf, Node, NumericSplit, Tree, children, with_children
+
+__all__ = [
+    "c45",
+    "c45_splits",
+    "C45Splits",
+    "collapse_unhelpful",
+    "c45_scores",
+    "C45Score",
+    "VALUE_TOLERANCE",
+    "J48_EPSILON",
+    "AVERAGE_GAIN_SLACK",
+]
+
+#: J48's tolerance in every comparison of gains, ratios and weights (Weka's ``Utils.SMALL``).
+J48_EPSILON = 1e-6
+#: Two sorted values closer than this are not separated by a cut.
+VALUE_TOLERANCE = 1e-5
+#: An attribute competes on gain ratio when its gain is at least the average minus this.
+AVERAGE_GAIN_SLACK = 1e-3
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    """``x * log2(x)``, with 0 for weights below J48's 1e-6 (its ``logFunc``)."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x < J48_EPSILON, 0.0, x * np.log2(np.where(x < J48_EPSILON, 1.0, x)))
+
+
+def _weighted_entropy(counts: np.ndarray) -> np.ndarray:
+    """``weight x entropy`` (bits) of counts shaped ``(..., k)``: J48's ``oldEnt`` / ``newEnt`` terms."""
+    return _bits(counts.sum(axis=-1)) - _bits(counts).sum(axis=-1)
+
+
+def _gain(known_parent: np.ndarray, branches: np.ndarray, total: float, impurity: Any = entropy) -> np.ndarray:
+    """C4.5's gain of splits whose known rows' counts are ``branches`` ``(..., b, k)``.
+
+    The entropy decrease on the known rows, times their share of the node's weight ``total``
+    (``(1 - unknown rate) x (oldEnt - newEnt) / known weight``); 0 when the decrease is within
+    1e-6 of none. Another impurity's decrease is scaled alike.
+    """
+    known = float(known_parent.sum())
+    if impurity is not entropy:
+        decrease = np.asarray(ImpurityDecrease(impurity)(known_parent, branches), dtype=np.float64)
+        return np.where(np.isfinite(decrease), decrease * (known / total), 0.0) if known > 0 else np.zeros(decrease.shape)
+    numerator = (known / total) * (_weighted_entropy(known_parent) - _weighted_entropy(branches).sum(axis=-1))
+    return np.where(np.abs(numerator) < J48_EPSILON, 0.0, numerator / known) if known > 0 else np.zeros(numerator.shape)
+
+
+def _split_info(branch_weights: np.ndarray, total: float) -> np.ndarray:
+    """Split information (bits) of the branches plus one branch of the unknown rows; 0 if trivial."""
+    unknown = total - branch_weights.sum(axis=-1)
+    ent = -_bits(branch_weights).sum(axis=-1) - _bits(np.maximum(unknown, 0.0)) + _bits(np.asarray(total))
+    return np.where(np.abs(ent) < J48_EPSILON, 0.0, ent / total)
+
+
+def _greater(a: float, b: float) -> bool:
+    return a - b > J48_EPSILON
+
+
+def _at_least(a: Any, b: float) -> Any:
+    return a - b > -J48_EPSILON
+
+
+@attrs.frozen
+class _Option:
+    """One attribute's C4.5 split at a node: its gain, ratio and how rows go."""
+
+    feature: int
+    gain: float
+    ratio: float
+    counts_in_average: bool
+    kind: str
+    threshold: float | None = None
+    branches: np.ndarray | None = None
+
+
+def _numeric_option(node: NodeData, i: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> _Option | None:
+    """J48's ``handleNumericAttribute``: the best admissible cut of numeric feature ``i``."""
+    values = node.values[i]
+    order = node.order[i]
+    n_known = int(np.count_nonzero(~np.isnan(values)))
+    stats = node.stats[order[:n_known]]
+    prefix = np.cumsum(stats, axis=0)
+    known_parent = prefix[-1] if n_known else np.zeros(node.stats.shape[1])
+    known_weight = float(known_parent.sum())
+    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
+    # J48 compares the number of known rows here; the known weight keeps "weight k is k
+    # copies" true (the same for unweighted data without missing values).
+    if known_weight - 2 * least < -J48_EPSILON or n_known < 2:
+        return None
+    # A cut after sorted position p-1 (p = 1 .. n_known-1), between values more than 1e-5 apart.
+    cuts = np.flatnonzero(values[: n_known - 1] + VALUE_TOLERANCE < values[1:n_known])
+    left = prefix[cuts]
+    right = known_parent - left
+    w_left, w_right = left.sum(axis=1), right.sum(axis=1)
+    admissible = _at_least(w_left, least) & _at_least(w_right, least)
+    cuts, left, right = cuts[admissible], left[admissible], right[admissible]
+    if len(cuts) == 0:
+        return None
+    gains = _gain(known_parent, np.stack((left, right), axis=-2), total, impurity)
+    best, where = 0.0, -1
+    start = 0
+    while True:  # J48 scans the cuts in order and moves on only for a gain better by 1e-6
+        better = np.flatnonzero(gains[start:] - best > J48_EPSILON)
+        if len(better) == 0:
+            break
+        where = start + int(better[0])
+        best, start = float(gains[where]), where + 1
+    corrected = best - math.log2(len(cuts)) / total
+    if where < 0 or corrected < J48_EPSILON:
+        return None
+    p = int(cuts[where])
+    branches = np.stack((left[where], right[where]))
+    info = float(_split_info(branches.sum(axis=1), total))
+    ratio = corrected / info if info > 0 else 0.0
+    threshold = midpoint(float(values[p]), float(values[p + 1]))
+    return _Option(int(node.numeric[i]), corrected, ratio, True, "numeric", threshold=threshold, branches=branches)
+
+
+def _categorical_option(node: NodeData, j: int, total: float, min_leaf: float, many_values: bool, impurity: Any) -> _Option | None:
+    """J48's ``handleEnumeratedAttribute``: one branch per category of feature ``j``."""
+    m = len(node.schema.features[j].categories)
+    column = node.X[:, j]
+    known = ~np.isnan(column)
+    codes = column[known].astype(np.int64)
+    stats = node.stats[known]
+    per = np.stack([np.bincount(codes, weights=stats[:, c], minlength=m) for c in range(stats.shape[1])], axis=-1)
+    if np.count_nonzero(_at_least(per.sum(axis=1), min_leaf)) < 2:
+        return None
+    gain = float(_gain(per.sum(axis=0), per, total, impurity))
+    info = float(_split_info(per.sum(axis=1), total))
+    ratio = gain / info if info > 0 else 0.0
+    return _Option(j, gain, ratio, not many_values, "multiway", branches=per)
+
+
+@attrs.frozen
+class C45Splits:
+    """The C4.5 split generator (see the module docs); ``impurity`` is the gain's impurity.
+
+    Called as every split generator is, ``c45_splits(node, score=..., min_samples_leaf=...)``;
+    ``score`` picks what the winner maximises: ``gain_ratio(impurity)`` (C4.5: entropy) or
+    ``impurity_decrease(impurity)`` / ``information_gain(impurity)`` (the gain alone, with the
+    same guards). With entropy the gain is computed exactly as J48 computes it.
+    """
+
+    def __call__(self, node: NodeData, *, score: Any, min_samples_leaf: float) -> Candidate | None:
+        if node.schema.is_regression:
+            # C4.5 grows classification trees; a regression tree splits as the other presets do.
+            found = [c for gen in (threshold_splits, multiway_splits) if (c := gen(node, score=score, min_samples_leaf=min_samples_leaf)) is not None]
+            return max(found, key=lambda c: (c.score, -c.feature), default=None)
+        by_ratio, impurity = _uses_ratio(score)
+        total = float(node.stats.sum())
+        min_leaf = float(min_samples_leaf)
+        if total - 2 * min_leaf < -J48_EPSILON:
+            return None
+        n_classes = len(node.schema.classes)
+        features = node.schema.features
+        many = [j for j in node.categorical if len(features[j].categories) >= 0.3 * node.root_rows]
+        all_many = len(node.numeric) == 0 and len(many) == len(node.categorical)
+        options: list[_Option] = []
+        for i in range(len(node.numeric)):
+            if (o := _numeric_option(node, i, total, n_classes, min_leaf, impurity)) is not None:
+                options.append(o)
+        for j in node.categorical:
+            if (o := _categorical_option(node, j, total, min_leaf, j in many and not all_many, impurity)) is not None:
+                options.append(o)
+        if not options:
+            return None
+        options.sort(key=lambda o: o.feature)  # J48 looks at the attributes in order
+        if not by_ratio:
+            best_gain = max(o.gain for o in options)
+            chosen = next(o for o in options if not _greater(best_gain, o.gain))
+            if chosen.gain < J48_EPSILON:
+                return None
+            return _candidate(node, chosen, chosen.gain)
+        counted = [o.gain for o in options if o.counts_in_average]
+        average = sum(counted) / len(counted) if counted else 0.0
+        best_ratio, chosen_option = 0.0, None
+        for o in options:
+            if o.gain >= average - AVERAGE_GAIN_SLACK and _greater(o.ratio, best_ratio):
+                best_ratio, chosen_option = o.ratio, o
+        if chosen_option is None or abs(best_ratio) < J48_EPSILON:
+            return None
+        return _candidate(node, chosen_option, best_ratio)
+
+
+def _uses_ratio(score: Any) -> tuple[bool, Any]:
+    """Whether the winner maximises the gain ratio (else the gain), and the gain's impurity."""
+    if isinstance(score, GainRatio):
+        return True, score.impurity
+    if isinstance(score, ImpurityDecrease):
+        return False, score.impurity
+    raise ParameterError(f"c45 chooses splits by gain_ratio(impurity) or information_gain(impurity) (impurity_decrease); got {score!r}: use grow() with your own splitters for other scores")
+
+
+def _candidate(node: NodeData, o: _Option, score: float) -> Candidate:
+    column = node.X[:, o.feature]
+    if o.kind == "numeric":
+        branch = np.where(np.isnan(column), MISSING_BRANCH, column > o.threshold).astype(np.int64)
+        return Candidate(score, o.feature, "numeric", branch, o.branches, threshold=o.threshold)
+    branch = np.where(np.isnan(column), MISSING_BRANCH, np.nan_to_num(column, nan=0.0)).astype(np.int64)
+    return Candidate(score, o.feature, "multiway", branch, o.branches)
+
+
+#: The C4.5 split generator.
+c45_splits = C45Splits()
+
+
+@attrs.frozen
+class C45Score:
+    """What C4.5 compares for one attribute at a node: its gain (MDL-corrected for a numeric
+    attribute), its gain ratio, whether the gain counts towards the average, and the cut."""
+
+    gain: float
+    ratio: float
+    counts_in_average: bool
+    threshold: float | None = None
+
+
+def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: Any = entropy, **data_options: Any) -> dict[str, C45Score]:
+    """C4.5's gain and gain ratio of every attribute that can split the root (as
+    :func:`~puretree.grow.attribute_scores` does for the plain scores); attributes that cannot
+    (too few rows on a side, no admissible cut, no gain left after the MDL correction) are absent.
+
+    Quinlan's example of an unknown value (C4.5, 1993, section 3.1): PlayTennis with the
+    outlook of one overcast day unknown. The gain is 13/14 x (0.961 - 0.747) = 0.199 and the
+    split information, with the unknown day as a branch of its own, 1.809:
+
+    >>> import numpy as np
+    >>> from puretree.datasets import load_playtennis
+    >>> ds = load_playtennis()
+    >>> X = ds.X.copy(); X[2, 0] = np.nan          # day 3 is overcast
+    >>> s = c45_scores(X, ds.labels(), feature_names=ds.schema.feature_names, categorical=ds.schema.feature_names)["outlook"]
+    >>> round(s.gain, 3), round(s.gain / s.ratio, 3), round(s.ratio, 3)
+    (0.199, 1.809, 0.11)
+    """
+    from .data import as_dataset
+    from .grow import _root_data
+
+    ds = as_dataset(X, y, **data_options)
+    node = _root_data(ds)
+    total = float(node.stats.sum())
+    n_classes = len(ds.schema.classes)
+    out: dict[str, C45Score] = {}
+    for i in range(len(node.numeric)):
+        if (o := _numeric_option(node, i, total, n_classes, float(min_samples_leaf), impurity)) is not None:
+            out[ds.schema.features[o.feature].name] = C45Score(o.gain, o.ratio, True, o.threshold)
+    many = [j for j in node.categorical if len(ds.schema.features[j].categories) >= 0.3 * ds.n_rows]
+    all_many = len(node.numeric) == 0 and len(many) == len(node.categorical)
+    for j in node.categorical:
+        if (o := _categorical_option(node, j, total, float(min_samples_leaf), j in many and not all_many, impurity)) is not None:
+            out[ds.schema.features[j].name] = C45Score(o.gain, o.ratio, o.counts_in_average)
+    return {f.name: out[f.name] for f in ds.schema.features if f.name in out}
+
+
+# -- after growing -------------------------------------------------------------------------
+
+
+def _errors(counts: tuple[float, ...]) -> float:
+    return float(sum(counts) - max(counts)) if counts else 0.0
+
+
+def collapse_unhelpful(tree: Tree) -> Tree:
+    """J48's collapse: top-down, a subtree whose leaves make no fewer training errors than
+    the node would alone (within 1e-3) becomes a leaf of the node's counts.
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> split = NumericSplit(0, 0.5, Leaf((2.0, 1.0)), Leaf((1.0, 0.0)), (3.0, 1.0))
+    >>> collapse_unhelpful(Tree(split, Schema((Feature("x"),), ("a", "b")))).root
+    Leaf(counts=(3.0, 1.0))
+    """
+    if tree.schema.is_regression:
+        return tree
+    # The training errors of each subtree's leaves, bottom-up (the original nodes stay alive,
+    # so their ids are stable); then the decisions, top-down, as J48 makes them.
+    errors: dict[int, float] = {}
+    stack: list[tuple[Node, bool]] = [(tree.root, False)]
+    while stack:
+        node, done = stack.pop()
+        kids = children(node)
+        if not kids:
+            errors[id(node)] = _errors(node.counts)
+        elif done:
+            errors[id(node)] = sum(errors[id(c)] for c in kids)
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in kids)
+
+    def go(node: Node) -> Generator[Any, Node, Node]:
+        kids = children(node)
+        if not kids:
+            return node
+        if errors[id(node)] >= _errors(node.counts) - 1e-3:
+            return Leaf(node.counts)
+        new = []
+        for c in kids:
+            new.append((yield go(c)))
+        return node if all(a is b for a, b in zip(new, kids)) else with_children(node, tuple(new))
+
+    root = run(go(tree.root))
+    return tree if root is tree.root else attrs.evolve(tree, root=root)
+
+
+def c45(
+    X: Any,
+    y: Any = None,
+    *,
+    score: Any = ByTask("gain_ratio", "variance"),
+    min_samples_leaf: float = 2,
+    threshold: str = "midpoint",
+    collapse: bool = True,
+    missing: str = "distribute",
+    splitters: Any = (c45_splits,),
+    **options: Any,
+) -> Tree:
+    """C4.5 (release 8, as Weka's J48 grows it unpruned): gain ratio among the attributes of at
+    least average gain, MDL-corrected numeric cuts, J48's minimum branch sizes
+    (``min_samples_leaf``, a weight, default 2 like ``-M 2``), missing values distributed over
+    the branches, then :func:`collapse_unhelpful`. ``threshold="data"`` places cuts at training
+    values as J48 does. Prune with :func:`puretree.prune.pessimistic` (with the training data,
+    for subtree raising) to get J48's default tree. Other options are :func:`~puretree.grow.grow`'s.
+    """
+    tree = grow(X, y, score=score, min_samples_leaf=min_samples_leaf, missing=missing, splitters=splitters, threshold=threshold, **options)
+    return collapse_unhelpful(tree) if collapse else tree
+
