@@ -50,7 +50,7 @@ from .errors import ParameterError
 from .fold import run
 from .grow import MISSING_BRANCH, ByTask, Candidate, NodeData, grow, midpoint, multiway_splits, threshold_splits
 from .impurity import entropy
-from .nodes import Leaf, Node, NumericSplit, Tree, children, with_children
+from .nodes import Leaf, Node, NumericSplit, SubsetSplit, Tree, children, with_children
 
 __all__ = [
     "c45",
@@ -58,6 +58,7 @@ __all__ = [
     "C45Splits",
     "collapse_unhelpful",
     "c45_scores",
+    "pessimistic_with_raising",
     "C45Score",
     "VALUE_TOLERANCE",
     "J48_EPSILON",
@@ -376,3 +377,199 @@ def c45(
     tree = grow(X, y, score=score, min_samples_leaf=min_samples_leaf, missing=missing, splitters=splitters, threshold=threshold, **options)
     return collapse_unhelpful(tree) if collapse else tree
 
+
+
+# -- pruning with subtree raising (J48's C45PruneableClassifierTree.prune) --------------------
+
+
+@attrs.define(eq=False)
+class _Work:
+    """A node being pruned: its test (the original node), its children, and the training rows
+    that reach it with their weights (fractional for rows sent down several branches)."""
+
+    node: Node
+    kids: list["_Work"]
+    rows: np.ndarray
+    weights: np.ndarray
+    dist: np.ndarray
+
+
+def _class_counts(y: np.ndarray, rows: np.ndarray, weights: np.ndarray, k: int) -> np.ndarray:
+    codes = y[rows]
+    keep = codes >= 0  # a label the tree never saw is an error wherever it goes
+    counts = np.bincount(codes[keep], weights=weights[keep], minlength=k).astype(np.float64)
+    return counts
+
+
+def _branch_of(node: Node, X: np.ndarray) -> np.ndarray:
+    """The branch each row takes at a split; -1 where its value is missing (or an unseen category)."""
+    column = X[:, node.feature]
+    absent = np.isnan(column)
+    if isinstance(node, NumericSplit):
+        return np.where(absent, -1, column > node.threshold).astype(np.int64)
+    absent |= column < 0  # an unseen category (code -1) takes no branch either
+    if isinstance(node, SubsetSplit):
+        branch = np.where(np.isin(column, node.left_categories), 0, 1)
+    else:
+        branch = np.nan_to_num(column, nan=-1.0).astype(np.int64)
+    return np.where(absent, -1, branch)
+
+
+def _split_rows(node: Node, X: np.ndarray, rows: np.ndarray, weights: np.ndarray, missing: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The rows (and weights) of each branch of ``node``; rows with a missing value go down
+    every branch weighted by the branch's share of the known weight ("distribute", J48), or
+    down the heaviest branch ("majority")."""
+    b = len(children(node))
+    branch = _branch_of(node, X[rows])
+    known = branch >= 0
+    known_weight = np.bincount(branch[known], weights=weights[known], minlength=b)
+    out = []
+    absent = ~known
+    if absent.any() and missing == "error":
+        from .errors import DataError
+
+        raise DataError("missing value in the training data, and the tree's missing-value strategy is 'error'")
+    total = known_weight.sum()
+    # Shares of the known weight here (J48's resetDistribution); with none known, the tree's own.
+    fallback = np.array([sum(c.counts) for c in children(node)], dtype=np.float64)
+    share = known_weight / total if total > 0 else fallback / max(fallback.sum(), 1e-300)
+    heaviest = int(np.argmax(known_weight)) if total > 0 else int(np.argmax(share))
+    for i in range(b):
+        take = branch == i
+        if missing == "distribute":
+            extra = absent & (share[i] > 0)
+            sel = take | extra
+            w = np.where(absent[sel], weights[sel] * share[i], weights[sel])
+        else:
+            sel = take | (absent & (i == heaviest))
+            w = weights[sel]
+        out.append((rows[sel], w))
+    return out
+
+
+def _estimated(dist: np.ndarray, cf: float) -> float:
+    from .prune import c45_added_errors
+
+    total = float(dist.sum())
+    if total < J48_EPSILON:
+        return 0.0
+    errors = total - float(dist.max())
+    return errors + c45_added_errors(total, errors, cf=cf)
+
+
+def _distribute(work: _Work, X: np.ndarray, y: np.ndarray, k: int, missing: str) -> None:
+    """J48's ``newDistribution``: this subtree's rows and class counts recomputed from ``work.rows``."""
+    stack = [work]
+    while stack:
+        w = stack.pop()
+        w.dist = _class_counts(y, w.rows, w.weights, k)
+        if w.kids:
+            for kid, (rows, weights) in zip(w.kids, _split_rows(w.node, X, w.rows, w.weights, missing)):
+                kid.rows, kid.weights = rows, weights
+                stack.append(kid)
+
+
+def _branch_errors(work: _Work, rows: np.ndarray, weights: np.ndarray, X: np.ndarray, y: np.ndarray, k: int, cf: float, missing: str) -> float:
+    """J48's ``getEstimatedErrorsForBranch``: the estimate if these rows went down this subtree."""
+    total, stack = 0.0, [(work, rows, weights)]
+    while stack:
+        w, r, ws = stack.pop()
+        if not w.kids:
+            total += _estimated(_class_counts(y, r, ws, k), cf)
+            continue
+        for kid, (kr, kw) in zip(w.kids, _split_rows(w.node, X, r, ws, missing)):
+            stack.append((kid, kr, kw))
+    return total
+
+
+def _subtree_errors(work: _Work, cf: float) -> float:
+    total, stack = 0.0, [work]
+    while stack:
+        w = stack.pop()
+        if w.kids:
+            stack.extend(w.kids)
+        else:
+            total += _estimated(w.dist, cf)
+    return total
+
+
+def _prune_j48(work: _Work, X: np.ndarray, y: np.ndarray, k: int, cf: float, raising: bool, missing: str) -> Generator[Any, Any, None]:
+    if not work.kids:
+        return
+    for kid in work.kids:
+        yield _prune_j48(kid, X, y, k, cf, raising, missing)
+    largest = int(np.argmax([kid.dist.sum() for kid in work.kids]))
+    branch = _branch_errors(work.kids[largest], work.rows, work.weights, X, y, k, cf, missing) if raising else math.inf
+    leaf = _estimated(work.dist, cf)
+    tree = _subtree_errors(work, cf)
+    margin = 0.1  # Quinlan's and J48's
+    if leaf - (tree + margin) < J48_EPSILON and leaf - (branch + margin) < J48_EPSILON:
+        work.kids = []
+        return
+    if branch - (tree + margin) < J48_EPSILON:
+        raised = work.kids[largest]
+        work.node, work.kids = raised.node, raised.kids
+        _distribute(work, X, y, k, missing)
+        yield _prune_j48(work, X, y, k, cf, raising, missing)
+
+
+def _build(work: _Work) -> Node:
+    def go(w: _Work) -> Generator[Any, Node, Node]:
+        counts = tuple(float(c) for c in w.dist)
+        if not w.kids:
+            return Leaf(counts)
+        kids = []
+        for kid in w.kids:
+            kids.append((yield go(kid)))
+        return attrs.evolve(with_children(w.node, tuple(kids)), counts=counts)
+
+    return run(go(work))
+
+
+def pessimistic_with_raising(tree: Tree, X: Any, y: Any = None, *, cf: float = 0.25, raising: bool = True, sample_weight: Any = None) -> Tree:
+    """J48's pruning: pessimistic (error-based) subtree replacement and, with ``raising``,
+    **subtree raising** (a node replaced by its largest branch when that branch's estimate,
+    recounted on all the node's training rows, is as good). Needs the training data: raising
+    sends the rows of the other branches into the raised subtree and recounts every node below,
+    so the pruned tree's counts are recomputed from ``X``, ``y``.
+
+    A node's estimated errors as a leaf are its training errors plus
+    :func:`~puretree.prune.c45_added_errors` at ``cf``; a subtree's, the sum over its leaves.
+    The node becomes a leaf when that is within 0.1 of both the subtree's and the largest
+    branch's estimate; else the largest branch replaces it when its estimate is within 0.1 of the
+    subtree's, and is pruned again.
+
+    >>> from puretree.datasets import load_buys_computer
+    >>> ds = load_buys_computer()
+    >>> tree = c45(ds, min_samples_leaf=1)
+    >>> print(pessimistic_with_raising(tree, ds).to_text())
+    age = middle_aged: yes (4)
+    age = senior: yes (5/2)
+    age = youth: no (5/2)
+    """
+    from .prune import _check_cf, validation_codes
+
+    if tree.schema.is_regression:
+        raise ParameterError("pessimistic pruning needs a classification tree; this is a regression tree")
+    _check_cf(cf)
+    Xe, codes = validation_codes(tree, X, y)
+    n = Xe.shape[0]
+    if sample_weight is None:
+        weights = np.ones(n)
+    else:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+        if weights.shape != (n,) or not np.isfinite(weights).all() or (weights < 0).any():
+            raise ParameterError(f"sample_weight must hold {n} finite non-negative weights")
+    k = len(tree.schema.classes)
+
+    def wrap(node: Node) -> Generator[Any, _Work, _Work]:
+        kids = []
+        for c in children(node):
+            kids.append((yield wrap(c)))
+        return _Work(node, kids, np.empty(0, dtype=np.int64), np.empty(0), np.zeros(k))
+
+    root = run(wrap(tree.root))
+    root.rows, root.weights = np.arange(n), weights
+    _distribute(root, Xe, codes, k, tree.missing)
+    run(_prune_j48(root, Xe, codes, k, float(cf), raising, tree.missing))
+    return attrs.evolve(tree, root=_build(root))
