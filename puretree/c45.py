@@ -539,13 +539,17 @@ def pessimistic_with_raising(tree: Tree, X: Any, y: Any = None, *, cf: float = 0
     branch's estimate; else the largest branch replaces it when its estimate is within 0.1 of the
     subtree's, and is pruned again.
 
-    >>> from puretree.datasets import load_buys_computer
-    >>> ds = load_buys_computer()
-    >>> tree = c45(ds, min_samples_leaf=1)
-    >>> print(pessimistic_with_raising(tree, ds).to_text())
-    age = middle_aged: yes (4)
-    age = senior: yes (5/2)
-    age = youth: no (5/2)
+    >>> x = [[v] for v in (2, 1, 2, 0, 2, 0, 1, 1, 2, 1, 0, 0, 2, 0, 0, 0, 1, 1, 2, 1, 0, 1)]
+    >>> y = [1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0]
+    >>> tree = c45(x, y, min_samples_leaf=1)
+    >>> print(tree.to_text())
+    x0 <= 1.5
+    |   x0 <= 0.5: 0 (8/2)
+    |   x0 > 0.5: 1 (8/3)
+    x0 > 1.5: 1 (6)
+    >>> print(pessimistic_with_raising(tree, x, y).to_text())    # the left branch raised
+    x0 <= 0.5: 0 (8/2)
+    x0 > 0.5: 1 (14/3)
     """
     from .prune import _check_cf, validation_codes
 

@@ -390,7 +390,9 @@ def c45_added_errors(n: float, errors: float, *, cf: float = 0.25) -> float:
         zero = n * (1.0 - math.exp(math.log(cf) / n))
         return zero + errors * (c45_added_errors(n, 1.0, cf=cf) - zero)
     if errors + 0.5 >= n:
-        return 0.67 * (n - errors)
+        # Within half an error of every case wrong: Weka's J48 adds what is left, N - E
+        # (C4.5's own code adds 0.67 x (N - E) here).
+        return max(n - errors, 0.0)
     z = NormalDist().inv_cdf(1.0 - cf)
     e = errors + 0.5
     upper = (e + z * z / 2 + z * math.sqrt(e * (1 - e / n) + z * z / 4)) / (n + z * z)
@@ -413,17 +415,20 @@ def pessimistic_errors(counts: tuple[float, ...], *, cf: float = 0.25) -> float:
 C45_MARGIN = 0.1
 
 
-def pessimistic(tree: Tree, *, cf: float = 0.25) -> Tree:
-    """C4.5's error-based pruning by **subtree replacement**, bottom-up.
+def pessimistic(tree: Tree, X: Any = None, y: Any = None, *, cf: float = 0.25, raising: bool = True, sample_weight: Any = None) -> Tree:
+    """C4.5's error-based pruning. Given the training data (``X``, ``y``) it is J48's: subtree
+    replacement and **subtree raising** (:func:`puretree.c45.pessimistic_with_raising`, with
+    ``raising=False`` replacement only, recounted from the data); without data, subtree
+    replacement alone, from the counts the tree holds, as described below.
 
     The estimated errors of a leaf are its training errors plus :func:`c45_added_errors`; of a
     subtree, the sum over its (already pruned) leaves. A subtree is replaced by a leaf when the
     leaf's estimate is not above the subtree's plus 0.1 (Quinlan's and Weka's margin). A
     smaller ``cf`` prunes more.
 
-    **Subtree raising** (C4.5's other operation, replacing a node by its largest branch) is not
-    done: it must re-route the training rows of the other branches into the raised subtree and
-    recount every node below, and a puretree tree keeps counts, not rows.
+    **Subtree raising** (C4.5's other operation, replacing a node by its largest branch) needs
+    the training data: it re-routes the rows of the other branches into the raised subtree and
+    recounts every node below, and a puretree tree keeps counts, not rows.
 
     >>> from puretree.datasets import load_buys_computer
     >>> from puretree.grow import c45
@@ -434,6 +439,10 @@ def pessimistic(tree: Tree, *, cf: float = 0.25) -> Tree:
     """
     _classification_only(tree, "pessimistic pruning")
     _check_cf(cf)
+    if X is not None:
+        from .c45 import pessimistic_with_raising
+
+        return pessimistic_with_raising(tree, X, y, cf=cf, raising=raising, sample_weight=sample_weight)
 
     def decide(node: Node, kids: list[float]) -> tuple[bool, float, float]:
         leaf = pessimistic_errors(node.counts, cf=cf)

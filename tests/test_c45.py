@@ -18,6 +18,7 @@ from puretree.criteria import information_gain
 from puretree.grow import grow
 from puretree.impurity import entropy
 from puretree.nodes import CategoricalSplit, Leaf, NumericSplit, children
+from puretree.predict import flatten
 from puretree.strategies import datasets
 
 
@@ -163,3 +164,71 @@ def test_c45_is_grow_with_its_splitter_then_collapse(ds):
     assert c45(ds) == expected
     for node in iter_nodes(expected):
         assert not isinstance(node, CategoricalSplit) or len(children(node)) == len(ds.schema.features[node.feature].categories)
+
+
+# -- pruning as J48 prunes -----------------------------------------------------------------------
+
+from puretree.c45 import pessimistic_with_raising  # noqa: E402
+from puretree.fold import n_leaves  # noqa: E402
+from puretree.prune import pessimistic  # noqa: E402
+
+
+@given(datasets(min_rows=4, max_rows=40, max_features=3, n_classes=2), st.sampled_from([0.1, 0.25]))
+@settings(max_examples=60)
+def test_without_raising_the_data_give_what_the_counts_give(ds, cf):
+    # Without missing values the training rows reach exactly the nodes that hold them.
+    tree = c45(ds, min_samples_leaf=1)
+    assert pessimistic_with_raising(tree, ds, cf=cf, raising=False) == pessimistic(tree, cf=cf)
+
+
+@given(datasets(min_rows=4, max_rows=40, max_features=3, n_classes=2), st.sampled_from([0.1, 0.25, 0.5]))
+@settings(max_examples=60)
+def test_raising_recounts_every_leaf_from_the_training_rows(ds, cf):
+    tree = c45(ds, min_samples_leaf=1)
+    pruned = pessimistic(tree, ds, cf=cf)
+    assert n_leaves(pruned) <= n_leaves(tree)
+    flat_leaf = pruned.apply(ds)
+    nodes = flatten(pruned).nodes
+    k = len(ds.schema.classes)
+    for i, node in enumerate(nodes):
+        if isinstance(node, Leaf):
+            here = ds.y[flat_leaf == i]
+            assert node.counts == tuple(np.bincount(here, minlength=k).astype(float).tolist())
+
+
+def test_pessimistic_with_data_raises_and_recounts():
+    x = [[v] for v in (2, 1, 2, 0, 2, 0, 1, 1, 2, 1, 0, 0, 2, 0, 0, 0, 1, 1, 2, 1, 0, 1)]
+    y = [1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0]
+    tree = c45(x, y, min_samples_leaf=1)
+    raised = pessimistic(tree, x, y)
+    assert raised.root.threshold == 0.5 and children(raised.root) == (Leaf((6.0, 2.0)), Leaf((3.0, 11.0)))
+    assert pessimistic(tree, x, y, raising=False) == pessimistic(tree) == tree
+
+
+# -- the command line -------------------------------------------------------------------------
+
+from puretree.cli import main  # noqa: E402
+from puretree.io import load  # noqa: E402
+
+
+def test_cli_fits_c45_as_j48_and_prunes_with_the_training_data(tmp_path, capsys):
+    values = (2, 1, 2, 0, 2, 0, 1, 1, 2, 1, 0, 0, 2, 0, 0, 0, 1, 1, 2, 1, 0, 1)
+    labels = (1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0)
+    train = tmp_path / "train.csv"
+    train.write_text("x0,y\n" + "".join(f"{v},{c}\n" for v, c in zip(values, labels)))
+    model, out = tmp_path / "m.json", tmp_path / "p.json"
+    assert main(["fit", str(train), "--target", "y", "--min-samples-leaf", "1", "--threshold", "data", "-o", str(model)]) == 0
+    tree = load(model)
+    expected = c45([[float(v)] for v in values], [str(c) for c in labels], min_samples_leaf=1, threshold="data", feature_names=["x0"])
+    assert tree.root == expected.root and tree.root.threshold == 1.0  # the training value, not 1.5
+    # Default -M: 2, as J48.
+    assert main(["fit", str(train), "--target", "y", "-o", str(tmp_path / "d.json")]) == 0
+    assert load(tmp_path / "d.json").root == c45([[float(v)] for v in values], [str(c) for c in labels], feature_names=["x0"]).root
+    capsys.readouterr()
+    assert main(["prune", str(model), "--method", "pessimistic", "--data", str(train), "-o", str(out)]) == 0
+    assert load(out) == pessimistic(tree, [{"x0": float(v)} for v in values], [str(c) for c in labels])
+    assert main(["prune", str(model), "--method", "pessimistic", "-o", str(out)]) == 0
+    assert "subtree replacement only" in capsys.readouterr().out
+    assert load(out) == pessimistic(tree)
+    assert main(["prune", str(model), "--method", "penalty", "--data", str(train), "-o", str(out)]) == 1
+    assert "--data does not apply" in capsys.readouterr().err

@@ -70,7 +70,10 @@ def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) 
     p.add_argument("--ignore", nargs="+", default=(), metavar="COLUMN", help="leave these columns out (identifiers)")
     p.add_argument("--max-depth", type=non_negative_int, metavar="N")
     p.add_argument("--min-samples-split", type=non_negative_int, default=2, metavar="N")
-    p.add_argument("--min-samples-leaf", type=positive_int, default=1, metavar="N")
+    p.add_argument("--min-samples-leaf", type=positive_int, metavar="N",
+                   help="c45: at least two branches of a split hold N rows (J48's -M, default 2); id3, cart: every leaf holds N rows (default 1)")
+    p.add_argument("--threshold", choices=("midpoint", "data"), default="midpoint",
+                   help="numeric cuts halfway between two training values (default), or at the lower one (C4.5's and J48's choice)")
     p.add_argument("--min-gain", type=finite_float, metavar="X", help="stop when the best score is not above X")
     p.add_argument("--task", choices=("classification", "regression"), default="classification", help="predict a class (default) or a number (regression: variance, leaves predict the mean)")
     p.add_argument("--missing", choices=MISSING_STRATEGIES, help="missing values: heaviest branch, every branch weighted (C4.5), or refuse (default: the algorithm's)")
@@ -81,9 +84,11 @@ def fit_options(args: argparse.Namespace) -> dict[str, Any]:
     options: dict[str, Any] = {
         "max_depth": args.max_depth,
         "min_samples_split": args.min_samples_split,
-        "min_samples_leaf": args.min_samples_leaf,
         "min_gain": args.min_gain,
+        "threshold": args.threshold,
     }
+    if args.min_samples_leaf is not None:  # else the algorithm's own default (c45: 2, as J48)
+        options["min_samples_leaf"] = args.min_samples_leaf
     if args.criterion:
         options["score"] = args.criterion
     if getattr(args, "missing", None):

@@ -45,6 +45,7 @@ def _check_usage(args: argparse.Namespace) -> None:
     if method == "cost-complexity" and args.alpha is None and args.validation is None:
         raise ParameterError("--method cost-complexity needs --alpha A, or --validation DATA.csv to choose alpha")
     unused = {"--cf": args.cf is not None and method != "pessimistic", "--alpha": args.alpha is not None and method != "cost-complexity",
+              "--data": args.data is not None and method != "pessimistic",
               "--penalty": args.penalty is not None and method != "penalty"}
     for option, given in unused.items():
         if given:
@@ -71,7 +72,13 @@ def _prune(args: argparse.Namespace) -> int:
         assert validation is not None
         pruned = reduced_error(tree, validation[0], validation[1])
     elif args.method == "pessimistic":
-        pruned = pessimistic(tree, cf=0.25 if args.cf is None else args.cf)
+        cf = 0.25 if args.cf is None else args.cf
+        if args.data is None:
+            print("no --data: subtree replacement only (subtree raising needs the training rows)")
+            pruned = pessimistic(tree, cf=cf)
+        else:
+            train = _labelled(tree, args.data)
+            pruned = pessimistic(tree, train[0], train[1], cf=cf)
     elif args.method == "penalty":
         pruned = penalty(tree, per_leaf=0.5 if args.penalty is None else args.penalty)
     else:
@@ -118,11 +125,12 @@ def register(sub: Any) -> None:
         help="prune a saved tree",
         description="Prune a saved tree and save the result; prints the number of leaves before and after. "
         "reduced-error needs --validation; cost-complexity needs --alpha, or --validation to pick the path's "
-        "alpha that is most accurate on it.",
+        "alpha that is most accurate on it; pessimistic with --data TRAIN.csv also raises subtrees, as J48 does.",
     )
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("--method", required=True, choices=METHODS)
-    p.add_argument("--validation", metavar="DATA.csv", help="labelled rows with the tree's feature and target columns")
+    p.add_argument("--validation", metavar="DATA.csv", help="held-out labelled rows with the tree's feature and target columns")
+    p.add_argument("--data", metavar="TRAIN.csv", help="the training rows (pessimistic: subtree raising, as J48)")
     p.add_argument("--cf", type=_probability, metavar="CF", help="pessimistic: confidence level in (0, 1) (default: 0.25)")
     p.add_argument("--alpha", type=_non_negative, metavar="A", help="cost-complexity: complexity parameter >= 0")
     p.add_argument("--penalty", type=_non_negative, metavar="Z", help="penalty: errors added per leaf (default: 0.5)")
