@@ -325,33 +325,27 @@ def collapse_unhelpful(tree: Tree) -> Tree:
     """
     if tree.schema.is_regression:
         return tree
-    # The training errors of each subtree's leaves, bottom-up (the original nodes stay alive,
-    # so their ids are stable); then the decisions, top-down, as J48 makes them.
-    errors: dict[int, float] = {}
-    stack: list[tuple[Node, bool]] = [(tree.root, False)]
-    while stack:
-        node, done = stack.pop()
-        kids = children(node)
-        if not kids:
-            errors[id(node)] = _errors(node.counts)
-        elif done:
-            errors[id(node)] = sum(errors[id(c)] for c in kids)
-        else:
-            stack.append((node, True))
-            stack.extend((c, False) for c in kids)
 
-    def go(node: Node) -> Generator[Any, Node, Node]:
-        kids = children(node)
+    # First the training errors of every subtree's leaves, bottom-up, kept beside the nodes;
+    # then J48's decisions, top-down (a collapsed node's subtree is not looked at again).
+    def annotate(node: Node) -> Generator[Any, Any, tuple[Node, float, list[Any]]]:
+        kids = []
+        for c in children(node):
+            kids.append((yield annotate(c)))
+        return node, (sum(k[1] for k in kids) if kids else _errors(node.counts)), kids
+
+    def go(annotated: tuple[Node, float, list[Any]]) -> Generator[Any, Node, Node]:
+        node, errors, kids = annotated
         if not kids:
             return node
-        if errors[id(node)] >= _errors(node.counts) - 1e-3:
+        if errors >= _errors(node.counts) - 1e-3:
             return Leaf(node.counts)
         new = []
-        for c in kids:
-            new.append((yield go(c)))
-        return node if all(a is b for a, b in zip(new, kids)) else with_children(node, tuple(new))
+        for kid in kids:
+            new.append((yield go(kid)))
+        return node if all(a is b[0] for a, b in zip(new, kids)) else with_children(node, tuple(new))
 
-    root = run(go(tree.root))
+    root = run(go(run(annotate(tree.root))))
     return tree if root is tree.root else attrs.evolve(tree, root=root)
 
 

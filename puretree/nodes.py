@@ -144,25 +144,132 @@ class Schema:
         raise SchemaError(f"unknown feature {name!r}; the schema has {list(self.feature_names)}")
 
 
-@attrs.frozen
+# -- values at any depth ---------------------------------------------------------------------
+#
+# attrs' generated ``__eq__``, ``__hash__`` and ``__repr__`` recurse once per level and raise
+# RecursionError past about 500 levels, while puretree grows trees 10,000 levels deep. So the
+# node classes take theirs from the three functions below instead: every node computes a
+# structural digest once, when it is built (its children exist already, so this is O(1) per
+# node); the digest is the hash, decides most inequalities at once, and an equal digest is
+# confirmed by an iterative structural comparison, so equality stays exact.
+
+
+def _fields(node: Any) -> tuple[Any, ...]:
+    """A node's own fields, without its children (floats as Python compares them: 0.0 == -0.0)."""
+    match node:
+        case Leaf():
+            return ("leaf", node.counts)
+        case NumericSplit():
+            return ("numeric", node.feature, node.threshold, node.counts)
+        case SubsetSplit():
+            return ("subset", node.feature, node.left_categories, node.counts)
+        case CategoricalSplit():
+            return ("categorical", node.feature, len(node.children), node.counts)
+    raise TypeError(f"not a puretree node: {node!r}")
+
+
+def _digest(node: Any) -> int:
+    return hash((_fields(node), tuple(c._digest for c in children(node))))
+
+
+def _node_eq(self: Any, other: Any) -> Any:
+    if type(other) is not type(self):
+        return NotImplemented
+    stack = [(self, other)]
+    while stack:
+        a, b = stack.pop()
+        if a is b:
+            continue
+        if type(a) is not type(b) or a._digest != b._digest or _fields(a) != _fields(b):
+            return False
+        stack.extend(zip(children(a), children(b)))
+    return True
+
+
+def _node_ne(self: Any, other: Any) -> Any:
+    equal = _node_eq(self, other)
+    return equal if equal is NotImplemented else not equal
+
+
+def _node_hash(self: Any) -> int:
+    return self._digest
+
+
+def _node_repr(self: Any) -> str:
+    """attrs' repr, built on an explicit stack: its size grows with the number of nodes only."""
+    parts: list[str] = []
+    stack: list[Any] = [self]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        name = type(item).__name__
+        match item:
+            case Leaf():
+                parts.append(f"Leaf(counts={item.counts!r})")
+            case NumericSplit() | SubsetSplit():
+                test = f"threshold={item.threshold!r}" if isinstance(item, NumericSplit) else f"left_categories={item.left_categories!r}"
+                stack.extend(reversed([f"{name}(feature={item.feature!r}, {test}, left=", item.left, ", right=", item.right, f", counts={item.counts!r})"]))
+            case CategoricalSplit():
+                seq: list[Any] = [f"{name}(feature={item.feature!r}, children=("]
+                for i, child in enumerate(item.children):
+                    seq.extend([", "] if i else [])
+                    seq.append(child)
+                seq.append(",), " if len(item.children) == 1 else "), ")
+                seq.append(f"counts={item.counts!r})")
+                stack.extend(reversed(seq))
+    return "".join(parts)
+
+
+def _set_digest(self: Any) -> None:
+    object.__setattr__(self, "_digest", _digest(self))
+
+
+def _as_value(cls: type) -> type:
+    """Give a node class the depth-safe equality, hash and repr (see above)."""
+    cls.__eq__ = _node_eq  # type: ignore[method-assign]
+    cls.__ne__ = _node_ne  # type: ignore[method-assign]
+    cls.__hash__ = _node_hash  # type: ignore[method-assign]
+    cls.__repr__ = _node_repr  # type: ignore[method-assign]
+    return cls
+
+
+def _threshold(value: Any) -> float:
+    # One zero: -0.0 and 0.0 send every row the same way, so they are one threshold.
+    return float(value) + 0.0
+
+
+@_as_value
+@attrs.frozen(eq=False, repr=False)
 class Leaf:
     """A terminal node: the weighted class counts of the training rows that reached it."""
 
     counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
+    _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
+
+    def __attrs_post_init__(self) -> None:
+        _set_digest(self)
 
 
-@attrs.frozen
+@_as_value
+@attrs.frozen(eq=False, repr=False)
 class NumericSplit:
     """Two branches on a numeric feature: ``x <= threshold`` goes to ``left``."""
 
     feature: int = attrs.field(converter=_plain_int, validator=_index)
-    threshold: float = attrs.field(converter=float, validator=_finite)
+    threshold: float = attrs.field(converter=_threshold, validator=_finite)
     left: "Node"
     right: "Node"
     counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
+    _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
+
+    def __attrs_post_init__(self) -> None:
+        _set_digest(self)
 
 
-@attrs.frozen
+@_as_value
+@attrs.frozen(eq=False, repr=False)
 class CategoricalSplit:
     """One branch per category of a categorical feature (ID3, C4.5).
 
@@ -174,13 +281,18 @@ class CategoricalSplit:
     feature: int = attrs.field(converter=_plain_int, validator=_index)
     children: tuple["Node", ...] = attrs.field(converter=tuple)
     counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
+    _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
+
+    def __attrs_post_init__(self) -> None:
+        _set_digest(self)
 
 
 def _sorted_codes(values: Any) -> tuple[int, ...]:
     return tuple(sorted({int(v) for v in values}))
 
 
-@attrs.frozen
+@_as_value
+@attrs.frozen(eq=False, repr=False)
 class SubsetSplit:
     """Two branches on a categorical feature (CART): codes in ``left_categories`` go left."""
 
@@ -189,6 +301,10 @@ class SubsetSplit:
     left: "Node"
     right: "Node"
     counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
+    _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
+
+    def __attrs_post_init__(self) -> None:
+        _set_digest(self)
 
 
 Split = Union[NumericSplit, CategoricalSplit, SubsetSplit]

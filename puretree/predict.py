@@ -105,18 +105,20 @@ def _weight(counts: tuple[float, ...], regression: bool) -> float:
 
 
 def flatten(tree: Tree) -> FlatTree:
-    """The pre-order array form of a tree (cached per tree object)."""
-    key = id(tree)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0]() is tree:
-        return hit[1]
-    flat = _flatten(tree)
-    _CACHE[key] = (weakref.ref(tree, lambda _ref, key=key: _CACHE.pop(key, None)), flat)
+    """The pre-order array form of a tree (cached; equal trees share it).
+
+    The nodes in ``FlatTree.nodes`` are those of the tree first flattened among equal ones:
+    equal, so interchangeable as values.
+    """
+    flat = _CACHE.get(tree)
+    if flat is None:
+        flat = _CACHE[tree] = _flatten(tree)
     return flat
 
 
-# id(tree) -> (weak reference, flat form); entries vanish with their tree.
-_CACHE: dict[int, tuple[weakref.ref, FlatTree]] = {}
+# tree -> flat form. Trees hash in O(1) at any depth (their nodes carry a digest), and an
+# entry vanishes with the last tree equal to its key.
+_CACHE: "weakref.WeakKeyDictionary[Tree, FlatTree]" = weakref.WeakKeyDictionary()
 
 
 def _flatten(tree: Tree) -> FlatTree:
