@@ -41,7 +41,7 @@ import numpy as np
 from .data import Dataset, encode_features
 from .errors import DataError, ParameterError
 from .fold import iter_nodes, rewrite
-from .impurity import variance
+from .impurity import entropy, gini, variance
 from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children
 from .predict import LEAF, _descend, flatten
 
@@ -516,32 +516,49 @@ class CostComplexityPath:
     pruned: tuple[int, ...]
 
 
-def _node_risk(tree: Tree) -> tuple[Any, np.ndarray]:
-    """``R(t) = impurity(t) * weight(t) / total weight``, scikit-learn's definition (Gini, or
-    variance for regression)."""
+def _sklearn_impurity(counts: np.ndarray, impurity: Callable[..., Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Node weights and impurities; Gini and entropy written as scikit-learn's criteria compute
+    them, operation for operation, so that weakest links whose alphas tie in exact arithmetic
+    are ordered the same way. Any other impurity is called as it is."""
+    weight = counts[:, 0].copy()
+    for c in range(1, counts.shape[1]):
+        weight += counts[:, c]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if impurity is gini:
+            squares = counts[:, 0] * counts[:, 0]
+            for c in range(1, counts.shape[1]):
+                squares += counts[:, c] * counts[:, c]
+            values = 1.0 - squares / (weight * weight)
+        elif impurity is entropy:
+            values = np.zeros(len(weight))
+            for c in range(counts.shape[1]):
+                p = counts[:, c] / weight
+                values -= np.where(counts[:, c] > 0, p * (np.log(np.where(p > 0, p, 1.0)) / math.log(2.0)), 0.0)
+        else:
+            values = np.asarray(impurity(counts), dtype=np.float64)
+    return weight, np.where(weight > 0, values, 0.0)
+
+
+def _node_risk(tree: Tree, impurity: Callable[..., Any] | None = None) -> tuple[Any, np.ndarray]:
+    """``R(t) = impurity(t) * weight(t) / total weight``, scikit-learn's definition (Gini by
+    default, or variance for regression)."""
     flat = flatten(tree)
     counts = flat.counts
     if tree.schema.is_regression:
-        weight, impurity = counts[:, 0], variance(counts)
+        weight, values = counts[:, 0], variance(counts)
     else:
-        # Gini written as scikit-learn's criterion computes it, operation for operation, so
-        # that weakest links whose alphas tie in exact arithmetic are ordered the same way.
-        weight = counts[:, 0].copy()
-        squares = counts[:, 0] * counts[:, 0]
-        for c in range(1, counts.shape[1]):
-            weight += counts[:, c]
-            squares += counts[:, c] * counts[:, c]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            impurity = np.where(weight > 0, 1.0 - squares / (weight * weight), 0.0)
+        weight, values = _sklearn_impurity(counts, gini if impurity is None else impurity)
     total = weight[0]
     if total <= 0:
         raise DataError("the tree's root has zero weight: nothing to measure")
-    return flat, weight * impurity / total
+    return flat, weight * values / total
 
 
-def cost_complexity_path(tree: Tree) -> CostComplexityPath:
+def cost_complexity_path(tree: Tree, *, impurity: Callable[..., Any] | None = None) -> CostComplexityPath:
     """The minimal cost-complexity pruning path, equal to scikit-learn's
-    ``cost_complexity_pruning_path`` on the same tree.
+    ``cost_complexity_pruning_path`` on the same tree. ``impurity`` measures a node's risk:
+    Gini by default (scikit-learn's default criterion); pass the one the tree was grown with
+    (``entropy`` for ``criterion="entropy"``, C4.5, ID3). Regression trees use the variance.
 
     At each step the internal node with the smallest effective alpha
     ``(R(t) - R(T_t)) / (leaves(T_t) - 1)`` is pruned (ties: the first in pre-order, as
@@ -553,7 +570,7 @@ def cost_complexity_path(tree: Tree) -> CostComplexityPath:
     >>> path.ccp_alphas.tolist(), path.impurities.tolist(), path.n_leaves.tolist()
     ([0.0, 0.25], [0.0, 0.5], [3, 1])
     """
-    flat, risk = _node_risk(tree)
+    flat, risk = _node_risk(tree, impurity)
     n = flat.n_nodes
     ids = np.arange(n)
     is_leaf = flat.kind == LEAF
@@ -587,13 +604,14 @@ def _check_alpha(alpha: Any) -> float:
     return float(alpha)
 
 
-def cost_complexity(tree: Tree, alpha: float, *, path: CostComplexityPath | None = None) -> Tree:
+def cost_complexity(tree: Tree, alpha: float, *, path: CostComplexityPath | None = None, impurity: Callable[..., Any] | None = None) -> Tree:
     """The tree pruned at complexity ``alpha``: the weakest-link steps whose effective alpha
     is at most ``alpha`` are applied (scikit-learn's ``ccp_alpha``). A larger alpha never gives
-    a larger tree. Pass a ``path`` computed before to prune one tree at many alphas cheaply.
+    a larger tree. Pass a ``path`` computed before to prune one tree at many alphas cheaply;
+    ``impurity`` is :func:`cost_complexity_path`'s.
     """
     alpha = _check_alpha(alpha)
-    path = cost_complexity_path(tree) if path is None else path
+    path = cost_complexity_path(tree, impurity=impurity) if path is None else path
     steps = 0
     while steps < len(path.pruned) and not path.ccp_alphas[steps + 1] > alpha:
         steps += 1
@@ -613,14 +631,15 @@ class AlphaChoice:
     tree: Tree
 
 
-def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k: int = 5, seed: int = 0) -> AlphaChoice:
+def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k: int = 5, seed: int = 0, impurity: Callable[..., Any] | None = None) -> AlphaChoice:
     """Choose the cost-complexity alpha by stratified k-fold cross-validation (CART's way).
 
     The full data's tree gives the path; each step's interval ``[a_i, a_(i+1))`` is
     represented by its geometric mean (Breiman et al.), so that the candidates sit inside
     the intervals rather than on their edges. Every fold grows a tree with ``fit`` (default:
     :func:`~puretree.grow.cart`), prunes it at each candidate and scores it on the held-out
-    part. The best mean accuracy wins; ties go to the larger alpha (the smaller tree). For a
+    part (``impurity``: :func:`cost_complexity_path`'s). The best mean accuracy wins; ties go to
+    the larger alpha (the smaller tree). For a
     regression tree the folds are plain (shuffled, seeded) and the score is minus the mean
     squared error, so that higher is still better.
 
@@ -639,14 +658,14 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
         raise DataError("choose_alpha needs labelled data")
     full = fit(data)
     regression = full.schema.is_regression
-    edges = np.unique(cost_complexity_path(full).ccp_alphas)
+    edges = np.unique(cost_complexity_path(full, impurity=impurity).ccp_alphas)
     alphas = np.sqrt(edges * np.append(edges[1:], edges[-1]))
     alphas[-1] = edges[-1]
     scores = np.zeros((k, len(alphas)))
     # Regression targets are not strata: one group gives plain shuffled folds.
     for f, (train, test) in enumerate(stratified_folds(np.zeros(data.n_rows) if regression else data.y, k=k, seed=seed)):
         tree = fit(data.subset(train))
-        fold_path = cost_complexity_path(tree)
+        fold_path = cost_complexity_path(tree, impurity=impurity)
         held = data.subset(test)
         for j, a in enumerate(alphas):
             guess = cost_complexity(tree, float(a), path=fold_path).predict(held)
@@ -656,7 +675,7 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
                 scores[f, j] = accuracy(held.labels().tolist(), guess.tolist())
     mean = scores.mean(axis=0)
     best = int(np.flatnonzero(mean >= mean.max() - 1e-12)[-1])
-    return AlphaChoice(alphas, mean, scores.std(axis=0), float(alphas[best]), cost_complexity(full, float(alphas[best])))
+    return AlphaChoice(alphas, mean, scores.std(axis=0), float(alphas[best]), cost_complexity(full, float(alphas[best]), impurity=impurity))
 
 
 # -- pre-pruning: a chi-square significance test -----------------------------------------

@@ -501,3 +501,39 @@ def test_every_method_works_on_a_tree_thousands_of_levels_deep(deep):
         assert is_pruning_of(out, tree)
     path = cost_complexity_path(tree)
     assert path.n_leaves[0] == 5000 and path.n_leaves[-1] == 1
+
+
+# -- cost-complexity with the tree's own impurity ---------------------------------------------
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("loader", ["load_iris", "load_wine", "load_breast_cancer"])
+def test_cost_complexity_path_equals_scikit_learns_for_its_criterion(loader, criterion):
+    import sklearn.datasets
+    from sklearn.tree import DecisionTreeClassifier
+
+    from puretree.impurity import entropy, gini
+    from puretree.sklearn import from_sklearn
+
+    X, y = getattr(sklearn.datasets, loader)(return_X_y=True)
+    clf = DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
+    reference = clf.cost_complexity_pruning_path(X, y)
+    path = cost_complexity_path(from_sklearn(clf), impurity={"gini": gini, "entropy": entropy}[criterion])
+    assert len(path.ccp_alphas) == len(reference.ccp_alphas)
+    np.testing.assert_allclose(path.ccp_alphas, reference.ccp_alphas, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(path.impurities, reference.impurities, rtol=1e-9, atol=1e-15)
+
+
+def test_cli_cost_complexity_takes_the_impurity(tmp_path):
+    from puretree.cli import main
+    from puretree.impurity import entropy
+    from puretree.io import load, save
+
+    data = load_buys_computer()
+    tree = id3(data)
+    save(tree, tmp_path / "m.json")
+    path = cost_complexity_path(tree, impurity=entropy)
+    alpha = float(path.ccp_alphas[1])
+    assert main(["prune", str(tmp_path / "m.json"), "--method", "cost-complexity", "--alpha", repr(alpha), "--impurity", "entropy", "-o", str(tmp_path / "p.json")]) == 0
+    assert load(tmp_path / "p.json") == cost_complexity(tree, alpha, impurity=entropy)
+    assert main(["prune", str(tmp_path / "m.json"), "--method", "penalty", "--impurity", "entropy", "-o", str(tmp_path / "q.json")]) == 1

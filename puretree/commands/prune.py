@@ -9,6 +9,7 @@ from ..data import Dataset, encode_table, read_csv_table
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy
 from ..fold import n_leaves
+from ..impurity import entropy, gini, misclassification
 from ..io import load, save
 from ..nodes import Tree
 from ..prune import cost_complexity, cost_complexity_path, penalty, pessimistic, reduced_error
@@ -19,6 +20,8 @@ from .core import _label_text, number, true_labels
 ORDER = 20
 
 METHODS = ("reduced-error", "pessimistic", "cost-complexity", "penalty")
+#: The impurity that measures a node's risk in cost-complexity pruning.
+_IMPURITIES = {"gini": gini, "entropy": entropy, "misclassification": misclassification}
 
 
 _probability = number(float, low=0, high=1, open_low=True)
@@ -46,15 +49,16 @@ def _check_usage(args: argparse.Namespace) -> None:
         raise ParameterError("--method cost-complexity needs --alpha A, or --validation DATA.csv to choose alpha")
     unused = {"--cf": args.cf is not None and method != "pessimistic", "--alpha": args.alpha is not None and method != "cost-complexity",
               "--data": args.data is not None and method != "pessimistic",
+              "--impurity": args.impurity != "gini" and method != "cost-complexity",
               "--penalty": args.penalty is not None and method != "penalty"}
     for option, given in unused.items():
         if given:
             raise ParameterError(f"{option} does not apply to --method {method}")
 
 
-def _best_alpha_on(tree: Tree, X: Dataset, labels: list[str]) -> float:
+def _best_alpha_on(tree: Tree, X: Dataset, labels: list[str], impurity: Any = None) -> float:
     """The path alpha whose pruned tree is most accurate on the validation rows (ties: larger)."""
-    path = cost_complexity_path(tree)
+    path = cost_complexity_path(tree, impurity=impurity)
     best_alpha, best_score = 0.0, -1.0
     for alpha in dict.fromkeys(path.ccp_alphas.tolist()):
         pruned = cost_complexity(tree, alpha, path=path)
@@ -84,11 +88,11 @@ def _prune(args: argparse.Namespace) -> int:
     else:
         if args.alpha is None:
             assert validation is not None
-            alpha = _best_alpha_on(tree, *validation)
+            alpha = _best_alpha_on(tree, *validation, impurity=_IMPURITIES[args.impurity])
             print(f"alpha chosen on {args.validation}: {alpha:.6g}")
         else:
             alpha = args.alpha
-        pruned = cost_complexity(tree, alpha)
+        pruned = cost_complexity(tree, alpha, impurity=_IMPURITIES[args.impurity])
     print(f"leaves: {n_leaves(tree)} -> {n_leaves(pruned)}")
     print(f"before: {summary(tree)}")
     print(f"after:  {summary(pruned)}")
@@ -134,6 +138,8 @@ def register(sub: Any) -> None:
     p.add_argument("--cf", type=_probability, metavar="CF", help="pessimistic: confidence level in (0, 1) (default: 0.25)")
     p.add_argument("--alpha", type=_non_negative, metavar="A", help="cost-complexity: complexity parameter >= 0")
     p.add_argument("--penalty", type=_non_negative, metavar="Z", help="penalty: errors added per leaf (default: 0.5)")
+    p.add_argument("--impurity", choices=sorted(_IMPURITIES), default="gini",
+                   help="cost-complexity: the impurity of a node's risk, the one the tree was grown with (default: gini)")
     p.add_argument("-o", "--output", required=True, metavar="PRUNED.json")
     p.set_defaults(func=_prune)
 
