@@ -3,7 +3,10 @@
 Subcommands live in :mod:`puretree.commands`, one module per group; each module has a
 ``register(subparsers)`` function and an ``ORDER`` number (its place in ``--help``).
 Errors are reported as one line on standard error with a non-zero exit status: 1 for bad
-input, 2 for bad usage; never a traceback (set ``PURETREE_DEBUG=1`` to get one).
+input, 2 for bad usage; never a traceback (set ``PURETREE_DEBUG=1`` to get one). Ctrl-C at
+any point ends with the line ``puretree: interrupted`` and exit status 130: this module and
+the package import only the standard library, and everything heavy (numpy, the commands)
+is imported inside :func:`main`, where the interruption is caught.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -57,9 +61,27 @@ def _one_line(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    ``argv`` defaults to the process's arguments; when it is not given, ``main`` is the
+    program (the ``puretree`` command), and a second Ctrl-C while it reports the first is ignored.
+    """
     try:
-        args = build_parser().parse_args(argv)
+        return _run(argv)
+    except KeyboardInterrupt:  # outermost, so that it also covers the error reports of _run
+        if argv is None:  # the program is ending: one message, even if Ctrl-C is pressed again
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        print("puretree: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    try:
+        from .files import checkpoint
+
+        checkpoint("started")
+        args = build_parser().parse_args(argv)  # imports the commands, and numpy with them
+        checkpoint("command", args.command)
         return int(args.func(args) or 0)
     except CommandLineError as exc:
         print(f"puretree: error: {_one_line(str(exc))}", file=sys.stderr)
@@ -75,9 +97,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         print(f"puretree: error:{where} {_one_line(exc.strerror or str(exc))}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("puretree: interrupted", file=sys.stderr)
-        return 130
     except Exception as exc:  # the promise is: never a traceback
         if os.environ.get("PURETREE_DEBUG"):
             raise
