@@ -58,7 +58,8 @@ environment variable ``PURETREE_TEST_HOOK`` names a file, each checkpoint reache
 (``half-written``, ``before-rename``, ``between-renames``, and the command line's
 ``started``, ``command`` and ``fit``) is appended to it as a line ``STAGE DETAIL``; with
 ``PURETREE_TEST_PAUSE_AT=STAGE`` the process then waits there (at most a minute) for the test
-to kill or interrupt it. Without ``PURETREE_TEST_HOOK`` the checkpoints do nothing.
+to kill or interrupt it, or to create the file named by ``PURETREE_TEST_RESUME``. Without
+``PURETREE_TEST_HOOK`` the checkpoints do nothing.
 """
 
 from __future__ import annotations
@@ -95,9 +96,11 @@ def checkpoint(stage: str, detail: object = "") -> None:
     with open(report, "a", encoding="utf-8") as fh:  # the test's own file, not an output
         fh.write(f"{stage} {detail}\n")
     if os.environ.get("PURETREE_TEST_PAUSE_AT") == stage:
+        resume = os.environ.get("PURETREE_TEST_RESUME")
         deadline = time.monotonic() + _PAUSE_SECONDS
-        while time.monotonic() < deadline:  # a signal (Ctrl-C, kill) ends the wait
-            time.sleep(0.02)
+        # A signal (Ctrl-C, kill) ends the wait, or the test creating the resume file.
+        while time.monotonic() < deadline and not (resume and os.path.exists(resume)):
+            time.sleep(0.01)
 
 
 @contextlib.contextmanager
@@ -364,13 +367,18 @@ def check_not_inputs(output: str | os.PathLike[str], inputs: Iterable[str | os.P
     anywhere inside it is refused too.
 
     >>> import os, tempfile
-    >>> os.chdir(tempfile.mkdtemp())
-    >>> write_text("data.csv", "a,b\\n1,2\\n")
-    >>> check_not_inputs("./data.csv", ["data.csv"])
+    >>> folder = tempfile.mkdtemp()
+    >>> data = os.path.join(folder, "data.csv")
+    >>> write_text(data, "a,b\\n1,2\\n")
+    >>> check_not_inputs(os.path.join(folder, ".", "data.csv"), [data])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    puretree.errors.ParameterError: ./data.csv: refusing to overwrite an input of this command (data.csv); choose another output path
-    >>> check_not_inputs("model.json", ["data.csv", None])
+    puretree.errors.ParameterError: .../data.csv: refusing to overwrite an input of this command (.../data.csv); choose another output path
+    >>> check_not_inputs(os.path.join(folder, "model.json"), [data, None])
+    >>> check_not_inputs(folder, [data], folder=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: ...: refusing to replace a folder that holds an input of this command (.../data.csv); choose another output folder
     """
     for source in inputs:
         if source is None:
