@@ -94,7 +94,7 @@ def _run(argv: Sequence[str] | None) -> int:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep interpreter shutdown quiet
         return 141
     except OSError as exc:
-        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
         print(f"puretree: error:{where} {_one_line(exc.strerror or str(exc))}", file=sys.stderr)
         return 1
     except Exception as exc:  # the promise is: never a traceback

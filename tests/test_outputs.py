@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from puretree import datasets, files
 from puretree.cli import main
@@ -406,7 +408,7 @@ def test_prune_in_place_whose_write_fails_leaves_the_model_byte_identical(work, 
 
     monkeypatch.setattr(files.os, "fsync", no_space)
     assert main(["prune", "m.json", "--method", "pessimistic", "-o", "m.json"]) == 1
-    assert capsys.readouterr().err == "puretree: error: m.json No space left on device\n"
+    assert capsys.readouterr().err == "puretree: error: m.json: No space left on device\n"
     assert (work / "m.json").read_bytes() == before
     assert _leftovers(work, {"data.csv", "m.json"}) == set()
 
@@ -547,3 +549,90 @@ def test_ctrl_c_while_writing_leaves_the_old_output_and_no_temporary_file(work, 
     _assert_interrupted(child)
     assert {p.relative_to(work): p.read_bytes() for p in work.rglob("*") if p.is_file() and p.suffix not in (".report", ".resume")} == before
     assert _leftovers(work, {"data.csv", "m.json", "p.csv", "out"}) == set()
+
+
+# -- the light package -------------------------------------------------------------------
+
+
+def _type_checking_imports() -> dict[str, tuple[str, str]]:
+    """``{public name: (module, attribute)}`` from the package's ``if TYPE_CHECKING:`` block."""
+    import ast
+
+    import puretree
+
+    tree = ast.parse(Path(puretree.__file__).read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+    names = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom) and node.level == 1
+        for alias in node.names:
+            if node.module is None:
+                names[alias.asname or alias.name] = (f"puretree.{alias.name}", "")
+            else:
+                names[alias.asname or alias.name] = (f"puretree.{node.module}", alias.name)
+    return names
+
+
+def test_every_public_name_resolves_lazily_to_what_type_checkers_see():
+    # In a fresh interpreter, importing submodules first (the order that would let the
+    # submodules ``predict`` and ``grow`` hide the functions of the same name).
+    code = """
+import importlib, json, sys, types
+import puretree.predict, puretree.grow, puretree.codegen.verify, puretree.fold
+import puretree
+names = json.loads(sys.argv[1])
+wrong = []
+for name, (module, attribute) in names.items():
+    want = importlib.import_module(module)
+    if attribute:
+        want = getattr(want, attribute)
+    if getattr(puretree, name) is not want:
+        wrong.append(name)
+missing = sorted(set(puretree.__all__) - set(dir(puretree)))
+namespace = {}
+exec("from puretree import *", namespace)
+print(json.dumps([wrong, missing, sorted(set(puretree.__all__) - set(namespace))]))
+"""
+    import json
+
+    import puretree
+
+    names = _type_checking_imports()
+    assert set(names) == set(puretree.__all__) - {"__version__"}
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(names)], capture_output=True, text=True, timeout=GUARD)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[], [], []]
+
+
+def test_the_package_keeps_its_version_and_refuses_unknown_names():
+    import puretree
+
+    assert puretree.__version__ == "0.1.0"
+    with pytest.raises(AttributeError, match="has no attribute 'max_dept'"):
+        puretree.max_dept  # noqa: B018
+
+
+# -- properties ----------------------------------------------------------------------------
+
+_names = st.text(st.sampled_from("abcXYZ019_.-"), min_size=1, max_size=8).filter(lambda n: n not in (".", ".."))
+
+
+@given(old=st.binary(max_size=300), new=st.binary(max_size=300))
+def test_write_bytes_leaves_exactly_the_new_content(tmp_path_factory, old, new):
+    folder = tmp_path_factory.mktemp("w")
+    target = folder / "x"
+    files.write_bytes(target, old)
+    files.write_bytes(target, new)
+    assert target.read_bytes() == new
+    assert [p.name for p in folder.iterdir()] == ["x"]
+
+
+@given(before=st.dictionaries(_names, st.binary(max_size=20), max_size=4), after=st.dictionaries(_names, st.text(max_size=20), max_size=4))
+def test_write_folder_holds_the_new_files_and_keeps_the_others(tmp_path_factory, before, after):
+    parent = tmp_path_factory.mktemp("f")
+    out = parent / "out"
+    files.write_folder(out, before)
+    paths = files.write_folder(out, after)
+    assert [p.name for p in paths] == sorted(after)
+    assert _snapshot(out) == {**before, **{k: v.encode() for k, v in after.items()}}
+    assert [p.name for p in parent.iterdir()] == ["out"]
