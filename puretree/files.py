@@ -8,7 +8,7 @@ platform allows it, so the rename survives a power cut too. A symbolic link as t
 followed: the file it points to is replaced and the link keeps pointing to it.
 
 >>> import os, tempfile
->>> folder = tempfile.mkdtemp()
+>>> scratch = tempfile.TemporaryDirectory(); folder = scratch.name
 >>> path = os.path.join(folder, "model.json")
 >>> write_text(path, '{"old": true}\\n')
 >>> write_text(path, '{"new": true}\\n')
@@ -23,6 +23,7 @@ renamed into place as a whole:
 ['tree.c', 'tree.h']
 >>> sorted(os.listdir(out))
 ['tree.c', 'tree.h']
+>>> scratch.cleanup()
 
 What a kill at each step leaves
 -------------------------------
@@ -148,10 +149,11 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace the file ``path`` by ``data`` atomically (see the module docs).
 
     >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "x.bin")
+    >>> scratch = tempfile.TemporaryDirectory(); path = os.path.join(scratch.name, "x.bin")
     >>> write_bytes(path, b"\\x00\\x01")
     >>> open(path, "rb").read()
     b'\\x00\\x01'
+    >>> scratch.cleanup()
     """
     target = _target(path)
     folder, name = os.path.split(target)
@@ -163,6 +165,7 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         # From here a KeyboardInterrupt anywhere reaches the except clause with tmp set.
         with open(fd, "wb", closefd=True) as fh:
             fd = None
+            os.chmod(tmp, _mode_for(target))
             half = len(data) // 2
             fh.write(data[:half])
             fh.flush()
@@ -193,13 +196,14 @@ def write_text(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-
     Text that cannot be encoded fails before anything is created:
 
     >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
+    >>> scratch = tempfile.TemporaryDirectory(); folder = scratch.name
     >>> write_text(os.path.join(folder, "x.txt"), "\\udc80")
     Traceback (most recent call last):
     ...
     UnicodeEncodeError: 'utf-8' codec can't encode character '\\udc80' in position 0: surrogates not allowed
     >>> os.listdir(folder)
     []
+    >>> scratch.cleanup()
     """
     write_bytes(path, text.encode(encoding))
 
@@ -286,13 +290,14 @@ def write_folder(path: str | os.PathLike[str], files: Mapping[str, str | bytes],
     docs for what a kill leaves). Returns the written paths, under ``path`` as given, sorted.
 
     >>> import os, tempfile
-    >>> out = os.path.join(tempfile.mkdtemp(), "out")
+    >>> scratch = tempfile.TemporaryDirectory(); out = os.path.join(scratch.name, "out")
     >>> os.mkdir(out)
     >>> write_text(os.path.join(out, "notes.txt"), "mine\\n")
     >>> [p.name for p in write_folder(out, {"tree.py": "x = 1\\n"})]
     ['tree.py']
     >>> sorted(os.listdir(out))
     ['notes.txt', 'tree.py']
+    >>> scratch.cleanup()
     """
     names = sorted(_plain_name(n) for n in files)
     target = _target(path)
@@ -343,9 +348,25 @@ def write_folder(path: str | os.PathLike[str], files: Mapping[str, str | bytes],
 
 
 def _umask() -> int:
-    mask = os.umask(0)
+    """The process's umask, read without changing it where the system allows (Linux)."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # elsewhere set and restored: a thread racing with it still gets 022
     os.umask(mask)
     return mask
+
+
+def _mode_for(target: str) -> int:
+    """The permissions the new file gets: the old file's, or what ``open`` gives a new file.
+
+    (``mkstemp`` creates its file readable by its owner only.)
+    """
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
 
 
 def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
@@ -367,7 +388,7 @@ def check_not_inputs(output: str | os.PathLike[str], inputs: Iterable[str | os.P
     anywhere inside it is refused too.
 
     >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
+    >>> scratch = tempfile.TemporaryDirectory(); folder = scratch.name
     >>> data = os.path.join(folder, "data.csv")
     >>> write_text(data, "a,b\\n1,2\\n")
     >>> check_not_inputs(os.path.join(folder, ".", "data.csv"), [data])  # doctest: +ELLIPSIS
@@ -379,6 +400,7 @@ def check_not_inputs(output: str | os.PathLike[str], inputs: Iterable[str | os.P
     Traceback (most recent call last):
     ...
     puretree.errors.ParameterError: ...: refusing to replace a folder that holds an input of this command (.../data.csv); choose another output folder
+    >>> scratch.cleanup()
     """
     for source in inputs:
         if source is None:

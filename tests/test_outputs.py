@@ -636,3 +636,19 @@ def test_write_folder_holds_the_new_files_and_keeps_the_others(tmp_path_factory,
     assert [p.name for p in paths] == sorted(after)
     assert _snapshot(out) == {**before, **{k: v.encode() for k, v in after.items()}}
     assert [p.name for p in parent.iterdir()] == ["out"]
+
+
+def test_a_new_file_gets_the_usual_permissions_and_a_replaced_one_keeps_its_own(tmp_path):
+    mask = os.umask(0o022)
+    try:
+        files.write_text(tmp_path / "new.json", "x")
+        assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o644  # as open() would make it, not mkstemp's 0600
+        (tmp_path / "old.json").write_text("x")
+        (tmp_path / "old.json").chmod(0o640)
+        files.write_text(tmp_path / "old.json", "y")
+        assert (tmp_path / "old.json").stat().st_mode & 0o777 == 0o640
+        files.write_folder(tmp_path / "out", {"a": "x"})
+        assert (tmp_path / "out").stat().st_mode & 0o777 == 0o755
+        assert (tmp_path / "out" / "a").stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(mask)
