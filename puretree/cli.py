@@ -60,17 +60,34 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised like Ctrl-C so that an output being written is cleaned up."""
+
+
+def _terminate(signum: int, frame: Any) -> NoReturn:
+    raise _Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status.
 
     ``argv`` defaults to the process's arguments; when it is not given, ``main`` is the
-    program (the ``puretree`` command), and a second Ctrl-C while it reports the first is ignored.
+    program (the ``puretree`` command): SIGTERM (``kill``) then ends it like Ctrl-C, with
+    ``puretree: terminated`` and status 143, and a second signal while it reports the first
+    is ignored.
     """
+    program = argv is None
     try:
+        if program:
+            signal.signal(signal.SIGTERM, _terminate)
         return _run(argv)
-    except KeyboardInterrupt:  # outermost, so that it also covers the error reports of _run
-        if argv is None:  # the program is ending: one message, even if Ctrl-C is pressed again
+    except (KeyboardInterrupt, _Terminated) as exc:  # outermost: also covers the error reports of _run
+        if program:  # the program is ending: one message, even if Ctrl-C is pressed again
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if isinstance(exc, _Terminated):
+            print("puretree: terminated", file=sys.stderr)
+            return 143
         print("puretree: interrupted", file=sys.stderr)
         return 130
 

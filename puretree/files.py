@@ -31,7 +31,8 @@ What a kill at each step leaves
 
 1. while the temporary file ``.NAME.XXXXXXXX.tmp`` is written (and fsynced): the target is
    untouched. Any exception, Ctrl-C (``KeyboardInterrupt``) included, removes the temporary
-   file; only ``SIGKILL`` or a power cut can leave it behind, hidden, next to the target.
+   file (so does SIGTERM to the ``puretree`` command, which raises too); only ``SIGKILL`` or
+   a power cut can leave it behind, hidden, next to the target.
 2. ``os.replace``: atomic; from then on the target is the complete new file.
 
 :func:`write_folder` (target folder ``OUT``):
@@ -106,16 +107,16 @@ def checkpoint(stage: str, detail: object = "") -> None:
 
 @contextlib.contextmanager
 def _uninterrupted() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) for a few system calls that must not be separated.
+    """Hold Ctrl-C (SIGINT) and SIGTERM for a few system calls that must not be separated.
 
     Creating a temporary file and remembering its name, or renaming and forgetting it, must
     happen together: a ``KeyboardInterrupt`` between the two would leak the file or remove the
-    wrong one. A SIGINT that arrives meanwhile is delivered when the block ends.
+    wrong one. A signal that arrives meanwhile is delivered when the block ends.
     """
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
     finally:
