@@ -22,9 +22,11 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: `import puretree` stays light
 if TYPE_CHECKING:  # what the names are, for type checkers; at run time they load on first use
+    from typing import Any
+
     from . import codegen, costs, criteria, datasets, evaluate, fold, importance, impurity, prune, rules
     from .codegen import export, generate, verify
     from .costs import cost_sensitive, nunez, tan_schlimmer

@@ -111,16 +111,27 @@ def _uninterrupted() -> Iterator[None]:
 
     Creating a temporary file and remembering its name, or renaming and forgetting it, must
     happen together: a ``KeyboardInterrupt`` between the two would leak the file or remove the
-    wrong one. A signal that arrives meanwhile is delivered when the block ends.
+    wrong one. A signal that arrives meanwhile is raised again, to its own handler, when the
+    block ends. (The Python-level handlers are swapped, not the signal mask: numpy's threads
+    would receive a signal blocked in this thread, and Python would run its handler anyway.)
     """
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread runs signal handlers (and may change them)
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    received: list[int] = []
+    previous = {}
     try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(signum)
+            if handler is not None and handler != signal.SIG_IGN:
+                previous[signum] = handler
+                signal.signal(signum, lambda n, frame: received.append(n))
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(received):
+            signal.raise_signal(signum)
 
 
 def _target(path: str | os.PathLike[str]) -> str:

@@ -564,7 +564,9 @@ def _type_checking_imports() -> dict[str, tuple[str, str]]:
     block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
     names = {}
     for node in block.body:
-        assert isinstance(node, ast.ImportFrom) and node.level == 1
+        assert isinstance(node, ast.ImportFrom)
+        if node.level == 0:  # typing, for annotations
+            continue
         for alias in node.names:
             if node.module is None:
                 names[alias.asname or alias.name] = (f"puretree.{alias.name}", "")
