@@ -654,3 +654,76 @@ def test_a_new_file_gets_the_usual_permissions_and_a_replaced_one_keeps_its_own(
         assert (tmp_path / "out" / "a").stat().st_mode & 0o777 == 0o644
     finally:
         os.umask(mask)
+
+
+# -- Ctrl-C where a library gets in the way (the program, main() without arguments) ----------
+
+
+def _program(work: Path, prelude: str, *args: str) -> tuple[int, str, str]:
+    code = prelude + "\nimport sys\nfrom puretree.cli import main\nsys.exit(main())\n"
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=work, capture_output=True, text=True, timeout=GUARD, preexec_fn=_default_sigint)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_ctrl_c_that_a_library_turns_into_another_error_still_reports_as_ctrl_c(work):
+    # numpy's import, interrupted, raises ImportError("Importing the numpy C-extensions failed").
+    prelude = """
+import os, signal
+import puretree.commands.core as core
+def load(path):
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10**6): pass
+    except KeyboardInterrupt:
+        raise ImportError("Importing the numpy C-extensions failed")
+core.load = load
+"""
+    assert _program(work, prelude, "show", "m.json") == (130, "", "puretree: interrupted\n")
+
+
+def test_ctrl_c_swallowed_by_a_callback_still_ends_the_program_with_one_line(work):
+    # Python reports an exception raised in a callback as "Exception ignored in ..." and goes on.
+    prelude = """
+import gc, os, signal
+import puretree.commands.core as core
+real = core.load
+class Noisy:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10**6): pass
+def load(path):
+    Noisy()
+    gc.collect()
+    return real(path)
+core.load = load
+"""
+    status, out, err = _program(work, prelude, "show", "m.json")
+    assert (status, err) == (130, "puretree: interrupted\n")
+
+
+def test_ctrl_c_while_the_temporary_file_is_created_is_deferred_until_it_can_be_removed(work):
+    before = (work / "m.json").read_bytes()
+    prelude = """
+import os, signal, tempfile
+real = tempfile.mkstemp
+def mkstemp(*args, **kwargs):
+    made = real(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGINT)  # arrives between creating the file and knowing its name
+    return made
+tempfile.mkstemp = mkstemp
+"""
+    assert _program(work, prelude, *FIT_NEW) == (130, "", "puretree: interrupted\n")
+    assert (work / "m.json").read_bytes() == before
+    assert _leftovers(work, {"data.csv", "m.json"}) == set()
+
+
+def test_sigterm_ends_the_program_like_ctrl_c(work):
+    prelude = """
+import os, signal
+import puretree.commands.core as core
+def load(path):
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(10**6): pass
+core.load = load
+"""
+    assert _program(work, prelude, "show", "m.json") == (143, "", "puretree: terminated\n")
