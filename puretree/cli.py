@@ -140,11 +140,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         signalled = signalled or (KeyboardInterrupt() if _SIGNALLED[0] == signal.SIGINT else _Terminated())
     if signalled is None:
         return status
-    if isinstance(signalled, _Terminated):
-        print("puretree: terminated", file=sys.stderr)
-        return 143
-    print("puretree: interrupted", file=sys.stderr)
-    return 130
+    message, status = ("terminated", 143) if isinstance(signalled, _Terminated) else ("interrupted", 130)
+    print(f"puretree: {message}", file=sys.stderr)
+    if program:
+        _exit_now(status)
+    return status
+
+
+def _exit_now(status: int) -> NoReturn:
+    """End the interrupted program with ``status`` and nothing more.
+
+    Outputs are already whole (their writers cleaned up as the exception unwound), so the
+    interpreter's shutdown has nothing left to save. Skipping it matters: in a sweep of
+    Ctrl-C at random moments, CPython 3.11's shutdown now and then ended such a process by
+    SIGINT after the message (status -2, not 130) when the interruption had hit an import,
+    most likely through its "unhandled KeyboardInterrupt" flag, which a string ``eval``
+    inside an import sets and ``sys.exit`` does not clear.
+    """
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
 
 
 def _run(argv: Sequence[str] | None, *, program: bool) -> int:
