@@ -51,7 +51,9 @@ What a kill at each step leaves
    Any other failure there renames the old folder back.
 
 A target folder that holds a subfolder or a special file, or that is the current folder (or
-holds it), is refused: those cannot be carried over atomically.
+holds it), is refused: those cannot be carried over atomically. Two processes writing one
+folder at once each swap in a whole folder; the last swap wins (as for files), and a file
+the other added in between is not carried over.
 
 Test hook
 ---------
@@ -284,7 +286,11 @@ def _exchange(a: str, b: str) -> bool:
 def _swap_aside(new: str, target: str, parent: str, name: str) -> str:
     """Rename ``target`` aside and ``new`` in (no atomic exchange); returns where the old folder is."""
     aside = tempfile.mkdtemp(prefix=f".{name}.", suffix=".old", dir=parent)
-    os.rename(target, aside)  # over the empty folder mkdtemp made (POSIX allows it)
+    try:
+        os.rename(target, aside)  # over the empty folder mkdtemp made (POSIX allows it)
+    except FileExistsError:  # Windows does not
+        os.rmdir(aside)
+        os.rename(target, aside)
     checkpoint("between-renames", aside)
     try:
         os.rename(new, target)
