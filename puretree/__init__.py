@@ -4,31 +4,48 @@ Grow ID3, C4.5 and CART trees with pure functions whose criteria are plain funct
 them with tree rewrites, turn them into rules, and compile them to standalone Python and C.
 Hypothesis strategies for testing live in :mod:`puretree.strategies` (not imported here).
 
+``import puretree`` is light: each name below is imported from its submodule on first use
+(PEP 562), so that the ``puretree`` command has its Ctrl-C handling in place before numpy
+and the rest load.
+
 >>> import puretree
 >>> tree = puretree.id3(puretree.datasets.load_playtennis())
 >>> tree.schema.features[tree.root.feature].name
 'outlook'
+>>> import puretree.predict  # the submodule loads, yet the name stays the function
+>>> puretree.predict.__name__, puretree.predict.__module__
+('predict', 'puretree.predict')
 """
 
-from . import codegen, costs, criteria, datasets, evaluate, fold, importance, impurity, prune, rules
-from .codegen import export, generate, verify
-from .costs import cost_sensitive, nunez, tan_schlimmer
-from .criteria import gain_ratio, impurity_decrease, information_gain, per_feature, split_info
-from .data import Dataset, as_dataset, from_numpy, from_pandas, from_rows, read_csv
-from .errors import CodegenError, DataError, ModelFormatError, ParameterError, PuretreeError, SchemaError
-from .evaluate import accuracy, confusion_matrix, cross_validate, precision_recall, roc_auc, stratified_folds, train_test_split
-from .fold import depth, iter_nodes, n_leaves, n_nodes, rewrite
-from .fold import fold as fold_tree
-from .grow import attribute_scores, by_task, c45, cart, cart_regressor, class_weights, grow, id3, multiway_splits, subset_splits, threshold_splits
-from .importance import feature_importances
-from .impurity import entropy, gini, misclassification, variance
-from .io import from_json, load, save, to_json
-from .nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
-from .predict import apply, decision_path, predict, predict_proba
-from .prune import chi_square_test, choose_alpha, cost_complexity, cost_complexity_path, pessimistic, reduced_error, simplify
-from .rules import Rule, RuleList, prune_rules, to_rules
-from .sklearn import from_sklearn
-from .text import summary, to_text
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: `import puretree` stays light
+if TYPE_CHECKING:  # what the names are, for type checkers; at run time they load on first use
+    from typing import Any
+
+    from . import codegen, costs, criteria, datasets, evaluate, fold, importance, impurity, prune, rules
+    from .codegen import export, generate, verify
+    from .costs import cost_sensitive, nunez, tan_schlimmer
+    from .criteria import gain_ratio, impurity_decrease, information_gain, per_feature, split_info
+    from .data import Dataset, as_dataset, from_numpy, from_pandas, from_rows, read_csv
+    from .errors import CodegenError, DataError, ModelFormatError, ParameterError, PuretreeError, SchemaError
+    from .evaluate import accuracy, confusion_matrix, cross_validate, precision_recall, roc_auc, stratified_folds, train_test_split
+    from .fold import depth, iter_nodes, n_leaves, n_nodes, rewrite
+    from .fold import fold as fold_tree
+    from .grow import attribute_scores, by_task, c45, cart, cart_regressor, class_weights, grow, id3, multiway_splits, subset_splits, threshold_splits
+    from .importance import feature_importances
+    from .impurity import entropy, gini, misclassification, variance
+    from .io import from_json, load, save, to_json
+    from .nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
+    from .predict import apply, decision_path, predict, predict_proba
+    from .prune import chi_square_test, choose_alpha, cost_complexity, cost_complexity_path, pessimistic, reduced_error, simplify
+    from .rules import Rule, RuleList, prune_rules, to_rules
+    from .sklearn import from_sklearn
+    from .text import summary, to_text
 
 __version__ = "0.1.0"
 
@@ -60,3 +77,75 @@ __all__ = [
     # errors
     "PuretreeError", "DataError", "SchemaError", "ModelFormatError", "ParameterError", "CodegenError",
 ]
+
+# Where each public name lives: {submodule: names}; (name, attribute) where they differ.
+_SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
+    ".codegen": ("export", "generate", "verify"),
+    ".costs": ("cost_sensitive", "nunez", "tan_schlimmer"),
+    ".criteria": ("gain_ratio", "impurity_decrease", "information_gain", "per_feature", "split_info"),
+    ".data": ("Dataset", "as_dataset", "from_numpy", "from_pandas", "from_rows", "read_csv"),
+    ".errors": ("CodegenError", "DataError", "ModelFormatError", "ParameterError", "PuretreeError", "SchemaError"),
+    ".evaluate": ("accuracy", "confusion_matrix", "cross_validate", "precision_recall", "roc_auc", "stratified_folds", "train_test_split"),
+    ".fold": ("depth", "iter_nodes", "n_leaves", "n_nodes", "rewrite", ("fold_tree", "fold")),
+    ".grow": ("attribute_scores", "by_task", "c45", "cart", "cart_regressor", "class_weights", "grow", "id3", "multiway_splits", "subset_splits", "threshold_splits"),
+    ".importance": ("feature_importances",),
+    ".impurity": ("entropy", "gini", "misclassification", "variance"),
+    ".io": ("from_json", "load", "save", "to_json"),
+    ".nodes": ("CategoricalSplit", "Feature", "Leaf", "NumericSplit", "Schema", "SubsetSplit", "Tree"),
+    ".predict": ("apply", "decision_path", "predict", "predict_proba"),
+    ".prune": ("chi_square_test", "choose_alpha", "cost_complexity", "cost_complexity_path", "pessimistic", "reduced_error", "simplify"),
+    ".rules": ("Rule", "RuleList", "prune_rules", "to_rules"),
+    ".sklearn": ("from_sklearn",),
+    ".text": ("summary", "to_text"),
+}
+_WHERE: dict[str, tuple[str, str]] = {
+    (item if isinstance(item, str) else item[0]): (module, item if isinstance(item, str) else item[1])
+    for module, items in _SOURCES.items()
+    for item in items
+}
+# Submodules reachable as attributes (``puretree.io``), as they were when the package imported
+# them all. ``predict`` and ``grow`` are not among them: those names are the functions.
+_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "errors", "evaluate", "fold", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text"})
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its submodule on first use (PEP 562), then keep it."""
+    if name in _WHERE:
+        module, attribute = _WHERE[name]
+        value = getattr(importlib.import_module(module, __name__), attribute)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
+
+
+def _function(name: str) -> property:
+    """``puretree.NAME`` as the function NAME of the submodule of the same name.
+
+    Importing the submodule ``puretree.predict`` makes Python set the package's attribute
+    ``predict`` to that submodule (the eager package rebound it to the function afterwards);
+    this property keeps the function whatever is imported, in whichever order.
+    """
+
+    def get(module: types.ModuleType) -> Any:
+        return getattr(importlib.import_module(f".{name}", __name__), name)
+
+    def set(module: types.ModuleType, value: Any) -> None:
+        if not isinstance(value, types.ModuleType):
+            raise AttributeError(f"puretree.{name} is read-only; patch puretree.{name}.{name} instead")
+
+    return property(get, set)
+
+
+class _Package(types.ModuleType):
+    predict = _function("predict")
+    grow = _function("grow")
+
+
+sys.modules[__name__].__class__ = _Package

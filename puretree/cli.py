@@ -4,19 +4,26 @@ Subcommands live in :mod:`puretree.commands`, one module per group; each module 
 ``register(subparsers)`` function and an ``ORDER`` number (its place in ``--help``).
 Errors are reported as one line on standard error with a non-zero exit status: 1 for bad
 input, 2 for bad usage; never a traceback (set ``PURETREE_DEBUG=1`` to get one).
+
+Ctrl-C at any point ends with the line ``puretree: interrupted`` and exit status 130 (SIGTERM:
+``puretree: terminated``, 143). For that, nothing is imported before :func:`main` runs but
+this module and the package, which need only ``os`` and ``sys``: argparse, numpy and the
+commands are imported inside ``main``, where the interruption is caught.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
-import pkgutil
 import sys
-from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from .errors import PuretreeError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing before main runs
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from types import FrameType
+    from typing import Any, NoReturn
 
 __all__ = ["main", "build_parser", "CommandLineError"]
 
@@ -25,14 +32,22 @@ class CommandLineError(PuretreeError):
     """Bad usage of the command line (exit status 2)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but errors are raised (and reported as one line by :func:`main`)."""
+def _parser_class() -> type[argparse.ArgumentParser]:
+    import argparse
 
-    def error(self, message: str) -> NoReturn:
-        raise CommandLineError(f"{self.prog}: {message}")
+    class _Parser(argparse.ArgumentParser):
+        """argparse, but errors are raised (and reported as one line by :func:`main`)."""
+
+        def error(self, message: str) -> NoReturn:
+            raise CommandLineError(f"{self.prog}: {message}")
+
+    return _Parser
 
 
 def _command_modules() -> list[Any]:
+    import importlib
+    import pkgutil
+
     from . import commands
 
     modules = [importlib.import_module(f"{commands.__name__}.{info.name}") for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_")]
@@ -43,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
     from . import __version__
 
+    _Parser = _parser_class()
     parser = _Parser(prog="puretree", description="Learn decision trees, inspect, prune and compile them.")
     parser.add_argument("--version", action="version", version=f"puretree {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -56,33 +72,133 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised like Ctrl-C so that an output being written is cleaned up."""
+
+
+_SIGNALLED: list[int] = []  # the signals the program has received (only when main is the program)
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    import signal
+
+    _SIGNALLED.append(signum)
+    raise KeyboardInterrupt if signum == signal.SIGINT else _Terminated
+
+
+def _catch_signals() -> None:
+    """Ctrl-C and SIGTERM raise, and are remembered: a library may turn the exception into
+    another (numpy's import reports an ``ImportError``) or swallow it in a callback."""
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) != signal.SIG_IGN:  # e.g. a background job of a shell
+            signal.signal(signum, _on_signal)
+    sys.unraisablehook = _quiet_unraisable
+
+
+def _quiet_unraisable(unraisable: Any) -> None:
+    # A signal's exception raised inside a callback is "ignored" by Python with a traceback
+    # on stderr; it has been remembered, and main reports it in one line.
+    if not isinstance(unraisable.exc_value, (KeyboardInterrupt, _Terminated)):
+        sys.__unraisablehook__(unraisable)
+
+
+def _ignore_signals() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    ``argv`` defaults to the process's arguments. When it is not given, ``main`` is the
+    program (the ``puretree`` command): SIGTERM (``kill``) then ends it like Ctrl-C, with
+    ``puretree: terminated`` and status 143; a signal received while a library turned it into
+    another error still reports as the signal; and once the work is done or reported, further
+    signals are ignored, so that the program ends with its one line.
+    """
+    program = argv is None
+    signalled: BaseException | None = None
     try:
-        args = build_parser().parse_args(argv)
+        if program:
+            _SIGNALLED.clear()
+            _catch_signals()
+        status = _run(argv, program=program)
+    except (KeyboardInterrupt, _Terminated) as exc:  # outermost: also covers the error reports of _run
+        signalled = exc
+    try:
+        if program:
+            _ignore_signals()
+    except (KeyboardInterrupt, _Terminated) as exc:  # arrived just before it was ignored
+        signalled = signalled or exc
+    if program and _SIGNALLED:
+        import signal
+
+        signalled = signalled or (KeyboardInterrupt() if _SIGNALLED[0] == signal.SIGINT else _Terminated())
+    if signalled is None:
+        return status
+    message, status = ("terminated", 143) if isinstance(signalled, _Terminated) else ("interrupted", 130)
+    print(f"puretree: {message}", file=sys.stderr)
+    if program:
+        _exit_now(status)
+    return status
+
+
+def _exit_now(status: int) -> NoReturn:
+    """End the interrupted program with ``status`` and nothing more.
+
+    Outputs are already whole (their writers cleaned up as the exception unwound), so the
+    interpreter's shutdown has nothing left to save. Skipping it matters: in a sweep of
+    Ctrl-C at random moments, CPython 3.11's shutdown now and then ended such a process by
+    SIGINT after the message (status -2, not 130) when the interruption had hit an import,
+    most likely through its "unhandled KeyboardInterrupt" flag, which a string ``eval``
+    inside an import sets and ``sys.exit`` does not clear.
+    """
+    import contextlib
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
+
+
+def _run(argv: Sequence[str] | None, *, program: bool) -> int:
+    try:
+        from .files import checkpoint
+
+        checkpoint("started")
+        args = build_parser().parse_args(argv)  # imports the commands, and numpy with them
+        checkpoint("command", args.command)
         return int(args.func(args) or 0)
-    except CommandLineError as exc:
+    except Exception as exc:
+        if program and _SIGNALLED:  # an interruption that a library reported as another error
+            raise KeyboardInterrupt from exc
+        return _report(exc)
+
+
+def _report(exc: Exception) -> int:
+    """One line on standard error for ``exc``; returns the exit status."""
+    if isinstance(exc, CommandLineError):
         print(f"puretree: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
-    except PuretreeError as exc:
+    if isinstance(exc, PuretreeError):
         print(f"puretree: error: {_one_line(str(exc))}", file=sys.stderr)
         return 1
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         # The reader (e.g. `| head`) went away: not an error worth a message.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep interpreter shutdown quiet
         return 141
-    except OSError as exc:
-        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+    if isinstance(exc, OSError):
+        where = f" {exc.filename}:" if getattr(exc, "filename", None) else ""
         print(f"puretree: error:{where} {_one_line(exc.strerror or str(exc))}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("puretree: interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:  # the promise is: never a traceback
-        if os.environ.get("PURETREE_DEBUG"):
-            raise
-        print(f"puretree: internal error: {type(exc).__name__}: {_one_line(str(exc))} (set PURETREE_DEBUG=1 for details)", file=sys.stderr)
-        return 70
+    if os.environ.get("PURETREE_DEBUG"):  # the promise is: never a traceback, unless asked
+        raise exc
+    print(f"puretree: internal error: {type(exc).__name__}: {_one_line(str(exc))} (set PURETREE_DEBUG=1 for details)", file=sys.stderr)
+    return 70
 
 
 if __name__ == "__main__":  # pragma: no cover

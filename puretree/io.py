@@ -109,10 +109,15 @@ def to_json(tree: Tree, *, indent: int | None = None) -> str:
 
 
 def save(tree: Tree, path: str | os.PathLike[str]) -> None:
-    """Write the tree to ``path`` as JSON."""
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(to_json(tree, indent=1))
-        fh.write("\n")
+    """Write the tree to ``path`` as JSON, atomically.
+
+    The JSON goes to a temporary file next to ``path`` that is flushed, fsynced and renamed
+    over it (:func:`puretree.files.write_text`): a crash, a kill or a concurrent save leaves
+    the old model or a complete new one, never a truncated file.
+    """
+    from .files import write_text  # imported here: saving is the only part of io that writes
+
+    write_text(path, to_json(tree, indent=1) + "\n")
 
 
 # -- loading and validation --------------------------------------------------------------

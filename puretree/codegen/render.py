@@ -150,15 +150,13 @@ def export(
     template_dirs: Iterable[str | os.PathLike[str]] | None = None,
     **options: Any,
 ) -> list[Path]:
-    """Write the generated files into ``out_dir`` (created if needed); returns their paths."""
+    """Write the generated files into the folder ``out_dir``, as a whole; returns their paths.
+
+    The files appear together or not at all: they are written into a temporary folder next
+    to ``out_dir``, which then replaces ``out_dir`` atomically, keeping any other file it held
+    (:func:`puretree.files.write_folder`; a folder holding a subfolder is refused).
+    """
+    from ..files import write_folder
+
     files = generate(tree, target, name=name, feature_type=feature_type, template_dirs=template_dirs, **options)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for filename, text in files.items():
-        path = out / filename
-        path.write_text(text, encoding="utf-8")
-        paths.append(path)
-    return paths
-
-
+    return write_folder(out_dir, files)

@@ -9,6 +9,7 @@ from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, check_options
 from ..codegen.render import export
 from ..codegen.verify import verify
 from ..data import encode_table, read_csv_table
+from ..files import check_not_inputs
 from ..io import load
 
 ORDER = 40
@@ -42,6 +43,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _export(args: argparse.Namespace) -> int:
+    # OUT_DIR is replaced as a whole: neither the model nor a template may live in it.
+    check_not_inputs(args.output, [args.model, *args.template_dir], folder=True)
     tree = load(args.model)
     extra = {"language": args.language} if args.language else {}
     paths = export(tree, args.target, out_dir=args.output, **_options(args), **extra)
@@ -65,7 +68,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("export", help="compile a tree to Python or C source", description="Write standalone source code whose predictions equal the model's exactly.")
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
-    p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed)")
+    p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.set_defaults(func=_export)
 
     p = sub.add_parser("verify", help="check generated code against the model", description="Compile or load the generated code, run it on the rows of a CSV file and on every threshold's neighbourhood, and compare with the model. Exits with status 1 when any prediction differs.")

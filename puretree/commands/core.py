@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import sys
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from ..data import Dataset, encode_table, read_csv, read_csv_table
 from ..errors import DataError, ParameterError
+from ..files import check_not_inputs, checkpoint, write_text
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
@@ -101,7 +103,9 @@ def fit_from_args(args: argparse.Namespace, data: Any) -> Tree:
 
 
 def _fit(args: argparse.Namespace) -> int:
+    check_not_inputs(args.output, [args.data])
     data = read_csv(args.data, target=args.target, categorical=args.categorical or None, ignore=args.ignore, task=args.task)
+    checkpoint("fit", args.data)
     tree = fit_from_args(args, data)
     save(tree, args.output)
     if data.schema.is_regression:
@@ -123,10 +127,14 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_csv(header: list[str], rows: Any) -> None:
-    writer = csv.writer(sys.stdout, lineterminator="\n")
+def _write_csv(header: list[str], rows: Any, *, output: str | None) -> None:
+    """CSV to standard output, or to the file ``output`` (replaced atomically, whole)."""
+    stream = io.StringIO() if output is not None else sys.stdout
+    writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(header)
     writer.writerows(rows)
+    if output is not None:
+        write_text(output, stream.getvalue())
 
 
 def _label_text(value: Any) -> str:
@@ -134,6 +142,8 @@ def _label_text(value: Any) -> str:
 
 
 def _predict(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        check_not_inputs(args.output, [args.model, args.data])
     tree = load(args.model)
     header, body = read_csv_table(args.data)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
@@ -145,9 +155,11 @@ def _predict(args: argparse.Namespace) -> int:
     if args.proba:
         proba = predict_proba(tree, X)
         _write_csv(["prediction"] + [f"p({_label_text(c)})" for c in tree.schema.classes],
-                   ([_label_text(l)] + [format_number(float(v)) for v in row] for l, row in zip(labels, proba)))
+                   ([_label_text(l)] + [format_number(float(v)) for v in row] for l, row in zip(labels, proba)), output=args.output)
     else:
-        _write_csv(["prediction"], ([_label_text(l)] for l in labels))
+        _write_csv(["prediction"], ([_label_text(l)] for l in labels), output=args.output)
+    if args.output is not None:
+        print(f"{len(labels)} predictions written to {args.output}")
     return 0
 
 
@@ -211,7 +223,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("fit", help="learn a tree from a CSV file", description="Learn a tree from a CSV file and save it as JSON.")
     p.add_argument("data", metavar="DATA.csv")
     add_fit_options(p)
-    p.add_argument("-o", "--output", required=True, metavar="MODEL.json")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model (replaced atomically; never one of the inputs)")
     p.set_defaults(func=_fit)
 
     p = sub.add_parser("show", help="print a saved tree", description="Print a saved tree and a summary line.")
@@ -219,10 +231,11 @@ def register(sub: Any) -> None:
     p.add_argument("--importances", action="store_true", help="also print each feature's importance (Gini decrease; variance for regression)")
     p.set_defaults(func=_show)
 
-    p = sub.add_parser("predict", help="predict the rows of a CSV file", description="Write one prediction per row as CSV to standard output.")
+    p = sub.add_parser("predict", help="predict the rows of a CSV file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--proba", action="store_true", help="add one probability column per class")
+    p.add_argument("-o", "--output", metavar="PREDICTIONS.csv", help="write the CSV to this file (replaced atomically) instead of standard output")
     p.set_defaults(func=_predict)
 
     p = sub.add_parser(

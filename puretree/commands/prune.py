@@ -8,6 +8,7 @@ from typing import Any
 from ..data import Dataset, encode_table, read_csv_table
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy
+from ..files import check_not_inputs
 from ..fold import n_leaves
 from ..impurity import entropy, gini, misclassification
 from ..io import load, save
@@ -70,6 +71,8 @@ def _best_alpha_on(tree: Tree, X: Dataset, labels: list[str], impurity: Any = No
 
 def _prune(args: argparse.Namespace) -> int:
     _check_usage(args)
+    # The model may be rewritten in place (save is atomic); the validation data may not.
+    check_not_inputs(args.output, [args.validation, args.data])
     tree = load(args.model)
     validation = _labelled(tree, args.validation) if args.validation is not None else None
     if args.method == "reduced-error":
@@ -140,7 +143,7 @@ def register(sub: Any) -> None:
     p.add_argument("--penalty", type=_non_negative, metavar="Z", help="penalty: errors added per leaf (default: 0.5)")
     p.add_argument("--impurity", choices=sorted(_IMPURITIES), default="gini",
                    help="cost-complexity: the impurity of a node's risk, the one the tree was grown with (default: gini)")
-    p.add_argument("-o", "--output", required=True, metavar="PRUNED.json")
+    p.add_argument("-o", "--output", required=True, metavar="PRUNED.json", help="where to save the pruned tree (replaced atomically; may be MODEL.json itself)")
     p.set_defaults(func=_prune)
 
     p = sub.add_parser(
