@@ -152,14 +152,13 @@ def _numeric_option(node: NodeData, i: int, total: float, n_classes: int, min_le
     if len(cuts) == 0:
         return None
     gains = _gain(known_parent, np.stack((left, right), axis=-2), total, impurity)
+    # J48 scans the cuts in order and moves on only for a gain better by 1e-6. Every gain
+    # before the current best is at most 1e-6 above it, so the next move is the first place
+    # where the running maximum exceeds best + 1e-6: a binary search, not a rescan.
     best, where = 0.0, -1
-    start = 0
-    while True:  # J48 scans the cuts in order and moves on only for a gain better by 1e-6
-        better = np.flatnonzero(gains[start:] - best > J48_EPSILON)
-        if len(better) == 0:
-            break
-        where = start + int(better[0])
-        best, start = float(gains[where]), where + 1
+    record = np.maximum.accumulate(gains)
+    while (at := int(np.searchsorted(record, best + J48_EPSILON, side="right"))) < len(gains):
+        best, where = float(gains[at]), at
     corrected = best - math.log2(len(cuts)) / total
     if where < 0 or corrected < J48_EPSILON:
         return None
