@@ -206,7 +206,13 @@ def _native(value: Any) -> Any:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (numbers.Real, np.number)) and not isinstance(value, (bool, np.bool_))
+    # numbers.Real, not np.number: a complex cell is not a number a threshold can compare.
+    return isinstance(value, (numbers.Real, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_task(task: Any) -> None:
+    if task not in (CLASSIFICATION, REGRESSION):
+        raise ParameterError(f"task must be {CLASSIFICATION!r} or {REGRESSION!r}, got {_shown(task)}")
 
 
 def _sort_key(value: Any) -> tuple[str, Any]:
@@ -499,6 +505,7 @@ def _build(
     sample_weight: Any = None,
     where: Where = _row,
 ) -> Dataset:
+    _check_task(task)
     names = _check_names(names)
     cat_set = _name_set(categorical, "categorical")
     num_set = set(numeric or ())
@@ -540,11 +547,13 @@ def _check_weights(sample_weight: Any, n_rows: int) -> np.ndarray:
     if sample_weight is None or np.isscalar(sample_weight):
         raise DataError("sample_weight must be a sequence with one weight per row")
     try:
-        w = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1)
+        w = np.array(sample_weight, dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError):
         bad = next((v for v in _flat(sample_weight) if not _is_number(v) and not isinstance(v, (bool, np.bool_))), None)
         shown = f": {_shown(bad)} is not a number" if bad is not None else ""
         raise DataError(f"sample_weight must be one number per row{shown}") from None
+    if w.ndim != 1:
+        raise DataError(f"sample_weight must be one-dimensional (one weight per row), got shape {w.shape}")
     if len(w) != n_rows:
         raise DataError(f"sample_weight has {len(w)} values but the data has {n_rows} rows")
     bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
@@ -605,6 +614,7 @@ def from_numpy(
     >>> ds.schema.feature_names, ds.X.dtype
     (('x0', 'x1'), dtype('float64'))
     """
+    _check_task(task)
     arr = _as_matrix(X)
     if arr.ndim != 2:
         raise DataError(f"X must be two-dimensional (rows x features), got shape {arr.shape}")
@@ -835,6 +845,8 @@ def as_dataset(X: Any, y: Any = None, *, sample_weight: Any = None, **options: A
     :class:`~puretree.errors.ParameterError`.
     """
     _check_options(X, options)
+    if "task" in options:
+        _check_task(options["task"])
     if isinstance(X, Dataset):
         if y is not None:
             raise DataError("y given twice: the dataset already carries its target")

@@ -203,6 +203,8 @@ def _descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, .
     "distribute" strategy, where a row with a missing value at a split continues down every
     branch with its weight multiplied by the branch's training fraction.
     """
+    if X.shape[0] == 0:  # no rows (an empty batch): nothing to walk
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0)
     rows = np.arange(X.shape[0])
     node = np.zeros(X.shape[0], dtype=np.int64)
     weight = np.ones(X.shape[0])
@@ -322,7 +324,8 @@ def predict(tree: Tree, X: Any) -> Any:
     """Predicted labels (values, for a regression tree): one for a mapping, an array for a batch.
 
     Labels come back exactly as given in training (their Python type for one row, their
-    natural numpy dtype for a batch).
+    natural numpy dtype for a batch). A batch of no rows gives an empty array of that dtype
+    (``predict_proba``: shape ``(0, n_classes)``).
     """
     if tree.schema.is_regression:
         return predict_value(tree, X)
