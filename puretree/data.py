@@ -91,11 +91,13 @@ DATA_OPTIONS = ("feature_names", "categorical", "target", "task")
 MAX_EXACT_INT = 2**53
 
 # A plain decimal number: ASCII digits only (float() also takes "1_000", Arabic-Indic and
-# fullwidth digits, "inf" and "nan", none of which is a number in a data file).
+# fullwidth digits, none of which is a number in a data file). The spellings of infinity and
+# NaN are read too, so that a numeric column can refuse them instead of turning categorical.
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
-# What float() reads as a non-finite value: refused in a numeric column, not taken for a category.
 _NON_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.ASCII | re.IGNORECASE)
 _BOOLEAN_TEXT = {"true": True, "false": False}
+# An integer in text, up to 4,000 digits (int() refuses more than 4,300).
+_WHOLE_TEXT = re.compile(r"[+-]?[0-9]{1,4000}", re.ASCII)
 
 
 @attrs.frozen(eq=False)
@@ -233,9 +235,14 @@ def parse_number(text: str) -> float | None:
     [12.0, -0.5, 1000.0, None, None, None, None, inf, -inf]
     """
     t = text.strip()
-    if _NUMBER.fullmatch(t) or _NON_FINITE.fullmatch(t):
+    # Equivalent to matching _NUMBER or _NON_FINITE, and faster: on ASCII text without "_",
+    # float() accepts exactly the plain decimal numbers and the spellings of inf and nan.
+    if not t.isascii() or "_" in t:
+        return None
+    try:
         return float(t)
-    return None
+    except ValueError:
+        return None
 
 
 def _parse_number(text: str) -> float | None:
@@ -272,9 +279,11 @@ def category_key(value: Any) -> tuple[str, Any]:
         b = _BOOLEAN_TEXT.get(t.lower())
         if b is not None:
             return ("bool", b)
+        if _WHOLE_TEXT.fullmatch(t):  # exactly, so that long digit strings (identifiers) stay distinct
+            return ("number", int(t))
         number = _parse_number(t)
         if number is not None:
-            return ("number", int(number) if number.is_integer() and abs(number) <= MAX_EXACT_INT else number)
+            return ("number", number)
         return ("text", t)
     return ("other", value)
 
@@ -404,6 +413,8 @@ def _as_list(values: Any) -> list[Any]:
 
 def _number_cell(cell: Any) -> float | None:
     """The number a present cell holds (possibly not finite), or ``None`` if it is not one."""
+    if type(cell) is str:
+        return parse_number(cell)
     if _is_number(cell):
         return _finite_float(cell)
     if isinstance(cell, str):
@@ -418,16 +429,32 @@ def _infer_feature(name: str, cells: Sequence[Any], *, categorical: bool | None,
     not taken for categorical: that cell is almost certainly a data error.
     """
     what = f"column {name!r}"
-    present = [i for i, c in enumerate(cells) if not is_missing(c)]
     if categorical is None:
-        numbers_ = [_number_cell(cells[i]) for i in present]
-        categorical = any(v is None for v in numbers_)
-        if not categorical:
-            for i, v in zip(present, numbers_):
-                if not math.isfinite(v):
-                    raise DataError(f"{where(i)}, {what}: {_shown(cells[i])} is not a finite number (the column's other cells are numbers)")
+        categorical = False
+        for i, c in enumerate(cells):
+            if is_missing(c):
+                continue
+            v = _number_cell(c)
+            if v is None:
+                categorical = True
+                break
+            if not math.isfinite(v):
+                # Refused only if every present cell is a number: found by a second look.
+                if all(is_missing(d) or _number_cell(d) is not None for d in cells[i + 1 :]):
+                    raise DataError(f"{where(i)}, {what}: {_shown(c)} is not a finite number (the column's other cells are numbers)")
+                categorical = True
+                break
     if not categorical:
         return Feature(name, NUMERIC)
+    # Each distinct cell once (by type and value: True and 1 are different cells), with its first row.
+    first: dict[tuple[type, Any], int] = {}
+    for i, c in enumerate(cells):
+        if not is_missing(c):
+            try:
+                first.setdefault((type(c), c), i)
+            except TypeError:  # unhashable: a list or dict in a cell
+                raise DataError(f"{where(i)}, {what}: {_shown(c)} is not a str, int, float or bool") from None
+    present = list(first.values())
     values = [_check_value(cells[i], f"{where(i)}, {what}: the category") for i in present]
     categories = tuple(sorted(_distinct_values(values, what, where, present), key=_sort_key))
     return Feature(name, CATEGORICAL, categories)
