@@ -477,6 +477,8 @@ def _encode_column(feature: Feature, cells: Sequence[Any], *, column: int, stric
             out[row] = value
         return out
     index = {category_key(c): i for i, c in enumerate(feature.categories)}
+    if len(index) != len(feature.categories):  # e.g. a hand-edited model with both 1 and "1"
+        _distinct_values(list(feature.categories), f"the tree's categories of column {name!r}", lambda i: f"category {i}", range(len(feature.categories)))
     learned = {k[0] for k in index}
     # Keys by (type, value): True and 1 hash alike, and must not share a cache entry.
     memo: dict[tuple[type, Any], int] = {}
@@ -573,12 +575,17 @@ def _name_set(names: Iterable[str] | None, option: str) -> set[str]:
 def _check_weights(sample_weight: Any, n_rows: int) -> np.ndarray:
     if sample_weight is None or np.isscalar(sample_weight):
         raise DataError("sample_weight must be a sequence with one weight per row")
+    if hasattr(sample_weight, "to_numpy"):
+        sample_weight = sample_weight.to_numpy()
+    # Text is refused even where numpy would read it ("2" as 2.0): weights are numbers.
+    if not (isinstance(sample_weight, np.ndarray) and sample_weight.dtype.kind in "biuf"):
+        for v in _flat(sample_weight):
+            if not _is_number(v) and not isinstance(v, (bool, np.bool_)):
+                raise DataError(f"sample_weight must be one number per row: {_shown(v)} is not a number")
     try:
         w = np.array(sample_weight, dtype=np.float64, copy=True)
     except (TypeError, ValueError, OverflowError):
-        bad = next((v for v in _flat(sample_weight) if not _is_number(v) and not isinstance(v, (bool, np.bool_))), None)
-        shown = f": {_shown(bad)} is not a number" if bad is not None else ""
-        raise DataError(f"sample_weight must be one number per row{shown}") from None
+        raise DataError("sample_weight must be one number per row") from None
     if w.ndim != 1:
         raise DataError(f"sample_weight must be one-dimensional (one weight per row), got shape {w.shape}")
     if len(w) != n_rows:
