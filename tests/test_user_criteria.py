@@ -61,13 +61,12 @@ def test_a_failing_score_names_itself_and_the_node(score, message):
 
 def test_a_nan_impurity_never_gives_a_silent_one_leaf_tree():
     data = load_playtennis()
-    for splitters in ((), None):
-        with pytest.raises(ParameterError, match=r"returned NaN for feature 'outlook'.*depth 0 with 14 rows"):
-            id3(data, score=information_gain(nan_impurity))
-        with pytest.raises(ParameterError, match=r"returned NaN for feature 'outlook'.*depth 0 with 14 rows"):
-            cart(data, score=impurity_decrease(nan_impurity))
-        with pytest.raises(ParameterError, match=r"information_gain\(nan_impurity\) returned NaN"):
-            attribute_scores(data, score=information_gain(nan_impurity))
+    with pytest.raises(ParameterError, match=r"returned NaN for feature 'outlook'.*depth 0 with 14 rows"):
+        id3(data, score=information_gain(nan_impurity))
+    with pytest.raises(ParameterError, match=r"returned NaN for feature 'outlook'.*depth 0 with 14 rows"):
+        cart(data, score=impurity_decrease(nan_impurity))
+    with pytest.raises(ParameterError, match=r"information_gain\(nan_impurity\) returned NaN"):
+        attribute_scores(data, score=information_gain(nan_impurity))
 
 
 def test_deeper_nodes_are_named():
@@ -85,16 +84,26 @@ def test_deeper_nodes_are_named():
 
 
 def test_nan_for_a_split_with_no_weight_is_dropped_not_an_error():
-    """0/0 where a candidate holds no rows (a feature missing at this node) is 'not a candidate'."""
-    X2 = np.array([[0.0, np.nan], [1.0, np.nan], [2.0, np.nan], [3.0, np.nan]])
+    """0/0 where a candidate split holds no weight is harmless (the builder drops NaN there);
+    NaN where the split holds weight is the error."""
 
-    def ratio(parent, children, features):
+    def left_share(parent, children, features):
         c = np.asarray(children, dtype=np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return c[..., 0, 0] / c[..., 0, :].sum(axis=-1) - 0.5 * 0 * c.sum(axis=(-1, -2)) / c.sum(axis=(-1, -2))
+            return c[..., 0, :].sum(axis=-1) / c.sum(axis=(-1, -2))
 
-    tree = grow(X2, Y, score=ratio, max_depth=1)
-    assert tree.root.feature == 0
+    checked = CheckedScore(left_share, 3, 0, False)
+    parent = np.zeros((2, 2))
+    children = np.array([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]])  # the second split has no weight
+    out = checked(parent, children, np.array(["f", "g"]))
+    assert out[0] == 0.5 and np.isnan(out[1])
+
+    def nan_share(parent, children, features):
+        return np.where(np.arange(2) == 0, np.nan, 0.5)
+
+    with pytest.raises(ParameterError) as info:
+        CheckedScore(nan_share, 3, 9, False)(parent, children, np.array(["f", "g"]))
+    assert str(info.value) == "the score nan_share returned NaN for feature 'f'; a score must be a number, or -inf for 'not a candidate' (at the node of depth 3 with 9 rows)"
 
 
 def test_checked_score_passes_valid_scores_through_unchanged():
