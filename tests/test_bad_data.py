@@ -389,3 +389,13 @@ def test_puretree_errors_are_the_only_errors_of_bad_calls():
     for bad in (lambda: predict(cart(X4, Y4), "abc"), lambda: predict(cart(X4, Y4), [[1], [2, 3]]), lambda: cart(None, [0])):
         with pytest.raises(PuretreeError):
             bad()
+
+
+def test_evaluation_compares_labels_by_value():
+    from puretree.evaluate import accuracy, confusion_matrix, roc_auc
+
+    assert accuracy([True, False, 1, "a"], ["True", "false", True, "a"]) == 0.75  # True is not 1
+    labels, matrix = confusion_matrix([True, "True", 1, "x"], ["true", 1, 1.0, "y"])
+    assert labels == (True, 1, "x", "y")
+    assert matrix.tolist() == [[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]]
+    assert roc_auc(["True", True, False, "false"], [0.9, 0.8, 0.1, 0.2]) == 1.0
