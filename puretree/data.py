@@ -22,12 +22,12 @@ decides what it means:
 - a number is an int or float (Python or numpy), or text written as a plain decimal number
   (``12``, ``-0.5``, ``1e3``: ASCII digits only, no ``_``, no ``inf``/``nan``); ``1``, ``1.0``
   and ``"1"`` are the same number;
-- anything else is text, compared without surrounding whitespace.
+- anything else is text (surrounding whitespace is not part of the value: CSV cells are stripped).
 
 Two cells of a categorical column are one category exactly when their keys are equal, so a
 tree learned from the CSV text ``True`` takes the pandas boolean ``True`` down the same branch.
 A column that holds two spellings of one key (``True`` and ``"true"``, ``1`` and ``1.0``, ``1``
-and ``"1"``), or both booleans and numbers (``True == 1`` in Python), is refused as ambiguous
+and ``"1"``, ``"a"`` and ``" a"``), or both booleans and numbers (``True == 1`` in Python), is refused as ambiguous
 (:class:`~puretree.errors.DataError`), as is a boolean cell predicted for a column learned from
 numbers (or a number for booleans). Class labels follow the same rule. Integer categories
 and labels must lie within +-2**53, where a saved model's JSON keeps them exact.
@@ -291,14 +291,14 @@ def category_key(value: Any) -> tuple[str, Any]:
 def _spelling(value: Any) -> tuple[str, Any]:
     """How a value is written: two spellings of one key make a column ambiguous."""
     value = _native(value)
-    return (type(value).__name__, value.strip() if isinstance(value, str) else value)
+    return (type(value).__name__, value)
 
 
 def _check_value(value: Any, what: str) -> Any:
     """A category or label as a plain, exactly storable Python value (``what`` names it in errors)."""
     value = _native(value)
     if isinstance(value, str):
-        return value.strip()
+        return value
     if not isinstance(value, (int, float, bool)):
         raise DataError(f"{what}: {_shown(value)} is not a str, int, float or bool")
     if isinstance(value, float) and not math.isfinite(value):
@@ -486,7 +486,10 @@ def _encode_column(feature: Feature, cells: Sequence[Any], *, column: int, stric
         if is_missing(cell):
             out[row] = np.nan
             continue
-        code = memo.get((type(cell), cell))
+        try:
+            code = memo.get((type(cell), cell))
+        except TypeError:  # unhashable: a list or dict in a cell
+            raise DataError(f"{where(row)}, column {name!r}: {_shown(cell)} is not a str, int, float or bool") from None
         if code is None:
             key = category_key(cell)
             code = index.get(key, -1)
@@ -622,6 +625,11 @@ def _as_matrix(X: Any) -> np.ndarray:
         raise DataError(f"X is not a table of cells: {exc}") from None
 
 
+def _described(X: Any, arr: np.ndarray) -> str:
+    """What a non-table ``X`` is: its shape, or its type when it is not an array of cells at all."""
+    return f"shape {arr.shape}" if arr.ndim else f"a {type(X).__name__}"
+
+
 def _length_text(n: int | None) -> str:
     return "a single value, not a row" if n is None else f"{n} value{'s' if n != 1 else ''}"
 
@@ -651,7 +659,7 @@ def from_numpy(
     _check_task(task)
     arr = _as_matrix(X)
     if arr.ndim != 2:
-        raise DataError(f"X must be two-dimensional (rows x features), got shape {arr.shape}")
+        raise DataError(f"X must be two-dimensional (rows x features), got {_described(X, arr)}")
     if arr.shape[0] == 0:
         raise DataError("X has no rows")
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(arr.shape[1])]
@@ -937,7 +945,7 @@ def encode_features(schema: Schema, X: Any) -> np.ndarray:
     if arr.ndim == 1 and len(names) > 0 and arr.shape[0] == len(names) and not isinstance(X, np.ndarray):
         arr = arr.reshape(1, -1)
     if arr.ndim != 2:
-        raise DataError(f"X must be two-dimensional (rows x features), got shape {arr.shape}")
+        raise DataError(f"X must be two-dimensional (rows x features), got {_described(X, arr)}")
     if arr.shape[1] != len(names):
         raise SchemaError(f"X has {arr.shape[1]} columns, the tree expects {len(names)}: {list(names)}")
     if arr.dtype.kind in "iuf" and all(f.is_numeric for f in schema.features):

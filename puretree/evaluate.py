@@ -42,8 +42,17 @@ __all__ = [
 ]
 
 
+def _labels_list(values: Any, what: str) -> list[Any]:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") and not hasattr(values, "__iter__"):
+        raise DataError(f"{what} must be a sequence of labels, got {type(values).__name__}")
+    arr = np.asarray(list(values) if not hasattr(values, "__len__") else values, dtype=object)
+    if arr.ndim != 1:
+        raise DataError(f"{what} must be one label per row (one-dimensional), got shape {arr.shape}")
+    return list(arr)
+
+
 def _pair(y_true: Any, y_pred: Any) -> tuple[list[Any], list[Any]]:
-    t, p = list(np.asarray(y_true, dtype=object)), list(np.asarray(y_pred, dtype=object))
+    t, p = _labels_list(y_true, "the true labels"), _labels_list(y_pred, "the predictions")
     if len(t) != len(p):
         raise DataError(f"{len(t)} true labels but {len(p)} predictions")
     if not t:
@@ -180,8 +189,11 @@ def roc_auc(y_true: Any, y_score: Any, *, positive: Any = None) -> float:
     >>> roc_auc(["n", "p", "n", "p"], [0.1, 0.8, 0.4, 0.4])
     0.875
     """
-    truth = list(np.asarray(y_true, dtype=object))
-    score = np.asarray(y_score, dtype=np.float64)
+    truth = _labels_list(y_true, "the true labels")
+    try:
+        score = np.asarray(y_score, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataError("the scores must be numbers (one per row, or two probability columns)") from None
     if score.ndim == 2:
         if score.shape[1] != 2:
             raise DataError(f"roc_auc needs one score per row or two probability columns, got {score.shape[1]} columns")

@@ -402,6 +402,9 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
     return Candidate(s, j, "subset", branch, children, left_categories=left_codes)
 
 
+_BUILTIN_SPLITTERS = (threshold_splits, multiway_splits, subset_splits)
+
+
 @attrs.frozen
 class _Settings:
     score: Score
@@ -477,12 +480,45 @@ class CheckedScore:
 
 def _best_candidate(node: NodeData, cfg: _Settings) -> Candidate | None:
     score = cfg.score if cfg.trusted else CheckedScore(cfg.score, node.depth, node.n_rows, node.schema.is_regression)
-    found = [c for gen in cfg.splitters if (c := gen(node, score=score, min_samples_leaf=cfg.min_samples_leaf)) is not None]
+    found = [c for gen in cfg.splitters if (c := _propose(gen, node, score, cfg.min_samples_leaf)) is not None]
     if not found:
         return None
     best = max(c.score for c in found)
     tol = TIE_TOLERANCE * max(1.0, abs(best))
     return min((c for c in found if c.score >= best - tol), key=lambda c: c.feature)
+
+
+def _propose(gen: SplitGenerator, node: NodeData, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """A split generator's best candidate; a user's generator that fails is named with the node."""
+    if gen in _BUILTIN_SPLITTERS:
+        return gen(node, score=score, min_samples_leaf=min_samples_leaf)
+    try:
+        found = gen(node, score=score, min_samples_leaf=min_samples_leaf)
+    except PuretreeError:
+        raise
+    except Exception as exc:
+        raise ParameterError(f"the split generator {_score_name(gen)} raised {type(exc).__name__}: {exc} (at the node of depth {node.depth} with {node.n_rows} rows)") from exc
+    if found is not None and not isinstance(found, Candidate):
+        raise ParameterError(f"the split generator {_score_name(gen)} returned {type(found).__name__}, not a Candidate or None (at the node of depth {node.depth} with {node.n_rows} rows)")
+    return found
+
+
+def _checked_accept(accept: Callable[[np.ndarray, np.ndarray], bool] | None) -> Callable[[np.ndarray, np.ndarray], bool] | None:
+    """``accept`` with its failures named (made once per grow call)."""
+    if accept is None:
+        return None
+    if not callable(accept):
+        raise ParameterError(f"accept= must be a function (parent counts, children counts) -> bool, got {accept!r}")
+
+    def checked(parent: np.ndarray, children: np.ndarray) -> bool:
+        try:
+            return bool(accept(parent, children))
+        except PuretreeError:
+            raise
+        except Exception as exc:
+            raise ParameterError(f"accept={_score_name(accept)} raised {type(exc).__name__}: {exc} (for the split of counts {parent.tolist()} into {children.tolist()})") from exc
+
+    return checked
 
 
 def _is_pure(node: NodeData) -> bool:
@@ -754,7 +790,7 @@ def grow(
         raise ParameterError(f"missing must be one of {list(MISSING_STRATEGIES)}, got {missing!r}")
     ds = _prepare(X, y, sample_weight, class_weight, data_options)
     chosen = _score_for(score, ds.schema.is_regression)
-    cfg = _Settings(chosen, _check_splitters(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, accept, missing, _is_builtin(chosen))
+    cfg = _Settings(chosen, _check_splitters(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, _checked_accept(accept), missing, _is_builtin(chosen))
     root = run(_grow(_root_data(ds, missing=missing), cfg))
     return Tree(root, ds.schema, missing)
 

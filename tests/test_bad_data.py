@@ -399,3 +399,24 @@ def test_evaluation_compares_labels_by_value():
     assert labels == (True, 1, "x", "y")
     assert matrix.tolist() == [[1, 1, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1], [0, 0, 0, 0]]
     assert roc_auc(["True", True, False, "false"], [0.9, 0.8, 0.1, 0.2]) == 1.0
+
+
+def test_whitespace_spellings_of_one_value_are_refused_outside_csv():
+    with pytest.raises(DataError) as info:
+        cart(np.zeros((2, 1)), [" a", "a"])
+    assert str(info.value) == "the target holds both ' a' (row 0) and 'a' (row 1), which are one value to puretree; write it one way"
+    tree = cart([{"c": "a"}, {"c": "b"}], ["p", "q"])
+    assert predict(tree, [{"c": " b "}]).tolist() == ["q"]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda t: predict(t, [[{}]]), "row 0, column 'x0': {} is not a number"),
+    (lambda t: predict(cart([{"c": "a"}, {"c": "b"}], [0, 1]), [{"c": {}}]), "row 0, column 'c': {} is not a str, int, float or bool"),
+    (lambda t: predict(t, (r for r in [[1.0]])), "X must be two-dimensional (rows x features), got a generator"),
+    (lambda t: predict(t, np.zeros((1, 1, 1))), "X must be two-dimensional (rows x features), got shape (1, 1, 1)"),
+])
+def test_bad_rows_to_predict(call, message):
+    tree = cart(X4, Y4)
+    with pytest.raises(DataError) as info:
+        call(tree)
+    assert str(info.value) == message

@@ -130,3 +130,23 @@ def test_a_user_copy_of_a_builtin_score_grows_the_same_tree(rows, name):
     for preset in (id3, cart):
         assert preset(data, labels, score=mine) == preset(data, labels, score=name)
     assert impurity_decrease(gini) == SCORES["gini"]
+
+
+def test_a_failing_split_generator_or_accept_is_named():
+    def broken(node, *, score, min_samples_leaf):
+        raise KeyError("oops")
+
+    with pytest.raises(ParameterError) as info:
+        grow(X, Y, splitters=(broken,))
+    assert str(info.value) == "the split generator broken raised KeyError: 'oops' (at the node of depth 0 with 4 rows)"
+
+    def veto(parent, children):
+        raise ValueError("no")
+
+    with pytest.raises(ParameterError) as info:
+        grow(np.array([[0.0], [1.0]]), ["a", "b"], accept=veto)
+    assert str(info.value) == "accept=veto raised ValueError: no (for the split of counts [1.0, 1.0] into [[1.0, 0.0], [0.0, 1.0]])"
+    with pytest.raises(ParameterError, match=r"^accept= must be a function"):
+        grow(X, Y, accept=3)
+    with pytest.raises(ParameterError, match=r"^splitters= takes a sequence of split generators, got None"):
+        grow(X, Y, splitters=None)
