@@ -74,6 +74,7 @@ __all__ = [
     "read_csv_table",
     "encode_features",
     "encode_table",
+    "table_dataset",
     "labels_array",
     "encode_labels",
     "is_missing",
@@ -106,16 +107,30 @@ class Dataset:
 
     ``X`` is float64 of shape ``(n_rows, n_features)``; ``y`` holds class indices (int64)
     for classification, float64 targets for regression, or is ``None`` (features only).
+    A dataset read from a file knows where each row came from (``source`` and the 1-based
+    ``lines``), so that later errors name the line (:meth:`row_name`).
     """
 
     schema: Schema
     X: np.ndarray
     y: np.ndarray | None = None
     sample_weight: np.ndarray | None = None
+    source: str | None = None
+    lines: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
         return int(self.X.shape[0])
+
+    def row_name(self, i: int) -> str:
+        """How errors name row ``i``: ``row 3``, or ``data.csv: line 5`` for a row read from a file.
+
+        >>> Dataset(Schema((Feature("a"),), ("n",)), np.zeros((2, 1)), source="d.csv", lines=np.array([2, 4])).row_name(1)
+        'd.csv: line 4'
+        """
+        if self.lines is not None and self.source is not None:
+            return f"{self.source}: line {int(self.lines[i])}"
+        return f"row {i}"
 
     def labels(self) -> np.ndarray:
         """The targets as the original labels (classification) or values (regression)."""
@@ -132,6 +147,8 @@ class Dataset:
             self.X[rows],
             None if self.y is None else self.y[rows],
             None if self.sample_weight is None else self.sample_weight[rows],
+            self.source,
+            None if self.lines is None else self.lines[rows],
         )
 
 
@@ -852,7 +869,8 @@ def read_csv(
     for n in categorical:
         if n not in names:
             raise DataError(f"{source}: unknown column {n!r} in categorical; the columns are {list(names)}")
-    return _build([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task, where=where)
+    ds = _build([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task, where=where)
+    return attrs.evolve(ds, source=source, lines=np.asarray(body.lines, dtype=np.int64))
 
 
 def _regression_cell(text: str, at: str, column: str) -> float:
@@ -1004,3 +1022,19 @@ def encode_table(schema: Schema, header: Sequence[str], body: Sequence[Sequence[
     position = {h: j for j, h in enumerate(header)}
     columns = [[row[position[n]].strip() for row in body] for n in schema.feature_names]
     return _stack(schema, columns, len(body), where=where)
+
+
+def table_dataset(schema: Schema, header: Sequence[str], body: Sequence[Sequence[str]]) -> Dataset:
+    """A text table encoded under ``schema`` as a :class:`Dataset` (features only) that keeps
+    the rows' file lines, so that errors at prediction (a missing value a tree refuses) name them.
+
+    Wrapped in a Dataset of the tree's schema, the encoded codes are read as category codes,
+    not as raw cells.
+    """
+    lines = getattr(body, "lines", None)
+    return Dataset(
+        schema,
+        encode_table(schema, header, body),
+        source=getattr(body, "source", None),
+        lines=None if lines is None else np.asarray(lines, dtype=np.int64),
+    )

@@ -604,7 +604,7 @@ def _root_data(ds: Dataset, *, missing: str = "majority") -> NodeData:
         absent = np.argwhere(np.isnan(ds.X))
         if len(absent):
             r, c = absent[0]
-            raise DataError(f"row {int(r)}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
+            raise DataError(f"{ds.row_name(int(r))}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
     numeric = np.array([j for j, f in enumerate(ds.schema.features) if f.is_numeric], dtype=np.int64)
     columns = ds.X[:, numeric].T
     order = np.argsort(columns, axis=1, kind="stable")  # NaN (missing) sorts last

@@ -420,3 +420,17 @@ def test_bad_rows_to_predict(call, message):
     with pytest.raises(DataError) as info:
         call(tree)
     assert str(info.value) == message
+
+
+def test_missing_values_refused_by_the_strategy_name_the_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "t.csv", "x,c,label\n1,a,p\n\n2,,q\n")
+    with pytest.raises(DataError) as info:
+        cart(read_csv("t.csv", target="label"), missing="error")
+    assert str(info.value) == "t.csv: line 4, column 'c': missing value (missing='error' refuses them; use 'majority' or 'distribute')"
+    write(tmp_path / "one.csv", "x,label\n1,p\n2,q\n3,p\n4,q\n")
+    assert main(["fit", "one.csv", "--target", "label", "--missing", "error", "-o", "m.json"]) == 0
+    write(tmp_path / "p.csv", "x\n1\n\n3\n")
+    capsys.readouterr()
+    assert main(["predict", "m.json", "p.csv"]) == 1
+    assert capsys.readouterr().err == "puretree: error: p.csv: line 3, column 'x': missing value (this tree's missing-value strategy is 'error')\n"

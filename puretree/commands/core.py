@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data import Dataset, category_key, encode_table, is_missing, parse_number, read_csv, read_csv_table
+from ..data import category_key, is_missing, parse_number, read_csv, read_csv_table, table_dataset
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
 from ..grow import c45, cart, id3
@@ -160,7 +160,7 @@ def _predict(args: argparse.Namespace) -> int:
     header, body = read_csv_table(args.data)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
-    X = Dataset(tree.schema, encode_table(tree.schema, header, body))
+    X = table_dataset(tree.schema, header, body)
     labels = predict(tree, X).tolist()
     if args.proba and tree.schema.is_regression:
         raise ParameterError("--proba needs a classification tree; this one is a regression tree")
@@ -242,7 +242,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     header, body = read_csv_table(args.data)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
-    X = Dataset(tree.schema, encode_table(tree.schema, header, body))
+    X = table_dataset(tree.schema, header, body)
     if tree.schema.is_regression:
         true_labels(tree, header, [], args.data)  # the target column is there
         values = true_values(header, body, args.data, tree.schema.target)
