@@ -434,3 +434,17 @@ def test_missing_values_refused_by_the_strategy_name_the_line(tmp_path, monkeypa
     capsys.readouterr()
     assert main(["predict", "m.json", "p.csv"]) == 1
     assert capsys.readouterr().err == "puretree: error: p.csv: line 3, column 'x': missing value (this tree's missing-value strategy is 'error')\n"
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_every_finite_float_written_by_python_reads_back_exactly(value):
+    """What repr() or csv.writer writes for a float is a plain decimal number, read back exactly."""
+    assert parse_number(repr(value)) == value
+    assert parse_number(str(value)) == value
+
+
+@given(st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False, allow_infinity=False))
+def test_a_value_and_its_csv_text_have_one_key(value):
+    assert category_key(value) == category_key(str(value)) == category_key(np.array([value])[0])
+    if isinstance(value, bool):
+        assert category_key(value) == category_key(str(value).upper()) and category_key(value) != category_key(int(value))
