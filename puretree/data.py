@@ -99,6 +99,7 @@ _NON_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.ASCII | re.IGNORECASE)
 _BOOLEAN_TEXT = {"true": True, "false": False}
 # An integer in text, up to 4,000 digits (int() refuses more than 4,300).
 _WHOLE_TEXT = re.compile(r"[+-]?[0-9]{1,4000}", re.ASCII)
+_KEY_STARTS = frozenset("0123456789+-.tTfF")
 
 
 @attrs.frozen(eq=False)
@@ -286,13 +287,17 @@ def category_key(value: Any) -> tuple[str, Any]:
     >>> category_key(True) == category_key(1), category_key("1_000"), category_key(" a ")
     (False, ('text', '1_000'), ('text', 'a'))
     """
-    value = _native(value)
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, (int, float)):
-        return ("number", value)
-    if isinstance(value, str):
-        t = value.strip()
+    if type(value) is not str:
+        value = _native(value)
+        if isinstance(value, bool):
+            return ("bool", value)
+        if isinstance(value, (int, float)):
+            return ("number", value)
+        if not isinstance(value, str):
+            return ("other", value)
+    t = value.strip()
+    # Only text starting like a boolean or a number can be one (most categories are neither).
+    if t and t[0] in _KEY_STARTS:
         b = _BOOLEAN_TEXT.get(t.lower())
         if b is not None:
             return ("bool", b)
@@ -301,8 +306,7 @@ def category_key(value: Any) -> tuple[str, Any]:
         number = _parse_number(t)
         if number is not None:
             return ("number", number)
-        return ("text", t)
-    return ("other", value)
+    return ("text", t)
 
 
 def _spelling(value: Any) -> tuple[str, Any]:
@@ -392,9 +396,15 @@ def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION, where: Where 
     if bool in kinds and kinds & {int, float}:
         mixed = list(dict.fromkeys((type(v).__name__, v) for v in values))[:6]
         raise DataError(f"the target mixes booleans and integers: {[v for _, v in mixed]}")
-    classes = tuple(sorted(_distinct_values(values, "the target", where, range(len(values))), key=_sort_key))
+    # Each distinct label once (by type and value: True and 1 differ), with its first row.
+    first: dict[tuple[type, Any], int] = {}
+    for i, v in enumerate(values):
+        first.setdefault((type(v), v), i)
+    rows = list(first.values())
+    classes = tuple(sorted(_distinct_values([values[i] for i in rows], "the target", where, rows), key=_sort_key))
     index = {category_key(c): i for i, c in enumerate(classes)}
-    return classes, np.fromiter((index[category_key(v)] for v in values), dtype=np.int64, count=len(values))
+    code = {tv: index[category_key(values[i])] for tv, i in first.items()}
+    return classes, np.fromiter((code[(type(v), v)] for v in values), dtype=np.int64, count=len(values))
 
 
 def _numeric_targets(y: Any) -> np.ndarray | None:
