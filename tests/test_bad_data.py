@@ -448,3 +448,77 @@ def test_a_value_and_its_csv_text_have_one_key(value):
     assert category_key(value) == category_key(str(value)) == category_key(np.array([value])[0])
     if isinstance(value, bool):
         assert category_key(value) == category_key(str(value).upper()) and category_key(value) != category_key(int(value))
+
+
+# Hostile library calls: each raises a PuretreeError whose message names what to fix (the needle).
+_T = None
+
+
+def _tree():
+    global _T
+    if _T is None:
+        _T = cart(X4, Y4)
+    return _T
+
+
+HOSTILE_CALLS = [
+    ("ragged rows to predict", lambda: predict(_tree(), [[1], [2, 3]]), "row 1 has 2 values"),
+    ("predict a string", lambda: predict(_tree(), "abc"), "got a str"),
+    ("predict None", lambda: predict(_tree(), None), "got a NoneType"),
+    ("predict a 3-D array", lambda: predict(_tree(), np.zeros((1, 1, 2))), "shape (1, 1, 2)"),
+    ("predict inf", lambda: predict(_tree(), [[np.inf]]), "value inf is not finite"),
+    ("predict a huge int", lambda: predict(_tree(), [[10**400]]), "is not finite"),
+    ("predict a huge int in a mapping", lambda: predict(_tree(), [{"x0": 10**400}]), "is not finite"),
+    ("predict missing column", lambda: predict(_tree(), pd.DataFrame({"q": [1]})), "missing column(s) ['x0']"),
+    ("predict too many columns", lambda: predict(_tree(), np.zeros((1, 3))), "X has 3 columns, the tree expects 1"),
+    ("predict another schema's dataset", lambda: predict(_tree(), from_numpy(np.zeros((1, 1)), feature_names=["z"])), "the tree expects ['x0']"),
+    ("predict_proba of a regression tree", lambda: predict_proba(cart_regressor(X4, [1.0, 2.0, 3.0, 4.0]), X4), "needs a classification tree"),
+    ("predict a non-mapping row after a mapping", lambda: predict(_tree(), [{"x0": 1}, [1]]), "row 1 is a list"),
+    ("fit a category inf", lambda: cart([{"a": "x"}, {"a": np.inf}], [0, 1]), "inf is not finite"),
+    ("fit a dict cell", lambda: cart([{"a": {}}, {"a": "x"}], [0, 1]), "{} is not a str, int, float or bool"),
+    ("fit bytes", lambda: cart(np.array([[b"a"], [b"b"]]), [0, 1]), "b'a' is not a str, int, float or bool"),
+    ("fit datetimes", lambda: cart(pd.DataFrame({"d": pd.to_datetime(["2020-01-01", "2021-01-01"])}), [0, 1]), "Timestamp"),
+    ("fit a string X", lambda: cart("abc", [0]), "got a str"),
+    ("fit a 3-D X", lambda: cart(np.zeros((2, 2, 2)), [0, 1]), "shape (2, 2, 2)"),
+    ("fit too few labels", lambda: cart(X4, [0, 1]), "the target has 2 values but X has 4 rows"),
+    ("fit 2-D labels", lambda: cart(X4, [[0], [1], [0], [1]]), "[0] is not a str, int, float or bool"),
+    ("fit without labels", lambda: cart(X4), "no target"),
+    ("fit a None label", lambda: cart(np.zeros((2, 1)), ["a", None]), "row 1: the target is missing"),
+    ("fit a pd.NA label", lambda: cart(np.zeros((2, 1)), pd.array([1, None], dtype="Int64")), "row 1: the target is missing"),
+    ("fit no rows", lambda: cart(np.zeros((0, 1)), []), "X has no rows"),
+    ("fit booleans and ints as labels", lambda: cart(np.zeros((2, 1)), [True, 2]), "mixes booleans and integers"),
+    ("min_samples_leaf as text", lambda: cart(X4, Y4, min_samples_leaf="2"), "min_samples_leaf must be a finite number >= 0, got '2'"),
+    ("max_depth 2.5", lambda: cart(X4, Y4, max_depth=2.5), "max_depth must be None or an integer >= 0, got 2.5"),
+    ("unknown missing strategy", lambda: cart(X4, Y4, missing="nope"), "missing must be one of"),
+    ("unknown criterion", lambda: cart(X4, Y4, score="nope"), "unknown criterion 'nope'"),
+    ("a number as a criterion", lambda: cart(X4, Y4, score=3), "a score must be callable or a name, got 3"),
+    ("class_weight as a list", lambda: cart(X4, Y4, class_weight=[1, 2]), "class_weight must be a mapping or 'balanced'"),
+    ("class_weight of an unknown class", lambda: cart(X4, Y4, class_weight={"z": 1}), "class_weight names the class 'z'"),
+    ("class_weight nan", lambda: cart(X4, Y4, class_weight={"a": float("nan")}), "class_weight for 'a' must be a finite number >= 0"),
+    ("2-D sample weights", lambda: cart(X4, Y4, sample_weight=np.ones((2, 2))), "sample_weight must be one-dimensional"),
+    ("negative weight", lambda: cart(X4, Y4, sample_weight=[-1, 1, 1, 1]), "row 0: sample weight -1.0 is negative or not finite"),
+    ("a scalar weight", lambda: cart(X4, Y4, sample_weight=1.0), "sample_weight must be a sequence"),
+    ("all-zero weights", lambda: cart(X4, Y4, sample_weight=[0, 0, 0, 0]), "every sample weight is zero"),
+    ("text weights in a Series", lambda: cart(X4, Y4, sample_weight=pd.Series(["1", "2", "1", "1"])), "'1' is not a number"),
+    ("too few weights", lambda: cart(X4, Y4, sample_weight=[1]), "sample_weight has 1 values but the data has 4 rows"),
+    ("too many feature names", lambda: cart(X4, Y4, feature_names=["a", "b"]), "2 feature names for 1 columns"),
+    ("repeated feature names", lambda: cart(np.zeros((2, 2)), [0, 1], feature_names=["a", "a"]), "duplicate column name 'a'"),
+    ("mixed key types naming one column", lambda: cart([{1: 1.0, "1": 2.0}, {1: 2.0, "1": 1.0}], [0, 1]), "duplicate column name '1'"),
+    ("regression on text", lambda: cart_regressor(X4, ["a", "b", "c", "d"]), "row 0: the regression target 'a' is not a finite number"),
+    ("regression on booleans", lambda: cart_regressor(np.zeros((2, 1)), [True, False]), "the regression target True is not a finite number"),
+    ("regression on inf", lambda: cart_regressor(X4, [1, 2, np.inf, 3]), "row 2: the regression target inf"),
+    ("regression on 1_0", lambda: cart_regressor(np.zeros((2, 1)), ["1_0", "2"]), "'1_0' is not a finite number"),
+    ("class_weight for regression", lambda: cart_regressor(X4, [1.0, 2.0, 3.0, 4.0], class_weight="balanced"), "class_weight needs class labels"),
+    ("attribute_scores without labels", lambda: __import__("puretree.grow", fromlist=["g"]).attribute_scores(X4), "no target"),
+    ("accuracy of scalars", lambda: __import__("puretree.evaluate", fromlist=["e"]).accuracy(1, 1), "must be a sequence of labels, got int"),
+    ("accuracy of 2-D labels", lambda: __import__("puretree.evaluate", fromlist=["e"]).accuracy([[1, 2]], [[1, 2]]), "one-dimensional"),
+    ("roc_auc of text scores", lambda: __import__("puretree.evaluate", fromlist=["e"]).roc_auc(["a", "b"], ["x", "y"]), "the scores must be numbers"),
+    ("cross_validate with more folds than rows", lambda: __import__("puretree.evaluate", fromlist=["e"]).cross_validate(cart, X4, Y4, k=5), "cannot make 5 folds from 4 rows"),
+]
+
+
+@pytest.mark.parametrize("name, call, needle", HOSTILE_CALLS, ids=[h[0] for h in HOSTILE_CALLS])
+def test_hostile_library_calls_raise_a_puretree_error_naming_the_fix(name, call, needle):
+    with pytest.raises(PuretreeError) as info:
+        call()
+    assert needle in str(info.value), str(info.value)
