@@ -736,6 +736,8 @@ def from_pandas(
     """
     _frame_names(df)
     if target is not None:
+        if y is not None:
+            raise DataError(f"y given twice: as y and as the target column {target!r}")
         if target not in df.columns:
             raise DataError(f"unknown target column {target!r}; the columns are {list(map(str, df.columns))}")
         y = df[target]
@@ -879,6 +881,10 @@ def read_csv(
     for n in categorical:
         if n not in names:
             raise DataError(f"{source}: unknown column {n!r} in categorical; the columns are {list(names)}")
+        if n == target:
+            raise DataError(f"{source}: the target column {n!r} cannot be named categorical: class labels are categories already, and categorical names features")
+        if n in ignore:
+            raise DataError(f"{source}: the column {n!r} is both ignored and named categorical")
     ds = _build([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task, where=where)
     return attrs.evolve(ds, source=source, lines=np.asarray(body.lines, dtype=np.int64))
 

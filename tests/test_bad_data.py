@@ -522,3 +522,12 @@ def test_hostile_library_calls_raise_a_puretree_error_naming_the_fix(name, call,
     with pytest.raises(PuretreeError) as info:
         call()
     assert needle in str(info.value), str(info.value)
+
+
+def test_target_named_twice_is_refused(tmp_path):
+    f = write(tmp_path / "t.csv", "x,label\n1,a\n2,b\n")
+    with pytest.raises(DataError) as info:
+        read_csv(f, target="label", categorical=["label"])
+    assert str(info.value) == f"{f}: the target column 'label' cannot be named categorical: class labels are categories already, and categorical names features"
+    with pytest.raises(DataError, match=r"^y given twice: as y and as the target column 'label'$"):
+        from_pandas(pd.DataFrame({"x": [1, 2], "label": ["a", "b"]}), ["a", "b"], target="label")
