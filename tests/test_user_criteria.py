@@ -150,3 +150,14 @@ def test_a_failing_split_generator_or_accept_is_named():
         grow(X, Y, accept=3)
     with pytest.raises(ParameterError, match=r"^splitters= takes a sequence of split generators, got None"):
         grow(X, Y, splitters=None)
+
+
+def test_bad_arguments_to_the_combinators_are_parameter_errors():
+    from puretree.criteria import per_feature
+
+    with pytest.raises(ParameterError, match=r"^information_gain\(\) takes an impurity function \(counts -> impurity\), got 'entropy'$"):
+        information_gain("entropy")
+    with pytest.raises(ParameterError, match=r"^per_feature: the value for 'age' must be a finite number, got 'cheap'$"):
+        per_feature({"age": "cheap"})
+    with pytest.raises(ParameterError, match=r"^entropy's base must be a finite number > 0 other than 1, got 1$"):
+        entropy([1, 1], base=1)
