@@ -531,3 +531,51 @@ def test_target_named_twice_is_refused(tmp_path):
     assert str(info.value) == f"{f}: the target column 'label' cannot be named categorical: class labels are categories already, and categorical names features"
     with pytest.raises(DataError, match=r"^y given twice: as y and as the target column 'label'$"):
         from_pandas(pd.DataFrame({"x": [1, 2], "label": ["a", "b"]}), ["a", "b"], target="label")
+
+
+_CSV_PIECES = st.sampled_from(["x", "label", ",", ",", "\n", "\n", "\r\n", '"', "1", "2.5", "-3", "inf", "1e999", "nan", "?", "NA", "",
+                               "True", "true", "1_0", "\u0663", " ", "a", "b", "\x00", "\ufeff", "9" * 50])
+
+
+@given(st.lists(_CSV_PIECES, max_size=40).map("".join), st.sampled_from([None, "x", "label"]), st.sampled_from(["classification", "regression"]))
+def test_any_csv_text_reads_or_gets_a_data_error(text, target, task):
+    """Whatever a CSV file holds, reading it (for training or for prediction) either works or
+    raises a PuretreeError; never another exception."""
+    tree = cart(from_numpy(np.array([[1.0], [2.0]]), ["p", "q"], feature_names=["x"]))
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "f.csv")
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        try:
+            ds = read_csv(path, target=target, task=task)
+            assert np.isfinite(ds.X[~np.isnan(ds.X)]).all()
+        except PuretreeError:
+            pass
+        try:
+            X = encode_table(tree.schema, *read_csv_table(path))
+            assert len(predict(tree, Dataset(tree.schema, X))) == X.shape[0]
+        except PuretreeError:
+            pass
+
+
+_HOSTILE_CELLS = st.sampled_from([
+    None, float("nan"), float("inf"), -float("inf"), 10**400, 2**64, True, False, 0, 1, 1.0, -0.0, 5e-324, 1e308, "1", "1.0", "true",
+    "inf", "1_000", "\u0663", "", " ", "?", "a", " a", b"a", [1], {}, 1 + 2j, np.int64(3), np.float32(2.5), np.bool_(True),
+    np.str_("a"), pd.NA, pd.NaT,
+])
+
+
+@given(st.lists(st.tuples(_HOSTILE_CELLS, _HOSTILE_CELLS), min_size=1, max_size=6), st.lists(_HOSTILE_CELLS, min_size=6, max_size=6),
+       st.sampled_from([None, ["a"], ["b"]]))
+def test_any_cells_fit_and_predict_or_get_a_puretree_error(cells, labels, categorical):
+    rows = [{"a": a, "b": b} for a, b in cells]
+    y = labels[: len(rows)]
+    try:
+        tree = cart(rows, y, categorical=categorical)
+    except PuretreeError:
+        return
+    for X in (rows, pd.DataFrame(rows)):
+        try:
+            assert len(predict(tree, X)) == len(rows)
+        except PuretreeError:
+            pass
