@@ -542,7 +542,7 @@ def _check_kind(key: tuple[str, Any], learned: set[str], feature: Feature, cell:
 
 
 def _check_names(names: Sequence[Any], *, source: str = "") -> tuple[str, ...]:
-    names = tuple(str(n).strip() for n in names)
+    names = tuple(str(n) for n in names)
     seen: dict[str, int] = {}
     for j, n in enumerate(names):
         if n in seen:
@@ -1029,7 +1029,7 @@ def encode_table(schema: Schema, header: Sequence[str], body: Sequence[Sequence[
     """
     where = _where_of(body)
     source = getattr(body, "source", "")
-    header = list(_check_names(header, source=source))
+    header = list(_check_names([h.strip() for h in header], source=source))
     if source:
         missing = [n for n in schema.feature_names if n not in header]
         if missing:
