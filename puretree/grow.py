@@ -490,7 +490,7 @@ def _best_candidate(node: NodeData, cfg: _Settings) -> Candidate | None:
 
 def _propose(gen: SplitGenerator, node: NodeData, score: Score, min_samples_leaf: float) -> Candidate | None:
     """A split generator's best candidate; a user's generator that fails is named with the node."""
-    if gen in _BUILTIN_SPLITTERS:
+    if any(gen is b for b in _BUILTIN_SPLITTERS):
         return gen(node, score=score, min_samples_leaf=min_samples_leaf)
     try:
         found = gen(node, score=score, min_samples_leaf=min_samples_leaf)
@@ -796,7 +796,7 @@ def grow(
 
 
 def _is_builtin(score: Score) -> bool:
-    return any(score is s or score == s for s in SCORES.values())
+    return any(score is s or (type(score) is type(s) and score == s) for s in SCORES.values())
 
 
 def _check_splitters(splitters: Any) -> tuple[SplitGenerator, ...]:
