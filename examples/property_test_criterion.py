@@ -6,7 +6,7 @@ The same example as docs/property-testing.md, as a script. Run it with
 """
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 
 from puretree.criteria import information_gain
 from puretree.fold import iter_nodes
@@ -37,6 +37,7 @@ def naive_entropy(counts):
     return -(p * np.log2(p)).sum(axis=-1)
 
 
+@settings(report_multiple_bugs=False, database=None)
 @given(datasets())
 def test_naive_entropy(ds):
     tree = grow(ds, score=information_gain(naive_entropy))

@@ -48,7 +48,7 @@ import numpy as np
 from .criteria import GainRatio, ImpurityDecrease
 from .errors import ParameterError
 from .fold import run
-from .grow import MISSING_BRANCH, ByTask, Candidate, NodeData, grow, midpoint, multiway_splits, threshold_splits
+from .grow import MISSING_BRANCH, ByTask, Candidate, CheckedScore, NodeData, grow, midpoint, multiway_splits, threshold_splits
 from .impurity import entropy
 from .nodes import Leaf, Node, NumericSplit, SubsetSplit, Tree, children, with_children
 
@@ -239,6 +239,8 @@ class C45Splits:
 
 def _uses_ratio(score: Any) -> tuple[bool, Any]:
     """Whether the winner maximises the gain ratio (else the gain), and the gain's impurity."""
+    if isinstance(score, CheckedScore):  # a user's impurity inside a built-in combinator
+        score = score.score
     if isinstance(score, GainRatio):
         return True, score.impurity
     if isinstance(score, ImpurityDecrease):

@@ -142,19 +142,25 @@ class GainRatio:
         return f"gain_ratio({_name(self.impurity)})"
 
 
+def _check_impurity(impurity: Any, combinator: str) -> Callable[..., Any]:
+    if not callable(impurity):
+        raise ParameterError(f"{combinator}() takes an impurity function (counts -> impurity), got {impurity!r}")
+    return impurity
+
+
 def information_gain(impurity: Callable[..., Any] = entropy) -> ImpurityDecrease:
     """Information gain (ID3): the decrease in entropy, or in any impurity given."""
-    return ImpurityDecrease(impurity, "information_gain")
+    return ImpurityDecrease(_check_impurity(impurity, "information_gain"), "information_gain")
 
 
 def impurity_decrease(impurity: Callable[..., Any] = gini) -> ImpurityDecrease:
     """The weighted decrease in ``impurity`` (CART: Gini; regression: variance)."""
-    return ImpurityDecrease(impurity, "impurity_decrease")
+    return ImpurityDecrease(_check_impurity(impurity, "impurity_decrease"), "impurity_decrease")
 
 
 def gain_ratio(impurity: Callable[..., Any] = entropy) -> GainRatio:
     """Gain ratio (C4.5): information gain over split information."""
-    return GainRatio(impurity)
+    return GainRatio(_check_impurity(impurity, "gain_ratio"))
 
 
 @attrs.frozen(repr=False)
@@ -184,7 +190,16 @@ def per_feature(values: Mapping[str, float], *, default: float | None = None) ->
     >>> cost(np.array(["age", "blood_test"])).tolist()
     [1.0, 10.0]
     """
-    return _PerFeature(tuple(sorted((str(k), float(v)) for k, v in values.items())), default)
+    if not isinstance(values, Mapping):
+        raise ParameterError(f"per_feature takes a mapping from feature name to number, got {type(values).__name__}")
+    checked = []
+    for k, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
+            raise ParameterError(f"per_feature: the value for {str(k)!r} must be a finite number, got {v!r}")
+        checked.append((str(k), float(v)))
+    if default is not None and (isinstance(default, bool) or not isinstance(default, (int, float, np.integer, np.floating)) or not np.isfinite(default)):
+        raise ParameterError(f"per_feature: default must be None or a finite number, got {default!r}")
+    return _PerFeature(tuple(sorted(checked)), default)
 
 
 #: Named scores, for the command line and for ``grow(score="gini")``.

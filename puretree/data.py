@@ -13,25 +13,58 @@ Nothing here writes into an array it was given.
 [('outlook', 'categorical', ('rain', 'sunny')), ('temp', 'numeric', ())]
 >>> ds.X.tolist(), ds.y.tolist(), ds.schema.classes
 ([[1.0, 30.0], [0.0, 18.0]], [0, 1], ('no', 'yes'))
+
+**One value, one meaning, whatever the input path** (CSV text, numpy, pandas, mappings, or
+rows predicted against a training schema). A cell's *canonical key* (:func:`category_key`)
+decides what it means:
+
+- a boolean is ``True``/``False`` (Python or numpy), or the text ``true``/``false`` in any case;
+- a number is an int or float (Python or numpy), or text written as a plain decimal number
+  (``12``, ``-0.5``, ``1e3``: ASCII digits only, no ``_``, no ``inf``/``nan``); ``1``, ``1.0``
+  and ``"1"`` are the same number;
+- anything else is text (surrounding whitespace is not part of the value: CSV cells are stripped).
+
+Two cells of a categorical column are one category exactly when their keys are equal, so a
+tree learned from the CSV text ``True`` takes the pandas boolean ``True`` down the same branch.
+A column that holds two spellings of one key (``True`` and ``"true"``, ``1`` and ``1.0``, ``1``
+and ``"1"``, ``"a"`` and ``" a"``), or both booleans and numbers (``True == 1`` in Python), is refused as ambiguous
+(:class:`~puretree.errors.DataError`), as is a boolean cell predicted for a column learned from
+numbers (or a number for booleans). Class labels follow the same rule. Integer categories
+and labels must lie within +-2**53, where a saved model's JSON keeps them exact.
+
+**Numbers in text** (CSV cells, text in object columns) must be plain decimal numbers as
+above. In a column whose cells are otherwise numbers, ``inf``, ``-inf``, ``nan`` spellings
+other than the missing tokens, and numbers too large for a double (``1e999``) are refused
+with an error naming the file, line and column, never read as categories.
+
+**Positions in errors**: rows of arrays, DataFrames and mappings are counted from 0
+(``row 0``); CSV rows are named by the file and the 1-based line where the row starts in the
+file, counting the header, blank lines and every line of a multi-line quoted cell
+(``data.csv: line 7``).
 """
 
 from __future__ import annotations
 
 import csv
+import difflib
 import math
 import numbers
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 import numpy as np
 
-from .errors import DataError, SchemaError
+from .errors import DataError, ParameterError, SchemaError
 from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Schema
 
 __all__ = [
     "MISSING_TOKENS",
+    "DATA_OPTIONS",
+    "MAX_EXACT_INT",
+    "CsvRows",
     "Dataset",
     "as_dataset",
     "from_numpy",
@@ -41,13 +74,32 @@ __all__ = [
     "read_csv_table",
     "encode_features",
     "encode_table",
+    "table_dataset",
     "labels_array",
     "encode_labels",
     "is_missing",
+    "category_key",
+    "parse_number",
 ]
 
 #: Cells that mean "missing" in text data (CSV): empty, Weka's ``?``, R's ``NA``.
 MISSING_TOKENS = frozenset({"", "?", "NA", "NaN", "nan"})
+
+#: The keyword options that describe raw data (``grow(X, y, categorical=[...])``).
+DATA_OPTIONS = ("feature_names", "categorical", "target", "task")
+
+#: Integer categories and labels must lie within +-MAX_EXACT_INT: a double (JSON) holds them exactly.
+MAX_EXACT_INT = 2**53
+
+# A plain decimal number: ASCII digits only (float() also takes "1_000", Arabic-Indic and
+# fullwidth digits, none of which is a number in a data file). The spellings of infinity and
+# NaN are read too, so that a numeric column can refuse them instead of turning categorical.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_NON_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.ASCII | re.IGNORECASE)
+_BOOLEAN_TEXT = {"true": True, "false": False}
+# An integer in text, up to 4,000 digits (int() refuses more than 4,300).
+_WHOLE_TEXT = re.compile(r"[+-]?[0-9]{1,4000}", re.ASCII)
+_KEY_STARTS = frozenset("0123456789+-.tTfF")
 
 
 @attrs.frozen(eq=False)
@@ -56,16 +108,30 @@ class Dataset:
 
     ``X`` is float64 of shape ``(n_rows, n_features)``; ``y`` holds class indices (int64)
     for classification, float64 targets for regression, or is ``None`` (features only).
+    A dataset read from a file knows where each row came from (``source`` and the 1-based
+    ``lines``), so that later errors name the line (:meth:`row_name`).
     """
 
     schema: Schema
     X: np.ndarray
     y: np.ndarray | None = None
     sample_weight: np.ndarray | None = None
+    source: str | None = None
+    lines: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
         return int(self.X.shape[0])
+
+    def row_name(self, i: int) -> str:
+        """How errors name row ``i``: ``row 3``, or ``data.csv: line 5`` for a row read from a file.
+
+        >>> Dataset(Schema((Feature("a"),), ("n",)), np.zeros((2, 1)), source="d.csv", lines=np.array([2, 4])).row_name(1)
+        'd.csv: line 4'
+        """
+        if self.lines is not None and self.source is not None:
+            return f"{self.source}: line {int(self.lines[i])}"
+        return f"row {i}"
 
     def labels(self) -> np.ndarray:
         """The targets as the original labels (classification) or values (regression)."""
@@ -82,6 +148,8 @@ class Dataset:
             self.X[rows],
             None if self.y is None else self.y[rows],
             None if self.sample_weight is None else self.sample_weight[rows],
+            self.source,
+            None if self.lines is None else self.lines[rows],
         )
 
 
@@ -101,6 +169,32 @@ def labels_array(classes: Sequence[Any]) -> np.ndarray:
 
 # -- cells -------------------------------------------------------------------------------
 
+#: Names a row in an error message: ``row 3`` (arrays, mappings) or ``data.csv: line 5``.
+Where = Callable[[int], str]
+
+
+def _row(i: int) -> str:
+    return f"row {i}"
+
+
+def _lines(source: str, lines: Sequence[int]) -> Where:
+    """Rows named by their file and 1-based starting line (CSV)."""
+    return lambda i: f"{source}: line {lines[i]}"
+
+
+def _where_of(body: Sequence[Any]) -> Where:
+    """How to name the rows of ``body``: by file line if it came from :func:`read_csv_table`."""
+    lines = getattr(body, "lines", None)
+    if lines is not None and len(lines) == len(body):
+        return _lines(body.source, lines)
+    return _row
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """``repr`` of a user's value, cut short: an error message stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + "...'" if isinstance(value, str) else text[: limit - 3] + "..."
+
 
 def is_missing(value: Any) -> bool:
     """Whether a cell means "missing": None, NaN, or a missing token in text.
@@ -114,8 +208,13 @@ def is_missing(value: Any) -> bool:
         return True
     if isinstance(value, str):
         return value.strip() in MISSING_TOKENS
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        return math.isnan(float(value))
+    if isinstance(value, (float, np.floating)):
+        return math.isnan(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_, int, np.integer)):
+        try:
+            return math.isnan(float(value))
+        except OverflowError:
+            return False
     return False
 
 
@@ -127,35 +226,149 @@ def _native(value: Any) -> Any:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (numbers.Real, np.number)) and not isinstance(value, (bool, np.bool_))
+    # numbers.Real, not np.number: a complex cell is not a number a threshold can compare.
+    return isinstance(value, (numbers.Real, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _check_task(task: Any) -> None:
+    if task not in (CLASSIFICATION, REGRESSION):
+        raise ParameterError(f"task must be {CLASSIFICATION!r} or {REGRESSION!r}, got {_shown(task)}")
 
 
 def _sort_key(value: Any) -> tuple[str, Any]:
-    # Labels of one column normally share a type; the type name keeps mixed columns sortable.
+    # Labels of one column normally share a type; the kind keeps mixed columns sortable
+    # (ints and floats are one kind: numbers sort by value).
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("number", value)
     return (type(value).__name__, value)
 
 
-def _parse_number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
+def parse_number(text: str) -> float | None:
+    """The number a text cell spells (a plain decimal number, see the module notes), else ``None``.
+
+    Too large for a double gives ``inf``; spellings of infinity or NaN give ``inf`` or ``nan``
+    (callers refuse them); everything else that is not a plain decimal number gives ``None``.
+
+    >>> [parse_number(t) for t in ("12", " -0.5 ", "1e3", "1_000", "\u0663", "\uff13", "0x1", "1e999", "-inf")]
+    [12.0, -0.5, 1000.0, None, None, None, None, inf, -inf]
+    """
+    t = text.strip()
+    # Equivalent to matching _NUMBER or _NON_FINITE, and faster: on ASCII text without "_",
+    # float() accepts exactly the plain decimal numbers and the spellings of inf and nan.
+    if not t.isascii() or "_" in t:
         return None
-    return value if math.isfinite(value) else None
+    try:
+        return float(t)
+    except ValueError:
+        return None
 
 
-def _check_label(value: Any, row: int) -> Any:
+def _parse_number(text: str) -> float | None:
+    """A finite number from text, else ``None``."""
+    value = parse_number(text)
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _finite_float(value: Any) -> float:
+    """``float(value)`` of a number; ``inf`` for one too large for a double (a huge int)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def category_key(value: Any) -> tuple[str, Any]:
+    """What a cell means as a category or label: ``("bool", b)``, ``("number", x)`` or ``("text", t)``.
+
+    >>> category_key(True) == category_key(" TRUE ") == category_key(np.bool_(True))
+    True
+    >>> category_key(1) == category_key(1.0) == category_key("1") == category_key(np.int64(1))
+    True
+    >>> category_key(True) == category_key(1), category_key("1_000"), category_key(" a ")
+    (False, ('text', '1_000'), ('text', 'a'))
+    """
+    if type(value) is not str:
+        value = _native(value)
+        if isinstance(value, bool):
+            return ("bool", value)
+        if isinstance(value, (int, float)):
+            return ("number", value)
+        if not isinstance(value, str):
+            return ("other", value)
+    t = value.strip()
+    # Only text starting like a boolean or a number can be one (most categories are neither).
+    if t and t[0] in _KEY_STARTS:
+        b = _BOOLEAN_TEXT.get(t.lower())
+        if b is not None:
+            return ("bool", b)
+        if _WHOLE_TEXT.fullmatch(t):  # exactly, so that long digit strings (identifiers) stay distinct
+            return ("number", int(t))
+        number = _parse_number(t)
+        if number is not None:
+            return ("number", number)
+    return ("text", t)
+
+
+def _spelling(value: Any) -> tuple[str, Any]:
+    """How a value is written: two spellings of one key make a column ambiguous."""
     value = _native(value)
-    if is_missing(value):
-        raise DataError(f"row {row}: the target is missing")
+    return (type(value).__name__, value)
+
+
+def _check_value(value: Any, what: str) -> Any:
+    """A category or label as a plain, exactly storable Python value (``what`` names it in errors)."""
+    value = _native(value)
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, (int, float, bool)):
+        raise DataError(f"{what}: {_shown(value)} is not a str, int, float or bool")
     if isinstance(value, float) and not math.isfinite(value):
-        raise DataError(f"row {row}: the target {value!r} is not finite")
-    if not isinstance(value, (str, int, float, bool)):
-        raise DataError(f"row {row}: the target {value!r} is not a str, int, float or bool")
+        raise DataError(f"{what}: {value!r} is not finite")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_EXACT_INT:
+        raise DataError(f"{what}: the integer {_shown(value)} is too large: integers must lie within +-2**53 ({MAX_EXACT_INT}), which a saved model keeps exactly")
     return value
 
 
-def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION) -> tuple[tuple[Any, ...], np.ndarray]:
+def _distinct_values(values: Sequence[Any], what: str, where: Where, rows: Sequence[int]) -> list[Any]:
+    """The distinct values of a column (or target) by canonical key, refusing ambiguity.
+
+    ``values[i]`` was found at row ``rows[i]``; errors name ``what`` (the column or target)
+    and the rows of the two values in conflict.
+    """
+    first: dict[tuple[str, Any], tuple[Any, int]] = {}
+    kinds: dict[str, tuple[Any, int]] = {}
+    for value, row in zip(values, rows):
+        key = category_key(value)
+        seen = first.get(key)
+        if seen is None:
+            first[key] = (value, row)
+            kinds.setdefault(key[0], (value, row))
+        elif _spelling(seen[0]) != _spelling(value):
+            raise DataError(
+                f"{what} holds both {_shown(seen[0])} ({where(seen[1])}) and {_shown(value)} ({where(row)}), "
+                "which are one value to puretree; write it one way"
+            )
+    if "bool" in kinds and "number" in kinds:
+        (b, rb), (n, rn) = kinds["bool"], kinds["number"]
+        raise DataError(
+            f"{what} mixes booleans and numbers ({_shown(b)} at {where(rb)}, {_shown(n)} at {where(rn)}); "
+            "True == 1 in Python, so make it all booleans or all numbers"
+        )
+    return [v for v, _ in first.values()]
+
+
+def _check_label(value: Any, row: int, where: Where = _row) -> Any:
+    value = _native(value)
+    if is_missing(value):
+        raise DataError(f"{where(row)}: the target is missing")
+    return _check_value(value, f"{where(row)}: the target")
+
+
+def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION, where: Where = _row) -> tuple[tuple[Any, ...], np.ndarray]:
     """Encode targets: ``(classes, codes)`` for classification, ``((), floats)`` for regression.
+
+    Labels are compared by :func:`category_key` (see the module notes): two spellings of one
+    label, or booleans mixed with numbers, are refused.
 
     >>> encode_labels(["b", "a", "b"])
     (('a', 'b'), array([1, 0, 1]))
@@ -166,23 +379,32 @@ def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION) -> tuple[tupl
         fast = _numeric_targets(y)
         if fast is not None:
             return (), fast
-    values = [_check_label(v, i) for i, v in enumerate(_as_list(y))]
+    raw = _as_list(y)
     if task == REGRESSION:
-        out = np.empty(len(values), dtype=np.float64)
-        for i, v in enumerate(values):
-            if not _is_number(v):
-                raise DataError(f"row {i}: the regression target {v!r} is not a number")
-            out[i] = float(v)
+        out = np.empty(len(raw), dtype=np.float64)
+        for i, v in enumerate(raw):
+            v = _native(v)
+            if is_missing(v):
+                raise DataError(f"{where(i)}: the target is missing")
+            number = _parse_number(v) if isinstance(v, str) else (_finite_float(v) if _is_number(v) else None)
+            if number is None or not math.isfinite(number):
+                raise DataError(f"{where(i)}: the regression target {_shown(v)} is not a finite number")
+            out[i] = number
         return (), out
-    # True == 1 == 1.0 in Python, so a set would merge a bool label into a number label (and
-    # lose it); refuse the mix before building the set.
+    values = [_check_label(v, i, where) for i, v in enumerate(raw)]
     kinds = {type(v) for v in values}
     if bool in kinds and kinds & {int, float}:
         mixed = list(dict.fromkeys((type(v).__name__, v) for v in values))[:6]
         raise DataError(f"the target mixes booleans and integers: {[v for _, v in mixed]}")
-    classes = tuple(sorted(set(values), key=_sort_key))
-    index = {c: i for i, c in enumerate(classes)}
-    return classes, np.fromiter((index[v] for v in values), dtype=np.int64, count=len(values))
+    # Each distinct label once (by type and value: True and 1 differ), with its first row.
+    first: dict[tuple[type, Any], int] = {}
+    for i, v in enumerate(values):
+        first.setdefault((type(v), v), i)
+    rows = list(first.values())
+    classes = tuple(sorted(_distinct_values([values[i] for i in rows], "the target", where, rows), key=_sort_key))
+    index = {category_key(c): i for i, c in enumerate(classes)}
+    code = {tv: index[category_key(values[i])] for tv, i in first.items()}
+    return classes, np.fromiter((code[(type(v), v)] for v in values), dtype=np.int64, count=len(values))
 
 
 def _numeric_targets(y: Any) -> np.ndarray | None:
@@ -216,62 +438,117 @@ def _as_list(values: Any) -> list[Any]:
 # -- columns -----------------------------------------------------------------------------
 
 
-def _infer_feature(name: str, cells: Sequence[Any], *, categorical: bool | None) -> Feature:
-    """Decide a column's kind from its cells: numeric when every present cell is a number."""
-    present = [c for c in cells if not is_missing(c)]
+def _number_cell(cell: Any) -> float | None:
+    """The number a present cell holds (possibly not finite), or ``None`` if it is not one."""
+    if type(cell) is str:
+        return parse_number(cell)
+    if _is_number(cell):
+        return _finite_float(cell)
+    if isinstance(cell, str):
+        return parse_number(cell)
+    return None
+
+
+def _infer_feature(name: str, cells: Sequence[Any], *, categorical: bool | None, where: Where = _row) -> Feature:
+    """Decide a column's kind from its cells: numeric when every present cell is a number.
+
+    A column of numbers with an infinite (or NaN-spelled, or overflowing) cell is refused,
+    not taken for categorical: that cell is almost certainly a data error.
+    """
+    what = f"column {name!r}"
     if categorical is None:
-        categorical = not all(_is_number(c) or (isinstance(c, str) and _parse_number(c) is not None) for c in present)
+        categorical = False
+        for i, c in enumerate(cells):
+            if is_missing(c):
+                continue
+            v = _number_cell(c)
+            if v is None:
+                categorical = True
+                break
+            if not math.isfinite(v):
+                # Refused only if every present cell is a number: found by a second look.
+                if all(is_missing(d) or _number_cell(d) is not None for d in cells[i + 1 :]):
+                    raise DataError(f"{where(i)}, {what}: {_shown(c)} is not a finite number (the column's other cells are numbers)")
+                categorical = True
+                break
     if not categorical:
         return Feature(name, NUMERIC)
-    for c in present:
-        c = _native(c)
-        if not isinstance(c, (str, int, float, bool)):
-            raise DataError(f"column {name!r}: the category {c!r} is not a str, int, float or bool")
-    categories = tuple(sorted({_native(c) for c in present}, key=_sort_key))
+    # Each distinct cell once (by type and value: True and 1 are different cells), with its first row.
+    first: dict[tuple[type, Any], int] = {}
+    for i, c in enumerate(cells):
+        if not is_missing(c):
+            try:
+                first.setdefault((type(c), c), i)
+            except TypeError:  # unhashable: a list or dict in a cell
+                raise DataError(f"{where(i)}, {what}: {_shown(c)} is not a str, int, float or bool") from None
+    present = list(first.values())
+    values = [_check_value(cells[i], f"{where(i)}, {what}: the category") for i in present]
+    categories = tuple(sorted(_distinct_values(values, what, where, present), key=_sort_key))
     return Feature(name, CATEGORICAL, categories)
 
 
-def _encode_column(feature: Feature, cells: Sequence[Any], *, column: int, strict_categories: bool = False) -> np.ndarray:
+def _encode_column(feature: Feature, cells: Sequence[Any], *, column: int, strict_categories: bool = False, where: Where = _row) -> np.ndarray:
     """Encode one column's cells under ``feature``: floats, codes (-1 for unseen) or NaN."""
     out = np.empty(len(cells), dtype=np.float64)
+    name = feature.name
     if feature.is_numeric:
         for row, cell in enumerate(cells):
             if is_missing(cell):
                 out[row] = np.nan
-            elif _is_number(cell):
-                value = float(cell)
-                if not math.isfinite(value):
-                    raise DataError(f"row {row}, column {feature.name!r}: value {cell!r} is not finite")
-                out[row] = value
-            else:
-                value = _parse_number(cell) if isinstance(cell, str) else None
-                if value is None:
-                    raise DataError(f"row {row}, column {feature.name!r}: {cell!r} is not a number")
-                out[row] = value
+                continue
+            value = _number_cell(cell)
+            if value is None:
+                raise DataError(f"{where(row)}, column {name!r}: {_shown(cell)} is not a number")
+            if not math.isfinite(value):
+                raise DataError(f"{where(row)}, column {name!r}: value {_shown(cell)} is not finite")
+            out[row] = value
         return out
-    index = {c: i for i, c in enumerate(feature.categories)}
+    index = {category_key(c): i for i, c in enumerate(feature.categories)}
+    if len(index) != len(feature.categories):  # e.g. a hand-edited model with both 1 and "1"
+        _distinct_values(list(feature.categories), f"the tree's categories of column {name!r}", lambda i: f"category {i}", range(len(feature.categories)))
+    learned = {k[0] for k in index}
+    # Keys by (type, value): True and 1 hash alike, and must not share a cache entry.
+    memo: dict[tuple[type, Any], int] = {}
     for row, cell in enumerate(cells):
         if is_missing(cell):
             out[row] = np.nan
             continue
-        code = index.get(_native(cell), -1)
-        if code < 0 and isinstance(cell, str) and not all(isinstance(c, str) for c in feature.categories):
-            # A CSV cell "3" for a category 3 learned from numbers.
-            number = _parse_number(cell)
-            code = index.get(int(number) if number is not None and number.is_integer() else number, -1)
-        if code < 0 and strict_categories:
-            raise DataError(f"row {row}, column {feature.name!r}: unknown category {cell!r}")
+        try:
+            code = memo.get((type(cell), cell))
+        except TypeError:  # unhashable: a list or dict in a cell
+            raise DataError(f"{where(row)}, column {name!r}: {_shown(cell)} is not a str, int, float or bool") from None
+        if code is None:
+            key = category_key(cell)
+            code = index.get(key, -1)
+            if code < 0:
+                _check_kind(key, learned, feature, cell, where(row))
+                if strict_categories:
+                    raise DataError(f"{where(row)}, column {name!r}: unknown category {_shown(cell)}")
+            memo[(type(cell), cell)] = code
         out[row] = code
     return out
 
 
-def _check_names(names: Sequence[Any]) -> tuple[str, ...]:
+def _check_kind(key: tuple[str, Any], learned: set[str], feature: Feature, cell: Any, at: str) -> None:
+    """Refuse a boolean for a column of numbers (or a number for booleans): ambiguous, not unseen."""
+    kind = key[0]
+    clash = {"bool": "number", "number": "bool"}.get(kind)
+    if clash in learned and kind not in learned:
+        plural = {"bool": "booleans", "number": "numbers"}
+        raise SchemaError(
+            f"{at}, column {feature.name!r}: {_shown(cell)} is {'a boolean' if kind == 'bool' else 'a number'}, "
+            f"but the tree learned {plural[clash]} for this column {list(feature.categories)[:6]}"
+        )
+
+
+def _check_names(names: Sequence[Any], *, source: str = "") -> tuple[str, ...]:
     names = tuple(str(n) for n in names)
-    seen: set[str] = set()
-    for n in names:
+    seen: dict[str, int] = {}
+    for j, n in enumerate(names):
         if n in seen:
-            raise DataError(f"duplicate column name {n!r}")
-        seen.add(n)
+            where = f"{source}: " if source else ""
+            raise DataError(f"{where}duplicate column name {n!r} (columns {seen[n] + 1} and {j + 1})")
+        seen[n] = j
     return names
 
 
@@ -285,41 +562,103 @@ def _build(
     target: str,
     task: str,
     sample_weight: Any = None,
+    where: Where = _row,
 ) -> Dataset:
+    _check_task(task)
     names = _check_names(names)
-    cat_set = set(categorical or ())
+    cat_set = _name_set(categorical, "categorical")
     num_set = set(numeric or ())
     for n in cat_set | num_set:
         if n not in names:
             raise DataError(f"unknown column {n!r}; the columns are {list(names)}")
     features = tuple(
-        _infer_feature(n, col, categorical=True if n in cat_set else (False if n in num_set else None))
+        _infer_feature(n, col, categorical=True if n in cat_set else (False if n in num_set else None), where=where)
         for n, col in zip(names, columns)
     )
     n_rows = len(columns[0]) if columns else (0 if y is None else len(_as_list(y)))
     X = np.empty((n_rows, len(features)), dtype=np.float64)
     for j, (f, col) in enumerate(zip(features, columns)):
-        X[:, j] = _encode_column(f, col, column=j)
+        X[:, j] = _encode_column(f, col, column=j, where=where)
     classes: tuple[Any, ...] = ()
     codes = None
     if y is not None:
-        classes, codes = encode_labels(y, task=task)
+        label_where = where if where is _row else (lambda i: f"{where(i)}, column {target!r}")
+        classes, codes = encode_labels(y, task=task, where=label_where)
         if len(codes) != n_rows:
             raise DataError(f"the target has {len(codes)} values but the data has {n_rows} rows")
     weights = None if sample_weight is None else _check_weights(sample_weight, n_rows)
     return Dataset(Schema(features, classes, target=target, task=task), X, codes, weights)
 
 
+def _name_set(names: Iterable[str] | None, option: str) -> set[str]:
+    """A set of column names from an option, refusing a bare string (a set of its letters)."""
+    if names is None:
+        return set()
+    if isinstance(names, (str, bytes)):
+        raise ParameterError(f"{option}= takes a list of column names, got the string {names!r} (write [{names!r}])")
+    try:
+        return {str(n) for n in names}
+    except TypeError:
+        raise ParameterError(f"{option}= takes a list of column names, got {_shown(names)}") from None
+
+
 def _check_weights(sample_weight: Any, n_rows: int) -> np.ndarray:
-    w = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1) if not np.isscalar(sample_weight) else None
-    if w is None:
+    if sample_weight is None or np.isscalar(sample_weight):
         raise DataError("sample_weight must be a sequence with one weight per row")
+    if hasattr(sample_weight, "to_numpy"):
+        sample_weight = sample_weight.to_numpy()
+    # Text is refused even where numpy would read it ("2" as 2.0): weights are numbers.
+    if not (isinstance(sample_weight, np.ndarray) and sample_weight.dtype.kind in "biuf"):
+        for v in _flat(sample_weight):
+            if not _is_number(v) and not isinstance(v, (bool, np.bool_)):
+                raise DataError(f"sample_weight must be one number per row: {_shown(v)} is not a number")
+    try:
+        w = np.array(sample_weight, dtype=np.float64, copy=True)
+    except (TypeError, ValueError, OverflowError):
+        raise DataError("sample_weight must be one number per row") from None
+    if w.ndim != 1:
+        raise DataError(f"sample_weight must be one-dimensional (one weight per row), got shape {w.shape}")
     if len(w) != n_rows:
         raise DataError(f"sample_weight has {len(w)} values but the data has {n_rows} rows")
     bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
     if len(bad):
         raise DataError(f"row {int(bad[0])}: sample weight {float(w[bad[0]])!r} is negative or not finite")
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not np.isfinite(total):
+        raise DataError(f"the sample weights sum to {float(total)!r}, beyond a double's range: scale them down")
     return w
+
+
+def _flat(values: Any) -> Iterable[Any]:
+    """The leaves of nested sequences (to find the cell that is not a number)."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        yield values
+        return
+    for v in values:
+        yield from _flat(v)
+
+
+def _as_matrix(X: Any) -> np.ndarray:
+    """``np.asarray(X)``, with ragged rows refused by name instead of numpy's shape message."""
+    try:
+        return np.asarray(X)
+    except (ValueError, TypeError) as exc:
+        if isinstance(X, Sequence) and not isinstance(X, (str, bytes)):
+            lengths = [len(r) if isinstance(r, Sequence) and not isinstance(r, (str, bytes)) else None for r in X]
+            for i, n in enumerate(lengths):
+                if n != lengths[0]:
+                    raise DataError(f"X is ragged: row {i} has {_length_text(n)}, row 0 has {_length_text(lengths[0])}") from None
+        raise DataError(f"X is not a table of cells: {exc}") from None
+
+
+def _described(X: Any, arr: np.ndarray) -> str:
+    """What a non-table ``X`` is: its shape, or its type when it is not an array of cells at all."""
+    return f"shape {arr.shape}" if arr.ndim else f"a {type(X).__name__}"
+
+
+def _length_text(n: int | None) -> str:
+    return "a single value, not a row" if n is None else f"{n} value{'s' if n != 1 else ''}"
 
 
 # -- sources -----------------------------------------------------------------------------
@@ -344,15 +683,16 @@ def from_numpy(
     >>> ds.schema.feature_names, ds.X.dtype
     (('x0', 'x1'), dtype('float64'))
     """
-    arr = np.asarray(X)
+    _check_task(task)
+    arr = _as_matrix(X)
     if arr.ndim != 2:
-        raise DataError(f"X must be two-dimensional (rows x features), got shape {arr.shape}")
+        raise DataError(f"X must be two-dimensional (rows x features), got {_described(X, arr)}")
     if arr.shape[0] == 0:
         raise DataError("X has no rows")
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(arr.shape[1])]
     if len(names) != arr.shape[1]:
         raise DataError(f"{len(names)} feature names for {arr.shape[1]} columns")
-    cat = set(categorical or ())
+    cat = _name_set(categorical, "categorical")
     if arr.dtype.kind in "biuf" and not cat:
         # Fast path: a plain numeric matrix needs no per-cell inspection.
         if arr.dtype.kind == "b":
@@ -376,6 +716,11 @@ def from_numpy(
     return _build(names, columns, y, categorical=cat, target=target, task=task, sample_weight=sample_weight)
 
 
+def _frame_names(df: Any) -> list[str]:
+    """A DataFrame's column names as text, refusing repeated names (``df[name]`` would be a frame)."""
+    return list(_check_names([str(c) for c in df.columns], source="the DataFrame"))
+
+
 def from_pandas(
     df: Any,
     y: Any = None,
@@ -389,13 +734,16 @@ def from_pandas(
 
     ``y`` is a Series/sequence of targets, or leave it out and name the ``target`` column.
     """
+    _frame_names(df)
     if target is not None:
+        if y is not None:
+            raise DataError(f"y given twice: as y and as the target column {target!r}")
         if target not in df.columns:
             raise DataError(f"unknown target column {target!r}; the columns are {list(map(str, df.columns))}")
         y = df[target]
         df = df.drop(columns=[target])
     names = [str(c) for c in df.columns]
-    cat = set(categorical or ())
+    cat = _name_set(categorical, "categorical")
     numeric = set()
     for name, col in zip(names, df.columns):
         kind = df[col].dtype.kind
@@ -421,34 +769,78 @@ def from_rows(
     rows = list(rows)
     if not rows:
         raise DataError("no rows")
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise DataError(f"row {i} is a {type(row).__name__}, not a mapping like row 0")
     names = list(rows[0].keys())
     for i, row in enumerate(rows):
         if set(row.keys()) != set(names):
-            raise DataError(f"row {i} has columns {sorted(row.keys())}, expected {sorted(names)}")
+            raise DataError(f"row {i} has columns {sorted(map(str, row.keys()))}, expected {sorted(map(str, names))}")
     columns = [[row[n] for row in rows] for n in names]
     return _build(names, columns, y, categorical=categorical, target=target, task=task, sample_weight=sample_weight)
 
 
-def read_csv_table(path: str | os.PathLike[str]) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of a CSV file, checked: not empty, not header-only, not ragged."""
+class CsvRows(list):
+    """The data rows of a CSV file (a list of lists of cells) that remember their place in the file.
+
+    ``source`` is the file name and ``lines[i]`` the 1-based line of the file where row ``i``
+    starts, so that the encoders name ``data.csv: line 7`` in their errors.
+    """
+
+    __slots__ = ("source", "lines")
+
+    def __init__(self, rows: Iterable[list[str]], *, source: str, lines: Sequence[int]) -> None:
+        super().__init__(rows)
+        self.source = source
+        self.lines = list(lines)
+
+
+def read_csv_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows]:
+    """Header and rows of a CSV file, checked: not empty, not header-only, not ragged, no
+    repeated column name.
+
+    Blank lines are skipped, except in a one-column file, where a blank line is a missing
+    cell. The rows (a :class:`CsvRows`) know the line each starts on, for error messages.
+    """
+    source = os.fspath(path)
+    header: list[str] | None = None
+    header_line = 0
+    rows: list[list[str]] = []
+    lines: list[int] = []
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
-            table = [row for row in csv.reader(fh) if row]
+            reader = csv.reader(fh)
+            start = 1
+            for row in reader:
+                line, start = start, reader.line_num + 1
+                if header is None:
+                    if row:
+                        header, header_line = [h.strip() for h in row], line
+                    continue
+                if not row:
+                    if len(header) != 1:
+                        continue
+                    row = [""]
+                if len(row) != len(header):
+                    raise DataError(f"{source}: line {line} has {len(row)} cells, the header has {len(header)}")
+                rows.append(row)
+                lines.append(line)
     except FileNotFoundError:
-        raise DataError(f"{os.fspath(path)}: no such file") from None
+        raise DataError(f"{source}: no such file") from None
     except IsADirectoryError:
-        raise DataError(f"{os.fspath(path)}: is a directory, not a CSV file") from None
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise DataError(f"{os.fspath(path)}: not a readable CSV file ({exc})") from None
-    if not table:
-        raise DataError(f"{os.fspath(path)}: the file is empty")
-    header, body = [h.strip() for h in table[0]], table[1:]
-    if not body:
-        raise DataError(f"{os.fspath(path)}: the file has a header but no data rows")
-    for i, row in enumerate(body, start=2):
-        if len(row) != len(header):
-            raise DataError(f"{os.fspath(path)}: line {i} has {len(row)} cells, the header has {len(header)}")
-    return header, body
+        raise DataError(f"{source}: is a directory, not a CSV file") from None
+    except PermissionError:
+        raise DataError(f"{source}: permission denied") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{source}: not a readable CSV file (not UTF-8 text: {exc.reason} at byte {exc.start})") from None
+    except csv.Error as exc:
+        raise DataError(f"{source}: line {reader.line_num}: not a readable CSV file ({exc})") from None
+    if header is None:
+        raise DataError(f"{source}: the file is empty")
+    if not rows:
+        raise DataError(f"{source}: the file has a header but no data rows")
+    _check_names(header, source=f"{source}: line {header_line}")
+    return header, CsvRows(rows, source=source, lines=lines)
 
 
 def read_csv(
@@ -461,41 +853,76 @@ def read_csv(
 ) -> Dataset:
     """A dataset from a CSV file with a header line; ``target`` names the class column.
 
-    A column is numeric when every present cell parses as a finite number, else
-    categorical; empty cells, ``?`` and ``NA`` are missing. Columns named in ``ignore``
-    (identifiers, say) are left out.
+    A column is numeric when every present cell is a plain decimal number, else categorical;
+    empty cells, ``?`` and ``NA`` are missing. Columns named in ``ignore`` (identifiers, say)
+    are left out. Errors name the file, line and column (see the module notes).
     """
     header, body = read_csv_table(path)
-    names = _check_names(header)
-    ignore = set(ignore)
+    source = os.fspath(path)
+    names = _check_names(header, source=source)
+    ignore = _name_set(ignore, "ignore")
     for n in ignore:
         if n not in names:
-            raise DataError(f"{os.fspath(path)}: cannot ignore unknown column {n!r}; the columns are {list(names)}")
+            raise DataError(f"{source}: cannot ignore unknown column {n!r}; the columns are {list(names)}")
         if n == target:
-            raise DataError(f"{os.fspath(path)}: the target column {n!r} cannot be ignored")
+            raise DataError(f"{source}: the target column {n!r} cannot be ignored")
+    where = _where_of(body)
     y = None
     if target is not None:
         if target not in names:
-            raise DataError(f"{os.fspath(path)}: unknown target column {target!r}; the columns are {list(names)}")
+            raise DataError(f"{source}: unknown target column {target!r}; the columns are {list(names)}")
         t = names.index(target)
-        y = [row[t] for row in body]
-        y = [v.strip() for v in y]
+        y = [row[t].strip() for row in body]
         if task == REGRESSION:
-            y = [_regression_cell(v, i, target) for i, v in enumerate(y, start=2)]
+            y = [_regression_cell(v, where(i), target) for i, v in enumerate(y)]
     keep = [j for j, n in enumerate(names) if n != target and n not in ignore]
     columns = [[row[j].strip() for row in body] for j in keep]
-    return _build([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task)
+    categorical = _name_set(categorical, "categorical")
+    for n in categorical:
+        if n not in names:
+            raise DataError(f"{source}: unknown column {n!r} in categorical; the columns are {list(names)}")
+        if n == target:
+            raise DataError(f"{source}: the target column {n!r} cannot be named categorical: class labels are categories already, and categorical names features")
+        if n in ignore:
+            raise DataError(f"{source}: the column {n!r} is both ignored and named categorical")
+    ds = _build([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task, where=where)
+    return attrs.evolve(ds, source=source, lines=np.asarray(body.lines, dtype=np.int64))
 
 
-def _regression_cell(text: str, line: int, column: str) -> float:
+def _regression_cell(text: str, at: str, column: str) -> float:
+    if is_missing(text):
+        raise DataError(f"{at}, column {column!r}: the regression target is missing")
     value = _parse_number(text)
     if value is None:
-        raise DataError(f"line {line}, column {column!r}: the regression target {text!r} is not a finite number")
+        raise DataError(f"{at}, column {column!r}: the regression target {_shown(text)} is not a finite number")
     return value
 
 
+def _check_options(X: Any, options: Mapping[str, Any]) -> None:
+    """Refuse keyword options unknown to the data encoders, or that do not apply to ``X``."""
+    for name in options:
+        if name not in DATA_OPTIONS:
+            close = difflib.get_close_matches(name, DATA_OPTIONS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ParameterError(f"unknown option {name!r}{hint}; the data options are {list(DATA_OPTIONS)}")
+    if isinstance(X, Dataset):
+        fixed = [n for n in options if n != "task"]
+        if fixed:
+            raise ParameterError(f"{fixed[0]}= describes raw data; a Dataset already has its schema (give it to the function that made the Dataset)")
+    elif hasattr(X, "columns") and hasattr(X, "dtypes") or (isinstance(X, Sequence) and X and isinstance(X[0], Mapping)):
+        if "feature_names" in options:
+            raise ParameterError("feature_names= is for arrays; a DataFrame or a list of mappings names its own columns")
+
+
 def as_dataset(X: Any, y: Any = None, *, sample_weight: Any = None, **options: Any) -> Dataset:
-    """Whatever the user gave (Dataset, DataFrame, array, list of mappings) as a Dataset."""
+    """Whatever the user gave (Dataset, DataFrame, array, list of mappings) as a Dataset.
+
+    ``options`` are the :data:`DATA_OPTIONS` that apply to ``X``; any other is a
+    :class:`~puretree.errors.ParameterError`.
+    """
+    _check_options(X, options)
+    if "task" in options:
+        _check_task(options["task"])
     if isinstance(X, Dataset):
         if y is not None:
             raise DataError("y given twice: the dataset already carries its target")
@@ -516,8 +943,9 @@ def encode_features(schema: Schema, X: Any) -> np.ndarray:
     """Encode rows to predict under ``schema``: a float64 matrix, the input left untouched.
 
     Accepts a mapping (one row), a sequence of mappings, a DataFrame (columns by name, in
-    any order), a :class:`Dataset` with the same features, or a 2-D array in schema order.
-    Unseen categories become -1, missing cells NaN.
+    any order), a :class:`Dataset` with the same features, or a 2-D array in schema order
+    (an empty sequence or an array of shape ``(0, n)`` gives no rows). Unseen categories
+    become -1, missing cells NaN; cells are matched to categories by :func:`category_key`.
 
     >>> s = Schema((Feature("a"), Feature("c", "categorical", ("x", "y"))), ("n", "p"))
     >>> encode_features(s, [{"a": 1, "c": "y"}, {"c": "z", "a": "2.5"}]).tolist()
@@ -533,21 +961,25 @@ def encode_features(schema: Schema, X: Any) -> np.ndarray:
     if isinstance(X, Mapping):
         X = [X]
     if hasattr(X, "columns") and hasattr(X, "dtypes"):
-        cols = [str(c) for c in X.columns]
+        cols = _frame_names(X)
         _check_column_set(cols, names)
         lookup = {str(c): c for c in X.columns}
         columns = [X[lookup[n]].to_numpy(dtype=object).tolist() for n in names]
         return _stack(schema, columns, len(X))
+    if isinstance(X, Sequence) and not isinstance(X, (str, bytes)) and len(X) == 0:
+        return np.empty((0, len(names)), dtype=np.float64)
     if isinstance(X, Sequence) and len(X) > 0 and isinstance(X[0], Mapping):
         for i, row in enumerate(X):
+            if not isinstance(row, Mapping):
+                raise DataError(f"row {i} is a {type(row).__name__}, not a mapping like row 0")
             _check_column_set(list(row.keys()), names, row=i)
         columns = [[row[n] for row in X] for n in names]
         return _stack(schema, columns, len(X))
-    arr = np.asarray(X)
+    arr = _as_matrix(X)
     if arr.ndim == 1 and len(names) > 0 and arr.shape[0] == len(names) and not isinstance(X, np.ndarray):
         arr = arr.reshape(1, -1)
     if arr.ndim != 2:
-        raise DataError(f"X must be two-dimensional (rows x features), got shape {arr.shape}")
+        raise DataError(f"X must be two-dimensional (rows x features), got {_described(X, arr)}")
     if arr.shape[1] != len(names):
         raise SchemaError(f"X has {arr.shape[1]} columns, the tree expects {len(names)}: {list(names)}")
     if arr.dtype.kind in "iuf" and all(f.is_numeric for f in schema.features):
@@ -575,27 +1007,50 @@ def _decode_columns(ds: Dataset) -> list[list[Any]]:
 
 def _check_column_set(cols: Sequence[str], names: Sequence[str], *, row: int | None = None) -> None:
     missing = [n for n in names if n not in cols]
-    extra = [c for c in cols if c not in names]
     if missing:
         where = "" if row is None else f"row {row}: "
         raise SchemaError(f"{where}missing column(s) {missing}; the tree expects {list(names)}")
-    del extra  # extra columns (e.g. the target) are ignored, as scikit-learn users expect
+    # Extra columns (e.g. the target) are ignored, as scikit-learn users expect.
 
 
-def _stack(schema: Schema, columns: Sequence[Sequence[Any]], n_rows: int) -> np.ndarray:
+def _stack(schema: Schema, columns: Sequence[Sequence[Any]], n_rows: int, *, where: Where = _row) -> np.ndarray:
     out = np.empty((n_rows, len(schema.features)), dtype=np.float64)
     for j, (f, col) in enumerate(zip(schema.features, columns)):
-        out[:, j] = _encode_column(f, col, column=j)
+        out[:, j] = _encode_column(f, col, column=j, where=where)
     return out
 
 
 def encode_table(schema: Schema, header: Sequence[str], body: Sequence[Sequence[str]]) -> np.ndarray:
     """Encode a text table (e.g. a CSV file's header and rows) under ``schema``, columns by name.
 
-    Extra columns (such as the target) are ignored; a missing feature column is an error.
+    Extra columns (such as the target) are ignored; a missing feature column or a repeated
+    column name is an error. Rows read by :func:`read_csv_table` are named by file and line
+    in errors.
     """
-    header = [h.strip() for h in header]
+    where = _where_of(body)
+    source = getattr(body, "source", "")
+    header = list(_check_names([h.strip() for h in header], source=source))
+    if source:
+        missing = [n for n in schema.feature_names if n not in header]
+        if missing:
+            raise SchemaError(f"{source}: missing column(s) {missing}; the tree expects {list(schema.feature_names)}")
     _check_column_set(header, schema.feature_names)
     position = {h: j for j, h in enumerate(header)}
     columns = [[row[position[n]].strip() for row in body] for n in schema.feature_names]
-    return _stack(schema, columns, len(body))
+    return _stack(schema, columns, len(body), where=where)
+
+
+def table_dataset(schema: Schema, header: Sequence[str], body: Sequence[Sequence[str]]) -> Dataset:
+    """A text table encoded under ``schema`` as a :class:`Dataset` (features only) that keeps
+    the rows' file lines, so that errors at prediction (a missing value a tree refuses) name them.
+
+    Wrapped in a Dataset of the tree's schema, the encoded codes are read as category codes,
+    not as raw cells.
+    """
+    lines = getattr(body, "lines", None)
+    return Dataset(
+        schema,
+        encode_table(schema, header, body),
+        source=getattr(body, "source", None),
+        lines=None if lines is None else np.asarray(lines, dtype=np.int64),
+    )

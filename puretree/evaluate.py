@@ -6,6 +6,13 @@ ROC AUC, a seeded train/test split and stratified k-fold cross-validation of any
 >>> labels, matrix = confusion_matrix(["a", "b", "b"], ["a", "b", "a"])
 >>> labels, matrix.tolist()
 (('a', 'b'), [[1, 0], [1, 1]])
+
+Labels are compared by value as the data module defines it
+(:func:`~puretree.data.category_key`): the text ``"True"`` is the boolean ``True`` and ``"1"``
+the number ``1``, but ``True`` is not ``1``:
+
+>>> accuracy([True, "1", 1.0], ["true", 1, True])
+0.6666666666666666
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .data import Dataset
+from .data import Dataset, category_key
 from .errors import DataError, ParameterError
 
 __all__ = [
@@ -35,8 +42,17 @@ __all__ = [
 ]
 
 
+def _labels_list(values: Any, what: str) -> list[Any]:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") and not hasattr(values, "__iter__"):
+        raise DataError(f"{what} must be a sequence of labels, got {type(values).__name__}")
+    arr = np.asarray(list(values) if not hasattr(values, "__len__") else values, dtype=object)
+    if arr.ndim != 1:
+        raise DataError(f"{what} must be one label per row (one-dimensional), got shape {arr.shape}")
+    return list(arr)
+
+
 def _pair(y_true: Any, y_pred: Any) -> tuple[list[Any], list[Any]]:
-    t, p = list(np.asarray(y_true, dtype=object)), list(np.asarray(y_pred, dtype=object))
+    t, p = _labels_list(y_true, "the true labels"), _labels_list(y_pred, "the predictions")
     if len(t) != len(p):
         raise DataError(f"{len(t)} true labels but {len(p)} predictions")
     if not t:
@@ -44,24 +60,53 @@ def _pair(y_true: Any, y_pred: Any) -> tuple[list[Any], list[Any]]:
     return t, p
 
 
+def _label_key(value: Any) -> Any:
+    """A label's value for comparison (see the module notes); unhashable labels by their repr."""
+    key = category_key(value)
+    try:
+        hash(key)
+    except TypeError:
+        return ("other", repr(value))
+    return key
+
+
+def _label_order(value: Any) -> tuple[str, str, Any]:
+    kind, v = _label_key(value)
+    return (kind, type(v).__name__, v) if kind != "number" else (kind, "", v)
+
+
 def accuracy(y_true: Any, y_pred: Any) -> float:
-    """The fraction of predictions equal to the true labels."""
+    """The fraction of predictions equal to the true labels (compared by value, as above)."""
     t, p = _pair(y_true, y_pred)
-    return sum(a == b for a, b in zip(t, p)) / len(t)
+    return sum(_label_key(a) == _label_key(b) for a, b in zip(t, p)) / len(t)
 
 
 def confusion_matrix(y_true: Any, y_pred: Any, *, labels: Sequence[Any] | None = None) -> tuple[tuple[Any, ...], np.ndarray]:
-    """``(labels, matrix)``: ``matrix[i, j]`` counts rows of true label i predicted as j."""
+    """``(labels, matrix)``: ``matrix[i, j]`` counts rows of true label i predicted as j.
+
+    Labels are matched by value (``"True"`` is ``True``); a value missing from ``labels`` is
+    added after them, spelled as it first appears.
+    """
     t, p = _pair(y_true, y_pred)
     if labels is None:
-        labels = sorted(set(t) | set(p), key=lambda v: (type(v).__name__, v))
-    index = {v: i for i, v in enumerate(labels)}
-    extra = [v for v in dict.fromkeys(t + p) if v not in index]
-    labels = tuple(labels) + tuple(extra)
-    index.update({v: len(index) + i for i, v in enumerate(extra)})
+        first: dict[Any, Any] = {}
+        for v in t + p:
+            first.setdefault(_label_key(v), v)
+        try:
+            labels = sorted(first.values(), key=_label_order)
+        except TypeError:  # values of one kind that do not order (other objects): as they came
+            labels = list(first.values())
+    index: dict[Any, int] = {}
+    kept: list[Any] = []
+    for v in [*labels, *t, *p]:  # the given labels first, then any other value as it first appears
+        key = _label_key(v)
+        if key not in index:
+            index[key] = len(kept)
+            kept.append(v)
+    labels = tuple(kept)
     matrix = np.zeros((len(labels), len(labels)), dtype=np.int64)
     for a, b in zip(t, p):
-        matrix[index[a], index[b]] += 1
+        matrix[index[_label_key(a)], index[_label_key(b)]] += 1
     return labels, matrix
 
 
@@ -144,8 +189,11 @@ def roc_auc(y_true: Any, y_score: Any, *, positive: Any = None) -> float:
     >>> roc_auc(["n", "p", "n", "p"], [0.1, 0.8, 0.4, 0.4])
     0.875
     """
-    truth = list(np.asarray(y_true, dtype=object))
-    score = np.asarray(y_score, dtype=np.float64)
+    truth = _labels_list(y_true, "the true labels")
+    try:
+        score = np.asarray(y_score, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataError("the scores must be numbers (one per row, or two probability columns)") from None
     if score.ndim == 2:
         if score.shape[1] != 2:
             raise DataError(f"roc_auc needs one score per row or two probability columns, got {score.shape[1]} columns")
@@ -154,12 +202,16 @@ def roc_auc(y_true: Any, y_score: Any, *, positive: Any = None) -> float:
         raise DataError(f"{len(truth)} true labels but {score.shape[0] if score.ndim else 0} scores")
     if not np.isfinite(score).all():
         raise DataError("the scores must be finite numbers")
-    classes = sorted(set(truth), key=lambda v: (type(v).__name__, v))
+    first: dict[Any, Any] = {}
+    for t in truth:
+        first.setdefault(_label_key(t), t)
+    classes = sorted(first.values(), key=_label_order)
     if positive is None:
         if len(classes) != 2:
             raise DataError(f"roc_auc needs exactly two classes in y_true, got {classes[:6]}")
         positive = classes[1]
-    is_pos = np.array([t == positive for t in truth])
+    wanted = _label_key(positive)
+    is_pos = np.array([_label_key(t) == wanted for t in truth], dtype=bool)
     n_pos, n_neg = int(is_pos.sum()), int((~is_pos).sum())
     if n_pos == 0 or n_neg == 0:
         raise DataError(f"roc_auc needs rows of both the positive class {positive!r} and the others")

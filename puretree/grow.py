@@ -65,6 +65,7 @@ outlook = sunny
 
 from __future__ import annotations
 
+import difflib
 import itertools
 from collections.abc import Callable, Generator, Mapping, Sequence
 from functools import partial
@@ -74,8 +75,8 @@ import attrs
 import numpy as np
 
 from .criteria import SCORES, ImpurityDecrease, Score, resolve_score
-from .data import Dataset, as_dataset
-from .errors import DataError, ParameterError
+from .data import DATA_OPTIONS, Dataset, as_dataset
+from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
 from .impurity import class_weight_of, variance
 from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
@@ -100,6 +101,7 @@ __all__ = [
     "node_statistics",
     "data_thresholds",
     "THRESHOLDS",
+    "CheckedScore",
 ]
 
 #: Scores closer than this (relative) to the best one count as tied.
@@ -407,6 +409,9 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
     return Candidate(s, j, "subset", branch, children, left_categories=left_codes)
 
 
+_BUILTIN_SPLITTERS = (threshold_splits, multiway_splits, subset_splits)
+
+
 @attrs.frozen
 class _Settings:
     score: Score
@@ -417,15 +422,110 @@ class _Settings:
     min_gain: float | None
     accept: Callable[[np.ndarray, np.ndarray], bool] | None
     missing: str = "majority"
+    trusted: bool = False  # a built-in score: no per-call checks
+
+
+def _score_name(score: Any) -> str:
+    name = getattr(score, "__name__", None)
+    return name if isinstance(name, str) else repr(score)
+
+
+@attrs.frozen
+class CheckedScore:
+    """A user's score as the splitters call it at one node, its failures made clear.
+
+    A score that raises, returns ``None``, something that is not numbers, the wrong shape,
+    or NaN for a split that holds weight becomes a :class:`~puretree.errors.ParameterError`
+    naming the score and the node (its depth and number of rows). A NaN score would
+    otherwise lose every comparison and silently turn the node into a leaf. The checks are
+    one conversion, one shape test and one NaN test per call; built-in scores are not wrapped.
+    """
+
+    score: Score
+    depth: int
+    rows: int
+    regression: bool
+
+    def _fail(self, what: str) -> ParameterError:
+        return ParameterError(f"the score {_score_name(self.score)} {what} (at the node of depth {self.depth} with {self.rows} rows)")
+
+    def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
+        try:
+            out = self.score(parent, children, features)
+        except PuretreeError:
+            raise
+        except Exception as exc:
+            raise self._fail(f"raised {type(exc).__name__}: {exc}") from exc
+        if out is None:
+            raise self._fail("returned None, not scores")
+        try:
+            arr = np.asarray(out, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise self._fail(f"returned {type(out).__name__} {str(out)[:40]!r}, not numbers") from None
+        expected = np.broadcast_shapes(np.shape(parent)[:-1], np.shape(children)[:-2])
+        if arr.shape != expected:
+            try:
+                fits = np.broadcast_shapes(arr.shape, expected) == expected
+            except ValueError:
+                fits = False
+            if not fits:
+                raise self._fail(f"returned shape {arr.shape}; expected one score per candidate split, shape {expected}")
+        if np.isnan(arr).any():
+            self._check_nan(arr, np.asarray(children, dtype=np.float64), features, expected)
+        return arr
+
+    def _check_nan(self, arr: np.ndarray, children: np.ndarray, features: Any, expected: tuple[int, ...]) -> None:
+        """NaN is an error where the split holds weight; elsewhere (0/0 on no rows) it is dropped."""
+        weight = children[..., 0].sum(axis=-1) if self.regression else children.sum(axis=(-1, -2))
+        bad = np.isnan(np.broadcast_to(arr, expected)) & (weight > 0)
+        if bad.any():
+            at = tuple(int(i) for i in np.argwhere(bad)[0])
+            names = np.broadcast_to(np.asarray(features), expected) if features is not None else None
+            named = f" for feature {str(names[at])!r}" if names is not None and names.shape == expected else ""
+            raise self._fail(f"returned NaN{named}; a score must be a number, or -inf for 'not a candidate'")
 
 
 def _best_candidate(node: NodeData, cfg: _Settings) -> Candidate | None:
-    found = [c for gen in cfg.splitters if (c := gen(node, score=cfg.score, min_samples_leaf=cfg.min_samples_leaf)) is not None]
+    score = cfg.score if cfg.trusted else CheckedScore(cfg.score, node.depth, node.n_rows, node.schema.is_regression)
+    found = [c for gen in cfg.splitters if (c := _propose(gen, node, score, cfg.min_samples_leaf)) is not None]
     if not found:
         return None
     best = max(c.score for c in found)
     tol = TIE_TOLERANCE * max(1.0, abs(best))
     return min((c for c in found if c.score >= best - tol), key=lambda c: c.feature)
+
+
+def _propose(gen: SplitGenerator, node: NodeData, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """A split generator's best candidate; a user's generator that fails is named with the node."""
+    if any(gen is b for b in _BUILTIN_SPLITTERS):
+        return gen(node, score=score, min_samples_leaf=min_samples_leaf)
+    try:
+        found = gen(node, score=score, min_samples_leaf=min_samples_leaf)
+    except PuretreeError:
+        raise
+    except Exception as exc:
+        raise ParameterError(f"the split generator {_score_name(gen)} raised {type(exc).__name__}: {exc} (at the node of depth {node.depth} with {node.n_rows} rows)") from exc
+    if found is not None and not isinstance(found, Candidate):
+        raise ParameterError(f"the split generator {_score_name(gen)} returned {type(found).__name__}, not a Candidate or None (at the node of depth {node.depth} with {node.n_rows} rows)")
+    return found
+
+
+def _checked_accept(accept: Callable[[np.ndarray, np.ndarray], bool] | None) -> Callable[[np.ndarray, np.ndarray], bool] | None:
+    """``accept`` with its failures named (made once per grow call)."""
+    if accept is None:
+        return None
+    if not callable(accept):
+        raise ParameterError(f"accept= must be a function (parent counts, children counts) -> bool, got {accept!r}")
+
+    def checked(parent: np.ndarray, children: np.ndarray) -> bool:
+        try:
+            return bool(accept(parent, children))
+        except PuretreeError:
+            raise
+        except Exception as exc:
+            raise ParameterError(f"accept={_score_name(accept)} raised {type(exc).__name__}: {exc} (for the split of counts {parent.tolist()} into {children.tolist()})") from exc
+
+    return checked
 
 
 def _is_pure(node: NodeData) -> bool:
@@ -511,7 +611,7 @@ def _root_data(ds: Dataset, *, missing: str = "majority") -> NodeData:
         absent = np.argwhere(np.isnan(ds.X))
         if len(absent):
             r, c = absent[0]
-            raise DataError(f"row {int(r)}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
+            raise DataError(f"{ds.row_name(int(r))}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
     numeric = np.array([j for j, f in enumerate(ds.schema.features) if f.is_numeric], dtype=np.int64)
     columns = ds.X[:, numeric].T
     order = np.argsort(columns, axis=1, kind="stable")  # NaN (missing) sorts last
@@ -610,8 +710,22 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
     return per_class[ds.y]
 
 
+#: grow's own keyword options, for "did you mean" hints on a misspelt one.
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold")
+
+
+def _check_keywords(options: Mapping[str, Any]) -> None:
+    """Refuse a keyword that is neither a growth option nor a data option (``max_dept=1``)."""
+    for name in options:
+        if name not in DATA_OPTIONS:
+            close = difflib.get_close_matches(name, _GROW_OPTIONS + DATA_OPTIONS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ParameterError(f"unknown option {name!r}{hint}; the options are {list(_GROW_OPTIONS + DATA_OPTIONS)}")
+
+
 def _prepare(X: Any, y: Any, sample_weight: Any, class_weight: Any, data_options: dict[str, Any]) -> Dataset:
     """The dataset to learn from: checked, with class weights applied and zero-weight rows gone."""
+    _check_keywords(data_options)
     ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
     task = data_options.get("task")
     if task is not None and ds.schema.task != task:
@@ -624,12 +738,27 @@ def _prepare(X: Any, y: Any, sample_weight: Any, class_weight: Any, data_options
         base = np.ones(ds.n_rows) if ds.sample_weight is None else ds.sample_weight
         ds = attrs.evolve(ds, sample_weight=base * class_weights(ds, class_weight))
     if ds.sample_weight is not None:
+        with np.errstate(over="ignore"):
+            total = float(ds.sample_weight.sum())
+        if not np.isfinite(total):
+            raise DataError(f"the row weights (sample_weight times class_weight) sum to {total!r}, beyond a double's range: scale them down")
         keep = ds.sample_weight > 0
         if not keep.any():
             raise DataError("every sample weight is zero")
         if not keep.all():
             ds = ds.subset(keep)  # weight 0 is the same as leaving the row out
+    if ds.schema.is_regression:
+        _check_regression_range(ds)
     return ds
+
+
+def _check_regression_range(ds: Dataset) -> None:
+    """Refuse targets whose weighted sum of squares overflows: every node's statistics would be inf."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        totals = node_statistics(ds).sum(axis=0)
+    if not np.isfinite(totals).all():
+        biggest = float(np.max(np.abs(ds.y)))
+        raise DataError(f"the regression targets are too large: their weighted sum of squares overflows a double (largest |target| {biggest:g}); scale them down")
 
 
 def grow(
@@ -675,7 +804,7 @@ def grow(
         raise ParameterError(f"threshold must be one of {list(THRESHOLDS)}, got {threshold!r}")
     ds = _prepare(X, y, sample_weight, class_weight, data_options)
     chosen = _score_for(score, ds.schema.is_regression)
-    cfg = _Settings(chosen, tuple(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, accept, missing)
+    cfg = _Settings(chosen, _check_splitters(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, _checked_accept(accept), missing, _is_builtin(chosen))
     root = run(_grow(_root_data(ds, missing=missing), cfg))
     tree = Tree(root, ds.schema, missing)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
@@ -706,6 +835,23 @@ def data_thresholds(tree: Tree, X: np.ndarray) -> Tree:
     return rewrite(tree, rule)
 
 
+def _is_builtin(score: Score) -> bool:
+    return any(score is s or (type(score) is type(s) and score == s) for s in SCORES.values())
+
+
+def _check_splitters(splitters: Any) -> tuple[SplitGenerator, ...]:
+    if callable(splitters) or isinstance(splitters, (str, bytes)):
+        raise ParameterError(f"splitters= takes a sequence of split generators, got {splitters!r}")
+    try:
+        out = tuple(splitters)
+    except TypeError:
+        raise ParameterError(f"splitters= takes a sequence of split generators, got {splitters!r}") from None
+    for gen in out:
+        if not callable(gen):
+            raise ParameterError(f"splitters= holds {gen!r}, which is not a split generator (a callable)")
+    return out
+
+
 def attribute_scores(X: Any, y: Any = None, *, score: Score | str | ByTask = ByTask("information_gain", "variance"), splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits), **data_options: Any) -> dict[str, float]:
     """The best score of each feature at the root (what ``grow`` compares to pick the root).
 
@@ -715,9 +861,14 @@ def attribute_scores(X: Any, y: Any = None, *, score: Score | str | ByTask = ByT
     >>> {k: round(v, 3) for k, v in attribute_scores(load_playtennis()).items()}
     {'outlook': 0.247, 'temperature': 0.029, 'humidity': 0.152, 'wind': 0.048}
     """
+    _check_keywords(data_options)
     ds = as_dataset(X, y, **data_options)
+    if ds.y is None:
+        raise DataError("no target: pass y, or a dataset read with target=...")
     root = _root_data(ds)
     cfg_score = _score_for(score, ds.schema.is_regression)
+    if not _is_builtin(cfg_score):
+        cfg_score = CheckedScore(cfg_score, 0, ds.n_rows, ds.schema.is_regression)
     out: dict[str, float] = {}
     for j, f in enumerate(ds.schema.features):
         if f.is_numeric:

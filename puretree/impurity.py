@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import ParameterError
+
 __all__ = ["entropy", "gini", "misclassification", "variance", "class_weight_of", "sum_last", "proportions"]
 
 
@@ -75,6 +77,8 @@ def entropy(counts: Any, *, base: float = 2.0) -> np.ndarray:
     >>> round(float(entropy([1, 1], base=math.e)), 6)
     0.693147
     """
+    if not (isinstance(base, (int, float)) and base > 0 and base != 1 and math.isfinite(base)):
+        raise ParameterError(f"entropy's base must be a finite number > 0 other than 1, got {base!r}")
     p, total = proportions(counts)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)

@@ -38,7 +38,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .data import encode_features, labels_array
+from .data import Dataset, encode_features, labels_array
 from .errors import DataError
 from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children
 
@@ -198,13 +198,15 @@ def _encode(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     return encode_features(tree.schema, X), single
 
 
-def _descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ...], stop_at_missing: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ...], stop_at_missing: bool, row_name: Any = "row {}".format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Walk every row down the tree, level by level, vectorised over rows.
 
     Returns ``(row, end node, weight)`` triples: one per row, except under the
     "distribute" strategy, where a row with a missing value at a split continues down every
     branch with its weight multiplied by the branch's training fraction.
     """
+    if X.shape[0] == 0:  # no rows (an empty batch): nothing to walk
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0)
     rows = np.arange(X.shape[0])
     node = np.zeros(X.shape[0], dtype=np.int64)
     weight = np.ones(X.shape[0])
@@ -236,7 +238,7 @@ def _descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, .
             if missing == "error":
                 r = int(rows[absent][0])
                 j = int(flat.feature[node[absent][0]])
-                raise DataError(f"row {r}, column {names[j]!r}: missing value (this tree's missing-value strategy is 'error')")
+                raise DataError(f"{row_name(r)}, column {names[j]!r}: missing value (this tree's missing-value strategy is 'error')")
             if missing == "majority":
                 nxt = np.where(absent, flat.heavy[node], nxt)
         stop = unseen | (absent & (missing == "distribute"))
@@ -264,9 +266,14 @@ def _spread(flat: FlatTree, rows: np.ndarray, node: np.ndarray, weight: np.ndarr
     return np.repeat(rows, count), child, np.repeat(weight, count) * flat.fraction[child]
 
 
-def _end_nodes(flat: FlatTree, X: np.ndarray, tree: Tree) -> np.ndarray:
+def _row_namer(X: Any) -> Any:
+    """How errors name a row of ``X``: by file line for a dataset read from a file."""
+    return X.row_name if isinstance(X, Dataset) else "row {}".format
+
+
+def _end_nodes(flat: FlatTree, X: np.ndarray, tree: Tree, row_name: Any = "row {}".format) -> np.ndarray:
     """The node id where each row's single path ends: a leaf, or a split it cannot pass."""
-    rows, ends, _ = _descend(flat, X, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=True)
+    rows, ends, _ = _descend(flat, X, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=True, row_name=row_name)
     out = np.empty(X.shape[0], dtype=np.int64)
     out[rows] = ends
     return out
@@ -285,7 +292,7 @@ def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     """Per row: class probabilities (or the predicted mean, as one column)."""
     flat = flatten(tree)
     Xe, single = _encode(tree, X)
-    rows, ends, weights = _descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False)
+    rows, ends, weights = _descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False, row_name=_row_namer(X))
     per_node = _normalised(flat)
     out = np.zeros((Xe.shape[0], per_node.shape[1]))
     np.add.at(out, rows, weights[:, None] * per_node[ends])
@@ -300,7 +307,7 @@ def apply(tree: Tree, X: Any) -> Any:
     """
     flat = flatten(tree)
     Xe, single = _encode(tree, X)
-    ids = _end_nodes(flat, Xe, tree)
+    ids = _end_nodes(flat, Xe, tree, _row_namer(X))
     return int(ids[0]) if single else ids
 
 
@@ -324,7 +331,8 @@ def predict(tree: Tree, X: Any) -> Any:
     """Predicted labels (values, for a regression tree): one for a mapping, an array for a batch.
 
     Labels come back exactly as given in training (their Python type for one row, their
-    natural numpy dtype for a batch).
+    natural numpy dtype for a batch). A batch of no rows gives an empty array of that dtype
+    (``predict_proba``: shape ``(0, n_classes)``).
     """
     if tree.schema.is_regression:
         return predict_value(tree, X)
@@ -339,7 +347,7 @@ def decision_path(tree: Tree, X: Any) -> Any:
     flat = flatten(tree)
     Xe, single = _encode(tree, X)
     paths = []
-    for end in _end_nodes(flat, Xe, tree).tolist():
+    for end in _end_nodes(flat, Xe, tree, _row_namer(X)).tolist():
         path = [end]
         while flat.parent[path[-1]] >= 0:
             path.append(int(flat.parent[path[-1]]))

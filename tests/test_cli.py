@@ -169,7 +169,7 @@ def test_non_numeric_cell_at_predict_time(cli, tmp_path):
     write(tmp_path / "t.csv", "x,y,label\n1,5,a\n2,6,b\n3,7,a\n")
     assert cli("fit", "t.csv", "--target", "label", "-o", "t.json")[0] == 0
     write(tmp_path / "bad.csv", "x,y\n1,5\n2,six\n")
-    assert_one_line_error(cli("predict", "t.json", "bad.csv"), "row 1", "'y'", "'six'")
+    assert_one_line_error(cli("predict", "t.json", "bad.csv"), "bad.csv: line 3", "column 'y'", "'six'")
 
 
 def test_wrong_column_set(cli, tmp_path, model):

@@ -59,7 +59,7 @@ def test_read_csv_errors(tmp_path):
     with pytest.raises(DataError, match="cannot ignore unknown column 'q'"):
         read_csv(tmp_path / "ok.csv", target="b", ignore=["q"])
     (tmp_path / "m.csv").write_text("a,b\n1,\n")
-    with pytest.raises(DataError, match="row 0: the target is missing"):
+    with pytest.raises(DataError, match="m.csv: line 2, column 'b': the target is missing"):
         read_csv(tmp_path / "m.csv", target="b")
     (tmp_path / "bin.csv").write_bytes(b"a,b\n\xff\xfe,1\n")
     with pytest.raises(DataError, match="bin.csv"):

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
+import re
 import sys
 from typing import Any
 
 import numpy as np
 
-from ..data import Dataset, encode_table, read_csv, read_csv_table
+from ..data import category_key, is_missing, parse_number, read_csv, read_csv_table, table_dataset
 from ..errors import DataError, ParameterError
 from ..files import check_not_inputs, checkpoint, write_text
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
@@ -28,8 +30,21 @@ ALGORITHMS = {"id3": id3, "c45": c45, "cart": cart}
 CRITERIA = ("entropy", "information_gain", "gain_ratio", "gini", "misclassification")
 
 
+#: The largest whole number an option takes (an int64): larger is a range error, not a crash.
+MAX_WHOLE = 2**63 - 1
+_WHOLE = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+
+def _echo(text: str) -> str:
+    """A user's argument quoted in a message, cut short (a 5,000-digit number stays one short line)."""
+    return repr(text) if len(text) <= 40 else repr(text[:37] + "...")
+
+
 def number(kind: type, *, low: float | None = None, high: float | None = None, open_low: bool = False, what: str = "") -> Any:
     """An argparse ``type``: text parsed as ``kind`` (int or float), finite, within bounds.
+
+    Only plain ASCII decimal numbers are accepted (``int()`` and ``float()`` would also take
+    ``1_000`` and non-ASCII digits); whole numbers must be at most :data:`MAX_WHOLE`.
 
     >>> number(int, low=2, what="number of folds")("1")
     Traceback (most recent call last):
@@ -37,20 +52,32 @@ def number(kind: type, *, low: float | None = None, high: float | None = None, o
     argparse.ArgumentTypeError: expected a number of folds >= 2, got '1'
     >>> number(float, low=0, high=1, open_low=True)("0.25")
     0.25
+    >>> number(int, low=0)(str(10**23))
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a whole number from 0 to 9223372036854775807, got '100000000000000000000000'
     """
     noun = what or ("whole number" if kind is int else "number")
 
     def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a {noun}, got {text!r}") from None
-        if not np.isfinite(value):
-            raise argparse.ArgumentTypeError(f"expected a finite {noun}, got {text!r}")
+        if kind is int:
+            span = f"{noun} from {-MAX_WHOLE if low is None else f'{low:g}'} to {MAX_WHOLE if high is None else f'{high:g}'}"
+            if not _WHOLE.fullmatch(text.strip()):
+                raise argparse.ArgumentTypeError(f"expected a {span}, got {_echo(text)}")
+            # Beyond 40 digits the value is out of range anyway (and int() refuses 4,300+ digits).
+            value: Any = int(text) if len(text.strip()) <= 40 else (-1 if text.strip().startswith("-") else 1) * (MAX_WHOLE + 1)
+            if not -MAX_WHOLE <= value <= MAX_WHOLE:
+                raise argparse.ArgumentTypeError(f"expected a {span}, got {_echo(text)}")
+        else:
+            value = parse_number(text)
+            if value is None:
+                raise argparse.ArgumentTypeError(f"expected a {noun}, got {_echo(text)}")
+            if not math.isfinite(value):
+                raise argparse.ArgumentTypeError(f"expected a finite {noun}, got {_echo(text)}")
         if high is not None and not (low < value < high if open_low else low <= value <= high):
-            raise argparse.ArgumentTypeError(f"expected a {noun} strictly between {low:g} and {high:g}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected a {noun} strictly between {low:g} and {high:g}, got {_echo(text)}")
         if high is None and low is not None and not (value > low if open_low else value >= low):
-            raise argparse.ArgumentTypeError(f"expected a {noun} {'>' if open_low else '>='} {low:g}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected a {noun} {'>' if open_low else '>='} {low:g}, got {_echo(text)}")
         return value
 
     parse.__name__ = f"{kind.__name__}_argument"
@@ -148,7 +175,7 @@ def _predict(args: argparse.Namespace) -> int:
     header, body = read_csv_table(args.data)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
-    X = Dataset(tree.schema, encode_table(tree.schema, header, body))
+    X = table_dataset(tree.schema, header, body)
     labels = predict(tree, X).tolist()
     if args.proba and tree.schema.is_regression:
         raise ParameterError("--proba needs a classification tree; this one is a regression tree")
@@ -164,12 +191,42 @@ def _predict(args: argparse.Namespace) -> int:
 
 
 def true_labels(tree: Tree, header: list[str], body: list[list[str]], source: str) -> list[str]:
-    """The target column of a CSV table as text, checked to be present."""
+    """The target column of a CSV table as text, checked to be present and not missing.
+
+    A cell that spells one of the tree's classes (by :func:`~puretree.data.category_key`:
+    ``true`` for the class ``True``, ``1.0`` for the class ``1``) becomes that class's text,
+    so that it is compared with the predictions as the same value.
+    """
     target = tree.schema.target
     if target not in [h.strip() for h in header]:
         raise DataError(f"{source}: no target column {target!r} to evaluate against")
     t = [h.strip() for h in header].index(target)
-    return [row[t].strip() for row in body]
+    lines = getattr(body, "lines", None)
+    text = {category_key(c): _label_text(c) for c in tree.schema.classes}
+    out = []
+    for i, row in enumerate(body):
+        cell = row[t].strip()
+        if is_missing(cell):
+            at = f"line {lines[i]}" if lines is not None else f"row {i}"
+            raise DataError(f"{source}: {at}, column {target!r}: the true label is missing")
+        out.append(text.get(category_key(cell), cell))
+    return out
+
+
+def true_values(header: list[str], body: list[list[str]], source: str, target: str) -> np.ndarray:
+    """The target column of a CSV table as finite numbers (regression), refusing any other cell."""
+    t = [h.strip() for h in header].index(target)
+    lines = getattr(body, "lines", None)
+    out = np.empty(len(body))
+    for i, row in enumerate(body):
+        cell = row[t].strip()
+        value = parse_number(cell)
+        if value is None or not math.isfinite(value):
+            at = f"line {lines[i]}" if lines is not None else f"row {i}"
+            problem = "is missing" if is_missing(cell) else f"{_echo(cell)} is not a finite number"
+            raise DataError(f"{source}: {at}, column {target!r}: the true value {problem}")
+        out[i] = value
+    return out
 
 
 def _cross_validate(args: argparse.Namespace) -> int:
@@ -202,14 +259,17 @@ def _evaluate(args: argparse.Namespace) -> int:
     header, body = read_csv_table(args.data)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
-    X = Dataset(tree.schema, encode_table(tree.schema, header, body))
-    truth = true_labels(tree, header, body, args.data)
+    X = table_dataset(tree.schema, header, body)
     if tree.schema.is_regression:
-        values = np.array([float(v) for v in truth])
+        true_labels(tree, header, [], args.data)  # the target column is there
+        values = true_values(header, body, args.data, tree.schema.target)
         pred = predict(tree, X)
+        with np.errstate(over="ignore"):  # errors beyond 1e154 square to inf: reported as such
+            mse = float(np.mean((pred - values) ** 2))
         print(f"rows: {len(values)}")
-        print(f"mean squared error: {float(np.mean((pred - values) ** 2)):.6g}")
+        print(f"mean squared error: {mse:.6g}")
         return 0
+    truth = true_labels(tree, header, body, args.data)
     guessed = [_label_text(l) for l in predict(tree, X).tolist()]
     order = [_label_text(c) for c in tree.schema.classes]
     labels, matrix = confusion_matrix(truth, guessed, labels=order)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..data import Dataset, encode_table, read_csv_table
+from ..data import Dataset, read_csv_table, table_dataset
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy
 from ..files import check_not_inputs
@@ -39,7 +39,7 @@ def _labelled(tree: Tree, path: str) -> tuple[Dataset, list[str]]:
         raise DataError(f"{path}: missing column(s) {missing}; the tree expects {list(tree.schema.feature_names)} and {tree.schema.target!r}")
     labels = true_labels(tree, header, body, path)
     # Wrapped in a Dataset of the tree's schema: category codes are not category values.
-    return Dataset(tree.schema, encode_table(tree.schema, header, body)), labels
+    return table_dataset(tree.schema, header, body), labels
 
 
 def _check_usage(args: argparse.Namespace) -> None:
