@@ -36,7 +36,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .evaluate import accuracy, confusion_matrix, cross_validate, precision_recall, roc_auc, stratified_folds, train_test_split
     from .fold import depth, iter_nodes, n_leaves, n_nodes, rewrite
     from .fold import fold as fold_tree
-    from .grow import attribute_scores, by_task, c45, cart, cart_regressor, class_weights, grow, id3, multiway_splits, subset_splits, threshold_splits
+    from .c45 import c45
+    from .grow import attribute_scores, by_task, cart, cart_regressor, class_weights, grow, id3, multiway_splits, subset_splits, threshold_splits
     from .importance import feature_importances
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
@@ -87,7 +88,8 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".errors": ("CodegenError", "DataError", "ModelFormatError", "ParameterError", "PuretreeError", "SchemaError"),
     ".evaluate": ("accuracy", "confusion_matrix", "cross_validate", "precision_recall", "roc_auc", "stratified_folds", "train_test_split"),
     ".fold": ("depth", "iter_nodes", "n_leaves", "n_nodes", "rewrite", ("fold_tree", "fold")),
-    ".grow": ("attribute_scores", "by_task", "c45", "cart", "cart_regressor", "class_weights", "grow", "id3", "multiway_splits", "subset_splits", "threshold_splits"),
+    ".c45": ("c45",),
+    ".grow": ("attribute_scores", "by_task", "cart", "cart_regressor", "class_weights", "grow", "id3", "multiway_splits", "subset_splits", "threshold_splits"),
     ".importance": ("feature_importances",),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),
@@ -104,7 +106,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     for item in items
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
-# them all. ``predict`` and ``grow`` are not among them: those names are the functions.
+# them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
 _SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "errors", "evaluate", "fold", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text"})
 
 
@@ -146,6 +148,7 @@ def _function(name: str) -> property:
 class _Package(types.ModuleType):
     predict = _function("predict")
     grow = _function("grow")
+    c45 = _function("c45")
 
 
 sys.modules[__name__].__class__ = _Package

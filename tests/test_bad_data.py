@@ -451,7 +451,7 @@ def test_missing_values_refused_by_the_strategy_name_the_line(tmp_path, monkeypa
         cart(read_csv("t.csv", target="label"), missing="error")
     assert str(info.value) == "t.csv: line 4, column 'c': missing value (missing='error' refuses them; use 'majority' or 'distribute')"
     write(tmp_path / "one.csv", "x,label\n1,p\n2,q\n3,p\n4,q\n")
-    assert main(["fit", "one.csv", "--target", "label", "--missing", "error", "-o", "m.json"]) == 0
+    assert main(["fit", "one.csv", "--target", "label", "--algorithm", "cart", "--missing", "error", "-o", "m.json"]) == 0
     write(tmp_path / "p.csv", "x\n1\n\n3\n")
     capsys.readouterr()
     assert main(["predict", "m.json", "p.csv"]) == 1
