@@ -38,7 +38,7 @@ from .data import encode_features, labels_array
 from .errors import ParameterError
 from .nodes import CategoricalSplit, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
 from .prune import _check_cf, c45_added_errors, validation_codes
-from .text import format_number
+from .text import format_number, shorten
 
 __all__ = ["Condition", "Rule", "RuleList", "to_rules", "prune_rules", "ESTIMATES", "MAX_CONDITIONS_PER_NODE", "MIN_CONDITIONS_LIMIT"]
 
@@ -76,11 +76,11 @@ class Condition:
     def to_text(self, schema: Schema) -> str:
         feature = schema.features[self.feature]
         if self.op != "in":
-            return f"{feature.name} {self.op} {format_number(self.value)}"
-        names = [str(feature.categories[c]) for c in self.value]
+            return f"{shorten(feature.name)} {self.op} {format_number(self.value)}"
+        names = [shorten(feature.categories[c]) for c in self.value]
         if not names:  # tests on one path that no category passes: the rule never holds
-            return f"{feature.name} in {{}}"
-        return f"{feature.name} = {names[0]}" if len(names) == 1 else f"{feature.name} in {{{', '.join(names)}}}"
+            return f"{shorten(feature.name)} in {{}}"
+        return f"{shorten(feature.name)} = {names[0]}" if len(names) == 1 else f"{shorten(feature.name)} in {{{', '.join(names)}}}"
 
 
 def _weight_text(w: float) -> str:
@@ -121,7 +121,7 @@ class Rule:
 
     def to_text(self, schema: Schema) -> str:
         test = " AND ".join(c.to_text(schema) for c in self.conditions) or "TRUE"
-        return f"IF {test} THEN {schema.classes[self.prediction]}  [{_weight_text(self.correct)}/{_weight_text(self.coverage)}]"
+        return f"IF {test} THEN {shorten(schema.classes[self.prediction])}  [{_weight_text(self.correct)}/{_weight_text(self.coverage)}]"
 
 
 @attrs.frozen
@@ -162,7 +162,7 @@ class RuleList:
 
     def to_text(self) -> str:
         lines = [r.to_text(self.schema) for r in self.rules]
-        return "\n".join(lines + [f"ELSE {self.schema.classes[self.default]}"])
+        return "\n".join(lines + [f"ELSE {shorten(self.schema.classes[self.default])}"])
 
     def __str__(self) -> str:
         return self.to_text()

@@ -2,7 +2,8 @@
 
 Each branch is a line ``feature test``; a branch that ends in a leaf carries
 ``: class (weight)`` or ``: class (weight/errors)``. Deeper levels are indented with ``|   ``,
-up to :data:`MAX_INDENT` levels; deeper lines keep that indentation and start with a depth
+up to :data:`MAX_INDENT` levels (names and labels longer than :data:`MAX_NAME` characters
+are cut, saying their length); deeper lines keep that indentation and start with a depth
 marker ``[depth N]`` instead (N counts from 0 at the root's branches), so the text of a chain
 of any depth grows linearly with the tree. Thresholds are printed exactly (shortest round-trip form), with the convention
 ``x <= t`` left, ``x > t`` right.
@@ -25,11 +26,32 @@ import numpy as np
 from .fold import depth, n_leaves, n_nodes
 from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree, children
 
-__all__ = ["MAX_INDENT", "to_text", "summary", "format_number", "branch_labels", "leaf_label"]
+__all__ = ["MAX_INDENT", "MAX_NAME", "shorten", "to_text", "summary", "format_number", "branch_labels", "leaf_label"]
 
 #: The deepest level that is indented; below it lines carry a ``[depth N]`` marker instead.
 #: Indenting every level would make the text of a deep chain grow with its depth squared.
 MAX_INDENT = 64
+
+
+#: The longest feature name, category or class label printed in full; a longer one is cut,
+#: saying how long it was. A name is repeated on every line that tests it, so a huge name
+#: in a deep tree would otherwise make the text grow with the name's size times the depth.
+MAX_NAME = 256
+
+
+def shorten(value: object) -> str:
+    """A name or label as printed in text output: in full up to :data:`MAX_NAME` characters.
+
+    >>> shorten("outlook")
+    'outlook'
+    >>> long = shorten("x" * 1000)
+    >>> long.endswith("x... (1000 characters)"), len(long) <= MAX_NAME
+    (True, True)
+    """
+    text = str(value)
+    if len(text) <= MAX_NAME:
+        return text
+    return f"{text[:MAX_NAME - 40]}... ({len(text)} characters)"
 
 
 def format_number(x: float) -> str:
@@ -43,12 +65,12 @@ def format_number(x: float) -> str:
 
 
 def _category(schema: Schema, feature: int, code: int) -> str:
-    return str(schema.features[feature].categories[code])
+    return shorten(schema.features[feature].categories[code])
 
 
 def branch_labels(node: Node, schema: Schema) -> list[str]:
     """The test text of each branch of a split, e.g. ``['outlook = rain', ...]``."""
-    name = schema.features[node.feature].name
+    name = shorten(schema.features[node.feature].name)
     match node:
         case NumericSplit(threshold=t):
             return [f"{name} <= {format_number(t)}", f"{name} > {format_number(t)}"]
@@ -73,7 +95,7 @@ def leaf_label(counts: tuple[float, ...], schema: Schema, fallback: tuple[float,
     total = sum(counts)
     source = counts if total > 0 or fallback is None else fallback
     best = int(np.argmax(source)) if len(source) else 0
-    label = schema.classes[best] if schema.classes else best
+    label = shorten(schema.classes[best]) if schema.classes else best
     errors = total - counts[best] if total > 0 else 0.0
     size = _weight_text(total) if errors <= 1e-12 else f"{_weight_text(total)}/{_weight_text(errors)}"
     return f"{label} ({size})"

@@ -115,3 +115,16 @@ def test_contradictory_category_tests_read_as_an_empty_set():
     tree = Tree(CategoricalSplit(0, (inner, Leaf((1, 0)), Leaf((0, 1))), (2, 1)), schema)
     text = str(to_rules(tree))
     assert "IF c in {} THEN b" in text
+
+
+def test_huge_names_do_not_multiply_with_depth():
+    # A 100,000-character feature name, class label and category, repeated on every line.
+    big = "n" * 100_000
+    schema = Schema((Feature(big), Feature("c", "categorical", (big, "q"))), (big, "b"))
+    node = Leaf((1.0, 0.0))
+    for d in range(2_000, 0, -1):
+        node = NumericSplit(0, float(d), SubsetSplit(1, (0,), Leaf((1.0, 0.0)), Leaf((0.0, 1.0)), (1.0, 1.0)), node, (2.0, 1.0))
+    tree = from_json(to_json(Tree(node, schema)))
+    for text in (to_text(tree), str(to_rules(tree))):
+        assert "(100000 characters)" in text
+        assert len(text) < 2_000 * 4 * 1_000
