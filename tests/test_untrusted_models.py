@@ -251,3 +251,42 @@ def test_one_corrupted_field_is_refused_or_harmless(which, value, missing):
     files = generate(tree, "c-table")
     assert "tree_predict" in files["tree.c"]
     assert from_json(to_json(tree)) == tree
+
+
+# -- on the command line: one line, exit 1, for every command ---------------------------------
+
+
+_HOSTILE = {
+    "no_children": (_model([{"kind": "categorical", "feature": 0, "children": [], "counts": [1, 1]}], features=[{"name": "colour", "kind": "categorical", "categories": []}]), "nodes[0]"),
+    "version_true": ({**_playtennis(), "version": True}, "version"),
+    "huge_count": (_model([{"kind": "leaf", "counts": [2**53 + 1, 0]}]), "2**53"),
+    "empty_subset": (_model([{"kind": "subset", "feature": 0, "left_categories": [], "children": [1, 2], "counts": [1, 1]},
+                             {"kind": "leaf", "counts": [1, 0]}, {"kind": "leaf", "counts": [0, 1]}]), "some but not all"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_HOSTILE))
+@pytest.mark.parametrize("command", [["show"], ["rules"], ["predict", "DATA"], ["prune", "--method", "pessimistic", "-o", "OUT"], ["export", "--target", "c", "-o", "OUT"], ["verify", "--target", "c", "DATA"]])
+def test_hostile_models_get_one_line_on_every_command(tmp_path, capsys, case, command):
+    from puretree.cli import main
+
+    obj, needle = _HOSTILE[case]
+    model = tmp_path / "m.json"
+    model.write_text(json.dumps(obj))
+    data = tmp_path / "d.csv"
+    data.write_text("colour,c\np,p\n")
+    argv = [command[0], str(model)] + [str(data) if a == "DATA" else str(tmp_path / "out") if a == "OUT" else a for a in command[1:]]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err and "m.json" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_lone_surrogate_in_a_model_file_is_refused_by_show(tmp_path, capsys):
+    from puretree.cli import main
+
+    text = to_json(id3(load_playtennis())).replace('"yes"', '"y\\udc80s"')
+    (tmp_path / "m.json").write_text(text, encoding="ascii")
+    assert main(["show", str(tmp_path / "m.json")]) == 1
+    err = capsys.readouterr().err
+    assert "surrogate" in err and err.count("\n") == 1
