@@ -126,7 +126,7 @@ MAX_EXACT_INT = 2**53
 #: A subset split costs one table entry per category of its feature when predicting (and one
 #: name per category in ``rules``), so the total over all subset splits is capped: beyond it a
 #: small file could need gigabytes. Trees learned from data stay far below.
-MAX_SUBSET_ENTRIES = 2**24
+MAX_SUBSET_ENTRIES = 2**22
 
 
 def _fail(where: str, message: str) -> ModelFormatError:

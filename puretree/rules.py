@@ -182,7 +182,8 @@ def _merge(conditions: dict[tuple[int, str], Any], feature: int, op: str, value:
     elif op == ">":
         out[key] = max(out[key], value)
     else:
-        out[key] = tuple(c for c in out[key] if c in set(value))
+        keep = set(value)  # once, not per category: sets may hold thousands of codes
+        out[key] = tuple(c for c in out[key] if c in keep)
     return out
 
 
@@ -192,7 +193,8 @@ def _branch_tests(node: Any, schema: Schema) -> list[tuple[str, Any]]:
             return [("<=", t), (">", t)]
         case SubsetSplit(left_categories=left):
             every = range(len(schema.features[node.feature].categories))
-            return [("in", tuple(left)), ("in", tuple(c for c in every if c not in set(left)))]
+            chosen = set(left)
+            return [("in", tuple(left)), ("in", tuple(c for c in every if c not in chosen))]
         case CategoricalSplit():
             return [("in", (c,)) for c in range(len(node.children))]
     raise TypeError(f"not a split: {node!r}")

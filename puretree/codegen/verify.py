@@ -161,8 +161,9 @@ def _node_rows(tree: Tree, flat: Any, start: np.ndarray, ftype: str) -> Iterator
                 branches = [(entries[c], (c,)) for c in range(m)]
             else:
                 branches = [(kids[0], tuple(c for c in range(m) if entries[c] == 1)), (kids[1], tuple(c for c in range(m) if entries[c] != 1))]
+            allowed_set = set(allowed)
             for child, codes in branches:
-                keep = tuple(c for c in codes if c in set(allowed))
+                keep = tuple(c for c in codes if c in allowed_set)
                 if keep:
                     new = row.copy()
                     new[j] = row[j] if row[j] in keep else keep[0]
