@@ -194,3 +194,12 @@ def test_code_that_raises_is_a_mismatch_not_a_traceback(model, tmp_path, capsys)
 def test_verify_needs_a_target_or_code(model, capsys):
     assert main(["verify", model, str(path("temperature"))]) == 2
     assert "--target" in capsys.readouterr().err
+
+
+def test_code_that_does_not_import_is_a_clear_error(model, tmp_path, capsys):
+    out = _export(model, tmp_path, "python")
+    (out / "tree.py").write_text((out / "tree.py").read_text() + "\ndef broken(:\n")
+    capsys.readouterr()
+    assert main(["verify", model, str(path("temperature")), "--code", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "importing tree.py failed: SyntaxError" in err

@@ -506,7 +506,10 @@ def verify(
 def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool) -> Report:
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as work:
         if target == "python":
-            module = load_python(files[f"{name}.py"], work)
+            try:
+                module = load_python(files[f"{name}.py"], work)
+            except Exception as exc:  # the code under test does not even import: say so
+                raise CodegenError(f"importing {name}.py failed: {type(exc).__name__}: {exc}") from None
             try:
                 return _check(tree, X, "double", lambda rows: run_python(module, tree, rows), proba=True)
             finally:
