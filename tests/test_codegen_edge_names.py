@@ -1,5 +1,6 @@
-"""export never writes C that fails its own build flags: long names, features without
-categories, models without features. Every case is compiled with gcc -std=c99 -Wall -Wextra
+"""export never writes code that fails its own build flags or does not import: long names,
+features without categories, models without features, categorical splits with thousands of
+categories (nested Python). Every case is compiled with gcc -std=c99 -Wall -Wextra
 -Werror -pedantic -Wconversion and checked against the model by ``verify``."""
 
 from __future__ import annotations
@@ -60,3 +61,14 @@ def test_a_model_without_features_is_refused_for_c_and_exported_to_python():
         with pytest.raises(CodegenError, match="no features"):
             generate(tree, target)
     assert verify(tree, np.zeros((1, 0)), "python").ok
+
+
+def test_a_split_with_thousands_of_categories_gives_python_that_imports():
+    # Each category is one more elif, nested one deeper: CPython gives up past about 2,000.
+    m = 3_000
+    tree = stump((Feature("c", "categorical", tuple(f"k{i}" for i in range(m))),), ("a", "b"),
+                 CategoricalSplit(0, tuple(Leaf((i % 2, 1 - i % 2)) for i in range(m)), (1, 1)))
+    assert "while node" in generate(tree, "python")["tree.py"]
+    assert verify(tree, np.zeros((1, 1)), "python").ok
+    with pytest.raises(CodegenError, match="nest 3000 deep"):
+        generate(tree, "python", form="nested")

@@ -43,7 +43,7 @@ from ..nodes import Tree
 from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT, _normalised, flatten
 from . import literals as lit
 
-__all__ = ["MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "C_NESTING_LIMIT", "lower", "check_options"]
+__all__ = ["MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "lower", "check_options"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
@@ -54,6 +54,11 @@ INDEX_TYPES = {"uint8_t": 2**8 - 1, "uint16_t": 2**16 - 1, "uint32_t": 2**32 - 1
 #: The deepest tree the Python target writes as nested if/else; deeper trees use the flat form.
 #: CPython refuses more than 100 indentation levels; each tree level adds one.
 PYTHON_NESTING_LIMIT = 60
+#: The most ``if``/``elif`` statements nested inside one another that nested Python may hold:
+#: each ``elif`` is an ``if`` inside the previous one's ``else``, so a categorical split with
+#: thousands of categories nests thousands deep, and CPython's compiler gives up (RecursionError
+#: or MemoryError) somewhere past 2,000. Deeper trees use the flat form.
+PYTHON_ELIF_LIMIT = 500
 #: C99 (5.2.4.1) promises 127 nested blocks; deeper trees need the table-driven form.
 C_NESTING_LIMIT = 120
 
@@ -248,9 +253,12 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
 
     form = opts["form"]
     if form == "auto":
-        form = "table" if target == "c-table" else ("nested" if target != "python" or depth <= PYTHON_NESTING_LIMIT else "table")
+        shallow = depth <= PYTHON_NESTING_LIMIT and _if_nesting(flat, tree.missing) <= PYTHON_ELIF_LIMIT
+        form = "table" if target == "c-table" else ("nested" if target != "python" or shallow else "table")
     if form == "nested" and language == "python" and depth > PYTHON_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested Python allows at most {PYTHON_NESTING_LIMIT} (use form='table')")
+    if form == "nested" and language == "python" and (nesting := _if_nesting(flat, tree.missing)) > PYTHON_ELIF_LIMIT:
+        raise CodegenError(f"this tree's if/elif statements nest {nesting} deep (a categorical split has many categories); nested Python allows at most {PYTHON_ELIF_LIMIT} (use form='table')")
     if form == "nested" and language == "c" and depth > C_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested C is limited to {C_NESTING_LIMIT} levels (C99 guarantees 127 nested blocks): use the c-table target")
 
@@ -341,6 +349,22 @@ def _c_names(name: str) -> tuple[Any, list[dict[str, Any]]]:
         return f"(const char *){ident}"
 
     return literal, arrays
+
+
+def _if_nesting(flat: Any, missing: str) -> int:
+    """How deep the nested form's ``if``/``elif`` statements nest: a branch's test is the k-th
+    ``elif`` of its split (k from 0), nested k deeper than the split's ``if``."""
+    first = 0 if missing == "majority" else 1  # the missing-value test comes first
+    nesting = np.zeros(flat.n_nodes, dtype=np.int64)
+    for node in range(flat.n_nodes):  # pre-order: a parent before its children
+        kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]]
+        if flat.kind[node] == NUMERIC_SPLIT:
+            # if x <= t: left, else: right (an else is not a nested if)
+            nesting[kids] = nesting[node] + 1 + first
+        elif len(kids):
+            # categories are tested in code order (multiway) or left then known (subset)
+            nesting[kids] = nesting[node] + 1 + first + np.arange(len(kids))
+    return int(nesting.max())
 
 
 def _names(schema: Any, language: str, name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
