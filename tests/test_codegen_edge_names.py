@@ -72,3 +72,14 @@ def test_a_split_with_thousands_of_categories_gives_python_that_imports():
     assert verify(tree, np.zeros((1, 1)), "python").ok
     with pytest.raises(CodegenError, match="nest 3000 deep"):
         generate(tree, "python", form="nested")
+
+
+def test_nested_c_refuses_a_split_with_more_categories_than_it_can_compile_in_time():
+    from puretree.codegen.lower import C_ELIF_LIMIT
+
+    m = C_ELIF_LIMIT + 1
+    tree = stump((Feature("c", "categorical", tuple(f"k{i}" for i in range(m))),), ("a", "b"),
+                 CategoricalSplit(0, tuple(Leaf((i % 2, 1 - i % 2)) for i in range(m)), (1, 1)))
+    with pytest.raises(CodegenError, match="use the c-table target"):
+        generate(tree, "c")
+    assert verify(tree, np.zeros((1, 1)), "c-table").ok
