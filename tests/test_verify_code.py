@@ -203,3 +203,17 @@ def test_code_that_does_not_import_is_a_clear_error(model, tmp_path, capsys):
     assert main(["verify", model, str(path("temperature")), "--code", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "importing tree.py failed: SyntaxError" in err
+
+
+def test_dead_branches_are_named_not_silently_skipped(tmp_path, capsys):
+    # Pre-order: 0 x <= 3, 1 x <= 5 (its left branch), 2 and 3 that split's leaves, 4 the root's
+    # right leaf. Node 3 needs x > 5 below x <= 3: no row reaches it.
+    dead = NumericSplit(0, 5.0, Leaf((1.0, 0.0)), Leaf((0.0, 1.0)), (1.0, 1.0))
+    tree = Tree(NumericSplit(0, 3.0, dead, Leaf((0.0, 2.0)), (1.0, 3.0)), Schema((Feature("x"),), ("a", "b")))
+    report = verify(tree, np.array([[0.0]]), "python")
+    assert report.ok and report.unreached == (3,)
+    model, data = tmp_path / "m.json", tmp_path / "d.csv"
+    save(tree, model)
+    data.write_text("x\n1\n")
+    assert main(["verify", str(model), str(data), "--target", "c"]) == 0
+    assert "note: 1 nodes are reached by no row without missing values in the feature type (nodes 3)" in capsys.readouterr().out

@@ -52,8 +52,9 @@ SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "
 @attrs.frozen
 class Report:
     """What ``verify`` found: the number of rows checked, the number that differ and the first
-    :data:`MAX_REPORTED` of them ``(row values, model, code)``, and the nodes no input of the
-    feature type can reach (dead branches: nothing to check there)."""
+    :data:`MAX_REPORTED` of them ``(row values, model, code)``, and the nodes that no row
+    without missing values reaches in the feature type (dead branches, or branches only a
+    missing value leads to: the missing-value rows are all that check them)."""
 
     n_checked: int
     mismatches: list[tuple[Any, Any, Any]]
@@ -127,13 +128,14 @@ def _subtree_end(flat: Any) -> np.ndarray:
     return np.arange(n) + size
 
 
-def _node_rows(tree: Tree, flat: Any, start: np.ndarray, ftype: str) -> Iterator[tuple[int, np.ndarray]]:
+def _node_rows(tree: Tree, flat: Any, start: np.ndarray, ftype: str) -> Iterator[tuple[int, np.ndarray | None]]:
     """For every node (pre-order), a row that the path constraints say reaches it: starting
     from ``start``, each split on the way narrows its feature to an interval (numeric) or a
     set of codes (categorical) and the row takes a value inside. A node whose constraints
-    leave no value of the feature type is skipped (no input can reach it)."""
+    leave no value of the feature type (and every node below it) comes with ``None``: no row
+    without missing values reaches it."""
     schema = tree.schema
-    Stack = list[tuple[int, np.ndarray, dict[int, Any]]]
+    Stack = list[tuple[int, np.ndarray | None, dict[int, Any]]]
     stack: Stack = [(0, start, {})]
     while stack:
         node, row, bounds = stack.pop()
@@ -144,15 +146,18 @@ def _node_rows(tree: Tree, flat: Any, start: np.ndarray, ftype: str) -> Iterator
         j = int(flat.feature[node])
         kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]].tolist()
         todo: Stack = []
-        if kind == NUMERIC_SPLIT:
+        if row is None:
+            todo = [(child, None, bounds) for child in kids]
+        elif kind == NUMERIC_SPLIT:
             t = float(flat.threshold[node])
             lo, hi = bounds.get(j, (-math.inf, math.inf))
             for child, interval in ((kids[0], (lo, min(hi, t))), (kids[1], (max(lo, t), hi))):
                 v = _typed_value(float(row[j]), *interval, ftype)
+                new = None
                 if v is not None:
                     new = row.copy()
                     new[j] = v
-                    todo.append((child, new, {**bounds, j: interval}))
+                todo.append((child, new, {**bounds, j: interval}))
         else:
             m = len(schema.features[j].categories)
             allowed = bounds.get(j, range(m))
@@ -164,10 +169,11 @@ def _node_rows(tree: Tree, flat: Any, start: np.ndarray, ftype: str) -> Iterator
             allowed_set = set(allowed)
             for child, codes in branches:
                 keep = tuple(c for c in codes if c in allowed_set)
+                new = None
                 if keep:
                     new = row.copy()
                     new[j] = row[j] if row[j] in keep else keep[0]
-                    todo.append((child, new, {**bounds, j: keep}))
+                todo.append((child, new, {**bounds, j: keep}))
         stack.extend(reversed(todo))
 
 
@@ -182,7 +188,8 @@ def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, un
     the feature at the threshold and just below and above it in the feature type; for every
     split, that row with the feature missing, and for a categorical one with an unseen
     category (both codes past the end and -1); and for every feature, a row with it missing
-    (and unseen). Node ids no input can reach are appended to ``unreached``."""
+    (and unseen). Node ids that no row without missing values reaches are appended to
+    ``unreached``."""
     ftype = check_options("c", {"feature_type": feature_type})["feature_type"]
     base = _to_type(X, tree, ftype)
     n_features = tree.schema.n_features
@@ -223,9 +230,14 @@ def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, un
         if fresh:
             yield np.array(fresh)
     end = _subtree_end(flat)
-    pending: list[tuple[int, np.ndarray]] = []
+    pending: list[tuple[int, np.ndarray | None]] = []
 
-    def derived(batch: list[tuple[int, np.ndarray]]) -> list[np.ndarray]:
+    def derived(batch: list[tuple[int, np.ndarray | None]]) -> list[np.ndarray]:
+        if unreached is not None:
+            unreached.extend(k for k, r in batch if r is None)
+        batch = [(k, r) for k, r in batch if r is not None]
+        if not batch:
+            return []
         nodes = np.array([k for k, _ in batch], dtype=np.int64)
         rows = np.array([r for _, r in batch])
         ends = np.asarray(apply(attrs.evolve(tree, missing="majority"), Dataset(tree.schema, rows)))

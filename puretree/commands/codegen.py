@@ -80,7 +80,7 @@ def _verify(args: argparse.Namespace) -> int:
         code = "generated code"
     if report.unreached:
         shown = ", ".join(map(str, report.unreached[:10])) + (", ..." if len(report.unreached) > 10 else "")
-        print(f"note: {len(report.unreached)} nodes can be reached by no input of the feature type (nodes {shown}): nothing to check there")
+        print(f"note: {len(report.unreached)} nodes are reached by no row without missing values in the feature type (nodes {shown}): only missing-value rows check them")
     for row, want, got in report.mismatches[:10]:
         print(f"  row {row}: model {want!r}, {code} {got!r}")
     print(f"{what}: checked {report.n_checked} rows ({len(body)} from {args.data}, the rest at every node, threshold, unseen category and missing value): {report.n_mismatches} mismatches")
