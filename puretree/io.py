@@ -145,7 +145,8 @@ def _text(value: str, where: str) -> str:
 
 def _exact_int(value: int, where: str, what: str) -> int:
     if abs(value) > MAX_EXACT_INT:
-        raise _fail(where, f"{what} {value} is beyond 2**53, the largest integer a double holds exactly")
+        shown = str(value) if abs(value) < 10**30 else f"of {len(str(abs(value)))} digits"
+        raise _fail(where, f"{what} {shown} is beyond 2**53, the largest integer a double holds exactly")
     return value
 
 
@@ -223,10 +224,12 @@ def _counts(entry: dict[str, Any], width: int, regression: bool, where: str) -> 
     if len(values) != width:
         raise _fail(where, f"counts has {len(values)} entries, expected {width}")
     for v in values:
-        if not _is_number(v) or not math.isfinite(v):
+        if not _is_number(v):
             raise _fail(where, f"counts entry {v!r} is not a finite number")
         if isinstance(v, int):
-            _exact_int(v, where, "counts entry")
+            _exact_int(v, where, "counts entry")  # before isfinite, which overflows on huge ints
+        elif not math.isfinite(v):
+            raise _fail(where, f"counts entry {v!r} is not a finite number")
     counts = tuple(float(v) for v in values)
     if not regression:
         if any(v < 0 for v in counts):
@@ -308,9 +311,7 @@ def from_dict(obj: Any) -> Tree:
             built[i] = Leaf(counts)
         elif kind == "numeric":
             j = _feature(entry, schema, NUMERIC, where)
-            t = _require(entry, "threshold", (int, float), where)
-            if isinstance(t, int):
-                _exact_int(t, where, "threshold")
+            t = _require(entry, "threshold", (int, float), where)  # an int beyond 2**53 is refused there
             if not math.isfinite(t):
                 raise _fail(where, f"threshold {t!r} is not finite")
             if len(kids) != 2:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from puretree.codegen.render import generate
 from puretree.datasets import load_buys_computer, load_playtennis
 from puretree.errors import ModelFormatError
 from puretree.grow import cart, id3
-from puretree.io import MAX_EXACT_INT, from_dict, from_json, to_dict, to_json
+from puretree.io import from_dict, from_json, to_dict, to_json
 from puretree.prune import cost_complexity_path, pessimistic, simplify
 from puretree.rules import to_rules
 from puretree.text import to_text
@@ -171,6 +170,14 @@ def test_numeric_threshold_beyond_2_53_is_refused_and_2_53_is_kept():
     _refused(obj, "nodes[0]", "2**53")
     obj["nodes"][0]["threshold"] = 2**53
     assert from_dict(obj).root.threshold == 2.0**53
+
+
+@pytest.mark.parametrize("digits", [17, 400, 4000])
+def test_long_integers_are_a_model_format_error_not_an_overflow(digits):
+    text = to_json(id3(load_playtennis())).replace('"counts": [5.0, 9.0]', '"counts": [' + "9" * digits + ", 9.0]", 1)
+    with pytest.raises(ModelFormatError, match="2\\*\\*53") as info:
+        from_json(text)
+    assert len(str(info.value)) < 200
 
 
 def test_a_5000_digit_number_is_a_model_format_error():

@@ -36,7 +36,7 @@ import attrs
 import numpy as np
 
 from ..data import Dataset, as_dataset
-from ..errors import CodegenError, DataError
+from ..errors import CodegenError
 from ..nodes import Tree
 from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, apply, flatten, predict_proba, predict_value
 from . import literals as lit
