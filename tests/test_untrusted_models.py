@@ -206,7 +206,8 @@ def test_lone_surrogates_are_refused_at_load(path):
 # -- a property: any one-field corruption is refused or harmless ------------------------------
 
 _VALUES = st.one_of(
-    st.booleans(), st.none(), st.integers(-3, 12), st.sampled_from([2**53 + 1, -(2**63), 10**30]),
+    st.booleans(), st.none(), st.integers(-3, 12), st.sampled_from([2**53 + 1, -(2**63), 10**30, 10**400]),
+    st.dictionaries(st.sampled_from(["kind", "counts", "feature"]), st.integers(0, 2), max_size=2), st.just("\udc80"),
     st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([1e308, 5e-324, -0.0]),
     st.text(max_size=3), st.lists(st.integers(-1, 10), max_size=4),
 )
