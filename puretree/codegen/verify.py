@@ -187,9 +187,9 @@ def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, un
     feature type); for every node, a row reaching it; for every numeric split, that row with
     the feature at the threshold and just below and above it in the feature type; for every
     split, that row with the feature missing, and for a categorical one with an unseen
-    category (both codes past the end and -1); and for every feature, a row with it missing
-    (and unseen). Node ids that no row without missing values reaches are appended to
-    ``unreached``."""
+    category (both codes past the end and -1); and for every feature a split tests, a row with
+    it missing (and unseen), for the others one row with all of them missing (and unseen).
+    Node ids that no row without missing values reaches are appended to ``unreached``."""
     ftype = check_options("c", {"feature_type": feature_type})["feature_type"]
     base = _to_type(X, tree, ftype)
     n_features = tree.schema.n_features
@@ -215,8 +215,21 @@ def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, un
     for j, feature in enumerate(tree.schema.features):
         if not feature.is_numeric and not 0 <= start[j] < len(feature.categories):
             start[j] = 0.0 if feature.categories else start[j]
+    # Features no split tests cannot change an answer: one row with all of them missing (and
+    # one with them unseen) checks that the code ignores them, instead of a row per feature.
+    tested = set(flat.feature[flat.kind != LEAF].tolist())
+    ignored = [j for j in range(n_features) if j not in tested]
     per_feature = []
+    if ignored:
+        gone = start.copy()
+        gone[ignored] = np.nan
+        per_feature.append(gone)
+        unseen = start.copy()
+        unseen[[j for j in ignored if not tree.schema.features[j].is_numeric]] = -1.0
+        per_feature.append(unseen)
     for j, feature in enumerate(tree.schema.features):
+        if j not in tested:
+            continue
         gone = start.copy()
         gone[j] = np.nan
         per_feature.append(gone)
