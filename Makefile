@@ -42,6 +42,7 @@ constraints: $(VENV)/.test
 bench: $(VENV)/.test
 	$(BIN)/python bench/bench_fit.py
 	$(BIN)/python bench/bench_regression.py
+	$(BIN)/python bench/bench_deep_models.py
 
 # Installs gcc-arm-none-eabi (Debian), emlearn and m2cgen (PyPI) first: benchmarks only.
 bench-codegen: $(VENV)/.test

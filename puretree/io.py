@@ -123,8 +123,40 @@ def save(tree: Tree, path: str | os.PathLike[str]) -> None:
 # -- loading and validation --------------------------------------------------------------
 
 
+#: The largest integer a model may hold: every integer up to 2**53 is exactly a double, so
+#: a count, threshold or label means the same in every reader (JSON parsers in other
+#: languages, the generated code) as it does here.
+MAX_EXACT_INT = 2**53
+
+#: A subset split costs one table entry per category of its feature when predicting (and one
+#: name per category in ``rules``), so the total over all subset splits is capped: beyond it a
+#: small file could need gigabytes. Trees learned from data stay far below.
+MAX_SUBSET_ENTRIES = 2**22
+
+
 def _fail(where: str, message: str) -> ModelFormatError:
     return ModelFormatError(f"{where}: {message}")
+
+
+def _text(value: str, where: str) -> str:
+    """A string that can be written out: a lone surrogate (from a ``\\udc80`` escape) cannot
+    be encoded as UTF-8, so it would fail later in ``show``, ``export`` or ``predict -o``."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _fail(where, f"{value!r} is not valid Unicode text (it holds a lone surrogate)") from None
+    return value
+
+
+def _exact_int(value: int, where: str, what: str) -> int:
+    if abs(value) > MAX_EXACT_INT:
+        shown = str(value) if abs(value) < 10**30 else f"of {len(str(abs(value)))} digits"
+        raise _fail(where, f"{what} {shown} is beyond 2**53, the largest integer a double holds exactly")
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _require(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -136,12 +168,20 @@ def _require(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> A
     if not isinstance(value, kind) or (kind in (int, float, (int, float)) and isinstance(value, bool)):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise _fail(where, f"field {key!r} must be {names}, got {value!r}")
+    if isinstance(value, int) and not isinstance(value, bool):
+        _exact_int(value, where, f"field {key!r}:")
+    if isinstance(value, str):
+        _text(value, f"{where}.{key}")
     return value
 
 
 def _scalar_label(value: Any, where: str) -> Any:
-    if isinstance(value, bool) or isinstance(value, (str, int)):
+    if isinstance(value, str):
+        return _text(value, where)
+    if isinstance(value, bool):
         return value
+    if isinstance(value, int):
+        return _exact_int(value, where, "integer label")
     if isinstance(value, float) and math.isfinite(value):
         return value
     raise _fail(where, f"{value!r} is not a string, integer, boolean or finite number")
@@ -189,13 +229,31 @@ def _counts(entry: dict[str, Any], width: int, regression: bool, where: str) -> 
     if len(values) != width:
         raise _fail(where, f"counts has {len(values)} entries, expected {width}")
     for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        if not _is_number(v):
             raise _fail(where, f"counts entry {v!r} is not a finite number")
-    if not regression and any(v < 0 for v in values):
-        raise _fail(where, "counts must not be negative")
-    if regression and values[0] < 0:
+        if isinstance(v, int):
+            _exact_int(v, where, "counts entry")  # before isfinite, which overflows on huge ints
+        elif not math.isfinite(v):
+            raise _fail(where, f"counts entry {v!r} is not a finite number")
+    counts = tuple(float(v) for v in values)
+    if not regression:
+        if any(v < 0 for v in counts):
+            raise _fail(where, "counts must not be negative")
+        # Prediction divides by the total: it must be a finite number.
+        if not math.isfinite(sum(counts)):
+            raise _fail(where, "the counts add up to more than a double holds")
+        return counts
+    w, s, _ = counts
+    if w < 0:
         raise _fail(where, "the weight (counts[0]) must not be negative")
-    return tuple(float(v) for v in values)
+    # The prediction is the mean sum / weight; pruning uses sum**2 / weight.
+    if w > 0 and not (math.isfinite(s / w) and math.isfinite(s * (s / w))):
+        raise _fail(where, f"the mean (counts[1] / counts[0] = {s!r} / {w!r}) overflows a double")
+    return counts
+
+
+def _weight(counts: tuple[float, ...], regression: bool) -> float:
+    return counts[0] if regression else sum(counts)
 
 
 def _feature(entry: dict[str, Any], schema: Schema, kind: str, where: str) -> int:
@@ -214,7 +272,7 @@ def from_dict(obj: Any) -> Tree:
     if obj.get("format") != FORMAT:
         raise _fail("model", f"not a puretree model (format {obj.get('format')!r}, expected {FORMAT!r})")
     version = obj.get("version")
-    if version != VERSION:
+    if type(version) is not int or version != VERSION:  # True == 1, but true is not a version
         raise _fail("model", f"unsupported version {version!r} (this puretree reads version {VERSION})")
     schema = _parse_schema(obj.get("schema"))
     entries = _require(obj, "nodes", list, "model")
@@ -243,6 +301,7 @@ def from_dict(obj: Any) -> Tree:
     if unreached:
         raise _fail(f"nodes[{unreached[0]}]", "is not reachable from the root")
     built: list[Node | None] = [None] * n
+    subset_entries = 0
     for i in range(n - 1, -1, -1):  # children have larger indices: build bottom-up
         entry, where = entries[i], f"nodes[{i}]"
         kind = entry["kind"]
@@ -250,11 +309,14 @@ def from_dict(obj: Any) -> Tree:
         kids = [built[c] for c in child_lists[i]]
         for c in child_lists[i]:
             built[c] = None  # each node is referenced once; free the slot
+        if kind != "leaf" and not math.isfinite(sum(_weight(k.counts, regression) for k in kids if k is not None)):
+            # "distribute" divides each child's weight by their total.
+            raise _fail(where, "the children's weights add up to more than a double holds")
         if kind == "leaf":
             built[i] = Leaf(counts)
         elif kind == "numeric":
             j = _feature(entry, schema, NUMERIC, where)
-            t = _require(entry, "threshold", (int, float), where)
+            t = _require(entry, "threshold", (int, float), where)  # an int beyond 2**53 is refused there
             if not math.isfinite(t):
                 raise _fail(where, f"threshold {t!r} is not finite")
             if len(kids) != 2:
@@ -269,10 +331,19 @@ def from_dict(obj: Any) -> Tree:
                     raise _fail(where, f"category code {c!r} is out of range (0..{m - 1})")
             if len(kids) != 2:
                 raise _fail(where, f"a subset split has 2 children, got {len(kids)}")
+            # Both branches must receive some known category; otherwise one is dead code
+            # and its rule has an empty condition.
+            if not 0 < len(set(codes)) < m:
+                raise _fail(where, f"a subset split on {schema.features[j].name!r} must send some but not all of its {m} categories left, got {len(set(codes))}")
+            subset_entries += m
+            if subset_entries > MAX_SUBSET_ENTRIES:
+                raise _fail(where, f"the subset splits together cover more than {MAX_SUBSET_ENTRIES} categories; predicting with this model would need a table that large")
             built[i] = SubsetSplit(j, tuple(codes), kids[0], kids[1], counts)
         elif kind == "categorical":
             j = _feature(entry, schema, CATEGORICAL, where)
             m = len(schema.features[j].categories)
+            if m == 0:
+                raise _fail(where, f"a categorical split on {schema.features[j].name!r}, which has no categories: a split needs at least one child")
             if len(kids) != m:
                 raise _fail(where, f"a categorical split on {schema.features[j].name!r} has one child per category ({m}), got {len(kids)}")
             built[i] = CategoricalSplit(j, tuple(kids), counts)
@@ -296,6 +367,9 @@ def from_json(text: str | bytes) -> Tree:
         obj = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise ModelFormatError(f"model: not valid JSON ({exc})") from None
+    except ValueError as exc:
+        # Python refuses to turn a number of more than 4300 digits into an int.
+        raise ModelFormatError(f"model: a number in the model is too long ({exc})") from None
     except RecursionError:
         raise ModelFormatError("model: nested too deeply to be a puretree model") from None
     return from_dict(obj)

@@ -38,9 +38,17 @@ from .data import encode_features, labels_array
 from .errors import ParameterError
 from .nodes import CategoricalSplit, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
 from .prune import _check_cf, c45_added_errors, validation_codes
-from .text import format_number
+from .text import format_number, shorten
 
-__all__ = ["Condition", "Rule", "RuleList", "to_rules", "prune_rules", "ESTIMATES"]
+__all__ = ["Condition", "Rule", "RuleList", "to_rules", "prune_rules", "ESTIMATES", "MAX_CONDITIONS_PER_NODE", "MIN_CONDITIONS_LIMIT"]
+
+#: :func:`to_rules` lists at most ``max(MIN_CONDITIONS_LIMIT, MAX_CONDITIONS_PER_NODE * nodes)``
+#: conditions in all (a categorical condition counts once plus once per category it names).
+#: Merging keeps a rule to one interval per numeric feature and one set per categorical
+#: feature, but a deep tree over many features could still need a number of conditions that
+#: grows with its size squared; such a tree is refused rather than listed.
+MAX_CONDITIONS_PER_NODE = 64
+MIN_CONDITIONS_LIMIT = 2**20
 
 #: How :func:`prune_rules` estimates a rule's accuracy on the data it is given.
 ESTIMATES = ("accuracy", "pessimistic")
@@ -68,9 +76,11 @@ class Condition:
     def to_text(self, schema: Schema) -> str:
         feature = schema.features[self.feature]
         if self.op != "in":
-            return f"{feature.name} {self.op} {format_number(self.value)}"
-        names = [str(feature.categories[c]) for c in self.value]
-        return f"{feature.name} = {names[0]}" if len(names) == 1 else f"{feature.name} in {{{', '.join(names)}}}"
+            return f"{shorten(feature.name)} {self.op} {format_number(self.value)}"
+        names = [shorten(feature.categories[c]) for c in self.value]
+        if not names:  # tests on one path that no category passes: the rule never holds
+            return f"{shorten(feature.name)} in {{}}"
+        return f"{shorten(feature.name)} = {names[0]}" if len(names) == 1 else f"{shorten(feature.name)} in {{{', '.join(names)}}}"
 
 
 def _weight_text(w: float) -> str:
@@ -111,7 +121,7 @@ class Rule:
 
     def to_text(self, schema: Schema) -> str:
         test = " AND ".join(c.to_text(schema) for c in self.conditions) or "TRUE"
-        return f"IF {test} THEN {schema.classes[self.prediction]}  [{_weight_text(self.correct)}/{_weight_text(self.coverage)}]"
+        return f"IF {test} THEN {shorten(schema.classes[self.prediction])}  [{_weight_text(self.correct)}/{_weight_text(self.coverage)}]"
 
 
 @attrs.frozen
@@ -152,7 +162,7 @@ class RuleList:
 
     def to_text(self) -> str:
         lines = [r.to_text(self.schema) for r in self.rules]
-        return "\n".join(lines + [f"ELSE {self.schema.classes[self.default]}"])
+        return "\n".join(lines + [f"ELSE {shorten(self.schema.classes[self.default])}"])
 
     def __str__(self) -> str:
         return self.to_text()
@@ -172,7 +182,8 @@ def _merge(conditions: dict[tuple[int, str], Any], feature: int, op: str, value:
     elif op == ">":
         out[key] = max(out[key], value)
     else:
-        out[key] = tuple(c for c in out[key] if c in set(value))
+        keep = set(value)  # once, not per category: sets may hold thousands of codes
+        out[key] = tuple(c for c in out[key] if c in keep)
     return out
 
 
@@ -182,7 +193,8 @@ def _branch_tests(node: Any, schema: Schema) -> list[tuple[str, Any]]:
             return [("<=", t), (">", t)]
         case SubsetSplit(left_categories=left):
             every = range(len(schema.features[node.feature].categories))
-            return [("in", tuple(left)), ("in", tuple(c for c in every if c not in set(left)))]
+            chosen = set(left)
+            return [("in", tuple(left)), ("in", tuple(c for c in every if c not in chosen))]
         case CategoricalSplit():
             return [("in", (c,)) for c in range(len(node.children))]
     raise TypeError(f"not a split: {node!r}")
@@ -200,6 +212,12 @@ def to_rules(tree: Tree) -> RuleList:
     """One rule per leaf, in pre-order, with merged conditions; the default is the root's
     majority. An empty leaf's rule predicts its nearest ancestor's majority and covers 0 rows.
 
+    Each rule holds at most one interval per numeric feature (``a < x <= b``, as two
+    conditions) and one set per categorical feature, whatever the depth of its leaf. A tree
+    whose rules would still hold more than ``max(MIN_CONDITIONS_LIMIT,
+    MAX_CONDITIONS_PER_NODE * nodes)`` conditions in all raises :class:`ParameterError`
+    (its rule list would grow with the tree's size squared).
+
     >>> from puretree.datasets import load_temperature
     >>> from puretree.grow import id3
     >>> print(to_rules(id3(load_temperature())))
@@ -215,8 +233,18 @@ def to_rules(tree: Tree) -> RuleList:
     # An explicit stack: trees may be thousands of levels deep. Merging keeps each path's
     # conditions to at most two per feature, so deep chains stay cheap.
     stack: list[tuple[Any, dict[tuple[int, str], Any], tuple[float, ...]]] = [(tree.root, {}, tree.root.counts)]
+    n_nodes = sum(1 for _ in _preorder(tree.root))
+    limit = max(MIN_CONDITIONS_LIMIT, MAX_CONDITIONS_PER_NODE * n_nodes)
+    # Counted at every node, not only at leaves: copying a path's conditions costs as much.
+    spent = 0
     while stack:
         node, conditions, inherited = stack.pop()
+        spent += sum(1 + (len(v) if op == "in" else 0) for (_, op), v in conditions.items())
+        if spent > limit:
+            raise ParameterError(
+                f"this tree's rules would hold more than {limit} conditions (at most {MAX_CONDITIONS_PER_NODE} per node of its {n_nodes}): "
+                "too many to list; use the tree itself (show) instead"
+            )
         own = node.counts if sum(node.counts) > 0 else inherited
         if isinstance(node, Leaf):
             conds = tuple(Condition(f, op, v) for (f, op), v in sorted(conditions.items(), key=_reading_order(conditions)))
@@ -225,6 +253,14 @@ def to_rules(tree: Tree) -> RuleList:
         for (op, value), child in reversed(list(zip(_branch_tests(node, schema), children(node)))):
             stack.append((child, _merge(conditions, node.feature, op, value), own))
     return RuleList(tuple(rules), int(np.argmax(tree.root.counts)), schema)
+
+
+def _preorder(root: Any) -> Any:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(children(node))
 
 
 # -- rule post-pruning -------------------------------------------------------------------

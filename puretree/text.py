@@ -1,8 +1,11 @@
 """A readable text rendering, in the manner of the seeds' drawings and Weka's J48.
 
 Each branch is a line ``feature test``; a branch that ends in a leaf carries
-``: class (weight)`` or ``: class (weight/errors)``. Deeper levels are indented with ``|   ``.
-Thresholds are printed exactly (shortest round-trip form), with the convention
+``: class (weight)`` or ``: class (weight/errors)``. Deeper levels are indented with ``|   ``,
+up to :data:`MAX_INDENT` levels (names and labels longer than :data:`MAX_NAME` characters
+are cut, saying their length); deeper lines keep that indentation and start with a depth
+marker ``[depth N]`` instead (N counts from 0 at the root's branches), so the text of a chain
+of any depth grows linearly with the tree. Thresholds are printed exactly (shortest round-trip form), with the convention
 ``x <= t`` left, ``x > t`` right.
 
 >>> from puretree.datasets import load_temperature
@@ -23,7 +26,32 @@ import numpy as np
 from .fold import depth, n_leaves, n_nodes
 from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree, children
 
-__all__ = ["to_text", "summary", "format_number", "branch_labels", "leaf_label"]
+__all__ = ["MAX_INDENT", "MAX_NAME", "shorten", "to_text", "summary", "format_number", "branch_labels", "leaf_label"]
+
+#: The deepest level that is indented; below it lines carry a ``[depth N]`` marker instead.
+#: Indenting every level would make the text of a deep chain grow with its depth squared.
+MAX_INDENT = 64
+
+
+#: The longest feature name, category or class label printed in full; a longer one is cut,
+#: saying how long it was. A name is repeated on every line that tests it, so a huge name
+#: in a deep tree would otherwise make the text grow with the name's size times the depth.
+MAX_NAME = 256
+
+
+def shorten(value: object) -> str:
+    """A name or label as printed in text output: in full up to :data:`MAX_NAME` characters.
+
+    >>> shorten("outlook")
+    'outlook'
+    >>> long = shorten("x" * 1000)
+    >>> long.endswith("x... (1000 characters)"), len(long) <= MAX_NAME
+    (True, True)
+    """
+    text = str(value)
+    if len(text) <= MAX_NAME:
+        return text
+    return f"{text[:MAX_NAME - 40]}... ({len(text)} characters)"
 
 
 def format_number(x: float) -> str:
@@ -37,12 +65,12 @@ def format_number(x: float) -> str:
 
 
 def _category(schema: Schema, feature: int, code: int) -> str:
-    return str(schema.features[feature].categories[code])
+    return shorten(schema.features[feature].categories[code])
 
 
 def branch_labels(node: Node, schema: Schema) -> list[str]:
     """The test text of each branch of a split, e.g. ``['outlook = rain', ...]``."""
-    name = schema.features[node.feature].name
+    name = shorten(schema.features[node.feature].name)
     match node:
         case NumericSplit(threshold=t):
             return [f"{name} <= {format_number(t)}", f"{name} > {format_number(t)}"]
@@ -67,7 +95,7 @@ def leaf_label(counts: tuple[float, ...], schema: Schema, fallback: tuple[float,
     total = sum(counts)
     source = counts if total > 0 or fallback is None else fallback
     best = int(np.argmax(source)) if len(source) else 0
-    label = schema.classes[best] if schema.classes else best
+    label = shorten(schema.classes[best]) if schema.classes else best
     errors = total - counts[best] if total > 0 else 0.0
     size = _weight_text(total) if errors <= 1e-12 else f"{_weight_text(total)}/{_weight_text(errors)}"
     return f"{label} ({size})"
@@ -77,8 +105,35 @@ def _has_weight(counts: tuple[float, ...], schema: Schema) -> bool:
     return (counts[0] if schema.is_regression else sum(counts)) > 0
 
 
-def to_text(tree: Tree, *, indent: str = "|   ") -> str:
-    """The tree as indented text, one line per branch (a single line for a lone leaf)."""
+def _prefix(indent: str, level: int, max_indent: int) -> str:
+    if level <= max_indent:
+        return indent * level
+    return f"{indent * max_indent}[depth {level}] "
+
+
+def to_text(tree: Tree, *, indent: str = "|   ", max_indent: int = MAX_INDENT) -> str:
+    """The tree as indented text, one line per branch (a single line for a lone leaf).
+
+    Lines are indented by ``indent`` once per level up to ``max_indent`` levels; a line
+    deeper than that keeps ``max_indent`` indents and starts with ``[depth N]``:
+
+    >>> from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+    >>> node = Leaf((1, 0))
+    >>> for t in (3, 2, 1):
+    ...     node = NumericSplit(0, t, Leaf((0, 1)), node, (1, 1))
+    >>> tree = Tree(node, Schema((Feature("x"),), ("a", "b")))
+    >>> print(to_text(tree, max_indent=1))
+    x <= 1: b (1)
+    x > 1
+    |   x <= 2: b (1)
+    |   x > 2
+    |   [depth 2] x <= 3: b (1)
+    |   [depth 2] x > 3: a (1)
+    """
+    if isinstance(max_indent, bool) or not isinstance(max_indent, int) or max_indent < 0:
+        from .errors import ParameterError
+
+        raise ParameterError(f"max_indent must be an integer >= 0, got {max_indent!r}")
     schema = tree.schema
     if isinstance(tree.root, Leaf):
         return leaf_label(tree.root.counts, schema)
@@ -95,7 +150,7 @@ def to_text(tree: Tree, *, indent: str = "|   ") -> str:
         own = node.counts if _has_weight(node.counts, schema) else inherited
         items: list[tuple[str, Any]] = []
         for label, child in zip(branch_labels(node, schema), children(node)):
-            prefix = indent * level + label
+            prefix = _prefix(indent, level, max_indent) + label
             if isinstance(child, Leaf):
                 items.append(("line", f"{prefix}: {leaf_label(child.counts, schema, own)}"))
             else:

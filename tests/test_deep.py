@@ -16,7 +16,7 @@ from functools import partial
 from puretree.grow import cart, grow, id3
 from puretree.io import from_json, to_dict, to_json
 from puretree.nodes import Leaf, NumericSplit
-from puretree.text import summary
+from puretree.text import MAX_INDENT, summary
 
 N = 5_000
 
@@ -56,7 +56,9 @@ def test_prints(deep):
     text = tree.to_text()
     lines = text.split("\n")
     assert len(lines) == 2 * (N - 1)
-    assert max(line.count("|   ") for line in lines) == N - 2
+    # Indentation stops at MAX_INDENT levels; deeper lines say their depth instead.
+    assert max(line.count("|   ") for line in lines) == MAX_INDENT
+    assert max(int(line.split("[depth ")[1].split("]")[0]) for line in lines if "[depth " in line) == N - 2
     assert summary(tree) == f"nodes: {2 * N - 1}, leaves: {N}, depth: {N - 1}"
 
 

@@ -31,6 +31,7 @@ node ever reaches a template. Everything a template needs to decide exactly as
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -42,7 +43,7 @@ from ..nodes import Tree
 from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT, _normalised, flatten
 from . import literals as lit
 
-__all__ = ["TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "C_NESTING_LIMIT", "lower", "check_options"]
+__all__ = ["MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
@@ -53,8 +54,17 @@ INDEX_TYPES = {"uint8_t": 2**8 - 1, "uint16_t": 2**16 - 1, "uint32_t": 2**32 - 1
 #: The deepest tree the Python target writes as nested if/else; deeper trees use the flat form.
 #: CPython refuses more than 100 indentation levels; each tree level adds one.
 PYTHON_NESTING_LIMIT = 60
+#: The most ``if``/``elif`` statements nested inside one another that nested Python may hold:
+#: each ``elif`` is an ``if`` inside the previous one's ``else``, so a categorical split with
+#: thousands of categories nests thousands deep, and CPython's compiler gives up (RecursionError
+#: or MemoryError) somewhere past 2,000. Deeper trees use the flat form.
+PYTHON_ELIF_LIMIT = 500
 #: C99 (5.2.4.1) promises 127 nested blocks; deeper trees need the table-driven form.
 C_NESTING_LIMIT = 120
+#: The most if/else-if statements nested inside one another that nested C may hold (each
+#: category of a categorical split is one more ``else if``): compilers take time growing with
+#: its square (gcc: 4.5 s for 5,000, minutes for 50,000). Such trees need the c-table target.
+C_ELIF_LIMIT = 1000
 
 _DEFAULTS: dict[str, Any] = {
     "name": "tree",
@@ -199,7 +209,10 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     def ref(node: int) -> int:
         return internal_index[node] if node in internal_index else n_internal + outcome_of[node]
 
-    features, classes = _names(schema, language, name)
+    if language == "c" and schema.n_features == 0:
+        # C99 has no arrays of size 0 (the feature names, the features argument).
+        raise CodegenError("this model has no features; C code needs at least one (export it to Python, or retrain with a feature)")
+    features, classes, long_strings = _names(schema, language, name)
     heavy_left = {}
     rows = {"feature": [], "threshold": [], "left": [], "right": [], "always": []}
     cat_table: list[int] = []
@@ -244,16 +257,24 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
 
     form = opts["form"]
     if form == "auto":
-        form = "table" if target == "c-table" else ("nested" if target != "python" or depth <= PYTHON_NESTING_LIMIT else "table")
+        shallow = depth <= PYTHON_NESTING_LIMIT and _if_nesting(flat, tree.missing) <= PYTHON_ELIF_LIMIT
+        form = "table" if target == "c-table" else ("nested" if target != "python" or shallow else "table")
     if form == "nested" and language == "python" and depth > PYTHON_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested Python allows at most {PYTHON_NESTING_LIMIT} (use form='table')")
+    if form == "nested" and language == "python" and (nesting := _if_nesting(flat, tree.missing)) > PYTHON_ELIF_LIMIT:
+        raise CodegenError(f"this tree's if/elif statements nest {nesting} deep (a categorical split has many categories); nested Python allows at most {PYTHON_ELIF_LIMIT} (use form='table')")
     if form == "nested" and language == "c" and depth > C_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested C is limited to {C_NESTING_LIMIT} levels (C99 guarantees 127 nested blocks): use the c-table target")
+    if form == "nested" and language == "c" and (nesting := _if_nesting(flat, tree.missing)) > C_ELIF_LIMIT:
+        raise CodegenError(f"this tree's if/else-if statements nest {nesting} deep (a categorical split has many categories); nested C is limited to {C_ELIF_LIMIT}: use the c-table target")
 
+    # Python and JavaScript numbers are doubles, whatever feature type was asked for.
+    manifest = _manifest(target=target, name=name, form=form, feature_type=ftype if language == "c" else "double", index_type=index_type, proba=bool(opts["proba"]) and not regression, missing=tree.missing, task=schema.task, n_features=schema.n_features)
     ref_size = int(index_type[4:-2]) // 8
     stack_bytes = 32 + (2 * width * (ref_size + 8) + 8 * max(1, len(schema.classes)) if distribute else 0)
     ctype, int_range = lit.C_TYPES[ftype]
     return {
+        "manifest": manifest,
         "name": name,
         "target": target,
         "language": language,
@@ -281,6 +302,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         "classes": classes,
         "n_classes": len(schema.classes),
         "target_name": _string(language, schema.target),
+        "long_strings": long_strings,
         "outcomes": outcomes,
         "table": {
             "n_internal": n_internal,
@@ -297,8 +319,71 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     }
 
 
-def _names(schema: Any, language: str, name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Features and classes with their literals and their (globally distinct) C constants."""
+#: The first line of every generated file carries ``puretree-export:`` and this JSON object:
+#: how the file was generated, so that ``verify --code`` needs nothing but the folder.
+MANIFEST_MARK = "puretree-export:"
+
+
+def _manifest(**fields: Any) -> str:
+    """The export manifest as one line of JSON (only names, numbers and fixed words: it cannot
+    end a comment or hold anything from the model's labels)."""
+    from .. import __version__
+
+    return json.dumps({"format": "puretree-export", "version": 1, **fields, "puretree": __version__}, sort_keys=True, separators=(", ", ": "))
+
+
+#: C99 (5.2.4.1) promises string literals of 4095 characters and objects of 65535 bytes.
+C_STRING_LIMIT = 4095
+C_OBJECT_LIMIT = 65535
+
+
+def _c_names(name: str) -> tuple[Any, list[dict[str, Any]]]:
+    """A literal maker for C names, and the char arrays it needed: a name of up to
+    :data:`C_STRING_LIMIT` bytes is a string literal; a longer one becomes a static
+    ``unsigned char`` array (no length limit applies to those, up to the object limit)
+    referenced through a cast."""
+    arrays: list[dict[str, Any]] = []
+
+    def literal(text: str, what: str) -> str:
+        data = str(text).encode("utf-8", "surrogatepass")
+        if len(data) <= C_STRING_LIMIT:
+            return lit.c_string(text)
+        if len(data) + 1 > C_OBJECT_LIMIT:
+            raise CodegenError(f"{what} is {len(data)} bytes long; C99 promises objects of at most {C_OBJECT_LIMIT} bytes, so no portable C can hold it")
+        ident = f"{name}_long_name_{len(arrays)}"
+        arrays.append({"ident": ident, "size": len(data) + 1, "chars": [f"{b}u" for b in data] + ["0u"]})
+        return f"(const char *){ident}"
+
+    return literal, arrays
+
+
+def _if_nesting(flat: Any, missing: str) -> int:
+    """How deep the nested form's ``if``/``elif`` statements nest: a branch's test is the k-th
+    ``elif`` of its split (k from 0), nested k deeper than the split's ``if``."""
+    first = 0 if missing == "majority" else 1  # the missing-value test comes first
+    nesting = np.zeros(flat.n_nodes, dtype=np.int64)
+    for node in range(flat.n_nodes):  # pre-order: a parent before its children
+        kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]]
+        if flat.kind[node] == NUMERIC_SPLIT:
+            # if x <= t: left, else: right (an else is not a nested if)
+            nesting[kids] = nesting[node] + 1 + first
+        elif len(kids):
+            # categories are tested in code order (multiway) or left then known (subset)
+            nesting[kids] = nesting[node] + 1 + first + np.arange(len(kids))
+    return int(nesting.max())
+
+
+def _names(schema: Any, language: str, name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Features and classes with their literals and their (globally distinct) C constants,
+    and the char arrays that hold names too long for a C string literal."""
+    if language == "c":
+        c_literal, long_strings = _c_names(name)
+    else:
+        long_strings = []
+
+    def text_literal(text: str, what: str) -> str:
+        return c_literal(text, what) if language == "c" else _string(language, text)
+
     big = name.upper()
     reserved = {f"{big}_N_FEATURES", f"{big}_N_CLASSES", f"{big}_MISSING", f"{big}_H_INCLUDED", f"{big}_MAX_STACK_BYTES"}
     # Each part at most 24 characters: C99 promises 63 significant characters (5.2.4.1).
@@ -316,22 +401,22 @@ def _names(schema: Any, language: str, name: str) -> tuple[list[dict[str, Any]],
     features = [
         {
             "index": j,
-            "name": _string(language, feature.name),
+            "name": text_literal(feature.name, f"the name of feature {j}"),
             "ident": feature_idents[j],
             "categorical": not feature.is_numeric,
             "n_categories": len(feature.categories),
             "categories": [
-                {"code": c, "value": _value_literal(language, v), "name": _string(language, _label_text(v)), "ident": category_idents[j][c]}
+                {"code": c, "value": _value_literal(language, v), "name": text_literal(_label_text(v), f"category {c} of feature {j}"), "ident": category_idents[j][c]}
                 for c, v in enumerate(feature.categories)
             ],
         }
         for j, feature in enumerate(schema.features)
     ]
     classes = [
-        {"index": k, "value": _value_literal(language, c), "name": _string(language, _label_text(c)), "ident": class_idents[k]}
+        {"index": k, "value": _value_literal(language, c), "name": text_literal(_label_text(c), f"class label {k}"), "ident": class_idents[k]}
         for k, c in enumerate(schema.classes)
     ]
-    return features, classes
+    return features, classes, long_strings
 
 
 def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: dict[int, int], rows: dict[str, list], features: list) -> list[dict[str, Any]]:

@@ -18,7 +18,9 @@ and on missing values, and compares every prediction (and probability) with
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import math
 import os
 import shutil
@@ -26,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +36,14 @@ import attrs
 import numpy as np
 
 from ..data import Dataset, as_dataset
-from ..errors import CodegenError, DataError
+from ..errors import CodegenError
 from ..nodes import Tree
-from ..predict import NUMERIC_SPLIT, decision_path, flatten, predict_proba, predict_value
+from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, apply, flatten, predict_proba, predict_value
 from . import literals as lit
-from .lower import check_options
+from .lower import MANIFEST_MARK, check_options
 from .render import generate
 
-__all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "Report", "check_rows", "expected", "run_c", "run_python", "verify", "compile_c"]
+__all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
 
 STRICT_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wconversion")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g")
@@ -49,14 +51,23 @@ SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "
 
 @attrs.frozen
 class Report:
-    """What ``verify`` found: rows checked and the differing ones ``(row values, model, code)``."""
+    """What ``verify`` found: the number of rows checked, the number that differ and the first
+    :data:`MAX_REPORTED` of them ``(row values, model, code)``, and the nodes that no row
+    without missing values reaches in the feature type (dead branches, or branches only a
+    missing value leads to: the missing-value rows are all that check them)."""
 
     n_checked: int
     mismatches: list[tuple[Any, Any, Any]]
+    n_mismatches: int = attrs.field(default=attrs.Factory(lambda self: len(self.mismatches), takes_self=True))
+    unreached: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return not self.mismatches
+        return self.n_mismatches == 0
+
+
+#: How many differing rows a :class:`Report` keeps (all of them are counted).
+MAX_REPORTED = 100
 
 
 # -- the rows to check ----------------------------------------------------------------------
@@ -90,58 +101,220 @@ def _neighbours(t: float, ftype: str) -> list[float]:
     return [float(v) for v in (f - 1, f, f + 1) if lo < v <= hi]
 
 
-def check_rows(tree: Tree, X: np.ndarray, feature_type: str = "double", *, limit: int = 4000) -> np.ndarray:
-    """The rows to check: ``X`` (encoded, in the feature type), and for every numeric split, a
-    row reaching it with that feature at the threshold and just below/above it in the feature
-    type; plus each row with each feature missing, and with each categorical feature unseen."""
+def _typed_value(current: float, lo: float, hi: float, ftype: str) -> float | None:
+    """A value of the feature type in ``(lo, hi]``: ``current`` if it is one, else the bound's
+    nearest; None when the interval holds no value of the type (the path cannot be taken)."""
+    if lo < current <= hi and not math.isnan(current):
+        return current
+    if ftype == "double":
+        v = hi if hi < math.inf else float(np.nextafter(lo, np.inf))
+    elif ftype == "float":
+        with np.errstate(over="ignore"):
+            v = float(lit.float32_floor(hi)) if hi < math.inf else float(np.nextafter(lit.float32_floor(lo), np.float32(np.inf)))
+    else:
+        tlo, thi = lit.C_TYPES[ftype][1]
+        v = float(min(math.floor(hi), thi)) if hi < math.inf else float(math.floor(lo) + 1)
+        if not tlo < v <= thi:
+            return None
+    return v if math.isfinite(v) and lo < v <= hi else None
+
+
+def _subtree_end(flat: Any) -> np.ndarray:
+    """For each node, one past the last pre-order id of its subtree."""
+    n = flat.n_nodes
+    size = np.ones(n, dtype=np.int64)
+    for i in range(n - 1, 0, -1):
+        size[flat.parent[i]] += size[i]
+    return np.arange(n) + size
+
+
+def _node_rows(tree: Tree, flat: Any, start: np.ndarray, ftype: str) -> Iterator[tuple[int, np.ndarray | None]]:
+    """For every node (pre-order), a row that the path constraints say reaches it: starting
+    from ``start``, each split on the way narrows its feature to an interval (numeric) or a
+    set of codes (categorical) and the row takes a value inside. A node whose constraints
+    leave no value of the feature type (and every node below it) comes with ``None``: no row
+    without missing values reaches it."""
+    schema = tree.schema
+    Stack = list[tuple[int, np.ndarray | None, dict[int, Any]]]
+    stack: Stack = [(0, start, {})]
+    while stack:
+        node, row, bounds = stack.pop()
+        yield node, row
+        kind = int(flat.kind[node])
+        if kind == LEAF:
+            continue
+        j = int(flat.feature[node])
+        kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]].tolist()
+        todo: Stack = []
+        if row is None:
+            todo = [(child, None, bounds) for child in kids]
+        elif kind == NUMERIC_SPLIT:
+            t = float(flat.threshold[node])
+            lo, hi = bounds.get(j, (-math.inf, math.inf))
+            for child, interval in ((kids[0], (lo, min(hi, t))), (kids[1], (max(lo, t), hi))):
+                v = _typed_value(float(row[j]), *interval, ftype)
+                new = None
+                if v is not None:
+                    new = row.copy()
+                    new[j] = v
+                todo.append((child, new, {**bounds, j: interval}))
+        else:
+            m = len(schema.features[j].categories)
+            allowed = bounds.get(j, range(m))
+            entries = flat.table[flat.offset[node]: flat.offset[node] + m].tolist()
+            if kind == MULTIWAY_SPLIT:
+                branches = [(entries[c], (c,)) for c in range(m)]
+            else:
+                branches = [(kids[0], tuple(c for c in range(m) if entries[c] == 1)), (kids[1], tuple(c for c in range(m) if entries[c] != 1))]
+            allowed_set = set(allowed)
+            for child, codes in branches:
+                keep = tuple(c for c in codes if c in allowed_set)
+                new = None
+                if keep:
+                    new = row.copy()
+                    new[j] = row[j] if row[j] in keep else keep[0]
+                todo.append((child, new, {**bounds, j: keep}))
+        stack.extend(reversed(todo))
+
+
+def _batch_size(n_features: int) -> int:
+    # Rows are checked in batches of about 4 million values, whatever their number.
+    return max(1, min(2**16, 2**22 // max(1, n_features)))
+
+
+def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, unreached: list[int] | None = None) -> Iterator[np.ndarray]:
+    """The rows to check, in batches (every one of them, however many): ``X`` (encoded, in the
+    feature type); for every node, a row reaching it; for every numeric split, that row with
+    the feature at the threshold and just below and above it in the feature type; for every
+    split, that row with the feature missing, and for a categorical one with an unseen
+    category (both codes past the end and -1); and for every feature a split tests, a row with
+    it missing (and unseen), for the others one row with all of them missing (and unseen).
+    Node ids that no row without missing values reaches are appended to ``unreached``."""
     ftype = check_options("c", {"feature_type": feature_type})["feature_type"]
     base = _to_type(X, tree, ftype)
-    if base.shape[0] == 0:
-        base = np.zeros((1, tree.schema.n_features))
+    n_features = tree.schema.n_features
+    size = _batch_size(n_features)
+    seen: set[bytes] = set()
+
+    def unique(rows: Iterable[np.ndarray]) -> list[np.ndarray]:
+        # Rows already checked are not checked again (a leaf's row is often a threshold's neighbour).
+        fresh = []
+        for row in rows:
+            key = hashlib.blake2b(row.tobytes(), digest_size=16).digest()
+            if key not in seen:
+                seen.add(key)
+                fresh.append(row)
+        return fresh
+
+    for i in range(0, base.shape[0], size):
+        unique(base[i: i + size])
+        yield base[i: i + size]
     flat = flatten(tree)
-    # Rows to carry the neighbourhood values: without missing cells, so that every strategy
-    # (even "error") walks them to a leaf.
-    clean = np.where(np.isnan(base), 0.0, base)
-    reach: dict[int, int] = {}
-    for r, path in enumerate(decision_path(tree, Dataset(tree.schema, clean))):
-        for node in path:
-            reach.setdefault(node, r)
-    extra = []
-    for node in np.flatnonzero(flat.kind == NUMERIC_SPLIT).tolist():
-        j = int(flat.feature[node])
-        row = clean[reach.get(node, 0)]
-        for v in _neighbours(float(flat.threshold[node]), ftype):
-            new = row.copy()
-            new[j] = v
-            extra.append(new)
-    few = base[: max(1, min(len(base), 50))]
+    start = base[0].copy() if base.shape[0] else np.zeros(n_features)
+    start = np.where(np.isnan(start), 0.0, start)  # so that every strategy (even "error") walks it
     for j, feature in enumerate(tree.schema.features):
-        gone = few.copy()
-        gone[:, j] = np.nan
-        extra.extend(gone)
+        if not feature.is_numeric and not 0 <= start[j] < len(feature.categories):
+            start[j] = 0.0 if feature.categories else start[j]
+    # Features no split tests cannot change an answer: one row with all of them missing (and
+    # one with them unseen) checks that the code ignores them, instead of a row per feature.
+    tested = set(flat.feature[flat.kind != LEAF].tolist())
+    ignored = [j for j in range(n_features) if j not in tested]
+    per_feature = []
+    if ignored:
+        gone = start.copy()
+        gone[ignored] = np.nan
+        per_feature.append(gone)
+        unseen = start.copy()
+        unseen[[j for j in ignored if not tree.schema.features[j].is_numeric]] = -1.0
+        per_feature.append(unseen)
+    for j, feature in enumerate(tree.schema.features):
+        if j not in tested:
+            continue
+        gone = start.copy()
+        gone[j] = np.nan
+        per_feature.append(gone)
         if not feature.is_numeric:
-            unseen = few.copy()
-            unseen[:, j] = len(feature.categories)
-            extra.extend(unseen)
-            unseen[:, j] = -1
-            extra.extend(unseen)
-    rows = np.vstack([base] + ([np.array(extra)] if extra else []))
-    return rows[:limit] if len(rows) > limit else rows
+            for code in (len(feature.categories), -1):
+                unseen = start.copy()
+                unseen[j] = code
+                per_feature.append(unseen)
+    for i in range(0, len(per_feature), size):
+        fresh = unique(per_feature[i: i + size])
+        if fresh:
+            yield np.array(fresh)
+    end = _subtree_end(flat)
+    pending: list[tuple[int, np.ndarray | None]] = []
+
+    def derived(batch: list[tuple[int, np.ndarray | None]]) -> list[np.ndarray]:
+        if unreached is not None:
+            unreached.extend(k for k, r in batch if r is None)
+        batch = [(k, r) for k, r in batch if r is not None]
+        if not batch:
+            return []
+        nodes = np.array([k for k, _ in batch], dtype=np.int64)
+        rows = np.array([r for _, r in batch])
+        ends = np.asarray(apply(attrs.evolve(tree, missing="majority"), Dataset(tree.schema, rows)))
+        reached = (ends >= nodes) & (ends < end[nodes])
+        out = []
+        for node, row, ok in zip(nodes.tolist(), rows, reached.tolist()):
+            if not ok:
+                if unreached is not None:
+                    unreached.append(node)
+                continue
+            out.append(row)
+            kind = int(flat.kind[node])
+            if kind == LEAF:
+                continue
+            j = int(flat.feature[node])
+            values: list[float] = [math.nan]
+            if kind == NUMERIC_SPLIT:
+                values += _neighbours(float(flat.threshold[node]), ftype)
+            else:
+                values += [float(len(tree.schema.features[j].categories)), -1.0]
+            for v in values:
+                new = row.copy()
+                new[j] = v
+                out.append(new)
+        return out
+
+    out: list[np.ndarray] = []
+    for item in _node_rows(tree, flat, start, ftype):
+        pending.append(item)
+        if len(pending) >= size:
+            out += unique(derived(pending))
+            pending = []
+        while len(out) >= size:
+            yield np.array(out[:size])
+            out = out[size:]
+    if pending:
+        out += unique(derived(pending))
+    for i in range(0, len(out), size):
+        yield np.array(out[i: i + size])
+
+
+def check_rows(tree: Tree, X: np.ndarray, feature_type: str = "double") -> np.ndarray:
+    """All the rows of :func:`check_batches` as one array (for small trees and tests)."""
+    batches = list(check_batches(tree, X, feature_type))
+    return np.vstack(batches) if batches else np.zeros((0, tree.schema.n_features))
 
 
 def expected(tree: Tree, rows: np.ndarray) -> list[Any]:
     """The model's answer per row: a tuple of probabilities (classification), a value
     (regression) or ``None`` where the model refuses the row (strategy "error")."""
-    ds = Dataset(tree.schema, rows)
-    if tree.missing == "error":
-        out = []
-        for i in range(len(rows)):
-            try:
-                out.append(_answer(tree, Dataset(tree.schema, rows[i: i + 1]))[0])
-            except DataError:
-                out.append(None)
-        return out
-    return _answer(tree, ds)
+    if tree.missing != "error" or rows.shape[0] == 0:
+        return _answer(tree, Dataset(tree.schema, rows))
+    # Under "error" a row is refused when its path meets a missing value: walked with
+    # "distribute", exactly such a row stops at a split whose feature it lacks.
+    flat = flatten(tree)
+    ends = np.asarray(apply(attrs.evolve(tree, missing="distribute"), Dataset(tree.schema, rows)))
+    at_split = flat.kind[ends] != LEAF
+    refused = at_split & np.isnan(rows[np.arange(len(rows)), flat.feature[ends]])
+    out: list[Any] = [None] * len(rows)
+    keep = np.flatnonzero(~refused)
+    if keep.size:
+        for i, answer in zip(keep.tolist(), _answer(tree, Dataset(tree.schema, rows[keep]))):
+            out[i] = answer
+    return out
 
 
 def _answer(tree: Tree, ds: Dataset) -> list[Any]:
@@ -178,6 +351,8 @@ def compile_c(files: dict[str, str], name: str, feature_type: str, *, regression
 
 
 def _driver(name: str, ctype: str, *, regression: bool, proba: bool) -> str:
+    # One row per ";"-terminated group of tokens: no line length limit, and a row of a
+    # tree without features is still a row. A malformed row makes the driver fail loudly.
     big = name.upper()
     read = "(%s)strtol(tok, &end, 10)" % ctype if ctype.startswith("int") else "(%s)strtod(tok, &end)" % ctype
     if regression:
@@ -190,14 +365,23 @@ def _driver(name: str, ctype: str, *, regression: bool, proba: bool) -> str:
         body = f'printf("%d\\n", {name}_predict(x));'
     return f"""#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "{name}.h"
 int main(void) {{
-    static char line[1 << 16];
+    static char tok[128];
     {ctype} x[{big}_N_FEATURES > 0 ? {big}_N_FEATURES : 1];
-    while (fgets(line, sizeof line, stdin)) {{
-        char *tok = line; char *end; int j;
-        for (j = 0; j < {big}_N_FEATURES; j++) {{ x[j] = {read}; tok = end; }}
-        {{ {body} }}
+    int j = 0;
+    while (scanf("%127s", tok) == 1) {{
+        char *end;
+        if (strcmp(tok, ";") == 0) {{
+            if (j != {big}_N_FEATURES) {{ fprintf(stderr, "row with %d values, expected %d\\n", j, (int){big}_N_FEATURES); return 3; }}
+            {{ {body} }}
+            j = 0;
+            continue;
+        }}
+        if (j >= {big}_N_FEATURES) {{ fprintf(stderr, "row with more than %d values\\n", (int){big}_N_FEATURES); return 3; }}
+        x[j++] = {read};
+        if (*end != '\\0') {{ fprintf(stderr, "bad value %s\\n", tok); return 3; }}
     }}
     return 0;
 }}
@@ -214,7 +398,7 @@ def _c_token(v: float, feature_type: str) -> str:
 
 def run_c(program: Path, rows: np.ndarray, feature_type: str, *, regression: bool, proba: bool) -> list[Any]:
     """Run the compiled driver on ``rows``; the answer per row in the form of :func:`expected`."""
-    text = "".join(" ".join(_c_token(v, feature_type) for v in row) + "\n" for row in rows.tolist())
+    text = "".join(" ".join([*(_c_token(v, feature_type) for v in row), ";"]) + "\n" for row in rows.tolist())
     done = subprocess.run([str(program)], input=text, capture_output=True, text=True)
     if done.returncode != 0:
         raise CodegenError(f"the compiled code failed (exit {done.returncode}): {done.stderr.strip()[:2000]}")
@@ -263,7 +447,10 @@ def python_row(tree: Tree, row: Sequence[float]) -> list[Any]:
 
 
 def run_python(module: Any, tree: Tree, rows: np.ndarray) -> list[Any]:
-    out = []
+    """Run a generated (or hand-edited) module on ``rows``; the answer per row in the form of
+    :func:`expected`. A ValueError is the module refusing the row (strategy "error"); any
+    other exception is recorded as the row's answer, so that it shows as a mismatch."""
+    out: list[Any] = []
     for row in rows.tolist():
         values = python_row(tree, row)
         try:
@@ -275,6 +462,8 @@ def run_python(module: Any, tree: Tree, rows: np.ndarray) -> list[Any]:
                 out.append((tree.schema.classes.index(label), p))
         except ValueError:
             out.append(None)
+        except Exception as exc:  # the code under test is at fault, not verify: report it
+            out.append(f"raised {type(exc).__name__}: {exc}"[:200])
     return out
 
 
@@ -286,7 +475,7 @@ def _compare(tree: Tree, rows: np.ndarray, want: list[Any], got: list[Any], *, p
         else:
             cls = int(np.argmax(w))
             if proba:
-                same = g is not None and g[0] == cls and g[1] == w
+                same = isinstance(g, tuple) and g[0] == cls and g[1] == w
             else:
                 same = g == cls
         if not same:
@@ -294,6 +483,25 @@ def _compare(tree: Tree, rows: np.ndarray, want: list[Any], got: list[Any], *, p
     if len(got) != len(want):
         bad.append(("row count", len(want), len(got)))
     return bad
+
+
+def _encoded(X: Any) -> np.ndarray:
+    if isinstance(X, np.ndarray) and X.dtype.kind == "f" and X.ndim == 2:
+        return X
+    return X.X if isinstance(X, Dataset) else as_dataset(X).X
+
+
+def _check(tree: Tree, X: np.ndarray, ftype: str, run: Any, *, proba: bool) -> Report:
+    """Every row of :func:`check_batches`, batch by batch: the model's answers against ``run``'s."""
+    unreached: list[int] = []
+    n_checked = n_bad = 0
+    shown: list[tuple[Any, Any, Any]] = []
+    for rows in check_batches(tree, X, ftype, unreached=unreached):
+        bad = _compare(tree, rows, expected(tree, rows), run(rows), proba=proba)
+        n_checked += len(rows)
+        n_bad += len(bad)
+        shown += bad[: MAX_REPORTED - len(shown)]
+    return Report(n_checked, shown, n_bad, tuple(unreached))
 
 
 def verify(
@@ -308,27 +516,110 @@ def verify(
     template_dirs: Iterable[str | os.PathLike[str]] | None = None,
     **options: Any,
 ) -> Report:
-    """Generate ``target`` code for ``tree``, run it on the rows of ``X`` and their threshold
-    neighbourhoods, and compare every answer with the model's, exactly."""
+    """Generate ``target`` code for ``tree``, run it on every row of :func:`check_batches`
+    (the rows of ``X``, every node's threshold neighbourhood, unseen categories and missing
+    values; no cap) and compare every answer with the model's, exactly."""
     if target not in ("python", "c", "c-table"):
         raise CodegenError(f"verify runs the built-in targets python, c and c-table, not {target!r}")
-    if isinstance(X, np.ndarray) and X.dtype.kind == "f" and X.ndim == 2:
-        encoded = X
-    else:
-        encoded = as_dataset(X).X if not isinstance(X, Dataset) else X.X
+    encoded = _encoded(X)
     ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
-    rows = check_rows(tree, encoded, ftype if target != "python" else "double")
-    want = expected(tree, rows)
     use_proba = proba and not tree.schema.is_regression
     files = generate(tree, target, name=name, feature_type=ftype, proba=use_proba, template_dirs=template_dirs, **options)
+    return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize)
+
+
+def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool) -> Report:
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as work:
         if target == "python":
-            module = load_python(files[f"{name}.py"], work)
             try:
-                got = run_python(module, tree, rows)
+                module = load_python(files[f"{name}.py"], work)
+            except Exception as exc:  # the code under test does not even import: say so
+                raise CodegenError(f"importing {name}.py failed: {type(exc).__name__}: {exc}") from None
+            try:
+                return _check(tree, X, "double", lambda rows: run_python(module, tree, rows), proba=True)
             finally:
                 sys.modules.pop(module.__name__, None)
-            return Report(len(rows), _compare(tree, rows, want, got, proba=True))
-        program = compile_c(files, name, ftype, regression=tree.schema.is_regression, proba=use_proba, workdir=work, sanitize=sanitize)
-        got = run_c(program, rows, ftype, regression=tree.schema.is_regression, proba=use_proba)
-    return Report(len(rows), _compare(tree, rows, want, got, proba=use_proba))
+        regression = tree.schema.is_regression
+        program = compile_c(files, name, ftype, regression=regression, proba=proba, workdir=work, sanitize=sanitize)
+        return _check(tree, X, ftype, lambda rows: run_c(program, rows, ftype, regression=regression, proba=proba), proba=proba)
+
+
+# -- checking files a user already has --------------------------------------------------------
+
+_MANIFEST_KEYS = {"target": str, "name": str, "form": str, "feature_type": str, "index_type": str, "proba": bool, "missing": str, "task": str, "n_features": int}
+
+
+def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The export manifest in the first line of a generated file, or None when it has none.
+    A manifest that is there but malformed raises :class:`CodegenError`."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            first = fh.readline(65536)
+    except (OSError, UnicodeDecodeError):
+        return None
+    text = first.strip()
+    for opening, closing in (("# ", ""), ("/* ", " */")):
+        if text.startswith(opening + MANIFEST_MARK) and text.endswith(closing):
+            body = text[len(opening + MANIFEST_MARK): len(text) - len(closing)]
+            break
+    else:
+        return None
+    try:
+        manifest = json.loads(body)
+    except ValueError:
+        raise CodegenError(f"{os.fspath(path)}: the {MANIFEST_MARK} header is not valid JSON") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != "puretree-export" or manifest.get("version") != 1:
+        raise CodegenError(f"{os.fspath(path)}: the {MANIFEST_MARK} header is not a puretree export manifest (version 1)")
+    for key, kind in _MANIFEST_KEYS.items():
+        if not isinstance(manifest.get(key), kind) or (kind is int and isinstance(manifest.get(key), bool)):
+            raise CodegenError(f"{os.fspath(path)}: the {MANIFEST_MARK} header lacks a valid {key!r}")
+    if manifest["target"] not in ("python", "c", "c-table"):
+        raise CodegenError(f"{os.fspath(path)}: verify --code runs the built-in targets python, c and c-table, not {manifest['target']!r}")
+    check_options(manifest["target"], {"name": manifest["name"], "feature_type": manifest["feature_type"]})
+    return manifest
+
+
+def find_export(code_dir: str | os.PathLike[str], *, name: str | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """The manifest and the files ``{file name: text}`` of the export in ``code_dir`` (the one
+    called ``name`` when the folder holds several)."""
+    folder = Path(code_dir)
+    if not folder.is_dir():
+        raise CodegenError(f"{os.fspath(code_dir)}: no such folder")
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.suffix in (".py", ".c") and path.is_file():
+            manifest = read_manifest(path)
+            if manifest is not None and path.name == manifest["name"] + (".py" if manifest["target"] == "python" else ".c"):
+                found[path.name] = manifest
+    if name is not None:
+        found = {k: m for k, m in found.items() if m["name"] == name}
+    if not found:
+        which = f" named {name!r}" if name is not None else ""
+        raise CodegenError(f"{os.fspath(code_dir)}: no code exported by puretree{which} (no .py or .c file starting with a '{MANIFEST_MARK}' header); export it with `puretree export`")
+    if len(found) > 1:
+        raise CodegenError(f"{os.fspath(code_dir)}: holds several exports ({', '.join(sorted(found))}); choose one with --name")
+    filename, manifest = next(iter(found.items()))
+    wanted = [filename] if manifest["target"] == "python" else [filename, manifest["name"] + ".h"]
+    files = {}
+    for f in wanted:
+        try:
+            files[f] = (folder / f).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CodegenError(f"{os.fspath(folder / f)}: cannot read it ({exc})") from None
+    return manifest, files
+
+
+def verify_code(tree: Tree, X: Any, code_dir: str | os.PathLike[str], *, name: str | None = None, sanitize: bool = False) -> tuple[dict[str, Any], Report]:
+    """Check the code already in ``code_dir`` (as written by ``export``, possibly edited since):
+    compile or import those files, not freshly generated ones, and compare them with the model
+    on every row :func:`verify` checks. How they were generated comes from their
+    ``puretree-export:`` header. Returns the manifest and the report."""
+    manifest, files = find_export(code_dir, name=name)
+    if manifest["n_features"] != tree.schema.n_features or manifest["task"] != tree.schema.task:
+        raise CodegenError(
+            f"{os.fspath(code_dir)}: the code was exported from a {manifest['task']} model with {manifest['n_features']} features; "
+            f"this model is a {tree.schema.task} model with {tree.schema.n_features}"
+        )
+    report = _run_files(tree, _encoded(X), files, target=manifest["target"], name=manifest["name"], ftype=manifest["feature_type"],
+                        proba=manifest["proba"] and not tree.schema.is_regression, sanitize=sanitize)
+    return manifest, report

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, check_options
 from ..codegen.render import export
-from ..codegen.verify import verify
+from ..codegen.verify import verify, verify_code
 from ..data import encode_table, read_csv_table
 from ..files import check_not_inputs
 from ..io import load
@@ -27,11 +27,19 @@ def _name(text: str) -> str:
     return text
 
 
-def _common(p: argparse.ArgumentParser, *, targets: Any) -> None:
+class _Given(argparse.Action):
+    """Store the value and remember that the user gave it (a default name is not a choice)."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.name_given = True
+
+
+def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, name_action: Any = "store") -> None:
     p.add_argument("model", metavar="MODEL.json")
-    p.add_argument("--target", required=True, choices=targets, metavar="TARGET", help=f"one of {', '.join(BUILT_IN)}" + ("" if targets else ", or a target of --template-dir"))
+    p.add_argument("--target", required=required, choices=targets, metavar="TARGET", help=f"one of {', '.join(BUILT_IN)}" + ("" if targets else ", or a target of --template-dir"))
     p.add_argument("--feature-type", choices=FEATURE_TYPES, default="double", help="C type of the features (default: double)")
-    p.add_argument("--name", type=_name, default="tree", help="prefix of the generated files and symbols (default: tree)")
+    p.add_argument("--name", type=_name, default="tree", action=name_action, help="prefix of the generated files and symbols (default: tree)")
     p.add_argument("--index-type", choices=("auto", *INDEX_TYPES), default="auto", help="C index type of the node tables (default: the smallest that fits)")
     p.add_argument("--form", choices=("auto", "nested", "table"), default="auto", help="Python: nested if/else or a table (default: nested when shallow enough)")
     p.add_argument("--no-proba", dest="proba", action="store_false", help="leave out predict_proba")
@@ -54,13 +62,31 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from ..cli import CommandLineError
+    from ..errors import CodegenError
+
+    if args.code is None and args.target is None:
+        raise CommandLineError("verify needs --target (to generate the code) or --code DIR (to check code already exported)")
     tree = load(args.model)
     header, body = read_csv_table(args.data)
     X = encode_table(tree.schema, header, body)
-    report = verify(tree, X, args.target, sanitize=args.sanitize, **_options(args))
-    print(f"{args.target} ({args.feature_type}): checked {report.n_checked} rows ({len(body)} from {args.data}, the rest at thresholds, unseen categories and missing values): {len(report.mismatches)} mismatches")
+    if args.code is not None:
+        name = args.name if args.name_given else None
+        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize)
+        if args.target is not None and args.target != manifest["target"]:
+            raise CodegenError(f"{args.code}: holds {manifest['target']} code, not {args.target}")
+        what = f"{args.code} ({manifest['target']}, {manifest['form']}, {manifest['feature_type']}, name {manifest['name']})"
+        code = "the code in " + args.code
+    else:
+        report = verify(tree, X, args.target, sanitize=args.sanitize, **_options(args))
+        what = f"{args.target} ({args.feature_type})"
+        code = "generated code"
+    if report.unreached:
+        shown = ", ".join(map(str, report.unreached[:10])) + (", ..." if len(report.unreached) > 10 else "")
+        print(f"note: {len(report.unreached)} nodes are reached by no row without missing values in the feature type (nodes {shown}): only missing-value rows check them")
     for row, want, got in report.mismatches[:10]:
-        print(f"  row {row}: model {want!r}, generated code {got!r}")
+        print(f"  row {row}: model {want!r}, {code} {got!r}")
+    print(f"{what}: checked {report.n_checked} rows ({len(body)} from {args.data}, the rest at every node, threshold, unseen category and missing value): {report.n_mismatches} mismatches")
     return 0 if report.ok else 1
 
 
@@ -71,8 +97,10 @@ def register(sub: Any) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.set_defaults(func=_export)
 
-    p = sub.add_parser("verify", help="check generated code against the model", description="Compile or load the generated code, run it on the rows of a CSV file and on every threshold's neighbourhood, and compare with the model. Exits with status 1 when any prediction differs.")
-    _common(p, targets=BUILT_IN)
+    p = sub.add_parser("verify", help="check generated code against the model", description="Compile or load the generated code (or, with --code, the code already exported to a folder), run it on the rows of a CSV file, at every node, on every threshold's neighbourhood, unseen categories and missing values, and compare with the model. Exits with status 1 when any prediction differs.")
+    _common(p, targets=BUILT_IN, required=False, name_action=_Given)
     p.add_argument("data", metavar="DATA.csv")
+    p.add_argument("--code", metavar="DIR", help="check the files exported to DIR (as they are now) instead of generating code; how they were generated comes from their header")
+    p.set_defaults(name_given=False)
     p.add_argument("--sanitize", action="store_true", help="C: also build with -fsanitize=address,undefined")
     p.set_defaults(func=_verify)
