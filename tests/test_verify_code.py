@@ -18,7 +18,7 @@ from puretree.codegen.render import export, generate
 from puretree.codegen.verify import MAX_REPORTED, check_batches, find_export, read_manifest, verify, verify_code
 from puretree.datasets import load_temperature, path
 from puretree.errors import CodegenError
-from puretree.grow import c45
+from puretree.grow import c45, id3
 from puretree.io import save
 from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
 
@@ -98,7 +98,7 @@ def test_a_malformed_manifest_is_a_clear_error(tmp_path):
 @pytest.fixture()
 def model(tmp_path):
     out = tmp_path / "model.json"
-    save(c45(load_temperature()), out)
+    save(id3(load_temperature()), out)  # two thresholds, 54 and 85
     return str(out)
 
 
