@@ -118,7 +118,7 @@ def test_export_then_verify_code_passes(model, tmp_path, capsys, target):
     assert f"({target}, " in text and "name weather" in text
 
 
-@pytest.mark.parametrize("target,old,new", [("python", "<= 85.0", "<= 86.0"), ("c", "<= 85.0", "<= 86.0"), ("c-table", "54.0, 85.0", "54.0, 86.0")])
+@pytest.mark.parametrize("target,old,new", [("python", "> 85.0", "> 86.0"), ("c", "> 85.0", "> 86.0"), ("c-table", "54.0, 85.0", "54.0, 86.0")])
 def test_an_edited_threshold_is_caught(model, tmp_path, capsys, target, old, new):
     out = _export(model, tmp_path, target)
     source = next(out.glob("*.py" if target == "python" else "*.c"))
