@@ -18,7 +18,8 @@ Cases that can loop or exhaust memory on a faulty build run in a forked child un
 and address-space limit (``guard=seconds``); everything else runs in-process, so the sweep is
 fast. Nothing here is random.
 
->>> case = lib_error("demo", lambda tmp: int("x"), ValueError, ["x"], category="library")
+>>> from puretree.errors import DataError
+>>> case = lib_error("demo", lambda tmp: int("x"), DataError, ["x"], category="library")
 >>> run_case(case).verdict
 'traceback'
 """
