@@ -185,7 +185,7 @@ def _short(text: str, n: int = 300) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-def classify_cli_error(status: int | None, out: str, err: str, escaped: str | None, *, fragments: Sequence[Any], expect_status: int | None) -> Result:
+def classify_cli_error(status: int | None, out: str, err: str, escaped: str | None, *, fragments: Sequence[Any], expect_status: "int | tuple[int, ...] | None") -> Result:
     """The verdict of a command that must fail with one clear line on stderr."""
     if escaped is not None:
         return Result("traceback", f"escaped main: {_short(escaped)}")
@@ -199,7 +199,8 @@ def classify_cli_error(status: int | None, out: str, err: str, escaped: str | No
     missing = _missing_fragments(fragments, lines[0])
     if missing:
         return Result("unclear", f"message does not name {missing}: {_short(lines[0])}")
-    if expect_status is not None and status != expect_status:
+    allowed = expect_status if isinstance(expect_status, tuple) else (expect_status,)
+    if expect_status is not None and status not in allowed:
         return Result("unclear", f"exit {status}, expected {expect_status}: {_short(lines[0])}")
     return Result("ok", _short(lines[0]))
 
@@ -211,11 +212,12 @@ def cli_error(
     fragments: Sequence[Any],
     *,
     category: str,
-    status: int | None = 1,
+    status: "int | tuple[int, ...] | None" = 1,
     may_change: Iterable[str] = (),
     guard: float | None = None,
 ) -> Case:
-    """A command that must fail: exit ``status``, one line naming every fragment, no file lost."""
+    """A command that must fail: exit ``status`` (or one of several), one line naming every
+    fragment, no file lost."""
     may_change = tuple(may_change)
 
     def body(tmp: Path) -> Result:
