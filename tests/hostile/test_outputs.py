@@ -287,7 +287,7 @@ CASES = [
     two_writers("two-prunes-to-one-model", {"m.json": OLD, "other.json": json.dumps({**json.loads(OLD), "missing": "distribute"})},
                 ["prune", "m.json", "--method", "penalty", "--penalty", "0", "-o", "out.json"], ["prune", "other.json", "--method", "penalty", "--penalty", "100", "-o", "out.json"], target="out.json"),
     two_exports("two-exports-to-one-folder"),
-    ctrl_c("ctrl-c-while-importing-numpy", {"on": "import", "module": "numpy"}, ["show", "m.json"], {"m.json": OLD}),
+    ctrl_c("ctrl-c-while-importing-numpy", {"on": "import", "module": "numpy"}, ["predict", "m.json", "new.csv"], {"m.json": OLD, "new.csv": NEW}),
     ctrl_c("ctrl-c-while-importing-jinja2", {"on": "import", "module": "jinja2"}, ["export", "m.json", "--target", "c", "-o", "out"], {"m.json": OLD}),
     ctrl_c("ctrl-c-while-reading-data", {"on": "open", "name": "data.csv"}, FIT, {"data.csv": TRAIN, "m.json": OLD}, keep=["m.json", "data.csv"]),
     ctrl_c("ctrl-c-while-saving", {"on": "write", "dir": "."}, FIT, {"data.csv": TRAIN, "m.json": OLD}, keep=["m.json"]),
