@@ -86,7 +86,39 @@ def repeated(rows, n):
     return "a,c,label\n" + "".join(rows[i % len(rows)] for i in range(n))
 
 
+def read(name, data, error, fragments):
+    """The library's ``read_csv`` on ``data`` (as data.csv) must raise ``error`` naming ``fragments``."""
+    import puretree as pt
+
+    def call(tmp):
+        (tmp / "data.csv").write_bytes(data.encode("utf-8"))
+        return pt.read_csv(tmp / "data.csv", target="label")
+
+    return h.lib_error(name, call, error, fragments, category=CAT)
+
+
+def read_kind(name, data, column, kind):
+    import puretree as pt
+
+    def call(tmp):
+        (tmp / "data.csv").write_bytes(data.encode("utf-8"))
+        return pt.read_csv(tmp / "data.csv", target="label")
+
+    def check(ds):
+        kinds = {f.name: f.kind for f in ds.schema.features}
+        return None if kinds.get(column) == kind else f"column {column!r} is {kinds.get(column)}, expected {kind}"
+
+    return h.lib_ok(name, call, check, category=CAT)
+
+
 CASES = [
+    # -- the library reader ---------------------------------------------------------------------
+    read("read_csv-inf", with_cell(TRAIN, 1, 0, "inf"), __import__("puretree").DataError, ["data.csv", line(3), "'a'"]),
+    read("read_csv-1e999-after-blank", "a,c,label\n\n1,x,n\n1e999,y,p\n", __import__("puretree").DataError, ["data.csv", line(4), "'a'"]),
+    read("read_csv-empty-target", with_cell(TRAIN, 0, 2, ""), __import__("puretree").DataError, ["data.csv", line(2), "'label'"]),
+    read("read_csv-ragged", "a,c,label\n1,x,n\n\n2,y\n", __import__("puretree").DataError, ["data.csv", line(4)]),
+    read_kind("read_csv-underscore-digits", with_cell(TRAIN, 4, 0, "2_5"), "a", "categorical"),
+    read_kind("read_csv-superscript-digits", with_cell(TRAIN, 4, 0, "\u00b2"), "a", "categorical"),
     # -- file-level damage -----------------------------------------------------------------
     err("empty-file", "", ["data.csv", "empty"]),
     err("only-blank-lines", "\n\n\n", ["data.csv"]),
