@@ -78,6 +78,16 @@ def true_and_one(tmp):
     return h.Result("ok") if len(cats) == 4 else h.Result("wrong", f"categories {cats!r} from True, 1, False, 0")
 
 
+def predict_on_a_copy():
+    """(the frame after predict, a deep copy taken before)."""
+    import pandas as pd
+
+    df = pd.DataFrame({"c": ["x", None, "w"], "a": [1.0, float("nan"), 3.0]})
+    before = df.copy(deep=True)
+    pt.predict(tree(), df)
+    return df, before
+
+
 def is_empty(value):
     return None if np.asarray(value).shape[0] == 0 else f"got {value!r}"
 
@@ -145,6 +155,10 @@ CASES = [
     good("apply-on-empty-array", lambda: pt.apply(pt.cart(X, Y), np.empty((0, 1))), is_empty),
     good("input-not-mutated", lambda: (lambda a, w: (pt.cart(a, Y, sample_weight=w, class_weight="balanced"), a, w))(X.copy(), np.ones(4)),
          lambda v: None if np.array_equal(v[1], X) and np.array_equal(v[2], np.ones(4)) else "the input arrays were changed"),
+    good("predict-leaves-the-dataframe-alone", predict_on_a_copy,
+         lambda v: None if v[0].equals(v[1]) and list(v[0].columns) == list(v[1].columns) else "the DataFrame was changed"),
+    good("fit-leaves-the-rows-alone", lambda: (lambda rows: (pt.c45(rows, ["n", "p", "n"]), rows))([{"a": 1, "c": "x"}, {"a": None, "c": "?"}, {"a": 3, "c": "y"}]),
+         lambda v: None if v[1] == [{"a": 1, "c": "x"}, {"a": None, "c": "?"}, {"a": 3, "c": "y"}] else f"the rows were changed: {v[1]}"),
     # -- user impurities and scores ---------------------------------------------------------------
     err("impurity-raises", lambda: pt.grow(X, Y, score=pt.information_gain(raising_impurity)), PuretreeError, ["raising_impurity"]),
     err("impurity-returns-None", lambda: pt.grow(X, Y, score=pt.information_gain(none_impurity)), PuretreeError, ["none_impurity"]),
