@@ -638,6 +638,7 @@ def grow(
     sample_weight: Any = None,
     class_weight: Any = None,
     missing: str = "majority",
+    engine: str = "auto",
     **data_options: Any,
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
@@ -648,7 +649,10 @@ def grow(
     data. ``accept(parent_counts, children_counts)`` may veto a split (e.g. a significance
     test). ``sample_weight`` and ``class_weight`` weigh rows; ``missing`` is the
     missing-value strategy (:data:`~puretree.nodes.MISSING_STRATEGIES`), used in training
-    and stored in the tree for prediction. The input is never modified.
+    and stored in the tree for prediction. The input is never modified. ``engine``:
+    ``"auto"`` (default) grows level by level with :mod:`puretree.engine` when it knows the
+    ``splitters`` (the built-in ones), else with this module's recursive builder, which
+    ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -662,6 +666,14 @@ def grow(
     ds = _prepare(X, y, sample_weight, class_weight, data_options)
     chosen = _score_for(score, ds.schema.is_regression)
     cfg = _Settings(chosen, tuple(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, accept, missing)
+    from . import engine as fast  # imported here: the engine builds on this module
+
+    if engine not in fast.ENGINES:
+        raise ParameterError(f"engine must be one of {list(fast.ENGINES)}, got {engine!r}")
+    if engine != "reference" and fast.supports(cfg.splitters):
+        return Tree(fast.build(ds, cfg), ds.schema, missing)
+    if engine == "fast":
+        raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
     root = run(_grow(_root_data(ds, missing=missing), cfg))
     return Tree(root, ds.schema, missing)
 

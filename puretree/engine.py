@@ -1,0 +1,666 @@
+"""The level-wise growth engine: the same trees as :func:`puretree.grow.grow`, grown a level at a time.
+
+:func:`puretree.grow.grow` is the specification: a recursive function that hands each node
+its rows and asks the split generators for the best candidate. This module grows the very
+same tree (same splits, same thresholds, same counts) without a Python call per node and
+without copying any ancestor's arrays:
+
+1. **Instances.** Every row reaching the current level is an *instance*: its original row,
+   its statistics (weighted one-hot class counts, or ``(w, w*y, w*y**2)``) and the node of
+   the level it sits in. Instances are kept sorted by (node, original row), so the rows of a
+   node form a contiguous *segment* in the order the reference sees them. A row with a
+   missing value that ``missing="distribute"`` sends down several branches becomes several
+   instances, each with its fractional weight.
+2. **One presorted order per numeric feature** (``orders``, shaped ``(features, instances)``)
+   is computed once at the root by a stable argsort and afterwards only *stably partitioned*
+   by the instances' new node ids: each segment of each order stays sorted by the feature's
+   value (NaN last, equal values in row order), exactly the order the reference's
+   ``NodeData.restrict`` keeps.
+3. **Per-node statistics by segmented sums**: ``np.bincount`` over node ids, which adds in
+   row order, so a node's counts are bit for bit the reference's ``stats.sum(axis=0)``.
+4. **Every threshold of every node and feature of the level is scored together**: the
+   sorted statistics are cumulated within segments (exactly, segment by segment, when the
+   statistics are not integers), the candidate positions between distinct values are
+   gathered, and the user's score is called once per chunk of features with ``parent``
+   shaped ``(M, k)`` and ``children`` shaped ``(M, 2, k)``; every call of a score goes
+   through :func:`_score`. Categorical features are scored per level too: one-branch-per-
+   category splits with one call per feature (``children`` shaped ``(nodes, categories,
+   k)``); subset splits (CART) enumerate each node's present categories as the reference does.
+5. **Ties** are broken as the reference breaks them (:data:`~puretree.grow.TIE_TOLERANCE`,
+   then the lowest threshold, then the lowest feature index), over the same numbers.
+6. **The tree** is assembled bottom-up from the per-level records once growth stops.
+
+Memory is a small multiple of the data whatever the depth: the instances of one level, the
+orders, and one chunk of sorted statistics (at most ``_CHUNK`` floats). A level costs
+``O(instances x features)`` numpy work plus a few dozen numpy calls, so a chain 10,000 levels
+deep costs 10,000 small levels, not 10,000 copies of the data.
+
+Equality with the reference: on unweighted classification data every statistic is an integer
+and every sum exact, so the trees are ``==``. Regression statistics and fractional weights
+are summed in the reference's order wherever that order is defined (node counts, the
+cumulative sums along a sorted feature, category sums); the remaining differences (the sum
+of the known rows of a node with missing values, subset sums computed by a matrix product)
+are a few ulps, and only change a split when two candidates' scores lie within those ulps of
+the edge of :data:`~puretree.grow.TIE_TOLERANCE` of each other.
+
+>>> from puretree.datasets import load_playtennis
+>>> from puretree.grow import id3
+>>> id3(load_playtennis(), engine="fast") == id3(load_playtennis(), engine="reference")
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .data import Dataset
+from .errors import DataError
+from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit
+
+__all__ = ["build", "supports", "ENGINES"]
+
+#: The values of ``grow(..., engine=...)``: ``"auto"`` uses the fast engine when it supports
+#: the splitters given, ``"fast"`` insists on it, ``"reference"`` runs the recursive builder.
+ENGINES = ("auto", "fast", "reference")
+
+#: Largest number of floats one chunk of sorted statistics holds (memory bound, as the reference).
+_CHUNK = 4_000_000
+
+
+def _kinds() -> dict[Any, str]:
+    from .grow import multiway_splits, subset_splits, threshold_splits
+
+    return {threshold_splits: "numeric", multiway_splits: "multiway", subset_splits: "subset"}
+
+
+def supports(splitters: Any) -> bool:
+    """Whether the fast engine knows every split generator given (each at most once).
+
+    >>> from puretree.grow import threshold_splits, subset_splits
+    >>> supports((threshold_splits, subset_splits)), supports((lambda node, **kw: None,))
+    (True, False)
+    """
+    known = _kinds()
+    kinds = [known.get(s) for s in splitters]
+    return None not in kinds and len(set(kinds)) == len(kinds)
+
+
+def _score(score: Any, parent: np.ndarray, children: np.ndarray, names: Any) -> np.ndarray:
+    """Every call of a user's score goes through here: ``parent`` (..., k), ``children``
+    (..., b, k), ``names`` broadcastable to (...); returns float64 scores shaped (...)."""
+    return np.broadcast_to(np.asarray(score(parent, children, names), dtype=np.float64), children.shape[:-2])
+
+
+def _first_tied(scores: np.ndarray) -> np.ndarray:
+    """Row-wise :func:`puretree.grow._tie_first`: the first column within tolerance of the row's best."""
+    from .grow import TIE_TOLERANCE
+
+    best = scores.max(axis=-1)
+    with np.errstate(invalid="ignore"):
+        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(best))
+        return np.argmax(scores >= (best - tol)[..., None], axis=-1)
+
+
+def _seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
+    """Sum along ``axis`` adding in index order (numpy's ``sum(axis=0)`` over rows of several columns)."""
+    a = np.moveaxis(a, axis, 0)
+    if a.shape[0] == 0:
+        return np.zeros(a.shape[1:])
+    out = a[0].copy()
+    for i in range(1, a.shape[0]):
+        out += a[i]
+    return out
+
+
+def _segment_sums(key: np.ndarray, stats: np.ndarray, n: int) -> np.ndarray:
+    """Per-key sums of ``stats`` rows (n, k), added in row order (bincount is sequential)."""
+    return np.stack([np.bincount(key, weights=stats[:, c], minlength=n) for c in range(stats.shape[1])], axis=-1) if len(key) else np.zeros((n, stats.shape[1]))
+
+
+def _segmented_cumsum(S: np.ndarray, starts: np.ndarray, lens: np.ndarray, exact: bool) -> np.ndarray:
+    """Cumulative sums of ``S`` (c, m, k) along axis 1, restarting at every segment.
+
+    Integer statistics: one global cumsum minus each segment's offset (exact). Otherwise each
+    segment is cumulated on its own, as the reference does, by padding segments of similar
+    length (within a factor 2) into one rectangular block per length class: at most twice
+    the data, about log2(m) calls.
+    """
+    if not exact:
+        C = np.cumsum(S, axis=1)
+        offsets = np.zeros((S.shape[0], len(starts), S.shape[2]))
+        inner = starts > 0
+        offsets[:, inner] = C[:, starts[inner] - 1]
+        C -= np.repeat(offsets, lens, axis=1)
+        return C
+    out = np.empty_like(S)
+    cls = np.ceil(np.log2(np.maximum(lens, 1))).astype(np.int64)
+    for c in np.unique(cls):
+        sel = np.flatnonzero(cls == c)
+        width = int(lens[sel].max())
+        if len(sel) == 1:
+            a, b = int(starts[sel[0]]), int(starts[sel[0]] + lens[sel[0]])
+            out[:, a:b] = np.cumsum(S[:, a:b], axis=1)
+            continue
+        offs = np.arange(width)
+        inside = offs[None, :] < lens[sel][:, None]
+        idx = np.where(inside, starts[sel][:, None] + offs[None, :], 0)
+        block = S[:, idx] * inside[None, :, :, None]  # (c, segments, width, k), zero padding at the end
+        np.cumsum(block, axis=2, out=block)
+        out[:, idx[inside]] = block[:, inside]
+    return out
+
+
+def _refuse_missing(ds: Dataset) -> None:
+    absent = np.argwhere(np.isnan(ds.X))
+    if len(absent):
+        r, c = absent[0]
+        raise DataError(f"row {int(r)}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
+
+
+class _Best:
+    """The best candidate of each splitting node of a level, per splitter kind."""
+
+    def __init__(self, n: int) -> None:
+        self.score = np.full(n, -np.inf)
+        self.feature = np.full(n, -1, dtype=np.int64)
+        self.threshold = np.zeros(n)
+        self.left: dict[int, tuple[int, ...]] = {}
+        self.children: dict[int, np.ndarray] = {}
+
+
+def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
+    """Best threshold split per node over all numeric features (threshold_splits)."""
+    from .grow import TIE_TOLERANCE, _variance_decrease
+
+    N, q = st.n_nodes, ctx.q
+    out = _Best(N)
+    m = st.m
+    if q == 0 or m < 2:
+        return out
+    k = ctx.k
+    node_at = st.node  # instances are sorted by node: position p of any order is in node node_at[p]
+    starts, lens = st.starts, st.lens
+    not_last = np.ones(m - 1, dtype=bool)
+    ends = starts + lens - 1
+    not_last[ends[ends < m - 1]] = False
+    pos_in_seg = np.arange(m) - starts[node_at]
+    counts = st.counts
+    total = counts[:, 0] if ctx.regression else counts.sum(axis=-1)
+    chunk = max(1, _CHUNK // max(1, m * k * 2))
+    fs = np.full((N, q), -np.inf)
+    fa = np.zeros((N, q))
+    fb = np.zeros((N, q))
+    # The reference scales every numeric feature's score by the known fraction when any of them
+    # has a missing value in the node (its base is then the known rows' sum).
+    incomplete = np.zeros(N, dtype=bool)
+    for start in range(0, q, chunk) if ctx.numeric_missing else ():
+        idx = st.orders[start : start + chunk]
+        rows = st.row[idx]
+        V = np.take_along_axis(ctx.Xn[start : start + chunk], rows, axis=1)
+        nan = np.isnan(V)
+        if nan.any():
+            incomplete |= np.bitwise_or.reduceat(nan.any(axis=0), starts)
+    for start in range(0, q, chunk):
+        c = min(chunk, q - start)
+        idx = st.orders[start : start + c]
+        V = np.take_along_axis(ctx.Xn[start : start + c], st.row[idx], axis=1)  # (c, m)
+        S = st.stats[idx]  # (c, m, k)
+        L = _segmented_cumsum(S, starts, lens, not st.integral)
+        del S
+        valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
+        known = ~np.isnan(V)
+        n_known = np.add.reduceat(known, starts, axis=1)  # (c, N)
+        if cfg.min_samples_leaf > 1:
+            n_left = pos_in_seg[:-1] + 1
+            valid &= (n_left >= cfg.min_samples_leaf) & (n_known[:, node_at[:-1]] - n_left >= cfg.min_samples_leaf)
+        fp, pp = np.nonzero(valid)
+        if len(fp) == 0:
+            continue
+        nodes = node_at[pp]
+        left = L[fp, pp]
+        base_all = np.broadcast_to(counts, (c, N, k))
+        if incomplete.any():
+            last_known = starts[None, :] + n_known - 1  # (c, N)
+            known_sum = np.where((n_known > 0)[..., None], L[np.arange(c)[:, None], np.maximum(last_known, 0)], 0.0)
+            base_all = np.where(incomplete[None, :, None], known_sum, base_all)
+        parent = base_all[fp, nodes]
+        if ctx.variance_decrease:
+            s = _variance_decrease(parent, left)
+        else:
+            right = parent - left
+            if not ctx.regression:
+                np.maximum(right, 0.0, out=right)
+            s = _score(cfg.score, parent, np.stack((left, right), axis=-2), ctx.numeric_names[start + fp])
+        inc = incomplete[nodes]
+        if inc.any():
+            w = parent[:, 0] if ctx.regression else parent.sum(axis=-1)
+            t = total[nodes]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
+                s = np.where(inc, s * frac, s)
+        s = np.where(np.isnan(s), -np.inf, s)
+        group = fp * N + nodes  # non-decreasing: nonzero walks (feature, position)
+        g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        g_best = np.maximum.reduceat(s, g_start)
+        g_of = np.repeat(np.arange(len(g_start)), np.diff(np.r_[g_start, len(group)]))
+        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(g_best), g_best, 0.0)))
+        ok = np.flatnonzero(s >= (g_best - tol)[g_of])
+        pick = ok[np.r_[True, g_of[ok][1:] != g_of[ok][:-1]]]  # first near-best threshold per group
+        pf, pn, pp_ = fp[pick], nodes[pick], pp[pick]
+        fs[pn, start + pf] = s[pick]
+        fa[pn, start + pf] = V[pf, pp_]
+        fb[pn, start + pf] = V[pf, pp_ + 1]
+    has = ~np.isneginf(fs).all(axis=1)
+    if has.any():
+        rows_ = np.flatnonzero(has)
+        i = _first_tied(fs[rows_])
+        out.score[rows_] = fs[rows_, i]
+        out.feature[rows_] = ctx.numeric[i]
+        a, b = fa[rows_, i], fb[rows_, i]
+        mid = a / 2.0 + b / 2.0  # grow.midpoint, elementwise
+        out.threshold[rows_] = np.where((a <= mid) & (mid < b), mid, a)
+    return out
+
+
+def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]) -> dict[str, _Best]:
+    """Best multiway and subset splits per node, one pass over each categorical feature."""
+    from .grow import MAX_EXACT_SUBSET_CATEGORIES, _subset_masks, _tie_first, _weight_of
+
+    N, k = st.n_nodes, ctx.k
+    want_multi, want_subset = "multiway" in kinds, "subset" in kinds
+    ms = np.full((N, len(ctx.categorical)), -np.inf)
+    sub = _Best(N)
+    sub_found: list[list[tuple[float, int, tuple[int, ...], np.ndarray]]] = [[] for _ in range(N)]
+    weight_of = _weight_of(cfg.score)
+    total = st.counts[:, 0] if ctx.regression else st.counts.sum(axis=-1)
+    for jj, j in enumerate(ctx.categorical):
+        usable = st.usable[:, jj]
+        if not usable.any():
+            continue
+        mj = ctx.n_categories[jj]
+        column = ctx.X[st.row, j]
+        known = ~np.isnan(column)
+        key = st.node[known] * mj + column[known].astype(np.int64)
+        per = _segment_sums(key, st.stats[known], N * mj).reshape(N, mj, k)
+        rows = np.bincount(key, minlength=N * mj).reshape(N, mj)
+        known_sum = _seq_sum(per, axis=1)
+        present = rows > 0
+        n_present = present.sum(axis=1)
+        ok = usable & (n_present >= 2)
+        name = np.asarray(ctx.feature_names[j])
+        if want_multi:
+            elig = ok & ~((rows < cfg.min_samples_leaf) & present).any(axis=1)
+            e = np.flatnonzero(elig)
+            if len(e):
+                s = _score(cfg.score, known_sum[e], per[e], name)
+                same = (known_sum[e] == st.counts[e]).all(axis=-1)
+                w = known_sum[e][:, 0] if ctx.regression else known_sum[e].sum(axis=-1)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    frac = np.where(total[e] > 0, w / np.where(total[e] > 0, total[e], 1.0), 0.0)
+                    s = np.where(same, s, s * frac)
+                ms[e, jj] = np.where(np.isfinite(s), s, -np.inf)
+        if want_subset:
+            for i in np.flatnonzero(ok).tolist():
+                found = _subset_one(per[i], rows[i], known_sum[i], st.counts[i], cfg, ctx, weight_of, name, MAX_EXACT_SUBSET_CATEGORIES, _subset_masks, _tie_first)
+                if found is not None:
+                    s, left_codes, children = found
+                    sub_found[i].append((s, int(j), left_codes, children))
+    out: dict[str, _Best] = {}
+    if want_multi:
+        best = _Best(N)
+        has = ~np.isneginf(ms).all(axis=1)
+        if has.any():
+            r = np.flatnonzero(has)
+            i = _first_tied(ms[r])
+            best.score[r] = ms[r, i]
+            best.feature[r] = np.asarray(ctx.categorical)[i]
+        out["multiway"] = best
+    if want_subset:
+        for i, found in enumerate(sub_found):
+            if found:
+                b = _tie_first(np.array([f[0] for f in found]))
+                s, j, left_codes, children = found[b]
+                sub.score[i], sub.feature[i] = s, j
+                sub.left[i], sub.children[i] = left_codes, children
+        out["subset"] = sub
+    return out
+
+
+def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np.ndarray, cfg: Any, ctx: "_Context", weight_of: Any, name: Any, max_exact: int, subset_masks: Any, tie_first: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
+    """One node's best subset split of one feature, as :func:`puretree.grow.subset_splits` finds it."""
+    k, regression = ctx.k, ctx.regression
+    present = np.flatnonzero(rows > 0)
+    m = len(present)
+    stats = per[present]
+    if regression or k <= 2 or m > max_exact:
+        w = weight_of(stats)
+        if regression:
+            key = stats[:, 1] / w
+        else:
+            cls = 1 if k == 2 else int(np.argmax(known))
+            key = stats[:, cls] / np.maximum(w, 1e-300)
+        ranked = np.lexsort((present, key))
+        masks = np.zeros((m - 1, m), dtype=bool)
+        masks[:, ranked] = np.tri(m - 1, m, dtype=bool)
+    else:
+        masks = subset_masks(m)
+    left = masks.astype(np.float64) @ stats
+    right = known - left
+    if not regression:
+        np.maximum(right, 0.0, out=right)
+    children = np.stack((left, right), axis=-2)
+    s = _score(cfg.score, known, children, name)
+    if not np.array_equal(known, parent):
+        total = float(parent[0] if regression else parent.sum(axis=-1))
+        frac = (known[0] if regression else known.sum(axis=-1)) / total if total > 0 else 0.0
+        s = s * frac
+    if cfg.min_samples_leaf > 1:
+        n_left = masks.astype(np.int64) @ rows[present]
+        n_right = int(rows.sum()) - n_left
+        s = np.where((n_left >= cfg.min_samples_leaf) & (n_right >= cfg.min_samples_leaf), s, -np.inf)
+    s = np.where(np.isnan(s), -np.inf, s)
+    if np.isneginf(s).all():
+        return None
+    b = tie_first(s)
+    return float(s[b]), tuple(int(c) for c in present[masks[b]]), children[b]
+
+
+class _Context:
+    """What stays fixed while a tree grows."""
+
+    def __init__(self, ds: Dataset, cfg: Any) -> None:
+        from .criteria import ImpurityDecrease
+        from .impurity import variance
+
+        schema = ds.schema
+        self.X = ds.X
+        self.regression = schema.is_regression
+        self.feature_names = list(schema.feature_names)
+        self.numeric = np.array([j for j, f in enumerate(schema.features) if f.is_numeric], dtype=np.int64)
+        self.categorical = tuple(j for j, f in enumerate(schema.features) if not f.is_numeric)
+        self.n_categories = [len(schema.features[j].categories) for j in self.categorical]
+        self.q = len(self.numeric)
+        self.Xn = np.ascontiguousarray(ds.X[:, self.numeric].T)
+        self.numeric_names = np.asarray(self.feature_names, dtype=object)[self.numeric].astype(str) if self.q else np.array([], dtype=str)
+        self.numeric_missing = bool(np.isnan(self.Xn).any())
+        self.variance_decrease = self.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is variance
+        self.k = 0
+
+
+class _Level:
+    """The instances of one level: rows, statistics and node (sorted by node, then row), the
+    per-feature orders, and the per-node counts and usable categorical features."""
+
+    def __init__(self, row: np.ndarray, stats: np.ndarray, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool) -> None:
+        self.row, self.stats, self.node, self.orders, self.usable = row, stats, node, orders, usable
+        self.n_nodes, self.integral = n_nodes, integral
+        self.m = len(row)
+        self.lens = np.bincount(node, minlength=n_nodes)
+        self.starts = np.concatenate(([0], np.cumsum(self.lens)[:-1])).astype(np.int64)
+        self.counts = _segment_sums(node, stats, n_nodes)
+
+    def keep_nodes(self, keep: np.ndarray) -> "_Level":
+        """The level restricted to the nodes ``keep`` (a boolean mask), renumbered in order."""
+        inst = keep[self.node]
+        new_id = np.cumsum(inst) - 1
+        new_node = np.cumsum(keep) - 1
+        q = self.orders.shape[0]
+        orders = self.orders
+        if q and self.m:
+            # every order holds the same instances grouped by node, so one mask serves all rows
+            orders = new_id[self.orders[inst[self.orders]].reshape(q, int(inst.sum()))]
+        lv = _Level.__new__(_Level)
+        lv.row, lv.stats, lv.node = self.row[inst], self.stats[inst], new_node[self.node[inst]]
+        lv.orders, lv.usable, lv.n_nodes, lv.integral = orders, self.usable[keep], int(keep.sum()), self.integral
+        lv.m = len(lv.row)
+        lv.lens, lv.starts, lv.counts = self.lens[keep], None, self.counts[keep]
+        lv.starts = np.concatenate(([0], np.cumsum(lv.lens)[:-1])).astype(np.int64)
+        return lv
+
+
+def build(ds: Dataset, cfg: Any) -> Node:
+    """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
+    (its ``_Settings``), grown level by level."""
+    from .grow import _stats_weight, node_statistics
+
+    if cfg.missing == "error":
+        _refuse_missing(ds)
+    ctx = _Context(ds, cfg)
+    kinds = tuple(_kinds()[s] for s in cfg.splitters)
+    stats = node_statistics(ds)
+    n, k = stats.shape
+    ctx.k = k
+    regression = ctx.regression
+    y = ds.y
+    integral = bool(np.all(stats == np.floor(stats)) and stats.sum() < 2.0**52)
+    orders = np.argsort(ctx.Xn, axis=1, kind="stable") if ctx.q else np.zeros((0, n), dtype=np.int64)
+    st = _Level(np.arange(n), stats, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
+    st.counts[0] = stats.sum(axis=0)  # the reference's own sum (pairwise when there is one column)
+    # Records of the tree: one entry per node, children filled in as they are created.
+    made: list[Any] = []  # Leaf, or a split description (kind, feature, test, counts, child ids)
+    frontier = [0]
+    made.append(None)
+    depth = 0
+    min_split, min_leaf = cfg.min_samples_split, cfg.min_samples_leaf
+    while st.n_nodes:
+        N = st.n_nodes
+        yv = y[st.row]
+        pure = np.minimum.reduceat(yv, st.starts) == np.maximum.reduceat(yv, st.starts)
+        leaf = pure | (st.lens < min_split)
+        if cfg.max_depth is not None and depth >= cfg.max_depth:
+            leaf[:] = True
+        if ctx.q == 0:
+            leaf |= ~st.usable.any(axis=1)
+        for i in np.flatnonzero(leaf).tolist():
+            made[frontier[i]] = Leaf(st.counts[i])
+        if leaf.all():
+            break
+        if leaf.any():
+            keep = ~leaf
+            frontier = [g for g, kp in zip(frontier, keep.tolist()) if kp]
+            st = st.keep_nodes(keep)
+            N = st.n_nodes
+        # -- the best candidate of every node, per splitter, in the splitters' order
+        found: list[_Best] = []
+        cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
+        for kind in kinds:
+            found.append(_numeric_candidates(st, cfg, ctx) if kind == "numeric" else cat.get(kind, _Best(N)))
+        scores = np.stack([f.score for f in found], axis=1)  # (N, kinds)
+        feats = np.stack([f.feature for f in found], axis=1)
+        from .grow import TIE_TOLERANCE
+
+        best = scores.max(axis=1)
+        has = ~np.isneginf(best)
+        with np.errstate(invalid="ignore"):
+            tied = scores >= (best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best)))[:, None]
+        big = np.iinfo(np.int64).max
+        choice = np.argmin(np.where(tied, feats, big), axis=1)  # lowest feature; first splitter on equal
+        chosen = scores[np.arange(N), choice]
+        if cfg.min_gain is not None:
+            has &= chosen > cfg.min_gain
+        feature = feats[np.arange(N), choice]
+        # -- the branch of every instance
+        split = has.copy()
+        if not split.any():
+            for i in range(N):
+                made[frontier[i]] = Leaf(st.counts[i])
+            break
+        inst_split = split[st.node]
+        nb = np.zeros(N, dtype=np.int64)
+        f_of = np.where(split, feature, 0)
+        x = ctx.X[st.row, f_of[st.node]]
+        branch = np.full(st.m, -1, dtype=np.int64)
+        knownx = ~np.isnan(x)
+        thresholds = np.zeros(N)
+        left_sets: dict[int, tuple[int, ...]] = {}
+        for c, kind in enumerate(kinds):
+            sel = split & (choice == c)
+            if not sel.any():
+                continue
+            mine = sel[st.node] & knownx
+            if kind == "numeric":
+                thresholds[sel] = found[c].threshold[sel]
+                nb[sel] = 2
+                branch[mine] = (x[mine] > thresholds[st.node[mine]]).astype(np.int64)
+            elif kind == "multiway":
+                cats = np.array([ctx.n_categories[ctx.categorical.index(int(f))] for f in feature[sel].tolist()], dtype=np.int64)
+                nb[sel] = cats
+                branch[mine] = x[mine].astype(np.int64)
+            else:
+                nb[sel] = 2
+                width = max(ctx.n_categories)
+                table = np.zeros((N, width), dtype=bool)
+                for i in np.flatnonzero(sel).tolist():
+                    left_sets[i] = found[c].left[i]
+                    table[i, list(found[c].left[i])] = True
+                branch[mine] = np.where(table[st.node[mine], x[mine].astype(np.int64)], 0, 1)
+        offset = np.concatenate(([0], np.cumsum(nb)[:-1])).astype(np.int64)
+        n_children = int(nb.sum())
+        known_inst = inst_split & (branch >= 0)
+        child_known = _segment_sums(offset[st.node[known_inst]] + branch[known_inst], st.stats[known_inst], n_children)
+        for c, kind in enumerate(kinds):
+            if kind == "subset":
+                for i, ch in found[c].children.items():
+                    if split[i] and choice[i] == c:
+                        child_known[offset[i] : offset[i] + 2] = ch  # the reference's own (matrix product) sums
+        absent = inst_split & (branch < 0)
+        copies = inst_split.astype(np.int64)
+        scale = np.ones(st.m)
+        child_weight = _stats_weight(child_known, regression)
+        routed = child_known
+        extra_node: list[np.ndarray] = []
+        extra_src: list[np.ndarray] = []
+        extra_scale: list[np.ndarray] = []
+        if absent.any():
+            a_idx = np.flatnonzero(absent)
+            if cfg.missing == "majority":
+                heavy = np.zeros(N, dtype=np.int64)
+                for i in np.unique(st.node[a_idx]).tolist():
+                    heavy[i] = int(np.argmax(child_weight[offset[i] : offset[i] + nb[i]]))
+                branch[a_idx] = heavy[st.node[a_idx]]
+                if cfg.accept is not None:
+                    routed = _segment_sums(offset[st.node[inst_split]] + branch[inst_split], st.stats[inst_split], n_children)
+            elif cfg.missing == "distribute":
+                copies[a_idx] = 0  # replaced by one copy per branch with known weight
+                share_all = np.zeros(n_children)
+                for i in np.unique(st.node[a_idx]).tolist():
+                    wts = child_weight[offset[i] : offset[i] + nb[i]]
+                    share_all[offset[i] : offset[i] + nb[i]] = wts / wts.sum()
+                for b in range(int(nb.max())):
+                    has_b = b < nb[st.node[a_idx]]
+                    src = a_idx[has_b]
+                    sh = share_all[offset[st.node[src]] + b]
+                    src, sh = src[sh > 0], sh[sh > 0]
+                    extra_src.append(src)
+                    extra_node.append(offset[st.node[src]] + b)
+                    extra_scale.append(sh)
+                if cfg.accept is not None:
+                    absent_stats = _segment_sums(st.node[a_idx], st.stats[a_idx], N)
+                    routed = child_known + share_all[:, None] * absent_stats[np.repeat(np.arange(N), nb)]
+            else:  # pragma: no cover - missing="error" refused the data above
+                raise DataError("missing value")
+        if cfg.accept is not None:
+            for i in np.flatnonzero(split).tolist():
+                if not cfg.accept(st.counts[i], routed[offset[i] : offset[i] + nb[i]]):
+                    split[i] = False
+            if not split.all():
+                dropped = ~split[st.node]
+                copies[dropped] = 0
+                keep_extra = [split[st.node[s]] for s in extra_src]
+                extra_src = [s[kp] for s, kp in zip(extra_src, keep_extra)]
+                extra_node = [s[kp] for s, kp in zip(extra_node, keep_extra)]
+                extra_scale = [s[kp] for s, kp in zip(extra_scale, keep_extra)]
+        # -- records of this level's nodes and their children
+        child_of = np.full(n_children, -1, dtype=np.int64)  # child slot -> next level's node index
+        pre_src = np.concatenate([np.flatnonzero(copies > 0)] + extra_src)
+        pre_slot = np.concatenate([offset[st.node[copies > 0]] + branch[copies > 0]] + extra_node)
+        pre_scale = np.concatenate([np.ones(int((copies > 0).sum()))] + extra_scale)
+        occupied = np.zeros(n_children, dtype=bool)
+        occupied[pre_slot] = True
+        child_of[occupied] = np.arange(int(occupied.sum()))
+        next_frontier: list[int] = []
+        for i in range(N):
+            g = frontier[i]
+            if not split[i]:
+                made[g] = Leaf(st.counts[i])
+                continue
+            kids = []
+            for s in range(int(offset[i]), int(offset[i] + nb[i])):
+                gid = len(made)
+                kids.append(gid)
+                if occupied[s]:
+                    made.append(None)
+                    next_frontier.append(gid)
+                else:
+                    made.append(Leaf(np.zeros(k)))
+            f = int(feature[i])
+            kd = kinds[choice[i]]
+            test = float(thresholds[i]) if kd == "numeric" else left_sets.get(i)
+            made[g] = (kd, f, test, st.counts[i], kids)
+        if not next_frontier:
+            break
+        # -- the next level: new instances sorted by (node, row), orders stably partitioned
+        new_node = child_of[pre_slot]
+        n_next = int(occupied.sum())
+        if extra_src and any(len(e) for e in extra_src):
+            perm = np.lexsort((st.row[pre_src], new_node))
+            integral = False
+        else:
+            perm = np.argsort(new_node, kind="stable")
+            integral = st.integral
+        new_id_of_pre = np.empty(len(perm), dtype=np.int64)
+        new_id_of_pre[perm] = np.arange(len(perm))
+        src = pre_src[perm]
+        row = st.row[src]
+        new_stats = st.stats[src]
+        sc = pre_scale[perm]
+        frac_rows = sc != 1.0
+        if frac_rows.any():
+            new_stats[frac_rows] = new_stats[frac_rows] * sc[frac_rows, None]
+        nn = new_node[perm]
+        # usable categorical features: the parent's, less a multiway split's feature
+        parent_of_next = np.repeat(np.arange(N), nb)[occupied]
+        usable = st.usable[parent_of_next].copy()
+        if "multiway" in kinds and ctx.categorical:
+            multi = np.array([kinds[c] == "multiway" for c in choice.tolist()])[parent_of_next]
+            fpar = feature[parent_of_next]
+            for jj, j in enumerate(ctx.categorical):
+                usable[multi & (fpar == j), jj] = False
+        if ctx.q:
+            # each old instance's copies, in the old orders' positions, then a stable partition by node
+            n_copies = np.bincount(pre_src, minlength=st.m)
+            order_pre = np.argsort(pre_src, kind="stable")  # pre-instances grouped by source
+            first_pre_sorted = np.concatenate(([0], np.cumsum(n_copies)[:-1]))
+            cnt = n_copies[st.orders].ravel()
+            base = np.repeat(first_pre_sorted[st.orders].ravel(), cnt)
+            within = np.arange(len(base)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            pre_idx = order_pre[base + within]
+            new_orders = new_id_of_pre[pre_idx].reshape(ctx.q, -1)
+            part = np.argsort(nn[new_orders], axis=1, kind="stable")
+            new_orders = np.take_along_axis(new_orders, part, axis=1)
+        else:
+            new_orders = np.zeros((0, len(row)), dtype=np.int64)
+        st = _Level(row, new_stats, nn, new_orders, usable, n_next, integral)
+        frontier = next_frontier
+        depth += 1
+    return _assemble(made)
+
+
+def _assemble(made: list[Any]) -> Node:
+    """Nodes from the records, children before parents (ids grow with depth)."""
+    for g in range(len(made) - 1, -1, -1):
+        rec = made[g]
+        if isinstance(rec, tuple):
+            kind, f, test, counts, kids = rec
+            children = [made[c] for c in kids]
+            if kind == "numeric":
+                made[g] = NumericSplit(f, test, children[0], children[1], counts)
+            elif kind == "subset":
+                made[g] = SubsetSplit(f, test, children[0], children[1], counts)
+            else:
+                made[g] = CategoricalSplit(f, tuple(children), counts)
+            for c in kids:
+                made[c] = None  # release: each node is referenced by its parent only
+    return made[0]
