@@ -168,6 +168,7 @@ class _Best:
         self.threshold = np.zeros(n)
         self.left: dict[int, tuple[int, ...]] = {}
         self.children: dict[int, np.ndarray] = {}
+        self.branch: np.ndarray | None = None  # every instance's branch (single-node levels)
 
 
 def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
@@ -195,6 +196,11 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     # The reference scales every numeric feature's score by the known fraction when any of them
     # has a missing value in the node (its base is then the known rows' sum).
     incomplete = np.zeros(N, dtype=bool)
+    # Integer class counts without missing values: sum each run of equal values once
+    # (bincount), and cumulate over runs only; exact, and far fewer numbers than rows x classes.
+    runs = not ctx.regression and st.integral and not ctx.numeric_missing
+    seg_first = np.zeros(m, dtype=bool)
+    seg_first[starts] = True
     for start in range(0, q, chunk) if ctx.numeric_missing else ():
         idx = st.orders[start : start + chunk]
         rows = st.row[idx]
@@ -206,34 +212,53 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         c = min(chunk, q - start)
         idx = st.orders[start : start + c]
         V = np.take_along_axis(ctx.Xn[start : start + c], st.row[idx], axis=1)  # (c, m)
-        S = st.stats[idx]  # (c, m, k)
-        L = _segmented_cumsum(S, starts, lens, not st.integral)
-        del S
-        valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
-        known = ~np.isnan(V)
-        n_known = np.add.reduceat(known, starts, axis=1)  # (c, N)
-        if cfg.min_samples_leaf > 1:
-            n_left = pos_in_seg[:-1] + 1
-            valid &= (n_left >= cfg.min_samples_leaf) & (n_known[:, node_at[:-1]] - n_left >= cfg.min_samples_leaf)
-        fp, pp = np.nonzero(valid)
-        if len(fp) == 0:
-            continue
+        if runs:
+            fp, pp, left = _run_prefix_sums(V, idx, st, ctx, seg_first)
+            n_known = np.broadcast_to(lens, (c, N))
+            if cfg.min_samples_leaf > 1 and len(fp):
+                n_left = pos_in_seg[pp] + 1
+                ok = (n_left >= cfg.min_samples_leaf) & (lens[node_at[pp]] - n_left >= cfg.min_samples_leaf)
+                fp, pp, left = fp[ok], pp[ok], left[ok]
+            if len(fp) == 0:
+                continue
+            L = None
+        else:
+            S = st.stats[idx]  # (c, m, k)
+            L = _segmented_cumsum(S, starts, lens, not st.integral)
+            del S
+            valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
+            known = ~np.isnan(V)
+            n_known = np.add.reduceat(known, starts, axis=1)  # (c, N)
+            if cfg.min_samples_leaf > 1:
+                n_left = pos_in_seg[:-1] + 1
+                valid &= (n_left >= cfg.min_samples_leaf) & (n_known[:, node_at[:-1]] - n_left >= cfg.min_samples_leaf)
+            fp, pp = np.nonzero(valid)
+            if len(fp) == 0:
+                continue
+            left = L[fp, pp]
         nodes = node_at[pp]
-        left = L[fp, pp]
         base_all = np.broadcast_to(counts, (c, N, k))
         if incomplete.any():
             last_known = starts[None, :] + n_known - 1  # (c, N)
             known_sum = np.where((n_known > 0)[..., None], L[np.arange(c)[:, None], np.maximum(last_known, 0)], 0.0)
             base_all = np.where(incomplete[None, :, None], known_sum, base_all)
-        parent = base_all[fp, nodes]
+        one = N == 1 and c == 1  # a single node and feature: one parent, as the reference passes it
+        parent = base_all[0, 0] if one else base_all[fp, nodes]
         if ctx.variance_decrease:
             s = _variance_decrease(parent, left)
         else:
-            right = parent - left
+            children = np.empty((len(fp), 2, k))
+            children[:, 0] = left
+            right = children[:, 1]
+            np.subtract(parent, left, out=right)
             if not ctx.regression:
                 np.maximum(right, 0.0, out=right)
-            s = _score(cfg.score, parent, np.stack((left, right), axis=-2), ctx.numeric_names[start + fp])
+            names = np.broadcast_to(ctx.numeric_names[start + fp[0]], fp.shape) if fp[0] == fp[-1] else ctx.numeric_names[start + fp]
+            s = _score(cfg.score, parent, children, names)
+            del children, right
         inc = incomplete[nodes]
+        if one and inc.any():
+            parent = np.broadcast_to(parent, left.shape)
         if inc.any():
             w = parent[:, 0] if ctx.regression else parent.sum(axis=-1)
             t = total[nodes]
@@ -241,6 +266,15 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
                 frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
                 s = np.where(inc, s * frac, s)
         s = np.where(np.isnan(s), -np.inf, s)
+        if fp[0] == fp[-1] and nodes[0] == nodes[-1]:
+            # one (node, feature) group: the reference's own search
+            best = s.max()
+            tol = TIE_TOLERANCE * max(1.0, abs(best) if np.isfinite(best) else 0.0)
+            i = int(np.argmax(s >= best - tol))
+            fs[nodes[0], start + fp[0]] = s[i]
+            fa[nodes[0], start + fp[0]] = V[fp[0], pp[i]]
+            fb[nodes[0], start + fp[0]] = V[fp[0], pp[i] + 1]
+            continue
         group = fp * N + nodes  # non-decreasing: nonzero walks (feature, position)
         g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
         g_best = np.maximum.reduceat(s, g_start)
@@ -262,6 +296,41 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         mid = a / 2.0 + b / 2.0  # grow.midpoint, elementwise
         out.threshold[rows_] = np.where((a <= mid) & (mid < b), mid, a)
     return out
+
+
+def _run_prefix_sums(V: np.ndarray, idx: np.ndarray, st: "_Level", ctx: "_Context", seg_first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Left statistics of every split between distinct values, from per-run class sums.
+
+    ``V`` (c, m) holds the sorted values (no NaN) and ``idx`` the instances. A run is a maximal
+    stretch of equal values within a segment; a split lies after the last row of a run that
+    is followed by another run of the same segment. Returns (feature, position, left stats).
+    """
+    c, m = V.shape
+    k = ctx.k
+    newrun = np.empty((c, m), dtype=bool)
+    newrun[:, 0] = True
+    np.not_equal(V[:, 1:], V[:, :-1], out=newrun[:, 1:])
+    newrun[:, 1:] |= seg_first[1:]
+    flat_new = newrun.ravel()
+    run_id = np.cumsum(flat_new) - 1
+    n_runs = int(run_id[-1]) + 1
+    key = run_id * k + st.cls[idx].ravel()
+    rc = np.bincount(key, weights=None if st.unit else st.w[idx].ravel(), minlength=n_runs * k).reshape(n_runs, k)
+    cum = np.cumsum(rc, axis=0)
+    first_pos = np.flatnonzero(flat_new)  # flat position of each run's first row
+    seg_start_run = flat_new & np.tile(seg_first, c)
+    first_run_of_seg = np.cumsum(seg_start_run[first_pos]) - 1  # segment index of each run
+    seg_first_run = np.flatnonzero(seg_start_run[first_pos])
+    offsets = np.zeros((len(seg_first_run), k), dtype=cum.dtype)
+    inner = seg_first_run > 0
+    offsets[inner] = cum[seg_first_run[inner] - 1]
+    # a run closes a split when the next run starts inside the same segment
+    ends = np.r_[first_pos[1:] - 1, c * m - 1]
+    split_after = np.r_[~seg_start_run[first_pos[1:]], False]
+    r = np.flatnonzero(split_after)
+    left = (cum[r] - offsets[first_run_of_seg[r]]).astype(np.float64)
+    p = ends[r]
+    return p // m, p % m, left
 
 
 def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]) -> dict[str, _Best]:
@@ -367,6 +436,54 @@ def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np
     return float(s[b]), tuple(int(c) for c in present[masks[b]]), children[b]
 
 
+class _Through:
+    """A score called through :func:`_score`, for the reference's split generators."""
+
+    def __init__(self, score: Any) -> None:
+        self.score = score
+
+    def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
+        return _score(self.score, np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64), features)
+
+
+def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...], depth: int) -> list[_Best]:
+    """A frontier of one node (deep narrow trees: a chain has one per level): the reference's
+    own split generators on the node's rows, which already come in the order they expect
+    (instances are the node's rows in row order, the orders their positions). Fewer numpy
+    calls than the level machinery, and the very numbers of the reference."""
+    import attrs as _attrs
+
+    from .grow import NodeData, _best_candidate
+
+    V = np.take_along_axis(ctx.Xn, st.row[st.orders], axis=1) if ctx.q else np.zeros((0, st.m))
+    node = NodeData(
+        X=ctx.X[st.row],
+        y=ctx.y[st.row],
+        stats=st.stats,
+        order=st.orders,
+        values=V,
+        numeric=ctx.numeric,
+        categorical=tuple(j for j, u in zip(ctx.categorical, st.usable[0].tolist()) if u),
+        schema=ctx.schema,
+        depth=depth,
+    )
+    # The variance shortcut of threshold_splits recognises the score itself; other scores
+    # are called through _score.
+    score = cfg.score if ctx.variance_decrease else _Through(cfg.score)
+    cand = _best_candidate(node, _attrs.evolve(cfg, score=score))
+    found = [_Best(1) for _ in kinds]
+    if cand is not None:
+        b = found[kinds.index(cand.kind)]
+        b.score[0], b.feature[0] = cand.score, cand.feature
+        if cand.kind == "numeric":
+            b.threshold[0] = cand.threshold
+        elif cand.kind == "subset":
+            b.left[0] = tuple(int(c) for c in cand.left_categories)
+        b.children[0] = cand.children
+        b.branch = cand.branch.astype(np.int64)
+    return found
+
+
 class _Context:
     """What stays fixed while a tree grows."""
 
@@ -376,6 +493,8 @@ class _Context:
 
         schema = ds.schema
         self.X = ds.X
+        self.y = ds.y
+        self.schema = schema
         self.regression = schema.is_regression
         self.feature_names = list(schema.feature_names)
         self.numeric = np.array([j for j, f in enumerate(schema.features) if f.is_numeric], dtype=np.int64)
@@ -400,6 +519,23 @@ class _Level:
         self.lens = np.bincount(node, minlength=n_nodes)
         self.starts = np.concatenate(([0], np.cumsum(self.lens)[:-1])).astype(np.int64)
         self.counts = _segment_sums(node, stats, n_nodes)
+        self._cls = None
+
+    @property
+    def cls(self) -> np.ndarray:
+        """Class code of each instance (classification), from its one-hot statistics."""
+        if self._cls is None:
+            self._cls = np.argmax(self.stats, axis=1)
+        return self._cls
+
+    @property
+    def w(self) -> np.ndarray:
+        return self.stats.sum(axis=1)
+
+    @property
+    def unit(self) -> bool:
+        """Whether every instance weighs exactly 1 (counts by rows)."""
+        return bool(np.all(self.stats.sum(axis=1) == 1.0))
 
     def keep_nodes(self, keep: np.ndarray) -> "_Level":
         """The level restricted to the nodes ``keep`` (a boolean mask), renumbered in order."""
@@ -416,6 +552,7 @@ class _Level:
         lv.orders, lv.usable, lv.n_nodes, lv.integral = orders, self.usable[keep], int(keep.sum()), self.integral
         lv.m = len(lv.row)
         lv.lens, lv.starts, lv.counts = self.lens[keep], None, self.counts[keep]
+        lv._cls = None if self._cls is None else self._cls[inst]
         lv.starts = np.concatenate(([0], np.cumsum(lv.lens)[:-1])).astype(np.int64)
         return lv
 
@@ -463,10 +600,11 @@ def build(ds: Dataset, cfg: Any) -> Node:
             st = st.keep_nodes(keep)
             N = st.n_nodes
         # -- the best candidate of every node, per splitter, in the splitters' order
-        found: list[_Best] = []
-        cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
-        for kind in kinds:
-            found.append(_numeric_candidates(st, cfg, ctx) if kind == "numeric" else cat.get(kind, _Best(N)))
+        if N == 1:
+            found = _single_node(st, cfg, ctx, kinds, depth)
+        else:
+            cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
+            found = [_numeric_candidates(st, cfg, ctx) if kind == "numeric" else cat.get(kind, _Best(N)) for kind in kinds]
         scores = np.stack([f.score for f in found], axis=1)  # (N, kinds)
         feats = np.stack([f.feature for f in found], axis=1)
         from .grow import TIE_TOLERANCE
@@ -489,45 +627,55 @@ def build(ds: Dataset, cfg: Any) -> Node:
             break
         inst_split = split[st.node]
         nb = np.zeros(N, dtype=np.int64)
-        f_of = np.where(split, feature, 0)
-        x = ctx.X[st.row, f_of[st.node]]
-        branch = np.full(st.m, -1, dtype=np.int64)
-        knownx = ~np.isnan(x)
         thresholds = np.zeros(N)
         left_sets: dict[int, tuple[int, ...]] = {}
-        for c, kind in enumerate(kinds):
-            sel = split & (choice == c)
-            if not sel.any():
-                continue
-            mine = sel[st.node] & knownx
-            if kind == "numeric":
-                thresholds[sel] = found[c].threshold[sel]
-                nb[sel] = 2
-                branch[mine] = (x[mine] > thresholds[st.node[mine]]).astype(np.int64)
-            elif kind == "multiway":
-                cats = np.array([ctx.n_categories[ctx.categorical.index(int(f))] for f in feature[sel].tolist()], dtype=np.int64)
-                nb[sel] = cats
-                branch[mine] = x[mine].astype(np.int64)
-            else:
-                nb[sel] = 2
-                width = max(ctx.n_categories)
-                table = np.zeros((N, width), dtype=bool)
-                for i in np.flatnonzero(sel).tolist():
-                    left_sets[i] = found[c].left[i]
-                    table[i, list(found[c].left[i])] = True
-                branch[mine] = np.where(table[st.node[mine], x[mine].astype(np.int64)], 0, 1)
-        offset = np.concatenate(([0], np.cumsum(nb)[:-1])).astype(np.int64)
-        n_children = int(nb.sum())
-        known_inst = inst_split & (branch >= 0)
-        child_known = _segment_sums(offset[st.node[known_inst]] + branch[known_inst], st.stats[known_inst], n_children)
-        for c, kind in enumerate(kinds):
-            if kind == "subset":
+        if N == 1 and found[choice[0]].branch is not None:
+            # one node: the reference's candidate already holds every row's branch and the sums
+            b0 = found[choice[0]]
+            branch = b0.branch
+            child_known = np.array(b0.children[0], dtype=np.float64)
+            nb[0] = len(child_known)
+            thresholds[0] = b0.threshold[0]
+            if 0 in b0.left:
+                left_sets[0] = b0.left[0]
+            offset = np.zeros(1, dtype=np.int64)
+            n_children = int(nb[0])
+        else:
+            f_of = np.where(split, feature, 0)
+            x = ctx.X[st.row, f_of[st.node]]
+            branch = np.full(st.m, -1, dtype=np.int64)
+            knownx = ~np.isnan(x)
+            for c, kind in enumerate(kinds):
+                sel = split & (choice == c)
+                if not sel.any():
+                    continue
+                mine = sel[st.node] & knownx
+                if kind == "numeric":
+                    thresholds[sel] = found[c].threshold[sel]
+                    nb[sel] = 2
+                    branch[mine] = (x[mine] > thresholds[st.node[mine]]).astype(np.int64)
+                elif kind == "multiway":
+                    cats = np.array([ctx.n_categories[ctx.categorical.index(int(f))] for f in feature[sel].tolist()], dtype=np.int64)
+                    nb[sel] = cats
+                    branch[mine] = x[mine].astype(np.int64)
+                else:
+                    nb[sel] = 2
+                    width = max(ctx.n_categories)
+                    table = np.zeros((N, width), dtype=bool)
+                    for i in np.flatnonzero(sel).tolist():
+                        left_sets[i] = found[c].left[i]
+                        table[i, list(found[c].left[i])] = True
+                    branch[mine] = np.where(table[st.node[mine], x[mine].astype(np.int64)], 0, 1)
+            offset = np.concatenate(([0], np.cumsum(nb)[:-1])).astype(np.int64)
+            n_children = int(nb.sum())
+            known_inst = inst_split & (branch >= 0)
+            child_known = _segment_sums(offset[st.node[known_inst]] + branch[known_inst], st.stats[known_inst], n_children)
+            for c, kind in enumerate(kinds):
                 for i, ch in found[c].children.items():
                     if split[i] and choice[i] == c:
-                        child_known[offset[i] : offset[i] + 2] = ch  # the reference's own (matrix product) sums
+                        child_known[offset[i] : offset[i] + nb[i]] = ch  # the reference's own sums (subsets: a matrix product)
         absent = inst_split & (branch < 0)
         copies = inst_split.astype(np.int64)
-        scale = np.ones(st.m)
         child_weight = _stats_weight(child_known, regression)
         routed = child_known
         extra_node: list[np.ndarray] = []
@@ -572,6 +720,19 @@ def build(ds: Dataset, cfg: Any) -> Node:
                 extra_src = [s[kp] for s, kp in zip(extra_src, keep_extra)]
                 extra_node = [s[kp] for s, kp in zip(extra_node, keep_extra)]
                 extra_scale = [s[kp] for s, kp in zip(extra_scale, keep_extra)]
+        # -- children that are leaves already (pure, too few rows, at max_depth), when their
+        # counts are known exactly here (no missing value routed; sums in row order): their rows
+        # leave now instead of being carried into the next level and compacted there
+        early = np.zeros(n_children, dtype=bool)
+        if not regression and not absent.any() and (st.integral or "subset" not in kinds):
+            slot = offset[st.node] + branch
+            in_split = copies > 0
+            rows_in = np.bincount(slot[in_split], minlength=n_children)
+            early = (rows_in > 0) & (((child_known > 0).sum(axis=1) <= 1) | (rows_in < min_split))
+            if cfg.max_depth is not None and depth + 1 >= cfg.max_depth:
+                early = rows_in > 0
+            if early.any():
+                copies[in_split & early[np.where(in_split, slot, 0)]] = 0
         # -- records of this level's nodes and their children
         child_of = np.full(n_children, -1, dtype=np.int64)  # child slot -> next level's node index
         pre_src = np.concatenate([np.flatnonzero(copies > 0)] + extra_src)
@@ -593,6 +754,8 @@ def build(ds: Dataset, cfg: Any) -> Node:
                 if occupied[s]:
                     made.append(None)
                     next_frontier.append(gid)
+                elif early[s]:
+                    made.append(Leaf(child_known[s]))
                 else:
                     made.append(Leaf(np.zeros(k)))
             f = int(feature[i])
@@ -608,7 +771,7 @@ def build(ds: Dataset, cfg: Any) -> Node:
             perm = np.lexsort((st.row[pre_src], new_node))
             integral = False
         else:
-            perm = np.argsort(new_node, kind="stable")
+            perm = np.argsort(new_node.astype(np.uint16) if n_next < 2**16 else new_node, kind="stable")
             integral = st.integral
         new_id_of_pre = np.empty(len(perm), dtype=np.int64)
         new_id_of_pre[perm] = np.arange(len(perm))
@@ -629,17 +792,30 @@ def build(ds: Dataset, cfg: Any) -> Node:
             for jj, j in enumerate(ctx.categorical):
                 usable[multi & (fpar == j), jj] = False
         if ctx.q:
-            # each old instance's copies, in the old orders' positions, then a stable partition by node
-            n_copies = np.bincount(pre_src, minlength=st.m)
-            order_pre = np.argsort(pre_src, kind="stable")  # pre-instances grouped by source
-            first_pre_sorted = np.concatenate(([0], np.cumsum(n_copies)[:-1]))
-            cnt = n_copies[st.orders].ravel()
-            base = np.repeat(first_pre_sorted[st.orders].ravel(), cnt)
-            within = np.arange(len(base)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-            pre_idx = order_pre[base + within]
-            new_orders = new_id_of_pre[pre_idx].reshape(ctx.q, -1)
-            part = np.argsort(nn[new_orders], axis=1, kind="stable")
-            new_orders = np.take_along_axis(new_orders, part, axis=1)
+            if len(pre_src) == len(np.unique(pre_src)) if extra_src else True:
+                # one copy at most per old instance: map, drop, then partition
+                new_id_of_old = np.full(st.m, -1, dtype=np.int64)
+                new_id_of_old[pre_src] = new_id_of_pre
+                mapped = new_id_of_old[st.orders]
+                new_orders = mapped[mapped >= 0].reshape(ctx.q, -1)
+            else:
+                # each old instance's copies, in the old orders' positions
+                n_copies = np.bincount(pre_src, minlength=st.m)
+                order_pre = np.argsort(pre_src, kind="stable")  # pre-instances grouped by source
+                first_pre_sorted = np.concatenate(([0], np.cumsum(n_copies)[:-1]))
+                cnt = n_copies[st.orders].ravel()
+                base = np.repeat(first_pre_sorted[st.orders].ravel(), cnt)
+                within = np.arange(len(base)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+                new_orders = new_id_of_pre[order_pre[base + within]].reshape(ctx.q, -1)
+            # a stable partition by new node: radix sort on 16-bit keys when they fit
+            keys = nn[new_orders]
+            if n_next <= 1:
+                pass
+            else:
+                if n_next < 2**16:
+                    keys = keys.astype(np.uint16)
+                part = np.argsort(keys, axis=1, kind="stable")
+                new_orders = np.take_along_axis(new_orders, part, axis=1)
         else:
             new_orders = np.zeros((0, len(row)), dtype=np.int64)
         st = _Level(row, new_stats, nn, new_orders, usable, n_next, integral)
