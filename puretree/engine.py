@@ -67,6 +67,12 @@ ENGINES = ("auto", "fast", "reference")
 
 #: Largest number of floats one chunk of sorted statistics holds (memory bound, as the reference).
 _CHUNK = 4_000_000
+#: Largest number of candidate splits handed to a score at once.
+_SCORE_CHUNK = 100_000
+#: A lone node of at most this many sorted statistics (rows x numeric features x k) is
+#: searched by the reference's split generators (fewer numpy calls); larger ones by the
+#: level machinery, whose chunks bound memory more tightly.
+_SINGLE_NODE_MAX = 1_000_000
 
 
 def _kinds() -> dict[Any, str]:
@@ -199,6 +205,8 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     # Integer class counts without missing values: sum each run of equal values once
     # (bincount), and cumulate over runs only; exact, and far fewer numbers than rows x classes.
     runs = not ctx.regression and st.integral and not ctx.numeric_missing
+    if runs:
+        chunk = max(1, (_CHUNK // 16) // max(1, m))
     seg_first = np.zeros(m, dtype=bool)
     seg_first[starts] = True
     for start in range(0, q, chunk) if ctx.numeric_missing else ():
@@ -247,15 +255,22 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         if ctx.variance_decrease:
             s = _variance_decrease(parent, left)
         else:
-            children = np.empty((len(fp), 2, k))
-            children[:, 0] = left
-            right = children[:, 1]
-            np.subtract(parent, left, out=right)
-            if not ctx.regression:
-                np.maximum(right, 0.0, out=right)
-            names = np.broadcast_to(ctx.numeric_names[start + fp[0]], fp.shape) if fp[0] == fp[-1] else ctx.numeric_names[start + fp]
-            s = _score(cfg.score, parent, children, names)
-            del children, right
+            # scored in slices of at most _SCORE_CHUNK candidates: a score's temporaries are
+            # several times its input, and bound the peak memory of a level
+            s = np.empty(len(fp))
+            for a in range(0, len(fp), _SCORE_CHUNK):
+                b = min(len(fp), a + _SCORE_CHUNK)
+                par = parent if one else parent[a:b]
+                children = np.empty((b - a, 2, k))
+                children[:, 0] = left[a:b]
+                right = children[:, 1]
+                np.subtract(par, left[a:b], out=right)
+                if not ctx.regression:
+                    np.maximum(right, 0.0, out=right)
+                f0, f1 = fp[a], fp[b - 1]
+                names = np.broadcast_to(ctx.numeric_names[start + f0], (b - a,)) if f0 == f1 else ctx.numeric_names[start + fp[a:b]]
+                s[a:b] = _score(cfg.score, par, children, names)
+                del children, right
         inc = incomplete[nodes]
         if one and inc.any():
             parent = np.broadcast_to(parent, left.shape)
@@ -546,7 +561,8 @@ class _Level:
         orders = self.orders
         if q and self.m:
             # every order holds the same instances grouped by node, so one mask serves all rows
-            orders = new_id[self.orders[inst[self.orders]].reshape(q, int(inst.sum()))]
+            orders = self.orders[inst[self.orders]].reshape(q, int(inst.sum()))
+            np.take(new_id.astype(orders.dtype), orders, out=orders)
         lv = _Level.__new__(_Level)
         lv.row, lv.stats, lv.node = self.row[inst], self.stats[inst], new_node[self.node[inst]]
         lv.orders, lv.usable, lv.n_nodes, lv.integral = orders, self.usable[keep], int(keep.sum()), self.integral
@@ -572,7 +588,9 @@ def build(ds: Dataset, cfg: Any) -> Node:
     regression = ctx.regression
     y = ds.y
     integral = bool(np.all(stats == np.floor(stats)) and stats.sum() < 2.0**52)
-    orders = np.argsort(ctx.Xn, axis=1, kind="stable") if ctx.q else np.zeros((0, n), dtype=np.int64)
+    # int32 positions while they fit: the orders are the engine's largest arrays
+    ctx.index = np.int32 if n < 2**31 - 1 else np.int64
+    orders = np.argsort(ctx.Xn, axis=1, kind="stable").astype(ctx.index) if ctx.q else np.zeros((0, n), dtype=np.int64)
     st = _Level(np.arange(n), stats, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
     st.counts[0] = stats.sum(axis=0)  # the reference's own sum (pairwise when there is one column)
     # Records of the tree: one entry per node, children filled in as they are created.
@@ -600,7 +618,7 @@ def build(ds: Dataset, cfg: Any) -> Node:
             st = st.keep_nodes(keep)
             N = st.n_nodes
         # -- the best candidate of every node, per splitter, in the splitters' order
-        if N == 1:
+        if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX:
             found = _single_node(st, cfg, ctx, kinds, depth)
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
@@ -794,10 +812,12 @@ def build(ds: Dataset, cfg: Any) -> Node:
         if ctx.q:
             if len(pre_src) == len(np.unique(pre_src)) if extra_src else True:
                 # one copy at most per old instance: map, drop, then partition
-                new_id_of_old = np.full(st.m, -1, dtype=np.int64)
+                new_id_of_old = np.full(st.m, -1, dtype=ctx.index)
                 new_id_of_old[pre_src] = new_id_of_pre
-                mapped = new_id_of_old[st.orders]
-                new_orders = mapped[mapped >= 0].reshape(ctx.q, -1)
+                mapped = np.take(new_id_of_old, st.orders)
+                kept = mapped >= 0
+                new_orders = mapped if kept.all() else mapped[kept].reshape(ctx.q, -1)
+                del mapped, kept
             else:
                 # each old instance's copies, in the old orders' positions
                 n_copies = np.bincount(pre_src, minlength=st.m)
@@ -807,17 +827,18 @@ def build(ds: Dataset, cfg: Any) -> Node:
                 base = np.repeat(first_pre_sorted[st.orders].ravel(), cnt)
                 within = np.arange(len(base)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
                 new_orders = new_id_of_pre[order_pre[base + within]].reshape(ctx.q, -1)
-            # a stable partition by new node: radix sort on 16-bit keys when they fit
-            keys = nn[new_orders]
-            if n_next <= 1:
-                pass
-            else:
-                if n_next < 2**16:
-                    keys = keys.astype(np.uint16)
-                part = np.argsort(keys, axis=1, kind="stable")
-                new_orders = np.take_along_axis(new_orders, part, axis=1)
+            # a stable partition by new node: radix sort on 16-bit keys when they fit; row by
+            # row on large data, so that the temporaries stay the size of one feature's order
+            if n_next > 1:
+                small = n_next < 2**16
+                step = max(1, (_CHUNK // 4) // max(1, new_orders.shape[1]))
+                for a in range(0, ctx.q, step):
+                    keys = nn[new_orders[a : a + step]]
+                    part = np.argsort(keys.astype(np.uint16) if small else keys, axis=1, kind="stable")
+                    new_orders[a : a + step] = np.take_along_axis(new_orders[a : a + step], part, axis=1)
         else:
             new_orders = np.zeros((0, len(row)), dtype=np.int64)
+        del st  # the old level's orders go before the new level's sums are made
         st = _Level(row, new_stats, nn, new_orders, usable, n_next, integral)
         frontier = next_frontier
         depth += 1
