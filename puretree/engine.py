@@ -165,6 +165,19 @@ def _refuse_missing(ds: Dataset) -> None:
         raise DataError(f"row {int(r)}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
 
 
+class _Offset:
+    """Segmented prefix sums as a global cumsum ``C`` less each segment's offset, indexed
+    like the array they stand for: ``L[f, p] == C[f, p] - off[f, node of p]``."""
+
+    def __init__(self, C: np.ndarray, off: np.ndarray, node_at: np.ndarray) -> None:
+        self.C, self.off, self.node_at = C, off, node_at
+
+    def __getitem__(self, key: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        f, p = key
+        f = np.broadcast_to(f, np.broadcast_shapes(np.shape(f), np.shape(p)))
+        return self.C[f, p] - self.off[f, self.node_at[p]]
+
+
 class _Best:
     """The best candidate of each splitting node of a level, per splitter kind."""
 
@@ -220,7 +233,8 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         c = min(chunk, q - start)
         idx = st.orders[start : start + c]
         V = np.take_along_axis(ctx.Xn[start : start + c], st.row[idx], axis=1)  # (c, m)
-        if runs:
+        # runs pay when values repeat (digits: 17 values); on continuous data one cumsum is cheaper
+        if runs and np.count_nonzero(V[:, 1:] != V[:, :-1]) < 0.5 * V.size:
             fp, pp, left = _run_prefix_sums(V, idx, st, ctx, seg_first)
             n_known = np.broadcast_to(lens, (c, N))
             if cfg.min_samples_leaf > 1 and len(fp):
@@ -232,7 +246,16 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
             L = None
         else:
             S = st.stats[idx]  # (c, m, k)
-            L = _segmented_cumsum(S, starts, lens, not st.integral)
+            if st.integral:
+                # integer statistics: one cumsum per feature; each segment's offset is
+                # subtracted at the candidates only (exact)
+                C = np.cumsum(S, axis=1)
+                off = np.zeros((c, N, k))
+                inner = starts > 0
+                off[:, inner] = C[:, starts[inner] - 1]
+                L = _Offset(C, off, node_at)
+            else:
+                L = _segmented_cumsum(S, starts, lens, True)
             del S
             valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
             known = ~np.isnan(V)
@@ -545,12 +568,16 @@ class _Level:
 
     @property
     def w(self) -> np.ndarray:
-        return self.stats.sum(axis=1)
+        if getattr(self, "_w", None) is None:
+            self._w = self.stats.sum(axis=1)
+        return self._w
 
     @property
     def unit(self) -> bool:
         """Whether every instance weighs exactly 1 (counts by rows)."""
-        return bool(np.all(self.stats.sum(axis=1) == 1.0))
+        if getattr(self, "_unit", None) is None:
+            self._unit = bool(np.all(self.w == 1.0))
+        return self._unit
 
     def keep_nodes(self, keep: np.ndarray) -> "_Level":
         """The level restricted to the nodes ``keep`` (a boolean mask), renumbered in order."""
