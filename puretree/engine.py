@@ -59,7 +59,7 @@ from .data import Dataset
 from .errors import DataError
 from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit
 
-__all__ = ["build", "supports", "ENGINES"]
+__all__ = ["build", "supports", "quantile_bins", "ENGINES"]
 
 #: The values of ``grow(..., engine=...)``: ``"auto"`` uses the fast engine when it supports
 #: the splitters given, ``"fast"`` insists on it, ``"reference"`` runs the recursive builder.
@@ -332,7 +332,8 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         out.feature[rows_] = ctx.numeric[i]
         a, b = fa[rows_, i], fb[rows_, i]
         mid = a / 2.0 + b / 2.0  # grow.midpoint, elementwise
-        out.threshold[rows_] = np.where((a <= mid) & (mid < b), mid, a)
+        # binned: values are their bin's largest training value, the cut goes right above it
+        out.threshold[rows_] = a if ctx.binned else np.where((a <= mid) & (mid < b), mid, a)
     return out
 
 
@@ -540,6 +541,7 @@ class _Context:
         self.n_categories = [len(schema.features[j].categories) for j in self.categorical]
         self.q = len(self.numeric)
         self.Xn = np.ascontiguousarray(ds.X[:, self.numeric].T)
+        self.binned = False
         self.numeric_names = np.asarray(self.feature_names, dtype=object)[self.numeric].astype(str) if self.q else np.array([], dtype=str)
         self.numeric_missing = bool(np.isnan(self.Xn).any())
         self.variance_decrease = self.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is variance
@@ -600,14 +602,44 @@ class _Level:
         return lv
 
 
-def build(ds: Dataset, cfg: Any) -> Node:
+def quantile_bins(column: np.ndarray, max_bins: int) -> np.ndarray:
+    """Each value replaced by the largest training value of its quantile bin (NaN stays NaN).
+
+    At most ``max_bins`` distinct values remain, so a split can only fall between bins; as a
+    bin's values all lie at or below its largest one, the cut ``x <= that value`` sends every
+    training row where its bin went.
+
+    >>> quantile_bins(np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, np.nan]), 3).tolist()
+    [2.0, 2.0, 4.0, 4.0, 6.0, 6.0, nan]
+    >>> quantile_bins(np.array([5.0, 1.0, 5.0]), 10).tolist()     # fewer values than bins: unchanged
+    [5.0, 1.0, 5.0]
+    """
+    out = column.copy()
+    known = ~np.isnan(column)
+    values = np.unique(column[known])
+    if len(values) <= max_bins:
+        return out
+    # cut points: the values at the inner quantiles of the known rows (an order statistic each)
+    cuts = np.unique(np.quantile(column[known], np.arange(1, max_bins) / max_bins, method="inverted_cdf"))
+    bin_of = np.searchsorted(cuts, column[known], side="left")  # x <= cuts[b] -> bin b
+    top = np.full(len(cuts) + 1, -np.inf)
+    np.maximum.at(top, bin_of, column[known])
+    out[known] = top[bin_of]
+    return out
+
+
+def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
-    (its ``_Settings``), grown level by level."""
+    (its ``_Settings``), grown level by level. ``max_bins``: histogram mode, each numeric
+    feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values."""
     from .grow import _stats_weight, node_statistics
 
     if cfg.missing == "error":
         _refuse_missing(ds)
     ctx = _Context(ds, cfg)
+    if max_bins is not None and ctx.q:
+        ctx.binned = True
+        ctx.Xn = np.ascontiguousarray(np.stack([quantile_bins(row, max_bins) for row in ctx.Xn]).reshape(ctx.Xn.shape))
     kinds = tuple(_kinds()[s] for s in cfg.splitters)
     stats = node_statistics(ds)
     n, k = stats.shape
@@ -645,7 +677,7 @@ def build(ds: Dataset, cfg: Any) -> Node:
             st = st.keep_nodes(keep)
             N = st.n_nodes
         # -- the best candidate of every node, per splitter, in the splitters' order
-        if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX:
+        if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned:
             found = _single_node(st, cfg, ctx, kinds, depth)
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}

@@ -639,6 +639,7 @@ def grow(
     class_weight: Any = None,
     missing: str = "majority",
     engine: str = "auto",
+    max_bins: int | None = None,
     **data_options: Any,
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
@@ -653,6 +654,8 @@ def grow(
     ``"auto"`` (default) grows level by level with :mod:`puretree.engine` when it knows the
     ``splitters`` (the built-in ones), else with this module's recursive builder, which
     ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
+    ``max_bins=N`` (fast engine only): histogram mode, each numeric feature binned once into
+    at most ``N`` quantile bins, every threshold the largest training value of a bin.
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -670,8 +673,12 @@ def grow(
 
     if engine not in fast.ENGINES:
         raise ParameterError(f"engine must be one of {list(fast.ENGINES)}, got {engine!r}")
+    if max_bins is not None and (isinstance(max_bins, bool) or not isinstance(max_bins, (int, np.integer)) or max_bins < 2):
+        raise ParameterError(f"max_bins must be None or an integer >= 2, got {max_bins!r}")
     if engine != "reference" and fast.supports(cfg.splitters):
-        return Tree(fast.build(ds, cfg), ds.schema, missing)
+        return Tree(fast.build(ds, cfg, max_bins=max_bins), ds.schema, missing)
+    if max_bins is not None:
+        raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
     if engine == "fast":
         raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
     root = run(_grow(_root_data(ds, missing=missing), cfg))

@@ -23,6 +23,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from unittest import mock
+
+from puretree import engine
 from puretree.data import Dataset
 from puretree.errors import DataError, ParameterError
 from puretree.grow import c45, cart, grow, id3, threshold_splits
@@ -126,6 +129,19 @@ def test_regression_same_tree(ds, targets, preset, missing, opts):
         assert fast == ref  # regression sums follow the reference's order exactly
 
 
+@given(ds=datasets(max_rows=30, missing=0.1), weighted=st.booleans(), preset=st.sampled_from(sorted(PRESETS)), score=st.sampled_from(SCORES), missing=st.sampled_from(MISSING), opts=options)
+def test_level_machinery_on_lone_nodes_too(ds, weighted, preset, score, missing, opts):
+    # Lone small nodes normally go through the reference's own generators; force the level
+    # machinery everywhere so that its single-node shortcuts are checked as well.
+    if weighted:
+        ds = Dataset(ds.schema, ds.X, ds.y, np.linspace(0.5, 3.0, ds.n_rows))
+    with mock.patch.object(engine, "_SINGLE_NODE_MAX", 0):
+        fast, ref = both(PRESETS[preset], ds, score=score, missing=missing, **opts)
+    assert same_tree(fast.root, ref.root)
+    if not weighted and missing == "majority":
+        assert fast == ref
+
+
 def test_deep_chain_equal():
     n = 400
     X = np.arange(n, dtype=np.float64).reshape(-1, 1)
@@ -164,3 +180,62 @@ def test_missing_error_refused_by_both():
     for engine in ("fast", "reference"):
         with pytest.raises(DataError, match="row 1, column 'x0'"):
             cart([[1.0], [np.nan]], ["a", "b"], missing="error", engine=engine)
+
+
+# -- histogram mode (max_bins) ------------------------------------------------------------
+
+
+def _numeric_splits(node):
+    stack, out = [node], []
+    while stack:
+        n = stack.pop()
+        if isinstance(n, NumericSplit):
+            out.append(n)
+        if not isinstance(n, Leaf):
+            stack += list(n.children) if isinstance(n, CategoricalSplit) else [n.left, n.right]
+    return out
+
+
+@given(ds=datasets(max_rows=30, missing=True), preset=st.sampled_from(sorted(PRESETS)))
+def test_bins_enough_for_every_value_only_move_thresholds_down(ds, preset):
+    # With a bin per distinct value nothing is merged: the same tree, each midpoint threshold
+    # replaced by the largest training value below it.
+    exact = PRESETS[preset](ds, missing="majority")
+    binned = PRESETS[preset](ds, missing="majority", max_bins=64)
+    se, sb = _numeric_splits(exact.root), _numeric_splits(binned.root)
+    assert len(se) == len(sb)
+    for e, b in zip(se, sb):
+        col = ds.X[:, e.feature]
+        assert b.feature == e.feature
+        assert b.threshold == col[col <= e.threshold].max()
+    strip = lambda n: [(type(x).__name__, x.counts) for x in _numeric_splits(n)]  # noqa: E731
+    assert strip(exact.root) == strip(binned.root)
+
+
+@given(ds=datasets(min_rows=5, max_rows=40, kinds=("numeric",)), max_bins=st.integers(2, 4))
+def test_bins_cut_at_most_max_bins_ways(ds, max_bins):
+    tree = cart(ds, max_bins=max_bins)
+    for j in range(ds.X.shape[1]):
+        cuts = {s.threshold for s in _numeric_splits(tree.root) if s.feature == j}
+        assert len(cuts) <= max_bins - 1
+        assert cuts <= set(ds.X[:, j].tolist())  # thresholds are training values
+    # every training row lands in a leaf that counted it: the leaves' counts add up to the data
+    leaves = [n for n in _all_nodes(tree.root) if isinstance(n, Leaf)]
+    assert sum(sum(leaf.counts) for leaf in leaves) == ds.n_rows
+    assert (np.asarray(tree.predict(ds)) == ds.labels()).mean() >= max(np.mean(ds.labels() == lab) for lab in ds.labels())
+
+
+def _all_nodes(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, Leaf):
+            stack += list(n.children) if isinstance(n, CategoricalSplit) else [n.left, n.right]
+
+
+def test_max_bins_is_checked():
+    with pytest.raises(ParameterError, match="max_bins"):
+        cart([[1.0], [2.0]], ["a", "b"], max_bins=1)
+    with pytest.raises(ParameterError, match="fast engine"):
+        cart([[1.0], [2.0]], ["a", "b"], max_bins=8, engine="reference")
