@@ -26,12 +26,18 @@ without copying any ancestor's arrays:
    through :func:`_score`. Categorical features are scored per level too: one-branch-per-
    category splits with one call per feature (``children`` shaped ``(nodes, categories,
    k)``); subset splits (CART) enumerate each node's present categories as the reference does.
-5. **Ties** are broken as the reference breaks them (:data:`~puretree.grow.TIE_TOLERANCE`,
+5. **Lone nodes.** Deep narrow trees (a chain has one node per level) would pay the level
+   machinery for one node at a time; a level whose frontier is a single small node hands it
+   to the reference's own split generators (the node's instances are already its rows in row
+   order and the orders their sorted positions), and children known to be leaves (pure, too
+   few rows, at ``max_depth``) leave the level's arrays at once.
+6. **Ties** are broken as the reference breaks them (:data:`~puretree.grow.TIE_TOLERANCE`,
    then the lowest threshold, then the lowest feature index), over the same numbers.
-6. **The tree** is assembled bottom-up from the per-level records once growth stops.
+7. **The tree** is assembled bottom-up from the per-level records once growth stops.
 
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
-orders, and one chunk of sorted statistics (at most ``_CHUNK`` floats). A level costs
+orders (int32), one chunk of sorted statistics (at most ``_CHUNK`` floats) and one slice of
+candidates handed to the score (at most ``_SCORE_CHUNK``). A level costs
 ``O(instances x features)`` numpy work plus a few dozen numpy calls, so a chain 10,000 levels
 deep costs 10,000 small levels, not 10,000 copies of the data.
 
@@ -125,21 +131,14 @@ def _segment_sums(key: np.ndarray, stats: np.ndarray, n: int) -> np.ndarray:
     return np.stack([np.bincount(key, weights=stats[:, c], minlength=n) for c in range(stats.shape[1])], axis=-1) if len(key) else np.zeros((n, stats.shape[1]))
 
 
-def _segmented_cumsum(S: np.ndarray, starts: np.ndarray, lens: np.ndarray, exact: bool) -> np.ndarray:
-    """Cumulative sums of ``S`` (c, m, k) along axis 1, restarting at every segment.
-
-    Integer statistics: one global cumsum minus each segment's offset (exact). Otherwise each
-    segment is cumulated on its own, as the reference does, by padding segments of similar
-    length (within a factor 2) into one rectangular block per length class: at most twice
-    the data, about log2(m) calls.
+def _segmented_cumsum(S: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """Cumulative sums of ``S`` (c, m, k) along axis 1, restarting at every segment, each
+    segment added in its own order from its first row, as the reference does (so float
+    statistics give the reference's very numbers). Segments of similar length (within a
+    factor 2) are padded into one rectangular block per length class: at most twice the
+    data, about log2(m) calls. (Integer statistics take a cheaper exact route: one global
+    cumsum, see :class:`_Offset`.)
     """
-    if not exact:
-        C = np.cumsum(S, axis=1)
-        offsets = np.zeros((S.shape[0], len(starts), S.shape[2]))
-        inner = starts > 0
-        offsets[:, inner] = C[:, starts[inner] - 1]
-        C -= np.repeat(offsets, lens, axis=1)
-        return C
     out = np.empty_like(S)
     cls = np.ceil(np.log2(np.maximum(lens, 1))).astype(np.int64)
     for c in np.unique(cls):
@@ -255,7 +254,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
                 off[:, inner] = C[:, starts[inner] - 1]
                 L = _Offset(C, off, node_at)
             else:
-                L = _segmented_cumsum(S, starts, lens, True)
+                L = _segmented_cumsum(S, starts, lens)
             del S
             valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
             known = ~np.isnan(V)
