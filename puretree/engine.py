@@ -174,7 +174,10 @@ class _Offset:
     def __getitem__(self, key: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         f, p = key
         f = np.broadcast_to(f, np.broadcast_shapes(np.shape(f), np.shape(p)))
-        return self.C[f, p] - self.off[f, self.node_at[p]]
+        c, m, k = self.C.shape
+        n = self.off.shape[1]
+        # one flat index per axis-0 gather: numpy's fast path, unlike two index arrays
+        return self.C.reshape(c * m, k)[f * m + p] - self.off.reshape(c * n, k)[f * n + self.node_at[p]]
 
 
 class _Best:
@@ -257,11 +260,18 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
                 L = _segmented_cumsum(S, starts, lens)
             del S
             valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
-            known = ~np.isnan(V)
-            n_known = np.add.reduceat(known, starts, axis=1)  # (c, N)
+            if ctx.numeric_missing:
+                n_known = np.add.reduceat(~np.isnan(V), starts, axis=1)  # (c, N)
+            else:
+                n_known = np.broadcast_to(lens, (c, N))
             if cfg.min_samples_leaf > 1:
                 n_left = pos_in_seg[:-1] + 1
                 valid &= (n_left >= cfg.min_samples_leaf) & (n_known[:, node_at[:-1]] - n_left >= cfg.min_samples_leaf)
+            if valid.sum() > 0.5 * valid.size:
+                # most positions are candidates (continuous values): score them all in place,
+                # without gathering the candidates first
+                _dense_candidates(V, L, valid, start, cfg, ctx, st, incomplete, n_known, total, fs, fa, fb)
+                continue
             fp, pp = np.nonzero(valid)
             if len(fp) == 0:
                 continue
@@ -273,7 +283,12 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
             known_sum = np.where((n_known > 0)[..., None], L[np.arange(c)[:, None], np.maximum(last_known, 0)], 0.0)
             base_all = np.where(incomplete[None, :, None], known_sum, base_all)
         one = N == 1 and c == 1  # a single node and feature: one parent, as the reference passes it
-        parent = base_all[0, 0] if one else base_all[fp, nodes]
+        if one:
+            parent = base_all[0, 0]
+        elif incomplete.any():
+            parent = base_all.reshape(c * N, k)[fp * N + nodes]
+        else:
+            parent = counts[nodes]
         if ctx.variance_decrease:
             s = _variance_decrease(parent, left)
         else:
@@ -334,6 +349,62 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         # binned: values are their bin's largest training value, the cut goes right above it
         out.threshold[rows_] = a if ctx.binned else np.where((a <= mid) & (mid < b), mid, a)
     return out
+
+
+def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg: Any, ctx: "_Context", st: "_Level", incomplete: np.ndarray, n_known: np.ndarray, total: np.ndarray, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
+    """Every position of every segment of a chunk of features scored, invalid ones set to
+    -inf, and each (node, feature)'s first near-best threshold found by segmented reductions;
+    the same choice as the gathered path, with sequential passes only."""
+    from .grow import TIE_TOLERANCE, _variance_decrease
+
+    c, m = V.shape
+    k, N = ctx.k, st.n_nodes
+    starts, lens, node_at = st.starts, st.lens, st.node
+    if isinstance(L, _Offset):
+        L = L.C - np.repeat(L.off, lens, axis=1)
+    left = L[:, :-1]  # (c, m-1, k)
+    if incomplete.any():
+        last_known = starts[None, :] + n_known - 1
+        known_sum = np.where((n_known > 0)[..., None], L[np.arange(c)[:, None], np.maximum(last_known, 0)], 0.0)
+        base = np.where(incomplete[None, :, None], known_sum, st.counts[None])  # (c, N, k)
+        parent = np.repeat(base, lens, axis=1)[:, :-1]  # (c, m-1, k)
+    else:
+        parent = np.broadcast_to(st.counts[node_at[:-1]], left.shape)
+    s = np.full((c, m), -np.inf)
+    if ctx.variance_decrease:
+        s[:, :-1] = _variance_decrease(parent, left)
+    else:
+        step = max(1, _SCORE_CHUNK // max(1, m - 1))
+        for a in range(0, c, step):
+            b = min(c, a + step)
+            children = np.empty((b - a, m - 1, 2, k))
+            children[:, :, 0] = left[a:b]
+            right = children[:, :, 1]
+            np.subtract(parent[a:b], left[a:b], out=right)
+            if not ctx.regression:
+                np.maximum(right, 0.0, out=right)
+            names = ctx.numeric_names[start + a : start + b, None]  # (features, 1), as the reference passes them
+            s[a:b, :-1] = _score(cfg.score, parent[a:b], children, names)
+            del children, right
+    if incomplete.any():
+        inc = np.repeat(incomplete, lens)[:-1]
+        w = parent[..., 0] if ctx.regression else parent.sum(axis=-1)
+        t = np.repeat(total, lens)[:-1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
+            s[:, :-1] = np.where(inc, s[:, :-1] * frac, s[:, :-1])
+    body = s[:, :-1]
+    body[~valid | np.isnan(body)] = -np.inf
+    best = np.maximum.reduceat(s, starts, axis=1)  # (c, N)
+    tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(best), best, 0.0)))
+    ok = s >= np.repeat(best - tol, lens, axis=1)
+    first = np.minimum.reduceat(np.where(ok, np.arange(m), m), starts, axis=1)  # (c, N)
+    first = np.minimum(first, m - 2) if m >= 2 else first
+    f_idx = np.arange(c)[:, None]
+    # a segment without a candidate keeps -inf (its clipped "first" may point into the next)
+    fs[:, start : start + c] = np.where(np.isneginf(best), -np.inf, s[f_idx, first]).T
+    fa[:, start : start + c] = V[f_idx, first].T
+    fb[:, start : start + c] = V[f_idx, first + 1].T
 
 
 def _run_prefix_sums(V: np.ndarray, idx: np.ndarray, st: "_Level", ctx: "_Context", seg_first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
