@@ -81,6 +81,7 @@ options = st.fixed_dictionaries(
         "max_depth": st.integers(0, 4),
         "min_samples_leaf": st.integers(1, 4),
         "min_samples_split": st.integers(2, 6),
+        "min_gain": st.sampled_from([0.0, 0.01, 0.1]),
     },
 )
 
