@@ -711,7 +711,7 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
 
 
 #: grow's own keyword options, for "did you mean" hints on a misspelt one.
-_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold")
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins")
 
 
 def _check_keywords(options: Mapping[str, Any]) -> None:
@@ -776,6 +776,8 @@ def grow(
     class_weight: Any = None,
     missing: str = "majority",
     threshold: str = "midpoint",
+    engine: str = "auto",
+    max_bins: int | None = None,
     **data_options: Any,
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
@@ -789,7 +791,12 @@ def grow(
     and stored in the tree for prediction. ``threshold`` places numeric cuts: ``"midpoint"``
     (the seeds': halfway between the two training values) or ``"data"`` (C4.5's and J48's: the
     largest training value not above the midpoint, see :func:`data_thresholds`). The input is
-    never modified.
+    never modified. ``engine``:
+    ``"auto"`` (default) grows level by level with :mod:`puretree.engine` when it knows the
+    ``splitters`` (the built-in ones), else with this module's recursive builder, which
+    ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
+    ``max_bins=N`` (fast engine only): histogram mode, each numeric feature binned once into
+    at most ``N`` quantile bins, every threshold the largest training value of a bin.
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -805,8 +812,25 @@ def grow(
     ds = _prepare(X, y, sample_weight, class_weight, data_options)
     chosen = _score_for(score, ds.schema.is_regression)
     cfg = _Settings(chosen, _check_splitters(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, _checked_accept(accept), missing, _is_builtin(chosen))
-    root = run(_grow(_root_data(ds, missing=missing), cfg))
-    tree = Tree(root, ds.schema, missing)
+    from . import engine as fast  # imported here: the engine builds on this module
+
+    if engine not in fast.ENGINES:
+        raise ParameterError(f"engine must be one of {list(fast.ENGINES)}, got {engine!r}")
+    if max_bins is not None and (isinstance(max_bins, bool) or not isinstance(max_bins, (int, np.integer)) or max_bins < 2):
+        raise ParameterError(f"max_bins must be None or an integer >= 2, got {max_bins!r}")
+    # A user's score is checked node by node (CheckedScore names the node), which the
+    # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
+    use_engine = fast.supports(cfg.splitters) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None)))
+    if use_engine:
+        if not cfg.trusted:
+            cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, ds.schema.is_regression))
+        tree = Tree(fast.build(ds, cfg, max_bins=max_bins), ds.schema, missing)
+    else:
+        if max_bins is not None:
+            raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
+        if engine == "fast":
+            raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
+        tree = Tree(run(_grow(_root_data(ds, missing=missing), cfg)), ds.schema, missing)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
 
 
