@@ -158,10 +158,9 @@ def _segmented_cumsum(S: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np
 
 
 def _refuse_missing(ds: Dataset) -> None:
-    absent = np.argwhere(np.isnan(ds.X))
-    if len(absent):
-        r, c = absent[0]
-        raise DataError(f"row {int(r)}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
+    from .grow import refuse_missing  # one message for both builders
+
+    refuse_missing(ds)
 
 
 class _Offset:

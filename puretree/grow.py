@@ -101,6 +101,7 @@ __all__ = [
     "node_statistics",
     "data_thresholds",
     "THRESHOLDS",
+    "refuse_missing",
     "CheckedScore",
 ]
 
@@ -606,12 +607,17 @@ def node_statistics(ds: Dataset, *, regression: bool | None = None) -> np.ndarra
     return stats
 
 
+def refuse_missing(ds: Dataset) -> None:
+    """``missing="error"``: the first missing cell, by its file line (or row) and column."""
+    absent = np.argwhere(np.isnan(ds.X))
+    if len(absent):
+        r, c = absent[0]
+        raise DataError(f"{ds.row_name(int(r))}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
+
+
 def _root_data(ds: Dataset, *, missing: str = "majority") -> NodeData:
     if missing == "error":
-        absent = np.argwhere(np.isnan(ds.X))
-        if len(absent):
-            r, c = absent[0]
-            raise DataError(f"{ds.row_name(int(r))}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
+        refuse_missing(ds)
     numeric = np.array([j for j, f in enumerate(ds.schema.features) if f.is_numeric], dtype=np.int64)
     columns = ds.X[:, numeric].T
     order = np.argsort(columns, axis=1, kind="stable")  # NaN (missing) sorts last
