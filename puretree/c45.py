@@ -128,14 +128,35 @@ class _Option:
     branches: np.ndarray | None = None
 
 
+#: At most this many class counts are held at once while scoring cuts (about 32 MB).
+_CHUNK = 4_000_000
+
+
+def _chunked_gains(stats: np.ndarray, order: np.ndarray, cuts: np.ndarray, known_parent: np.ndarray, total: float, impurity: Any) -> np.ndarray:
+    """The gain of every cut, computed over blocks of sorted rows, so that the memory held
+    is bounded whatever the number of rows times classes (10,000 classes, say)."""
+    k = stats.shape[1]
+    step = max(1, _CHUNK // max(1, 2 * k))
+    gains = np.empty(len(cuts))
+    running = np.zeros(k)
+    for start in range(0, int(cuts[-1]) + 1, step):
+        stop = min(start + step, int(cuts[-1]) + 1)
+        block = np.cumsum(stats[order[start:stop]], axis=0)
+        block += running
+        running = block[-1].copy()
+        lo, hi = np.searchsorted(cuts, [start, stop])
+        if hi > lo:
+            left = block[cuts[lo:hi] - start]
+            gains[lo:hi] = _gain(known_parent, np.stack((left, known_parent - left), axis=-2), total, impurity)
+    return gains
+
+
 def _numeric_option(node: NodeData, i: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> _Option | None:
     """J48's ``handleNumericAttribute``: the best admissible cut of numeric feature ``i``."""
     values = node.values[i]
     order = node.order[i]
     n_known = int(np.count_nonzero(~np.isnan(values)))
-    stats = node.stats[order[:n_known]]
-    prefix = np.cumsum(stats, axis=0)
-    known_parent = prefix[-1] if n_known else np.zeros(node.stats.shape[1])
+    known_parent = node.stats[order[:n_known]].sum(axis=0) if n_known else np.zeros(node.stats.shape[1])
     known_weight = float(known_parent.sum())
     least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
     # J48 compares the number of known rows here; the known weight keeps "weight k is k
@@ -144,14 +165,12 @@ def _numeric_option(node: NodeData, i: int, total: float, n_classes: int, min_le
         return None
     # A cut after sorted position p-1 (p = 1 .. n_known-1), between values more than 1e-5 apart.
     cuts = np.flatnonzero(values[: n_known - 1] + VALUE_TOLERANCE < values[1:n_known])
-    left = prefix[cuts]
-    right = known_parent - left
-    w_left, w_right = left.sum(axis=1), right.sum(axis=1)
-    admissible = _at_least(w_left, least) & _at_least(w_right, least)
-    cuts, left, right = cuts[admissible], left[admissible], right[admissible]
+    w_left = np.cumsum(node.stats[order[:n_known]].sum(axis=1))[cuts]
+    admissible = _at_least(w_left, least) & _at_least(known_weight - w_left, least)
+    cuts = cuts[admissible]
     if len(cuts) == 0:
         return None
-    gains = _gain(known_parent, np.stack((left, right), axis=-2), total, impurity)
+    gains = _chunked_gains(node.stats, order, cuts, known_parent, total, impurity)
     # J48 scans the cuts in order and moves on only for a gain better by 1e-6. Every gain
     # before the current best is at most 1e-6 above it, so the next move is the first place
     # where the running maximum exceeds best + 1e-6: a binary search, not a rescan.
@@ -163,7 +182,8 @@ def _numeric_option(node: NodeData, i: int, total: float, n_classes: int, min_le
     if where < 0 or corrected < J48_EPSILON:
         return None
     p = int(cuts[where])
-    branches = np.stack((left[where], right[where]))
+    left = node.stats[order[: p + 1]].sum(axis=0)
+    branches = np.stack((left, known_parent - left))
     info = float(_split_info(branches.sum(axis=1), total))
     ratio = corrected / info if info > 0 else 0.0
     threshold = midpoint(float(values[p]), float(values[p + 1]))

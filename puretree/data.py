@@ -46,6 +46,7 @@ file, counting the header, blank lines and every line of a multi-line quoted cel
 from __future__ import annotations
 
 import csv
+import io
 import difflib
 import math
 import numbers
@@ -693,6 +694,8 @@ def from_numpy(
     if len(names) != arr.shape[1]:
         raise DataError(f"{len(names)} feature names for {arr.shape[1]} columns")
     cat = _name_set(categorical, "categorical")
+    if arr.dtype.kind == "c":
+        raise DataError(f"X holds complex numbers ({arr.dtype}); a feature is a real number or a category")
     if arr.dtype.kind in "biuf" and not cat:
         # Fast path: a plain numeric matrix needs no per-cell inspection.
         if arr.dtype.kind == "b":
@@ -747,6 +750,8 @@ def from_pandas(
     numeric = set()
     for name, col in zip(names, df.columns):
         kind = df[col].dtype.kind
+        if kind == "c":
+            raise DataError(f"column {name!r} holds complex numbers ({df[col].dtype}); a feature is a real number or a category")
         if name not in cat and kind in "iuf":
             numeric.add(name)
         elif name not in cat:
@@ -795,6 +800,17 @@ class CsvRows(list):
         self.lines = list(lines)
 
 
+def _undecodable_line(path: str | os.PathLike[str]) -> int:
+    """The 1-based line of the first byte that is not UTF-8 (for the error message)."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return raw.count(b"\n", 0, exc.start) + 1
+    return 1
+
+
 def read_csv_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows]:
     """Header and rows of a CSV file, checked: not empty, not header-only, not ragged, no
     repeated column name.
@@ -809,22 +825,28 @@ def read_csv_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows]:
     lines: list[int] = []
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
-            reader = csv.reader(fh)
-            start = 1
-            for row in reader:
-                line, start = start, reader.line_num + 1
-                if header is None:
-                    if row:
-                        header, header_line = [h.strip() for h in row], line
+            text = fh.read()
+        if "\x00" in text:
+            line = text.count("\n", 0, text.index("\x00")) + 1
+            raise DataError(f"{source}: line {line}: a NUL byte: not a text CSV file")
+        # The file is in memory already: any field of it may be as long as the file.
+        csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+        reader = csv.reader(io.StringIO(text, newline=""))
+        start = 1
+        for row in reader:
+            line, start = start, reader.line_num + 1
+            if header is None:
+                if row:
+                    header, header_line = [h.strip() for h in row], line
+                continue
+            if not row:
+                if len(header) != 1:
                     continue
-                if not row:
-                    if len(header) != 1:
-                        continue
-                    row = [""]
-                if len(row) != len(header):
-                    raise DataError(f"{source}: line {line} has {len(row)} cells, the header has {len(header)}")
-                rows.append(row)
-                lines.append(line)
+                row = [""]
+            if len(row) != len(header):
+                raise DataError(f"{source}: line {line} has {len(row)} cells, the header has {len(header)}")
+            rows.append(row)
+            lines.append(line)
     except FileNotFoundError:
         raise DataError(f"{source}: no such file") from None
     except IsADirectoryError:
@@ -832,7 +854,7 @@ def read_csv_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows]:
     except PermissionError:
         raise DataError(f"{source}: permission denied") from None
     except UnicodeDecodeError as exc:
-        raise DataError(f"{source}: not a readable CSV file (not UTF-8 text: {exc.reason} at byte {exc.start})") from None
+        raise DataError(f"{source}: line {_undecodable_line(path)}: not a readable CSV file (not UTF-8 text: {exc.reason})") from None
     except csv.Error as exc:
         raise DataError(f"{source}: line {reader.line_num}: not a readable CSV file ({exc})") from None
     if header is None:

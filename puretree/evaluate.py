@@ -263,7 +263,9 @@ def train_test_split(X: Any, y: Any = None, *, test_size: float = 0.25, seed: in
     n = data.n_rows
     if isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating)):
         raise ParameterError(f"test_size must be a fraction or a number of rows, got {test_size!r}")
-    n_test = int(math.ceil(test_size * n)) if 0 < test_size < 1 else int(test_size) if float(test_size).is_integer() else -1
+    if isinstance(test_size, (float, np.floating)) and not 0 < test_size < 1:
+        raise ParameterError(f"test_size={test_size!r}: a fraction must lie strictly between 0 and 1 (a number of rows is a whole number)")
+    n_test = int(math.ceil(test_size * n)) if 0 < test_size < 1 else int(test_size)
     if not 1 <= n_test < n:
         raise ParameterError(f"test_size={test_size!r} leaves no rows to train or to test on ({n} rows)")
     rng = np.random.default_rng(seed)

@@ -345,12 +345,17 @@ def write_folder(path: str | os.PathLike[str], files: Mapping[str, str | bytes],
         checkpoint("before-rename", tmp)
         with _uninterrupted():
             if not exists:
-                os.rename(tmp, target)
-                tmp = None
-            elif _exchange(tmp, target):
-                pass  # tmp now holds the old folder: removed below
-            else:
+                try:
+                    os.rename(tmp, target)
+                    tmp = None
+                except OSError as exc:
+                    # Another writer's folder appeared there meanwhile: replace it as a whole.
+                    if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not os.path.isdir(target):
+                        raise
+                    exists = True
+            if exists and not _exchange(tmp, target):
                 tmp = _swap_aside(tmp, target, parent, name)
+            # else tmp now holds the old folder (or is None): removed below
         _fsync_folder(parent)
         old, tmp = tmp, None
         if old is not None:

@@ -289,6 +289,8 @@ def from_dict(obj: Any) -> Tree:
         if kind == "leaf":
             child_lists.append([])
             continue
+        if kind not in _SPLIT_KINDS:
+            raise _fail(where, f"unknown node kind {kind!r}; a node is one of {['leaf', *_SPLIT_KINDS]}")
         kids = _require(entry, "children", list, where)
         for c in kids:
             if isinstance(c, bool) or not isinstance(c, int) or not i < c < n:
@@ -361,10 +363,33 @@ def _reject_constant(name: str) -> Any:
     raise ModelFormatError(f"model: {name} is not a valid JSON number")
 
 
+class _LongNumber:
+    """An integer literal too long to be a model's number, kept as its length only: the
+    validation then names the node and field that hold it (int() of 4,300+ digits raises)."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"a {self.digits}-digit number (too long: beyond 2**53, the largest integer a double holds exactly)"
+
+
+def _parse_int(literal: str) -> Any:
+    return int(literal) if len(literal) <= 400 else _LongNumber(len(literal.lstrip("-")))
+
+
+#: The split kinds of the format (``leaf`` aside).
+_SPLIT_KINDS = ("numeric", "categorical", "subset")
+
+
 def from_json(text: str | bytes) -> Tree:
     """A tree from JSON text, validated."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise ModelFormatError(f"model: expected JSON text (str or bytes), got {type(text).__name__}")
     try:
-        obj = json.loads(text, parse_constant=_reject_constant)
+        obj = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise ModelFormatError(f"model: not valid JSON ({exc})") from None
     except ValueError as exc:

@@ -55,13 +55,13 @@ def number(kind: type, *, low: float | None = None, high: float | None = None, o
     >>> number(int, low=0)(str(10**23))
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: expected a whole number from 0 to 9223372036854775807, got '100000000000000000000000'
+    argparse.ArgumentTypeError: expected a whole number between 0 and 9223372036854775807, got '100000000000000000000000'
     """
     noun = what or ("whole number" if kind is int else "number")
 
     def parse(text: str) -> Any:
         if kind is int:
-            span = f"{noun} from {-MAX_WHOLE if low is None else f'{low:g}'} to {MAX_WHOLE if high is None else f'{high:g}'}"
+            span = f"{noun} between {-MAX_WHOLE if low is None else f'{low:g}'} and {MAX_WHOLE if high is None else f'{high:g}'}"
             if not _WHOLE.fullmatch(text.strip()):
                 raise argparse.ArgumentTypeError(f"expected a {span}, got {_echo(text)}")
             # Beyond 40 digits the value is out of range anyway (and int() refuses 4,300+ digits).
