@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test fuzz constraints bench bench-codegen clean
+.PHONY: demo test fuzz constraints bench bench-codegen bench-j48 clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "puretree needs Python 3.10 or newer"'
@@ -43,6 +43,12 @@ bench: $(VENV)/.test
 	$(BIN)/python bench/bench_fit.py
 	$(BIN)/python bench/bench_regression.py
 	$(BIN)/python bench/bench_deep_models.py
+
+# c45 against Weka's J48 side by side: installs Debian's weka (and Java) and liac-arff first.
+bench-j48: $(VENV)/.test
+	@command -v java >/dev/null && [ -f /usr/share/java/weka.jar ] || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq weka; } || { echo "bench-j48 needs Debian's weka package: apt-get install weka" >&2; exit 1; }
+	$(BIN)/python -m pip install --quiet liac-arff
+	$(BIN)/python bench/bench_j48.py
 
 # Installs gcc-arm-none-eabi (Debian), emlearn and m2cgen (PyPI) first: benchmarks only.
 bench-codegen: $(VENV)/.test

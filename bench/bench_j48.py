@@ -9,8 +9,8 @@ For each of Weka's example data sets:
   defaults (``-C 0.25 -M 2``): leaf counts, and 10-fold stratified cross-validated accuracy
   (each with its own folds: Weka's seeded by 1, puretree's by 0).
 
-Run it with ``python bench/bench_j48.py`` (it installs nothing: ``apt-get install weka`` first;
-needs Java). Prints a Markdown table.
+Run it with ``make bench-j48`` (installs Debian's ``weka`` and ``liac-arff``, which reads every
+ARFF file Weka ships; scipy's reader refuses some). Prints a Markdown table.
 """
 
 from __future__ import annotations
