@@ -507,22 +507,13 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
 
 def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np.ndarray, cfg: Any, ctx: "_Context", weight_of: Any, name: Any, max_exact: int, subset_masks: Any, tie_first: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
     """One node's best subset split of one feature, as :func:`puretree.grow.subset_splits` finds it."""
+    from .grow import subset_candidates  # the same candidates as the reference
+
     k, regression = ctx.k, ctx.regression
     present = np.flatnonzero(rows > 0)
     m = len(present)
     stats = per[present]
-    if regression or k <= 2 or m > max_exact:
-        w = weight_of(stats)
-        if regression:
-            key = stats[:, 1] / w
-        else:
-            cls = 1 if k == 2 else int(np.argmax(known))
-            key = stats[:, cls] / np.maximum(w, 1e-300)
-        ranked = np.lexsort((present, key))
-        masks = np.zeros((m - 1, m), dtype=bool)
-        masks[:, ranked] = np.tri(m - 1, m, dtype=bool)
-    else:
-        masks = subset_masks(m)
+    masks = subset_candidates(stats, present, known, regression=regression, weight_of=weight_of)
     left = masks.astype(np.float64) @ stats
     right = known - left
     if not regression:

@@ -96,6 +96,7 @@ __all__ = [
     "threshold_splits",
     "multiway_splits",
     "subset_splits",
+    "subset_candidates",
     "midpoint",
     "attribute_scores",
     "node_statistics",
@@ -359,6 +360,27 @@ def _subset_masks(m: int) -> np.ndarray:
     return np.concatenate([np.ones((len(combos), 1), dtype=bool), combos], axis=1)
 
 
+def subset_candidates(stats: np.ndarray, present: np.ndarray, known: np.ndarray, *, regression: bool, weight_of: Callable[[Any], np.ndarray]) -> np.ndarray:
+    """The two-way partitions worth scoring of the categories ``present`` at a node (their
+    statistics ``stats``), as boolean masks (True: left): with two classes or regression the
+    prefixes of the categories ordered by class-1 proportion or by mean (Breiman's theorem,
+    exact); with more classes every partition up to ``MAX_EXACT_SUBSET_CATEGORIES``
+    categories, beyond that the prefixes by the majority class's proportion (a heuristic)."""
+    m, k = len(present), stats.shape[1]
+    if not (regression or k <= 2 or m > MAX_EXACT_SUBSET_CATEGORIES):
+        return _subset_masks(m)
+    w = weight_of(stats)
+    if regression:
+        key = stats[:, 1] / w
+    else:
+        cls = 1 if k == 2 else int(np.argmax(known))
+        key = stats[:, cls] / np.maximum(w, 1e-300)
+    ranked = np.lexsort((present, key))  # ties: by category code, deterministic
+    masks = np.zeros((m - 1, m), dtype=bool)
+    masks[:, ranked] = np.tri(m - 1, m, dtype=bool)  # prefix i holds the first i+1 ranked categories
+    return masks
+
+
 def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
     """Best two-way split of the categories of a categorical feature (CART)."""
     parent = node.stats.sum(axis=0)
@@ -373,19 +395,7 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
         if m < 2:
             continue
         stats = per[present]
-        if regression or k <= 2 or m > MAX_EXACT_SUBSET_CATEGORIES:
-            w = weight_of(stats)
-            if regression:
-                key = stats[:, 1] / w
-            else:
-                cls = 1 if k == 2 else int(np.argmax(known))
-                key = stats[:, cls] / np.maximum(w, 1e-300)
-            ranked = np.lexsort((present, key))  # ties: by category code, deterministic
-            prefix = np.tri(m - 1, m, dtype=bool)  # prefix i holds the first i+1 ranked categories
-            masks = np.zeros((m - 1, m), dtype=bool)
-            masks[:, ranked] = prefix
-        else:
-            masks = _subset_masks(m)
+        masks = subset_candidates(stats, present, known, regression=regression, weight_of=weight_of)
         left = masks.astype(np.float64) @ stats  # (B, k)
         right = known - left
         if not regression:
