@@ -310,8 +310,9 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     (0.199, 1.809, 0.11)
     """
     from .data import as_dataset
-    from .grow import _root_data
+    from .grow import _check_options, _root_data
 
+    _check_options(None, 2, min_samples_leaf, None)
     ds = as_dataset(X, y, **data_options)
     node = _root_data(ds)
     total = float(node.stats.sum())

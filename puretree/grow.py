@@ -861,6 +861,9 @@ def data_thresholds(tree: Tree, X: np.ndarray) -> Tree:
     >>> data_thresholds(t, np.array([[40.0], [48.0], [60.0], [72.0], [80.0]])).root.threshold
     48.0
     """
+    X = np.asarray(X, dtype=np.float64) if not isinstance(X, np.ndarray) or X.dtype != np.float64 else X
+    if X.ndim != 2 or X.shape[1] != tree.schema.n_features:
+        raise DataError(f"data_thresholds needs the encoded training matrix, rows x {tree.schema.n_features} features; got shape {X.shape}")
     columns = {j: np.sort(X[:, j][~np.isnan(X[:, j])]) for j, f in enumerate(tree.schema.features) if f.is_numeric}
 
     def rule(node: Node) -> Node | None:

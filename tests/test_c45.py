@@ -232,3 +232,18 @@ def test_cli_fits_c45_as_j48_and_prunes_with_the_training_data(tmp_path, capsys)
     assert load(out) == pessimistic(tree)
     assert main(["prune", str(model), "--method", "penalty", "--data", str(train), "-o", str(out)]) == 1
     assert "--data does not apply" in capsys.readouterr().err
+
+
+def test_bad_options_of_the_c45_helpers_are_puretree_errors():
+    from puretree.errors import DataError, PuretreeError
+    from puretree.grow import data_thresholds
+
+    with pytest.raises(PuretreeError, match="min_samples_leaf"):
+        c45_scores(load_temperature(), min_samples_leaf="two")
+    tree = c45(load_temperature())
+    with pytest.raises(DataError, match="encoded training matrix"):
+        data_thresholds(tree, np.zeros((3, 2)))
+    with pytest.raises(PuretreeError):
+        pessimistic(tree, load_temperature(), cf=2.0)
+    with pytest.raises(PuretreeError, match="sample_weight"):
+        pessimistic(tree, load_temperature(), sample_weight=[1.0])
