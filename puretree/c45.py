@@ -310,11 +310,11 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     (0.199, 1.809, 0.11)
     """
     from .data import as_dataset
-    from .grow import _check_options, _root_data
+    from .grow import _check_options, root_data
 
     _check_options(None, 2, min_samples_leaf, None)
     ds = as_dataset(X, y, **data_options)
-    node = _root_data(ds)
+    node = root_data(ds)
     total = float(node.stats.sum())
     n_classes = len(ds.schema.classes)
     out: dict[str, C45Score] = {}
@@ -567,11 +567,11 @@ def pessimistic_with_raising(tree: Tree, X: Any, y: Any = None, *, cf: float = 0
     x0 <= 0.5: 0 (8/2)
     x0 > 0.5: 1 (14/3)
     """
-    from .prune import _check_cf, validation_codes
+    from .prune import check_cf, validation_codes
 
     if tree.schema.is_regression:
         raise ParameterError("pessimistic pruning needs a classification tree; this is a regression tree")
-    _check_cf(cf)
+    check_cf(cf)
     Xe, codes = validation_codes(tree, X, y)
     n = Xe.shape[0]
     if sample_weight is None:

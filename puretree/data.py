@@ -62,6 +62,7 @@ from .errors import DataError, ParameterError, SchemaError
 from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Schema
 
 __all__ = [
+    "build_dataset",
     "MISSING_TOKENS",
     "DATA_OPTIONS",
     "MAX_EXACT_INT",
@@ -553,7 +554,7 @@ def _check_names(names: Sequence[Any], *, source: str = "") -> tuple[str, ...]:
     return names
 
 
-def _build(
+def build_dataset(
     names: Sequence[str],
     columns: Sequence[Sequence[Any]],
     y: Any,
@@ -716,7 +717,7 @@ def from_numpy(
         features = tuple(Feature(n, NUMERIC) for n in names)
         return Dataset(Schema(features, classes, target=target, task=task), Xf, codes, weights)
     columns = [list(arr[:, j]) for j in range(arr.shape[1])]
-    return _build(names, columns, y, categorical=cat, target=target, task=task, sample_weight=sample_weight)
+    return build_dataset(names, columns, y, categorical=cat, target=target, task=task, sample_weight=sample_weight)
 
 
 def _frame_names(df: Any) -> list[str]:
@@ -758,7 +759,7 @@ def from_pandas(
             cat.add(name)
     columns = [df[c].to_numpy(dtype=object).tolist() if str(c) in cat else df[c].to_numpy(dtype=np.float64).tolist() for c in df.columns]
     target_name = target if target is not None else (str(getattr(y, "name", None) or "target"))
-    return _build(names, columns, y, categorical=cat, numeric=numeric, target=target_name, task=task, sample_weight=sample_weight)
+    return build_dataset(names, columns, y, categorical=cat, numeric=numeric, target=target_name, task=task, sample_weight=sample_weight)
 
 
 def from_rows(
@@ -782,7 +783,7 @@ def from_rows(
         if set(row.keys()) != set(names):
             raise DataError(f"row {i} has columns {sorted(map(str, row.keys()))}, expected {sorted(map(str, names))}")
     columns = [[row[n] for row in rows] for n in names]
-    return _build(names, columns, y, categorical=categorical, target=target, task=task, sample_weight=sample_weight)
+    return build_dataset(names, columns, y, categorical=categorical, target=target, task=task, sample_weight=sample_weight)
 
 
 class CsvRows(list):
@@ -907,7 +908,7 @@ def read_csv(
             raise DataError(f"{source}: the target column {n!r} cannot be named categorical: class labels are categories already, and categorical names features")
         if n in ignore:
             raise DataError(f"{source}: the column {n!r} is both ignored and named categorical")
-    ds = _build([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task, where=where)
+    ds = build_dataset([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task, where=where)
     return attrs.evolve(ds, source=source, lines=np.asarray(body.lines, dtype=np.int64))
 
 

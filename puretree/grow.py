@@ -82,6 +82,7 @@ from .impurity import class_weight_of, variance
 from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
 
 __all__ = [
+    "root_data",
     "grow",
     "id3",
     "c45",
@@ -625,7 +626,7 @@ def refuse_missing(ds: Dataset) -> None:
         raise DataError(f"{ds.row_name(int(r))}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
 
 
-def _root_data(ds: Dataset, *, missing: str = "majority") -> NodeData:
+def root_data(ds: Dataset, *, missing: str = "majority") -> NodeData:
     if missing == "error":
         refuse_missing(ds)
     numeric = np.array([j for j, f in enumerate(ds.schema.features) if f.is_numeric], dtype=np.int64)
@@ -846,7 +847,7 @@ def grow(
             raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
-        tree = Tree(run(_grow(_root_data(ds, missing=missing), cfg)), ds.schema, missing)
+        tree = Tree(run(_grow(root_data(ds, missing=missing), cfg)), ds.schema, missing)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
 
 
@@ -908,7 +909,7 @@ def attribute_scores(X: Any, y: Any = None, *, score: Score | str | ByTask = ByT
     ds = as_dataset(X, y, **data_options)
     if ds.y is None:
         raise DataError("no target: pass y, or a dataset read with target=...")
-    root = _root_data(ds)
+    root = root_data(ds)
     cfg_score = _score_for(score, ds.schema.is_regression)
     if not _is_builtin(cfg_score):
         cfg_score = CheckedScore(cfg_score, 0, ds.n_rows, ds.schema.is_regression)

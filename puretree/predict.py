@@ -43,6 +43,8 @@ from .errors import DataError
 from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children
 
 __all__ = [
+    "descend",
+    "normalised_fractions",
     "LEAF",
     "NUMERIC_SPLIT",
     "MULTIWAY_SPLIT",
@@ -198,7 +200,7 @@ def _encode(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     return encode_features(tree.schema, X), single
 
 
-def _descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ...], stop_at_missing: bool, row_name: Any = "row {}".format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ...], stop_at_missing: bool, row_name: Any = "row {}".format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Walk every row down the tree, level by level, vectorised over rows.
 
     Returns ``(row, end node, weight)`` triples: one per row, except under the
@@ -273,13 +275,13 @@ def _row_namer(X: Any) -> Any:
 
 def _end_nodes(flat: FlatTree, X: np.ndarray, tree: Tree, row_name: Any = "row {}".format) -> np.ndarray:
     """The node id where each row's single path ends: a leaf, or a split it cannot pass."""
-    rows, ends, _ = _descend(flat, X, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=True, row_name=row_name)
+    rows, ends, _ = descend(flat, X, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=True, row_name=row_name)
     out = np.empty(X.shape[0], dtype=np.int64)
     out[rows] = ends
     return out
 
 
-def _normalised(flat: FlatTree) -> np.ndarray:
+def normalised_fractions(flat: FlatTree) -> np.ndarray:
     if flat.regression:
         w = flat.value[:, :1]
         return np.where(w > 0, flat.value[:, 1:2] / np.where(w > 0, w, 1.0), 0.0)
@@ -292,8 +294,8 @@ def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     """Per row: class probabilities (or the predicted mean, as one column)."""
     flat = flatten(tree)
     Xe, single = _encode(tree, X)
-    rows, ends, weights = _descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False, row_name=_row_namer(X))
-    per_node = _normalised(flat)
+    rows, ends, weights = descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False, row_name=_row_namer(X))
+    per_node = normalised_fractions(flat)
     out = np.zeros((Xe.shape[0], per_node.shape[1]))
     np.add.at(out, rows, weights[:, None] * per_node[ends])
     return out, single

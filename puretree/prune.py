@@ -43,9 +43,11 @@ from .errors import DataError, ParameterError
 from .fold import iter_nodes, rewrite
 from .impurity import entropy, gini, variance
 from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children
-from .predict import LEAF, _descend, flatten
+from .predict import LEAF, descend, flatten
 
 __all__ = [
+    "check_cf",
+    "best_alpha_on",
     "collapse",
     "is_pruning_of",
     "same_class",
@@ -302,7 +304,7 @@ def _validation_counts(tree: Tree, X: Any, y: Any) -> tuple[Any, np.ndarray, np.
     """
     flat = flatten(tree)
     Xe, codes = validation_codes(tree, X, y)
-    rows, ends, weights = _descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False)
+    rows, ends, weights = descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False)
     k = len(tree.schema.classes)
     own = np.zeros((flat.n_nodes, k + 1))
     np.add.at(own, (ends, np.where(codes[rows] >= 0, codes[rows], k)), weights)
@@ -381,7 +383,7 @@ def c45_added_errors(n: float, errors: float, *, cf: float = 0.25) -> float:
     >>> round(c45_added_errors(6, 0), 4), round(c45_added_errors(16, 1), 4)
     (1.2378, 1.4757)
     """
-    _check_cf(cf)
+    check_cf(cf)
     if n <= 0:
         return 0.0
     if errors < 1e-6:
@@ -399,7 +401,7 @@ def c45_added_errors(n: float, errors: float, *, cf: float = 0.25) -> float:
     return n * upper - errors
 
 
-def _check_cf(cf: Any) -> None:
+def check_cf(cf: Any) -> None:
     if isinstance(cf, bool) or not isinstance(cf, (int, float, np.integer, np.floating)) or not 0 < cf < 1:
         raise ParameterError(f"the confidence level cf must be a number strictly between 0 and 1, got {cf!r}")
 
@@ -438,7 +440,7 @@ def pessimistic(tree: Tree, X: Any = None, y: Any = None, *, cf: float = 0.25, r
     (5, 5, 1)
     """
     _classification_only(tree, "pessimistic pruning")
-    _check_cf(cf)
+    check_cf(cf)
     if X is not None:
         from .c45 import pessimistic_with_raising
 
@@ -616,6 +618,33 @@ def cost_complexity(tree: Tree, alpha: float, *, path: CostComplexityPath | None
     while steps < len(path.pruned) and not path.ccp_alphas[steps + 1] > alpha:
         steps += 1
     return collapse(tree, path.pruned[:steps])
+
+
+def best_alpha_on(tree: Tree, X: Any, y: Any = None, *, impurity: Callable[..., Any] | None = None) -> float:
+    """The alpha of the cost-complexity path whose pruned tree is most accurate on held-out
+    rows ``X``, ``y`` (a labelled :class:`~puretree.data.Dataset` needs no ``y``); ties go to
+    the larger alpha, the smaller tree. ``impurity`` is :func:`cost_complexity_path`'s.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import cart
+    >>> data = load_playtennis()
+    >>> best_alpha_on(cart(data), data)     # the training rows themselves: prune nothing
+    0.0
+    """
+    from .evaluate import accuracy
+
+    if y is None:
+        if not isinstance(X, Dataset) or X.y is None:
+            raise DataError("best_alpha_on needs labelled rows: a Dataset with a target, or y")
+        y = X.labels()
+    truth = list(y.tolist() if hasattr(y, "tolist") else y)
+    path = cost_complexity_path(tree, impurity=impurity)
+    best_alpha, best_score = 0.0, -1.0
+    for alpha in dict.fromkeys(path.ccp_alphas.tolist()):
+        score = accuracy(truth, cost_complexity(tree, alpha, path=path).predict(X).tolist())
+        if score >= best_score:
+            best_alpha, best_score = alpha, score
+    return best_alpha
 
 
 @attrs.frozen(eq=False)

@@ -37,7 +37,7 @@ import numpy as np
 from .data import encode_features, labels_array
 from .errors import ParameterError
 from .nodes import CategoricalSplit, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
-from .prune import _check_cf, c45_added_errors, validation_codes
+from .prune import check_cf, c45_added_errors, validation_codes
 from .text import format_number, shorten
 
 __all__ = ["Condition", "Rule", "RuleList", "to_rules", "prune_rules", "ESTIMATES", "MAX_CONDITIONS_PER_NODE", "MIN_CONDITIONS_LIMIT"]
@@ -335,7 +335,7 @@ def prune_rules(rules: RuleList | Tree, X: Any, y: Any = None, *, estimate: str 
     """
     if estimate not in ESTIMATES:
         raise ParameterError(f"estimate must be one of {list(ESTIMATES)}, got {estimate!r}")
-    _check_cf(cf)
+    check_cf(cf)
     if isinstance(rules, Tree):
         tree, rules = rules, to_rules(rules)
     else:

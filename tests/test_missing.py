@@ -15,7 +15,7 @@ from puretree.data import from_numpy, from_rows
 from puretree.datasets import load_playtennis
 from puretree.errors import DataError
 from puretree.fold import iter_nodes
-from puretree.grow import _root_data, attribute_scores, c45, cart, grow, id3
+from puretree.grow import root_data, attribute_scores, c45, cart, grow, id3
 from puretree.io import from_json, to_json
 from puretree.nodes import Leaf, children
 from puretree.predict import flatten, predict, predict_proba
@@ -103,7 +103,7 @@ def test_defaults_per_algorithm():
 
 def test_restrict_keeps_sorted_orders_and_scales_stats():
     X = np.array([[3.0, np.nan], [1.0, 5.0], [2.0, 4.0], [np.nan, 1.0]])
-    node = _root_data(from_numpy(X, [0, 1, 0, 1]))
+    node = root_data(from_numpy(X, [0, 1, 0, 1]))
     mask = np.array([True, False, True, True])
     child = node.restrict(mask, scale=np.array([1.0, 1.0, 0.25]))
     np.testing.assert_allclose(child.stats.sum(axis=1), [1.0, 1.0, 0.25])

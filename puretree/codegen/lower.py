@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import CodegenError
 from ..nodes import Tree
-from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT, _normalised, flatten
+from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
 from . import literals as lit
 
 __all__ = ["MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
@@ -178,7 +178,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     regression = schema.is_regression
     distribute = tree.missing == "distribute" and bool((flat.kind != LEAF).any())
     n = flat.n_nodes
-    per_node = _normalised(flat)
+    per_node = normalised_fractions(flat)
     internal = np.flatnonzero(flat.kind != LEAF)
     n_internal = len(internal)
     internal_index = {int(node): i for i, node in enumerate(internal)}

@@ -164,7 +164,7 @@ def _write_csv(header: list[str], rows: Any, *, output: str | None) -> None:
         write_text(output, stream.getvalue())
 
 
-def _label_text(value: Any) -> str:
+def label_text(value: Any) -> str:
     return format_number(value) if isinstance(value, float) else str(value)
 
 
@@ -181,10 +181,10 @@ def _predict(args: argparse.Namespace) -> int:
         raise ParameterError("--proba needs a classification tree; this one is a regression tree")
     if args.proba:
         proba = predict_proba(tree, X)
-        _write_csv(["prediction"] + [f"p({_label_text(c)})" for c in tree.schema.classes],
-                   ([_label_text(l)] + [format_number(float(v)) for v in row] for l, row in zip(labels, proba)), output=args.output)
+        _write_csv(["prediction"] + [f"p({label_text(c)})" for c in tree.schema.classes],
+                   ([label_text(l)] + [format_number(float(v)) for v in row] for l, row in zip(labels, proba)), output=args.output)
     else:
-        _write_csv(["prediction"], ([_label_text(l)] for l in labels), output=args.output)
+        _write_csv(["prediction"], ([label_text(l)] for l in labels), output=args.output)
     if args.output is not None:
         print(f"{len(labels)} predictions written to {args.output}")
     return 0
@@ -202,7 +202,7 @@ def true_labels(tree: Tree, header: list[str], body: list[list[str]], source: st
         raise DataError(f"{source}: no target column {target!r} to evaluate against")
     t = [h.strip() for h in header].index(target)
     lines = getattr(body, "lines", None)
-    text = {category_key(c): _label_text(c) for c in tree.schema.classes}
+    text = {category_key(c): label_text(c) for c in tree.schema.classes}
     out = []
     for i, row in enumerate(body):
         cell = row[t].strip()
@@ -238,9 +238,9 @@ def _cross_validate(args: argparse.Namespace) -> int:
         raise ParameterError("--cv cross-validates classification trees (stratified folds); for regression use the library's cross_validate")
     data = read_csv(args.model, target=args.target, categorical=args.categorical or None, ignore=args.ignore)
     result = cross_validate(lambda part: fit_from_args(args, part), data, k=args.cv, seed=args.seed)
-    truth = [_label_text(v) for v in data.labels().tolist()]
-    guessed = [_label_text(v) for v in result.predictions.tolist()]
-    labels, matrix = confusion_matrix(truth, guessed, labels=[_label_text(c) for c in data.schema.classes])
+    truth = [label_text(v) for v in data.labels().tolist()]
+    guessed = [label_text(v) for v in result.predictions.tolist()]
+    labels, matrix = confusion_matrix(truth, guessed, labels=[label_text(c) for c in data.schema.classes])
     print(f"{args.cv}-fold stratified cross-validation of {args.algorithm} on {data.n_rows} rows (seed {args.seed})")
     print("fold accuracies: " + " ".join(f"{s:.4f}" for s in result.scores))
     print(f"accuracy: {result.mean:.4f} +/- {result.std:.4f} (mean and standard deviation over folds)")
@@ -270,8 +270,8 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(f"mean squared error: {mse:.6g}")
         return 0
     truth = true_labels(tree, header, body, args.data)
-    guessed = [_label_text(l) for l in predict(tree, X).tolist()]
-    order = [_label_text(c) for c in tree.schema.classes]
+    guessed = [label_text(l) for l in predict(tree, X).tolist()]
+    order = [label_text(c) for c in tree.schema.classes]
     labels, matrix = confusion_matrix(truth, guessed, labels=order)
     print(f"rows: {len(truth)}")
     print(f"accuracy: {accuracy(truth, guessed):.4f}")

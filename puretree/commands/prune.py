@@ -13,10 +13,10 @@ from ..fold import n_leaves
 from ..impurity import entropy, gini, misclassification
 from ..io import load, save
 from ..nodes import Tree
-from ..prune import cost_complexity, cost_complexity_path, penalty, pessimistic, reduced_error
+from ..prune import best_alpha_on, cost_complexity, penalty, pessimistic, reduced_error
 from ..rules import prune_rules, to_rules
 from ..text import summary
-from .core import _label_text, number, true_labels
+from .core import label_text, number, true_labels
 
 ORDER = 20
 
@@ -57,18 +57,6 @@ def _check_usage(args: argparse.Namespace) -> None:
             raise ParameterError(f"{option} does not apply to --method {method}")
 
 
-def _best_alpha_on(tree: Tree, X: Dataset, labels: list[str], impurity: Any = None) -> float:
-    """The path alpha whose pruned tree is most accurate on the validation rows (ties: larger)."""
-    path = cost_complexity_path(tree, impurity=impurity)
-    best_alpha, best_score = 0.0, -1.0
-    for alpha in dict.fromkeys(path.ccp_alphas.tolist()):
-        pruned = cost_complexity(tree, alpha, path=path)
-        score = accuracy(labels, [_label_text(v) for v in pruned.predict(X).tolist()])
-        if score >= best_score:
-            best_alpha, best_score = alpha, score
-    return best_alpha
-
-
 def _prune(args: argparse.Namespace) -> int:
     _check_usage(args)
     # The model may be rewritten in place (save is atomic); the validation data may not.
@@ -91,7 +79,7 @@ def _prune(args: argparse.Namespace) -> int:
     else:
         if args.alpha is None:
             assert validation is not None
-            alpha = _best_alpha_on(tree, *validation, impurity=_IMPURITIES[args.impurity])
+            alpha = best_alpha_on(tree, *validation, impurity=_IMPURITIES[args.impurity])
             print(f"alpha chosen on {args.validation}: {alpha:.6g}")
         else:
             alpha = args.alpha
@@ -101,8 +89,8 @@ def _prune(args: argparse.Namespace) -> int:
     print(f"after:  {summary(pruned)}")
     if validation is not None:
         X, labels = validation
-        before = accuracy(labels, [_label_text(v) for v in tree.predict(X).tolist()])
-        after = accuracy(labels, [_label_text(v) for v in pruned.predict(X).tolist()])
+        before = accuracy(labels, [label_text(v) for v in tree.predict(X).tolist()])
+        after = accuracy(labels, [label_text(v) for v in pruned.predict(X).tolist()])
         print(f"validation accuracy: {before:.4f} -> {after:.4f}")
     save(pruned, args.output)
     print(f"saved to {args.output}")

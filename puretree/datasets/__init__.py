@@ -38,7 +38,7 @@ def path(name: str) -> Any:
 
 def load(name: str) -> Dataset:
     """A shipped data set, with its identifier column dropped and its target set."""
-    from ..data import _build, read_csv_table
+    from ..data import build_dataset, read_csv_table
 
     file, target, ident = _TABLES[name] if name in _TABLES else (None, None, None)
     with resources.as_file(path(name)) as p:
@@ -47,7 +47,7 @@ def load(name: str) -> Dataset:
         header, body = read_csv_table(p)
         keep = [j for j, h in enumerate(header) if h not in (ident, target)]
         t = header.index(target)
-        return _build([header[j] for j in keep], [[r[j] for r in body] for j in keep], [r[t] for r in body], categorical=None, target=target, task="classification")
+        return build_dataset([header[j] for j in keep], [[r[j] for r in body] for j in keep], [r[t] for r in body], categorical=None, target=target, task="classification")
 
 
 def load_playtennis() -> Dataset:
