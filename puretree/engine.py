@@ -443,7 +443,7 @@ def _run_prefix_sums(V: np.ndarray, idx: np.ndarray, st: "_Level", ctx: "_Contex
 
 def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]) -> dict[str, _Best]:
     """Best multiway and subset splits per node, one pass over each categorical feature."""
-    from .grow import MAX_EXACT_SUBSET_CATEGORIES, _subset_masks, _tie_first, _weight_of
+    from .grow import _tie_first, _weight_of
 
     N, k = st.n_nodes, ctx.k
     want_multi, want_subset = "multiway" in kinds, "subset" in kinds
@@ -480,7 +480,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
                 ms[e, jj] = np.where(np.isfinite(s), s, -np.inf)
         if want_subset:
             for i in np.flatnonzero(ok).tolist():
-                found = _subset_one(per[i], rows[i], known_sum[i], st.counts[i], cfg, ctx, weight_of, name, MAX_EXACT_SUBSET_CATEGORIES, _subset_masks, _tie_first)
+                found = _subset_one(per[i], rows[i], known_sum[i], st.counts[i], cfg, ctx, weight_of, name, _tie_first)
                 if found is not None:
                     s, left_codes, children = found
                     sub_found[i].append((s, int(j), left_codes, children))
@@ -505,13 +505,12 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     return out
 
 
-def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np.ndarray, cfg: Any, ctx: "_Context", weight_of: Any, name: Any, max_exact: int, subset_masks: Any, tie_first: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
+def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np.ndarray, cfg: Any, ctx: "_Context", weight_of: Any, name: Any, tie_first: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
     """One node's best subset split of one feature, as :func:`puretree.grow.subset_splits` finds it."""
     from .grow import subset_candidates  # the same candidates as the reference
 
-    k, regression = ctx.k, ctx.regression
+    regression = ctx.regression
     present = np.flatnonzero(rows > 0)
-    m = len(present)
     stats = per[present]
     masks = subset_candidates(stats, present, known, regression=regression, weight_of=weight_of)
     left = masks.astype(np.float64) @ stats
