@@ -67,7 +67,7 @@ _CONCAVE = (entropy, gini, misclassification, variance)
 def _tame(parent: np.ndarray, children: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Statistics near 1e308 scaled down by 2**-32 (exactly), so that no sum of them overflows.
 
-    Impurities of counts and of (weight, sum, sum of squares) do not change when all the
+    Impurities of class counts and of (weight, sum, sum of squares) do not change when all the
     statistics of a node and its branches are scaled alike, which is what this does.
     """
     if children.size == 0 or not children.max() > _HUGE:

@@ -22,8 +22,8 @@ of it made with :func:`functools.partial`.
 (or one target value); when no feature is left to split on; when no split separates its rows
 (identical rows: the leaf gets their majority); when the best score is not above
 ``min_gain`` (if given); when ``max_depth`` is reached; when its weight is below
-``min_samples_split``. A branch no row reaches is a leaf with zero counts, which predicts its
-parent's distribution. ``min_samples_split`` and ``min_samples_leaf`` count rows (as in
+``min_samples_split``. A branch no row reaches is a leaf with zero statistics, which predicts
+its parent's distribution. ``min_samples_split`` and ``min_samples_leaf`` count rows (as in
 scikit-learn), whatever their weights; the scores see the weights.
 
 **Missing values** (NaN in the encoded matrix) are handled as ``missing`` says, in training
@@ -34,8 +34,8 @@ whose value is missing: ``"distribute"`` (C4.5, the default of :func:`c45`) send
 every branch with their weight multiplied by the branch's share of the known weight;
 ``"majority"`` (the default of :func:`id3`, :func:`cart` and :func:`grow`) sends them down
 the heaviest branch; ``"error"`` refuses data with a missing value (:class:`DataError`).
-So each child's ``counts`` are the weight that reached it, and a child's share of its
-parent's weight is exactly the fraction prediction uses.
+So each child's statistics (its ``counts`` field) are the weight that reached it, and a
+child's share of its parent's weight is exactly the fraction prediction uses.
 
 **Weights**: ``sample_weight`` (one non-negative weight per row) and ``class_weight`` (a
 mapping from class label to weight, or ``"balanced"``: ``n_rows / (n_classes * rows of the
@@ -44,7 +44,9 @@ the same as no row.
 
 **Regression**: with ``task="regression"`` (or a regression :class:`Dataset`) the statistics
 are ``(weight, sum, sum of squares)``, the presets score splits by the decrease in
-:func:`~puretree.impurity.variance` and leaves predict the weighted mean. ``cart_regressor``
+:func:`~puretree.impurity.variance` and leaves predict the weighted mean. What the statistics
+mean (their weight, what a node predicts) is the data's :class:`~puretree.tasks.Task`, chosen
+once; the options' constraints are declared once, in :data:`GROW_CONSTRAINTS`. ``cart_regressor``
 is ``cart`` with ``task="regression"``.
 
 **Ties** are broken deterministically: the highest score wins, and scores within 1e-12
