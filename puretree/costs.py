@@ -33,7 +33,7 @@ import numpy as np
 
 from .criteria import Score, per_feature, resolve_score
 from .errors import ParameterError
-from .params import Interval, IsCallable, check
+from .params import Interval, IsCallable, check, validate_params
 
 __all__ = ["CostSensitive", "cost_sensitive", "tan_schlimmer", "nunez", "square", "identity", "exp2_minus_1", "NunezCost"]
 
@@ -113,6 +113,7 @@ class CostSensitive:
         return f"{self.name}({self.score!r}, {self.cost!r})"
 
 
+@validate_params({"f": (_ARRAY_FUNCTION,), "g": (_ARRAY_FUNCTION,)})
 def cost_sensitive(score: Score | str, costs: Mapping[str, float] | Callable[[Any], np.ndarray], *, f: Callable[[np.ndarray], np.ndarray] = identity, g: Callable[[np.ndarray], np.ndarray] = identity, default: float = 1.0) -> CostSensitive:
     """Any score made cost-sensitive with a user pair ``(f, g)``: ``f(score) / g(cost)``.
 
@@ -123,8 +124,6 @@ def cost_sensitive(score: Score | str, costs: Mapping[str, float] | Callable[[An
     >>> round(float(score([2, 2], [[2, 0], [0, 2]], "x")), 4)     # sqrt(1) / log(1 + 3)
     0.7213
     """
-    check("f", f, _ARRAY_FUNCTION)
-    check("g", g, _ARRAY_FUNCTION)
     return CostSensitive(resolve_score(score), _costs(costs, default), f, g)
 
 
@@ -133,10 +132,11 @@ def tan_schlimmer(score: Score | str, costs: Mapping[str, float] | Callable[[Any
     return CostSensitive(resolve_score(score), _costs(costs, default), square, identity, "tan_schlimmer")
 
 
+@validate_params({"w": (_W,)})
 def nunez(score: Score | str, costs: Mapping[str, float] | Callable[[Any], np.ndarray], *, w: float = 1.0, default: float = 0.0) -> CostSensitive:
     """Núñez's ``(2**Gain - 1) / (Cost + 1)**w``, ``w`` in [0, 1] (0: costs ignored).
 
     >>> round(float(nunez("information_gain", {"x": 1.0})([2, 2], [[2, 0], [0, 2]], "x")), 4)
     0.5
     """
-    return CostSensitive(resolve_score(score), _costs(costs, default), exp2_minus_1, NunezCost(check("w", w, _W)), "nunez")
+    return CostSensitive(resolve_score(score), _costs(costs, default), exp2_minus_1, NunezCost(w), "nunez")

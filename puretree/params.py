@@ -31,20 +31,32 @@ A declaration, checked as a whole (the first failing option is named):
 Traceback (most recent call last):
 ...
 puretree.errors.ParameterError: min_samples_leaf must be a finite number >= 0, got '2'
+
+Or as a decorator, the declaration next to the signature (:func:`validate_params`):
+
+>>> @validate_params({"cf": (Interval(float, 0, 1, closed="neither"),)})
+... def pessimistic(tree, *, cf=0.25):
+...     return cf
+>>> pessimistic(None, cf=1)
+Traceback (most recent call last):
+...
+puretree.errors.ParameterError: cf must be a number in (0, 1), got 1
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import attrs
 
 from .errors import ParameterError
 
-__all__ = ["Constraint", "Interval", "Options", "IsCallable", "check", "check_all", "describe"]
+__all__ = ["Constraint", "Interval", "Options", "IsCallable", "check", "check_all", "describe", "validate_params"]
 
 _CLOSED = ("both", "left", "right", "neither")
 
@@ -208,3 +220,41 @@ def check_all(declared: Mapping[str, Sequence[Constraint]], **values: Any) -> di
     code, not of the user's: ``KeyError``."""
     return {name: check(name, value, *declared[name]) for name, value in values.items()}
 
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def validate_params(declared: Mapping[str, Sequence[Constraint]]) -> Callable[[F], F]:
+    """A decorator checking the declared arguments of every call (defaults included) before
+    the function runs, and passing them on normalised. The declaration stays readable as the
+    function's ``parameter_constraints``.
+
+    >>> @validate_params({"k": (Interval(int, 2, None),)})
+    ... def folds(n, *, k=10):
+    ...     return k
+    >>> folds(100, k=5), folds.parameter_constraints["k"]
+    (5, (Interval(kind=<class 'int'>, low=2, high=None, closed='both', finite=True, exclude=()),))
+    >>> folds(100, k=1)
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: k must be an integer >= 2, got 1
+    """
+
+    def decorate(function: F) -> F:
+        signature = inspect.signature(function)
+        unknown = set(declared) - set(signature.parameters)
+        if unknown:  # a mistake in the library's code, found when it is imported
+            raise TypeError(f"{function.__qualname__} has no parameter {sorted(unknown)}")
+
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            for name, constraints in declared.items():
+                bound.arguments[name] = check(name, bound.arguments[name], *constraints)
+            return function(*bound.args, **bound.kwargs)
+
+        checked.parameter_constraints = dict(declared)  # type: ignore[attr-defined]
+        return checked  # type: ignore[return-value]
+
+    return decorate

@@ -147,3 +147,25 @@ def test_the_other_modules_checks_use_the_same_words():
         with pytest.raises(ParameterError) as info:
             call()
         assert str(info.value) == message
+
+
+def test_validate_params_checks_every_call_and_keeps_the_function_readable():
+    from puretree.params import validate_params
+
+    @validate_params({"alpha": (Interval(float, 0, None),), "method": (Options(("a", "b")),)})
+    def prune_like(tree, *, alpha=0.0, method="a"):
+        """Doc."""
+        return alpha, method
+
+    assert prune_like(None) == (0.0, "a")
+    assert prune_like(None, alpha=np.float32(0.5)) == (0.5, "a")
+    assert type(prune_like(None, alpha=1)[0]) is float
+    assert prune_like.__doc__ == "Doc." and prune_like.__name__ == "prune_like"
+    with pytest.raises(ParameterError, match=r"^alpha must be a finite number >= 0, got -1$"):
+        prune_like(None, alpha=-1)
+    with pytest.raises(ParameterError, match=r"^method must be one of \['a', 'b'\], got 'c'$"):
+        prune_like(None, method="c")
+    with pytest.raises(TypeError):
+        prune_like(None, 1)  # keyword-only stays keyword-only
+    with pytest.raises(TypeError, match="no parameter"):
+        validate_params({"beta": (None,)})(prune_like.__wrapped__)
