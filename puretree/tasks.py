@@ -69,10 +69,15 @@ class Task:
         s = _as_float(stats)
         return s[..., 0] if self.is_regression else sum_last(s)
 
-    def remainder(self, total: np.ndarray, part: np.ndarray) -> np.ndarray:
-        """``total - part``: the other side of a split. Class counts cannot be negative, so a
-        float rounding below 0 becomes 0; regression sums (of negative targets) may be."""
-        out = total - part
+    def remainder(self, total: np.ndarray, part: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+        """``total - part``: the other side of a split (into ``out`` if given). Class counts
+        cannot be negative, so a float rounding below 0 becomes 0; regression sums (of
+        negative targets) may be.
+
+        >>> CLASSIFICATION.remainder(np.array([3.0, 0.3]), np.array([1.0, 0.1 + 0.2])).tolist()
+        [2.0, 0.0]
+        """
+        out = np.subtract(total, part, out=out)
         if not self.is_regression:
             np.maximum(out, 0.0, out=out)
         return out

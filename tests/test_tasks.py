@@ -144,3 +144,11 @@ def test_node_statistics_follow_the_task_or_the_flag():
     reg = from_numpy(np.zeros((2, 1)), [1.0, 3.0], task="regression")
     assert node_statistics(reg).tolist() == [[1.0, 1.0, 1.0], [1.0, 3.0, 9.0]]
     assert cart(np.zeros((3, 1)), ["a", "b", "a"]).root.counts == (2.0, 1.0)
+
+
+def test_the_remainder_can_be_written_in_place():
+    total, part = np.array([[3.0, 1.0], [2.0, 2.0]]), np.array([[1.0, 1.5], [0.5, 0.0]])
+    for task in (CLASSIFICATION, REGRESSION):
+        out = np.empty((2, 2))
+        assert task.remainder(total, part, out=out) is out
+        assert np.array_equal(out, task.remainder(total, part))
