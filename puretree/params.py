@@ -103,7 +103,10 @@ class Interval:
     def accepts(self, value: Any) -> bool:
         if not (_is_integer(value) if self.kind is int else _is_real(value)):
             return False
-        x = float(value) if self.kind is float else value
+        try:
+            x = float(value) if self.kind is float else value
+        except OverflowError:  # an integer beyond a double's range is not a number we can use
+            return False
         if self.kind is float and (math.isnan(x) or (self.finite and math.isinf(x))):
             return False
         if self.low is not None and not (x >= self.low if self.closed in ("both", "left") else x > self.low):

@@ -169,3 +169,9 @@ def test_validate_params_checks_every_call_and_keeps_the_function_readable():
         prune_like(None, 1)  # keyword-only stays keyword-only
     with pytest.raises(TypeError, match="no parameter"):
         validate_params({"beta": (None,)})(prune_like.__wrapped__)
+
+
+def test_an_integer_beyond_a_doubles_range_is_refused_by_name():
+    with pytest.raises(ParameterError, match=r"^min_samples_leaf must be a finite number >= 0, got 1000"):
+        check("min_samples_leaf", 10**400, Interval(float, 0, None))
+    assert check("max_depth", 10**400, Interval(int, 0, None)) == 10**400
