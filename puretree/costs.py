@@ -33,6 +33,7 @@ import numpy as np
 
 from .criteria import Score, per_feature, resolve_score
 from .errors import ParameterError
+from .params import Interval, IsCallable, check, validate_params
 
 __all__ = ["CostSensitive", "cost_sensitive", "tan_schlimmer", "nunez", "square", "identity", "exp2_minus_1", "NunezCost"]
 
@@ -69,13 +70,16 @@ class NunezCost:
         return f"nunez_cost(w={self.w!r})"
 
 
+#: A cost; Núñez's w; the pair (f, g).
+_COST = Interval(float, 0, None)
+_W = Interval(float, 0, 1)
+_ARRAY_FUNCTION = IsCallable("a function over arrays")
+
+
 def _costs(costs: Any, default: float) -> Callable[[Any], np.ndarray]:
     """A mapping name -> cost becomes a lookup; a callable over feature names is kept."""
     if isinstance(costs, Mapping):
-        for name, value in costs.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value) or value < 0:
-                raise ParameterError(f"the cost of {name!r} must be a finite number >= 0, got {value!r}")
-        return per_feature(costs, default=default)
+        return per_feature({name: check(f"the cost of {name!r}", value, _COST) for name, value in costs.items()}, default=default)
     if callable(costs):
         return costs
     raise ParameterError(f"costs must be a mapping from feature name to cost, or a function of names, got {costs!r}")
@@ -109,6 +113,7 @@ class CostSensitive:
         return f"{self.name}({self.score!r}, {self.cost!r})"
 
 
+@validate_params({"f": (_ARRAY_FUNCTION,), "g": (_ARRAY_FUNCTION,)})
 def cost_sensitive(score: Score | str, costs: Mapping[str, float] | Callable[[Any], np.ndarray], *, f: Callable[[np.ndarray], np.ndarray] = identity, g: Callable[[np.ndarray], np.ndarray] = identity, default: float = 1.0) -> CostSensitive:
     """Any score made cost-sensitive with a user pair ``(f, g)``: ``f(score) / g(cost)``.
 
@@ -119,8 +124,6 @@ def cost_sensitive(score: Score | str, costs: Mapping[str, float] | Callable[[An
     >>> round(float(score([2, 2], [[2, 0], [0, 2]], "x")), 4)     # sqrt(1) / log(1 + 3)
     0.7213
     """
-    if not callable(f) or not callable(g):
-        raise ParameterError("f and g must be callables over arrays")
     return CostSensitive(resolve_score(score), _costs(costs, default), f, g)
 
 
@@ -129,12 +132,11 @@ def tan_schlimmer(score: Score | str, costs: Mapping[str, float] | Callable[[Any
     return CostSensitive(resolve_score(score), _costs(costs, default), square, identity, "tan_schlimmer")
 
 
+@validate_params({"w": (_W,)})
 def nunez(score: Score | str, costs: Mapping[str, float] | Callable[[Any], np.ndarray], *, w: float = 1.0, default: float = 0.0) -> CostSensitive:
     """Núñez's ``(2**Gain - 1) / (Cost + 1)**w``, ``w`` in [0, 1] (0: costs ignored).
 
     >>> round(float(nunez("information_gain", {"x": 1.0})([2, 2], [[2, 0], [0, 2]], "x")), 4)
     0.5
     """
-    if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0.0 <= w <= 1.0:
-        raise ParameterError(f"w must be a number in [0, 1], got {w!r}")
-    return CostSensitive(resolve_score(score), _costs(costs, default), exp2_minus_1, NunezCost(float(w)), "nunez")
+    return CostSensitive(resolve_score(score), _costs(costs, default), exp2_minus_1, NunezCost(w), "nunez")

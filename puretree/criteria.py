@@ -35,7 +35,9 @@ import attrs
 import numpy as np
 
 from .errors import ParameterError
-from .impurity import class_weight_of, entropy, gini, misclassification, proportions, sum_last, variance
+from .impurity import entropy, gini, misclassification, proportions, sum_last, variance
+from .params import Interval, IsCallable, Options, check
+from .tasks import TASKS, Task, as_task, impurity_task
 
 __all__ = [
     "Score",
@@ -47,6 +49,7 @@ __all__ = [
     "split_info",
     "per_feature",
     "resolve_score",
+    "score_task",
     "SCORES",
 ]
 
@@ -57,10 +60,6 @@ def _name(f: Any) -> str:
     return getattr(f, "__name__", None) or repr(f)
 
 
-def _weight_of(impurity: Callable[..., Any]) -> Callable[[Any], np.ndarray]:
-    return getattr(impurity, "weight_of", class_weight_of)
-
-
 #: The built-in impurities: concave, so that no split of consistent statistics raises them.
 _CONCAVE = (entropy, gini, misclassification, variance)
 
@@ -68,7 +67,7 @@ _CONCAVE = (entropy, gini, misclassification, variance)
 def _tame(parent: np.ndarray, children: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Statistics near 1e308 scaled down by 2**-32 (exactly), so that no sum of them overflows.
 
-    Impurities of counts and of (weight, sum, sum of squares) do not change when all the
+    Impurities of class counts and of (weight, sum, sum of squares) do not change when all the
     statistics of a node and its branches are scaled alike, which is what this does.
     """
     if children.size == 0 or not children.max() > _HUGE:
@@ -80,24 +79,28 @@ def _tame(parent: np.ndarray, children: np.ndarray) -> tuple[np.ndarray, np.ndar
 _HUGE = 1e298
 
 
-def _children_weights(impurity: Callable[..., Any], children: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    wc = _weight_of(impurity)(children)
-    return wc, sum_last(wc)
+def _impurity_task(self: Any) -> Task:
+    return impurity_task(self.impurity)
 
 
 @attrs.frozen(repr=False)
 class ImpurityDecrease:
-    """``impurity(parent) - sum_i w_i / w * impurity(child_i)``: information gain for entropy."""
+    """``impurity(parent) - sum_i w_i / w * impurity(child_i)``: information gain for entropy.
+
+    ``task`` says what the statistics are (:mod:`puretree.tasks`), and so where their weight
+    is; by default the impurity's own (regression for the variance, else classification).
+    """
 
     impurity: Callable[..., Any]
     name: str = "impurity_decrease"
+    task: Task = attrs.field(default=attrs.Factory(_impurity_task, takes_self=True), converter=as_task)
 
     def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
         parent, children = _tame(np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64))
         # Each branch's share of the weight, not weight * impurity / total: the product of a
         # subnormal weight loses its digits (three 5e-324 rows once gave a gain of -0.08),
         # and a total near 1e308 overflows.
-        share, w = proportions(_weight_of(self.impurity)(children))
+        share, w = proportions(self.task.weight(children))
         with np.errstate(invalid="ignore"):
             # An empty branch contributes nothing, even if a user's impurity gives NaN for 0/0.
             after = sum_last(np.where(share > 0, share * np.asarray(self.impurity(children)), 0.0))
@@ -128,12 +131,12 @@ class GainRatio:
     """Gain divided by split info; a split whose split info is 0 is not a candidate (-inf)."""
 
     impurity: Callable[..., Any]
+    task: Task = attrs.field(default=attrs.Factory(_impurity_task, takes_self=True), converter=as_task)
 
     def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
         parent, children = _tame(np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64))
-        gain = ImpurityDecrease(self.impurity)(parent, children, features)
-        wc, _ = _children_weights(self.impurity, children)
-        info = split_info(wc)
+        gain = ImpurityDecrease(self.impurity, task=self.task)(parent, children, features)
+        info = split_info(self.task.weight(children))
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = gain / info
         return np.where(info > 1e-12, ratio, -np.inf)
@@ -142,25 +145,44 @@ class GainRatio:
         return f"gain_ratio({_name(self.impurity)})"
 
 
-def _check_impurity(impurity: Any, combinator: str) -> Callable[..., Any]:
-    if not callable(impurity):
-        raise ParameterError(f"{combinator}() takes an impurity function (counts -> impurity), got {impurity!r}")
-    return impurity
+#: What the combinators take.
+_IMPURITY = IsCallable("a function (statistics -> impurity)")
+_TASK = Options(TASKS)
 
 
-def information_gain(impurity: Callable[..., Any] = entropy) -> ImpurityDecrease:
-    """Information gain (ID3): the decrease in entropy, or in any impurity given."""
-    return ImpurityDecrease(_check_impurity(impurity, "information_gain"), "information_gain")
+def _impurity_and_task(impurity: Any, task: Any, combinator: str) -> tuple[Callable[..., Any], Task]:
+    """The combinator's impurity, and the task of the statistics it reads: the one given
+    (``"classification"``, ``"regression"`` or a :class:`~puretree.tasks.Task`), else the impurity's."""
+    check(f"the impurity of {combinator}()", impurity, _IMPURITY)
+    if task is None:
+        return impurity, impurity_task(impurity)
+    return impurity, as_task(task if isinstance(task, Task) else check(f"the task of {combinator}()", task, _TASK))
 
 
-def impurity_decrease(impurity: Callable[..., Any] = gini) -> ImpurityDecrease:
-    """The weighted decrease in ``impurity`` (CART: Gini; regression: variance)."""
-    return ImpurityDecrease(_check_impurity(impurity, "impurity_decrease"), "impurity_decrease")
+def information_gain(impurity: Callable[..., Any] = entropy, *, task: Task | str | None = None) -> ImpurityDecrease:
+    """Information gain (ID3): the decrease in entropy, or in any impurity given.
+
+    ``task`` (here and in the other combinators) says what the statistics are, for an
+    impurity of your own over regression sums: ``task="regression"``.
+    """
+    impurity, task = _impurity_and_task(impurity, task, "information_gain")
+    return ImpurityDecrease(impurity, "information_gain", task)
 
 
-def gain_ratio(impurity: Callable[..., Any] = entropy) -> GainRatio:
+def impurity_decrease(impurity: Callable[..., Any] = gini, *, task: Task | str | None = None) -> ImpurityDecrease:
+    """The weighted decrease in ``impurity`` (CART: Gini; regression: variance).
+
+    >>> impurity_decrease(variance).task
+    REGRESSION
+    """
+    impurity, task = _impurity_and_task(impurity, task, "impurity_decrease")
+    return ImpurityDecrease(impurity, "impurity_decrease", task)
+
+
+def gain_ratio(impurity: Callable[..., Any] = entropy, *, task: Task | str | None = None) -> GainRatio:
     """Gain ratio (C4.5): information gain over split information."""
-    return GainRatio(_check_impurity(impurity, "gain_ratio"))
+    impurity, task = _impurity_and_task(impurity, task, "gain_ratio")
+    return GainRatio(impurity, task)
 
 
 @attrs.frozen(repr=False)
@@ -192,14 +214,11 @@ def per_feature(values: Mapping[str, float], *, default: float | None = None) ->
     """
     if not isinstance(values, Mapping):
         raise ParameterError(f"per_feature takes a mapping from feature name to number, got {type(values).__name__}")
-    checked = []
-    for k, v in values.items():
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
-            raise ParameterError(f"per_feature: the value for {str(k)!r} must be a finite number, got {v!r}")
-        checked.append((str(k), float(v)))
-    if default is not None and (isinstance(default, bool) or not isinstance(default, (int, float, np.integer, np.floating)) or not np.isfinite(default)):
-        raise ParameterError(f"per_feature: default must be None or a finite number, got {default!r}")
-    return _PerFeature(tuple(sorted(checked)), default)
+    checked = [(str(k), check(f"per_feature: the value for {str(k)!r}", v, _NUMBER)) for k, v in values.items()]
+    return _PerFeature(tuple(sorted(checked)), check("per_feature: default", default, _NUMBER, None))
+
+
+_NUMBER = Interval(float)
 
 
 #: Named scores, for the command line and for ``grow(score="gini")``.
@@ -211,6 +230,20 @@ SCORES: dict[str, Score] = {
     "misclassification": impurity_decrease(misclassification),
     "variance": impurity_decrease(variance),
 }
+
+
+def score_task(score: Any) -> Task | None:
+    """The task a score is made for, when it says so (the built-in combinators and the scores
+    wrapping them do); ``None`` for a user's function.
+
+    >>> score_task(SCORES["variance"]), score_task(SCORES["gini"]), score_task(lambda p, c, f: 0.0)
+    (REGRESSION, CLASSIFICATION, None)
+    """
+    task = getattr(score, "task", None)
+    if isinstance(task, Task):
+        return task
+    inner = getattr(score, "score", None)  # a wrapper: cost-sensitive, checked
+    return score_task(inner) if inner is not None and inner is not score else None
 
 
 def resolve_score(score: Score | str) -> Score:

@@ -22,8 +22,8 @@ of it made with :func:`functools.partial`.
 (or one target value); when no feature is left to split on; when no split separates its rows
 (identical rows: the leaf gets their majority); when the best score is not above
 ``min_gain`` (if given); when ``max_depth`` is reached; when its weight is below
-``min_samples_split``. A branch no row reaches is a leaf with zero counts, which predicts its
-parent's distribution. ``min_samples_split`` and ``min_samples_leaf`` count rows (as in
+``min_samples_split``. A branch no row reaches is a leaf with zero statistics, which predicts
+its parent's distribution. ``min_samples_split`` and ``min_samples_leaf`` count rows (as in
 scikit-learn), whatever their weights; the scores see the weights.
 
 **Missing values** (NaN in the encoded matrix) are handled as ``missing`` says, in training
@@ -34,8 +34,8 @@ whose value is missing: ``"distribute"`` (C4.5, the default of :func:`c45`) send
 every branch with their weight multiplied by the branch's share of the known weight;
 ``"majority"`` (the default of :func:`id3`, :func:`cart` and :func:`grow`) sends them down
 the heaviest branch; ``"error"`` refuses data with a missing value (:class:`DataError`).
-So each child's ``counts`` are the weight that reached it, and a child's share of its
-parent's weight is exactly the fraction prediction uses.
+So each child's statistics (its ``counts`` field) are the weight that reached it, and a
+child's share of its parent's weight is exactly the fraction prediction uses.
 
 **Weights**: ``sample_weight`` (one non-negative weight per row) and ``class_weight`` (a
 mapping from class label to weight, or ``"balanced"``: ``n_rows / (n_classes * rows of the
@@ -44,7 +44,9 @@ the same as no row.
 
 **Regression**: with ``task="regression"`` (or a regression :class:`Dataset`) the statistics
 are ``(weight, sum, sum of squares)``, the presets score splits by the decrease in
-:func:`~puretree.impurity.variance` and leaves predict the weighted mean. ``cart_regressor``
+:func:`~puretree.impurity.variance` and leaves predict the weighted mean. What the statistics
+mean (their weight, what a node predicts) is the data's :class:`~puretree.tasks.Task`, chosen
+once; the options' constraints are declared once, in :data:`GROW_CONSTRAINTS`. ``cart_regressor``
 is ``cart`` with ``task="regression"``.
 
 **Ties** are broken deterministically: the highest score wins, and scores within 1e-12
@@ -74,12 +76,14 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .criteria import SCORES, ImpurityDecrease, Score, resolve_score
+from .criteria import SCORES, ImpurityDecrease, Score, resolve_score, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
-from .impurity import class_weight_of, variance
+from .impurity import variance
 from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
+from .params import Interval, IsCallable, Options, check, check_all
+from .tasks import CLASSIFICATION, TASKS, Task, as_task
 
 __all__ = [
     "root_data",
@@ -98,6 +102,13 @@ __all__ = [
     "multiway_splits",
     "subset_splits",
     "subset_candidates",
+    "subset_masks",
+    "variance_decrease",
+    "tie_first",
+    "best_candidate",
+    "known_fraction",
+    "GROW_CONSTRAINTS",
+    "check_options",
     "midpoint",
     "attribute_scores",
     "node_statistics",
@@ -145,6 +156,11 @@ class NodeData:
     def n_rows(self) -> int:
         return int(self.X.shape[0])
 
+    @property
+    def task(self) -> Task:
+        """What the statistics are (:mod:`puretree.tasks`): the schema's task."""
+        return TASKS[self.schema.task]
+
     def restrict(self, rows: np.ndarray, *, drop: int | None = None, scale: np.ndarray | None = None) -> "NodeData":
         """The node data of the rows selected by the boolean mask ``rows``.
 
@@ -190,20 +206,15 @@ class Candidate:
 SplitGenerator = Callable[..., "Candidate | None"]
 
 
-def _weight_of(score: Any) -> Callable[[Any], np.ndarray]:
-    impurity = getattr(score, "impurity", None)
-    return getattr(impurity, "weight_of", class_weight_of)
+def known_fraction(known: np.ndarray, parent: np.ndarray, task: Task) -> np.ndarray:
+    """Share of the node's weight whose value is known (C4.5's factor F on the gain).
 
-
-def _stats_weight(stats: np.ndarray, regression: bool) -> np.ndarray:
-    """The weight held by statistics ``(..., k)``: column 0 (regression) or the class sum."""
-    return stats[..., 0] if regression else stats.sum(axis=-1)
-
-
-def _known_fraction(known: np.ndarray, parent: np.ndarray, regression: bool) -> np.ndarray:
-    """Share of the node's weight whose value is known (C4.5's factor F on the gain)."""
-    total = float(_stats_weight(parent, regression))
-    return _stats_weight(known, regression) / total if total > 0 else np.zeros(known.shape[:-1])
+    >>> from puretree.tasks import CLASSIFICATION
+    >>> float(known_fraction(np.array([6.0, 4.0]), np.array([9.0, 5.0]), CLASSIFICATION))
+    0.7142857142857143
+    """
+    total = float(task.weight(parent))
+    return task.weight(known) / total if total > 0 else np.zeros(known.shape[:-1])
 
 
 def midpoint(a: float, b: float) -> float:
@@ -219,8 +230,12 @@ def midpoint(a: float, b: float) -> float:
     return m if a <= m < b else a
 
 
-def _tie_first(scores: np.ndarray) -> int:
-    """Index of the first score tied with the maximum (scores within tolerance)."""
+def tie_first(scores: np.ndarray) -> int:
+    """Index of the first score tied with the maximum (scores within tolerance).
+
+    >>> tie_first(np.array([0.5, 0.7, 0.7 - 1e-14, 0.7]))
+    1
+    """
     best = float(scores.max())
     tol = TIE_TOLERANCE * max(1.0, abs(best))
     return int(np.argmax(scores >= best - tol))
@@ -234,9 +249,9 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     k = node.stats.shape[1]
     parent = node.stats.sum(axis=0)
     names = np.asarray(node.schema.feature_names)[node.numeric]
-    regression = node.schema.is_regression
+    task = node.task
     chunk = max(1, _CHUNK // max(1, n * k * 2))
-    variance_decrease = regression and isinstance(score, ImpurityDecrease) and score.impurity is variance
+    by_sums = task.is_regression and isinstance(score, ImpurityDecrease) and score.impurity is variance
     # NaN sorts last, so a feature has missing values here exactly when its last value is NaN.
     incomplete = np.isnan(node.values[:, -1])
     best_scores, best_positions = [], []
@@ -253,17 +268,14 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
             base = np.einsum("cnk,cn->ck", sorted_stats, known)[:, None, :]  # (c, 1, k)
         else:
             base = parent
-        if variance_decrease:
-            s = _variance_decrease(base, left)
+        if by_sums:
+            s = variance_decrease(base, left)
         else:
-            right = base - left
-            if not regression:
-                np.maximum(right, 0.0, out=right)  # float rounding of weighted counts
-            children = np.stack((left, right), axis=-2)  # (c, n-1, 2, k)
+            children = np.stack((left, task.remainder(base, left)), axis=-2)  # (c, n-1, 2, k)
             s = np.broadcast_to(np.asarray(score(base, children, names[start : start + chunk, None]), dtype=np.float64), left.shape[:2])
         if base is not parent:
             with np.errstate(invalid="ignore"):  # -inf * 0 (a feature missing everywhere): NaN, dropped below
-                s = s * _known_fraction(base, parent, regression)  # ... and scale by the known share
+                s = s * known_fraction(base, parent, task)  # ... and scale by the known share
         valid = values[:, :-1] < values[:, 1:]  # between distinct values only (False next to NaN)
         if min_samples_leaf > 1:
             n_left = np.arange(1, n)
@@ -277,7 +289,7 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     scores = np.asarray(best_scores)
     if np.isneginf(scores).all():
         return None
-    i = _tie_first(scores)
+    i = tie_first(scores)
     pos = best_positions[i]
     j = int(node.numeric[i])
     threshold = midpoint(float(node.values[i, pos]), float(node.values[i, pos + 1]))
@@ -286,7 +298,7 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     return Candidate(float(scores[i]), j, "numeric", branch, _branch_stats(node.stats, branch, 2), threshold=threshold)
 
 
-def _variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:
+def variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:
     """The decrease in variance of every two-way split, straight from the prefix sums.
 
     ``var(parent) - sum_i w_i / w * var(child_i)`` equals ``(S_l**2 / w_l + S_r**2 / w_r) / w
@@ -326,12 +338,12 @@ def _category_stats(node: NodeData, j: int) -> tuple[np.ndarray, np.ndarray, np.
     return codes, per, np.bincount(present, minlength=m), per.sum(axis=0)
 
 
-def _scaled_score(score: Score, parent: np.ndarray, known: np.ndarray, children: np.ndarray, name: Any, regression: bool) -> np.ndarray:
+def _scaled_score(score: Score, parent: np.ndarray, known: np.ndarray, children: np.ndarray, name: Any, task: Task) -> np.ndarray:
     """``score`` of a split on the known rows, times their share of the node's weight."""
     s = np.asarray(score(known, children, name), dtype=np.float64)
     if np.array_equal(known, parent):
         return s
-    return s * _known_fraction(known, parent, regression)
+    return s * known_fraction(known, parent, task)
 
 
 def multiway_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
@@ -345,37 +357,46 @@ def multiway_splits(node: NodeData, *, score: Score, min_samples_leaf: float) ->
             continue  # a "split" that sends every row one way separates nothing
         if (rows[present] < min_samples_leaf).any():
             continue
-        s = float(_scaled_score(score, parent, known, per, np.asarray(node.schema.features[j].name), node.schema.is_regression))
+        s = float(_scaled_score(score, parent, known, per, np.asarray(node.schema.features[j].name), node.task))
         if np.isfinite(s):
             found.append((s, j, codes, per))
     if not found:
         return None
-    i = _tie_first(np.array([f[0] for f in found]))
+    i = tie_first(np.array([f[0] for f in found]))
     s, j, codes, per = found[i]
     return Candidate(s, j, "multiway", codes, per)
 
 
-def _subset_masks(m: int) -> np.ndarray:
-    """All non-trivial two-way partitions of ``m`` categories, the first always on the left."""
+def subset_masks(m: int) -> np.ndarray:
+    """All non-trivial two-way partitions of ``m`` categories, the first always on the left.
+
+    >>> subset_masks(3).astype(int).tolist()
+    [[1, 0, 0], [1, 0, 1], [1, 1, 0]]
+    """
     combos = np.array(list(itertools.product((False, True), repeat=m - 1)), dtype=bool)[:-1]
     return np.concatenate([np.ones((len(combos), 1), dtype=bool), combos], axis=1)
 
 
-def subset_candidates(stats: np.ndarray, present: np.ndarray, known: np.ndarray, *, regression: bool, weight_of: Callable[[Any], np.ndarray]) -> np.ndarray:
+def subset_candidates(stats: np.ndarray, present: np.ndarray, known: np.ndarray, *, task: Task | None = None, regression: bool | None = None, weight_of: Any = None) -> np.ndarray:
     """The two-way partitions worth scoring of the categories ``present`` at a node (their
     statistics ``stats``), as boolean masks (True: left): with two classes or regression the
     prefixes of the categories ordered by class-1 proportion or by mean (Breiman's theorem,
     exact); with more classes every partition up to ``MAX_EXACT_SUBSET_CATEGORIES``
-    categories, beyond that the prefixes by the majority class's proportion (a heuristic)."""
+    categories, beyond that the prefixes by the majority class's proportion (a heuristic).
+
+    ``task`` says what the statistics are; ``regression=`` (a flag) is its former spelling,
+    still read, and ``weight_of`` is ignored: the task knows where the weight is.
+
+    >>> from puretree.tasks import REGRESSION
+    >>> means = np.array([[1.0, 5.0, 25.0], [1.0, 1.0, 1.0], [1.0, 3.0, 9.0]])   # means 5, 1, 3
+    >>> subset_candidates(means, np.arange(3), means.sum(axis=0), task=REGRESSION).astype(int).tolist()
+    [[0, 1, 0], [0, 1, 1]]
+    """
+    task = as_task(task if task is not None else bool(regression))
     m, k = len(present), stats.shape[1]
-    if not (regression or k <= 2 or m > MAX_EXACT_SUBSET_CATEGORIES):
-        return _subset_masks(m)
-    w = weight_of(stats)
-    if regression:
-        key = stats[:, 1] / w
-    else:
-        cls = 1 if k == 2 else int(np.argmax(known))
-        key = stats[:, cls] / np.maximum(w, 1e-300)
+    if not (task.ordering_is_exact(k) or m > MAX_EXACT_SUBSET_CATEGORIES):
+        return subset_masks(m)
+    key = task.category_key(stats, known)
     ranked = np.lexsort((present, key))  # ties: by category code, deterministic
     masks = np.zeros((m - 1, m), dtype=bool)
     masks[:, ranked] = np.tri(m - 1, m, dtype=bool)  # prefix i holds the first i+1 ranked categories
@@ -385,9 +406,7 @@ def subset_candidates(stats: np.ndarray, present: np.ndarray, known: np.ndarray,
 def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
     """Best two-way split of the categories of a categorical feature (CART)."""
     parent = node.stats.sum(axis=0)
-    weight_of = _weight_of(score)
-    k = node.stats.shape[1]
-    regression = node.schema.is_regression
+    task = node.task
     found: list[tuple[float, int, tuple[int, ...], np.ndarray]] = []
     for j in node.categorical:
         codes, per, rows, known = _category_stats(node, j)
@@ -396,13 +415,10 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
         if m < 2:
             continue
         stats = per[present]
-        masks = subset_candidates(stats, present, known, regression=regression, weight_of=weight_of)
+        masks = subset_candidates(stats, present, known, task=task)
         left = masks.astype(np.float64) @ stats  # (B, k)
-        right = known - left
-        if not regression:
-            np.maximum(right, 0.0, out=right)
-        children = np.stack((left, right), axis=-2)
-        s = np.broadcast_to(_scaled_score(score, parent, known, children, np.asarray(node.schema.features[j].name), regression), (len(masks),))
+        children = np.stack((left, task.remainder(known, left)), axis=-2)
+        s = np.broadcast_to(_scaled_score(score, parent, known, children, np.asarray(node.schema.features[j].name), task), (len(masks),))
         if min_samples_leaf > 1:
             n_left = masks.astype(np.int64) @ rows[present]
             n_right = int(rows.sum()) - n_left
@@ -410,11 +426,11 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
         s = np.where(np.isnan(s), -np.inf, s)
         if np.isneginf(s).all():
             continue
-        b = _tie_first(s)
+        b = tie_first(s)
         found.append((float(s[b]), j, tuple(int(c) for c in present[masks[b]]), children[b]))
     if not found:
         return None
-    i = _tie_first(np.array([f[0] for f in found]))
+    i = tie_first(np.array([f[0] for f in found]))
     s, j, left_codes, children = found[i]
     column = node.X[:, j]
     branch = np.where(np.isnan(column), MISSING_BRANCH, np.where(np.isin(column, left_codes), 0, 1))
@@ -456,7 +472,12 @@ class CheckedScore:
     score: Score
     depth: int
     rows: int
-    regression: bool
+    #: What the statistics are; a ``regression`` flag (its former spelling) is read too.
+    task: Task = attrs.field(converter=as_task)
+
+    @property
+    def regression(self) -> bool:
+        return self.task.is_regression
 
     def _fail(self, what: str) -> ParameterError:
         return ParameterError(f"the score {_score_name(self.score)} {what} (at the node of depth {self.depth} with {self.rows} rows)")
@@ -488,7 +509,7 @@ class CheckedScore:
 
     def _check_nan(self, arr: np.ndarray, children: np.ndarray, features: Any, expected: tuple[int, ...]) -> None:
         """NaN is an error where the split holds weight; elsewhere (0/0 on no rows) it is dropped."""
-        weight = children[..., 0].sum(axis=-1) if self.regression else children.sum(axis=(-1, -2))
+        weight = self.task.weight(children).sum(axis=-1)
         bad = np.isnan(np.broadcast_to(arr, expected)) & (weight > 0)
         if bad.any():
             at = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -497,8 +518,10 @@ class CheckedScore:
             raise self._fail(f"returned NaN{named}; a score must be a number, or -inf for 'not a candidate'")
 
 
-def _best_candidate(node: NodeData, cfg: _Settings) -> Candidate | None:
-    score = cfg.score if cfg.trusted else CheckedScore(cfg.score, node.depth, node.n_rows, node.schema.is_regression)
+def best_candidate(node: NodeData, cfg: _Settings) -> Candidate | None:
+    """The best of the split generators' candidates at ``node`` (ties: the lowest feature),
+    the score checked at the node unless it is a built-in one."""
+    score = cfg.score if cfg.trusted else CheckedScore(cfg.score, node.depth, node.n_rows, node.task)
     found = [c for gen in cfg.splitters if (c := _propose(gen, node, score, cfg.min_samples_leaf)) is not None]
     if not found:
         return None
@@ -524,10 +547,8 @@ def _propose(gen: SplitGenerator, node: NodeData, score: Score, min_samples_leaf
 
 def _checked_accept(accept: Callable[[np.ndarray, np.ndarray], bool] | None) -> Callable[[np.ndarray, np.ndarray], bool] | None:
     """``accept`` with its failures named (made once per grow call)."""
-    if accept is None:
+    if check("accept", accept, *GROW_CONSTRAINTS["accept"]) is None:
         return None
-    if not callable(accept):
-        raise ParameterError(f"accept= must be a function (parent counts, children counts) -> bool, got {accept!r}")
 
     def checked(parent: np.ndarray, children: np.ndarray) -> bool:
         try:
@@ -535,7 +556,7 @@ def _checked_accept(accept: Callable[[np.ndarray, np.ndarray], bool] | None) -> 
         except PuretreeError:
             raise
         except Exception as exc:
-            raise ParameterError(f"accept={_score_name(accept)} raised {type(exc).__name__}: {exc} (for the split of counts {parent.tolist()} into {children.tolist()})") from exc
+            raise ParameterError(f"accept={_score_name(accept)} raised {type(exc).__name__}: {exc} (for the split of statistics {parent.tolist()} into {children.tolist()})") from exc
 
     return checked
 
@@ -545,20 +566,22 @@ def _is_pure(node: NodeData) -> bool:
 
 
 def _grow(node: NodeData, cfg: _Settings) -> Generator[Any, Node, Node]:
-    counts = node.stats.sum(axis=0)
+    # The node's statistics (a Leaf's and a split's ``counts`` field holds them, class
+    # counts or regression sums alike).
+    totals = node.stats.sum(axis=0)
     if (
         _is_pure(node)
         or (cfg.max_depth is not None and node.depth >= cfg.max_depth)
         or node.n_rows < cfg.min_samples_split
         or (node.order.shape[0] == 0 and not node.categorical)
     ):
-        return Leaf(counts)
-    cand = _best_candidate(node, cfg)
+        return Leaf(totals)
+    cand = best_candidate(node, cfg)
     if cand is None or (cfg.min_gain is not None and not cand.score > cfg.min_gain):
-        return Leaf(counts)
+        return Leaf(totals)
     masks, scales, routed = _route(node, cand, cfg.missing)
-    if cfg.accept is not None and not cfg.accept(counts, routed):
-        return Leaf(counts)
+    if cfg.accept is not None and not cfg.accept(totals, routed):
+        return Leaf(totals)
     drop = cand.feature if cand.kind == "multiway" else None
     # Children's data are built before recursing and released one by one, so that a deep
     # tree holds the rows of one pending path, not of every ancestor.
@@ -568,12 +591,12 @@ def _grow(node: NodeData, cfg: _Settings) -> Generator[Any, Node, Node]:
     kids: list[Node] = []
     while pending:
         child = pending.pop()
-        kids.append(Leaf(np.zeros_like(counts)) if child is None else (yield _grow(child, cfg)))
+        kids.append(Leaf(np.zeros_like(totals)) if child is None else (yield _grow(child, cfg)))
     if cand.kind == "numeric":
-        return NumericSplit(cand.feature, cand.threshold, kids[0], kids[1], counts)
+        return NumericSplit(cand.feature, cand.threshold, kids[0], kids[1], totals)
     if cand.kind == "subset":
-        return SubsetSplit(cand.feature, cand.left_categories, kids[0], kids[1], counts)
-    return CategoricalSplit(cand.feature, tuple(kids), counts)
+        return SubsetSplit(cand.feature, cand.left_categories, kids[0], kids[1], totals)
+    return CategoricalSplit(cand.feature, tuple(kids), totals)
 
 
 def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarray], list[np.ndarray | None], np.ndarray]:
@@ -588,8 +611,7 @@ def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarr
     b_range = range(cand.n_branches)
     if not absent.any():
         return [branch == b for b in b_range], [None] * cand.n_branches, cand.children
-    regression = node.schema.is_regression
-    weights = _stats_weight(cand.children, regression)
+    weights = node.task.weight(cand.children)
     if missing == "majority":
         branch = np.where(absent, int(np.argmax(weights)), branch)
         return [branch == b for b in b_range], [None] * cand.n_branches, _branch_stats(node.stats, branch, cand.n_branches)
@@ -606,16 +628,14 @@ def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarr
 
 
 def node_statistics(ds: Dataset, *, regression: bool | None = None) -> np.ndarray:
-    """Per-row additive statistics: weighted one-hot class counts, or (w, w*y, w*y**2)."""
+    """Per-row additive statistics: weighted one-hot class counts, or (w, w*y, w*y**2)
+    (:meth:`~puretree.tasks.Task.row_statistics` of the data's task, or of the one the
+    ``regression`` flag names)."""
     if ds.y is None:
         raise DataError("the data has no target column")
     w = np.ones(ds.n_rows) if ds.sample_weight is None else ds.sample_weight
-    if ds.schema.is_regression if regression is None else regression:
-        y = ds.y.astype(np.float64)
-        return np.column_stack((w, w * y, w * y * y))
-    stats = np.zeros((ds.n_rows, max(1, len(ds.schema.classes))))
-    stats[np.arange(ds.n_rows), ds.y] = w
-    return stats
+    task = as_task(ds.schema if regression is None else regression)
+    return task.row_statistics(ds.y, w, len(ds.schema.classes))
 
 
 def refuse_missing(ds: Dataset) -> None:
@@ -646,14 +666,37 @@ def root_data(ds: Dataset, *, missing: str = "majority") -> NodeData:
     )
 
 
+#: What grow's options may be (:mod:`puretree.params`); ``engine`` is checked against the
+#: engine's names where the engine is imported.
+GROW_CONSTRAINTS = {
+    "max_depth": (Interval(int, 0, None), None),
+    "min_samples_split": (Interval(float, 0, None),),
+    "min_samples_leaf": (Interval(float, 0, None),),
+    "min_gain": (Interval(float, finite=False), None),
+    "accept": (IsCallable("a function (parent statistics, children statistics) -> bool"), None),
+    "missing": (Options(MISSING_STRATEGIES),),
+    "threshold": (Options(THRESHOLDS),),
+    "max_bins": (Interval(int, 2, None), None),
+}
+
+
+def check_options(**options: Any) -> dict[str, Any]:
+    """grow's options checked against :data:`GROW_CONSTRAINTS`, normalised (numbers as
+    ``int`` or ``float``), by name.
+
+    >>> check_options(max_depth=3, min_samples_leaf=1)
+    {'max_depth': 3, 'min_samples_leaf': 1.0}
+    >>> check_options(max_depth=2.5)
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: max_depth must be an integer >= 0 or None, got 2.5
+    """
+    return check_all(GROW_CONSTRAINTS, **options)
+
+
 def _check_options(max_depth: Any, min_samples_split: Any, min_samples_leaf: Any, min_gain: Any) -> None:
-    if max_depth is not None and (not isinstance(max_depth, (int, np.integer)) or isinstance(max_depth, bool) or max_depth < 0):
-        raise ParameterError(f"max_depth must be None or an integer >= 0, got {max_depth!r}")
-    for name, value in (("min_samples_split", min_samples_split), ("min_samples_leaf", min_samples_leaf)):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not np.isfinite(value) or value < 0:
-            raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
-    if min_gain is not None and (isinstance(min_gain, bool) or not isinstance(min_gain, (int, float, np.integer, np.floating)) or np.isnan(min_gain)):
-        raise ParameterError(f"min_gain must be None or a number, got {min_gain!r}")
+    # The former spelling, which c45.py calls; check_options is the public one.
+    check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain)
 
 
 @attrs.frozen(repr=False)
@@ -669,8 +712,9 @@ class ByTask:
     classification: Score | str
     regression: Score | str
 
-    def for_task(self, regression: bool) -> Score | str:
-        return self.regression if regression else self.classification
+    def for_task(self, task: Task | bool) -> Score | str:
+        """The score for ``task`` (a :class:`~puretree.tasks.Task`, or a regression flag)."""
+        return self.regression if as_task(task).is_regression else self.classification
 
     def __repr__(self) -> str:
         return f"by_task({self.classification!r}, {self.regression!r})"
@@ -681,16 +725,13 @@ def by_task(classification: Score | str, regression: Score | str = "variance") -
     return ByTask(classification, regression)
 
 
-_REGRESSION_SCORE_NAMES = frozenset({"variance"})
-
-
-def _score_for(score: Score | str | ByTask, regression: bool) -> Score:
-    chosen = score.for_task(regression) if isinstance(score, ByTask) else score
-    if isinstance(chosen, str):
-        if regression and chosen not in _REGRESSION_SCORE_NAMES and chosen in SCORES:
+def _score_for(score: Score | str | ByTask, task: Task) -> Score:
+    """The score to grow with, for the data's task; a named score made for the other task is refused."""
+    chosen = score.for_task(task) if isinstance(score, ByTask) else score
+    if isinstance(chosen, str) and chosen in SCORES and score_task(SCORES[chosen]) is not task:
+        if task.is_regression:
             raise ParameterError(f"the criterion {chosen!r} is for class labels; a regression tree needs 'variance' (or a score over (weight, sum, sum of squares))")
-        if not regression and chosen in _REGRESSION_SCORE_NAMES:
-            raise ParameterError(f"the criterion {chosen!r} is for numeric targets; this is a classification task")
+        raise ParameterError(f"the criterion {chosen!r} is for numeric targets; this is a classification task")
     return resolve_score(chosen)
 
 
@@ -719,9 +760,7 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
         for label, weight in class_weight.items():
             if label not in index:
                 raise ParameterError(f"class_weight names the class {label!r}, which is not in the target; classes are {list(classes)}")
-            if isinstance(weight, bool) or not isinstance(weight, (int, float, np.integer, np.floating)) or not np.isfinite(weight) or weight < 0:
-                raise ParameterError(f"class_weight for {label!r} must be a finite number >= 0, got {weight!r}")
-            per_class[index[label]] = float(weight)
+            per_class[index[label]] = check(f"class_weight for {label!r}", weight, Interval(float, 0, None))
     else:
         raise ParameterError(f"class_weight must be a mapping or 'balanced', got {class_weight!r}")
     return per_class[ds.y]
@@ -802,7 +841,7 @@ def grow(
     ``X`` is a numpy array, a pandas DataFrame, a sequence of mappings or a
     :class:`~puretree.data.Dataset`; ``y`` the labels (not needed for a Dataset). Other
     keyword options (``feature_names``, ``categorical``, ``target``, ``task``) describe the
-    data. ``accept(parent_counts, children_counts)`` may veto a split (e.g. a significance
+    data. ``accept(parent, children)`` (their statistics) may veto a split (e.g. a significance
     test). ``sample_weight`` and ``class_weight`` weigh rows; ``missing`` is the
     missing-value strategy (:data:`~puretree.nodes.MISSING_STRATEGIES`), used in training
     and stored in the tree for prediction. ``threshold`` places numeric cuts: ``"midpoint"``
@@ -821,26 +860,21 @@ def grow(
     x0 <= 2.5: 16 (2.667)
     x0 > 2.5: 30.25 (1.333)
     """
-    _check_options(max_depth, min_samples_split, min_samples_leaf, min_gain)
-    if missing not in MISSING_STRATEGIES:
-        raise ParameterError(f"missing must be one of {list(MISSING_STRATEGIES)}, got {missing!r}")
-    if threshold not in THRESHOLDS:
-        raise ParameterError(f"threshold must be one of {list(THRESHOLDS)}, got {threshold!r}")
+    opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, missing=missing, threshold=threshold)
     ds = _prepare(X, y, sample_weight, class_weight, data_options)
-    chosen = _score_for(score, ds.schema.is_regression)
-    cfg = _Settings(chosen, _check_splitters(splitters), max_depth, float(min_samples_split), float(min_samples_leaf), min_gain, _checked_accept(accept), missing, _is_builtin(chosen))
+    task = as_task(ds.schema)
+    chosen = _score_for(score, task)
+    cfg = _Settings(chosen, _check_splitters(splitters), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], _checked_accept(accept), missing, _is_builtin(chosen))
     from . import engine as fast  # imported here: the engine builds on this module
 
-    if engine not in fast.ENGINES:
-        raise ParameterError(f"engine must be one of {list(fast.ENGINES)}, got {engine!r}")
-    if max_bins is not None and (isinstance(max_bins, bool) or not isinstance(max_bins, (int, np.integer)) or max_bins < 2):
-        raise ParameterError(f"max_bins must be None or an integer >= 2, got {max_bins!r}")
+    check("engine", engine, Options(fast.ENGINES))
+    max_bins = check_options(max_bins=max_bins)["max_bins"]
     # A user's score is checked node by node (CheckedScore names the node), which the
     # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
     use_engine = fast.supports(cfg.splitters) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None)))
     if use_engine:
         if not cfg.trusted:
-            cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, ds.schema.is_regression))
+            cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
         tree = Tree(fast.build(ds, cfg, max_bins=max_bins), ds.schema, missing)
     else:
         if max_bins is not None:
@@ -910,9 +944,10 @@ def attribute_scores(X: Any, y: Any = None, *, score: Score | str | ByTask = ByT
     if ds.y is None:
         raise DataError("no target: pass y, or a dataset read with target=...")
     root = root_data(ds)
-    cfg_score = _score_for(score, ds.schema.is_regression)
+    task = as_task(ds.schema)
+    cfg_score = _score_for(score, task)
     if not _is_builtin(cfg_score):
-        cfg_score = CheckedScore(cfg_score, 0, ds.n_rows, ds.schema.is_regression)
+        cfg_score = CheckedScore(cfg_score, 0, ds.n_rows, task)
     out: dict[str, float] = {}
     for j, f in enumerate(ds.schema.features):
         if f.is_numeric:
@@ -955,6 +990,25 @@ cart_regressor = _preset(
     splitters=(threshold_splits, subset_splits),
     task="regression",
 )
+
+
+# The former private names, which engine.py and c45.py import; the public names above
+# replace them (kept until those modules switch).
+_variance_decrease = variance_decrease
+_subset_masks = subset_masks
+_tie_first = tie_first
+_best_candidate = best_candidate
+
+
+def _stats_weight(stats: np.ndarray, regression: bool) -> np.ndarray:
+    """Former spelling of ``as_task(regression).weight(stats)``."""
+    return as_task(bool(regression)).weight(stats)
+
+
+def _weight_of(score: Any) -> Callable[[Any], np.ndarray]:
+    """Former spelling: the weight function of the task a score is made for (classification
+    for a user's function). The task of the data is what the builders use now."""
+    return (score_task(score) or CLASSIFICATION).weight
 
 
 def __getattr__(name: str) -> Any:

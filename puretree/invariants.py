@@ -101,7 +101,9 @@ def check_impurity(f: Callable[..., Any], counts: Any = None, *, rtol: float = 1
         ...
     AssertionError: check_impurity: <lambda> is not zero on pure counts: f([2.0, 0.0]) = 2.0
     """
-    if getattr(f, "regression", False):
+    from .tasks import impurity_task  # which statistics an impurity reads: puretree.tasks says
+
+    if impurity_task(f).is_regression:
         raise TypeError(f"check_impurity checks class impurities; {_name(f)} is a regression impurity")
     vectors = _BATTERY if counts is None else np.atleast_2d(np.asarray(counts, dtype=np.float64))
     batch = [np.asarray(c, dtype=np.float64) for c in vectors]

@@ -509,7 +509,7 @@ HOSTILE_CALLS = [
     ("fit no rows", lambda: cart(np.zeros((0, 1)), []), "X has no rows"),
     ("fit booleans and ints as labels", lambda: cart(np.zeros((2, 1)), [True, 2]), "mixes booleans and integers"),
     ("min_samples_leaf as text", lambda: cart(X4, Y4, min_samples_leaf="2"), "min_samples_leaf must be a finite number >= 0, got '2'"),
-    ("max_depth 2.5", lambda: cart(X4, Y4, max_depth=2.5), "max_depth must be None or an integer >= 0, got 2.5"),
+    ("max_depth 2.5", lambda: cart(X4, Y4, max_depth=2.5), "max_depth must be an integer >= 0 or None, got 2.5"),
     ("unknown missing strategy", lambda: cart(X4, Y4, missing="nope"), "missing must be one of"),
     ("unknown criterion", lambda: cart(X4, Y4, score="nope"), "unknown criterion 'nope'"),
     ("a number as a criterion", lambda: cart(X4, Y4, score=3), "a score must be callable or a name, got 3"),

@@ -145,8 +145,8 @@ def test_a_failing_split_generator_or_accept_is_named():
 
     with pytest.raises(ParameterError) as info:
         grow(np.array([[0.0], [1.0]]), ["a", "b"], accept=veto)
-    assert str(info.value) == "accept=veto raised ValueError: no (for the split of counts [1.0, 1.0] into [[1.0, 0.0], [0.0, 1.0]])"
-    with pytest.raises(ParameterError, match=r"^accept= must be a function"):
+    assert str(info.value) == "accept=veto raised ValueError: no (for the split of statistics [1.0, 1.0] into [[1.0, 0.0], [0.0, 1.0]])"
+    with pytest.raises(ParameterError, match=r"^accept must be a function"):
         grow(X, Y, accept=3)
     with pytest.raises(ParameterError, match=r"^splitters= takes a sequence of split generators, got None"):
         grow(X, Y, splitters=None)
@@ -155,7 +155,7 @@ def test_a_failing_split_generator_or_accept_is_named():
 def test_bad_arguments_to_the_combinators_are_parameter_errors():
     from puretree.criteria import per_feature
 
-    with pytest.raises(ParameterError, match=r"^information_gain\(\) takes an impurity function \(counts -> impurity\), got 'entropy'$"):
+    with pytest.raises(ParameterError, match=r"^the impurity of information_gain\(\) must be a function \(statistics -> impurity\), got 'entropy'$"):
         information_gain("entropy")
     with pytest.raises(ParameterError, match=r"^per_feature: the value for 'age' must be a finite number, got 'cheap'$"):
         per_feature({"age": "cheap"})
