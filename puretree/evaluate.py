@@ -26,6 +26,7 @@ import numpy as np
 
 from .data import Dataset, category_key
 from .errors import DataError, ParameterError
+from .params import Interval, IsCallable, check
 
 __all__ = [
     "accuracy",
@@ -241,8 +242,7 @@ def _dataset(X: Any, y: Any) -> Dataset:
 
 
 def _check_seed(seed: Any) -> None:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise ParameterError(f"seed must be an integer or None, got {seed!r}")
+    check("seed", seed, Interval(int, None, None), None)
 
 
 def train_test_split(X: Any, y: Any = None, *, test_size: float = 0.25, seed: int | None = 0, stratify: bool = False) -> tuple[Dataset, Dataset]:
@@ -261,10 +261,8 @@ def train_test_split(X: Any, y: Any = None, *, test_size: float = 0.25, seed: in
     data = _dataset(X, y)
     _check_seed(seed)
     n = data.n_rows
-    if isinstance(test_size, bool) or not isinstance(test_size, (int, float, np.integer, np.floating)):
-        raise ParameterError(f"test_size must be a fraction or a number of rows, got {test_size!r}")
-    if isinstance(test_size, (float, np.floating)) and not 0 < test_size < 1:
-        raise ParameterError(f"test_size={test_size!r}: a fraction must lie strictly between 0 and 1 (a number of rows is a whole number)")
+    # A fraction of the rows, or a whole number of them (as scikit-learn reads test_size).
+    test_size = check("test_size", test_size, Interval(int, 1, None), Interval(float, 0, 1, closed="neither"))
     n_test = int(math.ceil(test_size * n)) if 0 < test_size < 1 else int(test_size)
     if not 1 <= n_test < n:
         raise ParameterError(f"test_size={test_size!r} leaves no rows to train or to test on ({n} rows)")
@@ -298,8 +296,7 @@ def stratified_folds(y: Any, *, k: int = 5, seed: int | None = 0) -> list[tuple[
     [[0, 2], [1, 3]]
     """
     _check_seed(seed)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-        raise ParameterError(f"k must be a whole number >= 2, got {k!r}")
+    k = check("k", k, Interval(int, 2, None))
     labels = np.asarray(y.tolist() if hasattr(y, "tolist") else list(y), dtype=object)
     n = len(labels)
     if k > n:
@@ -357,8 +354,7 @@ def cross_validate(
     >>> len(cv.scores), len(cv.predictions)
     (3, 14)
     """
-    if not callable(fit):
-        raise ParameterError(f"fit must be callable, got {fit!r}")
+    check("fit", fit, IsCallable())
     data = _dataset(X, y)
     truth = data.labels()
     predictions = np.empty(data.n_rows, dtype=object)
