@@ -55,7 +55,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-V = TypeVar("V")
 Rule = Callable[..., "Node | None"]
 #: ``down(node, value)``: the values ``node`` hands its children, one per child.
 Down = Callable[[Node, Any], Iterable[Any]]

@@ -50,6 +50,14 @@ def test_no_private_name_is_imported_across_modules(module):
     assert [f"{m}.{n}" for m, n in imported if n.startswith("_") and n != "__future__" and m != "__future__"] == []
 
 
+@pytest.mark.parametrize("module", PRUNING_MODULES)
+def test_nothing_is_keyed_by_identity_or_by_a_visit_counter(module):
+    """Values are handed up by fold and down by walk: no id() memo, no itertools.count
+    predicting the order in which a traversal visits."""
+    calls = [node.func for node in ast.walk(ast.parse((PACKAGE / f"{module}.py").read_text())) if isinstance(node, ast.Call)]
+    assert [ast.unparse(f) for f in calls if ast.unparse(f) in ("id", "itertools.count", "count")] == []
+
+
 def _chain(levels: int) -> Tree:
     """A left chain: every split sends its one class-a row left, to the bottom leaf, and has one
     pure leaf of class b on the right; split k levels above the bottom has counts (1, k)."""
