@@ -201,10 +201,20 @@ def iter_paths(tree_or_node: Tree | Node) -> Iterator[tuple[tuple[tuple[Node, in
     [(1, 0, Leaf(counts=(1.0, 0.0))), (1, 1, Leaf(counts=(0.0, 1.0)))]
     """
 
-    def down(node: Node, path: tuple[tuple[Node, int], ...]) -> list[tuple[tuple[Node, int], ...]]:
-        return [path + ((node, i),) for i in range(len(children(node)))]
+    # Each node is handed its path as a linked list, (parent's cell, (split, branch)), so that
+    # the walk's pending nodes share their paths (memory linear in the nodes, not in depth
+    # times leaves); a leaf's path becomes a tuple only when it is yielded.
+    def down(node: Node, cell: Any) -> list[Any]:
+        return [(cell, (node, i)) for i in range(len(children(node)))]
 
-    return ((path, node) for node, path in walk(tree_or_node, down, ()) if not children(node))
+    def as_tuple(cell: Any) -> tuple[tuple[Node, int], ...]:
+        steps = []
+        while cell is not None:
+            cell, step = cell
+            steps.append(step)
+        return tuple(reversed(steps))
+
+    return ((as_tuple(cell), node) for node, cell in walk(tree_or_node, down, None) if not children(node))
 
 
 def n_nodes(tree_or_node: Tree | Node) -> int:

@@ -190,3 +190,20 @@ def test_the_kit_runs_at_100_000_levels():
     # Cut the chain halfway down, with the depth handed down to the rule.
     cut = rewrite(root, lambda n, d: Leaf(n.counts) if d == levels // 2 and children(n) else None, down=_depths, start=0)
     assert depth(cut) == levels // 2 and n_leaves(cut) == levels // 2 + 1
+
+
+def test_iter_paths_shares_the_paths_it_has_not_yielded_yet():
+    # A left chain keeps one pending right leaf per level: with a path tuple each, memory would
+    # grow as depth squared (5e7 entries at 10,000 levels); shared cells keep it linear.
+    import tracemalloc
+
+    levels = 2_000
+    root = _chain_tree(levels)
+    tracemalloc.start()
+    try:
+        lengths = [len(path) for path, _ in iter_paths(root)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert sorted(lengths) == sorted([levels] + list(range(1, levels + 1)))
+    assert peak < 100 * levels * 8 * 4  # linear: a few hundred bytes per level, not levels**2 / 2 entries
