@@ -17,8 +17,8 @@ stack. Three primitives cover the library's walks:
 5
 >>> fold(node, lambda n, kids: 1 + max(kids, default=-1))  # depth (edges)
 2
->>> [(type(n).__name__, d) for n, d in walk(node, lambda n, d: [d + 1] * len(children(n)), 0)]
-[('NumericSplit', 0), ('Leaf', 1), ('NumericSplit', 1), ('Leaf', 2), ('Leaf', 2)]
+>>> [(n.counts, d) for n, d in walk(node, lambda n, d: [d + 1] * len(children(n)), 0)]
+[((2.0, 1.0), 0), ((1.0, 0.0), 1), ((1.0, 1.0), 1), ((0.0, 1.0), 2), ((1.0, 0.0), 2)]
 
 The rule combinators (:func:`first_of`, :func:`chain`, :func:`fixed_point`) build one rule
 from several; :func:`subtree_sizes` and :func:`subtree_sums` are the bottom-up fold over the

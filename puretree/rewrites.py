@@ -28,7 +28,7 @@ import numpy as np
 from .errors import ParameterError
 from .estimates import C45_MARGIN, check_cf, check_classification, check_penalty, pessimistic_errors, training_errors
 from .fold import fold, rewrite, subtree_sizes, subtree_sums, walk
-from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children, with_children
+from .nodes import Leaf, Node, Tree, children, with_children
 from .predict import LEAF, flatten
 from .validation import validation_counts
 
@@ -74,18 +74,17 @@ def collapse(tree: Tree, node_ids: Iterable[int]) -> Tree:
     return rewrite(tree, rule, down=child_ids, start=0)
 
 
+#: A split's fields that are not its test: the subtrees below it and its training counts.
+_NOT_THE_TEST = frozenset({"left", "right", "children", "counts"})
+
+
 def _same_split(p: Node, o: Node) -> bool:
-    """Whether two splits test the same thing (children not compared)."""
-    if type(p) is not type(o):
+    """Whether two splits test the same thing: the same kind, as many branches, and equal
+    fields apart from their children and counts (feature and threshold, category subset or
+    test), whatever the kind; fields left out of equality (a cached digest) are not compared."""
+    if type(p) is not type(o) or len(children(p)) != len(children(o)):
         return False
-    match p:
-        case NumericSplit():
-            return p.feature == o.feature and p.threshold == o.threshold
-        case SubsetSplit():
-            return p.feature == o.feature and p.left_categories == o.left_categories
-        case CategoricalSplit():
-            return p.feature == o.feature and len(p.children) == len(o.children)
-    return False
+    return all(getattr(p, f.name) == getattr(o, f.name) for f in attrs.fields(type(p)) if f.eq and f.name not in _NOT_THE_TEST)
 
 
 def is_pruning_of(pruned: Tree | Node, original: Tree | Node) -> bool:
@@ -115,7 +114,7 @@ def same_class(node: Node) -> Node | None:
     predicting one class becomes a leaf (None otherwise). Combine it with other rules:
 
     >>> from puretree.fold import first_of, rewrite
-    >>> from puretree.nodes import Feature, Schema
+    >>> from puretree.nodes import Feature, NumericSplit, Schema
     >>> few = lambda n: Leaf(n.counts) if children(n) and sum(n.counts) < 4 else None   # fewer than 4 rows
     >>> left = NumericSplit(0, 0.5, Leaf((0, 1)), Leaf((1, 1)), (1, 2))
     >>> right = NumericSplit(0, 2.0, Leaf((2, 0)), Leaf((3, 1)), (5, 1))
@@ -137,7 +136,7 @@ def simplify(tree: Tree) -> Tree:
     """Collapse every split whose branches all end in leaves predicting the same class
     (bottom-up, so chains of such splits collapse in one pass). Predicted labels do not change.
 
-    >>> from puretree.nodes import Feature, Schema
+    >>> from puretree.nodes import Feature, NumericSplit, Schema
     >>> schema = Schema((Feature("x"),), ("a", "b"))
     >>> t = Tree(NumericSplit(0, 1.0, Leaf((3, 1)), Leaf((2, 0)), (5, 1)), schema)
     >>> simplify(t).root

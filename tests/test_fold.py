@@ -31,9 +31,9 @@ def test_run_is_a_trampoline():
 def test_fold_order_and_results():
     tree = id3(load_playtennis())
     seen = []
-    size = fold(tree, lambda node, kids: seen.append(type(node).__name__) or 1 + sum(kids))
+    size = fold(tree, lambda node, kids: seen.append(node) or 1 + sum(kids))
     assert size == n_nodes(tree) == 8
-    assert seen[-1] == "CategoricalSplit"  # bottom-up: the root comes last
+    assert seen[-1] is tree.root  # bottom-up: the root comes last
     assert n_leaves(tree) == 5 and depth(tree) == 2
 
 

@@ -19,7 +19,7 @@ from puretree.errors import ParameterError
 from puretree.fold import depth, iter_nodes, n_leaves, n_nodes
 from puretree.grow import id3
 from puretree.impurity import entropy, gini, misclassification
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree, children
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
 from puretree.strategies import trees
 
 PACKAGE = Path(puretree.__file__).parent
@@ -97,6 +97,27 @@ def test_collapse_cuts_exactly_the_pre_order_range_of_a_node(tree, data):
     out = list(iter_nodes(prune.collapse(tree, [i])))
     assert [(type(n), n.counts) for n in out] == [(type(n), n.counts) for n in expected]
     assert prune.is_pruning_of(prune.collapse(tree, [i]), tree)
+
+
+def test_is_pruning_of_compares_the_test_of_every_kind_of_split():
+    from puretree.datasets import load_temperature
+    from puretree.grow import cart
+
+    for tree in (cart(load_temperature()), cart(load_buys_computer()), id3(load_playtennis())):
+        root = tree.root
+        assert prune.is_pruning_of(tree, tree)
+        changes = [{"feature": (root.feature + 1) % tree.schema.n_features}] if tree.schema.n_features > 1 else []
+        if isinstance(root, NumericSplit):
+            changes.append({"threshold": root.threshold + 1.0})
+        if isinstance(root, SubsetSplit):
+            changes.append({"left_categories": tuple(c for c in root.left_categories[:-1])} if len(root.left_categories) > 1 else {"left_categories": (root.left_categories[0] + 1,)})
+        for change in changes:
+            moved = attrs.evolve(tree, root=attrs.evolve(root, **change))
+            assert not prune.is_pruning_of(moved, tree) and not prune.is_pruning_of(tree, moved), change
+    # A multiway split with another number of branches is another test.
+    multi = id3(load_playtennis())
+    fewer = attrs.evolve(multi, root=attrs.evolve(multi.root, children=children(multi.root)[:2]))
+    assert not prune.is_pruning_of(fewer, multi)
 
 
 # -- cost-complexity measures with the criterion the tree records -----------------------------
