@@ -52,8 +52,9 @@ def risk_impurity(tree: Tree, impurity: Callable[..., Any] | None = None) -> Cal
     recorded ``criterion`` (see :data:`IMPURITIES`); else Gini (a tree that records none).
 
     >>> from puretree.datasets import load_playtennis
-    >>> from puretree.grow import id3
-    >>> risk_impurity(id3(load_playtennis())) is gini, risk_impurity(id3(load_playtennis()), entropy) is entropy
+    >>> from puretree.grow import cart
+    >>> tree = cart(load_playtennis())
+    >>> risk_impurity(tree) is gini, risk_impurity(tree, entropy) is entropy
     (True, True)
     """
     if tree.schema.is_regression:
