@@ -1,9 +1,15 @@
-"""Folds and rewrites over trees: recursive in form, iterative in execution.
+"""The traversal kit: folds, walks and rewrites over trees, iterative at any depth.
 
-Trees can be thousands of levels deep (a fully grown tree on an alternating label),
-so nothing here uses the Python call stack per level. The functions are written as
-plain recursion with generators: a recursive call is ``result = yield subcall``, and
-:func:`run` drives the generators on an explicit stack (a trampoline).
+Trees can be thousands of levels deep (a fully grown tree on an alternating label), so
+nothing here uses the Python call stack per level: every function keeps its own explicit
+stack. Three primitives cover the library's walks:
+
+- :func:`fold`, bottom-up: ``f(node, results)`` receives its children's results, left to
+  right, and returns the node's result (the root's result is the fold's);
+- :func:`walk`, top-down: each node gets the value its parent handed down (``start`` for the
+  root; ``down(node, value)`` gives one value per child); it yields ``(node, value)`` in pre-order;
+- :func:`rewrite`, built from them: children are rewritten first, then ``rule`` sees the
+  updated node and may replace it; with ``down``, the rule also gets the node's top-down value.
 
 >>> from puretree.nodes import Leaf, NumericSplit
 >>> node = NumericSplit(0, 0.5, Leaf((1, 0)), NumericSplit(0, 1.5, Leaf((0, 1)), Leaf((1, 0)), (1, 1)), (2, 1))
@@ -11,31 +17,47 @@ plain recursion with generators: a recursive call is ``result = yield subcall``,
 5
 >>> fold(node, lambda n, kids: 1 + max(kids, default=-1))  # depth (edges)
 2
+>>> [(n.counts, d) for n, d in walk(node, lambda n, d: [d + 1] * len(children(n)), 0)]
+[((2.0, 1.0), 0), ((1.0, 0.0), 1), ((1.0, 1.0), 1), ((0.0, 1.0), 2), ((1.0, 0.0), 2)]
+
+The rule combinators (:func:`first_of`, :func:`chain`, :func:`fixed_point`) build one rule
+from several; :func:`subtree_sizes` and :func:`subtree_sums` are the bottom-up fold over the
+pre-order arrays of :func:`puretree.predict.flatten`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+import itertools
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, TypeVar
 
+import attrs
+import numpy as np
+
+from .errors import ParameterError
 from .nodes import Node, Tree, children, with_children
 
 __all__ = [
     "run",
     "fold",
+    "walk",
+    "rewrite",
     "iter_nodes",
     "iter_paths",
-    "rewrite",
     "first_of",
     "chain",
     "fixed_point",
     "n_nodes",
     "n_leaves",
     "depth",
+    "subtree_sizes",
+    "subtree_sums",
 ]
 
 T = TypeVar("T")
-Rule = Callable[[Node], "Node | None"]
+Rule = Callable[..., "Node | None"]
+#: ``down(node, value)``: the values ``node`` hands its children, one per child.
+Down = Callable[[Node, Any], Iterable[Any]]
 
 
 def run(gen: Generator[Any, Any, T]) -> T:
@@ -70,16 +92,95 @@ def _root(tree_or_node: Tree | Node) -> Node:
     return tree_or_node.root if isinstance(tree_or_node, Tree) else tree_or_node
 
 
-def fold(tree_or_node: Tree | Node, f: Callable[[Node, tuple[T, ...]], T]) -> T:
-    """Bottom-up fold: ``f(node, results_of_children)``, children left to right."""
+def _handed_down(down: Down, node: Node, value: Any, n: int) -> tuple[Any, ...]:
+    """The values ``down`` gives a node's ``n`` children, checked: one per child."""
+    given = down(node, value)
+    values = tuple(itertools.islice(given, n))
+    if len(values) != n or (hasattr(given, "__len__") and len(given) != n):
+        raise ParameterError(f"down(node, value) must give one value per child: the node has {n} children, it gave {len(given) if hasattr(given, '__len__') else len(values)}")
+    return values
 
-    def go(node: Node) -> Generator[Any, Any, T]:
-        results = []
-        for child in children(node):
-            results.append((yield go(child)))
-        return f(node, tuple(results))
 
-    return run(go(_root(tree_or_node)))
+def fold(tree_or_node: Tree | Node, f: Callable[..., T], *, down: Down | None = None, start: Any = None) -> T:
+    """Bottom-up fold: ``f(node, results_of_children)``, children left to right, each node
+    after all its descendants (post-order). With ``down``, each node also gets the value its
+    parent handed down, as in :func:`walk`, and ``f`` is called as ``f(node, results, value)``.
+
+    >>> from puretree.nodes import Leaf, NumericSplit
+    >>> node = NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1))
+    >>> fold(node, lambda n, kids, d: max(kids, default=d), down=lambda n, d: [d + 1, d + 1], start=0)
+    1
+    """
+    # A frame: the node, its top-down value, its children, their values, their results so far.
+    def frame(node: Node, value: Any) -> tuple[Node, Any, tuple[Node, ...], tuple[Any, ...] | None, list[Any]]:
+        kids = children(node)
+        values = _handed_down(down, node, value, len(kids)) if down is not None and kids else None
+        return node, value, kids, values, []
+
+    stack = [frame(_root(tree_or_node), start)]
+    while True:
+        node, value, kids, values, results = stack[-1]
+        i = len(results)
+        if i < len(kids):
+            stack.append(frame(kids[i], None if values is None else values[i]))
+            continue
+        stack.pop()
+        out = f(node, tuple(results)) if down is None else f(node, tuple(results), value)
+        if not stack:
+            return out
+        stack[-1][4].append(out)
+
+
+def walk(tree_or_node: Tree | Node, down: Down, start: Any) -> Iterator[tuple[Node, Any]]:
+    """Top-down walk: ``(node, value)`` in pre-order (a node before its children, children
+    left to right). The root's value is ``start``; ``down(node, value)`` gives the values for
+    the node's children, one per child (a sequence of that length, or an iterator such as
+    ``itertools.repeat(v)``). It is called only for a split, and only when the walk goes on
+    past it, so a consumer that stops early never asks for values it does not need.
+
+    >>> from puretree.nodes import Leaf, NumericSplit
+    >>> node = NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1))
+    >>> [path for n, path in walk(node, lambda n, p: [p + "L", p + "R"], "")]
+    ['', 'L', 'R']
+    """
+    stack = [(_root(tree_or_node), start)]
+    while stack:
+        node, value = stack.pop()
+        yield node, value
+        kids = children(node)
+        if kids:
+            stack.extend(zip(reversed(kids), reversed(_handed_down(down, node, value, len(kids)))))
+
+
+def rewrite(tree_or_node: Tree | Node, rule: Rule, *, down: Down | None = None, start: Any = None) -> Any:
+    """Bottom-up rewrite: children are rewritten first, then ``rule`` sees the updated node.
+
+    ``rule(node)`` returns a replacement node, or ``None`` when it does not apply. With
+    ``down``, the rule is called as ``rule(node, value)``, ``value`` being what :func:`walk`
+    would hand the (original) node: its pre-order id, its depth, the path to it... Unchanged
+    subtrees are shared, not copied. A :class:`Tree` comes back as a tree with the same schema
+    (the very same tree when nothing changed). It is a :func:`fold` whose result is the node.
+
+    >>> from puretree.nodes import Leaf, NumericSplit
+    >>> same = lambda n: Leaf(n.counts) if children(n) and all(not children(c) for c in children(n)) else None
+    >>> rewrite(NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1)), same)
+    Leaf(counts=(1.0, 1.0))
+    >>> deeper = lambda n, d: Leaf(n.counts) if d >= 1 and children(n) else None   # cut below depth 1
+    >>> t = NumericSplit(0, 0.5, Leaf((1, 0)), NumericSplit(0, 1.5, Leaf((0, 1)), Leaf((1, 0)), (1, 1)), (2, 1))
+    >>> rewrite(t, deeper, down=lambda n, d: [d + 1] * len(children(n)), start=0).right
+    Leaf(counts=(1.0, 1.0))
+    """
+
+    def step(node: Node, kids: tuple[Node, ...], *value: Any) -> Node:
+        if kids:
+            node = with_children(node, kids)  # the same node when no child changed
+        replaced = rule(node, *value)
+        return node if replaced is None else replaced
+
+    if isinstance(tree_or_node, Tree):
+        new_root = fold(tree_or_node.root, step, down=down, start=start)
+        return tree_or_node if new_root is tree_or_node.root else attrs.evolve(tree_or_node, root=new_root)
+    return fold(tree_or_node, step, down=down, start=start)
 
 
 def iter_nodes(tree_or_node: Tree | Node) -> Iterator[Node]:
@@ -92,15 +193,28 @@ def iter_nodes(tree_or_node: Tree | Node) -> Iterator[Node]:
 
 
 def iter_paths(tree_or_node: Tree | Node) -> Iterator[tuple[tuple[tuple[Node, int], ...], Node]]:
-    """Every leaf with its path: ``((split, branch_index), ...), leaf``, in pre-order."""
-    stack: list[tuple[Node, tuple[tuple[Node, int], ...]]] = [(_root(tree_or_node), ())]
-    while stack:
-        node, path = stack.pop()
-        kids = children(node)
-        if not kids:
-            yield path, node
-        for i in reversed(range(len(kids))):
-            stack.append((kids[i], path + ((node, i),)))
+    """Every leaf with its path: ``((split, branch_index), ...), leaf``, in pre-order.
+
+    >>> from puretree.nodes import Leaf, NumericSplit
+    >>> node = NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1))
+    >>> [(len(path), path[0][1], leaf) for path, leaf in iter_paths(node)]
+    [(1, 0, Leaf(counts=(1.0, 0.0))), (1, 1, Leaf(counts=(0.0, 1.0)))]
+    """
+
+    # Each node is handed its path as a linked list, (parent's cell, (split, branch)), so that
+    # the walk's pending nodes share their paths (memory linear in the nodes, not in depth
+    # times leaves); a leaf's path becomes a tuple only when it is yielded.
+    def down(node: Node, cell: Any) -> list[Any]:
+        return [(cell, (node, i)) for i in range(len(children(node)))]
+
+    def as_tuple(cell: Any) -> tuple[tuple[Node, int], ...]:
+        steps = []
+        while cell is not None:
+            cell, step = cell
+            steps.append(step)
+        return tuple(reversed(steps))
+
+    return ((as_tuple(cell), node) for node, cell in walk(tree_or_node, down, None) if not children(node))
 
 
 def n_nodes(tree_or_node: Tree | Node) -> int:
@@ -115,43 +229,7 @@ def n_leaves(tree_or_node: Tree | Node) -> int:
 
 def depth(tree_or_node: Tree | Node) -> int:
     """Length of the longest root-to-leaf path, in edges (a single leaf has depth 0)."""
-    best = 0
-    stack = [(_root(tree_or_node), 0)]
-    while stack:
-        node, d = stack.pop()
-        best = max(best, d)
-        stack.extend((c, d + 1) for c in children(node))
-    return best
-
-
-def rewrite(tree_or_node: Tree | Node, rule: Rule) -> Any:
-    """Bottom-up rewrite: children are rewritten first, then ``rule`` sees the updated node.
-
-    ``rule(node)`` returns a replacement node, or ``None`` when it does not apply. Unchanged
-    subtrees are shared, not copied. A :class:`Tree` comes back as a tree with the same schema.
-
-    >>> from puretree.nodes import Leaf, NumericSplit
-    >>> same = lambda n: Leaf(n.counts) if children(n) and all(not children(c) for c in children(n)) else None
-    >>> rewrite(NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1)), same)
-    Leaf(counts=(1.0, 1.0))
-    """
-
-    def go(node: Node) -> Generator[Any, Any, Node]:
-        kids = children(node)
-        if kids:
-            new = []
-            for child in kids:
-                new.append((yield go(child)))
-            node = with_children(node, tuple(new))
-        replaced = rule(node)
-        return node if replaced is None else replaced
-
-    if isinstance(tree_or_node, Tree):
-        import attrs
-
-        new_root = run(go(tree_or_node.root))
-        return tree_or_node if new_root is tree_or_node.root else attrs.evolve(tree_or_node, root=new_root)
-    return run(go(tree_or_node))
+    return max(d for _, d in walk(tree_or_node, lambda node, d: itertools.repeat(d + 1), 0))
 
 
 def first_of(*rules: Rule) -> Rule:
@@ -194,3 +272,30 @@ def fixed_point(rule: Rule, *, max_steps: int = 10_000) -> Rule:
         return node if changed else None
 
     return repeated
+
+
+# -- the same folds over pre-order arrays ----------------------------------------------------
+
+
+def subtree_sums(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Sums over subtrees of per-node ``values`` indexed by pre-order id: ``out[i]`` is node
+    ``i``'s value plus all its descendants'. ``parent`` is :func:`~puretree.predict.flatten`'s
+    (the root's parent is ignored); rows of a 2-d ``values`` are summed as vectors.
+
+    >>> subtree_sums(np.array([-1, 0, 1, 0]), np.array([1, 2, 3, 4])).tolist()
+    [10, 5, 3, 4]
+    """
+    out = values.copy()
+    for i in range(len(parent) - 1, 0, -1):  # children come after their parent in pre-order
+        out[parent[i]] += out[i]
+    return out
+
+
+def subtree_sizes(parent: np.ndarray) -> np.ndarray:
+    """The number of nodes of each node's subtree, itself included, by pre-order id: the
+    subtree of node ``i`` is the id range ``[i, i + size[i])``.
+
+    >>> subtree_sizes(np.array([-1, 0, 1, 0])).tolist()
+    [4, 2, 1, 1]
+    """
+    return subtree_sums(parent, np.ones(len(parent), dtype=np.int64))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from puretree.datasets import load_playtennis
@@ -29,9 +31,9 @@ def test_run_is_a_trampoline():
 def test_fold_order_and_results():
     tree = id3(load_playtennis())
     seen = []
-    size = fold(tree, lambda node, kids: seen.append(type(node).__name__) or 1 + sum(kids))
+    size = fold(tree, lambda node, kids: seen.append(node) or 1 + sum(kids))
     assert size == n_nodes(tree) == 8
-    assert seen[-1] == "CategoricalSplit"  # bottom-up: the root comes last
+    assert seen[-1] is tree.root  # bottom-up: the root comes last
     assert n_leaves(tree) == 5 and depth(tree) == 2
 
 
@@ -97,3 +99,111 @@ def test_deep_trees_without_recursion(levels):
     deepest = rewrite(root, lambda n: Leaf((5, 5)) if n == Leaf((1, 0)) else None)
     assert depth(deepest) == levels
     assert isinstance(deepest, NumericSplit) and not isinstance(deepest, CategoricalSplit)
+
+
+# -- the kit: fold with top-down values, walk, rewrite built on them ----------------------------
+
+from hypothesis import given  # noqa: E402
+
+from puretree.errors import ParameterError  # noqa: E402
+from puretree.fold import walk  # noqa: E402
+from puretree.strategies import trees  # noqa: E402
+
+
+def _depths(node, d):
+    return [d + 1] * len(children(node))
+
+
+def _paths(node, path):
+    return [path + (i,) for i in range(len(children(node)))]
+
+
+@given(trees(max_depth=4))
+def test_walk_is_pre_order_and_hands_each_node_its_parents_value(tree):
+    walked = list(walk(tree, _paths, ()))
+    assert [n for n, _ in walked] == list(iter_nodes(tree))
+    for node, path in walked:  # the value handed down is the path of branch indices to the node
+        at = tree.root
+        for i in path:
+            at = children(at)[i]
+        assert at is node
+    assert max(len(p) for _, p in walked) == depth(tree)
+
+
+@given(trees(max_depth=4))
+def test_fold_gets_its_childrens_results_and_its_top_down_value(tree):
+    assert fold(tree, lambda n, kids: 1 + sum(kids)) == n_nodes(tree)
+    # With down: the deepest top-down depth below each node, folded up, is the tree's depth.
+    assert fold(tree, lambda n, kids, d: max(kids, default=d), down=_depths, start=0) == depth(tree)
+    post = []
+    fold(tree, lambda n, kids, p: post.append((n, p)), down=_paths, start=())
+    assert sorted(p for _, p in post) == sorted(p for _, p in walk(tree, _paths, ()))
+    # Post-order: no node comes before one of its descendants.
+    assert not any(len(a) < len(b) and b[: len(a)] == a for (_, a), (_, b) in itertools.combinations(post, 2))
+
+
+@given(trees(max_depth=4))
+def test_rewrite_is_a_fold_and_sees_top_down_values(tree):
+    assert rewrite(tree, lambda n: None) is tree
+    assert rewrite(tree, lambda n, p: None, down=_paths, start=()) is tree
+    # Cut everything below depth 1: the same as collapsing the root's children.
+    cut = rewrite(tree, lambda n, d: Leaf(n.counts) if d == 1 and children(n) else None, down=_depths, start=0)
+    assert depth(cut) == min(depth(tree), 1)
+    assert all(c.counts == o.counts for c, o in zip(children(cut.root), children(tree.root)))
+    seen = {}
+    rewrite(tree, lambda n, p: seen.setdefault(p, n) and None, down=_paths, start=())
+    assert {p: n for n, p in walk(tree, _paths, ())}.keys() == seen.keys()
+
+
+def test_walk_asks_down_only_for_splits_it_goes_past():
+    tree = id3(load_playtennis())
+    asked = []
+
+    def down(node, d):
+        asked.append(node)
+        return _depths(node, d)
+
+    first = next(walk(tree, down, 0))
+    assert first == (tree.root, 0) and asked == []
+    assert sum(1 for _ in walk(tree, down, 0)) == n_nodes(tree)
+    assert len(asked) == n_nodes(tree) - n_leaves(tree)  # leaves are never asked
+
+
+def test_down_must_give_one_value_per_child():
+    tree = id3(load_playtennis())  # the root has three children
+    for bad in (lambda n, v: [v], lambda n, v: [v] * 4):
+        with pytest.raises(ParameterError, match="one value per child: the node has 3 children"):
+            list(walk(tree, bad, 0))
+        with pytest.raises(ParameterError, match="one value per child"):
+            fold(tree, lambda n, kids, v: 0, down=bad, start=0)
+    assert [v for _, v in walk(tree, lambda n, v: itertools.repeat(v + 1), 0)][:2] == [0, 1]
+
+
+def test_the_kit_runs_at_100_000_levels():
+    levels = 100_000
+    root = _chain_tree(levels)
+    assert fold(root, lambda n, kids: 1 + max(kids, default=-1)) == levels
+    assert fold(root, lambda n, kids, d: max(kids, default=d), down=_depths, start=0) == levels
+    assert depth(root) == levels
+    assert sum(1 for _ in walk(root, _depths, 0)) == 2 * levels + 1
+    assert rewrite(root, lambda n: None) is root
+    # Cut the chain halfway down, with the depth handed down to the rule.
+    cut = rewrite(root, lambda n, d: Leaf(n.counts) if d == levels // 2 and children(n) else None, down=_depths, start=0)
+    assert depth(cut) == levels // 2 and n_leaves(cut) == levels // 2 + 1
+
+
+def test_iter_paths_shares_the_paths_it_has_not_yielded_yet():
+    # A left chain keeps one pending right leaf per level: with a path tuple each, memory would
+    # grow as depth squared (5e7 entries at 10,000 levels); shared cells keep it linear.
+    import tracemalloc
+
+    levels = 2_000
+    root = _chain_tree(levels)
+    tracemalloc.start()
+    try:
+        lengths = [len(path) for path, _ in iter_paths(root)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert sorted(lengths) == sorted([levels] + list(range(1, levels + 1)))
+    assert peak < 100 * levels * 8 * 4  # linear: a few hundred bytes per level, not levels**2 / 2 entries

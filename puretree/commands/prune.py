@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..complexity import IMPURITIES
 from ..data import Dataset, read_csv_table, table_dataset
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy
 from ..files import check_not_inputs
 from ..fold import n_leaves
-from ..impurity import entropy, gini, misclassification
 from ..io import load, save
 from ..nodes import Tree
 from ..prune import best_alpha_on, cost_complexity, penalty, pessimistic, reduced_error
@@ -21,8 +21,8 @@ from .core import label_text, number, true_labels
 ORDER = 20
 
 METHODS = ("reduced-error", "pessimistic", "cost-complexity", "penalty")
-#: The impurity that measures a node's risk in cost-complexity pruning.
-_IMPURITIES = {"gini": gini, "entropy": entropy, "misclassification": misclassification}
+#: The impurity that measures a node's risk in cost-complexity pruning (None: the tree's own).
+_IMPURITIES = {name: IMPURITIES[name] for name in ("entropy", "gini", "misclassification")}
 
 
 _probability = number(float, low=0, high=1, open_low=True)
@@ -50,7 +50,7 @@ def _check_usage(args: argparse.Namespace) -> None:
         raise ParameterError("--method cost-complexity needs --alpha A, or --validation DATA.csv to choose alpha")
     unused = {"--cf": args.cf is not None and method != "pessimistic", "--alpha": args.alpha is not None and method != "cost-complexity",
               "--data": args.data is not None and method != "pessimistic",
-              "--impurity": args.impurity != "gini" and method != "cost-complexity",
+              "--impurity": args.impurity is not None and method != "cost-complexity",
               "--penalty": args.penalty is not None and method != "penalty"}
     for option, given in unused.items():
         if given:
@@ -79,11 +79,11 @@ def _prune(args: argparse.Namespace) -> int:
     else:
         if args.alpha is None:
             assert validation is not None
-            alpha = best_alpha_on(tree, *validation, impurity=_IMPURITIES[args.impurity])
+            alpha = best_alpha_on(tree, *validation, impurity=_IMPURITIES.get(args.impurity))
             print(f"alpha chosen on {args.validation}: {alpha:.6g}")
         else:
             alpha = args.alpha
-        pruned = cost_complexity(tree, alpha, impurity=_IMPURITIES[args.impurity])
+        pruned = cost_complexity(tree, alpha, impurity=_IMPURITIES.get(args.impurity))
     print(f"leaves: {n_leaves(tree)} -> {n_leaves(pruned)}")
     print(f"before: {summary(tree)}")
     print(f"after:  {summary(pruned)}")
@@ -129,8 +129,8 @@ def register(sub: Any) -> None:
     p.add_argument("--cf", type=_probability, metavar="CF", help="pessimistic: confidence level in (0, 1) (default: 0.25)")
     p.add_argument("--alpha", type=_non_negative, metavar="A", help="cost-complexity: complexity parameter >= 0")
     p.add_argument("--penalty", type=_non_negative, metavar="Z", help="penalty: errors added per leaf (default: 0.5)")
-    p.add_argument("--impurity", choices=sorted(_IMPURITIES), default="gini",
-                   help="cost-complexity: the impurity of a node's risk, the one the tree was grown with (default: gini)")
+    p.add_argument("--impurity", choices=sorted(_IMPURITIES),
+                   help="cost-complexity: the impurity of a node's risk, the one the tree was grown with (default: the criterion the tree records, else gini)")
     p.add_argument("-o", "--output", required=True, metavar="PRUNED.json", help="where to save the pruned tree (replaced atomically; may be MODEL.json itself)")
     p.set_defaults(func=_prune)
 

@@ -1,0 +1,271 @@
+"""CART's minimal cost-complexity pruning: the weakest-link path, pruning at an alpha, and
+choosing alpha (on held-out rows or by cross-validation). The path equals scikit-learn's
+``cost_complexity_pruning_path`` on the same tree.
+
+A node's risk is measured with an impurity: by default the one the tree records as its
+``criterion`` (a tree grown with entropy is pruned with entropy), else Gini; a regression tree
+always uses the variance (:func:`risk_impurity`).
+
+>>> from puretree.datasets import load_temperature
+>>> from puretree.grow import cart
+>>> tree = cart(load_temperature())
+>>> cost_complexity_path(tree).ccp_alphas.tolist(), cost_complexity(tree, 0.3).root
+([0.0, 0.25], Leaf(counts=(3.0, 3.0)))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .data import Dataset
+from .errors import DataError, ParameterError
+from .fold import subtree_sizes, subtree_sums
+from .impurity import entropy, gini, misclassification, variance
+from .nodes import Tree
+from .predict import LEAF, FlatTree, flatten
+from .rewrites import collapse
+
+__all__ = [
+    "IMPURITIES",
+    "risk_impurity",
+    "CostComplexityPath",
+    "cost_complexity_path",
+    "cost_complexity",
+    "best_alpha_on",
+    "AlphaChoice",
+    "choose_alpha",
+]
+
+#: The impurity that measures a node's risk, by the criterion name a tree records
+#: (``log_loss`` is scikit-learn's other name for entropy).
+IMPURITIES: dict[str, Callable[..., Any]] = {"gini": gini, "entropy": entropy, "log_loss": entropy, "misclassification": misclassification}
+
+
+def risk_impurity(tree: Tree, impurity: Callable[..., Any] | None = None) -> Callable[..., Any]:
+    """The impurity cost-complexity measures ``tree``'s nodes with: the variance for a
+    regression tree; else ``impurity`` when given; else the impurity named by the tree's
+    recorded ``criterion`` (see :data:`IMPURITIES`); else Gini (a tree that records none, or
+    a name not in :data:`IMPURITIES`).
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import cart
+    >>> tree = cart(load_playtennis())
+    >>> risk_impurity(tree) is gini, risk_impurity(tree, entropy) is entropy
+    (True, True)
+    """
+    if tree.schema.is_regression:
+        return variance
+    if impurity is not None:
+        return impurity
+    # A name it does not know (a hand-edited model file) counts as none: models are untrusted
+    # input, and every command must finish on any model that loads.
+    return IMPURITIES.get(getattr(tree, "criterion", None), gini)
+
+
+@attrs.frozen(eq=False)
+class CostComplexityPath:
+    """The weakest-link sequence: after step ``i``, the tree has total leaf impurity
+    ``impurities[i]`` and ``n_leaves[i]`` leaves; ``ccp_alphas[i]`` is the effective alpha at
+    which that step happens (step 0 is the full tree, alpha 0). ``pruned[i - 1]`` is the
+    pre-order id of the node made a leaf at step ``i``. Names follow scikit-learn.
+    """
+
+    ccp_alphas: np.ndarray
+    impurities: np.ndarray
+    n_leaves: np.ndarray
+    pruned: tuple[int, ...]
+
+
+def _sklearn_impurity(counts: np.ndarray, impurity: Callable[..., Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Node weights and impurities; Gini and entropy written as scikit-learn's criteria compute
+    them, operation for operation, so that weakest links whose alphas tie in exact arithmetic
+    are ordered the same way. Any other impurity is called as it is."""
+    weight = counts[:, 0].copy()
+    for c in range(1, counts.shape[1]):
+        weight += counts[:, c]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if impurity is gini:
+            squares = counts[:, 0] * counts[:, 0]
+            for c in range(1, counts.shape[1]):
+                squares += counts[:, c] * counts[:, c]
+            values = 1.0 - squares / (weight * weight)
+        elif impurity is entropy:
+            values = np.zeros(len(weight))
+            for c in range(counts.shape[1]):
+                p = counts[:, c] / weight
+                values -= np.where(counts[:, c] > 0, p * (np.log(np.where(p > 0, p, 1.0)) / math.log(2.0)), 0.0)
+        else:
+            values = np.asarray(impurity(counts), dtype=np.float64)
+    return weight, np.where(weight > 0, values, 0.0)
+
+
+def _node_risk(tree: Tree, impurity: Callable[..., Any] | None) -> tuple[FlatTree, np.ndarray]:
+    """``R(t) = impurity(t) * weight(t) / total weight``, scikit-learn's definition."""
+    flat = flatten(tree)
+    counts = flat.counts
+    if tree.schema.is_regression:
+        weight, values = counts[:, 0], variance(counts)
+    else:
+        weight, values = _sklearn_impurity(counts, risk_impurity(tree, impurity))
+    total = weight[0]
+    if total <= 0:
+        raise DataError("the tree's root has zero weight: nothing to measure")
+    return flat, weight * values / total
+
+
+def cost_complexity_path(tree: Tree, *, impurity: Callable[..., Any] | None = None) -> CostComplexityPath:
+    """The minimal cost-complexity pruning path, equal to scikit-learn's
+    ``cost_complexity_pruning_path`` on the same tree. ``impurity`` measures a node's risk;
+    by default the tree's recorded criterion, else Gini (scikit-learn's default criterion):
+    :func:`risk_impurity`. Pass the one the tree was grown with (``entropy`` for
+    ``criterion="entropy"``, C4.5, ID3) when the tree does not record it. Regression trees use
+    the variance.
+
+    At each step the internal node with the smallest effective alpha
+    ``(R(t) - R(T_t)) / (leaves(T_t) - 1)`` is pruned (ties: the first in pre-order, as
+    scikit-learn's depth-first node order).
+
+    >>> from puretree.datasets import load_temperature
+    >>> from puretree.grow import cart
+    >>> path = cost_complexity_path(cart(load_temperature()))
+    >>> path.ccp_alphas.tolist(), path.impurities.tolist(), path.n_leaves.tolist()
+    ([0.0, 0.25], [0.0, 0.5], [3, 1])
+    """
+    flat, risk = _node_risk(tree, impurity)
+    n = flat.n_nodes
+    ids = np.arange(n)
+    is_leaf = flat.kind == LEAF
+    leaves = subtree_sums(flat.parent, is_leaf.astype(np.int64))
+    end = ids + subtree_sizes(flat.parent)
+    # R(T_t) summed leaf by leaf in pre-order, as scikit-learn does: the same rounding gives
+    # the same choice between weakest links whose alphas tie in exact arithmetic.
+    leaf_risk = np.where(is_leaf, risk, 0.0)
+    branch = np.array([np.cumsum(leaf_risk[i : end[i]])[-1] for i in range(n)])
+    candidate = ~is_leaf
+    alphas, impurities, counts, pruned = [0.0], [float(branch[0])], [int(leaves[0])], []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while candidate[0]:
+            alpha = np.where(candidate, (risk - branch) / (leaves - 1), np.inf)
+            i = int(np.argmin(alpha))
+            candidate[i:end[i]] = False
+            ancestors = (ids < i) & (end > i)
+            leaves[ancestors] -= leaves[i] - 1
+            branch[ancestors] += risk[i] - branch[i]
+            branch[i], leaves[i] = risk[i], 1
+            alphas.append(float(alpha[i]))
+            impurities.append(float(branch[0]))
+            counts.append(int(leaves[0]))
+            pruned.append(i)
+    return CostComplexityPath(np.array(alphas), np.array(impurities), np.array(counts), tuple(pruned))
+
+
+def _check_alpha(alpha: Any) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) or math.isnan(alpha) or alpha < 0:
+        raise ParameterError(f"alpha must be a number >= 0, got {alpha!r}")
+    return float(alpha)
+
+
+def cost_complexity(tree: Tree, alpha: float, *, path: CostComplexityPath | None = None, impurity: Callable[..., Any] | None = None) -> Tree:
+    """The tree pruned at complexity ``alpha``: the weakest-link steps whose effective alpha
+    is at most ``alpha`` are applied (scikit-learn's ``ccp_alpha``). A larger alpha never gives
+    a larger tree. Pass a ``path`` computed before to prune one tree at many alphas cheaply;
+    ``impurity`` is :func:`cost_complexity_path`'s.
+    """
+    alpha = _check_alpha(alpha)
+    path = cost_complexity_path(tree, impurity=impurity) if path is None else path
+    steps = 0
+    while steps < len(path.pruned) and not path.ccp_alphas[steps + 1] > alpha:
+        steps += 1
+    return collapse(tree, path.pruned[:steps])
+
+
+def best_alpha_on(tree: Tree, X: Any, y: Any = None, *, impurity: Callable[..., Any] | None = None) -> float:
+    """The alpha of the cost-complexity path whose pruned tree is most accurate on held-out
+    rows ``X``, ``y`` (a labelled :class:`~puretree.data.Dataset` needs no ``y``); ties go to
+    the larger alpha, the smaller tree. ``impurity`` is :func:`cost_complexity_path`'s.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import cart
+    >>> data = load_playtennis()
+    >>> best_alpha_on(cart(data), data)     # the training rows themselves: prune nothing
+    0.0
+    """
+    from .evaluate import accuracy
+
+    if y is None:
+        if not isinstance(X, Dataset) or X.y is None:
+            raise DataError("best_alpha_on needs labelled rows: a Dataset with a target, or y")
+        y = X.labels()
+    truth = list(y.tolist() if hasattr(y, "tolist") else y)
+    path = cost_complexity_path(tree, impurity=impurity)
+    best_alpha, best_score = 0.0, -1.0
+    for alpha in dict.fromkeys(path.ccp_alphas.tolist()):
+        score = accuracy(truth, cost_complexity(tree, alpha, path=path).predict(X).tolist())
+        if score >= best_score:
+            best_alpha, best_score = alpha, score
+    return best_alpha
+
+
+@attrs.frozen(eq=False)
+class AlphaChoice:
+    """The outcome of :func:`choose_alpha`: candidate alphas, their mean cross-validated
+    accuracy (minus the mean squared error, for regression) and its standard deviation, the
+    best alpha and the full tree pruned at it."""
+
+    alphas: np.ndarray
+    mean_accuracy: np.ndarray
+    std_accuracy: np.ndarray
+    best_alpha: float
+    tree: Tree
+
+
+def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k: int = 5, seed: int = 0, impurity: Callable[..., Any] | None = None) -> AlphaChoice:
+    """Choose the cost-complexity alpha by stratified k-fold cross-validation (CART's way).
+
+    The full data's tree gives the path; each step's interval ``[a_i, a_(i+1))`` is
+    represented by its geometric mean (Breiman et al.), so that the candidates sit inside
+    the intervals rather than on their edges. Every fold grows a tree with ``fit`` (default:
+    :func:`~puretree.grow.cart`), prunes it at each candidate and scores it on the held-out
+    part (``impurity``: :func:`cost_complexity_path`'s). The best mean accuracy wins; ties go to
+    the larger alpha (the smaller tree). For a
+    regression tree the folds are plain (shuffled, seeded) and the score is minus the mean
+    squared error, so that higher is still better.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> choice = choose_alpha(load_playtennis(), k=3)
+    >>> len(choice.alphas) == len(choice.mean_accuracy), choice.best_alpha in choice.alphas
+    (True, True)
+    """
+    from .data import as_dataset
+    from .evaluate import accuracy, stratified_folds
+    from .grow import cart
+
+    fit = cart if fit is None else fit
+    data = as_dataset(X, y)
+    if data.y is None:
+        raise DataError("choose_alpha needs labelled data")
+    full = fit(data)
+    regression = full.schema.is_regression
+    edges = np.unique(cost_complexity_path(full, impurity=impurity).ccp_alphas)
+    alphas = np.sqrt(edges * np.append(edges[1:], edges[-1]))
+    alphas[-1] = edges[-1]
+    scores = np.zeros((k, len(alphas)))
+    # Regression targets are not strata: one group gives plain shuffled folds.
+    for f, (train, test) in enumerate(stratified_folds(np.zeros(data.n_rows) if regression else data.y, k=k, seed=seed)):
+        tree = fit(data.subset(train))
+        fold_path = cost_complexity_path(tree, impurity=impurity)
+        held = data.subset(test)
+        for j, a in enumerate(alphas):
+            guess = cost_complexity(tree, float(a), path=fold_path).predict(held)
+            if regression:
+                scores[f, j] = -float(np.mean((guess - held.y) ** 2))
+            else:
+                scores[f, j] = accuracy(held.labels().tolist(), guess.tolist())
+    mean = scores.mean(axis=0)
+    best = int(np.flatnonzero(mean >= mean.max() - 1e-12)[-1])
+    return AlphaChoice(alphas, mean, scores.std(axis=0), float(alphas[best]), cost_complexity(full, float(alphas[best]), impurity=impurity))
