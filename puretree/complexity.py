@@ -23,7 +23,8 @@ import attrs
 import numpy as np
 
 from .data import Dataset
-from .errors import DataError, ParameterError
+from .errors import DataError
+from .params import Interval, check
 from .fold import subtree_sizes, subtree_sums
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import Tree
@@ -165,9 +166,8 @@ def cost_complexity_path(tree: Tree, *, impurity: Callable[..., Any] | None = No
 
 
 def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) or math.isnan(alpha) or alpha < 0:
-        raise ParameterError(f"alpha must be a number >= 0, got {alpha!r}")
-    return float(alpha)
+    # Infinity is a fair alpha: it prunes to the root.
+    return check("alpha", alpha, Interval(float, 0, None, finite=False))
 
 
 def cost_complexity(tree: Tree, alpha: float, *, path: CostComplexityPath | None = None, impurity: Callable[..., Any] | None = None) -> Tree:

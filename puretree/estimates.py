@@ -15,9 +15,9 @@ import math
 from statistics import NormalDist
 from typing import Any
 
-import numpy as np
 
 from .errors import ParameterError
+from .params import Interval, check
 from .fold import iter_nodes
 from .nodes import Leaf, Tree
 
@@ -48,17 +48,14 @@ def check_cf(cf: Any) -> None:
 
     >>> check_cf(1.5)
     Traceback (most recent call last):
-    puretree.errors.ParameterError: the confidence level cf must be a number strictly between 0 and 1, got 1.5
+    puretree.errors.ParameterError: cf must be a number in (0, 1), got 1.5
     """
-    if isinstance(cf, bool) or not isinstance(cf, (int, float, np.integer, np.floating)) or not 0 < cf < 1:
-        raise ParameterError(f"the confidence level cf must be a number strictly between 0 and 1, got {cf!r}")
+    check("cf", cf, Interval(float, 0, 1, closed="neither"))
 
 
 def check_penalty(value: Any, name: str = "penalty") -> float:
     """``value`` as a float, refused unless a finite number >= 0 (``name`` is the message's)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value) or value < 0:
-        raise ParameterError(f"the {name} must be a finite number >= 0, got {value!r}")
-    return float(value)
+    return check(name, value, Interval(float, 0, None))
 
 
 def training_errors(counts: tuple[float, ...]) -> float:
@@ -110,8 +107,7 @@ def penalty_error(errors: float, leaves: int, n: float, *, penalty: float = 0.5)
     (0.3125, 0.3333)
     """
     check_penalty(penalty)
-    if n <= 0:
-        raise ParameterError(f"the number of training rows must be > 0, got {n!r}")
+    n = check("n", n, Interval(float, 0, None, closed="neither"))
     return (errors + penalty * leaves) / n
 
 

@@ -206,7 +206,7 @@ def penalty(tree: Tree, *, per_leaf: float = 0.5) -> Tree:
     when it fixes at least one training error; with ``1`` it must fix more than one (seed 004).
     """
     check_classification(tree, "penalty pruning")
-    zeta = check_penalty(per_leaf, "penalty per leaf")
+    zeta = check_penalty(per_leaf, "per_leaf")
     return _prune_by_estimate(tree, lambda counts: training_errors(counts) + zeta)
 
 

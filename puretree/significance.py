@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .errors import ParameterError
+from .params import Interval, check
 
 __all__ = ["chi_square_sf", "chi_square_test"]
 
@@ -60,8 +60,7 @@ def chi_square_sf(statistic: float, df: int) -> float:
     >>> round(chi_square_sf(3.841458820694124, 1), 6), round(chi_square_sf(5.991464547107979, 2), 6)
     (0.05, 0.05)
     """
-    if df < 1:
-        raise ParameterError(f"degrees of freedom must be >= 1, got {df!r}")
+    df = check("df", df, Interval(int, 1, None))
     return _upper_gamma_regularized(df / 2.0, max(0.0, statistic) / 2.0)
 
 
@@ -93,6 +92,4 @@ def chi_square_test(alpha: float = 0.05) -> Callable[[Any, Any], bool]:
     >>> test([9, 5], [[2, 3], [4, 0], [3, 2]]), test([10, 10], [[10, 0], [0, 10]])
     (False, True)
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) or not 0 < alpha <= 1:
-        raise ParameterError(f"the significance level must be in (0, 1], got {alpha!r}")
-    return _ChiSquareTest(float(alpha))
+    return _ChiSquareTest(check("alpha", alpha, Interval(float, 0, 1, closed="right")))
