@@ -78,7 +78,7 @@ from .criteria import SCORES, ImpurityDecrease, Score, resolve_score
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
-from .impurity import class_weight_of, variance
+from .impurity import class_weight_of, entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
 
 __all__ = [
@@ -848,6 +848,9 @@ def grow(
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
         tree = Tree(run(_grow(root_data(ds, missing=missing), cfg)), ds.schema, missing)
+    # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
+    impurity = getattr(chosen, "impurity", None)
+    tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
 
 
