@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, ClassVar, Union
 
 import attrs
@@ -351,7 +352,7 @@ class Threshold:
         """What each branch says about the feature's value."""
         return (Interval(hi=self.value), Interval(lo=self.value))
 
-    def labels(self, name: str, categories: tuple[str, ...]) -> list[str]:
+    def labels(self, name: str, categories: Sequence[str]) -> list[str]:
         """Each branch as text, given the feature's (printable) name and category names."""
         t = format_number(self.value)
         return [f"{name} <= {t}", f"{name} > {t}"]
@@ -392,13 +393,13 @@ class Multiway:
     def constraints(self, feature: Feature) -> tuple[Constraint, ...]:
         return tuple(Codes((c,)) for c in range(self.n_branches))
 
-    def labels(self, name: str, categories: tuple[str, ...]) -> list[str]:
+    def labels(self, name: str, categories: Sequence[str]) -> list[str]:
         return [f"{name} = {categories[c]}" for c in range(self.n_branches)]
 
     def problem(self, feature: Feature) -> str | None:
         m = len(feature.categories)
         if self.n_branches != m:
-            return f"a multiway split on {feature.name!r} has {self.n_branches} children, expected one per category ({m})"
+            return f"a multiway split on {feature.name!r} has {self.n_branches} children, expected {m} (one per category)"
         return None
 
 
@@ -436,7 +437,7 @@ class Subset:
         chosen = set(self.left_codes)
         return (Codes(self.left_codes), Codes(tuple(c for c in range(len(feature.categories)) if c not in chosen)))
 
-    def labels(self, name: str, categories: tuple[str, ...]) -> list[str]:
+    def labels(self, name: str, categories: Sequence[str]) -> list[str]:
         values = ", ".join(categories[c] for c in self.left_codes)
         return [f"{name} in {{{values}}}", f"{name} not in {{{values}}}"]
 
