@@ -308,8 +308,9 @@ def _category_column(values: np.ndarray, feature: Feature) -> tuple[np.ndarray, 
     return np.where(known, values, -1).astype(np.int64), absent
 
 
-def _categorical_answer(branch: np.ndarray, code: np.ndarray, absent: np.ndarray) -> np.ndarray:
-    return np.where(absent, MISSING, np.where(code < 0, UNSEEN, branch)).astype(np.int64)
+def _categorical_answer(branch: np.ndarray, absent: np.ndarray) -> np.ndarray:
+    """A branch per row from a branch per known code (-1: none), missing ones marked."""
+    return np.where(absent, MISSING, np.where(branch < 0, UNSEEN, branch)).astype(np.int64)
 
 
 def _threshold(value: Any) -> float:
@@ -388,7 +389,7 @@ class Multiway:
 
     def branch_of(self, values: np.ndarray, feature: Feature) -> np.ndarray:
         code, absent = _category_column(values, feature)
-        return _categorical_answer(np.where(code < self.n_branches, code, -1), code, absent)
+        return _categorical_answer(np.where(code < self.n_branches, code, -1), absent)
 
     def constraints(self, feature: Feature) -> tuple[Constraint, ...]:
         return tuple(Codes((c,)) for c in range(self.n_branches))
@@ -431,7 +432,7 @@ class Subset:
 
     def branch_of(self, values: np.ndarray, feature: Feature) -> np.ndarray:
         code, absent = _category_column(values, feature)
-        return _categorical_answer(np.where(np.isin(code, self.left_codes), 0, 1), code, absent)
+        return _categorical_answer(np.where(code < 0, -1, np.where(np.isin(code, self.left_codes), 0, 1)), absent)
 
     def constraints(self, feature: Feature) -> tuple[Constraint, ...]:
         chosen = set(self.left_codes)

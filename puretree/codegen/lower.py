@@ -230,9 +230,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
             used_categorical = True
             literal, always = _threshold(0.0, language, ftype)
             m = int(flat.n_categories[node])
-            entries = flat.table[flat.offset[node]: flat.offset[node] + m].tolist()
-            if kind == SUBSET_SPLIT:
-                entries = [int(flat.left[node]) if e == 1 else int(flat.right[node]) for e in entries]
+            entries = flat.table[flat.offset[node]: flat.offset[node] + m].tolist()  # child per code
             left, right = len(cat_table), ref(heavy)
             cat_table.extend(ref(e) for e in entries)
             cat_table.append(n_internal + outcome_of[node])  # where an unseen category ends
@@ -463,7 +461,7 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
                     first = "elif"
             else:
                 left, right = int(flat.left[node]), int(flat.right[node])
-                codes = [c for c, e in enumerate(entries) if e == 1]
+                codes = [c for c, e in enumerate(entries) if e == left]
                 todo += [
                     ("line", {"op": first, "test": {"kind": "codes", "feature": j, "codes": codes, "or_missing": majority and heavy == left, "n": m}}, d),
                     ("node", left, d + 1),
