@@ -182,7 +182,7 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
     """Check that a tree is well formed for its schema.
 
     Every split tests a feature of the right kind that exists; thresholds are finite;
-    category codes are in range; a categorical split has one child per category; counts
+    category codes are in range; a multiway split has one child per category; counts
     have one entry per class (three for regression) and are not negative; and a split's
     counts equal the sum of its children's (within ``rtol`` for weighted counts).
 

@@ -566,7 +566,7 @@ def trees(
     is valid as a learned tree would be: a split's counts are the sum of its children's; a
     threshold lies strictly inside the interval its path allows and category subsets are
     proper subsets of the categories the path allows, so every leaf is reachable; a
-    categorical split has one child per category, and children for categories its path
+    multiway split has one child per category, and children for categories its path
     excludes are empty leaves (zero counts). ``min_depth`` forces splits down the leftmost
     path (where the schema allows them); ``max_depth`` and ``max_nodes`` bound the size.
     ``schema`` fixes the schema (a value or a strategy; default: :func:`schemas` with the

@@ -260,11 +260,11 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     if form == "nested" and language == "python" and depth > PYTHON_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested Python allows at most {PYTHON_NESTING_LIMIT} (use form='table')")
     if form == "nested" and language == "python" and (nesting := _if_nesting(flat, tree.missing)) > PYTHON_ELIF_LIMIT:
-        raise CodegenError(f"this tree's if/elif statements nest {nesting} deep (a categorical split has many categories); nested Python allows at most {PYTHON_ELIF_LIMIT} (use form='table')")
+        raise CodegenError(f"this tree's if/elif statements nest {nesting} deep (a split on a categorical feature has many categories); nested Python allows at most {PYTHON_ELIF_LIMIT} (use form='table')")
     if form == "nested" and language == "c" and depth > C_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested C is limited to {C_NESTING_LIMIT} levels (C99 guarantees 127 nested blocks): use the c-table target")
     if form == "nested" and language == "c" and (nesting := _if_nesting(flat, tree.missing)) > C_ELIF_LIMIT:
-        raise CodegenError(f"this tree's if/else-if statements nest {nesting} deep (a categorical split has many categories); nested C is limited to {C_ELIF_LIMIT}: use the c-table target")
+        raise CodegenError(f"this tree's if/else-if statements nest {nesting} deep (a split on a categorical feature has many categories); nested C is limited to {C_ELIF_LIMIT}: use the c-table target")
 
     # Python and JavaScript numbers are doubles, whatever feature type was asked for.
     manifest = _manifest(target=target, name=name, form=form, feature_type=ftype if language == "c" else "double", index_type=index_type, proba=bool(opts["proba"]) and not regression, missing=tree.missing, task=schema.task, n_features=schema.n_features)

@@ -172,7 +172,7 @@ def _batch_size(n_features: int) -> int:
 
 def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, unreached: list[int] | None = None) -> Iterator[np.ndarray]:
     """The rows to check, in batches (every one of them, however many): ``X`` (encoded, in the
-    feature type); for every node, a row reaching it; for every numeric split, that row with
+    feature type); for every node, a row reaching it; for every threshold split, that row with
     the feature at the threshold and just below and above it in the feature type; for every
     split, that row with the feature missing, and for a categorical one with an unseen
     category (both codes past the end and -1); and for every feature a split tests, a row with
