@@ -336,6 +336,15 @@ _KIND_NAMES: dict[int, dict[str, str]] = {
 }
 
 
+def _other_version(kind: str, version: int) -> str:
+    """A hint for a kind name of another version of the format (a hand-edited file)."""
+    for other, names in _KIND_NAMES.items():
+        if other != version and kind in names:
+            ours = {test: name for name, test in _KIND_NAMES[version].items()}
+            return f" in a version {version} model (that is version {other}'s name for what version {version} calls {ours[names[kind]]!r})"
+    return ""
+
+
 def _criterion(obj: dict[str, Any], version: int) -> str | None:
     if version < 2 or obj.get("criterion") is None:
         return None
@@ -371,7 +380,7 @@ def from_dict(obj: Any) -> Tree:
             child_lists.append([])
             continue
         if kind not in kind_names:
-            raise _fail(where, f"unknown node kind {kind!r}; a node is one of {['leaf', *kind_names]}")
+            raise _fail(where, f"unknown node kind {kind!r}{_other_version(kind, version)}; a node is one of {['leaf', *kind_names]}")
         kids = _require(entry, "children", list, where)
         for c in kids:
             if isinstance(c, bool) or not isinstance(c, int) or not i < c < n:

@@ -675,7 +675,9 @@ class Tree:
     #: The name of the impurity the tree was grown with ("gini", "entropy", "variance",
     #: "misclassification"), or None when unknown (a user's score, a tree built by hand).
     #: Cost-complexity pruning measures the tree with it.
-    criterion: str | None = attrs.field(default=None, validator=attrs.validators.optional(attrs.validators.instance_of(str)))
+    #: It is a note on how the tree was made, not part of what it decides: trees equal in root,
+    #: schema and strategy are equal (and hash alike) whatever their criteria.
+    criterion: str | None = attrs.field(default=None, eq=False, validator=attrs.validators.optional(attrs.validators.instance_of(str)))
 
     @property
     def classes(self) -> tuple[Any, ...]:

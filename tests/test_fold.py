@@ -31,7 +31,7 @@ def test_fold_order_and_results():
     seen = []
     size = fold(tree, lambda node, kids: seen.append(type(node).__name__) or 1 + sum(kids))
     assert size == n_nodes(tree) == 8
-    assert seen[-1] == "CategoricalSplit"  # bottom-up: the root comes last
+    assert seen[-1] == "Split"  # bottom-up: the root comes last
     assert n_leaves(tree) == 5 and depth(tree) == 2
 
 
