@@ -40,13 +40,14 @@ import numpy as np
 
 from .data import Dataset, encode_features, labels_array
 from .errors import DataError
-from .nodes import MISSING, MISSING_STRATEGIES, TESTS, UNSEEN, Feature, Node, Split, Tree, children
+from .nodes import MISSING, MISSING_STRATEGIES, TESTS, UNSEEN, Feature, Interval, Node, Split, Tree, children
 
 __all__ = [
     "descend",
     "normalised_fractions",
     "LEAF",
     "KIND_CODES",
+    "THRESHOLD_SPLIT",
     "NUMERIC_SPLIT",
     "MULTIWAY_SPLIT",
     "SUBSET_SPLIT",
@@ -64,7 +65,17 @@ __all__ = [
 #: :data:`~puretree.nodes.TESTS` (the constants below name them for code lowering).
 LEAF = 0
 KIND_CODES: dict[str, int] = {kind: i + 1 for i, kind in enumerate(TESTS)}
-NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CODES["multiway"], KIND_CODES["subset"]
+THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CODES["multiway"], KIND_CODES["subset"]
+#: ``FlatTree.route``: how prediction finds a row's branch at a node. The flat arrays are
+#: compiled from what each test answers (its constraints; its branch for every category
+#: code), so that most levels are one numpy step for all rows: a split on a numeric feature
+#: whose two branches are ``x <= t`` and ``x > t`` goes BY_THRESHOLD; a split on a
+#: categorical feature, whose answer depends on the code alone, BY_TABLE; any other test is
+#: asked (``branch_of``) for its rows, node by node (BY_TEST).
+AT_LEAF, BY_THRESHOLD, BY_TABLE, BY_TEST = 0, 1, 2, 3
+
+#: Deprecated (one release): the old name of :data:`THRESHOLD_SPLIT`.
+NUMERIC_SPLIT = THRESHOLD_SPLIT
 
 
 @attrs.frozen(eq=False)
@@ -104,6 +115,10 @@ class FlatTree:
     fraction: np.ndarray
     regression: bool
     features: tuple[Feature, ...] = ()
+    #: How :func:`descend` finds a row's branch at each node: see :data:`BY_THRESHOLD` and co.
+    route: np.ndarray | None = None
+    #: Whether any node is BY_TEST (most trees: none, and descend skips that step).
+    asks: bool = False
 
     @property
     def n_nodes(self) -> int:
@@ -151,6 +166,7 @@ def _flatten(tree: Tree) -> FlatTree:
     for i in range(1, n):
         kids[parent[i]].append(i)
     kind = np.zeros(n, dtype=np.int8)
+    route = np.zeros(n, dtype=np.int8)
     feature_of = np.zeros(n, dtype=np.int64)
     threshold = np.zeros(n, dtype=np.float64)
     left = np.full(n, -1, dtype=np.int64)
@@ -174,8 +190,12 @@ def _flatten(tree: Tree) -> FlatTree:
         if len(kids[i]) == 2:
             left[i], right[i] = kids[i]
         if feature.is_numeric:
-            threshold[i] = test.constraints(feature)[0].hi
+            below, *above = test.constraints(feature)
+            threshold[i] = below.hi
+            exact = (below, *above) == (Interval(hi=below.hi), Interval(lo=below.hi))
+            route[i] = BY_THRESHOLD if exact else BY_TEST
         else:
+            route[i] = BY_TABLE
             m = len(feature.categories)
             offset[i], n_categories[i] = len(table), m
             branch = test.branch_of(np.arange(m, dtype=np.float64), feature)
@@ -197,7 +217,7 @@ def _flatten(tree: Tree) -> FlatTree:
     return FlatTree(
         kind, feature_of, threshold, left, right, offset, n_categories, np.asarray(table, dtype=np.int64),
         counts, value, np.asarray(parent, dtype=np.int64), np.asarray(depth, dtype=np.int64), tuple(nodes),
-        child_offset, n_children, child_table, heavy, fraction, regression, features,
+        child_offset, n_children, child_table, heavy, fraction, regression, features, route, bool((route == BY_TEST).any()),
     )
 
 
@@ -232,10 +252,7 @@ def descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ..
         rows, node, weight, kind = rows[~at_leaf], node[~at_leaf], weight[~at_leaf], kind[~at_leaf]
         if not rows.size:
             break
-        branch = _branches(flat, X, rows, node)
-        absent = branch == MISSING
-        unseen = branch == UNSEEN
-        nxt = flat.child_table[flat.child_offset[node] + np.maximum(branch, 0)]
+        nxt, absent, unseen = _next(flat, X, rows, node)
         if absent.any():
             if missing == "error":
                 r = int(rows[absent][0])
@@ -257,6 +274,30 @@ def descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ..
             node = np.concatenate([node, spread_nodes])
             weight = np.concatenate([weight, spread_weights])
     return np.concatenate(out_rows), np.concatenate(out_nodes), np.concatenate(out_weights)
+
+
+def _next(flat: FlatTree, X: np.ndarray, rows: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row at a split: the child it goes to, whether its value is missing, whether the
+    split has no branch for it (an unseen category)."""
+    x = X[rows, flat.feature[node]]
+    absent = np.isnan(x)
+    nxt = np.where(x <= flat.threshold[node], flat.left[node], flat.right[node])
+    if flat.table.size:
+        by_table = flat.route[node] == BY_TABLE
+        known = by_table & ~absent & (x >= 0) & (x < flat.n_categories[node])
+        entry = flat.table[np.where(known, flat.offset[node] + np.where(known, x, 0).astype(np.int64), 0)]
+        nxt = np.where(by_table, entry, nxt)
+        unseen = by_table & ~absent & (~known | (entry < 0))  # no branch for this code
+    else:
+        unseen = np.zeros(len(rows), dtype=bool)
+    if flat.asks:
+        asked = flat.route[node] == BY_TEST
+        if asked.any():
+            branch = _branches(flat, X, rows[asked], node[asked])
+            absent[asked] = branch == MISSING
+            unseen[asked] = branch == UNSEEN
+            nxt[asked] = flat.child_table[flat.child_offset[node[asked]] + np.maximum(branch, 0)]
+    return nxt, absent, unseen
 
 
 def _branches(flat: FlatTree, X: np.ndarray, rows: np.ndarray, node: np.ndarray) -> np.ndarray:

@@ -204,3 +204,27 @@ def test_prediction_stops_at_an_unseen_category():
     assert apply(tree, [{"c": "a"}, {"c": "b"}, {"c": "never seen"}]).tolist() == [1, 2, 0]
     flat = flatten(tree)
     assert flat.table.tolist() == [1, 2]  # the child each code goes to
+
+
+@given(trees(max_depth=4, weighted=True), st.data())
+def test_asking_every_test_descends_as_the_compiled_table(tree, data):
+    # Prediction reads most splits from arrays compiled from their tests' answers, and asks
+    # any other test (branch_of) node by node: both ways send every row to the same places.
+    from puretree.data import encode_features
+    from puretree.invariants import boundary_cases
+    from puretree.predict import BY_TEST, descend
+
+    rows = boundary_cases(tree, missing=True)
+    if not rows:
+        return
+    X = encode_features(tree.schema, rows)
+    flat = flatten(tree)
+    asking = attrs.evolve(flat, route=np.where(flat.route > 0, BY_TEST, 0).astype(np.int8), asks=True)
+    missing = data.draw(st.sampled_from(["majority", "distribute"]))
+    stop = data.draw(st.booleans())
+
+    def walked(f):
+        r, n, w = descend(f, X, missing=missing, names=tree.schema.feature_names, stop_at_missing=stop)
+        return sorted(zip(r.tolist(), n.tolist(), w.tolist()))
+
+    assert walked(asking) == walked(flat)

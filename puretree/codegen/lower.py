@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import CodegenError
 from ..nodes import Tree
-from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
+from ..predict import LEAF, MULTIWAY_SPLIT, THRESHOLD_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
 from . import literals as lit
 
 __all__ = ["MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
@@ -222,7 +222,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         kind, j = int(flat.kind[node]), int(flat.feature[node])
         kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]].tolist()
         heavy = int(flat.heavy[node])
-        if kind == NUMERIC_SPLIT:
+        if kind == THRESHOLD_SPLIT:
             literal, always = _threshold(float(flat.threshold[node]), language, ftype)
             left, right = ref(int(flat.left[node])), ref(int(flat.right[node]))
             heavy_left[node] = heavy == int(flat.left[node])
@@ -362,7 +362,7 @@ def _if_nesting(flat: Any, missing: str) -> int:
     nesting = np.zeros(flat.n_nodes, dtype=np.int64)
     for node in range(flat.n_nodes):  # pre-order: a parent before its children
         kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]]
-        if flat.kind[node] == NUMERIC_SPLIT:
+        if flat.kind[node] == THRESHOLD_SPLIT:
             # if x <= t: left, else: right (an else is not a nested if)
             nesting[kids] = nesting[node] + 1 + first
         elif len(kids):
@@ -446,7 +446,7 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
             todo.append(("line", {"op": "error", "feature": j} if missing == "error" else {"op": "spread", "node": i}, d + 1))
             first = "elif"
         majority = missing == "majority"
-        if kind == NUMERIC_SPLIT:
+        if kind == THRESHOLD_SPLIT:
             left, right = int(flat.left[node]), int(flat.right[node])
             test = {"kind": "le", "feature": j, "threshold": rows["threshold"][i], "always": rows["always"][i],
                     "or_missing": majority and heavy == left, "and_present": majority and heavy != left}
