@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .importance import feature_importances
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
-    from .nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
+    from .nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold, Tree
     from .predict import apply, decision_path, predict, predict_proba
     from .prune import chi_square_test, choose_alpha, cost_complexity, cost_complexity_path, pessimistic, reduced_error, simplify
     from .rules import Rule, RuleList, prune_rules, to_rules
@@ -53,7 +53,9 @@ __version__ = "0.1.0"
 __all__ = [
     "__version__",
     # values
-    "Tree", "Schema", "Feature", "Leaf", "NumericSplit", "CategoricalSplit", "SubsetSplit",
+    "Tree", "Schema", "Feature", "Leaf", "Split", "Threshold", "Multiway", "Subset",
+    # deprecated aliases of Split (one release)
+    "NumericSplit", "CategoricalSplit", "SubsetSplit",
     # data
     "Dataset", "as_dataset", "from_numpy", "from_pandas", "from_rows", "read_csv", "datasets",
     # criteria
@@ -93,7 +95,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".importance": ("feature_importances",),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),
-    ".nodes": ("CategoricalSplit", "Feature", "Leaf", "NumericSplit", "Schema", "SubsetSplit", "Tree"),
+    ".nodes": ("CategoricalSplit", "Feature", "Leaf", "Multiway", "NumericSplit", "Schema", "Split", "Subset", "SubsetSplit", "Threshold", "Tree"),
     ".predict": ("apply", "decision_path", "predict", "predict_proba"),
     ".prune": ("chi_square_test", "choose_alpha", "cost_complexity", "cost_complexity_path", "pessimistic", "reduced_error", "simplify"),
     ".rules": ("Rule", "RuleList", "prune_rules", "to_rules"),

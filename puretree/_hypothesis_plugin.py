@@ -21,21 +21,28 @@ __all__: list[str] = []
 def _resolve(kind: type) -> Any:
     """The strategy for one of puretree's types (called by Hypothesis on first use)."""
     from . import strategies as pts
-    from .nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
+    from .nodes import TESTS, CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold, Tree
 
-    def rooted(split: str) -> Any:
+    def rooted(splits: tuple[str, ...]) -> Any:
         # A split node alone is meaningless without the schema that gives its indices a meaning;
         # draw a whole tree whose root is such a split and hand over its root.
-        return pts.trees(splits=(split,), min_depth=1).map(lambda tree: tree.root).filter(lambda node: isinstance(node, kind))
+        return pts.trees(splits=splits, min_depth=1).map(lambda tree: tree.root).filter(lambda node: isinstance(node, Split) and node.test.kind in splits)
+
+    def tests(test: type) -> Any:
+        # Likewise a test: the root's test of a tree whose root is a split of that kind.
+        return rooted((test.kind,)).map(lambda node: node.test)
 
     table = {
         Tree: lambda: pts.trees(),
         Schema: lambda: pts.schemas(),
         Feature: lambda: pts.schemas(min_features=1, max_features=1).map(lambda schema: schema.features[0]),
         Leaf: lambda: pts.leaves(),
-        NumericSplit: lambda: rooted("numeric"),
-        CategoricalSplit: lambda: rooted("categorical"),
-        SubsetSplit: lambda: rooted("subset"),
+        Split: lambda: rooted(tuple(TESTS)),
+        **{test: (lambda test=test: tests(test)) for test in TESTS.values()},
+        # The deprecated node classes: a split of their kind.
+        NumericSplit: lambda: rooted((Threshold.kind,)),
+        CategoricalSplit: lambda: rooted((Multiway.kind,)),
+        SubsetSplit: lambda: rooted((Subset.kind,)),
     }
     make = table.get(kind)
     return NotImplemented if make is None else make()
@@ -45,7 +52,7 @@ def _hypothesis_setup_hook() -> None:
     """Register puretree's node and schema types with ``st.register_type_strategy``."""
     from hypothesis import strategies as st
 
-    from .nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
+    from .nodes import TESTS, CategoricalSplit, Feature, Leaf, NumericSplit, Schema, Split, SubsetSplit, Tree
 
-    for kind in (Tree, Schema, Feature, Leaf, NumericSplit, CategoricalSplit, SubsetSplit):
+    for kind in (Tree, Schema, Feature, Leaf, Split, *TESTS.values(), NumericSplit, CategoricalSplit, SubsetSplit):
         st.register_type_strategy(kind, _resolve)

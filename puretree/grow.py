@@ -80,7 +80,7 @@ from .criteria import SCORES, ImpurityDecrease, Score, resolve_score, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
-from .impurity import variance
+from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
 from .params import Interval, IsCallable, Options, check, check_all
 from .tasks import CLASSIFICATION, TASKS, Task, as_task
@@ -882,6 +882,9 @@ def grow(
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
         tree = Tree(run(_grow(root_data(ds, missing=missing), cfg)), ds.schema, missing)
+    # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
+    impurity = getattr(chosen, "impurity", None)
+    tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
 
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from .data import Dataset, as_dataset, labels_array
 from .io import from_json, to_dict, to_json
-from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children
+from .nodes import Codes, Interval, Leaf, Node, Split, Tree, children
 from .predict import predict_proba
 
 __all__ = [
@@ -167,7 +167,8 @@ def _path_text(path: Sequence[str]) -> str:
 
 
 def _branch(node: Node, i: int) -> str:
-    return f".children[{i}]" if isinstance(node, CategoricalSplit) else (".left" if i == 0 else ".right")
+    # Two branches read as left and right, as the threshold convention says; more by number.
+    return (".left" if i == 0 else ".right") if len(children(node)) == 2 else f".children[{i}]"
 
 
 def _walk(root: Node) -> Iterable[tuple[tuple[str, ...], Node]]:
@@ -183,14 +184,14 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
     """Check that a tree is well formed for its schema.
 
     Every split tests a feature of the right kind that exists; thresholds are finite;
-    category codes are in range; a categorical split has one child per category; counts
+    category codes are in range; a multiway split has one child per category; counts
     have one entry per class (three for regression) and are not negative; and a split's
     counts equal the sum of its children's (within ``rtol`` for weighted counts).
 
-    >>> from puretree.nodes import Feature, Schema
+    >>> from puretree.nodes import Feature, Schema, Threshold
     >>> schema = Schema((Feature("x"),), ("a", "b"))
-    >>> check_tree(Tree(NumericSplit(0, 1.0, Leaf((1, 0)), Leaf((0, 2)), (1, 2)), schema))
-    >>> check_tree(Tree(NumericSplit(0, 1.0, Leaf((1, 0)), Leaf((0, 2)), (1, 3)), schema))
+    >>> check_tree(Tree(Split(0, Threshold(1.0), (Leaf((1, 0)), Leaf((0, 2))), (1, 2)), schema))
+    >>> check_tree(Tree(Split(0, Threshold(1.0), (Leaf((1, 0)), Leaf((0, 2))), (1, 3)), schema))
     Traceback (most recent call last):
         ...
     AssertionError: check_tree: at root, the counts [1.0, 3.0] are not the sum of the children's counts [1.0, 2.0]
@@ -208,13 +209,11 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
         if node.feature >= schema.n_features:
             raise AssertionError(f"check_tree: at {where}, feature index {node.feature} is out of range ({schema.n_features} features)")
         feature = schema.features[node.feature]
-        if isinstance(node, NumericSplit) != feature.is_numeric:
-            raise AssertionError(f"check_tree: at {where}, a {type(node).__name__} tests {feature.kind} feature {feature.name!r}")
-        m = len(feature.categories)
-        if isinstance(node, CategoricalSplit) and len(node.children) != m:
-            raise AssertionError(f"check_tree: at {where}, a categorical split on {feature.name!r} has {len(node.children)} children, expected {m}")
-        if isinstance(node, SubsetSplit) and any(not 0 <= c < m for c in node.left_categories):
-            raise AssertionError(f"check_tree: at {where}, left_categories {list(node.left_categories)} are out of range for {m} categories")
+        if node.test.feature_kind != feature.kind:
+            raise AssertionError(f"check_tree: at {where}, a {node.test.kind} split tests {feature.kind} feature {feature.name!r}")
+        problem = node.test.problem(feature)
+        if problem is not None:
+            raise AssertionError(f"check_tree: at {where}, {problem}")
         if any(len(kid.counts) != width for kid in children(node)):
             continue  # the child is reported when the walk reaches it
         total = np.sum([kid.counts for kid in children(node)], axis=0)
@@ -223,22 +222,12 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
 
 
 def _same_test(a: Node, b: Node) -> bool:
-    if type(a) is not type(b) or a.feature != b.feature:
-        return False
-    if isinstance(a, NumericSplit):
-        return a.threshold == b.threshold
-    if isinstance(a, SubsetSplit):
-        return a.left_categories == b.left_categories
-    return len(a.children) == len(b.children)
+    return isinstance(a, Split) and isinstance(b, Split) and a.feature == b.feature and a.test == b.test
 
 
 def _test_text(node: Node) -> str:
-    if isinstance(node, NumericSplit):
-        return f"NumericSplit(feature {node.feature}, x <= {node.threshold!r})"
-    if isinstance(node, SubsetSplit):
-        return f"SubsetSplit(feature {node.feature}, left {list(node.left_categories)})"
-    if isinstance(node, CategoricalSplit):
-        return f"CategoricalSplit(feature {node.feature}, {len(node.children)} children)"
+    if isinstance(node, Split):
+        return f"{node.test!r} on feature {node.feature}"
     return f"Leaf({_fmt(node.counts)})"
 
 
@@ -249,9 +238,9 @@ def check_pruning(original: Tree, pruned: Tree) -> None:
     counts), and every leaf of ``pruned`` stands where the original has a leaf or a subtree,
     with that subtree's counts. Schema and missing-value strategy are unchanged.
 
-    >>> from puretree.nodes import Feature, Schema
+    >>> from puretree.nodes import Feature, Schema, Threshold
     >>> schema = Schema((Feature("x"),), ("a", "b"))
-    >>> tree = Tree(NumericSplit(0, 1.0, Leaf((1, 0)), Leaf((0, 2)), (1, 2)), schema)
+    >>> tree = Tree(Split(0, Threshold(1.0), (Leaf((1, 0)), Leaf((0, 2))), (1, 2)), schema)
     >>> check_pruning(tree, Tree(Leaf((1, 2)), schema))
     >>> check_pruning(tree, Tree(Leaf((0, 3)), schema))
     Traceback (most recent call last):
@@ -291,8 +280,8 @@ def check_roundtrip(
     flat dictionary form (safe at any depth), and their class probabilities must be equal,
     bit for bit, on ``rows`` (default: :func:`boundary_cases` of the tree).
 
-    >>> from puretree.nodes import Feature, Schema
-    >>> tree = Tree(NumericSplit(0, 0.1, Leaf((1, 0)), Leaf((0, 2)), (1, 2)), Schema((Feature("x"),), ("a", "b")))
+    >>> from puretree.nodes import Feature, Schema, Threshold
+    >>> tree = Tree(Split(0, Threshold(0.1), (Leaf((1, 0)), Leaf((0, 2))), (1, 2)), Schema((Feature("x"),), ("a", "b")))
     >>> check_roundtrip(tree)
     >>> rounded = lambda text: from_json(text.replace("0.1", "0.1000001"))
     >>> check_roundtrip(tree, loads=rounded)
@@ -403,8 +392,8 @@ def check_export(tree: Tree, target: str, *, feature_type: str = "double", rows:
     class probability must be equal bit for bit. ``options`` go to the code generator
     (``form``, ``index_type``, ``name``, ...).
 
-    >>> from puretree.nodes import Feature, Schema
-    >>> tree = Tree(NumericSplit(0, 0.1, Leaf((1, 0)), Leaf((0, 2)), (1, 2)), Schema((Feature("x"),), ("a", "b")))
+    >>> from puretree.nodes import Feature, Schema, Threshold
+    >>> tree = Tree(Split(0, Threshold(0.1), (Leaf((1, 0)), Leaf((0, 2))), (1, 2)), Schema((Feature("x"),), ("a", "b")))
     >>> check_export(tree, "python")
     """
     from .codegen import verify
@@ -490,8 +479,8 @@ def boundary_cases(tree: Tree, *, width: int = 64, missing: bool = False, unseen
     a missing cell (``None``) when ``missing=True``. Rows are mappings from feature name to
     raw value (category values, not codes), in pre-order of the splits, without duplicates.
 
-    >>> from puretree.nodes import Feature, Schema
-    >>> tree = Tree(NumericSplit(0, 1.0, Leaf((1, 0)), Leaf((0, 2)), (1, 2)), Schema((Feature("x"),), ("a", "b")))
+    >>> from puretree.nodes import Feature, Schema, Threshold
+    >>> tree = Tree(Split(0, Threshold(1.0), (Leaf((1, 0)), Leaf((0, 2))), (1, 2)), Schema((Feature("x"),), ("a", "b")))
     >>> [row["x"] for row in boundary_cases(tree)]
     [0.9999999999999999, 1.0, 1.0000000000000002]
     """
@@ -501,8 +490,8 @@ def boundary_cases(tree: Tree, *, width: int = 64, missing: bool = False, unseen
     features = schema.features
     rows: list[dict[str, Any]] = []
     seen: set[str] = set()
-    # Per feature: numeric (lo, hi] interval or the set of allowed category codes on the path.
-    start: tuple[Any, ...] = tuple((-math.inf, math.inf) if f.is_numeric else frozenset(range(len(f.categories))) for f in features)
+    # Per feature: what the path allows, as the tests' constraints say (an interval or codes).
+    start: tuple[Any, ...] = tuple(Interval() if f.is_numeric else Codes(range(len(f.categories))) for f in features)
     stack: list[tuple[Node, tuple[Any, ...]]] = [(tree.root, start)]
     while stack:
         node, limits = stack.pop()
@@ -512,7 +501,9 @@ def boundary_cases(tree: Tree, *, width: int = 64, missing: bool = False, unseen
         base = {f.name: _inside(f, lim, width) for f, lim in zip(features, limits)}
         feature = features[j]
         if feature.is_numeric:
-            probes: list[Any] = _around(node.threshold, width)
+            # Around every bound the branches set: for a threshold, x = t and its neighbours.
+            bounds = sorted({b for c in node.test.constraints(feature) for b in (c.lo, c.hi) if math.isfinite(b)})
+            probes: list[Any] = [v for b in bounds for v in _around(b, width)]
         else:
             probes = list(feature.categories) + ([_unseen(feature.categories)] if unseen else [])
         if missing:
@@ -524,44 +515,27 @@ def boundary_cases(tree: Tree, *, width: int = 64, missing: bool = False, unseen
             if key not in seen:
                 seen.add(key)
                 rows.append(row)
-        stack.extend(reversed([(kid, lim) for kid, lim in _child_limits(node, limits) if _feasible(lim[j])]))
+        stack.extend(reversed([(kid, lim) for kid, lim in _child_limits(node, limits, feature) if not lim[j].is_empty]))
     return rows
 
 
 def _inside(feature: Any, limit: Any, width: int) -> Any:
     """A value satisfying a path's constraint on one feature."""
     if feature.is_numeric:
-        lo, hi = limit
+        lo, hi = limit.lo, limit.hi
         if math.isfinite(hi):
             return hi  # x <= hi holds, and hi > lo for a reachable node
         if math.isfinite(lo):
             up = next_up(lo, width=width)
             return up if math.isfinite(up) else lo
         return 0.0
-    codes = sorted(limit)
+    codes = limit.codes
     if not codes:
         return None if not feature.categories else feature.categories[0]
     return feature.categories[codes[0]]
 
 
-def _feasible(limit: Any) -> bool:
-    if isinstance(limit, frozenset):
-        return bool(limit)
-    lo, hi = limit
-    return lo < hi
-
-
-def _child_limits(node: Node, limits: tuple[Any, ...]) -> list[tuple[Node, tuple[Any, ...]]]:
+def _child_limits(node: Split, limits: tuple[Any, ...], feature: Any) -> list[tuple[Node, tuple[Any, ...]]]:
+    """Each child with the path's constraints narrowed by its branch's constraint."""
     j = node.feature
-
-    def with_limit(value: Any) -> tuple[Any, ...]:
-        return limits[:j] + (value,) + limits[j + 1 :]
-
-    if isinstance(node, NumericSplit):
-        lo, hi = limits[j]
-        return [(node.left, with_limit((lo, min(hi, node.threshold)))), (node.right, with_limit((max(lo, node.threshold), hi)))]
-    allowed = limits[j]
-    if isinstance(node, SubsetSplit):
-        left = frozenset(node.left_categories)
-        return [(node.left, with_limit(allowed & left)), (node.right, with_limit(allowed - left))]
-    return [(kid, with_limit(allowed & {c})) for c, kid in enumerate(node.children)]
+    return [(kid, limits[:j] + (limits[j].meet(c),) + limits[j + 1 :]) for kid, c in zip(node.children, node.test.constraints(feature))]

@@ -1,32 +1,37 @@
 """Saving and loading trees as JSON: a documented, versioned, validated format.
 
-The format (``"format": "puretree-tree", "version": 1``) is flat so that trees of any
+The format (``"format": "puretree-tree", "version": 2``) is flat so that trees of any
 depth load and save without recursion::
 
     {
       "format": "puretree-tree",
-      "version": 1,
+      "version": 2,
       "threshold_convention": "x <= threshold goes to children[0]",
       "missing": "distribute",
+      "criterion": "entropy",
       "schema": {
         "target": "play", "task": "classification", "classes": ["no", "yes"],
         "features": [{"name": "outlook", "kind": "categorical", "categories": ["overcast", "rain", "sunny"]},
                      {"name": "temp", "kind": "numeric"}]
       },
       "nodes": [
-        {"kind": "categorical", "feature": 0, "children": [1, 2, 3], "counts": [5, 9]},
+        {"kind": "multiway", "feature": 0, "children": [1, 2, 3], "counts": [5, 9]},
         {"kind": "leaf", "counts": [0, 4]},
         ...
       ]
     }
 
 ``nodes`` lists every node in pre-order; node 0 is the root and each child index is
-greater than its parent's. Node kinds: ``leaf`` (``counts``), ``numeric`` (``feature``,
-``threshold``, two ``children``: ``x <= threshold`` goes to the first), ``categorical``
-(``feature``, one child per category, in the schema's category order) and ``subset``
-(``feature``, ``left_categories``: category codes that go to the first of two children).
-``missing`` is the tree's missing-value strategy (``majority``, ``distribute`` or ``error``;
-``majority`` when absent). ``counts`` are the weighted class counts in the order of ``classes`` (for regression:
+greater than its parent's. Node kinds: ``leaf`` (``counts``) and the split kinds of
+:data:`SPLIT_FORMATS`, named as their test classes name themselves: ``threshold``
+(``feature``, ``threshold``, two ``children``: ``x <= threshold`` goes to the first),
+``multiway`` (``feature``, one child per category, in the schema's category order) and
+``subset`` (``feature``, ``left_categories``: category codes that go to the first of two
+children). ``missing`` is the tree's missing-value strategy (``majority``, ``distribute`` or
+``error``; ``majority`` when absent); ``criterion`` the impurity the tree was grown with
+(absent or null when unknown). Version 1 files (written before version 2 named the kinds
+after their tests) are read too: there ``numeric`` is ``threshold`` and ``categorical`` is
+``multiway``, and there is no criterion. ``counts`` are the weighted class counts in the order of ``classes`` (for regression:
 weight, sum, sum of squares). Floats are written in Python's shortest round-trip form, so
 thresholds survive a save/load exactly. Loading checks everything and raises
 :class:`~puretree.errors.ModelFormatError` naming the node and field at fault.
@@ -43,15 +48,22 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from typing import Any
 
-from .errors import ModelFormatError
-from .nodes import MISSING_STRATEGIES, CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, CategoricalSplit, Feature, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree, children
+import attrs
 
-__all__ = ["FORMAT", "VERSION", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
+from .errors import ModelFormatError
+from .nodes import MISSING_STRATEGIES, CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree, children
+
+__all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
 
 FORMAT = "puretree-tree"
-VERSION = 1
+#: The version this puretree writes.
+VERSION = 2
+#: The versions it reads: 1 named the split kinds ``numeric``, ``categorical``, ``subset``
+#: and had no ``criterion``.
+READS = (1, 2)
 
 
 def _schema_dict(schema: Schema) -> dict[str, Any]:
@@ -66,16 +78,10 @@ def _schema_dict(schema: Schema) -> dict[str, Any]:
 
 def _node_dict(node: Node, kids: list[int]) -> dict[str, Any]:
     counts = list(node.counts)
-    match node:
-        case Leaf():
-            return {"kind": "leaf", "counts": counts}
-        case NumericSplit():
-            return {"kind": "numeric", "feature": node.feature, "threshold": node.threshold, "children": kids, "counts": counts}
-        case SubsetSplit():
-            return {"kind": "subset", "feature": node.feature, "left_categories": list(node.left_categories), "children": kids, "counts": counts}
-        case CategoricalSplit():
-            return {"kind": "categorical", "feature": node.feature, "children": kids, "counts": counts}
-    raise TypeError(f"not a puretree node: {node!r}")
+    if not isinstance(node, Split):
+        return {"kind": "leaf", "counts": counts}
+    test = node.test
+    return {"kind": test.kind, "feature": node.feature, **SPLIT_FORMATS[test.kind].write(test), "children": kids, "counts": counts}
 
 
 def to_dict(tree: Tree) -> dict[str, Any]:
@@ -98,6 +104,7 @@ def to_dict(tree: Tree) -> dict[str, Any]:
         "version": VERSION,
         "threshold_convention": "x <= threshold goes to children[0]",
         "missing": tree.missing,
+        "criterion": tree.criterion,
         "schema": _schema_dict(tree.schema),
         "nodes": [_node_dict(node, kids[i]) for i, node in enumerate(order)],
     }
@@ -265,6 +272,88 @@ def _feature(entry: dict[str, Any], schema: Schema, kind: str, where: str) -> in
     return j
 
 
+# -- the registry of split kinds ---------------------------------------------------------
+
+
+@attrs.frozen
+class SplitFormat:
+    """How one kind of split test is written to JSON and read back.
+
+    ``write(test)`` gives the entry's fields for the test; ``read(entry, feature, n_children,
+    where)`` gives the test back, validated (it raises :class:`ModelFormatError` naming
+    ``where``); ``table_entries(feature)`` is how many table entries prediction spends on
+    one such split (capped in total by :data:`MAX_SUBSET_ENTRIES`).
+    """
+
+    test: type
+    write: Callable[[Any], dict[str, Any]]
+    read: Callable[[dict[str, Any], Feature, int, str], Any]
+    table_entries: Callable[[Feature], int] = lambda feature: 0
+
+
+def _read_threshold(entry: dict[str, Any], feature: Feature, n_children: int, where: str) -> Threshold:
+    t = _require(entry, "threshold", (int, float), where)  # an int beyond 2**53 is refused there
+    if not math.isfinite(t):
+        raise _fail(where, f"threshold {t!r} is not finite")
+    return Threshold(float(t))
+
+
+def _read_subset(entry: dict[str, Any], feature: Feature, n_children: int, where: str) -> Subset:
+    codes = _require(entry, "left_categories", list, where)
+    m = len(feature.categories)
+    for c in codes:
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < m:
+            raise _fail(where, f"category code {c!r} is out of range (0..{m - 1})")
+    if n_children != 2:
+        raise _fail(where, f"a {entry['kind']} split has 2 children, got {n_children}")
+    # Both branches must receive some known category; otherwise one is dead code
+    # and its rule has an empty condition.
+    if not 0 < len(set(codes)) < m:
+        raise _fail(where, f"a subset split on {feature.name!r} must send some but not all of its {m} categories left, got {len(set(codes))}")
+    return Subset(tuple(codes))
+
+
+def _read_multiway(entry: dict[str, Any], feature: Feature, n_children: int, where: str) -> Multiway:
+    m = len(feature.categories)
+    if m == 0:
+        raise _fail(where, f"a {entry['kind']} split on {feature.name!r}, which has no categories: a split needs at least one child")
+    if n_children != m:
+        raise _fail(where, f"a {entry['kind']} split on {feature.name!r} has one child per category ({m}), got {n_children}")
+    return Multiway(m)
+
+
+#: The split kinds of the format, by the name their test class gives itself.
+SPLIT_FORMATS: dict[str, SplitFormat] = {
+    Threshold.kind: SplitFormat(Threshold, lambda test: {"threshold": test.value}, _read_threshold),
+    Multiway.kind: SplitFormat(Multiway, lambda test: {}, _read_multiway),
+    Subset.kind: SplitFormat(Subset, lambda test: {"left_categories": list(test.left_codes)}, _read_subset, lambda feature: len(feature.categories)),
+}
+
+#: The name each version of the format gives a split kind.
+_KIND_NAMES: dict[int, dict[str, str]] = {
+    1: {"numeric": Threshold.kind, "categorical": Multiway.kind, "subset": Subset.kind},
+    2: {kind: kind for kind in SPLIT_FORMATS},
+}
+
+
+def _other_version(kind: str, version: int) -> str:
+    """A hint for a kind name of another version of the format (a hand-edited file)."""
+    for other, names in _KIND_NAMES.items():
+        if other != version and kind in names:
+            ours = {test: name for name, test in _KIND_NAMES[version].items()}
+            return f" in a version {version} model (that is version {other}'s name for what version {version} calls {ours[names[kind]]!r})"
+    return ""
+
+
+def _criterion(obj: dict[str, Any], version: int) -> str | None:
+    if version < 2 or obj.get("criterion") is None:
+        return None
+    value = obj["criterion"]
+    if not isinstance(value, str):
+        raise _fail("model", f"field 'criterion' must be a string or null, got {value!r}")
+    return _text(value, "model.criterion")
+
+
 def from_dict(obj: Any) -> Tree:
     """A tree from its dictionary form, validated (raises :class:`ModelFormatError`)."""
     if not isinstance(obj, dict):
@@ -272,8 +361,9 @@ def from_dict(obj: Any) -> Tree:
     if obj.get("format") != FORMAT:
         raise _fail("model", f"not a puretree model (format {obj.get('format')!r}, expected {FORMAT!r})")
     version = obj.get("version")
-    if type(version) is not int or version != VERSION:  # True == 1, but true is not a version
-        raise _fail("model", f"unsupported version {version!r} (this puretree reads version {VERSION})")
+    if type(version) is not int or version not in READS:  # True == 1, but true is not a version
+        raise _fail("model", f"unsupported version {version!r} (this puretree reads versions {', '.join(map(str, READS))})")
+    kind_names = _KIND_NAMES[version]
     schema = _parse_schema(obj.get("schema"))
     entries = _require(obj, "nodes", list, "model")
     if not entries:
@@ -289,8 +379,8 @@ def from_dict(obj: Any) -> Tree:
         if kind == "leaf":
             child_lists.append([])
             continue
-        if kind not in _SPLIT_KINDS:
-            raise _fail(where, f"unknown node kind {kind!r}; a node is one of {['leaf', *_SPLIT_KINDS]}")
+        if kind not in kind_names:
+            raise _fail(where, f"unknown node kind {kind!r}{_other_version(kind, version)}; a node is one of {['leaf', *kind_names]}")
         kids = _require(entry, "children", list, where)
         for c in kids:
             if isinstance(c, bool) or not isinstance(c, int) or not i < c < n:
@@ -303,7 +393,7 @@ def from_dict(obj: Any) -> Tree:
     if unreached:
         raise _fail(f"nodes[{unreached[0]}]", "is not reachable from the root")
     built: list[Node | None] = [None] * n
-    subset_entries = 0
+    table_entries = 0
     for i in range(n - 1, -1, -1):  # children have larger indices: build bottom-up
         entry, where = entries[i], f"nodes[{i}]"
         kind = entry["kind"]
@@ -311,52 +401,28 @@ def from_dict(obj: Any) -> Tree:
         kids = [built[c] for c in child_lists[i]]
         for c in child_lists[i]:
             built[c] = None  # each node is referenced once; free the slot
-        if kind != "leaf" and not math.isfinite(sum(_weight(k.counts, regression) for k in kids if k is not None)):
-            # "distribute" divides each child's weight by their total.
-            raise _fail(where, "the children's weights add up to more than a double holds")
         if kind == "leaf":
             built[i] = Leaf(counts)
-        elif kind == "numeric":
-            j = _feature(entry, schema, NUMERIC, where)
-            t = _require(entry, "threshold", (int, float), where)  # an int beyond 2**53 is refused there
-            if not math.isfinite(t):
-                raise _fail(where, f"threshold {t!r} is not finite")
-            if len(kids) != 2:
-                raise _fail(where, f"a numeric split has 2 children, got {len(kids)}")
-            built[i] = NumericSplit(j, float(t), kids[0], kids[1], counts)
-        elif kind == "subset":
-            j = _feature(entry, schema, CATEGORICAL, where)
-            codes = _require(entry, "left_categories", list, where)
-            m = len(schema.features[j].categories)
-            for c in codes:
-                if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < m:
-                    raise _fail(where, f"category code {c!r} is out of range (0..{m - 1})")
-            if len(kids) != 2:
-                raise _fail(where, f"a subset split has 2 children, got {len(kids)}")
-            # Both branches must receive some known category; otherwise one is dead code
-            # and its rule has an empty condition.
-            if not 0 < len(set(codes)) < m:
-                raise _fail(where, f"a subset split on {schema.features[j].name!r} must send some but not all of its {m} categories left, got {len(set(codes))}")
-            subset_entries += m
-            if subset_entries > MAX_SUBSET_ENTRIES:
-                raise _fail(where, f"the subset splits together cover more than {MAX_SUBSET_ENTRIES} categories; predicting with this model would need a table that large")
-            built[i] = SubsetSplit(j, tuple(codes), kids[0], kids[1], counts)
-        elif kind == "categorical":
-            j = _feature(entry, schema, CATEGORICAL, where)
-            m = len(schema.features[j].categories)
-            if m == 0:
-                raise _fail(where, f"a categorical split on {schema.features[j].name!r}, which has no categories: a split needs at least one child")
-            if len(kids) != m:
-                raise _fail(where, f"a categorical split on {schema.features[j].name!r} has one child per category ({m}), got {len(kids)}")
-            built[i] = CategoricalSplit(j, tuple(kids), counts)
-        else:
-            raise _fail(where, f"unknown node kind {kind!r}")
+            continue
+        if not math.isfinite(sum(_weight(k.counts, regression) for k in kids if k is not None)):
+            # "distribute" divides each child's weight by their total.
+            raise _fail(where, "the children's weights add up to more than a double holds")
+        fmt = SPLIT_FORMATS[kind_names[kind]]
+        j = _feature(entry, schema, fmt.test.feature_kind, where)
+        feature = schema.features[j]
+        test = fmt.read(entry, feature, len(kids), where)
+        if len(kids) != test.n_branches:
+            raise _fail(where, f"a {kind} split has {test.n_branches} children, got {len(kids)}")
+        table_entries += fmt.table_entries(feature)
+        if table_entries > MAX_SUBSET_ENTRIES:
+            raise _fail(where, f"the subset splits together cover more than {MAX_SUBSET_ENTRIES} categories; predicting with this model would need a table that large")
+        built[i] = Split(j, test, tuple(kids), counts)
     root = built[0]
     assert root is not None
     missing = obj.get("missing", "majority")
     if missing not in MISSING_STRATEGIES:
         raise _fail("model", f"unknown missing-value strategy {missing!r}; expected one of {list(MISSING_STRATEGIES)}")
-    return Tree(root, schema, missing)
+    return Tree(root, schema, missing, criterion=_criterion(obj, version))
 
 
 def _reject_constant(name: str) -> Any:
@@ -378,10 +444,6 @@ class _LongNumber:
 
 def _parse_int(literal: str) -> Any:
     return int(literal) if len(literal) <= 400 else _LongNumber(len(literal.lstrip("-")))
-
-
-#: The split kinds of the format (``leaf`` aside).
-_SPLIT_KINDS = ("numeric", "categorical", "subset")
 
 
 def from_json(text: str | bytes) -> Tree:

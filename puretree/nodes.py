@@ -3,8 +3,13 @@
 A tree is a plain value. Nodes compare and hash structurally, are never mutated, and
 change only through :func:`attrs.evolve` (or the rewrites in :mod:`puretree.fold`).
 
+A tree is made of :class:`Leaf` and :class:`Split` nodes. A split holds a feature, a *test*
+(a small frozen value: :class:`Threshold`, :class:`Multiway` or :class:`Subset`) and one child
+per branch of the test. The test alone says what the split means: how many branches, which
+branch a column of values takes, what each branch says about a row, how it reads in text.
+
 **The threshold convention** (one, everywhere: model, text, JSON, generated code):
-a :class:`NumericSplit` sends a row **left when** ``x <= threshold`` and right otherwise.
+a :class:`Threshold` test sends a row **left** (branch 0) **when** ``x <= value`` and right otherwise.
 Thresholds learned from data are midpoints between consecutive distinct training values,
 so on the training data ``x <= t`` and the seeds' ``x < t`` decide identically.
 
@@ -12,17 +17,18 @@ Every node carries ``counts``: the weighted class counts of the training rows th
 it (for a regression tree: the additive statistics ``(weight, sum, sum of squares)``).
 
 >>> schema = Schema(features=(Feature("x"),), classes=("no", "yes"))
->>> tree = Tree(NumericSplit(0, 1.5, Leaf((2, 0)), Leaf((0, 3)), (2, 3)), schema)
+>>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), schema)
 >>> tree.predict([[1.0], [1.5], [2.0]]).tolist()
 ['no', 'no', 'yes']
->>> tree.root.left == Leaf((2.0, 0.0))
+>>> tree.root.children[0] == Leaf((2.0, 0.0))
 True
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Union
+from collections.abc import Sequence
+from typing import Any, ClassVar, Union
 
 import attrs
 import numpy as np
@@ -35,11 +41,22 @@ __all__ = [
     "Feature",
     "Schema",
     "Leaf",
+    "Split",
+    "Threshold",
+    "Multiway",
+    "Subset",
+    "TESTS",
+    "Test",
+    "Interval",
+    "Codes",
+    "Constraint",
+    "MISSING",
+    "UNSEEN",
+    "format_number",
     "NumericSplit",
     "CategoricalSplit",
     "SubsetSplit",
     "Node",
-    "Split",
     "Tree",
     "children",
     "with_children",
@@ -156,15 +173,10 @@ class Schema:
 
 def _fields(node: Any) -> tuple[Any, ...]:
     """A node's own fields, without its children (floats as Python compares them: 0.0 == -0.0)."""
-    match node:
-        case Leaf():
-            return ("leaf", node.counts)
-        case NumericSplit():
-            return ("numeric", node.feature, node.threshold, node.counts)
-        case SubsetSplit():
-            return ("subset", node.feature, node.left_categories, node.counts)
-        case CategoricalSplit():
-            return ("categorical", node.feature, len(node.children), node.counts)
+    if type(node) is Split:
+        return ("split", node.feature, node.test, node.counts)
+    if type(node) is Leaf:
+        return ("leaf", node.counts)
     raise TypeError(f"not a puretree node: {node!r}")
 
 
@@ -203,22 +215,16 @@ def _node_repr(self: Any) -> str:
         item = stack.pop()
         if isinstance(item, str):
             parts.append(item)
-            continue
-        name = type(item).__name__
-        match item:
-            case Leaf():
-                parts.append(f"Leaf(counts={item.counts!r})")
-            case NumericSplit() | SubsetSplit():
-                test = f"threshold={item.threshold!r}" if isinstance(item, NumericSplit) else f"left_categories={item.left_categories!r}"
-                stack.extend(reversed([f"{name}(feature={item.feature!r}, {test}, left=", item.left, ", right=", item.right, f", counts={item.counts!r})"]))
-            case CategoricalSplit():
-                seq: list[Any] = [f"{name}(feature={item.feature!r}, children=("]
-                for i, child in enumerate(item.children):
-                    seq.extend([", "] if i else [])
-                    seq.append(child)
-                seq.append(",), " if len(item.children) == 1 else "), ")
-                seq.append(f"counts={item.counts!r})")
-                stack.extend(reversed(seq))
+        elif type(item) is Leaf:
+            parts.append(f"Leaf(counts={item.counts!r})")
+        else:
+            seq: list[Any] = [f"Split(feature={item.feature!r}, test={item.test!r}, children=("]
+            for i, child in enumerate(item.children):
+                seq.extend([", "] if i else [])
+                seq.append(child)
+            seq.append(",), " if len(item.children) == 1 else "), ")
+            seq.append(f"counts={item.counts!r})")
+            stack.extend(reversed(seq))
     return "".join(parts)
 
 
@@ -235,9 +241,230 @@ def _as_value(cls: type) -> type:
     return cls
 
 
+# -- split tests -----------------------------------------------------------------------------
+#
+# What a split means lives in its test, a small frozen value: how many branches it has,
+# which branch a column of values takes, what a branch says about a row (its constraint) and
+# how each branch reads in text. Text, rules, invariants, strategies and prediction ask the
+# test; only the modules that make a kind-specific artefact (the JSON registry in io.py, code
+# lowering, the vectorised builder, the scikit-learn bridge) look at the test's class.
+
+#: ``branch_of`` answers for a missing value (NaN): the tree's missing-value strategy decides.
+MISSING = -1
+#: ``branch_of`` answers for a value the test has no branch for (a category never seen in
+#: training): the row stops at the split and gets the split's distribution.
+UNSEEN = -2
+
+
+@attrs.frozen
+class Interval:
+    """A branch's constraint on a numeric feature: ``lo < x <= hi``.
+
+    >>> Interval(hi=1.5).meet(Interval(lo=0.5))
+    Interval(lo=0.5, hi=1.5)
+    >>> Interval(lo=2.0, hi=1.0).is_empty
+    True
+    """
+
+    lo: float = -math.inf
+    hi: float = math.inf
+
+    def meet(self, other: "Interval") -> "Interval":
+        """The values both intervals allow."""
+        return Interval(max(self.lo, other.lo), min(self.hi, other.hi))
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.lo < self.hi
+
+
+@attrs.frozen
+class Codes:
+    """A branch's constraint on a categorical feature: the row's category code is in ``codes``.
+
+    >>> Codes((0, 2)).meet(Codes((2, 1)))
+    Codes(codes=(2,))
+    """
+
+    codes: tuple[int, ...] = attrs.field(converter=lambda v: tuple(sorted({int(c) for c in v})))
+
+    def meet(self, other: "Codes") -> "Codes":
+        keep = set(other.codes)
+        return Codes(tuple(c for c in self.codes if c in keep))
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.codes
+
+
+Constraint = Union[Interval, Codes]
+
+
+def _category_column(values: np.ndarray, feature: Feature) -> tuple[np.ndarray, np.ndarray]:
+    """Codes as integers (-1 where absent or unseen), and where a value is missing."""
+    values = np.asarray(values, dtype=np.float64)
+    absent = np.isnan(values)
+    known = ~absent & (values >= 0) & (values < len(feature.categories))
+    return np.where(known, values, -1).astype(np.int64), absent
+
+
+def _categorical_answer(branch: np.ndarray, absent: np.ndarray) -> np.ndarray:
+    """A branch per row from a branch per known code (-1: none), missing ones marked."""
+    return np.where(absent, MISSING, np.where(branch < 0, UNSEEN, branch)).astype(np.int64)
+
+
 def _threshold(value: Any) -> float:
     # One zero: -0.0 and 0.0 send every row the same way, so they are one threshold.
     return float(value) + 0.0
+
+
+@attrs.frozen
+class Threshold:
+    """``x <= value`` goes to branch 0 (left), ``x > value`` to branch 1 (right).
+
+    >>> test = Threshold(1.5)
+    >>> test.branch_of(np.array([1.0, 1.5, 2.0, np.nan]), Feature("x")).tolist()
+    [0, 0, 1, -1]
+    >>> test.constraints(Feature("x"))
+    (Interval(lo=-inf, hi=1.5), Interval(lo=1.5, hi=inf))
+    >>> test.labels("x", ())
+    ['x <= 1.5', 'x > 1.5']
+    >>> Threshold(-0.0) == Threshold(0.0)
+    True
+    """
+
+    value: float = attrs.field(converter=_threshold, validator=_finite)
+
+    #: The one name of this kind: in JSON, the docs, the CLI and the strategies.
+    kind: ClassVar[str] = "threshold"
+    #: The kind of feature the test reads.
+    feature_kind: ClassVar[str] = NUMERIC
+
+    @property
+    def n_branches(self) -> int:
+        return 2
+
+    def branch_of(self, values: np.ndarray, feature: Feature) -> np.ndarray:
+        """The branch each value takes (``MISSING`` for NaN), vectorised."""
+        values = np.asarray(values, dtype=np.float64)
+        return np.where(np.isnan(values), MISSING, values > self.value).astype(np.int64)
+
+    def constraints(self, feature: Feature) -> tuple[Constraint, ...]:
+        """What each branch says about the feature's value."""
+        return (Interval(hi=self.value), Interval(lo=self.value))
+
+    def labels(self, name: str, categories: Sequence[str]) -> list[str]:
+        """Each branch as text, given the feature's (printable) name and category names."""
+        t = format_number(self.value)
+        return [f"{name} <= {t}", f"{name} > {t}"]
+
+    def problem(self, feature: Feature) -> str | None:
+        """Why this test cannot stand on ``feature`` (None: it can)."""
+        return None
+
+
+def _positive(instance: Any, attribute: attrs.Attribute, value: int) -> None:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+        raise ParameterError(f"{type(instance).__name__}.{attribute.name} must be an integer >= 1, got {value!r}")
+
+
+@attrs.frozen
+class Multiway:
+    """One branch per category (ID3, C4.5): category code ``c`` goes to branch ``c``.
+
+    ``n_branches`` is the number of categories of the feature. A branch no training row
+    reached is a leaf with zero counts, which predicts its parent's distribution.
+
+    >>> feature = Feature("c", CATEGORICAL, ("a", "b", "c"))
+    >>> Multiway(3).branch_of(np.array([2.0, 0.0, -1.0, np.nan]), feature).tolist()
+    [2, 0, -2, -1]
+    >>> Multiway(3).labels("c", ("a", "b", "c"))
+    ['c = a', 'c = b', 'c = c']
+    """
+
+    n_branches: int = attrs.field(converter=_plain_int, validator=_positive)
+
+    kind: ClassVar[str] = "multiway"
+    feature_kind: ClassVar[str] = CATEGORICAL
+
+    def branch_of(self, values: np.ndarray, feature: Feature) -> np.ndarray:
+        code, absent = _category_column(values, feature)
+        return _categorical_answer(np.where(code < self.n_branches, code, -1), absent)
+
+    def constraints(self, feature: Feature) -> tuple[Constraint, ...]:
+        return tuple(Codes((c,)) for c in range(self.n_branches))
+
+    def labels(self, name: str, categories: Sequence[str]) -> list[str]:
+        return [f"{name} = {categories[c]}" for c in range(self.n_branches)]
+
+    def problem(self, feature: Feature) -> str | None:
+        m = len(feature.categories)
+        if self.n_branches != m:
+            return f"a multiway split on {feature.name!r} has {self.n_branches} children, expected {m} (one per category)"
+        return None
+
+
+def _sorted_codes(values: Any) -> tuple[int, ...]:
+    return tuple(sorted({int(v) for v in values}))
+
+
+@attrs.frozen
+class Subset:
+    """Two branches on a categorical feature (CART): codes in ``left_codes`` go to branch 0.
+
+    >>> feature = Feature("c", CATEGORICAL, ("a", "b", "c"))
+    >>> Subset((2, 0)).branch_of(np.array([0.0, 1.0, 2.0, -1.0]), feature).tolist()
+    [0, 1, 0, -2]
+    >>> Subset((0, 2)).constraints(feature)
+    (Codes(codes=(0, 2)), Codes(codes=(1,)))
+    >>> Subset((0,)).labels("c", ("a", "b", "c"))
+    ['c in {a}', 'c not in {a}']
+    """
+
+    left_codes: tuple[int, ...] = attrs.field(converter=_sorted_codes)
+
+    kind: ClassVar[str] = "subset"
+    feature_kind: ClassVar[str] = CATEGORICAL
+
+    @property
+    def n_branches(self) -> int:
+        return 2
+
+    def branch_of(self, values: np.ndarray, feature: Feature) -> np.ndarray:
+        code, absent = _category_column(values, feature)
+        return _categorical_answer(np.where(code < 0, -1, np.where(np.isin(code, self.left_codes), 0, 1)), absent)
+
+    def constraints(self, feature: Feature) -> tuple[Constraint, ...]:
+        chosen = set(self.left_codes)
+        return (Codes(self.left_codes), Codes(tuple(c for c in range(len(feature.categories)) if c not in chosen)))
+
+    def labels(self, name: str, categories: Sequence[str]) -> list[str]:
+        values = ", ".join(categories[c] for c in self.left_codes)
+        return [f"{name} in {{{values}}}", f"{name} not in {{{values}}}"]
+
+    def problem(self, feature: Feature) -> str | None:
+        m = len(feature.categories)
+        if any(not 0 <= c < m for c in self.left_codes):
+            return f"left_codes {list(self.left_codes)} are out of range for {m} categories"
+        return None
+
+
+#: Every kind of split test, by its one name.
+TESTS: dict[str, type] = {cls.kind: cls for cls in (Threshold, Multiway, Subset)}
+Test = Union[Threshold, Multiway, Subset]
+
+
+def format_number(x: float) -> str:
+    """The shortest text that reads back as the same float; integers without ``.0``.
+
+    >>> format_number(54.0), format_number(0.1), format_number(1e-300)
+    ('54', '0.1', '1e-300')
+    """
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
+# -- nodes -----------------------------------------------------------------------------------
 
 
 @_as_value
@@ -252,100 +479,178 @@ class Leaf:
         _set_digest(self)
 
 
-@_as_value
-@attrs.frozen(eq=False, repr=False)
-class NumericSplit:
-    """Two branches on a numeric feature: ``x <= threshold`` goes to ``left``."""
-
-    feature: int = attrs.field(converter=_plain_int, validator=_index)
-    threshold: float = attrs.field(converter=_threshold, validator=_finite)
-    left: "Node"
-    right: "Node"
-    counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
-    _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
-
-    def __attrs_post_init__(self) -> None:
-        _set_digest(self)
+def _is_test(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if type(value) not in TESTS.values():
+        raise ParameterError(f"Split.test must be one of {[cls.__name__ for cls in TESTS.values()]}, got {value!r}")
 
 
 @_as_value
-@attrs.frozen(eq=False, repr=False)
-class CategoricalSplit:
-    """One branch per category of a categorical feature (ID3, C4.5).
+@attrs.frozen(eq=False, repr=False, init=False)
+class Split:
+    """An inner node: a test on one feature and one child per branch of the test.
 
-    ``children[c]`` receives rows whose category code is ``c``; there is one child for
-    every category in the schema. A branch no training row reached is a leaf with zero
-    counts, which predicts its parent's distribution (the seeds' "empty branch" rule).
+    ``children[i]`` receives the rows for which ``test.branch_of`` gives ``i``; ``counts``
+    are those of the training rows that reached the split.
+
+    >>> split = Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3))
+    >>> split.test.n_branches, split.children[1]
+    (2, Leaf(counts=(0.0, 3.0)))
+
+    **Deprecated aliases** (kept for one release, see :class:`NumericSplit`): ``threshold``,
+    ``left``, ``right`` and ``left_categories`` read the test and the children as the old
+    node classes named them, and the constructor accepts them as keywords, so
+    ``attrs.evolve(split, threshold=2.0)`` still works.
     """
 
     feature: int = attrs.field(converter=_plain_int, validator=_index)
+    test: Any = attrs.field(validator=_is_test)
     children: tuple["Node", ...] = attrs.field(converter=tuple)
     counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
     _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
 
-    def __attrs_post_init__(self) -> None:
-        _set_digest(self)
-
-
-def _sorted_codes(values: Any) -> tuple[int, ...]:
-    return tuple(sorted({int(v) for v in values}))
-
-
-@_as_value
-@attrs.frozen(eq=False, repr=False)
-class SubsetSplit:
-    """Two branches on a categorical feature (CART): codes in ``left_categories`` go left."""
-
-    feature: int = attrs.field(converter=_plain_int, validator=_index)
-    left_categories: tuple[int, ...] = attrs.field(converter=_sorted_codes)
-    left: "Node"
-    right: "Node"
-    counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
-    _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
+    def __init__(self, feature: int, test: Any, children: Any, counts: Any, **deprecated: Any) -> None:
+        if deprecated:
+            test, children = _old_keywords(test, tuple(children), deprecated)
+        self.__attrs_init__(feature, test, children, counts)  # type: ignore[attr-defined]
 
     def __attrs_post_init__(self) -> None:
+        if len(self.children) != self.test.n_branches:
+            raise ParameterError(f"a {self.test.kind} split has {self.test.n_branches} children, got {len(self.children)}")
         _set_digest(self)
 
+    # -- deprecated aliases (one release): the old node classes' field names ----------------
 
-Split = Union[NumericSplit, CategoricalSplit, SubsetSplit]
-Node = Union[Leaf, NumericSplit, CategoricalSplit, SubsetSplit]
+    @property
+    def threshold(self) -> float:
+        """Deprecated: ``test.value`` of a :class:`Threshold` split."""
+        if type(self.test) is not Threshold:
+            raise AttributeError(f"a {self.test.kind} split has no threshold")
+        return self.test.value
+
+    @property
+    def left_categories(self) -> tuple[int, ...]:
+        """Deprecated: ``test.left_codes`` of a :class:`Subset` split."""
+        if type(self.test) is not Subset:
+            raise AttributeError(f"a {self.test.kind} split has no left_categories")
+        return self.test.left_codes
+
+    @property
+    def left(self) -> "Node":
+        """Deprecated: ``children[0]`` of a two-branch (threshold or subset) split."""
+        if type(self.test) is Multiway:
+            raise AttributeError("a multiway split has no left child; use children")
+        return self.children[0]
+
+    @property
+    def right(self) -> "Node":
+        """Deprecated: ``children[1]`` of a two-branch (threshold or subset) split."""
+        if type(self.test) is Multiway:
+            raise AttributeError("a multiway split has no right child; use children")
+        return self.children[1]
+
+
+def _old_keywords(test: Any, kids: tuple[Any, ...], changes: dict[str, Any]) -> tuple[Any, tuple[Any, ...]]:
+    """Apply the old field names (``attrs.evolve(node, threshold=...)`` and the like)."""
+    unknown = set(changes) - {"threshold", "left_categories", "left", "right"}
+    if unknown:
+        raise TypeError(f"Split() got unexpected keyword arguments {sorted(unknown)}")
+    if "threshold" in changes:
+        test = Threshold(changes["threshold"])
+    if "left_categories" in changes:
+        test = Subset(changes["left_categories"])
+    if "left" in changes:
+        kids = (changes["left"],) + kids[1:]
+    if "right" in changes:
+        kids = kids[:1] + (changes["right"],) + kids[2:]
+    return test, kids
+
+
+Node = Union[Leaf, Split]
+
+
+# -- the old node classes, as deprecated aliases ----------------------------------------------
+
+
+class _SplitAlias(type):
+    """The metaclass of the deprecated node classes: calling one builds a :class:`Split`, and
+    ``isinstance`` (hence ``match``) holds for a split whose test is of the alias' kind."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return type(obj) is Split and type(obj.test) is cls._test  # type: ignore[attr-defined]
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._build(*args, **kwargs)  # type: ignore[attr-defined]
+
+
+class NumericSplit(metaclass=_SplitAlias):
+    """Deprecated (one release): ``Split(feature, Threshold(threshold), (left, right), counts)``.
+
+    ``NumericSplit(...)`` builds that split; ``isinstance(node, NumericSplit)`` and
+    ``case NumericSplit(feature=f, threshold=t, left=l, right=r)`` match it.
+
+    >>> node = NumericSplit(0, 1.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1))
+    >>> node.test, isinstance(node, NumericSplit), isinstance(node, SubsetSplit)
+    (Threshold(value=1.5), True, False)
+    """
+
+    __match_args__ = ("feature", "threshold", "left", "right", "counts")
+    _test = Threshold
+
+    @staticmethod
+    def _build(feature: int, threshold: float, left: Node, right: Node, counts: Any) -> Split:
+        return Split(feature, Threshold(threshold), (left, right), counts)
+
+
+class CategoricalSplit(metaclass=_SplitAlias):
+    """Deprecated (one release): ``Split(feature, Multiway(len(children)), children, counts)``."""
+
+    __match_args__ = ("feature", "children", "counts")
+    _test = Multiway
+
+    @staticmethod
+    def _build(feature: int, children: Any, counts: Any) -> Split:
+        kids = tuple(children)
+        return Split(feature, Multiway(len(kids)), kids, counts)
+
+
+class SubsetSplit(metaclass=_SplitAlias):
+    """Deprecated (one release): ``Split(feature, Subset(left_categories), (left, right), counts)``."""
+
+    __match_args__ = ("feature", "left_categories", "left", "right", "counts")
+    _test = Subset
+
+    @staticmethod
+    def _build(feature: int, left_categories: Any, left: Node, right: Node, counts: Any) -> Split:
+        return Split(feature, Subset(left_categories), (left, right), counts)
 
 
 def is_leaf(node: Node) -> bool:
-    return isinstance(node, Leaf)
+    return type(node) is Leaf
 
 
 def children(node: Node) -> tuple[Node, ...]:
     """The children of a node, left to right (empty for a leaf).
 
-    >>> children(NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1)))
+    >>> children(Split(0, Threshold(0.5), (Leaf((1, 0)), Leaf((0, 1))), (1, 1)))
     (Leaf(counts=(1.0, 0.0)), Leaf(counts=(0.0, 1.0)))
     """
-    match node:
-        case Leaf():
-            return ()
-        case NumericSplit(left=left, right=right) | SubsetSplit(left=left, right=right):
-            return (left, right)
-        case CategoricalSplit(children=kids):
-            return kids
+    if type(node) is Split:
+        return node.children
+    if type(node) is Leaf:
+        return ()
     raise TypeError(f"not a puretree node: {node!r}")
 
 
 def with_children(node: Node, new: tuple[Node, ...]) -> Node:
     """The same node with its children replaced (same arity); a leaf is returned as is."""
-    match node:
-        case Leaf():
-            return node
-        case NumericSplit() | SubsetSplit():
-            left, right = new
-            if left is node.left and right is node.right:
-                return node
-            return attrs.evolve(node, left=left, right=right)
-        case CategoricalSplit():
-            if all(a is b for a, b in zip(new, node.children)):
-                return node
-            return attrs.evolve(node, children=tuple(new))
-    raise TypeError(f"not a puretree node: {node!r}")
+    if type(node) is Leaf:
+        return node
+    if type(node) is not Split:
+        raise TypeError(f"not a puretree node: {node!r}")
+    new = tuple(new)
+    if len(new) == len(node.children) and all(a is b for a, b in zip(new, node.children)):
+        return node
+    return Split(node.feature, node.test, new, node.counts)
 
 
 #: How a tree treats a missing value at a split when predicting:
@@ -357,8 +662,8 @@ MISSING_STRATEGIES = ("majority", "distribute", "error")
 
 @attrs.frozen
 class Tree:
-    """A learned tree: its root, the schema that gives the root's indices a meaning, and its
-    missing-value strategy (see :data:`MISSING_STRATEGIES`).
+    """A learned tree: its root, the schema that gives the root's indices a meaning, its
+    missing-value strategy (see :data:`MISSING_STRATEGIES`) and the criterion it was grown with.
 
     The methods are thin conveniences over the functions of :mod:`puretree.predict`
     and :mod:`puretree.text`; the tree itself is an immutable value.
@@ -367,6 +672,12 @@ class Tree:
     root: Node
     schema: Schema
     missing: str = attrs.field(default="majority", validator=attrs.validators.in_(MISSING_STRATEGIES))
+    #: The name of the impurity the tree was grown with ("gini", "entropy", "variance",
+    #: "misclassification"), or None when unknown (a user's score, a tree built by hand).
+    #: Cost-complexity pruning measures the tree with it.
+    #: It is a note on how the tree was made, not part of what it decides: trees equal in root,
+    #: schema and strategy are equal (and hash alike) whatever their criteria.
+    criterion: str | None = attrs.field(default=None, eq=False, validator=attrs.validators.optional(attrs.validators.instance_of(str)))
 
     @property
     def classes(self) -> tuple[Any, ...]:

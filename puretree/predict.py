@@ -40,12 +40,14 @@ import numpy as np
 
 from .data import Dataset, encode_features, labels_array
 from .errors import DataError
-from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree, children
+from .nodes import MISSING, MISSING_STRATEGIES, TESTS, UNSEEN, Feature, Interval, Node, Split, Tree, children
 
 __all__ = [
     "descend",
     "normalised_fractions",
     "LEAF",
+    "KIND_CODES",
+    "THRESHOLD_SPLIT",
     "NUMERIC_SPLIT",
     "MULTIWAY_SPLIT",
     "SUBSET_SPLIT",
@@ -59,16 +61,32 @@ __all__ = [
     "MISSING_STRATEGIES",
 ]
 
-LEAF, NUMERIC_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = 0, 1, 2, 3
+#: ``FlatTree.kind`` of a leaf; a split's is ``1 +`` its test kind's position in
+#: :data:`~puretree.nodes.TESTS` (the constants below name them for code lowering).
+LEAF = 0
+KIND_CODES: dict[str, int] = {kind: i + 1 for i, kind in enumerate(TESTS)}
+THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CODES["multiway"], KIND_CODES["subset"]
+#: ``FlatTree.route``: how prediction finds a row's branch at a node. The flat arrays are
+#: compiled from what each test answers (its constraints; its branch for every category
+#: code), so that most levels are one numpy step for all rows: a split on a numeric feature
+#: whose two branches are ``x <= t`` and ``x > t`` goes BY_THRESHOLD; a split on a
+#: categorical feature, whose answer depends on the code alone, BY_TABLE; any other test is
+#: asked (``branch_of``) for its rows, node by node (BY_TEST).
+AT_LEAF, BY_THRESHOLD, BY_TABLE, BY_TEST = 0, 1, 2, 3
+
+#: Deprecated (one release): the old name of :data:`THRESHOLD_SPLIT`.
+NUMERIC_SPLIT = THRESHOLD_SPLIT
 
 
 @attrs.frozen(eq=False)
 class FlatTree:
     """A tree as parallel arrays indexed by pre-order node id (the root is 0).
 
-    ``left``/``right`` are child ids of binary splits. For a categorical split, its
+    ``kind`` is :data:`LEAF` or the split's :data:`KIND_CODES` entry. ``left``/``right`` are
+    child ids of two-branch splits; ``threshold`` is, for a split on a numeric feature, the
+    bound between its first and second branch. For a split on a categorical feature, its
     categories' entries are ``table[offset[i] : offset[i] + n_categories[i]]``: the child id
-    per category code (multiway) or 1 for "goes left" / 0 (subset). ``value`` is the
+    each category code goes to, as the test says. ``value`` is the
     distribution a row ending at that node gets (an empty leaf borrows its ancestor's).
 
     Generic child lists: node i's children are ``child_table[child_offset[i] :
@@ -96,6 +114,11 @@ class FlatTree:
     heavy: np.ndarray
     fraction: np.ndarray
     regression: bool
+    features: tuple[Feature, ...] = ()
+    #: How :func:`descend` finds a row's branch at each node: see :data:`BY_THRESHOLD` and co.
+    route: np.ndarray | None = None
+    #: Whether any node is BY_TEST (most trees: none, and descend skips that step).
+    asks: bool = False
 
     @property
     def n_nodes(self) -> int:
@@ -143,7 +166,8 @@ def _flatten(tree: Tree) -> FlatTree:
     for i in range(1, n):
         kids[parent[i]].append(i)
     kind = np.zeros(n, dtype=np.int8)
-    feature = np.zeros(n, dtype=np.int64)
+    route = np.zeros(n, dtype=np.int8)
+    feature_of = np.zeros(n, dtype=np.int64)
     threshold = np.zeros(n, dtype=np.float64)
     left = np.full(n, -1, dtype=np.int64)
     right = np.full(n, -1, dtype=np.int64)
@@ -153,27 +177,29 @@ def _flatten(tree: Tree) -> FlatTree:
     width = len(tree.root.counts)
     counts = np.zeros((n, width))
     value = np.zeros((n, width))
+    features = tree.schema.features
     for i, node in enumerate(nodes):
         counts[i] = node.counts
         own = _weight(node.counts, regression) > 0
         value[i] = node.counts if own or parent[i] < 0 else value[parent[i]]
-        match node:
-            case Leaf():
-                pass
-            case NumericSplit():
-                kind[i], feature[i], threshold[i] = NUMERIC_SPLIT, node.feature, node.threshold
-                left[i], right[i] = kids[i]
-            case SubsetSplit():
-                m = len(tree.schema.features[node.feature].categories)
-                kind[i], feature[i] = SUBSET_SPLIT, node.feature
-                left[i], right[i] = kids[i]
-                offset[i], n_categories[i] = len(table), m
-                chosen = set(node.left_categories)
-                table.extend(1 if c in chosen else 0 for c in range(m))
-            case CategoricalSplit():
-                kind[i], feature[i] = MULTIWAY_SPLIT, node.feature
-                offset[i], n_categories[i] = len(table), len(kids[i])
-                table.extend(kids[i])
+        if not isinstance(node, Split):
+            continue
+        # The arrays code lowering reads, filled from what the test says about its branches.
+        test, feature = node.test, features[node.feature]
+        kind[i], feature_of[i] = KIND_CODES[test.kind], node.feature
+        if len(kids[i]) == 2:
+            left[i], right[i] = kids[i]
+        if feature.is_numeric:
+            below, *above = test.constraints(feature)
+            threshold[i] = below.hi
+            exact = (below, *above) == (Interval(hi=below.hi), Interval(lo=below.hi))
+            route[i] = BY_THRESHOLD if exact else BY_TEST
+        else:
+            route[i] = BY_TABLE
+            m = len(feature.categories)
+            offset[i], n_categories[i] = len(table), m
+            branch = test.branch_of(np.arange(m, dtype=np.float64), feature)
+            table.extend(kids[i][b] if b >= 0 else -1 for b in branch.tolist())
     child_offset = np.zeros(n, dtype=np.int64)
     n_children = np.array([len(k) for k in kids], dtype=np.int64)
     child_offset[1:] = np.cumsum(n_children)[:-1]
@@ -189,9 +215,9 @@ def _flatten(tree: Tree) -> FlatTree:
             total = w.sum()
             fraction[kids[i]] = w / total if total > 0 else 1.0 / len(w)
     return FlatTree(
-        kind, feature, threshold, left, right, offset, n_categories, np.asarray(table, dtype=np.int64),
+        kind, feature_of, threshold, left, right, offset, n_categories, np.asarray(table, dtype=np.int64),
         counts, value, np.asarray(parent, dtype=np.int64), np.asarray(depth, dtype=np.int64), tuple(nodes),
-        child_offset, n_children, child_table, heavy, fraction, regression,
+        child_offset, n_children, child_table, heavy, fraction, regression, features, route, bool((route == BY_TEST).any()),
     )
 
 
@@ -226,16 +252,7 @@ def descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ..
         rows, node, weight, kind = rows[~at_leaf], node[~at_leaf], weight[~at_leaf], kind[~at_leaf]
         if not rows.size:
             break
-        x = X[rows, flat.feature[node]]
-        absent = np.isnan(x)
-        categorical = kind != NUMERIC_SPLIT
-        code = np.where(categorical & (x >= 0) & (x < flat.n_categories[node]), x, -1).astype(np.int64)
-        unseen = categorical & ~absent & (code < 0)
-        nxt = np.where(x <= flat.threshold[node], flat.left[node], flat.right[node])
-        if flat.table.size:
-            entry = flat.table[np.where(code >= 0, flat.offset[node] + code, 0)]
-            nxt = np.where(kind == MULTIWAY_SPLIT, entry, nxt)
-            nxt = np.where(kind == SUBSET_SPLIT, np.where(entry == 1, flat.left[node], flat.right[node]), nxt)
+        nxt, absent, unseen = _next(flat, X, rows, node)
         if absent.any():
             if missing == "error":
                 r = int(rows[absent][0])
@@ -257,6 +274,42 @@ def descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ..
             node = np.concatenate([node, spread_nodes])
             weight = np.concatenate([weight, spread_weights])
     return np.concatenate(out_rows), np.concatenate(out_nodes), np.concatenate(out_weights)
+
+
+def _next(flat: FlatTree, X: np.ndarray, rows: np.ndarray, node: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row at a split: the child it goes to, whether its value is missing, whether the
+    split has no branch for it (an unseen category)."""
+    x = X[rows, flat.feature[node]]
+    absent = np.isnan(x)
+    nxt = np.where(x <= flat.threshold[node], flat.left[node], flat.right[node])
+    if flat.table.size:
+        by_table = flat.route[node] == BY_TABLE
+        known = by_table & ~absent & (x >= 0) & (x < flat.n_categories[node])
+        entry = flat.table[np.where(known, flat.offset[node] + np.where(known, x, 0).astype(np.int64), 0)]
+        nxt = np.where(by_table, entry, nxt)
+        unseen = by_table & ~absent & (~known | (entry < 0))  # no branch for this code
+    else:
+        unseen = np.zeros(len(rows), dtype=bool)
+    if flat.asks:
+        asked = flat.route[node] == BY_TEST
+        if asked.any():
+            branch = _branches(flat, X, rows[asked], node[asked])
+            absent[asked] = branch == MISSING
+            unseen[asked] = branch == UNSEEN
+            nxt[asked] = flat.child_table[flat.child_offset[node[asked]] + np.maximum(branch, 0)]
+    return nxt, absent, unseen
+
+
+def _branches(flat: FlatTree, X: np.ndarray, rows: np.ndarray, node: np.ndarray) -> np.ndarray:
+    """The branch each row takes at its node: each node's test answers for its rows at once."""
+    order = np.argsort(node, kind="stable")
+    at, first = np.unique(node[order], return_index=True)
+    branch = np.empty(len(rows), dtype=np.int64)
+    for u, segment in zip(at.tolist(), np.split(order, first[1:])):
+        split = flat.nodes[u]
+        j = split.feature
+        branch[segment] = split.test.branch_of(X[rows[segment], j], flat.features[j])
+    return branch
 
 
 def _spread(flat: FlatTree, rows: np.ndarray, node: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -28,6 +28,8 @@ ELSE yes
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,7 +38,7 @@ import numpy as np
 
 from .data import encode_features, labels_array
 from .errors import ParameterError
-from .nodes import CategoricalSplit, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
+from .nodes import Codes, Constraint, Interval, Leaf, Schema, Tree, children
 from .prune import check_cf, c45_added_errors, validation_codes
 from .text import format_number, shorten
 
@@ -187,17 +189,12 @@ def _merge(conditions: dict[tuple[int, str], Any], feature: int, op: str, value:
     return out
 
 
-def _branch_tests(node: Any, schema: Schema) -> list[tuple[str, Any]]:
-    match node:
-        case NumericSplit(threshold=t):
-            return [("<=", t), (">", t)]
-        case SubsetSplit(left_categories=left):
-            every = range(len(schema.features[node.feature].categories))
-            chosen = set(left)
-            return [("in", tuple(left)), ("in", tuple(c for c in every if c not in chosen))]
-        case CategoricalSplit():
-            return [("in", (c,)) for c in range(len(node.children))]
-    raise TypeError(f"not a split: {node!r}")
+def _conditions(constraint: Constraint) -> list[tuple[str, Any]]:
+    """A branch's constraint (the split's test says which) as rule conditions ``(op, value)``."""
+    if isinstance(constraint, Codes):
+        return [("in", constraint.codes)]
+    assert isinstance(constraint, Interval)
+    return ([(">", constraint.lo)] if constraint.lo > -math.inf else []) + ([("<=", constraint.hi)] if constraint.hi < math.inf else [])
 
 
 def _reading_order(conditions: dict[tuple[int, str], Any]) -> Any:
@@ -250,8 +247,11 @@ def to_rules(tree: Tree) -> RuleList:
             conds = tuple(Condition(f, op, v) for (f, op), v in sorted(conditions.items(), key=_reading_order(conditions)))
             rules.append(Rule(conds, int(np.argmax(own)), node.counts))
             continue
-        for (op, value), child in reversed(list(zip(_branch_tests(node, schema), children(node)))):
-            stack.append((child, _merge(conditions, node.feature, op, value), own))
+        for constraint, child in reversed(list(zip(node.test.constraints(schema.features[node.feature]), children(node)))):
+            merged = conditions
+            for op, value in _conditions(constraint):
+                merged = _merge(merged, node.feature, op, value)
+            stack.append((child, merged, own))
     return RuleList(tuple(rules), int(np.argmax(tree.root.counts)), schema)
 
 

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ParameterError
-from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, NumericSplit, Schema, Tree
+from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Schema, Split, Threshold, Tree
 
 __all__ = ["from_sklearn", "float32_threshold"]
 
@@ -87,7 +87,9 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
     """A puretree tree deciding exactly as the fitted scikit-learn decision tree ``estimator``.
 
     Feature names come from ``feature_names``, else the estimator's ``feature_names_in_``,
-    else ``x0, x1, ...``. Class labels are the estimator's ``classes_``.
+    else ``x0, x1, ...``. Class labels are the estimator's ``classes_``. The tree records
+    the estimator's criterion (``"gini"``, ``"entropy"`` for entropy and log_loss,
+    ``"variance"`` for squared_error; None for another).
     """
     inner = getattr(estimator, "tree_", None)
     if inner is None:
@@ -121,8 +123,13 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
         if left[i] < 0:
             built[i] = Leaf(counts[i])
         else:
-            built[i] = NumericSplit(int(inner.feature[i]), float32_threshold(float(inner.threshold[i])), built.pop(int(left[i])), built.pop(int(right[i])), counts[i])
-    return Tree(built[0], schema, missing=missing)
+            test = Threshold(float32_threshold(float(inner.threshold[i])))
+            built[i] = Split(int(inner.feature[i]), test, (built.pop(int(left[i])), built.pop(int(right[i]))), counts[i])
+    return Tree(built[0], schema, missing=missing, criterion=_CRITERIA.get(getattr(estimator, "criterion", None)))
+
+
+#: scikit-learn's criterion names -> the impurity puretree measures the tree with (None: another).
+_CRITERIA = {"gini": "gini", "entropy": "entropy", "log_loss": "entropy", "squared_error": "variance"}
 
 
 def _node_counts(row: np.ndarray, weight: float, impurity: float, regression: bool) -> tuple[float, ...]:

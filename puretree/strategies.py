@@ -42,7 +42,7 @@ from .criteria import gain_ratio, impurity_decrease, information_gain
 from .data import Dataset
 from .impurity import entropy, gini, misclassification
 from .invariants import boundary_cases, next_down, next_up
-from .nodes import CATEGORICAL, MISSING_STRATEGIES, NUMERIC, CategoricalSplit, Feature, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree
+from .nodes import CATEGORICAL, MISSING_STRATEGIES, NUMERIC, TESTS, Codes, Feature, Interval, Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree
 
 __all__ = [
     "EDGE_FLOATS",
@@ -76,8 +76,12 @@ EDGE_FLOATS32: tuple[float, ...] = tuple(v for v in EDGE_FLOATS if abs(v) <= _F3
     next_down(1.0, width=32), next_up(1.0, width=32), 16777218.0,
 )
 
-#: The split kinds :func:`trees` builds: numeric thresholds, one branch per category, category subsets.
-SPLIT_KINDS = ("numeric", "categorical", "subset")
+#: The split kinds :func:`trees` builds, named as their tests name themselves: thresholds on
+#: numeric features, one branch per category (multiway), category subsets.
+SPLIT_KINDS = (Threshold.kind, Multiway.kind, Subset.kind)
+
+#: Deprecated names of split kinds (one release): ``splits=("numeric", "categorical")``.
+_OLD_SPLIT_KINDS = {"numeric": Threshold.kind, "categorical": Multiway.kind}
 
 
 # -- argument checks (Hypothesis' convention: InvalidArgument, naming the argument) -------
@@ -424,14 +428,60 @@ def _midpoint(limit: tuple[float, float], width: int) -> float:
 
 @attrs.frozen
 class _Spec:
-    """A node being built: its split (or None for a leaf) and its children's spec indices."""
-
     kind: str
     feature: int = 0
-    threshold: float = 0.0
-    left_categories: tuple[int, ...] = ()
+    test: Any = None
     kids: tuple[int, ...] = ()
     empty: bool = False
+
+
+# Drawing a test is the one kind-specific step here (as reading one is in io.py): per kind,
+# whether a feature can take such a test under the path's constraint, how many children it
+# would have, and how to draw one. Everything after asks the drawn test.
+
+
+def _threshold_usable(feature: Feature, limit: Any, width: int) -> bool:
+    return feature.is_numeric and _threshold_room((limit.lo, limit.hi), width)
+
+
+def _codes_usable(feature: Feature, limit: Any, width: int) -> bool:
+    return not feature.is_numeric and len(limit.codes) >= 2
+
+
+def _draw_threshold(draw: Any, feature: Feature, limit: Interval, forced_levels: int, width: int, thresholds: Any) -> Threshold:
+    interval = (limit.lo, limit.hi)
+    t = _fit_threshold(draw(thresholds, label="threshold"), interval, width)
+    if forced_levels > 0 and not _room_below(limit.lo, t, forced_levels, width):
+        # The spine must go on splitting: a threshold at the bottom of the interval
+        # (say -1.8e308) would leave its left branch no room for the splits to come.
+        t = _midpoint(interval, width)
+    return Threshold(t)
+
+
+def _draw_subset(draw: Any, feature: Feature, limit: Codes, forced_levels: int, width: int, thresholds: Any) -> Subset:
+    allowed = limit.codes
+    goes_left = draw(_flags(len(allowed)), label="subset")
+    if not any(goes_left):
+        goes_left[0] = True
+    if all(goes_left):
+        goes_left[-1] = False
+    return Subset(tuple(c for c, g in zip(allowed, goes_left) if g))
+
+
+def _draw_multiway(draw: Any, feature: Feature, limit: Codes, forced_levels: int, width: int, thresholds: Any) -> Multiway:
+    return Multiway(len(feature.categories))  # nothing to draw: one branch per category
+
+
+#: kind -> (usable, number of children, draw).
+_DRAWERS: dict[str, tuple[Any, Any, Any]] = {
+    Threshold.kind: (_threshold_usable, lambda feature: 2, _draw_threshold),
+    Subset.kind: (_codes_usable, lambda feature: 2, _draw_subset),
+    Multiway.kind: (_codes_usable, lambda feature: len(feature.categories), _draw_multiway),
+}
+
+
+def _start(feature: Feature) -> Any:
+    return Interval() if feature.is_numeric else Codes(range(len(feature.categories)))
 
 
 @st.composite
@@ -440,20 +490,19 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
     features = schema.features
     k = len(schema.classes)
     counts = _counts(k, weighted)
-    start = tuple((-math.inf, math.inf) if f.is_numeric else frozenset(range(len(f.categories))) for f in features)
+    start = tuple(_start(f) for f in features)
     specs: list[_Spec | None] = [None]
     size = 1
     # Pre-order construction on an explicit stack: (spec slot, depth, on the leftmost spine,
-    # per-feature limits of the path, whether no training row can reach the node).
+    # per-feature constraints of the path, whether no training row can reach the node).
     stack: list[tuple[int, int, bool, tuple[Any, ...], bool]] = [(0, 0, True, start, False)]
     while stack:
         slot, depth, spine, limits, empty = stack.pop()
         options = []
         if depth < max_depth and not empty:
             for kind in splits:
-                usable = [j for j, f in enumerate(features) if _usable(kind, f, limits[j], width)]
-                arity = 2 if kind != "categorical" else None
-                usable = [j for j in usable if size + (arity or len(features[j].categories)) <= max_nodes]
+                usable_on, arity, _ = _DRAWERS[kind]
+                usable = [j for j, f in enumerate(features) if usable_on(f, limits[j], width) and size + arity(f) <= max_nodes]
                 if usable:
                     options.append((kind, usable))
         forced = spine and depth < min_depth and options
@@ -463,36 +512,16 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
             specs[slot] = _Spec("leaf", empty=empty)
             continue
         j = draw(_one_of_values(tuple(dict(options)[kind])), label="feature")
-        if kind == "numeric":
-            t = _fit_threshold(draw(thresholds, label="threshold"), limits[j], width)
-            lo, hi = limits[j]
-            if forced and not _room_below(lo, t, min_depth - depth - 1, width):
-                # The spine must go on splitting: a threshold at the bottom of the interval
-                # (say -1.8e308) would leave its left branch no room for the splits to come.
-                t = _midpoint((lo, hi), width)
-            kid_limits = [(lo, t), (t, hi)]
-            spec = _Spec("numeric", j, threshold=t)
-            kid_empty = [empty, empty]
-        elif kind == "subset":
-            allowed = sorted(limits[j])
-            goes_left = draw(_flags(len(allowed)), label="subset")
-            if not any(goes_left):
-                goes_left[0] = True
-            if all(goes_left):
-                goes_left[-1] = False
-            left = frozenset(c for c, g in zip(allowed, goes_left) if g)
-            kid_limits = [left, limits[j] - left]
-            spec = _Spec("subset", j, left_categories=tuple(sorted(left)))
-            kid_empty = [empty, empty]
-        else:
-            m = len(features[j].categories)
-            kid_limits = [frozenset({c}) & limits[j] for c in range(m)]
-            spec = _Spec("categorical", j)
-            kid_empty = [empty or not lim for lim in kid_limits]
+        feature = features[j]
+        test = _DRAWERS[kind][2](draw, feature, limits[j], min_depth - depth - 1 if forced else 0, width, thresholds)
+        # Each branch narrows the path's constraint on the feature as the test says; a branch
+        # the path excludes (a category no row on it can have) gets an empty leaf.
+        kid_limits = [limits[j].meet(c) for c in test.constraints(feature)]
+        kid_empty = [empty or lim.is_empty for lim in kid_limits]
         first = len(specs)
         specs.extend([None] * len(kid_limits))
         size += len(kid_limits)
-        specs[slot] = attrs.evolve(spec, kids=tuple(range(first, first + len(kid_limits))))
+        specs[slot] = _Spec(kind, j, test, tuple(range(first, first + len(kid_limits))))
         # min_depth goes on down the first child a training row can reach.
         spine_child = next((i for i, e in enumerate(kid_empty) if not e), 0)
         for i in reversed(range(len(kid_limits))):
@@ -508,22 +537,11 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
             continue
         kids = [built[i] for i in spec.kids]
         total = tuple(float(v) for v in np.sum([kid.counts for kid in kids], axis=0))
-        if spec.kind == "numeric":
-            built[slot] = NumericSplit(spec.feature, spec.threshold, kids[0], kids[1], total)
-        elif spec.kind == "subset":
-            built[slot] = SubsetSplit(spec.feature, spec.left_categories, kids[0], kids[1], total)
-        else:
-            built[slot] = CategoricalSplit(spec.feature, tuple(kids), total)
+        built[slot] = Split(spec.feature, spec.test, tuple(kids), total)
         for i in spec.kids:
             built[i] = None
     strategy = draw(_one_of_values(missing), label="missing-value strategy")
     return Tree(built[0], schema, strategy)
-
-
-def _usable(kind: str, feature: Feature, limit: Any, width: int) -> bool:
-    if kind == "numeric":
-        return feature.is_numeric and _threshold_room(limit, width)
-    return not feature.is_numeric and len(limit) >= 2
 
 
 def trees(
@@ -541,13 +559,14 @@ def trees(
 ) -> st.SearchStrategy[Tree]:
     """Valid classification trees, built directly (no data, no fitting).
 
-    Splits are drawn from ``splits`` (any of :data:`SPLIT_KINDS`) on features of the matching
-    kind, thresholds from ``thresholds`` (default :func:`numbers`, edge values included;
+    Splits are drawn from ``splits`` (any of :data:`SPLIT_KINDS`; the old names ``"numeric"``
+    and ``"categorical"`` are deprecated aliases of ``"threshold"`` and ``"multiway"``) on
+    features of the matching kind, thresholds from ``thresholds`` (default :func:`numbers`, edge values included;
     ``width=32``: float32-representable). Every tree
     is valid as a learned tree would be: a split's counts are the sum of its children's; a
     threshold lies strictly inside the interval its path allows and category subsets are
     proper subsets of the categories the path allows, so every leaf is reachable; a
-    categorical split has one child per category, and children for categories its path
+    multiway split has one child per category, and children for categories its path
     excludes are empty leaves (zero counts). ``min_depth`` forces splits down the leftmost
     path (where the schema allows them); ``max_depth`` and ``max_nodes`` bound the size.
     ``schema`` fixes the schema (a value or a strategy; default: :func:`schemas` with the
@@ -559,11 +578,13 @@ def trees(
     >>> find(trees(), lambda t: True).root
     Leaf(counts=(0.0,))
     >>> tree = find(trees(splits=("subset",)), lambda t: n_nodes(t) > 1)
-    >>> tree.root.left_categories, tree.schema.features[0].categories
-    ((0,), ('a', 'b'))
+    >>> tree.root.test, tree.schema.features[0].categories
+    (Subset(left_codes=(0,)), ('a', 'b'))
     """
     _check_range("min_depth", min_depth, "max_depth", max_depth, minimum=0)
     _check_int("max_nodes", max_nodes, minimum=1)
+    if isinstance(splits, (tuple, list, set, frozenset)):
+        splits = tuple(_OLD_SPLIT_KINDS.get(kind, kind) if isinstance(kind, str) else kind for kind in splits)
     splits = _check_choice("splits", splits, SPLIT_KINDS)
     missing = _check_choice("missing", missing, MISSING_STRATEGIES)
     _check_int("n_classes", n_classes, minimum=1, none_ok=True)
@@ -576,7 +597,7 @@ def trees(
     elif width == 32:
         thresholds = thresholds.map(_to_float32)
     if schema is None:
-        kinds = tuple(dict.fromkeys(NUMERIC if s == "numeric" else CATEGORICAL for s in splits))
+        kinds = tuple(dict.fromkeys(TESTS[kind].feature_kind for kind in splits))
         schema_strategy: Any = schemas(kinds=kinds, n_classes=n_classes)
     elif isinstance(schema, Schema):
         if schema.is_regression:
@@ -673,7 +694,7 @@ def boundary_rows(tree: Tree, *, width: int = 64, missing: bool = False, unseen:
     values around each threshold; ``missing=True`` adds missing cells (``None``).
 
     >>> from hypothesis import find
-    >>> tree = Tree(NumericSplit(0, 1.0, Leaf((1, 0)), Leaf((0, 2)), (1, 2)), Schema((Feature("x"),), ("a", "b")))
+    >>> tree = Tree(Split(0, Threshold(1.0), (Leaf((1, 0)), Leaf((0, 2))), (1, 2)), Schema((Feature("x"),), ("a", "b")))
     >>> find(boundary_rows(tree), lambda row: row["x"] > 1.0)
     {'x': 1.0000000000000002}
     """

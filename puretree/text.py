@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .fold import depth, n_leaves, n_nodes
-from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, Schema, SubsetSplit, Tree, children
+from .nodes import Leaf, Node, Schema, Split, Tree, children, format_number
 
 __all__ = ["MAX_INDENT", "MAX_NAME", "shorten", "to_text", "summary", "format_number", "branch_labels", "leaf_label"]
 
@@ -54,32 +54,31 @@ def shorten(value: object) -> str:
     return f"{text[:MAX_NAME - 40]}... ({len(text)} characters)"
 
 
-def format_number(x: float) -> str:
-    """The shortest text that reads back as the same float; integers without ``.0``.
-
-    >>> format_number(54.0), format_number(0.1), format_number(1e-300)
-    ('54', '0.1', '1e-300')
-    """
-    text = repr(float(x))
-    return text[:-2] if text.endswith(".0") else text
-
-
-def _category(schema: Schema, feature: int, code: int) -> str:
-    return shorten(schema.features[feature].categories[code])
-
-
 def branch_labels(node: Node, schema: Schema) -> list[str]:
-    """The test text of each branch of a split, e.g. ``['outlook = rain', ...]``."""
-    name = shorten(schema.features[node.feature].name)
-    match node:
-        case NumericSplit(threshold=t):
-            return [f"{name} <= {format_number(t)}", f"{name} > {format_number(t)}"]
-        case SubsetSplit(left_categories=codes):
-            values = ", ".join(_category(schema, node.feature, c) for c in codes)
-            return [f"{name} in {{{values}}}", f"{name} not in {{{values}}}"]
-        case CategoricalSplit():
-            return [f"{name} = {_category(schema, node.feature, c)}" for c in range(len(node.children))]
-    return []
+    """The test text of each branch of a split, e.g. ``['outlook = rain', ...]`` (the test says).
+
+    >>> from puretree.nodes import Feature, Subset
+    >>> schema = Schema((Feature("c", "categorical", ("a", "b", "c")),), ("no", "yes"))
+    >>> branch_labels(Split(0, Subset((0, 2)), (Leaf((1, 0)), Leaf((0, 1))), (1, 1)), schema)
+    ['c in {a, c}', 'c not in {a, c}']
+    """
+    if not isinstance(node, Split):
+        return []
+    feature = schema.features[node.feature]
+    return node.test.labels(shorten(feature.name), _Shortened(feature.categories))
+
+
+class _Shortened:
+    """Category names as printed, shortened when read: a test reads only those it names."""
+
+    def __init__(self, categories: tuple[Any, ...]) -> None:
+        self._categories = categories
+
+    def __getitem__(self, code: int) -> str:
+        return shorten(self._categories[code])
+
+    def __len__(self) -> int:
+        return len(self._categories)
 
 
 def _weight_text(w: float) -> str:
@@ -117,10 +116,10 @@ def to_text(tree: Tree, *, indent: str = "|   ", max_indent: int = MAX_INDENT) -
     Lines are indented by ``indent`` once per level up to ``max_indent`` levels; a line
     deeper than that keeps ``max_indent`` indents and starts with ``[depth N]``:
 
-    >>> from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold, Tree
     >>> node = Leaf((1, 0))
     >>> for t in (3, 2, 1):
-    ...     node = NumericSplit(0, t, Leaf((0, 1)), node, (1, 1))
+    ...     node = Split(0, Threshold(t), (Leaf((0, 1)), node), (1, 1))
     >>> tree = Tree(node, Schema((Feature("x"),), ("a", "b")))
     >>> print(to_text(tree, max_indent=1))
     x <= 1: b (1)

@@ -149,10 +149,10 @@ ORIGINAL = Tree(
 @pytest.mark.parametrize(
     "root, message",
     [
-        (NumericSplit(0, 2.0, Leaf((3, 0)), Leaf((1, 2)), (4, 2)), "at root the pruned tree has NumericSplit(feature 0, x <= 2.0)"),
+        (NumericSplit(0, 2.0, Leaf((3, 0)), Leaf((1, 2)), (4, 2)), "at root the pruned tree has Threshold(value=2.0) on feature 0"),
         (NumericSplit(0, 1.0, Leaf((3, 0)), Leaf((2, 1)), (4, 2)), "the leaf at root.right has counts [2.0, 1.0]"),
-        (NumericSplit(0, 1.0, NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((2, 0)), (3, 0)), Leaf((1, 2)), (4, 2)), "at root.left the pruned tree has NumericSplit"),
-        (NumericSplit(0, 1.0, Leaf((3, 0)), SubsetSplit(1, (0,), Leaf((0, 2)), Leaf((1, 0)), (1, 2)), (4, 2)), "at root.right the pruned tree has SubsetSplit"),
+        (NumericSplit(0, 1.0, NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((2, 0)), (3, 0)), Leaf((1, 2)), (4, 2)), "at root.left the pruned tree has Threshold(value=0.5) on feature 0"),
+        (NumericSplit(0, 1.0, Leaf((3, 0)), SubsetSplit(1, (0,), Leaf((0, 2)), Leaf((1, 0)), (1, 2)), (4, 2)), "at root.right the pruned tree has Subset(left_codes=(0,)) on feature 1"),
         (Leaf((4, 3)), "the leaf at root has counts [4.0, 3.0]"),
     ],
 )

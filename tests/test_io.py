@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 import json
 
+import attrs
 import numpy as np
 import pytest
 from hypothesis import given
@@ -25,10 +27,11 @@ def _mixed_tree():
 
 def test_format_fields():
     d = to_dict(c45(load_temperature()))
-    assert d["format"] == FORMAT == "puretree-tree" and d["version"] == VERSION == 1
+    assert d["format"] == FORMAT == "puretree-tree" and d["version"] == VERSION == 2
     assert d["threshold_convention"] == "x <= threshold goes to children[0]"
     assert d["schema"] == {"target": "play", "task": "classification", "classes": ["no", "yes"], "features": [{"name": "temperature", "kind": "numeric"}]}
-    assert d["nodes"][0] == {"kind": "numeric", "feature": 0, "threshold": 54.0, "children": [1, 2], "counts": [3.0, 3.0]}
+    assert d["criterion"] == "entropy"
+    assert d["nodes"][0] == {"kind": "threshold", "feature": 0, "threshold": 54.0, "children": [1, 2], "counts": [3.0, 3.0]}
     assert d["nodes"][1] == {"kind": "leaf", "counts": [2.0, 0.0]}
     assert json.loads(to_json(c45(load_temperature()))) == d
 
@@ -36,7 +39,7 @@ def test_format_fields():
 def test_pre_order_and_child_indices():
     d = to_dict(id3(load_playtennis()))
     kinds = [n["kind"] for n in d["nodes"]]
-    assert kinds == ["categorical", "leaf", "categorical", "leaf", "leaf", "categorical", "leaf", "leaf"]
+    assert kinds == ["multiway", "leaf", "multiway", "leaf", "leaf", "multiway", "leaf", "leaf"]
     assert d["nodes"][0]["children"] == [1, 2, 5]
     assert d["nodes"][2]["children"] == [3, 4]
 
@@ -141,7 +144,7 @@ BAD = [
     ("not an object", lambda d: [d], "expected a JSON object"),
     ("wrong format", _set(["format"], "sklearn-tree"), "not a puretree model"),
     ("missing format", _delete(["format"]), "not a puretree model"),
-    ("wrong version", _set(["version"], 2), "unsupported version 2"),
+    ("wrong version", _set(["version"], 3), "unsupported version 3"),
     ("version as text", _set(["version"], "1"), "unsupported version '1'"),
     ("no schema", _delete(["schema"]), "schema"),
     ("unknown task", _set(["schema", "task"], "ranking"), "'ranking'"),
@@ -161,23 +164,25 @@ BAD = [
     ("child index not an integer", lambda d: d["nodes"][0]["children"].__setitem__(0, 1.0), "child index 1.0"),
     ("child index a boolean", lambda d: d["nodes"][0]["children"].__setitem__(0, True), "child index True"),
     ("cycle to the root", lambda d: d["nodes"][0]["children"].__setitem__(0, 0), "child index 0"),
-    ("cycle upwards", lambda d: d["nodes"][_find(d, "numeric")]["children"].__setitem__(0, 0), "child index 0"),
+    ("cycle upwards", lambda d: d["nodes"][_find(d, "threshold")]["children"].__setitem__(0, 0), "child index 0"),
     ("shared child", lambda d: d["nodes"][0]["children"].__setitem__(1, d["nodes"][0]["children"][0]), "more than one node"),
     ("unreachable node", lambda d: d["nodes"].append({"kind": "leaf", "counts": [1, 0]}), "not reachable"),
     ("feature index out of range", lambda d: d["nodes"][0].update(feature=5), "feature index 5 is out of range"),
     ("feature index negative", lambda d: d["nodes"][0].update(feature=-1), "feature index -1"),
     ("feature index as text", lambda d: d["nodes"][0].update(feature="0"), "field 'feature' must be int"),
-    ("numeric split on a categorical feature", lambda d: d["nodes"][_find(d, "numeric")].update(feature=1), "needs a numeric feature"),
-    ("too few children (orphaned)", lambda d: d["nodes"][_find(d, "categorical")]["children"].pop(), "not reachable"),
-    ("too many children", lambda d: d["nodes"][_find(d, "categorical")]["children"].append(len(d["nodes"])) or d["nodes"].append({"kind": "leaf", "counts": [0, 0]}), "one child per category (3), got 4"),
+    ("numeric split on a categorical feature", lambda d: d["nodes"][_find(d, "threshold")].update(feature=1), "needs a numeric feature"),
+    ("too few children (orphaned)", lambda d: d["nodes"][_find(d, "multiway")]["children"].pop(), "not reachable"),
+    ("too many children", lambda d: d["nodes"][_find(d, "multiway")]["children"].append(len(d["nodes"])) or d["nodes"].append({"kind": "leaf", "counts": [0, 0]}), "one child per category (3), got 4"),
     ("counts too short", lambda d: d["nodes"][1]["counts"].pop(), "counts has 1 entries, expected 2"),
     ("counts missing", lambda d: d["nodes"][1].pop("counts"), "missing field 'counts'"),
     ("negative count", lambda d: d["nodes"][1].update(counts=[-1, 2]), "must not be negative"),
     ("count as text", lambda d: d["nodes"][1].update(counts=["1", 2]), "'1' is not a finite number"),
     ("count a boolean", lambda d: d["nodes"][1].update(counts=[True, 2]), "True is not a finite number"),
-    ("threshold as text", lambda d: d["nodes"][_find(d, "numeric")].update(threshold="2.5"), "field 'threshold'"),
-    ("threshold missing", lambda d: d["nodes"][_find(d, "numeric")].pop("threshold"), "missing field 'threshold'"),
+    ("threshold as text", lambda d: d["nodes"][_find(d, "threshold")].update(threshold="2.5"), "field 'threshold'"),
+    ("threshold missing", lambda d: d["nodes"][_find(d, "threshold")].pop("threshold"), "missing field 'threshold'"),
     ("unknown missing strategy", _set(["missing"], "drop"), "'drop'"),
+    ("criterion not text", _set(["criterion"], 3), "field 'criterion'"),
+    ("version 1 kind name in version 2", lambda d: d["nodes"][_find(d, "threshold")].update(kind="numeric"), "unknown node kind 'numeric' in a version 2 model (that is version 1's name for what version 2 calls 'threshold')"),
 ]
 
 
@@ -258,3 +263,43 @@ def test_hand_built_tree_with_numpy_index_saves():
     schema = Schema((Feature("x"),), ("a", "b"))
     tree = Tree(NumericSplit(np.int64(0), np.float32(0.5), Leaf((1, 0)), Leaf((0, 1)), (1, 1)), schema)
     assert from_json(to_json(tree)) == tree
+
+
+# -- version 1 files (written by puretree before the split kinds were named after their tests) --
+
+V1_MODELS = Path(__file__).parent / "data" / "models"
+
+
+@pytest.mark.parametrize("name", ["v1_c45_mixed.json", "v1_cart_buys.json"])
+def test_version_1_files_still_load(name):
+    # Files saved by the previous release: kinds "numeric", "categorical", "subset", no criterion.
+    text = (V1_MODELS / name).read_text()
+    assert json.loads(text)["version"] == 1
+    tree = load(V1_MODELS / name)
+    assert tree.criterion is None
+    grown = _mixed_tree() if "mixed" in name else cart(load_buys_computer())
+    assert tree == attrs.evolve(grown, criterion=None)
+    # Written again, the file is version 2 and reads back as the same tree.
+    assert to_dict(tree)["version"] == 2 and from_json(to_json(tree)) == tree
+
+
+def test_version_1_kind_names():
+    d = to_dict(_mixed_tree())
+    renamed = {"threshold": "numeric", "multiway": "categorical", "subset": "subset", "leaf": "leaf"}
+    old = {**d, "version": 1, "nodes": [{**n, "kind": renamed[n["kind"]]} for n in d["nodes"]]}
+    del old["criterion"]
+    assert from_dict(old) == attrs.evolve(_mixed_tree(), criterion=None)
+    # Version 1 knew no criterion: one in a version 1 file is ignored, as that release did.
+    assert from_dict({**old, "criterion": "gini"}).criterion is None
+    with pytest.raises(ModelFormatError, match="unknown node kind 'multiway'"):
+        from_dict({**old, "nodes": d["nodes"]})
+
+
+def test_criterion_round_trips():
+    tree = cart(load_buys_computer())
+    assert tree.criterion == "gini"
+    assert from_json(to_json(tree)).criterion == "gini"
+    unknown = attrs.evolve(tree, criterion=None)
+    assert to_dict(unknown)["criterion"] is None and from_dict(to_dict(unknown)).criterion is None
+    # The criterion is a note on how the tree was made, not part of what it decides.
+    assert unknown == tree and hash(unknown) == hash(tree)

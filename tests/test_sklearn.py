@@ -88,3 +88,16 @@ def test_feature_names_and_errors():
     multi = DecisionTreeRegressor(max_depth=2).fit(X, np.c_[y, y])
     with pytest.raises(ParameterError, match="multi-output"):
         from_sklearn(multi)
+
+
+@pytest.mark.parametrize("criterion, recorded", [("gini", "gini"), ("entropy", "entropy"), ("log_loss", "entropy")])
+def test_the_criterion_is_recorded(criterion, recorded):
+    X, y = load_breast_cancer(return_X_y=True)
+    tree = from_sklearn(DecisionTreeClassifier(criterion=criterion, max_depth=3, random_state=0).fit(X, y))
+    assert tree.criterion == recorded
+
+
+def test_a_regression_tree_records_variance():
+    X, y = make_regression(n_samples=60, n_features=3, random_state=0)
+    assert from_sklearn(DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, y)).criterion == "variance"
+    assert from_sklearn(DecisionTreeRegressor(criterion="absolute_error", max_depth=2, random_state=0).fit(X, y)).criterion is None

@@ -15,7 +15,7 @@ from puretree.criteria import GainRatio, ImpurityDecrease
 from puretree.fold import depth, iter_nodes, n_nodes
 from puretree.grow import c45, cart, grow, id3
 from puretree.invariants import check_fits_training_data, check_impurity, check_roundtrip, check_tree, next_down, next_up
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
+from puretree.nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold, Tree, children
 from puretree.predict import predict, predict_proba
 from puretree.strategies import (
     EDGE_FLOATS,
@@ -354,7 +354,7 @@ def test_invalid_arguments_raise_invalid_argument(make):
 @settings(max_examples=5)
 def test_from_type_is_registered(data):
     # Registered by the "hypothesis" entry point in pyproject.toml (puretree._hypothesis_plugin).
-    for kind in (Tree, Schema, Feature, Leaf, NumericSplit, CategoricalSplit, SubsetSplit):
+    for kind in (Tree, Schema, Feature, Leaf, Split, Threshold, Multiway, Subset, NumericSplit, CategoricalSplit, SubsetSplit):
         assert isinstance(data.draw(st.from_type(kind)), kind)
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puretree.io import load, save, to_dict
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Split, Tree, children
 from puretree.strategies import trees
 
 N = 100_000
@@ -40,7 +40,7 @@ def test_equality_and_hash_at_any_depth(deep):
 def test_repr_at_any_depth_is_linear(deep):
     a, _, _ = deep
     text = repr(Tree(a, SCHEMA))
-    assert text.startswith("Tree(root=NumericSplit(feature=0, threshold=99999.0, left=NumericSplit(")
+    assert text.startswith("Tree(root=Split(feature=0, test=Threshold(value=99999.0), children=(Split(")
     assert len(text) < 120 * N  # about a hundred characters a node, no indentation
 
 
@@ -60,7 +60,7 @@ def test_equal_digests_are_confirmed_structurally():
 def test_one_zero_threshold():
     a = NumericSplit(0, -0.0, Leaf((1.0,)), Leaf((1.0,)), (2.0,))
     b = NumericSplit(0, 0.0, Leaf((1.0,)), Leaf((1.0,)), (2.0,))
-    assert a == b and hash(a) == hash(b) and repr(a) == repr(b) and "threshold=0.0" in repr(a)
+    assert a == b and hash(a) == hash(b) and repr(a) == repr(b) and "Threshold(value=0.0)" in repr(a)
 
 
 def _attrs_repr(node) -> str:
@@ -69,13 +69,9 @@ def _attrs_repr(node) -> str:
     match node:
         case Leaf():
             return f"Leaf(counts={node.counts!r})"
-        case NumericSplit():
-            return f"NumericSplit(feature={node.feature!r}, threshold={node.threshold!r}, left={kids[0]}, right={kids[1]}, counts={node.counts!r})"
-        case SubsetSplit():
-            return f"SubsetSplit(feature={node.feature!r}, left_categories={node.left_categories!r}, left={kids[0]}, right={kids[1]}, counts={node.counts!r})"
-        case CategoricalSplit():
+        case Split():
             inner = ", ".join(kids) + ("," if len(kids) == 1 else "")
-            return f"CategoricalSplit(feature={node.feature!r}, children=({inner}), counts={node.counts!r})"
+            return f"Split(feature={node.feature!r}, test={node.test!r}, children=({inner}), counts={node.counts!r})"
 
 
 @given(trees(), trees())

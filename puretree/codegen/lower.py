@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import CodegenError
 from ..nodes import Tree
-from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
+from ..predict import LEAF, MULTIWAY_SPLIT, THRESHOLD_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
 from . import literals as lit
 
 __all__ = ["MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
@@ -222,7 +222,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         kind, j = int(flat.kind[node]), int(flat.feature[node])
         kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]].tolist()
         heavy = int(flat.heavy[node])
-        if kind == NUMERIC_SPLIT:
+        if kind == THRESHOLD_SPLIT:
             literal, always = _threshold(float(flat.threshold[node]), language, ftype)
             left, right = ref(int(flat.left[node])), ref(int(flat.right[node]))
             heavy_left[node] = heavy == int(flat.left[node])
@@ -230,9 +230,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
             used_categorical = True
             literal, always = _threshold(0.0, language, ftype)
             m = int(flat.n_categories[node])
-            entries = flat.table[flat.offset[node]: flat.offset[node] + m].tolist()
-            if kind == SUBSET_SPLIT:
-                entries = [int(flat.left[node]) if e == 1 else int(flat.right[node]) for e in entries]
+            entries = flat.table[flat.offset[node]: flat.offset[node] + m].tolist()  # child per code
             left, right = len(cat_table), ref(heavy)
             cat_table.extend(ref(e) for e in entries)
             cat_table.append(n_internal + outcome_of[node])  # where an unseen category ends
@@ -262,11 +260,11 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     if form == "nested" and language == "python" and depth > PYTHON_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested Python allows at most {PYTHON_NESTING_LIMIT} (use form='table')")
     if form == "nested" and language == "python" and (nesting := _if_nesting(flat, tree.missing)) > PYTHON_ELIF_LIMIT:
-        raise CodegenError(f"this tree's if/elif statements nest {nesting} deep (a categorical split has many categories); nested Python allows at most {PYTHON_ELIF_LIMIT} (use form='table')")
+        raise CodegenError(f"this tree's if/elif statements nest {nesting} deep (a split on a categorical feature has many categories); nested Python allows at most {PYTHON_ELIF_LIMIT} (use form='table')")
     if form == "nested" and language == "c" and depth > C_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested C is limited to {C_NESTING_LIMIT} levels (C99 guarantees 127 nested blocks): use the c-table target")
     if form == "nested" and language == "c" and (nesting := _if_nesting(flat, tree.missing)) > C_ELIF_LIMIT:
-        raise CodegenError(f"this tree's if/else-if statements nest {nesting} deep (a categorical split has many categories); nested C is limited to {C_ELIF_LIMIT}: use the c-table target")
+        raise CodegenError(f"this tree's if/else-if statements nest {nesting} deep (a split on a categorical feature has many categories); nested C is limited to {C_ELIF_LIMIT}: use the c-table target")
 
     # Python and JavaScript numbers are doubles, whatever feature type was asked for.
     manifest = _manifest(target=target, name=name, form=form, feature_type=ftype if language == "c" else "double", index_type=index_type, proba=bool(opts["proba"]) and not regression, missing=tree.missing, task=schema.task, n_features=schema.n_features)
@@ -364,7 +362,7 @@ def _if_nesting(flat: Any, missing: str) -> int:
     nesting = np.zeros(flat.n_nodes, dtype=np.int64)
     for node in range(flat.n_nodes):  # pre-order: a parent before its children
         kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]]
-        if flat.kind[node] == NUMERIC_SPLIT:
+        if flat.kind[node] == THRESHOLD_SPLIT:
             # if x <= t: left, else: right (an else is not a nested if)
             nesting[kids] = nesting[node] + 1 + first
         elif len(kids):
@@ -448,7 +446,7 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
             todo.append(("line", {"op": "error", "feature": j} if missing == "error" else {"op": "spread", "node": i}, d + 1))
             first = "elif"
         majority = missing == "majority"
-        if kind == NUMERIC_SPLIT:
+        if kind == THRESHOLD_SPLIT:
             left, right = int(flat.left[node]), int(flat.right[node])
             test = {"kind": "le", "feature": j, "threshold": rows["threshold"][i], "always": rows["always"][i],
                     "or_missing": majority and heavy == left, "and_present": majority and heavy != left}
@@ -463,7 +461,7 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
                     first = "elif"
             else:
                 left, right = int(flat.left[node]), int(flat.right[node])
-                codes = [c for c, e in enumerate(entries) if e == 1]
+                codes = [c for c, e in enumerate(entries) if e == left]
                 todo += [
                     ("line", {"op": first, "test": {"kind": "codes", "feature": j, "codes": codes, "or_missing": majority and heavy == left, "n": m}}, d),
                     ("node", left, d + 1),

@@ -38,7 +38,8 @@ import numpy as np
 from ..data import Dataset, as_dataset
 from ..errors import CodegenError
 from ..nodes import Tree
-from ..predict import LEAF, MULTIWAY_SPLIT, NUMERIC_SPLIT, apply, flatten, predict_proba, predict_value
+from ..nodes import Codes, Interval
+from ..predict import LEAF, apply, flatten, predict_proba, predict_value
 from . import literals as lit
 from .lower import MANIFEST_MARK, check_options
 from .render import generate
@@ -140,40 +141,27 @@ def _node_rows(tree: Tree, flat: Any, start: np.ndarray, ftype: str) -> Iterator
     while stack:
         node, row, bounds = stack.pop()
         yield node, row
-        kind = int(flat.kind[node])
-        if kind == LEAF:
+        if int(flat.kind[node]) == LEAF:
             continue
         j = int(flat.feature[node])
         kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]].tolist()
+        feature = schema.features[j]
         todo: Stack = []
-        if row is None:
-            todo = [(child, None, bounds) for child in kids]
-        elif kind == NUMERIC_SPLIT:
-            t = float(flat.threshold[node])
-            lo, hi = bounds.get(j, (-math.inf, math.inf))
-            for child, interval in ((kids[0], (lo, min(hi, t))), (kids[1], (max(lo, t), hi))):
-                v = _typed_value(float(row[j]), *interval, ftype)
-                new = None
+        # Each branch narrows the feature to what the split's test says of it (an interval or
+        # a set of codes); the row takes a value inside, if the type has one.
+        allowed = bounds.get(j, Interval() if feature.is_numeric else Codes(range(len(feature.categories))))
+        for child, constraint in zip(kids, flat.nodes[node].test.constraints(feature)):
+            narrowed = allowed.meet(constraint)
+            new = None
+            if row is not None and isinstance(narrowed, Interval):
+                v = _typed_value(float(row[j]), narrowed.lo, narrowed.hi, ftype)
                 if v is not None:
                     new = row.copy()
                     new[j] = v
-                todo.append((child, new, {**bounds, j: interval}))
-        else:
-            m = len(schema.features[j].categories)
-            allowed = bounds.get(j, range(m))
-            entries = flat.table[flat.offset[node]: flat.offset[node] + m].tolist()
-            if kind == MULTIWAY_SPLIT:
-                branches = [(entries[c], (c,)) for c in range(m)]
-            else:
-                branches = [(kids[0], tuple(c for c in range(m) if entries[c] == 1)), (kids[1], tuple(c for c in range(m) if entries[c] != 1))]
-            allowed_set = set(allowed)
-            for child, codes in branches:
-                keep = tuple(c for c in codes if c in allowed_set)
-                new = None
-                if keep:
-                    new = row.copy()
-                    new[j] = row[j] if row[j] in keep else keep[0]
-                todo.append((child, new, {**bounds, j: keep}))
+            elif row is not None and narrowed.codes:
+                new = row.copy()
+                new[j] = row[j] if row[j] in narrowed.codes else narrowed.codes[0]
+            todo.append((child, new, {**bounds, j: narrowed}))
         stack.extend(reversed(todo))
 
 
@@ -184,7 +172,7 @@ def _batch_size(n_features: int) -> int:
 
 def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, unreached: list[int] | None = None) -> Iterator[np.ndarray]:
     """The rows to check, in batches (every one of them, however many): ``X`` (encoded, in the
-    feature type); for every node, a row reaching it; for every numeric split, that row with
+    feature type); for every node, a row reaching it; for every threshold split, that row with
     the feature at the threshold and just below and above it in the feature type; for every
     split, that row with the feature missing, and for a categorical one with an unseen
     category (both codes past the end and -1); and for every feature a split tests, a row with
@@ -262,13 +250,15 @@ def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, un
                     unreached.append(node)
                 continue
             out.append(row)
-            kind = int(flat.kind[node])
-            if kind == LEAF:
+            if int(flat.kind[node]) == LEAF:
                 continue
             j = int(flat.feature[node])
+            feature = tree.schema.features[j]
             values: list[float] = [math.nan]
-            if kind == NUMERIC_SPLIT:
-                values += _neighbours(float(flat.threshold[node]), ftype)
+            if feature.is_numeric:
+                # Around every bound the test's branches set (a threshold: x = t and its neighbours).
+                bounds = sorted({b for c in flat.nodes[node].test.constraints(feature) for b in (c.lo, c.hi) if math.isfinite(b)})
+                values += [v for b in bounds for v in _neighbours(b, ftype)]
             else:
                 values += [float(len(tree.schema.features[j].categories)), -1.0]
             for v in values:
