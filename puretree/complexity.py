@@ -24,10 +24,10 @@ import numpy as np
 
 from .data import Dataset
 from .errors import DataError
-from .params import Interval, check
 from .fold import subtree_sizes, subtree_sums
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import Tree
+from .params import Interval, check
 from .predict import LEAF, FlatTree, flatten
 from .rewrites import collapse
 

@@ -17,9 +17,9 @@ from typing import Any
 
 
 from .errors import ParameterError
-from .params import Interval, check
 from .fold import iter_nodes
 from .nodes import Leaf, Tree
+from .params import Interval, check
 
 __all__ = [
     "C45_MARGIN",

@@ -15,12 +15,12 @@ PACKAGE = Path(puretree.__file__).parent
 
 #: Lowest first. A module may import modules of its own layer and of lower ones.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "files"),  # foundation
+    ("errors", "files", "params"),  # foundation
     ("nodes", "data", "datasets", "fold"),  # values
-    ("impurity", "criteria", "costs"),  # criteria
+    ("impurity", "tasks", "criteria", "costs"),  # criteria
     ("predict", "text", "importance", "evaluate"),  # using a tree
     ("grow", "engine", "c45"),  # builders
-    ("prune", "rules"),  # pruning and rules
+    ("prune", "rewrites", "estimates", "complexity", "significance", "validation", "rules"),  # pruning and rules
     ("io", "sklearn", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify"),  # io and codegen
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
     ("cli", "__main__", "commands", "commands.core", "commands.prune", "commands.codegen", ""),  # command line; "" is the package
