@@ -1,0 +1,151 @@
+"""C4.5's numeric cuts for every numeric feature of a node at once (the fast path of
+:mod:`puretree.c45`).
+
+:func:`puretree.c45._numeric_option` is the readable specification: one feature, its cuts
+scanned as J48's ``handleNumericAttribute`` scans them. :func:`numeric_options` computes the
+same options for all the node's numeric features in a handful of numpy calls over
+``(features, rows, classes)`` arrays: the class counts left of every cut are one cumulative
+sum over the presorted rows, and the gains of every cut of every feature one expression.
+Each float is computed by the same operations in the same order as the specification, so
+the options are equal (``==``), weights and missing values included; a property test in
+``tests/test_c45_vector.py`` holds it to that.
+
+Only J48's sequential scan (a later cut replaces the best one only when its gain is better by
+more than 1e-6) is not a numpy expression. It is settled at once for a feature whose best
+gain is more than 1e-6 above every gain before it (then the scan ends on the first maximum),
+and replayed as the specification does for the few features with near ties.
+
+>>> from puretree.datasets import load_temperature
+>>> from puretree.grow import root_data
+>>> node = root_data(load_temperature())
+>>> [o.option().threshold for o in numeric_options(node, 6.0, 2, 2.0)]
+[54.0]
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+
+from .c45 import J48_EPSILON, VALUE_TOLERANCE, _at_least, _best_cut, _bits, _Option, _Scored, _split_info, _weighted_entropy
+from .grow import NodeData, midpoint
+
+__all__ = ["numeric_options", "BLOCK"]
+
+#: At most this many class counts (features x rows x classes) are scored in one block; a
+#: feature whose rows x classes alone exceed it goes through the specification's chunked scan.
+BLOCK = 1_000_000
+
+
+def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: float) -> list[_Scored]:
+    """The C4.5 options (entropy gain) of all of ``node``'s numeric features, those that
+    have an admissible cut with gain left after the MDL correction, in feature order; the
+    same as ``_numeric_option`` feature by feature."""
+    q, n = node.order.shape
+    if q == 0 or n < 2:
+        return []
+    k = node.stats.shape[1]
+    if n * k > BLOCK:
+        from .c45 import _numeric_option
+        from .impurity import entropy
+
+        return [o for i in range(q) if (o := _numeric_option(node, i, total, n_classes, min_leaf, entropy)) is not None]
+    row_weight = node.stats.sum(axis=1)
+    counts = _whole_counts(node.stats, total)
+    # x log2 x of every whole number up to the node's weight: with whole counts (unweighted
+    # rows, no fractions of rows) the entropies are table look-ups of the same numbers.
+    table = None if counts is None else _bits(np.arange(int(total) + 1, dtype=np.float64))
+    step = max(1, BLOCK // (n * k))
+    out: list[_Scored] = []
+    for start in range(0, q, step):
+        out.extend(_block(node, start, min(q, start + step), row_weight, counts, table, total, n_classes, min_leaf))
+    return out
+
+
+def _whole_counts(stats: np.ndarray, total: float) -> np.ndarray | None:
+    """``stats`` as integers when every one is a whole number (and the total is small enough
+    for a table of ``x log2 x``), else None."""
+    if total > _TABLE_LIMIT:
+        return None
+    whole = stats.astype(np.int64)
+    return whole if np.array_equal(whole, stats) else None
+
+
+#: Largest node weight for which x log2 x is tabulated (a table of 8 bytes per unit of weight).
+_TABLE_LIMIT = 50_000_000
+
+
+def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts: np.ndarray | None, table: np.ndarray | None, total: float, n_classes: int, min_leaf: float) -> list[_Scored]:
+    order = node.order[start:stop]  # (f, n)
+    values = node.values[start:stop]
+    f, n = order.shape
+    rows = np.arange(f)
+    n_known = n - np.count_nonzero(np.isnan(values), axis=1)  # NaN (missing) sorts last
+    last = np.maximum(n_known - 1, 0)
+    # Class counts and weight up to each sorted row (sequential sums, as the specification's).
+    cum = np.cumsum((node.stats if counts is None else counts)[order], axis=1)  # (f, n, k)
+    cum_weight = np.cumsum(row_weight[order], axis=1)  # (f, n)
+    known_parent = cum[rows, last].astype(np.float64)  # (f, k)
+    known_parent[n_known == 0] = 0.0
+    known_weight = known_parent.sum(axis=1)  # (f,)
+    least = np.minimum(np.maximum(0.1 * known_weight / n_classes, min_leaf), 25.0)
+    usable = (n_known >= 2) & ~(known_weight - 2 * least < -J48_EPSILON)
+    w_left = cum_weight[:, :-1]  # weight left of the cut after sorted position p
+    with np.errstate(invalid="ignore"):
+        cut = values[:, :-1] + VALUE_TOLERANCE < values[:, 1:]  # False next to NaN
+    cut &= _at_least(w_left, least[:, None]) & _at_least(known_weight[:, None] - w_left, least[:, None]) & usable[:, None]
+    n_cuts = np.count_nonzero(cut, axis=1)
+    fi, pi = np.nonzero(cut)
+    if len(fi) == 0:
+        return []
+    # The gain of every admissible cut, as the specification's _gain computes it.
+    kw = known_weight[fi]
+    if table is None:
+        left = cum[fi, pi]  # (m, k)
+        right = known_parent[fi] - left
+        children = _weighted_entropy(left) + _weighted_entropy(right)
+    else:
+        left_i = cum[fi, pi]
+        right_i = cum[fi, last[fi]] - left_i
+        wl = cum_weight[fi, pi].astype(np.int64)
+        children = (table[wl] - table[left_i].sum(axis=-1)) + (table[kw.astype(np.int64) - wl] - table[right_i].sum(axis=-1))
+    numerator = (known_weight / total)[fi] * (_weighted_entropy(known_parent)[fi] - children)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scored = np.where(kw > 0, np.where(np.abs(numerator) < J48_EPSILON, 0.0, numerator / kw), 0.0)
+    gains = np.full((f, n - 1), -np.inf)
+    gains[fi, pi] = scored
+    first = np.argmax(gains, axis=1)  # the first maximum of each feature
+    top = gains[rows, first]
+    before = np.where(np.arange(n - 1) < first[:, None], gains, -np.inf).max(axis=1)
+    at = np.flatnonzero(n_cuts)  # the features with an admissible cut
+    best, pos = top[at], first[at]
+    # J48's scan ends on the first maximum when it is better by more than 1e-6 than every gain
+    # before it (and than 0, where the scan starts); else there are near ties: replay the scan.
+    for a in np.flatnonzero(~(best > np.maximum(before[at], 0.0) + J48_EPSILON)).tolist():
+        positions = np.flatnonzero(cut[at[a]])
+        b, where = _best_cut(gains[at[a], positions])
+        best[a], pos[a] = (b, positions[where]) if where >= 0 else (-np.inf, 0)
+    # The MDL correction; math.log2, as the specification's, for the same last bit.
+    corrected = best - np.array([math.log2(c) for c in n_cuts[at].tolist()]) / total
+    keep = corrected >= J48_EPSILON
+    if not keep.any():
+        return []
+    at, pos, corrected = at[keep], pos[keep], corrected[keep]
+    left_counts = cum[at, pos].astype(np.float64)  # (c, k)
+    split = np.stack((left_counts, known_parent[at] - left_counts), axis=1)  # (c, 2, k)
+    info = _split_info(split.sum(axis=2), total)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(info > 0, corrected / info, 0.0)
+    features = node.numeric[start:stop][at]
+    return [
+        _Scored(feature, gain, r, True, partial(_option, feature, gain, r, values[i], p, branches))
+        for feature, gain, r, i, p, branches in zip(features.tolist(), corrected.tolist(), ratio.tolist(), at.tolist(), pos.tolist(), split)
+    ]
+
+
+def _option(feature: int, gain: float, ratio: float, values: np.ndarray, p: int, branches: np.ndarray) -> _Option:
+    """The option of a numeric feature whose best cut follows sorted position ``p``."""
+    threshold = midpoint(float(values[p]), float(values[p + 1]))
+    return _Option(feature, gain, ratio, True, "numeric", threshold=threshold, branches=branches)
