@@ -116,18 +116,10 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
         scored = np.where(kw > 0, np.where(np.abs(numerator) < J48_EPSILON, 0.0, numerator / kw), 0.0)
     gains = np.full((f, n - 1), -np.inf)
     gains[fi, pi] = scored
-    first = np.argmax(gains, axis=1)  # the first maximum of each feature
-    top = gains[rows, first]
-    before = np.where(np.arange(n - 1) < first[:, None], gains, -np.inf).max(axis=1)
     at = np.flatnonzero(n_cuts)  # the features with an admissible cut
-    best, pos = top[at], first[at]
-    # J48's scan ends on the first maximum when it is better by more than 1e-6 than every gain
-    # before it (and than 0, where the scan starts); else there are near ties: replay the scan.
-    for a in np.flatnonzero(~(best > np.maximum(before[at], 0.0) + J48_EPSILON)).tolist():
-        positions = np.flatnonzero(cut[at[a]])
-        b, where = _best_cut(gains[at[a], positions])
-        best[a], pos[a] = (b, positions[where]) if where >= 0 else (-np.inf, 0)
-    # The MDL correction; math.log2, as the specification's, for the same last bit.
+    best, pos = scan(gains[at])
+    # The MDL correction; math.log2, as the specification's, for the same last bit. A feature
+    # whose scan found no gain above 1e-6 has best -inf and drops out here.
     corrected = best - np.array([math.log2(c) for c in n_cuts[at].tolist()]) / total
     keep = corrected >= J48_EPSILON
     if not keep.any():
@@ -143,6 +135,31 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
         _Scored(feature, gain, r, True, partial(_option, feature, gain, r, values[i], p, branches))
         for feature, gain, r, i, p, branches in zip(features.tolist(), corrected.tolist(), ratio.tolist(), at.tolist(), pos.tolist(), split)
     ]
+
+
+def scan(gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """J48's scan of every row of ``gains`` (features x cut positions, -inf where no cut):
+    the best gain of each row and its position, as :func:`puretree.c45._best_cut` finds them
+    in the row's cuts; -inf (and position 0) where no gain is above 1e-6.
+
+    The scan ends on the first maximum when that is better by more than 1e-6 than every gain
+    before it (and than 0, where the scan starts): one expression for all rows. Rows with near
+    ties before their maximum are replayed as the specification scans.
+
+    >>> scan(np.array([[0.5, -np.inf, 0.5000008, 0.5000015], [0.1, 0.3, 0.3, 0.2]]))
+    (array([0.5000015, 0.3      ]), array([3, 1]))
+    """
+    f, m = gains.shape
+    if m == 0:
+        return np.full(f, -np.inf), np.zeros(f, dtype=np.int64)
+    first = np.argmax(gains, axis=1)
+    best = gains[np.arange(f), first]
+    before = np.where(np.arange(m) < first[:, None], gains, -np.inf).max(axis=1)
+    for i in np.flatnonzero(~(best > np.maximum(before, 0.0) + J48_EPSILON)).tolist():
+        positions = np.flatnonzero(gains[i] > -np.inf)
+        b, where = _best_cut(gains[i, positions])
+        best[i], first[i] = (b, positions[where]) if where >= 0 else (-np.inf, 0)
+    return best, first
 
 
 def _option(feature: int, gain: float, ratio: float, values: np.ndarray, p: int, branches: np.ndarray) -> _Option:
