@@ -30,9 +30,10 @@ from functools import partial
 import numpy as np
 
 from .c45 import J48_EPSILON, VALUE_TOLERANCE, _at_least, _best_cut, _bits, _Option, _Scored, _split_info, _weighted_entropy
+from . import c45_kernel
 from .grow import NodeData, midpoint
 
-__all__ = ["numeric_options", "BLOCK"]
+__all__ = ["numeric_options", "scan", "BLOCK", "KERNEL", "TABLE_LIMIT"]
 
 #: At most this many class counts (features x rows x classes) are scored in one block; a
 #: feature whose rows x classes alone exceed it goes through the specification's chunked scan.
@@ -47,16 +48,20 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
     if q == 0 or n < 2:
         return []
     k = node.stats.shape[1]
-    if n * k > BLOCK:
+    if n * k > BLOCK and not (KERNEL and k <= c45_kernel.MAX_CLASSES):
         from .c45 import _numeric_option
         from .impurity import entropy
 
         return [o for i in range(q) if (o := _numeric_option(node, i, total, n_classes, min_leaf, entropy)) is not None]
-    row_weight = node.stats.sum(axis=1)
-    counts = _whole_counts(node.stats, total)
+    counts = _whole_counts(node.stats, total, n)
     # x log2 x of every whole number up to the node's weight: with whole counts (unweighted
     # rows, no fractions of rows) the entropies are table look-ups of the same numbers.
     table = None if counts is None else _bits(np.arange(int(total) + 1, dtype=np.float64))
+    if table is not None and KERNEL and k <= c45_kernel.MAX_CLASSES:
+        n_cuts, best, where, known, left_at = c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)
+        at = np.flatnonzero(where >= 0)
+        return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total)
+    row_weight = node.stats.sum(axis=1)
     step = max(1, BLOCK // (n * k))
     out: list[_Scored] = []
     for start in range(0, q, step):
@@ -64,17 +69,20 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
     return out
 
 
-def _whole_counts(stats: np.ndarray, total: float) -> np.ndarray | None:
-    """``stats`` as integers when every one is a whole number (and the total is small enough
-    for a table of ``x log2 x``), else None."""
-    if total > _TABLE_LIMIT:
+def _whole_counts(stats: np.ndarray, total: float, n: int) -> np.ndarray | None:
+    """``stats`` as integers when every one is a whole number and the total is small enough
+    for a table of ``x log2 x`` (at most 4 per row, or a million), else None."""
+    if total > max(4 * n, TABLE_LIMIT):
         return None
     whole = stats.astype(np.int64)
     return whole if np.array_equal(whole, stats) else None
 
 
-#: Largest node weight for which x log2 x is tabulated (a table of 8 bytes per unit of weight).
-_TABLE_LIMIT = 50_000_000
+#: Node weights up to this (or 4 per row) have x log2 x tabulated (8 bytes per unit of weight).
+TABLE_LIMIT = 1 << 20
+#: Whether whole-number counts go through the compiled loop of :mod:`puretree.c45_kernel`
+#: (when numba is installed); False runs the numpy expressions below.
+KERNEL = c45_kernel.AVAILABLE
 
 
 def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts: np.ndarray | None, table: np.ndarray | None, total: float, n_classes: int, min_leaf: float) -> list[_Scored]:
@@ -118,22 +126,28 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
     gains[fi, pi] = scored
     at = np.flatnonzero(n_cuts)  # the features with an admissible cut
     best, pos = scan(gains[at])
-    # The MDL correction; math.log2, as the specification's, for the same last bit. A feature
-    # whose scan found no gain above 1e-6 has best -inf and drops out here.
-    corrected = best - np.array([math.log2(c) for c in n_cuts[at].tolist()]) / total
+    found = best > -np.inf
+    at, pos = at[found], pos[found]
+    return _scored(node.numeric[start:stop], values, at, pos, best[found], n_cuts[at], cum[at, pos].astype(np.float64), known_parent[at], total)
+
+
+def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.ndarray, best: np.ndarray, n_cuts: np.ndarray, left: np.ndarray, known: np.ndarray, total: float) -> list[_Scored]:
+    """The options of the features ``at`` (rows of ``values``, features ``numeric[at]``) whose
+    best cut follows sorted position ``pos`` with gain ``best`` among ``n_cuts`` admissible
+    cuts, ``left`` and ``known`` the class counts left of the cut and of the known rows."""
+    # The MDL correction; math.log2, as the specification's, for the same last bit.
+    corrected = best - np.array([math.log2(c) for c in n_cuts.tolist()]) / total
     keep = corrected >= J48_EPSILON
     if not keep.any():
         return []
     at, pos, corrected = at[keep], pos[keep], corrected[keep]
-    left_counts = cum[at, pos].astype(np.float64)  # (c, k)
-    split = np.stack((left_counts, known_parent[at] - left_counts), axis=1)  # (c, 2, k)
+    split = np.stack((left[keep], known[keep] - left[keep]), axis=1)  # (c, 2, k)
     info = _split_info(split.sum(axis=2), total)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(info > 0, corrected / info, 0.0)
-    features = node.numeric[start:stop][at]
     return [
         _Scored(feature, gain, r, True, partial(_option, feature, gain, r, values[i], p, branches))
-        for feature, gain, r, i, p, branches in zip(features.tolist(), corrected.tolist(), ratio.tolist(), at.tolist(), pos.tolist(), split)
+        for feature, gain, r, i, p, branches in zip(numeric[at].tolist(), corrected.tolist(), ratio.tolist(), at.tolist(), pos.tolist(), split)
     ]
 
 

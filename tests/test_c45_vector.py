@@ -10,8 +10,10 @@ readable specification. On Hypothesis-drawn data:
   specification's operations in the same order, so these are in fact equal too; the looser
   check is what the issue promises.)
 
-The options at a node, J48's scan of near-tied gains, and the block and table limits are
-checked on their own as well.
+Whole-number counts go through :mod:`puretree.c45_kernel`'s compiled loop when numba is
+installed; every property here runs on the numpy expressions, and on the compiled loop too
+where numba is installed. The options at a node, J48's scan of near-tied gains, numpy's
+order of summation and the block and table limits are checked on their own as well.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ import math
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puretree import c45_vector
+from puretree import c45_kernel, c45_vector
 from puretree.c45 import C45Splits, _best_cut, _numeric_option, c45
 from puretree.grow import root_data
 from puretree.impurity import entropy
@@ -31,6 +34,8 @@ from puretree.nodes import CategoricalSplit, Leaf, NumericSplit
 from puretree.strategies import datasets
 
 SPEC = (C45Splits(vectorised=False),)
+#: The numpy path always; the compiled loop where numba is installed.
+BACKENDS = [False] + ([True] if c45_kernel.AVAILABLE else [])
 
 
 def same_tree(a, b, *, rel: float = 1e-9) -> bool:
@@ -63,42 +68,67 @@ def same_tree(a, b, *, rel: float = 1e-9) -> bool:
 options = st.fixed_dictionaries({"min_samples_leaf": st.sampled_from([0, 1, 2, 3]), "threshold": st.sampled_from(["midpoint", "data"])})
 
 
-@given(datasets(min_rows=2, max_rows=40, max_features=4), options)
-def test_unweighted_trees_are_equal(ds, opts):
-    assert c45(ds, **opts) == c45(ds, splitters=SPEC, **opts)
+@pytest.mark.parametrize("kernel", BACKENDS)
+@given(ds=datasets(min_rows=2, max_rows=40, max_features=4), opts=options)
+def test_unweighted_trees_are_equal(kernel, ds, opts):
+    with mock.patch.object(c45_vector, "KERNEL", kernel):
+        fast = c45(ds, **opts)
+    assert fast == c45(ds, splitters=SPEC, **opts)
 
 
-@given(datasets(min_rows=2, max_rows=40, max_features=4, missing=0.3, weights=True), options, st.sampled_from(["distribute", "majority"]))
-def test_weighted_and_missing_trees_are_the_same(ds, opts, missing):
-    fast, spec = c45(ds, missing=missing, **opts), c45(ds, missing=missing, splitters=SPEC, **opts)
-    assert same_tree(fast, spec)
+@pytest.mark.parametrize("kernel", BACKENDS)
+@given(ds=datasets(min_rows=2, max_rows=60, max_features=3, kinds=("numeric",), max_classes=12), m=st.sampled_from([0, 1, 2]))
+@settings(max_examples=40)
+def test_many_classes_are_equal(kernel, ds, m):
+    # Eight classes and more: numpy sums them pairwise, which the compiled loop repeats.
+    with mock.patch.object(c45_vector, "KERNEL", kernel):
+        fast = c45(ds, min_samples_leaf=m)
+    assert fast == c45(ds, min_samples_leaf=m, splitters=SPEC)
+
+
+@pytest.mark.parametrize("kernel", BACKENDS)
+@given(ds=datasets(min_rows=2, max_rows=40, max_features=4, missing=0.3, weights=True), opts=options, missing=st.sampled_from(["distribute", "majority"]))
+def test_weighted_and_missing_trees_are_the_same(kernel, ds, opts, missing):
+    with mock.patch.object(c45_vector, "KERNEL", kernel):
+        fast = c45(ds, missing=missing, **opts)
+    assert same_tree(fast, c45(ds, missing=missing, splitters=SPEC, **opts))
 
 
 @given(datasets(min_rows=2, max_rows=40, max_features=4, missing=0.3, weights=True), st.sampled_from([1, 40, 200, 10_000]))
 @settings(max_examples=40)
 def test_blocks_and_the_per_feature_fallback_grow_the_same_tree(ds, block):
-    # BLOCK 1: every feature alone is too big, the specification's chunked scan runs; 40 and
-    # 200: blocks of one or a few features (rows x classes up to 160 here); 10,000: one block.
-    with mock.patch.object(c45_vector, "BLOCK", block):
+    # The numpy path. BLOCK 1: every feature alone is too big, the specification's chunked scan
+    # runs; 40 and 200: blocks of one or a few features (rows x classes up to 160 here);
+    # 10,000: one block.
+    with mock.patch.object(c45_vector, "BLOCK", block), mock.patch.object(c45_vector, "KERNEL", False):
         fast = c45(ds)
     assert same_tree(fast, c45(ds, splitters=SPEC))
 
 
-@given(datasets(min_rows=2, max_rows=40, max_features=4, kinds=("numeric",), missing=0.3, weights=True), st.sampled_from([0.0, 1.0, 2.0, 5.0]))
-def test_options_at_the_root_are_the_specifications(ds, min_leaf):
+@pytest.mark.parametrize("kernel", BACKENDS)
+@given(ds=datasets(min_rows=2, max_rows=40, max_features=4, kinds=("numeric",), missing=0.3, weights=True), min_leaf=st.sampled_from([0.0, 1.0, 2.0, 5.0]))
+def test_options_at_the_root_are_the_specifications(kernel, ds, min_leaf):
     node = root_data(ds)
     total, k = float(node.stats.sum()), len(ds.schema.classes)
     spec = [o for i in range(len(node.numeric)) if (o := _numeric_option(node, i, total, k, min_leaf, entropy)) is not None]
-    fast = [s.option() for s in c45_vector.numeric_options(node, total, k, min_leaf)]
+    with mock.patch.object(c45_vector, "KERNEL", kernel):
+        fast = [s.option() for s in c45_vector.numeric_options(node, total, k, min_leaf)]
     assert [(o.feature, o.gain, o.ratio, o.threshold) for o in fast] == [(o.feature, o.gain, o.ratio, o.threshold) for o in spec]
     assert all(np.array_equal(a.branches, b.branches) for a, b in zip(fast, spec))
 
 
 def test_whole_counts_use_the_table_and_fractions_do_not():
     stats = np.array([[1.0, 0.0], [0.0, 2.0]])
-    assert c45_vector._whole_counts(stats, 3.0).tolist() == [[1, 0], [0, 2]]
-    assert c45_vector._whole_counts(stats * 0.5, 1.5) is None
-    assert c45_vector._whole_counts(stats, 1e12) is None  # too heavy for a table
+    assert c45_vector._whole_counts(stats, 3.0, 2).tolist() == [[1, 0], [0, 2]]
+    assert c45_vector._whole_counts(stats * 0.5, 1.5, 2) is None
+    assert c45_vector._whole_counts(stats, 1e12, 2) is None  # too heavy for a table
+
+
+@given(st.lists(st.floats(0, 1e6), min_size=0, max_size=c45_kernel.MAX_CLASSES))
+def test_pairwise_adds_in_numpys_order(xs):
+    # The gains are equal floats only if the compiled loop adds classes as numpy's sum does.
+    a = np.array(xs, dtype=np.float64)
+    assert c45_kernel._pairwise(a, len(a)) == np.stack([a, a]).sum(axis=-1)[0] == a.sum()
 
 
 # Gains a few 1e-7 apart: J48's "better by more than 1e-6" makes the chosen cut depend on the

@@ -1,0 +1,133 @@
+"""J48's scan of a node's numeric cuts as one compiled loop (numba), for whole-number counts.
+
+:func:`puretree.c45_vector.numeric_options` calls :func:`scan_features` when numba is
+installed and the node's counts are whole numbers (unweighted rows without fractions), else
+it runs its numpy expressions; both compute what :func:`puretree.c45._numeric_option`
+computes, to the last bit. The loop repeats the specification's arithmetic in its order:
+``x log2 x`` comes from the same table of numpy's values, and every sum over classes is
+added in numpy's pairwise order (:func:`_pairwise`), so the gains are equal floats, not
+merely close ones.
+
+Without numba, :data:`AVAILABLE` is False and nothing here is called.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .c45 import J48_EPSILON, VALUE_TOLERANCE
+
+try:  # numba is optional: the numpy path grows the same trees
+    import numba
+except ImportError:  # pragma: no cover - depends on the environment
+    numba = None
+
+__all__ = ["AVAILABLE", "MAX_CLASSES", "scan_features"]
+
+#: Whether the compiled loop can run here.
+AVAILABLE = numba is not None
+#: numpy adds up to 128 numbers in one pairwise block; more classes take the numpy path.
+MAX_CLASSES = 128
+
+
+def _pairwise(a: np.ndarray, n: int) -> float:
+    """``a[:n].sum()`` in numpy's order (``pairwise_sum`` for n <= 128): one by one below 8,
+    else eight running sums combined as ((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7)), then the rest."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3, r4, r5, r6, r7 = a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
+    i = 8
+    while i < n - (n % 8):
+        r0 += a[i]
+        r1 += a[i + 1]
+        r2 += a[i + 2]
+        r3 += a[i + 3]
+        r4 += a[i + 4]
+        r5 += a[i + 5]
+        r6 += a[i + 6]
+        r7 += a[i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[i]
+        i += 1
+    return res
+
+
+def _scan(order: np.ndarray, values: np.ndarray, counts: np.ndarray, weights: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> Any:
+    """For each feature (row of ``order``/``values``): its number of admissible cuts, the best
+    gain J48's scan finds and the sorted position of its cut (-1: none above 1e-6), the class
+    counts of its known rows and those left of the cut."""
+    f, n = order.shape
+    k = counts.shape[1]
+    n_cuts = np.zeros(f, np.int64)
+    best = np.zeros(f)
+    where = np.full(f, -1, np.int64)
+    known = np.zeros((f, k), np.int64)
+    left_at = np.zeros((f, k), np.int64)
+    left = np.zeros(k, np.int64)
+    tl = np.zeros(k)
+    tr = np.zeros(k)
+    for i in range(f):
+        nk = n
+        while nk > 0 and np.isnan(values[i, nk - 1]):  # NaN (missing) sorts last
+            nk -= 1
+        for p in range(nk):
+            r = order[i, p]
+            for c in range(k):
+                known[i, c] += counts[r, c]
+        kwi = 0
+        for c in range(k):
+            kwi += known[i, c]
+            tl[c] = table[known[i, c]]
+        kw = float(kwi)
+        least = min(max(0.1 * kw / n_classes, min_leaf), 25.0)
+        if nk < 2 or kw - 2 * least < -J48_EPSILON:
+            continue
+        parent = table[kwi] - _pairwise(tl, k)
+        share = kw / total
+        left[:] = 0
+        wl = 0
+        b = 0.0
+        cuts = 0
+        for p in range(nk - 1):
+            r = order[i, p]
+            for c in range(k):
+                left[c] += counts[r, c]
+            wl += weights[r]
+            if not values[i, p] + VALUE_TOLERANCE < values[i, p + 1]:
+                continue
+            wlf = float(wl)
+            if not (wlf - least > -J48_EPSILON and (kw - wlf) - least > -J48_EPSILON):
+                continue
+            cuts += 1
+            for c in range(k):
+                tl[c] = table[left[c]]
+                tr[c] = table[known[i, c] - left[c]]
+            children = (table[wl] - _pairwise(tl, k)) + (table[kwi - wl] - _pairwise(tr, k))
+            numerator = share * (parent - children)
+            gain = 0.0 if (kw <= 0 or abs(numerator) < J48_EPSILON) else numerator / kw
+            if gain > b + J48_EPSILON:  # J48 moves on only for a gain better by 1e-6
+                b = gain
+                where[i] = p
+                left_at[i, :] = left
+        n_cuts[i] = cuts
+        best[i] = b
+    return n_cuts, best, where, known, left_at
+
+
+if numba is not None:
+    _pairwise = numba.njit(cache=True, nogil=True)(_pairwise)
+    _scan = numba.njit(cache=True, nogil=True)(_scan)
+
+
+def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> tuple[np.ndarray, ...]:
+    """:func:`_scan` on the node's sorted orders and values and its whole-number class counts
+    ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45._bits` gives it."""
+    weights = counts.sum(axis=1)
+    return _scan(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), counts, weights, table, float(total), int(n_classes), float(min_leaf))
