@@ -132,16 +132,18 @@ class _Option:
 
 
 class _Scored(NamedTuple):
-    """An attribute's C4.5 scores, its :class:`_Option` built only if it wins (the fast path's)."""
+    """An attribute's C4.5 scores, its :class:`_Option` built (``build(index)``) only if it
+    wins: the fast path's, which scores many attributes and needs the option of one."""
 
     feature: int
     gain: float
     ratio: float
     counts_in_average: bool
-    build: Callable[[], _Option]
+    build: Callable[[int], _Option]
+    index: int
 
     def option(self) -> _Option:
-        return self.build()
+        return self.build(self.index)
 
 
 #: At most this many class counts are held at once while scoring cuts (about 32 MB).

@@ -25,7 +25,6 @@ and replayed as the specification does for the few features with near ties.
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
 
@@ -56,11 +55,11 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
     counts = _whole_counts(node.stats, total, n)
     # x log2 x of every whole number up to the node's weight: with whole counts (unweighted
     # rows, no fractions of rows) the entropies are table look-ups of the same numbers.
-    table = None if counts is None else _bits(np.arange(int(total) + 1, dtype=np.float64))
+    table = None if counts is None else _table(int(total) + 1)
     if table is not None and KERNEL and k <= c45_kernel.MAX_CLASSES:
         n_cuts, best, where, known, left_at = c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)
         at = np.flatnonzero(where >= 0)
-        return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total)
+        return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
     row_weight = node.stats.sum(axis=1)
     step = max(1, BLOCK // (n * k))
     out: list[_Scored] = []
@@ -75,8 +74,19 @@ def _whole_counts(stats: np.ndarray, total: float, n: int) -> np.ndarray | None:
     if total > max(4 * n, TABLE_LIMIT):
         return None
     whole = stats.astype(np.int64)
-    return whole if np.array_equal(whole, stats) else None
+    return whole if (whole == stats).all() else None
 
+
+def _table(size: int) -> np.ndarray:
+    """``x log2 x`` (:func:`~puretree.c45._bits`) of 0 .. size - 1, kept for the next node:
+    each entry depends only on its x, so a longer table's start is a shorter one."""
+    global _TABLE
+    if len(_TABLE) < size:
+        _TABLE = _bits(np.arange(max(size, min(2 * len(_TABLE), TABLE_LIMIT)), dtype=np.float64))
+    return _TABLE
+
+
+_TABLE = np.zeros(0)
 
 #: Node weights up to this (or 4 per row) have x log2 x tabulated (8 bytes per unit of weight).
 TABLE_LIMIT = 1 << 20
@@ -128,27 +138,38 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
     best, pos = scan(gains[at])
     found = best > -np.inf
     at, pos = at[found], pos[found]
-    return _scored(node.numeric[start:stop], values, at, pos, best[found], n_cuts[at], cum[at, pos].astype(np.float64), known_parent[at], total)
+    return _scored(node.numeric[start:stop], values, at, pos, best[found], n_cuts[at], cum[at, pos].astype(np.float64), known_parent[at], total, table)
 
 
-def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.ndarray, best: np.ndarray, n_cuts: np.ndarray, left: np.ndarray, known: np.ndarray, total: float) -> list[_Scored]:
+def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.ndarray, best: np.ndarray, n_cuts: np.ndarray, left: np.ndarray, known: np.ndarray, total: float, table: np.ndarray | None) -> list[_Scored]:
     """The options of the features ``at`` (rows of ``values``, features ``numeric[at]``) whose
     best cut follows sorted position ``pos`` with gain ``best`` among ``n_cuts`` admissible
-    cuts, ``left`` and ``known`` the class counts left of the cut and of the known rows."""
+    cuts, ``left`` and ``known`` the class counts left of the cut and of the known rows
+    (whole numbers when there is a ``table`` of x log2 x)."""
     # The MDL correction; math.log2, as the specification's, for the same last bit.
     corrected = best - np.array([math.log2(c) for c in n_cuts.tolist()]) / total
     keep = corrected >= J48_EPSILON
     if not keep.any():
         return []
-    at, pos, corrected = at[keep], pos[keep], corrected[keep]
-    split = np.stack((left[keep], known[keep] - left[keep]), axis=1)  # (c, 2, k)
-    info = _split_info(split.sum(axis=2), total)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(info > 0, corrected / info, 0.0)
-    return [
-        _Scored(feature, gain, r, True, partial(_option, feature, gain, r, values[i], p, branches))
-        for feature, gain, r, i, p, branches in zip(numeric[at].tolist(), corrected.tolist(), ratio.tolist(), at.tolist(), pos.tolist(), split)
-    ]
+    at, pos, corrected, left, known = at[keep], pos[keep], corrected[keep], left[keep], known[keep]
+    right = known - left
+    w_left, w_right = left.sum(axis=1), right.sum(axis=1)  # as the specification sums them
+    if table is None:
+        info = _split_info(np.stack((w_left, w_right), axis=1), total)
+    else:  # _split_info of whole numbers, from the table
+        unknown = total - (w_left + w_right)
+        a, b, u = w_left.astype(np.int64), w_right.astype(np.int64), unknown.astype(np.int64)
+        entropy = (-(table[a] + table[b]) - table[u]) + table[int(total)]
+        info = np.where(np.abs(entropy) < J48_EPSILON, 0.0, entropy / total)
+    ratio = np.where(info > 0, corrected / np.where(info > 0, info, 1.0), 0.0)
+    features = numeric[at].tolist()
+
+    def build(j: int) -> _Option:
+        i, p = int(at[j]), int(pos[j])
+        threshold = midpoint(float(values[i, p]), float(values[i, p + 1]))
+        return _Option(features[j], float(corrected[j]), float(ratio[j]), True, "numeric", threshold=threshold, branches=np.stack((left[j], right[j])))
+
+    return [_Scored(feature, gain, r, True, build, j) for j, (feature, gain, r) in enumerate(zip(features, corrected.tolist(), ratio.tolist()))]
 
 
 def scan(gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -174,9 +195,3 @@ def scan(gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         b, where = _best_cut(gains[i, positions])
         best[i], first[i] = (b, positions[where]) if where >= 0 else (-np.inf, 0)
     return best, first
-
-
-def _option(feature: int, gain: float, ratio: float, values: np.ndarray, p: int, branches: np.ndarray) -> _Option:
-    """The option of a numeric feature whose best cut follows sorted position ``p``."""
-    threshold = midpoint(float(values[p]), float(values[p + 1]))
-    return _Option(feature, gain, ratio, True, "numeric", threshold=threshold, branches=branches)
