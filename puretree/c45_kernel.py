@@ -1,5 +1,8 @@
 """J48's scan of a node's numeric cuts as one compiled loop (numba), for whole-number counts.
 
+Each row holds one class (a weight times its one-hot class vector, as the builder makes them),
+so the loop adds one number per row and feature, and scores only the admissible cuts.
+
 :func:`puretree.c45_vector.numeric_options` calls :func:`scan_features` when numba is
 installed and the node's counts are whole numbers (unweighted rows without fractions), else
 it runs its numpy expressions; both compute what :func:`puretree.c45._numeric_option`
@@ -59,12 +62,12 @@ def _pairwise(a: np.ndarray, n: int) -> float:
     return res
 
 
-def _scan(order: np.ndarray, values: np.ndarray, counts: np.ndarray, weights: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> Any:
+def _scan(order: np.ndarray, values: np.ndarray, classes: np.ndarray, weights: np.ndarray, k: int, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> Any:
     """For each feature (row of ``order``/``values``): its number of admissible cuts, the best
     gain J48's scan finds and the sorted position of its cut (-1: none above 1e-6), the class
-    counts of its known rows and those left of the cut."""
+    counts of its known rows and those left of the cut. Row ``r`` holds weight ``weights[r]``
+    of class ``classes[r]`` (and none of the other ``k - 1`` classes)."""
     f, n = order.shape
-    k = counts.shape[1]
     n_cuts = np.zeros(f, np.int64)
     best = np.zeros(f)
     where = np.full(f, -1, np.int64)
@@ -79,8 +82,7 @@ def _scan(order: np.ndarray, values: np.ndarray, counts: np.ndarray, weights: np
             nk -= 1
         for p in range(nk):
             r = order[i, p]
-            for c in range(k):
-                known[i, c] += counts[r, c]
+            known[i, classes[r]] += weights[r]
         kwi = 0
         for c in range(k):
             kwi += known[i, c]
@@ -97,8 +99,7 @@ def _scan(order: np.ndarray, values: np.ndarray, counts: np.ndarray, weights: np
         cuts = 0
         for p in range(nk - 1):
             r = order[i, p]
-            for c in range(k):
-                left[c] += counts[r, c]
+            left[classes[r]] += weights[r]
             wl += weights[r]
             if not values[i, p] + VALUE_TOLERANCE < values[i, p + 1]:
                 continue
@@ -126,8 +127,12 @@ if numba is not None:
     _scan = numba.njit(cache=True, nogil=True)(_scan)
 
 
-def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> tuple[np.ndarray, ...]:
+def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> tuple[np.ndarray, ...] | None:
     """:func:`_scan` on the node's sorted orders and values and its whole-number class counts
-    ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45._bits` gives it."""
-    weights = counts.sum(axis=1)
-    return _scan(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), counts, weights, table, float(total), int(n_classes), float(min_leaf))
+    ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45._bits`
+    gives it. None when a row holds weight in two classes (the builder never makes one)."""
+    if counts.shape[1] > MAX_CLASSES or (np.count_nonzero(counts, axis=1) > 1).any():
+        return None
+    classes = counts.argmax(axis=1)
+    weights = counts[np.arange(len(counts)), classes]
+    return _scan(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), classes, weights, counts.shape[1], table, float(total), int(n_classes), float(min_leaf))

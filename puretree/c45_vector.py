@@ -56,8 +56,8 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
     # x log2 x of every whole number up to the node's weight: with whole counts (unweighted
     # rows, no fractions of rows) the entropies are table look-ups of the same numbers.
     table = None if counts is None else _table(int(total) + 1)
-    if table is not None and KERNEL and k <= c45_kernel.MAX_CLASSES:
-        n_cuts, best, where, known, left_at = c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)
+    if table is not None and KERNEL and (found := c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)) is not None:
+        n_cuts, best, where, known, left_at = found
         at = np.flatnonzero(where >= 0)
         return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
     row_weight = node.stats.sum(axis=1)

@@ -148,3 +148,13 @@ def test_scan_is_j48s_sequential_scan(rows):
             assert best[i] == -np.inf
         else:
             assert (best[i], pos[i]) == (b, positions[where])
+
+
+def test_the_compiled_loop_takes_only_rows_of_one_class():
+    # The builder's rows hold one class each; a row with weight in two goes the numpy way.
+    order, values = np.array([[0, 1]]), np.array([[0.0, 1.0]])
+    table = c45_vector._table(4)
+    assert c45_kernel.scan_features(order, values, np.array([[1, 1], [0, 1]]), table, 3.0, 2, 0.0) is None
+    n_cuts, best, where, known, left = c45_kernel.scan_features(order, values, np.array([[1, 0], [0, 1]]), table, 2.0, 2, 0.0)
+    # One cut, between the two rows: a whole bit of gain.
+    assert (n_cuts.tolist(), best.tolist(), where.tolist(), known.tolist(), left.tolist()) == ([1], [1.0], [0], [[1, 1]], [[1, 0]])
