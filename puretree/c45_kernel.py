@@ -62,27 +62,33 @@ def _pairwise(a: np.ndarray, n: int) -> float:
     return res
 
 
-def _scan(order: np.ndarray, values: np.ndarray, classes: np.ndarray, weights: np.ndarray, k: int, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> Any:
+def _scan(order: np.ndarray, values: np.ndarray, rows: np.ndarray, shift: int, k: int, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> Any:
     """For each feature (row of ``order``/``values``): its number of admissible cuts, the best
     gain J48's scan finds and the sorted position of its cut (-1: none above 1e-6), the class
-    counts of its known rows and those left of the cut. Row ``r`` holds weight ``weights[r]``
-    of class ``classes[r]`` (and none of the other ``k - 1`` classes)."""
+    counts of its known rows and those left of the cut. Row ``r`` holds weight
+    ``rows[r] >> shift`` of class ``rows[r] & (2**shift - 1)`` and none of the other classes
+    (one number per row: one memory access where the rows are visited in a feature's order)."""
     f, n = order.shape
+    mask = (1 << shift) - 1
     n_cuts = np.zeros(f, np.int64)
     best = np.zeros(f)
     where = np.full(f, -1, np.int64)
     known = np.zeros((f, k), np.int64)
     left_at = np.zeros((f, k), np.int64)
+    node = np.zeros(k, np.int64)
+    for r in range(n):
+        node[rows[r] & mask] += rows[r] >> shift
     left = np.zeros(k, np.int64)
     tl = np.zeros(k)
     tr = np.zeros(k)
     for i in range(f):
+        # The known rows' counts: the node's, less the rows missing this feature (sorted last).
+        known[i, :] = node
         nk = n
-        while nk > 0 and np.isnan(values[i, nk - 1]):  # NaN (missing) sorts last
+        while nk > 0 and np.isnan(values[i, nk - 1]):
             nk -= 1
-        for p in range(nk):
-            r = order[i, p]
-            known[i, classes[r]] += weights[r]
+            row = rows[order[i, nk]]
+            known[i, row & mask] -= row >> shift
         kwi = 0
         for c in range(k):
             kwi += known[i, c]
@@ -98,9 +104,10 @@ def _scan(order: np.ndarray, values: np.ndarray, classes: np.ndarray, weights: n
         b = 0.0
         cuts = 0
         for p in range(nk - 1):
-            r = order[i, p]
-            left[classes[r]] += weights[r]
-            wl += weights[r]
+            row = rows[order[i, p]]
+            w = row >> shift
+            left[row & mask] += w
+            wl += w
             if not values[i, p] + VALUE_TOLERANCE < values[i, p + 1]:
                 continue
             wlf = float(wl)
@@ -122,9 +129,18 @@ def _scan(order: np.ndarray, values: np.ndarray, classes: np.ndarray, weights: n
     return n_cuts, best, where, known, left_at
 
 
+def _compiled(function: Any) -> Any:
+    """``function`` compiled by numba, its machine code cached on disk where numba can write
+    (beside this file, or numba's user cache); where it cannot, compiled afresh in each process."""
+    try:
+        return numba.njit(cache=True, nogil=True)(function)
+    except RuntimeError:  # no writable cache location
+        return numba.njit(nogil=True)(function)
+
+
 if numba is not None:
-    _pairwise = numba.njit(cache=True, nogil=True)(_pairwise)
-    _scan = numba.njit(cache=True, nogil=True)(_scan)
+    _pairwise = _compiled(_pairwise)
+    _scan = _compiled(_scan)
 
 
 def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> tuple[np.ndarray, ...] | None:
@@ -133,6 +149,8 @@ def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, tab
     gives it. None when a row holds weight in two classes (the builder never makes one)."""
     if counts.shape[1] > MAX_CLASSES or (np.count_nonzero(counts, axis=1) > 1).any():
         return None
+    k = counts.shape[1]
     classes = counts.argmax(axis=1)
-    weights = counts[np.arange(len(counts)), classes]
-    return _scan(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), classes, weights, counts.shape[1], table, float(total), int(n_classes), float(min_leaf))
+    shift = max(1, (k - 1).bit_length())
+    rows = (counts[np.arange(len(counts)), classes] << shift) | classes
+    return _scan(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), rows, shift, k, table, float(total), int(n_classes), float(min_leaf))
