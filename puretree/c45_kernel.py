@@ -11,26 +11,26 @@ computes, to the last bit. The loop repeats the specification's arithmetic in it
 added in numpy's pairwise order (:func:`_pairwise`), so the gains are equal floats, not
 merely close ones.
 
-Without numba, :data:`AVAILABLE` is False and nothing here is called.
+Without numba, :data:`AVAILABLE` is False and nothing here is called. numba is imported (about
+0.4 s) and the loop compiled (or loaded from numba's cache) at the first call, which
+:mod:`puretree.c45_vector` makes only for a node big enough to repay that (:func:`loaded`
+says whether it has happened).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import numpy as np
 
 from .c45 import J48_EPSILON, VALUE_TOLERANCE
 
-try:  # numba is optional: the numpy path grows the same trees
-    import numba
-except ImportError:  # pragma: no cover - depends on the environment
-    numba = None
+__all__ = ["AVAILABLE", "MAX_CLASSES", "scan_features", "loaded"]
 
-__all__ = ["AVAILABLE", "MAX_CLASSES", "scan_features"]
-
-#: Whether the compiled loop can run here.
-AVAILABLE = numba is not None
+#: Whether the compiled loop can run here (numba is installed; it is optional: the numpy path
+#: grows the same trees).
+AVAILABLE = importlib.util.find_spec("numba") is not None
 #: numpy adds up to 128 numbers in one pairwise block; more classes take the numpy path.
 MAX_CLASSES = 128
 
@@ -132,15 +132,29 @@ def _scan(order: np.ndarray, values: np.ndarray, rows: np.ndarray, shift: int, k
 def _compiled(function: Any) -> Any:
     """``function`` compiled by numba, its machine code cached on disk where numba can write
     (beside this file, or numba's user cache); where it cannot, compiled afresh in each process."""
+    import numba
+
     try:
         return numba.njit(cache=True, nogil=True)(function)
     except RuntimeError:  # no writable cache location
         return numba.njit(nogil=True)(function)
 
 
-if numba is not None:
-    _pairwise = _compiled(_pairwise)
-    _scan = _compiled(_scan)
+_COMPILED: Any = None
+
+
+def loaded() -> bool:
+    """Whether numba has been imported and the loop made ready in this process."""
+    return _COMPILED is not None
+
+
+def _kernel() -> Any:
+    global _COMPILED, _pairwise
+    if _COMPILED is None:
+        # _scan calls _pairwise by its global name, which numba resolves when it compiles.
+        _pairwise = _compiled(_pairwise)
+        _COMPILED = _compiled(_scan)
+    return _COMPILED
 
 
 def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> tuple[np.ndarray, ...] | None:
@@ -153,4 +167,4 @@ def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, tab
     classes = counts.argmax(axis=1)
     shift = max(1, (k - 1).bit_length())
     rows = (counts[np.arange(len(counts)), classes] << shift) | classes
-    return _scan(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), rows, shift, k, table, float(total), int(n_classes), float(min_leaf))
+    return _kernel()(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), rows, shift, k, table, float(total), int(n_classes), float(min_leaf))

@@ -32,7 +32,7 @@ from .c45 import J48_EPSILON, VALUE_TOLERANCE, _at_least, _best_cut, _bits, _Opt
 from . import c45_kernel
 from .grow import NodeData, midpoint
 
-__all__ = ["numeric_options", "scan", "BLOCK", "KERNEL", "TABLE_LIMIT"]
+__all__ = ["numeric_options", "scan", "BLOCK", "KERNEL", "KERNEL_MIN_WORK", "TABLE_LIMIT"]
 
 #: At most this many class counts (features x rows x classes) are scored in one block; a
 #: feature whose rows x classes alone exceed it goes through the specification's chunked scan.
@@ -56,7 +56,7 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
     # x log2 x of every whole number up to the node's weight: with whole counts (unweighted
     # rows, no fractions of rows) the entropies are table look-ups of the same numbers.
     table = None if counts is None else _table(int(total) + 1)
-    if table is not None and KERNEL and (found := c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)) is not None:
+    if table is not None and KERNEL and (c45_kernel.loaded() or q * n >= KERNEL_MIN_WORK) and (found := c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)) is not None:
         n_cuts, best, where, known, left_at = found
         at = np.flatnonzero(where >= 0)
         return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
@@ -93,6 +93,9 @@ TABLE_LIMIT = 1 << 20
 #: Whether whole-number counts go through the compiled loop of :mod:`puretree.c45_kernel`
 #: (when numba is installed); False runs the numpy expressions below.
 KERNEL = c45_kernel.AVAILABLE
+#: The first node whose rows x numeric features reach this loads numba (about 0.4 s), worth it
+#: from about this size on; smaller trees grow on numpy alone.
+KERNEL_MIN_WORK = 10_000
 
 
 def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts: np.ndarray | None, table: np.ndarray | None, total: float, n_classes: int, min_leaf: float) -> list[_Scored]:

@@ -38,6 +38,11 @@ SPEC = (C45Splits(vectorised=False),)
 BACKENDS = [False] + ([True] if c45_kernel.AVAILABLE else [])
 
 
+def backend(kernel):
+    """The compiled loop for every node (``True``), or numpy alone (``False``)."""
+    return mock.patch.multiple(c45_vector, KERNEL=kernel, KERNEL_MIN_WORK=0)
+
+
 def same_tree(a, b, *, rel: float = 1e-9) -> bool:
     """Same structure, features and thresholds; counts equal to ``rel`` relative."""
     if a.schema != b.schema or a.missing != b.missing:
@@ -71,7 +76,7 @@ options = st.fixed_dictionaries({"min_samples_leaf": st.sampled_from([0, 1, 2, 3
 @pytest.mark.parametrize("kernel", BACKENDS)
 @given(ds=datasets(min_rows=2, max_rows=40, max_features=4), opts=options)
 def test_unweighted_trees_are_equal(kernel, ds, opts):
-    with mock.patch.object(c45_vector, "KERNEL", kernel):
+    with backend(kernel):
         fast = c45(ds, **opts)
     assert fast == c45(ds, splitters=SPEC, **opts)
 
@@ -81,7 +86,7 @@ def test_unweighted_trees_are_equal(kernel, ds, opts):
 @settings(max_examples=40)
 def test_many_classes_are_equal(kernel, ds, m):
     # Eight classes and more: numpy sums them pairwise, which the compiled loop repeats.
-    with mock.patch.object(c45_vector, "KERNEL", kernel):
+    with backend(kernel):
         fast = c45(ds, min_samples_leaf=m)
     assert fast == c45(ds, min_samples_leaf=m, splitters=SPEC)
 
@@ -89,7 +94,7 @@ def test_many_classes_are_equal(kernel, ds, m):
 @pytest.mark.parametrize("kernel", BACKENDS)
 @given(ds=datasets(min_rows=2, max_rows=40, max_features=4, missing=0.3, weights=True), opts=options, missing=st.sampled_from(["distribute", "majority"]))
 def test_weighted_and_missing_trees_are_the_same(kernel, ds, opts, missing):
-    with mock.patch.object(c45_vector, "KERNEL", kernel):
+    with backend(kernel):
         fast = c45(ds, missing=missing, **opts)
     assert same_tree(fast, c45(ds, missing=missing, splitters=SPEC, **opts))
 
@@ -100,7 +105,7 @@ def test_blocks_and_the_per_feature_fallback_grow_the_same_tree(ds, block):
     # The numpy path. BLOCK 1: every feature alone is too big, the specification's chunked scan
     # runs; 40 and 200: blocks of one or a few features (rows x classes up to 160 here);
     # 10,000: one block.
-    with mock.patch.object(c45_vector, "BLOCK", block), mock.patch.object(c45_vector, "KERNEL", False):
+    with mock.patch.object(c45_vector, "BLOCK", block), backend(False):
         fast = c45(ds)
     assert same_tree(fast, c45(ds, splitters=SPEC))
 
@@ -111,7 +116,7 @@ def test_options_at_the_root_are_the_specifications(kernel, ds, min_leaf):
     node = root_data(ds)
     total, k = float(node.stats.sum()), len(ds.schema.classes)
     spec = [o for i in range(len(node.numeric)) if (o := _numeric_option(node, i, total, k, min_leaf, entropy)) is not None]
-    with mock.patch.object(c45_vector, "KERNEL", kernel):
+    with backend(kernel):
         fast = [s.option() for s in c45_vector.numeric_options(node, total, k, min_leaf)]
     assert [(o.feature, o.gain, o.ratio, o.threshold) for o in fast] == [(o.feature, o.gain, o.ratio, o.threshold) for o in spec]
     assert all(np.array_equal(a.branches, b.branches) for a, b in zip(fast, spec))
@@ -127,8 +132,12 @@ def test_whole_counts_use_the_table_and_fractions_do_not():
 @given(st.lists(st.floats(0, 1e6), min_size=0, max_size=c45_kernel.MAX_CLASSES))
 def test_pairwise_adds_in_numpys_order(xs):
     # The gains are equal floats only if the compiled loop adds classes as numpy's sum does.
+    if c45_kernel.AVAILABLE:
+        c45_kernel._kernel()  # compiles _pairwise too
+    compiled = c45_kernel._pairwise
+    plain = getattr(compiled, "py_func", compiled)
     a = np.array(xs, dtype=np.float64)
-    assert c45_kernel._pairwise(a, len(a)) == np.stack([a, a]).sum(axis=-1)[0] == a.sum()
+    assert compiled(a, len(a)) == plain(a, len(a)) == np.stack([a, a]).sum(axis=-1)[0] == a.sum()
 
 
 # Gains a few 1e-7 apart: J48's "better by more than 1e-6" makes the chosen cut depend on the
