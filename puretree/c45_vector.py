@@ -47,11 +47,6 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
     if q == 0 or n < 2:
         return []
     k = node.stats.shape[1]
-    if n * k > BLOCK and not (KERNEL and k <= c45_kernel.MAX_CLASSES):
-        from .c45 import _numeric_option
-        from .impurity import entropy
-
-        return [o for i in range(q) if (o := _numeric_option(node, i, total, n_classes, min_leaf, entropy)) is not None]
     counts = _whole_counts(node.stats, total, n)
     # x log2 x of every whole number up to the node's weight: with whole counts (unweighted
     # rows, no fractions of rows) the entropies are table look-ups of the same numbers.
@@ -60,6 +55,11 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
         n_cuts, best, where, known, left_at = found
         at = np.flatnonzero(where >= 0)
         return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
+    if n * k > BLOCK:  # one feature's arrays alone would be too big: the specification's chunked scan
+        from .c45 import _numeric_option
+        from .impurity import entropy
+
+        return [o for i in range(q) if (o := _numeric_option(node, i, total, n_classes, min_leaf, entropy)) is not None]  # type: ignore[misc]
     row_weight = node.stats.sum(axis=1)
     step = max(1, BLOCK // (n * k))
     out: list[_Scored] = []
