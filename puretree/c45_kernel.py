@@ -149,22 +149,29 @@ def loaded() -> bool:
 
 
 def _kernel() -> Any:
-    global _COMPILED, _pairwise
-    if _COMPILED is None:
+    """The compiled loop, or None where numba is installed but cannot be imported (say, it does
+    not support the installed numpy); then :data:`AVAILABLE` turns False for good."""
+    global _COMPILED, _pairwise, AVAILABLE
+    if _COMPILED is None and AVAILABLE:
+        try:
+            pairwise, scan = _compiled(_pairwise), _compiled(_scan)
+        except ImportError:
+            AVAILABLE = False
+            return None
         # _scan calls _pairwise by its global name, which numba resolves when it compiles.
-        _pairwise = _compiled(_pairwise)
-        _COMPILED = _compiled(_scan)
+        _pairwise, _COMPILED = pairwise, scan
     return _COMPILED
 
 
 def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> tuple[np.ndarray, ...] | None:
     """:func:`_scan` on the node's sorted orders and values and its whole-number class counts
     ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45._bits`
-    gives it. None when a row holds weight in two classes (the builder never makes one)."""
-    if counts.shape[1] > MAX_CLASSES or (np.count_nonzero(counts, axis=1) > 1).any():
+    gives it. None when a row holds weight in two classes (the builder never makes one) or
+    numba cannot be imported: the caller computes the same with numpy."""
+    if counts.shape[1] > MAX_CLASSES or (np.count_nonzero(counts, axis=1) > 1).any() or (kernel := _kernel()) is None:
         return None
     k = counts.shape[1]
     classes = counts.argmax(axis=1)
     shift = max(1, (k - 1).bit_length())
     rows = (counts[np.arange(len(counts)), classes] << shift) | classes
-    return _kernel()(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), rows, shift, k, table, float(total), int(n_classes), float(min_leaf))
+    return kernel(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), rows, shift, k, table, float(total), int(n_classes), float(min_leaf))

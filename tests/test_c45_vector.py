@@ -167,3 +167,16 @@ def test_the_compiled_loop_takes_only_rows_of_one_class():
     n_cuts, best, where, known, left = c45_kernel.scan_features(order, values, np.array([[1, 0], [0, 1]]), table, 2.0, 2, 0.0)
     # One cut, between the two rows: a whole bit of gain.
     assert (n_cuts.tolist(), best.tolist(), where.tolist(), known.tolist(), left.tolist()) == ([1], [1.0], [0], [[1, 1]], [[1, 0]])
+
+
+def test_a_numba_that_cannot_be_imported_leaves_numpy_to_do_it():
+    # numba installed but refusing to import (say, a numpy it does not support) is no error.
+    def broken(function):
+        raise ImportError("Numba needs NumPy 2.3 or less")
+
+    X = np.arange(200, dtype=float).reshape(100, 2)
+    y = (np.arange(100) % 7 < 3).astype(int)
+    with mock.patch.multiple(c45_kernel, _COMPILED=None, AVAILABLE=True, _compiled=broken), backend(True):
+        tree = c45(X, y)
+        assert c45_kernel.AVAILABLE is False
+    assert tree == c45(X, y, splitters=SPEC)
