@@ -25,6 +25,7 @@ and replayed as the specification does for the few features with near ties.
 from __future__ import annotations
 
 import math
+from itertools import repeat
 
 import numpy as np
 
@@ -172,7 +173,8 @@ def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.nda
         threshold = midpoint(float(values[i, p]), float(values[i, p + 1]))
         return _Option(features[j], float(corrected[j]), float(ratio[j]), True, "numeric", threshold=threshold, branches=np.stack((left[j], right[j])))
 
-    return [_Scored(feature, gain, r, True, build, j) for j, (feature, gain, r) in enumerate(zip(features, corrected.tolist(), ratio.tolist()))]
+    count = len(features)
+    return list(map(_Scored._make, zip(features, corrected.tolist(), ratio.tolist(), repeat(True, count), repeat(build, count), range(count))))
 
 
 def scan(gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
