@@ -13,7 +13,13 @@ the options are equal (``==``), weights and missing values included; a property 
 Only J48's sequential scan (a later cut replaces the best one only when its gain is better by
 more than 1e-6) is not a numpy expression. It is settled at once for a feature whose best
 gain is more than 1e-6 above every gain before it (then the scan ends on the first maximum),
-and replayed as the specification does for the few features with near ties.
+and replayed as the specification does for the few features with near ties (:func:`scan`).
+
+Two shortcuts for whole-number counts (unweighted rows, no fractions of rows), each giving the
+same floats: ``x log2 x`` is looked up in a table of numpy's values instead of computed, and,
+where numba is installed and the node is big enough to repay importing it, the whole scan is
+one compiled loop (:mod:`puretree.c45_kernel`). Weighted or fractional counts take the numpy
+expressions, in blocks of at most :data:`BLOCK` numbers.
 
 >>> from puretree.datasets import load_temperature
 >>> from puretree.grow import root_data
@@ -52,7 +58,8 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
     # x log2 x of every whole number up to the node's weight: with whole counts (unweighted
     # rows, no fractions of rows) the entropies are table look-ups of the same numbers.
     table = None if counts is None else _table(int(total) + 1)
-    if table is not None and KERNEL and (c45_kernel.loaded() or q * n >= KERNEL_MIN_WORK) and (found := c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)) is not None:
+    compiled = table is not None and KERNEL and (c45_kernel.loaded() or q * n >= KERNEL_MIN_WORK)
+    if compiled and (found := c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)) is not None:
         n_cuts, best, where, known, left_at = found
         at = np.flatnonzero(where >= 0)
         return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
