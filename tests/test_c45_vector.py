@@ -70,7 +70,10 @@ def same_tree(a, b, *, rel: float = 1e-9) -> bool:
     return True
 
 
-options = st.fixed_dictionaries({"min_samples_leaf": st.sampled_from([0, 1, 2, 3]), "threshold": st.sampled_from(["midpoint", "data"])})
+# The gain ratio (C4.5) or the gain alone, with the same guards.
+options = st.fixed_dictionaries(
+    {"min_samples_leaf": st.sampled_from([0, 1, 2, 3]), "threshold": st.sampled_from(["midpoint", "data"]), "score": st.sampled_from(["gain_ratio", "information_gain"])}
+)
 
 
 @pytest.mark.parametrize("kernel", BACKENDS)
