@@ -167,7 +167,18 @@ def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, tab
     """:func:`_scan` on the node's sorted orders and values and its whole-number class counts
     ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45._bits`
     gives it. None when a row holds weight in two classes (the builder never makes one) or
-    numba cannot be imported: the caller computes the same with numpy."""
+    numba cannot be imported: the caller computes the same with numpy.
+
+    Four rows of one feature, classes a a b b: the one cut between the two values is worth a
+    whole bit, and leaves (2, 0) on its left.
+
+    >>> from puretree.c45 import _bits
+    >>> table = _bits(np.arange(5, dtype=np.float64))
+    >>> found = scan_features(np.array([[0, 1, 2, 3]]), np.array([[1.0, 1.0, 2.0, 2.0]]),
+    ...                       np.array([[1, 0], [1, 0], [0, 1], [0, 1]]), table, 4.0, 2, 1.0)
+    >>> found is None or [a.tolist() for a in found] == [[1], [1.0], [1], [[2, 2]], [[2, 0]]]
+    True
+    """
     if counts.shape[1] > MAX_CLASSES or (np.count_nonzero(counts, axis=1) > 1).any() or (kernel := _kernel()) is None:
         return None
     k = counts.shape[1]
