@@ -85,6 +85,11 @@ def _whole_counts(stats: np.ndarray, total: float, n: int) -> np.ndarray | None:
     return whole if (whole == stats).all() else None
 
 
+def _class_sum(x: np.ndarray) -> np.ndarray:
+    """``x.sum(axis=-1)``; with two classes ``x[..., 0] + x[..., 1]``, the same float, sooner."""
+    return x[..., 0] + x[..., 1] if x.shape[-1] == 2 else x.sum(axis=-1)
+
+
 def _table(size: int) -> np.ndarray:
     """``x log2 x`` (:func:`~puretree.c45._bits`) of 0 .. size - 1, kept for the next node:
     each entry depends only on its x, so a longer table's start is a shorter one."""
@@ -135,12 +140,15 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
         left = cum[fi, pi]  # (m, k)
         right = known_parent[fi] - left
         children = _weighted_entropy(left) + _weighted_entropy(right)
-    else:
+        parent = _weighted_entropy(known_parent)
+    else:  # the same x log2 x, looked up; the sums over classes as numpy sums them
+        known_i = known_parent.astype(np.int64)
         left_i = cum[fi, pi]
-        right_i = cum[fi, last[fi]] - left_i
+        right_i = known_i[fi] - left_i
         wl = cum_weight[fi, pi].astype(np.int64)
-        children = (table[wl] - table[left_i].sum(axis=-1)) + (table[kw.astype(np.int64) - wl] - table[right_i].sum(axis=-1))
-    numerator = (known_weight / total)[fi] * (_weighted_entropy(known_parent)[fi] - children)
+        children = (table[wl] - _class_sum(table[left_i])) + (table[kw.astype(np.int64) - wl] - _class_sum(table[right_i]))
+        parent = table[known_weight.astype(np.int64)] - _class_sum(table[known_i])
+    numerator = (known_weight / total)[fi] * (parent[fi] - children)
     with np.errstate(divide="ignore", invalid="ignore"):
         scored = np.where(kw > 0, np.where(np.abs(numerator) < J48_EPSILON, 0.0, numerator / kw), 0.0)
     gains = np.full((f, n - 1), -np.inf)
