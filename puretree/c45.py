@@ -39,8 +39,8 @@ temperature > 48: yes (4/1)
 from __future__ import annotations
 
 import math
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Callable, Generator
+from typing import Any, NamedTuple
 
 import attrs
 import numpy as np
@@ -127,6 +127,24 @@ class _Option:
     threshold: float | None = None
     branches: np.ndarray | None = None
 
+    def option(self) -> "_Option":
+        return self
+
+
+class _Scored(NamedTuple):
+    """An attribute's C4.5 scores, its :class:`_Option` built (``build(index)``) only if it
+    wins: the fast path's, which scores many attributes and needs the option of one."""
+
+    feature: int
+    gain: float
+    ratio: float
+    counts_in_average: bool
+    build: Callable[[int], _Option]
+    index: int
+
+    def option(self) -> _Option:
+        return self.build(self.index)
+
 
 #: At most this many class counts are held at once while scoring cuts (about 32 MB).
 _CHUNK = 4_000_000
@@ -151,6 +169,23 @@ def _chunked_gains(stats: np.ndarray, order: np.ndarray, cuts: np.ndarray, known
     return gains
 
 
+def _best_cut(gains: np.ndarray) -> tuple[float, int]:
+    """J48's scan of a feature's cuts in order: the best gain and its index (-1: none above 1e-6).
+
+    The scan moves on only for a gain better by 1e-6. Every gain before the current best is at
+    most 1e-6 above it, so the next move is the first place where the running maximum exceeds
+    best + 1e-6: a binary search, not a rescan.
+
+    >>> _best_cut(np.array([0.5, 0.5000008, 0.5000015, 0.2]))      # 0.5000008 is no better
+    (0.5000015, 2)
+    """
+    best, where = 0.0, -1
+    record = np.maximum.accumulate(gains)
+    while (at := int(np.searchsorted(record, best + J48_EPSILON, side="right"))) < len(gains):
+        best, where = float(gains[at]), at
+    return best, where
+
+
 def _numeric_option(node: NodeData, i: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> _Option | None:
     """J48's ``handleNumericAttribute``: the best admissible cut of numeric feature ``i``."""
     values = node.values[i]
@@ -171,13 +206,7 @@ def _numeric_option(node: NodeData, i: int, total: float, n_classes: int, min_le
     if len(cuts) == 0:
         return None
     gains = _chunked_gains(node.stats, order, cuts, known_parent, total, impurity)
-    # J48 scans the cuts in order and moves on only for a gain better by 1e-6. Every gain
-    # before the current best is at most 1e-6 above it, so the next move is the first place
-    # where the running maximum exceeds best + 1e-6: a binary search, not a rescan.
-    best, where = 0.0, -1
-    record = np.maximum.accumulate(gains)
-    while (at := int(np.searchsorted(record, best + J48_EPSILON, side="right"))) < len(gains):
-        best, where = float(gains[at]), at
+    best, where = _best_cut(gains)
     corrected = best - math.log2(len(cuts)) / total
     if where < 0 or corrected < J48_EPSILON:
         return None
@@ -214,7 +243,13 @@ class C45Splits:
     ``score`` picks what the winner maximises: ``gain_ratio(impurity)`` (C4.5: entropy) or
     ``impurity_decrease(impurity)`` / ``information_gain(impurity)`` (the gain alone, with the
     same guards). With entropy the gain is computed exactly as J48 computes it.
+
+    ``vectorised`` (the default) scores the cuts of all numeric features of a node at once
+    (:func:`puretree.c45_vector.numeric_options`, entropy only); ``False`` runs this module's
+    feature-by-feature specification. Both choose the same splits.
     """
+
+    vectorised: bool = True
 
     def __call__(self, node: NodeData, *, score: Any, min_samples_leaf: float) -> Candidate | None:
         if node.schema.is_regression:
@@ -230,10 +265,15 @@ class C45Splits:
         features = node.schema.features
         many = [j for j in node.categorical if len(features[j].categories) >= 0.3 * node.root_rows]
         all_many = len(node.numeric) == 0 and len(many) == len(node.categorical)
-        options: list[_Option] = []
-        for i in range(len(node.numeric)):
-            if (o := _numeric_option(node, i, total, n_classes, min_leaf, impurity)) is not None:
-                options.append(o)
+        options: list[_Option | _Scored] = []
+        if self.vectorised and impurity is entropy:
+            from .c45_vector import numeric_options  # it builds on this module
+
+            options.extend(numeric_options(node, total, n_classes, min_leaf))
+        else:
+            for i in range(len(node.numeric)):
+                if (o := _numeric_option(node, i, total, n_classes, min_leaf, impurity)) is not None:
+                    options.append(o)
         for j in node.categorical:
             if (o := _categorical_option(node, j, total, min_leaf, j in many and not all_many, impurity)) is not None:
                 options.append(o)
@@ -245,7 +285,7 @@ class C45Splits:
             chosen = next(o for o in options if not _greater(best_gain, o.gain))
             if chosen.gain < J48_EPSILON:
                 return None
-            return _candidate(node, chosen, chosen.gain)
+            return _candidate(node, chosen.option(), chosen.gain)
         counted = [o.gain for o in options if o.counts_in_average]
         average = sum(counted) / len(counted) if counted else 0.0
         best_ratio, chosen_option = 0.0, None
@@ -254,7 +294,7 @@ class C45Splits:
                 best_ratio, chosen_option = o.ratio, o
         if chosen_option is None or abs(best_ratio) < J48_EPSILON:
             return None
-        return _candidate(node, chosen_option, best_ratio)
+        return _candidate(node, chosen_option.option(), best_ratio)
 
 
 def _uses_ratio(score: Any) -> tuple[bool, Any]:
