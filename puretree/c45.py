@@ -39,8 +39,8 @@ temperature > 48: yes (4/1)
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator
-from typing import Any, NamedTuple
+from collections.abc import Generator
+from typing import Any
 
 import attrs
 import numpy as np
@@ -48,7 +48,8 @@ import numpy as np
 from .criteria import GainRatio, ImpurityDecrease
 from .errors import ParameterError
 from .fold import run
-from .grow import MISSING_BRANCH, ByTask, Candidate, CheckedScore, NodeData, grow, midpoint, multiway_splits, threshold_splits
+from .c45_scan import AVERAGE_GAIN_SLACK, J48_EPSILON, VALUE_TOLERANCE, Option, Scored, categorical_option, greater, numeric_option
+from .grow import MISSING_BRANCH, ByTask, Candidate, CheckedScore, NodeData, grow, multiway_splits, threshold_splits
 from .impurity import entropy
 from .nodes import Leaf, Node, NumericSplit, SubsetSplit, Tree, children, with_children
 
@@ -64,176 +65,6 @@ __all__ = [
     "J48_EPSILON",
     "AVERAGE_GAIN_SLACK",
 ]
-
-#: J48's tolerance in every comparison of gains, ratios and weights (Weka's ``Utils.SMALL``).
-J48_EPSILON = 1e-6
-#: Two sorted values closer than this are not separated by a cut.
-VALUE_TOLERANCE = 1e-5
-#: An attribute competes on gain ratio when its gain is at least the average minus this.
-AVERAGE_GAIN_SLACK = 1e-3
-
-
-def _bits(x: np.ndarray) -> np.ndarray:
-    """``x * log2(x)``, with 0 for weights below J48's 1e-6 (its ``logFunc``)."""
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(x < J48_EPSILON, 0.0, x * np.log2(np.where(x < J48_EPSILON, 1.0, x)))
-
-
-def _weighted_entropy(counts: np.ndarray) -> np.ndarray:
-    """``weight x entropy`` (bits) of counts shaped ``(..., k)``: J48's ``oldEnt`` / ``newEnt`` terms."""
-    return _bits(counts.sum(axis=-1)) - _bits(counts).sum(axis=-1)
-
-
-def _gain(known_parent: np.ndarray, branches: np.ndarray, total: float, impurity: Any = entropy) -> np.ndarray:
-    """C4.5's gain of splits whose known rows' counts are ``branches`` ``(..., b, k)``.
-
-    The entropy decrease on the known rows, times their share of the node's weight ``total``
-    (``(1 - unknown rate) x (oldEnt - newEnt) / known weight``); 0 when the decrease is within
-    1e-6 of none. Another impurity's decrease is scaled alike.
-    """
-    known = float(known_parent.sum())
-    if impurity is not entropy:
-        decrease = np.asarray(ImpurityDecrease(impurity)(known_parent, branches), dtype=np.float64)
-        return np.where(np.isfinite(decrease), decrease * (known / total), 0.0) if known > 0 else np.zeros(decrease.shape)
-    numerator = (known / total) * (_weighted_entropy(known_parent) - _weighted_entropy(branches).sum(axis=-1))
-    return np.where(np.abs(numerator) < J48_EPSILON, 0.0, numerator / known) if known > 0 else np.zeros(numerator.shape)
-
-
-def _split_info(branch_weights: np.ndarray, total: float) -> np.ndarray:
-    """Split information (bits) of the branches plus one branch of the unknown rows; 0 if trivial."""
-    unknown = total - branch_weights.sum(axis=-1)
-    ent = -_bits(branch_weights).sum(axis=-1) - _bits(np.maximum(unknown, 0.0)) + _bits(np.asarray(total))
-    return np.where(np.abs(ent) < J48_EPSILON, 0.0, ent / total)
-
-
-def _greater(a: float, b: float) -> bool:
-    return a - b > J48_EPSILON
-
-
-def _at_least(a: Any, b: float) -> Any:
-    return a - b > -J48_EPSILON
-
-
-@attrs.frozen
-class _Option:
-    """One attribute's C4.5 split at a node: its gain, ratio and how rows go."""
-
-    feature: int
-    gain: float
-    ratio: float
-    counts_in_average: bool
-    kind: str
-    threshold: float | None = None
-    branches: np.ndarray | None = None
-
-    def option(self) -> "_Option":
-        return self
-
-
-class _Scored(NamedTuple):
-    """An attribute's C4.5 scores, its :class:`_Option` built (``build(index)``) only if it
-    wins: the fast path's, which scores many attributes and needs the option of one."""
-
-    feature: int
-    gain: float
-    ratio: float
-    counts_in_average: bool
-    build: Callable[[int], _Option]
-    index: int
-
-    def option(self) -> _Option:
-        return self.build(self.index)
-
-
-#: At most this many class counts are held at once while scoring cuts (about 32 MB).
-_CHUNK = 4_000_000
-
-
-def _chunked_gains(stats: np.ndarray, order: np.ndarray, cuts: np.ndarray, known_parent: np.ndarray, total: float, impurity: Any) -> np.ndarray:
-    """The gain of every cut, computed over blocks of sorted rows, so that the memory held
-    is bounded whatever the number of rows times classes (10,000 classes, say)."""
-    k = stats.shape[1]
-    step = max(1, _CHUNK // max(1, 2 * k))
-    gains = np.empty(len(cuts))
-    running = np.zeros(k)
-    for start in range(0, int(cuts[-1]) + 1, step):
-        stop = min(start + step, int(cuts[-1]) + 1)
-        block = np.cumsum(stats[order[start:stop]], axis=0)
-        block += running
-        running = block[-1].copy()
-        lo, hi = np.searchsorted(cuts, [start, stop])
-        if hi > lo:
-            left = block[cuts[lo:hi] - start]
-            gains[lo:hi] = _gain(known_parent, np.stack((left, known_parent - left), axis=-2), total, impurity)
-    return gains
-
-
-def _best_cut(gains: np.ndarray) -> tuple[float, int]:
-    """J48's scan of a feature's cuts in order: the best gain and its index (-1: none above 1e-6).
-
-    The scan moves on only for a gain better by 1e-6. Every gain before the current best is at
-    most 1e-6 above it, so the next move is the first place where the running maximum exceeds
-    best + 1e-6: a binary search, not a rescan.
-
-    >>> _best_cut(np.array([0.5, 0.5000008, 0.5000015, 0.2]))      # 0.5000008 is no better
-    (0.5000015, 2)
-    """
-    best, where = 0.0, -1
-    record = np.maximum.accumulate(gains)
-    while (at := int(np.searchsorted(record, best + J48_EPSILON, side="right"))) < len(gains):
-        best, where = float(gains[at]), at
-    return best, where
-
-
-def _numeric_option(node: NodeData, i: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> _Option | None:
-    """J48's ``handleNumericAttribute``: the best admissible cut of numeric feature ``i``."""
-    values = node.values[i]
-    order = node.order[i]
-    n_known = int(np.count_nonzero(~np.isnan(values)))
-    known_parent = node.stats[order[:n_known]].sum(axis=0) if n_known else np.zeros(node.stats.shape[1])
-    known_weight = float(known_parent.sum())
-    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
-    # J48 compares the number of known rows here; the known weight keeps "weight k is k
-    # copies" true (the same for unweighted data without missing values).
-    if known_weight - 2 * least < -J48_EPSILON or n_known < 2:
-        return None
-    # A cut after sorted position p-1 (p = 1 .. n_known-1), between values more than 1e-5 apart.
-    cuts = np.flatnonzero(values[: n_known - 1] + VALUE_TOLERANCE < values[1:n_known])
-    w_left = np.cumsum(node.stats[order[:n_known]].sum(axis=1))[cuts]
-    admissible = _at_least(w_left, least) & _at_least(known_weight - w_left, least)
-    cuts = cuts[admissible]
-    if len(cuts) == 0:
-        return None
-    gains = _chunked_gains(node.stats, order, cuts, known_parent, total, impurity)
-    best, where = _best_cut(gains)
-    corrected = best - math.log2(len(cuts)) / total
-    if where < 0 or corrected < J48_EPSILON:
-        return None
-    p = int(cuts[where])
-    left = node.stats[order[: p + 1]].sum(axis=0)
-    branches = np.stack((left, known_parent - left))
-    info = float(_split_info(branches.sum(axis=1), total))
-    ratio = corrected / info if info > 0 else 0.0
-    threshold = midpoint(float(values[p]), float(values[p + 1]))
-    return _Option(int(node.numeric[i]), corrected, ratio, True, "numeric", threshold=threshold, branches=branches)
-
-
-def _categorical_option(node: NodeData, j: int, total: float, min_leaf: float, many_values: bool, impurity: Any) -> _Option | None:
-    """J48's ``handleEnumeratedAttribute``: one branch per category of feature ``j``."""
-    m = len(node.schema.features[j].categories)
-    column = node.X[:, j]
-    known = ~np.isnan(column)
-    codes = column[known].astype(np.int64)
-    stats = node.stats[known]
-    per = np.stack([np.bincount(codes, weights=stats[:, c], minlength=m) for c in range(stats.shape[1])], axis=-1)
-    if np.count_nonzero(_at_least(per.sum(axis=1), min_leaf)) < 2:
-        return None
-    gain = float(_gain(per.sum(axis=0), per, total, impurity))
-    info = float(_split_info(per.sum(axis=1), total))
-    ratio = gain / info if info > 0 else 0.0
-    return _Option(j, gain, ratio, not many_values, "multiway", branches=per)
-
 
 @attrs.frozen
 class C45Splits:
@@ -265,24 +96,24 @@ class C45Splits:
         features = node.schema.features
         many = [j for j in node.categorical if len(features[j].categories) >= 0.3 * node.root_rows]
         all_many = len(node.numeric) == 0 and len(many) == len(node.categorical)
-        options: list[_Option | _Scored] = []
+        options: list[Option | Scored] = []
         if self.vectorised and impurity is entropy:
             from .c45_vector import numeric_options  # it builds on this module
 
             options.extend(numeric_options(node, total, n_classes, min_leaf))
         else:
             for i in range(len(node.numeric)):
-                if (o := _numeric_option(node, i, total, n_classes, min_leaf, impurity)) is not None:
+                if (o := numeric_option(node, i, total, n_classes, min_leaf, impurity)) is not None:
                     options.append(o)
         for j in node.categorical:
-            if (o := _categorical_option(node, j, total, min_leaf, j in many and not all_many, impurity)) is not None:
+            if (o := categorical_option(node, j, total, min_leaf, j in many and not all_many, impurity)) is not None:
                 options.append(o)
         if not options:
             return None
         options.sort(key=lambda o: o.feature)  # J48 looks at the attributes in order
         if not by_ratio:
             best_gain = max(o.gain for o in options)
-            chosen = next(o for o in options if not _greater(best_gain, o.gain))
+            chosen = next(o for o in options if not greater(best_gain, o.gain))
             if chosen.gain < J48_EPSILON:
                 return None
             return _candidate(node, chosen.option(), chosen.gain)
@@ -290,7 +121,7 @@ class C45Splits:
         average = sum(counted) / len(counted) if counted else 0.0
         best_ratio, chosen_option = 0.0, None
         for o in options:
-            if o.gain >= average - AVERAGE_GAIN_SLACK and _greater(o.ratio, best_ratio):
+            if o.gain >= average - AVERAGE_GAIN_SLACK and greater(o.ratio, best_ratio):
                 best_ratio, chosen_option = o.ratio, o
         if chosen_option is None or abs(best_ratio) < J48_EPSILON:
             return None
@@ -308,7 +139,7 @@ def _uses_ratio(score: Any) -> tuple[bool, Any]:
     raise ParameterError(f"c45 chooses splits by gain_ratio(impurity) or information_gain(impurity) (impurity_decrease); got {score!r}: use grow() with your own splitters for other scores")
 
 
-def _candidate(node: NodeData, o: _Option, score: float) -> Candidate:
+def _candidate(node: NodeData, o: Option, score: float) -> Candidate:
     column = node.X[:, o.feature]
     if o.kind == "numeric":
         branch = np.where(np.isnan(column), MISSING_BRANCH, column > o.threshold).astype(np.int64)
@@ -350,21 +181,21 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     (0.199, 1.809, 0.11)
     """
     from .data import as_dataset
-    from .grow import _check_options, root_data
+    from .grow import check_options, root_data
 
-    _check_options(None, 2, min_samples_leaf, None)
+    check_options(min_samples_leaf=min_samples_leaf)
     ds = as_dataset(X, y, **data_options)
     node = root_data(ds)
     total = float(node.stats.sum())
     n_classes = len(ds.schema.classes)
     out: dict[str, C45Score] = {}
     for i in range(len(node.numeric)):
-        if (o := _numeric_option(node, i, total, n_classes, float(min_samples_leaf), impurity)) is not None:
+        if (o := numeric_option(node, i, total, n_classes, float(min_samples_leaf), impurity)) is not None:
             out[ds.schema.features[o.feature].name] = C45Score(o.gain, o.ratio, True, o.threshold)
     many = [j for j in node.categorical if len(ds.schema.features[j].categories) >= 0.3 * ds.n_rows]
     all_many = len(node.numeric) == 0 and len(many) == len(node.categorical)
     for j in node.categorical:
-        if (o := _categorical_option(node, j, total, float(min_samples_leaf), j in many and not all_many, impurity)) is not None:
+        if (o := categorical_option(node, j, total, float(min_samples_leaf), j in many and not all_many, impurity)) is not None:
             out[ds.schema.features[j].name] = C45Score(o.gain, o.ratio, o.counts_in_average)
     return {f.name: out[f.name] for f in ds.schema.features if f.name in out}
 
@@ -504,7 +335,7 @@ def _split_rows(node: Node, X: np.ndarray, rows: np.ndarray, weights: np.ndarray
 
 
 def _estimated(dist: np.ndarray, cf: float) -> float:
-    from .prune import c45_added_errors
+    from .estimates import c45_added_errors
 
     total = float(dist.sum())
     if total < J48_EPSILON:
@@ -607,7 +438,8 @@ def pessimistic_with_raising(tree: Tree, X: Any, y: Any = None, *, cf: float = 0
     x0 <= 0.5: 0 (8/2)
     x0 > 0.5: 1 (14/3)
     """
-    from .prune import check_cf, validation_codes
+    from .estimates import check_cf
+    from .validation import validation_codes
 
     if tree.schema.is_regression:
         raise ParameterError("pessimistic pruning needs a classification tree; this is a regression tree")

@@ -5,7 +5,7 @@ so the loop adds one number per row and feature, and scores only the admissible 
 
 :func:`puretree.c45_vector.numeric_options` calls :func:`scan_features` when numba is
 installed and the node's counts are whole numbers (unweighted rows without fractions), else
-it runs its numpy expressions; both compute what :func:`puretree.c45._numeric_option`
+it runs its numpy expressions; both compute what :func:`puretree.c45_scan.numeric_option`
 computes, to the last bit. The loop repeats the specification's arithmetic in its order:
 ``x log2 x`` comes from the same table of numpy's values, and every sum over classes is
 added in numpy's pairwise order (:func:`_pairwise`), so the gains are equal floats, not
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .c45 import J48_EPSILON, VALUE_TOLERANCE
+from .c45_scan import J48_EPSILON, VALUE_TOLERANCE
 
 __all__ = ["AVAILABLE", "MAX_CLASSES", "scan_features", "loaded"]
 
@@ -165,15 +165,15 @@ def _kernel() -> Any:
 
 def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> tuple[np.ndarray, ...] | None:
     """:func:`_scan` on the node's sorted orders and values and its whole-number class counts
-    ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45._bits`
+    ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45_scan.bits`
     gives it. None when a row holds weight in two classes (the builder never makes one) or
     numba cannot be imported: the caller computes the same with numpy.
 
     Four rows of one feature, classes a a b b: the one cut between the two values is worth a
     whole bit, and leaves (2, 0) on its left.
 
-    >>> from puretree.c45 import _bits
-    >>> table = _bits(np.arange(5, dtype=np.float64))
+    >>> from puretree.c45_scan import bits
+    >>> table = bits(np.arange(5, dtype=np.float64))
     >>> found = scan_features(np.array([[0, 1, 2, 3]]), np.array([[1.0, 1.0, 2.0, 2.0]]),
     ...                       np.array([[1, 0], [1, 0], [0, 1], [0, 1]]), table, 4.0, 2, 1.0)
     >>> found is None or [a.tolist() for a in found] == [[1], [1.0], [1], [[2, 2]], [[2, 0]]]

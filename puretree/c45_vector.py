@@ -1,7 +1,7 @@
 """C4.5's numeric cuts for every numeric feature of a node at once (the fast path of
 :mod:`puretree.c45`).
 
-:func:`puretree.c45._numeric_option` is the readable specification: one feature, its cuts
+:func:`puretree.c45_scan.numeric_option` is the readable specification: one feature, its cuts
 scanned as J48's ``handleNumericAttribute`` scans them. :func:`numeric_options` computes the
 same options for all the node's numeric features in a handful of numpy calls over
 ``(features, rows, classes)`` arrays: the class counts left of every cut are one cumulative
@@ -35,7 +35,7 @@ from itertools import repeat
 
 import numpy as np
 
-from .c45 import J48_EPSILON, VALUE_TOLERANCE, _at_least, _best_cut, _bits, _Option, _Scored, _split_info, _weighted_entropy
+from .c45_scan import J48_EPSILON, VALUE_TOLERANCE, Option, Scored, at_least, best_cut, bits, split_info, weighted_entropy
 from . import c45_kernel
 from .grow import NodeData, midpoint
 
@@ -46,10 +46,10 @@ __all__ = ["numeric_options", "scan", "BLOCK", "KERNEL", "KERNEL_MIN_WORK", "TAB
 BLOCK = 1_000_000
 
 
-def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: float) -> list[_Scored]:
+def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: float) -> list[Scored]:
     """The C4.5 options (entropy gain) of all of ``node``'s numeric features, those that
     have an admissible cut with gain left after the MDL correction, in feature order; the
-    same as ``_numeric_option`` feature by feature."""
+    same as ``numeric_option`` feature by feature."""
     q, n = node.order.shape
     if q == 0 or n < 2:
         return []
@@ -64,13 +64,13 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
         at = np.flatnonzero(where >= 0)
         return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
     if n * k > BLOCK:  # one feature's arrays alone would be too big: the specification's chunked scan
-        from .c45 import _numeric_option
+        from .c45_scan import numeric_option
         from .impurity import entropy
 
-        return [o for i in range(q) if (o := _numeric_option(node, i, total, n_classes, min_leaf, entropy)) is not None]  # type: ignore[misc]
+        return [o for i in range(q) if (o := numeric_option(node, i, total, n_classes, min_leaf, entropy)) is not None]  # type: ignore[misc]
     row_weight = node.stats.sum(axis=1)
     step = max(1, BLOCK // (n * k))
-    out: list[_Scored] = []
+    out: list[Scored] = []
     for start in range(0, q, step):
         out.extend(_block(node, start, min(q, start + step), row_weight, counts, table, total, n_classes, min_leaf))
     return out
@@ -91,11 +91,11 @@ def _class_sum(x: np.ndarray) -> np.ndarray:
 
 
 def _table(size: int) -> np.ndarray:
-    """``x log2 x`` (:func:`~puretree.c45._bits`) of 0 .. size - 1, kept for the next node:
+    """``x log2 x`` (:func:`~puretree.c45_scan.bits`) of 0 .. size - 1, kept for the next node:
     each entry depends only on its x, so a longer table's start is a shorter one."""
     global _TABLE
     if len(_TABLE) < size:
-        _TABLE = _bits(np.arange(max(size, min(2 * len(_TABLE), TABLE_LIMIT)), dtype=np.float64))
+        _TABLE = bits(np.arange(max(size, min(2 * len(_TABLE), TABLE_LIMIT)), dtype=np.float64))
     return _TABLE
 
 
@@ -111,7 +111,7 @@ KERNEL = c45_kernel.AVAILABLE
 KERNEL_MIN_WORK = 10_000
 
 
-def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts: np.ndarray | None, table: np.ndarray | None, total: float, n_classes: int, min_leaf: float) -> list[_Scored]:
+def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts: np.ndarray | None, table: np.ndarray | None, total: float, n_classes: int, min_leaf: float) -> list[Scored]:
     order = node.order[start:stop]  # (f, n)
     values = node.values[start:stop]
     f, n = order.shape
@@ -129,18 +129,18 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
     w_left = cum_weight[:, :-1]  # weight left of the cut after sorted position p
     with np.errstate(invalid="ignore"):
         cut = values[:, :-1] + VALUE_TOLERANCE < values[:, 1:]  # False next to NaN
-    cut &= _at_least(w_left, least[:, None]) & _at_least(known_weight[:, None] - w_left, least[:, None]) & usable[:, None]
+    cut &= at_least(w_left, least[:, None]) & at_least(known_weight[:, None] - w_left, least[:, None]) & usable[:, None]
     n_cuts = np.count_nonzero(cut, axis=1)
     fi, pi = np.nonzero(cut)
     if len(fi) == 0:
         return []
-    # The gain of every admissible cut, as the specification's _gain computes it.
+    # The gain of every admissible cut, as the specification's gain computes it.
     kw = known_weight[fi]
     if table is None:
         left = cum[fi, pi]  # (m, k)
         right = known_parent[fi] - left
-        children = _weighted_entropy(left) + _weighted_entropy(right)
-        parent = _weighted_entropy(known_parent)
+        children = weighted_entropy(left) + weighted_entropy(right)
+        parent = weighted_entropy(known_parent)
     else:  # the same x log2 x, looked up; the sums over classes as numpy sums them
         known_i = known_parent.astype(np.int64)
         left_i = cum[fi, pi]
@@ -160,7 +160,7 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
     return _scored(node.numeric[start:stop], values, at, pos, best[found], n_cuts[at], cum[at, pos].astype(np.float64), known_parent[at], total, table)
 
 
-def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.ndarray, best: np.ndarray, n_cuts: np.ndarray, left: np.ndarray, known: np.ndarray, total: float, table: np.ndarray | None) -> list[_Scored]:
+def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.ndarray, best: np.ndarray, n_cuts: np.ndarray, left: np.ndarray, known: np.ndarray, total: float, table: np.ndarray | None) -> list[Scored]:
     """The options of the features ``at`` (rows of ``values``, features ``numeric[at]``) whose
     best cut follows sorted position ``pos`` with gain ``best`` among ``n_cuts`` admissible
     cuts, ``left`` and ``known`` the class counts left of the cut and of the known rows
@@ -174,8 +174,8 @@ def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.nda
     right = known - left
     w_left, w_right = left.sum(axis=1), right.sum(axis=1)  # as the specification sums them
     if table is None:
-        info = _split_info(np.stack((w_left, w_right), axis=1), total)
-    else:  # _split_info of whole numbers, from the table
+        info = split_info(np.stack((w_left, w_right), axis=1), total)
+    else:  # split_info of whole numbers, from the table
         unknown = total - (w_left + w_right)
         a, b, u = w_left.astype(np.int64), w_right.astype(np.int64), unknown.astype(np.int64)
         entropy = (-(table[a] + table[b]) - table[u]) + table[int(total)]
@@ -183,18 +183,18 @@ def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.nda
     ratio = np.where(info > 0, corrected / np.where(info > 0, info, 1.0), 0.0)
     features = numeric[at].tolist()
 
-    def build(j: int) -> _Option:
+    def build(j: int) -> Option:
         i, p = int(at[j]), int(pos[j])
         threshold = midpoint(float(values[i, p]), float(values[i, p + 1]))
-        return _Option(features[j], float(corrected[j]), float(ratio[j]), True, "numeric", threshold=threshold, branches=np.stack((left[j], right[j])))
+        return Option(features[j], float(corrected[j]), float(ratio[j]), True, "numeric", threshold=threshold, branches=np.stack((left[j], right[j])))
 
     count = len(features)
-    return list(map(_Scored._make, zip(features, corrected.tolist(), ratio.tolist(), repeat(True, count), repeat(build, count), range(count))))
+    return list(map(Scored._make, zip(features, corrected.tolist(), ratio.tolist(), repeat(True, count), repeat(build, count), range(count))))
 
 
 def scan(gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """J48's scan of every row of ``gains`` (features x cut positions, -inf where no cut):
-    the best gain of each row and its position, as :func:`puretree.c45._best_cut` finds them
+    the best gain of each row and its position, as :func:`puretree.c45_scan.best_cut` finds them
     in the row's cuts; -inf (and position 0) where no gain is above 1e-6.
 
     The scan ends on the first maximum when that is better by more than 1e-6 than every gain
@@ -212,6 +212,6 @@ def scan(gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     before = np.where(np.arange(m) < first[:, None], gains, -np.inf).max(axis=1)
     for i in np.flatnonzero(~(best > np.maximum(before, 0.0) + J48_EPSILON)).tolist():
         positions = np.flatnonzero(gains[i] > -np.inf)
-        b, where = _best_cut(gains[i, positions])
+        b, where = best_cut(gains[i, positions])
         best[i], first[i] = (b, positions[where]) if where >= 0 else (-np.inf, 0)
     return best, first

@@ -27,7 +27,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puretree import c45_kernel, c45_vector
-from puretree.c45 import C45Splits, _best_cut, _numeric_option, c45
+from puretree.c45 import C45Splits, c45
+from puretree.c45_scan import best_cut, numeric_option
 from puretree.grow import root_data
 from puretree.impurity import entropy
 from puretree.nodes import CategoricalSplit, Leaf, NumericSplit
@@ -124,7 +125,7 @@ def test_blocks_and_the_per_feature_fallback_grow_the_same_tree(ds, block):
 def test_options_at_the_root_are_the_specifications(kernel, ds, min_leaf):
     node = root_data(ds)
     total, k = float(node.stats.sum()), len(ds.schema.classes)
-    spec = [o for i in range(len(node.numeric)) if (o := _numeric_option(node, i, total, k, min_leaf, entropy)) is not None]
+    spec = [o for i in range(len(node.numeric)) if (o := numeric_option(node, i, total, k, min_leaf, entropy)) is not None]
     with backend(kernel):
         fast = [s.option() for s in c45_vector.numeric_options(node, total, k, min_leaf)]
     assert [(o.feature, o.gain, o.ratio, o.threshold) for o in fast] == [(o.feature, o.gain, o.ratio, o.threshold) for o in spec]
@@ -161,7 +162,7 @@ def test_scan_is_j48s_sequential_scan(rows):
     best, pos = c45_vector.scan(gains)
     for i, row in enumerate(gains):
         positions = np.flatnonzero(row > -np.inf)
-        b, where = _best_cut(row[positions]) if len(positions) else (0.0, -1)
+        b, where = best_cut(row[positions]) if len(positions) else (0.0, -1)
         if where < 0:
             assert best[i] == -np.inf
         else:
