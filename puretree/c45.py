@@ -49,7 +49,8 @@ from .criteria import GainRatio, ImpurityDecrease
 from .errors import ParameterError
 from .fold import run
 from .c45_scan import AVERAGE_GAIN_SLACK, J48_EPSILON, VALUE_TOLERANCE, Option, Scored, categorical_option, greater, numeric_option
-from .grow import MISSING_BRANCH, ByTask, Candidate, CheckedScore, NodeData, grow, multiway_splits, threshold_splits
+from .builder import ByTask, grow
+from .splits import MISSING_BRANCH, Candidate, CheckedScore, NodeData, multiway_splits, threshold_splits
 from .impurity import entropy
 from .nodes import Leaf, Node, NumericSplit, SubsetSplit, Tree, children, with_children
 
@@ -181,7 +182,8 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     (0.199, 1.809, 0.11)
     """
     from .data import as_dataset
-    from .grow import check_options, root_data
+    from .builder import check_options
+    from .splits import root_data
 
     check_options(min_samples_leaf=min_samples_leaf)
     ds = as_dataset(X, y, **data_options)

@@ -21,7 +21,7 @@ import attrs
 import numpy as np
 
 from .criteria import ImpurityDecrease
-from .grow import NodeData, midpoint
+from .splits import NodeData, midpoint
 from .impurity import entropy
 
 __all__ = [

@@ -37,7 +37,7 @@ import numpy as np
 
 from .c45_scan import J48_EPSILON, VALUE_TOLERANCE, Option, Scored, at_least, best_cut, bits, split_info, weighted_entropy
 from . import c45_kernel
-from .grow import NodeData, midpoint
+from .splits import NodeData, midpoint
 
 __all__ = ["numeric_options", "scan", "BLOCK", "KERNEL", "KERNEL_MIN_WORK", "TABLE_LIMIT"]
 

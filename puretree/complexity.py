@@ -243,7 +243,7 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
     """
     from .data import as_dataset
     from .evaluate import accuracy, stratified_folds
-    from .grow import cart
+    from .builder import cart
 
     fit = cart if fit is None else fit
     data = as_dataset(X, y)

@@ -64,6 +64,7 @@ import numpy as np
 from .data import Dataset
 from .errors import DataError
 from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit
+from .tasks import as_task
 
 __all__ = ["build", "supports", "quantile_bins", "ENGINES"]
 
@@ -82,7 +83,7 @@ _SINGLE_NODE_MAX = 1_000_000
 
 
 def _kinds() -> dict[Any, str]:
-    from .grow import multiway_splits, subset_splits, threshold_splits
+    from .splits import multiway_splits, subset_splits, threshold_splits
 
     return {threshold_splits: "numeric", multiway_splits: "multiway", subset_splits: "subset"}
 
@@ -106,8 +107,8 @@ def _score(score: Any, parent: np.ndarray, children: np.ndarray, names: Any) -> 
 
 
 def _first_tied(scores: np.ndarray) -> np.ndarray:
-    """Row-wise :func:`puretree.grow._tie_first`: the first column within tolerance of the row's best."""
-    from .grow import TIE_TOLERANCE
+    """Row-wise :func:`puretree.splits.tie_first`: the first column within tolerance of the row's best."""
+    from .splits import TIE_TOLERANCE
 
     best = scores.max(axis=-1)
     with np.errstate(invalid="ignore"):
@@ -158,7 +159,7 @@ def _segmented_cumsum(S: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np
 
 
 def _refuse_missing(ds: Dataset) -> None:
-    from .grow import refuse_missing  # one message for both builders
+    from .splits import refuse_missing  # one message for both builders
 
     refuse_missing(ds)
 
@@ -193,7 +194,7 @@ class _Best:
 
 def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     """Best threshold split per node over all numeric features (threshold_splits)."""
-    from .grow import TIE_TOLERANCE, _variance_decrease
+    from .splits import TIE_TOLERANCE, variance_decrease
 
     N, q = st.n_nodes, ctx.q
     out = _Best(N)
@@ -289,7 +290,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         else:
             parent = counts[nodes]
         if ctx.variance_decrease:
-            s = _variance_decrease(parent, left)
+            s = variance_decrease(parent, left)
         else:
             # scored in slices of at most _SCORE_CHUNK candidates: a score's temporaries are
             # several times its input, and bound the peak memory of a level
@@ -354,7 +355,7 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     """Every position of every segment of a chunk of features scored, invalid ones set to
     -inf, and each (node, feature)'s first near-best threshold found by segmented reductions;
     the same choice as the gathered path, with sequential passes only."""
-    from .grow import TIE_TOLERANCE, _variance_decrease
+    from .splits import TIE_TOLERANCE, variance_decrease
 
     c, m = V.shape
     k, N = ctx.k, st.n_nodes
@@ -371,7 +372,7 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
         parent = np.broadcast_to(st.counts[node_at[:-1]], left.shape)
     s = np.full((c, m), -np.inf)
     if ctx.variance_decrease:
-        s[:, :-1] = _variance_decrease(parent, left)
+        s[:, :-1] = variance_decrease(parent, left)
     else:
         step = max(1, _SCORE_CHUNK // max(1, m - 1))
         for a in range(0, c, step):
@@ -443,14 +444,13 @@ def _run_prefix_sums(V: np.ndarray, idx: np.ndarray, st: "_Level", ctx: "_Contex
 
 def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]) -> dict[str, _Best]:
     """Best multiway and subset splits per node, one pass over each categorical feature."""
-    from .grow import _tie_first, _weight_of
+    from .splits import tie_first
 
     N, k = st.n_nodes, ctx.k
     want_multi, want_subset = "multiway" in kinds, "subset" in kinds
     ms = np.full((N, len(ctx.categorical)), -np.inf)
     sub = _Best(N)
     sub_found: list[list[tuple[float, int, tuple[int, ...], np.ndarray]]] = [[] for _ in range(N)]
-    weight_of = _weight_of(cfg.score)
     total = st.counts[:, 0] if ctx.regression else st.counts.sum(axis=-1)
     for jj, j in enumerate(ctx.categorical):
         usable = st.usable[:, jj]
@@ -480,7 +480,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
                 ms[e, jj] = np.where(np.isfinite(s), s, -np.inf)
         if want_subset:
             for i in np.flatnonzero(ok).tolist():
-                found = _subset_one(per[i], rows[i], known_sum[i], st.counts[i], cfg, ctx, weight_of, name, _tie_first)
+                found = _subset_one(per[i], rows[i], known_sum[i], st.counts[i], cfg, ctx, name)
                 if found is not None:
                     s, left_codes, children = found
                     sub_found[i].append((s, int(j), left_codes, children))
@@ -497,7 +497,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     if want_subset:
         for i, found in enumerate(sub_found):
             if found:
-                b = _tie_first(np.array([f[0] for f in found]))
+                b = tie_first(np.array([f[0] for f in found]))
                 s, j, left_codes, children = found[b]
                 sub.score[i], sub.feature[i] = s, j
                 sub.left[i], sub.children[i] = left_codes, children
@@ -505,14 +505,14 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     return out
 
 
-def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np.ndarray, cfg: Any, ctx: "_Context", weight_of: Any, name: Any, tie_first: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
-    """One node's best subset split of one feature, as :func:`puretree.grow.subset_splits` finds it."""
-    from .grow import subset_candidates  # the same candidates as the reference
+def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np.ndarray, cfg: Any, ctx: "_Context", name: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
+    """One node's best subset split of one feature, as :func:`puretree.splits.subset_splits` finds it."""
+    from .splits import subset_candidates, tie_first  # the same candidates as the reference
 
     regression = ctx.regression
     present = np.flatnonzero(rows > 0)
     stats = per[present]
-    masks = subset_candidates(stats, present, known, regression=regression, weight_of=weight_of)
+    masks = subset_candidates(stats, present, known, task=ctx.task)
     left = masks.astype(np.float64) @ stats
     right = known - left
     if not regression:
@@ -551,7 +551,7 @@ def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]
     calls than the level machinery, and the very numbers of the reference."""
     import attrs as _attrs
 
-    from .grow import NodeData, _best_candidate
+    from .splits import NodeData, best_candidate
 
     V = np.take_along_axis(ctx.Xn, st.row[st.orders], axis=1) if ctx.q else np.zeros((0, st.m))
     node = NodeData(
@@ -568,7 +568,7 @@ def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]
     # The variance shortcut of threshold_splits recognises the score itself; other scores
     # are called through _score.
     score = cfg.score if ctx.variance_decrease else _Through(cfg.score)
-    cand = _best_candidate(node, _attrs.evolve(cfg, score=score))
+    cand = best_candidate(node, _attrs.evolve(cfg, score=score))
     found = [_Best(1) for _ in kinds]
     if cand is not None:
         b = found[kinds.index(cand.kind)]
@@ -594,6 +594,7 @@ class _Context:
         self.y = ds.y
         self.schema = schema
         self.regression = schema.is_regression
+        self.task = as_task(schema)
         self.feature_names = list(schema.feature_names)
         self.numeric = np.array([j for j, f in enumerate(schema.features) if f.is_numeric], dtype=np.int64)
         self.categorical = tuple(j for j, f in enumerate(schema.features) if not f.is_numeric)
@@ -691,7 +692,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown level by level. ``max_bins``: histogram mode, each numeric
     feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values."""
-    from .grow import _stats_weight, node_statistics
+    from .splits import node_statistics
 
     if cfg.missing == "error":
         _refuse_missing(ds)
@@ -743,7 +744,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
             found = [_numeric_candidates(st, cfg, ctx) if kind == "numeric" else cat.get(kind, _Best(N)) for kind in kinds]
         scores = np.stack([f.score for f in found], axis=1)  # (N, kinds)
         feats = np.stack([f.feature for f in found], axis=1)
-        from .grow import TIE_TOLERANCE
+        from .splits import TIE_TOLERANCE
 
         best = scores.max(axis=1)
         has = ~np.isneginf(best)
@@ -812,7 +813,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
                         child_known[offset[i] : offset[i] + nb[i]] = ch  # the reference's own sums (subsets: a matrix product)
         absent = inst_split & (branch < 0)
         copies = inst_split.astype(np.int64)
-        child_weight = _stats_weight(child_known, regression)
+        child_weight = ctx.task.weight(child_known)
         routed = child_known
         extra_node: list[np.ndarray] = []
         extra_src: list[np.ndarray] = []

@@ -135,7 +135,7 @@ def test_numeric_target_arrays_are_checked_like_lists():
 
 def test_variance_decrease_shortcut_equals_the_generic_score():
     from puretree.criteria import impurity_decrease
-    from puretree.grow import _variance_decrease
+    from puretree.grow import variance_decrease
     from puretree.impurity import variance
 
     rng = np.random.default_rng(0)
@@ -145,7 +145,7 @@ def test_variance_decrease_shortcut_equals_the_generic_score():
     parent = stats.sum(axis=0)
     left = np.cumsum(stats, axis=0)[:-1]
     children = np.stack((left, parent - left), axis=-2)
-    np.testing.assert_allclose(_variance_decrease(parent, left), impurity_decrease(variance)(parent, children), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(variance_decrease(parent, left), impurity_decrease(variance)(parent, children), rtol=1e-6, atol=1e-6)
 
 
 def test_a_generic_variance_score_grows_the_same_tree_as_the_shortcut():

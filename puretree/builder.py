@@ -1,0 +1,522 @@
+"""The builder: one pure recursive function, parameterised by functions.
+
+``grow`` takes its criterion (a *score*, see :mod:`puretree.criteria`), its *split
+generators* and its stopping rules as keyword arguments. ID3, C4.5 and CART are presets
+of it made with :func:`functools.partial`.
+
+**Split generators** look at the rows reaching a node and return their best
+:class:`Candidate` (or ``None``):
+
+- :func:`threshold_splits`: numeric features, two branches ``x <= t`` / ``x > t``, with
+  ``t`` the midpoint between consecutive distinct values. Every threshold of every numeric
+  feature is scored in one vectorised call, from prefix sums of the rows' statistics.
+- :func:`multiway_splits`: categorical features, one branch per category (ID3, C4.5). A
+  feature used this way is not offered again below (every branch holds one value of it).
+- :func:`subset_splits`: categorical features, two branches by a subset of categories
+  (CART). With two classes (or regression) the optimal subset is found exactly by ordering
+  categories by class-1 proportion (by mean), Breiman's theorem; with more classes all
+  ``2**(m-1) - 1`` subsets are enumerated while a node has at most 12 categories, and beyond
+  that categories are ordered by the proportion of the node's majority class (a heuristic).
+
+**Stopping**, as the seeds give it: a node becomes a leaf when all its rows have one class
+(or one target value); when no feature is left to split on; when no split separates its rows
+(identical rows: the leaf gets their majority); when the best score is not above
+``min_gain`` (if given); when ``max_depth`` is reached; when its weight is below
+``min_samples_split``. A branch no row reaches is a leaf with zero statistics, which predicts
+its parent's distribution. ``min_samples_split`` and ``min_samples_leaf`` count rows (as in
+scikit-learn), whatever their weights; the scores see the weights.
+
+**Missing values** (NaN in the encoded matrix) are handled as ``missing`` says, in training
+and at prediction alike (:data:`~puretree.nodes.MISSING_STRATEGIES`). Every split generator
+scores a feature on the rows where it is known and multiplies the score by the known
+fraction of the node's weight (C4.5's rule for gain). The chosen split then routes the rows
+whose value is missing: ``"distribute"`` (C4.5, the default of :func:`c45`) sends them down
+every branch with their weight multiplied by the branch's share of the known weight;
+``"majority"`` (the default of :func:`id3`, :func:`cart` and :func:`grow`) sends them down
+the heaviest branch; ``"error"`` refuses data with a missing value (:class:`DataError`).
+So each child's statistics (its ``counts`` field) are the weight that reached it, and a
+child's share of its parent's weight is exactly the fraction prediction uses.
+
+**Weights**: ``sample_weight`` (one non-negative weight per row) and ``class_weight`` (a
+mapping from class label to weight, or ``"balanced"``: ``n_rows / (n_classes * rows of the
+class)``, as scikit-learn computes it) multiply into every statistic; a row of weight 0 is
+the same as no row.
+
+**Regression**: with ``task="regression"`` (or a regression :class:`Dataset`) the statistics
+are ``(weight, sum, sum of squares)``, the presets score splits by the decrease in
+:func:`~puretree.impurity.variance` and leaves predict the weighted mean. What the statistics
+mean (their weight, what a node predicts) is the data's :class:`~puretree.tasks.Task`, chosen
+once; the options' constraints are declared once, in :data:`GROW_CONSTRAINTS`. ``cart_regressor``
+is ``cart`` with ``task="regression"``.
+
+**Ties** are broken deterministically: the highest score wins, and scores within 1e-12
+(relative) of each other tie; among tied splits the lowest feature index wins, then the
+lowest threshold. Among tied classes (majority) the first class in sorted order wins.
+
+>>> from puretree.datasets import load_playtennis
+>>> tree = id3(load_playtennis())
+>>> print(tree.to_text())
+outlook = overcast: yes (4)
+outlook = rain
+|   wind = strong: no (2)
+|   wind = weak: yes (3)
+outlook = sunny
+|   humidity = high: no (3)
+|   humidity = normal: yes (2)
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Generator, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .criteria import SCORES, Score, resolve_score, score_task
+from .data import DATA_OPTIONS, Dataset, as_dataset
+from .errors import DataError, ParameterError, PuretreeError
+from .fold import rewrite, run
+from .impurity import entropy, gini, misclassification, variance
+from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree
+from .params import Interval, IsCallable, Options, check, check_all
+from .splits import (
+    MISSING_BRANCH,
+    THRESHOLDS,
+    Candidate,
+    CheckedScore,
+    NodeData,
+    Settings,
+    SplitGenerator,
+    best_candidate,
+    branch_stats,
+    multiway_splits,
+    node_statistics,
+    root_data,
+    score_name,
+    subset_splits,
+    threshold_splits,
+)
+from .tasks import Task, as_task
+
+__all__ = [
+    "grow",
+    "id3",
+    "cart",
+    "cart_regressor",
+    "ByTask",
+    "by_task",
+    "class_weights",
+    "GROW_CONSTRAINTS",
+    "check_options",
+    "attribute_scores",
+    "data_thresholds",
+]
+
+
+def _checked_accept(accept: Callable[[np.ndarray, np.ndarray], bool] | None) -> Callable[[np.ndarray, np.ndarray], bool] | None:
+    """``accept`` with its failures named (made once per grow call)."""
+    if check("accept", accept, *GROW_CONSTRAINTS["accept"]) is None:
+        return None
+
+    def checked(parent: np.ndarray, children: np.ndarray) -> bool:
+        try:
+            return bool(accept(parent, children))
+        except PuretreeError:
+            raise
+        except Exception as exc:
+            raise ParameterError(f"accept={score_name(accept)} raised {type(exc).__name__}: {exc} (for the split of statistics {parent.tolist()} into {children.tolist()})") from exc
+
+    return checked
+
+
+def _is_pure(node: NodeData) -> bool:
+    return bool(node.y.min() == node.y.max())
+
+
+def _grow(node: NodeData, cfg: Settings) -> Generator[Any, Node, Node]:
+    # The node's statistics (a Leaf's and a split's ``counts`` field holds them, class
+    # counts or regression sums alike).
+    totals = node.stats.sum(axis=0)
+    if (
+        _is_pure(node)
+        or (cfg.max_depth is not None and node.depth >= cfg.max_depth)
+        or node.n_rows < cfg.min_samples_split
+        or (node.order.shape[0] == 0 and not node.categorical)
+    ):
+        return Leaf(totals)
+    cand = best_candidate(node, cfg)
+    if cand is None or (cfg.min_gain is not None and not cand.score > cfg.min_gain):
+        return Leaf(totals)
+    masks, scales, routed = _route(node, cand, cfg.missing)
+    if cfg.accept is not None and not cfg.accept(totals, routed):
+        return Leaf(totals)
+    drop = cand.feature if cand.kind == "multiway" else None
+    # Children's data are built before recursing and released one by one, so that a deep
+    # tree holds the rows of one pending path, not of every ancestor.
+    pending = [node.restrict(masks[b], drop=drop, scale=scales[b]) if masks[b].any() else None for b in range(cand.n_branches)]
+    del node
+    pending.reverse()
+    kids: list[Node] = []
+    while pending:
+        child = pending.pop()
+        kids.append(Leaf(np.zeros_like(totals)) if child is None else (yield _grow(child, cfg)))
+    if cand.kind == "numeric":
+        return NumericSplit(cand.feature, cand.threshold, kids[0], kids[1], totals)
+    if cand.kind == "subset":
+        return SubsetSplit(cand.feature, cand.left_categories, kids[0], kids[1], totals)
+    return CategoricalSplit(cand.feature, tuple(kids), totals)
+
+
+def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarray], list[np.ndarray | None], np.ndarray]:
+    """Which rows go down each branch, with what weight factor, and the branches' statistics.
+
+    Rows with a known value follow their branch. Rows whose value is missing
+    (``MISSING_BRANCH``) go down the heaviest branch ("majority") or down every branch
+    with a known weight, their weight multiplied by that branch's share ("distribute").
+    """
+    branch = cand.branch
+    absent = branch == MISSING_BRANCH
+    b_range = range(cand.n_branches)
+    if not absent.any():
+        return [branch == b for b in b_range], [None] * cand.n_branches, cand.children
+    weights = node.task.weight(cand.children)
+    if missing == "majority":
+        branch = np.where(absent, int(np.argmax(weights)), branch)
+        return [branch == b for b in b_range], [None] * cand.n_branches, branch_stats(node.stats, branch, cand.n_branches)
+    if missing != "distribute":
+        raise DataError(f"column {node.schema.features[cand.feature].name!r}: missing value (the missing-value strategy is {missing!r})")
+    share = weights / weights.sum()
+    absent_stats = node.stats[absent].sum(axis=0)
+    masks, scales = [], []
+    for b in b_range:
+        mask = (branch == b) | (absent & (share[b] > 0))
+        masks.append(mask)
+        scales.append(np.where(absent[mask], share[b], 1.0))
+    return masks, scales, cand.children + share[:, None] * absent_stats
+
+
+#: What grow's options may be (:mod:`puretree.params`); ``engine`` is checked against the
+#: engine's names where the engine is imported.
+GROW_CONSTRAINTS = {
+    "max_depth": (Interval(int, 0, None), None),
+    "min_samples_split": (Interval(float, 0, None),),
+    "min_samples_leaf": (Interval(float, 0, None),),
+    "min_gain": (Interval(float, finite=False), None),
+    "accept": (IsCallable("a function (parent statistics, children statistics) -> bool"), None),
+    "missing": (Options(MISSING_STRATEGIES),),
+    "threshold": (Options(THRESHOLDS),),
+    "max_bins": (Interval(int, 2, None), None),
+}
+
+
+def check_options(**options: Any) -> dict[str, Any]:
+    """grow's options checked against :data:`GROW_CONSTRAINTS`, normalised (numbers as
+    ``int`` or ``float``), by name.
+
+    >>> check_options(max_depth=3, min_samples_leaf=1)
+    {'max_depth': 3, 'min_samples_leaf': 1.0}
+    >>> check_options(max_depth=2.5)
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: max_depth must be an integer >= 0 or None, got 2.5
+    """
+    return check_all(GROW_CONSTRAINTS, **options)
+
+
+@attrs.frozen(repr=False)
+class ByTask:
+    """A score that depends on the task: ``classification`` for class labels, ``regression``
+    for numeric targets. The presets use it so that ``cart(X, y, task="regression")`` grows a
+    variance-reduction tree.
+
+    >>> by_task("gini", "variance")
+    by_task('gini', 'variance')
+    """
+
+    classification: Score | str
+    regression: Score | str
+
+    def for_task(self, task: Task | bool) -> Score | str:
+        """The score for ``task`` (a :class:`~puretree.tasks.Task`, or a regression flag)."""
+        return self.regression if as_task(task).is_regression else self.classification
+
+    def __repr__(self) -> str:
+        return f"by_task({self.classification!r}, {self.regression!r})"
+
+
+def by_task(classification: Score | str, regression: Score | str = "variance") -> ByTask:
+    """A :class:`ByTask` score: one for classification, one for regression."""
+    return ByTask(classification, regression)
+
+
+def _score_for(score: Score | str | ByTask, task: Task) -> Score:
+    """The score to grow with, for the data's task; a named score made for the other task is refused."""
+    chosen = score.for_task(task) if isinstance(score, ByTask) else score
+    if isinstance(chosen, str) and chosen in SCORES and score_task(SCORES[chosen]) is not task:
+        if task.is_regression:
+            raise ParameterError(f"the criterion {chosen!r} is for class labels; a regression tree needs 'variance' (or a score over (weight, sum, sum of squares))")
+        raise ParameterError(f"the criterion {chosen!r} is for numeric targets; this is a classification task")
+    return resolve_score(chosen)
+
+
+def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
+    """One weight per row from ``class_weight``: a mapping label -> weight (absent labels: 1)
+    or ``"balanced"``, ``n_rows / (n_classes * rows of the class)`` as in scikit-learn.
+
+    >>> from puretree.data import from_numpy
+    >>> ds = from_numpy(np.zeros((4, 1)), ["a", "a", "a", "b"])
+    >>> class_weights(ds, "balanced").tolist()
+    [0.6666666666666666, 0.6666666666666666, 0.6666666666666666, 2.0]
+    >>> class_weights(ds, {"b": 3}).tolist()
+    [1.0, 1.0, 1.0, 3.0]
+    """
+    if ds.schema.is_regression:
+        raise ParameterError("class_weight needs class labels; this is a regression task")
+    classes = ds.schema.classes
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ParameterError(f"class_weight must be a mapping or 'balanced', got {class_weight!r}")
+        rows = np.bincount(ds.y, minlength=len(classes)).astype(np.float64)
+        per_class = np.where(rows > 0, ds.n_rows / (np.count_nonzero(rows) * np.maximum(rows, 1.0)), 0.0)
+    elif isinstance(class_weight, Mapping):
+        per_class = np.ones(len(classes))
+        index = {c: i for i, c in enumerate(classes)}
+        for label, weight in class_weight.items():
+            if label not in index:
+                raise ParameterError(f"class_weight names the class {label!r}, which is not in the target; classes are {list(classes)}")
+            per_class[index[label]] = check(f"class_weight for {label!r}", weight, Interval(float, 0, None))
+    else:
+        raise ParameterError(f"class_weight must be a mapping or 'balanced', got {class_weight!r}")
+    return per_class[ds.y]
+
+
+#: grow's own keyword options, for "did you mean" hints on a misspelt one.
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins")
+
+
+def _check_keywords(options: Mapping[str, Any]) -> None:
+    """Refuse a keyword that is neither a growth option nor a data option (``max_dept=1``)."""
+    for name in options:
+        if name not in DATA_OPTIONS:
+            close = difflib.get_close_matches(name, _GROW_OPTIONS + DATA_OPTIONS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ParameterError(f"unknown option {name!r}{hint}; the options are {list(_GROW_OPTIONS + DATA_OPTIONS)}")
+
+
+def _prepare(X: Any, y: Any, sample_weight: Any, class_weight: Any, data_options: dict[str, Any]) -> Dataset:
+    """The dataset to learn from: checked, with class weights applied and zero-weight rows gone."""
+    _check_keywords(data_options)
+    ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
+    task = data_options.get("task")
+    if task is not None and ds.schema.task != task:
+        raise ParameterError(f"task={task!r}, but the dataset given is for {ds.schema.task}")
+    if ds.y is None:
+        raise DataError("no target: pass y, or a dataset read with target=...")
+    if ds.n_rows == 0:
+        raise DataError("no rows to learn from")
+    if class_weight is not None:
+        base = np.ones(ds.n_rows) if ds.sample_weight is None else ds.sample_weight
+        ds = attrs.evolve(ds, sample_weight=base * class_weights(ds, class_weight))
+    if ds.sample_weight is not None:
+        with np.errstate(over="ignore"):
+            total = float(ds.sample_weight.sum())
+        if not np.isfinite(total):
+            raise DataError(f"the row weights (sample_weight times class_weight) sum to {total!r}, beyond a double's range: scale them down")
+        keep = ds.sample_weight > 0
+        if not keep.any():
+            raise DataError("every sample weight is zero")
+        if not keep.all():
+            ds = ds.subset(keep)  # weight 0 is the same as leaving the row out
+    if ds.schema.is_regression:
+        _check_regression_range(ds)
+    return ds
+
+
+def _check_regression_range(ds: Dataset) -> None:
+    """Refuse targets whose weighted sum of squares overflows: every node's statistics would be inf."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        totals = node_statistics(ds).sum(axis=0)
+    if not np.isfinite(totals).all():
+        biggest = float(np.max(np.abs(ds.y)))
+        raise DataError(f"the regression targets are too large: their weighted sum of squares overflows a double (largest |target| {biggest:g}); scale them down")
+
+
+def grow(
+    X: Any,
+    y: Any = None,
+    *,
+    score: Score | str | ByTask = ByTask("information_gain", "variance"),
+    splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits),
+    max_depth: int | None = None,
+    min_samples_split: float = 2,
+    min_samples_leaf: float = 1,
+    min_gain: float | None = None,
+    accept: Callable[[np.ndarray, np.ndarray], bool] | None = None,
+    sample_weight: Any = None,
+    class_weight: Any = None,
+    missing: str = "majority",
+    threshold: str = "midpoint",
+    engine: str = "auto",
+    max_bins: int | None = None,
+    **data_options: Any,
+) -> Tree:
+    """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
+
+    ``X`` is a numpy array, a pandas DataFrame, a sequence of mappings or a
+    :class:`~puretree.data.Dataset`; ``y`` the labels (not needed for a Dataset). Other
+    keyword options (``feature_names``, ``categorical``, ``target``, ``task``) describe the
+    data. ``accept(parent, children)`` (their statistics) may veto a split (e.g. a significance
+    test). ``sample_weight`` and ``class_weight`` weigh rows; ``missing`` is the
+    missing-value strategy (:data:`~puretree.nodes.MISSING_STRATEGIES`), used in training
+    and stored in the tree for prediction. ``threshold`` places numeric cuts: ``"midpoint"``
+    (the seeds': halfway between the two training values) or ``"data"`` (C4.5's and J48's: the
+    largest training value not above the midpoint, see :func:`data_thresholds`). The input is
+    never modified. ``engine``:
+    ``"auto"`` (default) grows level by level with :mod:`puretree.engine` when it knows the
+    ``splitters`` (the built-in ones), else with this module's recursive builder, which
+    ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
+    ``max_bins=N`` (fast engine only): histogram mode, each numeric feature binned once into
+    at most ``N`` quantile bins, every threshold the largest training value of a bin.
+
+    >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
+    ...             max_depth=1, missing="distribute")
+    >>> print(tree.to_text())
+    x0 <= 2.5: 16 (2.667)
+    x0 > 2.5: 30.25 (1.333)
+    """
+    opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, missing=missing, threshold=threshold)
+    ds = _prepare(X, y, sample_weight, class_weight, data_options)
+    task = as_task(ds.schema)
+    chosen = _score_for(score, task)
+    cfg = Settings(chosen, _check_splitters(splitters), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], _checked_accept(accept), missing, _is_builtin(chosen))
+    from . import engine as fast  # imported here: the engine builds on this module
+
+    check("engine", engine, Options(fast.ENGINES))
+    max_bins = check_options(max_bins=max_bins)["max_bins"]
+    # A user's score is checked node by node (CheckedScore names the node), which the
+    # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
+    use_engine = fast.supports(cfg.splitters) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None)))
+    if use_engine:
+        if not cfg.trusted:
+            cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
+        tree = Tree(fast.build(ds, cfg, max_bins=max_bins), ds.schema, missing)
+    else:
+        if max_bins is not None:
+            raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
+        if engine == "fast":
+            raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
+        tree = Tree(run(_grow(root_data(ds, missing=missing), cfg)), ds.schema, missing)
+    # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
+    impurity = getattr(chosen, "impurity", None)
+    tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
+    return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def data_thresholds(tree: Tree, X: np.ndarray) -> Tree:
+    """Every numeric threshold moved down to the largest value of its feature in ``X`` (the
+    training data, encoded) that is not above it, as J48's ``setSplitPoint`` does. A midpoint
+    lies between two values of the node's rows and no row of the node lies between the two,
+    so every training row takes the same branch; unseen values between them may not.
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> t = Tree(NumericSplit(0, 54.0, Leaf((2.0, 0.0)), Leaf((0.0, 3.0)), (2.0, 3.0)), Schema((Feature("t"),), ("n", "y")))
+    >>> data_thresholds(t, np.array([[40.0], [48.0], [60.0], [72.0], [80.0]])).root.threshold
+    48.0
+    """
+    X = np.asarray(X, dtype=np.float64) if not isinstance(X, np.ndarray) or X.dtype != np.float64 else X
+    if X.ndim != 2 or X.shape[1] != tree.schema.n_features:
+        raise DataError(f"data_thresholds needs the encoded training matrix, rows x {tree.schema.n_features} features; got shape {X.shape}")
+    columns = {j: np.sort(X[:, j][~np.isnan(X[:, j])]) for j, f in enumerate(tree.schema.features) if f.is_numeric}
+
+    def rule(node: Node) -> Node | None:
+        if not isinstance(node, NumericSplit):
+            return None
+        values = columns[node.feature]
+        i = int(np.searchsorted(values, node.threshold, side="right")) - 1
+        if i < 0 or values[i] == node.threshold:
+            return None
+        return attrs.evolve(node, threshold=float(values[i]))
+
+    return rewrite(tree, rule)
+
+
+def _is_builtin(score: Score) -> bool:
+    return any(score is s or (type(score) is type(s) and score == s) for s in SCORES.values())
+
+
+def _check_splitters(splitters: Any) -> tuple[SplitGenerator, ...]:
+    if callable(splitters) or isinstance(splitters, (str, bytes)):
+        raise ParameterError(f"splitters= takes a sequence of split generators, got {splitters!r}")
+    try:
+        out = tuple(splitters)
+    except TypeError:
+        raise ParameterError(f"splitters= takes a sequence of split generators, got {splitters!r}") from None
+    for gen in out:
+        if not callable(gen):
+            raise ParameterError(f"splitters= holds {gen!r}, which is not a split generator (a callable)")
+    return out
+
+
+def attribute_scores(X: Any, y: Any = None, *, score: Score | str | ByTask = ByTask("information_gain", "variance"), splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits), **data_options: Any) -> dict[str, float]:
+    """The best score of each feature at the root (what ``grow`` compares to pick the root).
+
+    A feature with missing values has its score scaled by its known fraction, as in ``grow``.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> {k: round(v, 3) for k, v in attribute_scores(load_playtennis()).items()}
+    {'outlook': 0.247, 'temperature': 0.029, 'humidity': 0.152, 'wind': 0.048}
+    """
+    _check_keywords(data_options)
+    ds = as_dataset(X, y, **data_options)
+    if ds.y is None:
+        raise DataError("no target: pass y, or a dataset read with target=...")
+    root = root_data(ds)
+    task = as_task(ds.schema)
+    cfg_score = _score_for(score, task)
+    if not _is_builtin(cfg_score):
+        cfg_score = CheckedScore(cfg_score, 0, ds.n_rows, task)
+    out: dict[str, float] = {}
+    for j, f in enumerate(ds.schema.features):
+        if f.is_numeric:
+            i = int(np.flatnonzero(root.numeric == j)[0])
+            only = attrs.evolve(root, order=root.order[i : i + 1], values=root.values[i : i + 1], numeric=root.numeric[i : i + 1], categorical=())
+        else:
+            only = attrs.evolve(root, order=root.order[:0], values=root.values[:0], numeric=root.numeric[:0], categorical=(j,))
+        found = [c.score for gen in splitters if (c := gen(only, score=cfg_score, min_samples_leaf=0)) is not None]
+        out[f.name] = max(found) if found else float("-inf")
+    return out
+
+
+def _preset(name: str, doc: str, **defaults: Any) -> Callable[..., Tree]:
+    preset = partial(grow, **defaults)
+    preset.__doc__ = doc  # type: ignore[misc]
+    preset.__name__ = name  # type: ignore[attr-defined]
+    return preset
+
+
+id3 = _preset(
+    "id3",
+    "ID3: information gain, one branch per category, a used categorical attribute not reused below.\n"
+    "Numeric attributes are split at midpoint thresholds scored by information gain.\n"
+    "A missing value goes down the heaviest branch (missing='majority'); regression scores variance.",
+    score=ByTask("information_gain", "variance"),
+    splitters=(threshold_splits, multiway_splits),
+)
+cart = _preset(
+    "cart",
+    "CART: Gini impurity decrease, binary splits: thresholds on numeric, subsets on categorical attributes.\n"
+    "With task='regression' (or a regression dataset): variance decrease, leaves predict the weighted mean.\n"
+    "A missing value goes down the heaviest branch (missing='majority'; CART's surrogate splits are not built).",
+    score=ByTask("gini", "variance"),
+    splitters=(threshold_splits, subset_splits),
+)
+cart_regressor = _preset(
+    "cart_regressor",
+    "CART regression tree (scikit-learn's DecisionTreeRegressor): cart with task='regression'.",
+    score=ByTask("gini", "variance"),
+    splitters=(threshold_splits, subset_splits),
+    task="regression",
+)

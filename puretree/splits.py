@@ -1,0 +1,530 @@
+"""What a split generator sees and returns: the rows at a node, candidate splits, and
+the three built-in generators. Both builders use them, the recursive reference builder
+(:mod:`puretree.builder`) and the level-wise engine (:mod:`puretree.engine`), so the two
+score every candidate with the same functions and break ties the same way.
+
+- :class:`NodeData`: the rows reaching a node (their matrix, statistics, per-feature sorted
+  orders) and :func:`root_data`, the root's;
+- :class:`Candidate`: a proposed split with its score, branch per row and children's statistics;
+- :func:`threshold_splits`, :func:`multiway_splits`, :func:`subset_splits`: the built-in
+  generators (see :mod:`puretree.grow` for what each proposes);
+- :func:`best_candidate`: the best of the generators' candidates at a node (ties within
+  :data:`TIE_TOLERANCE` go to the lowest feature index), a user's score checked at the node
+  (:class:`CheckedScore`).
+
+>>> from puretree.data import as_dataset
+>>> from puretree.datasets import load_temperature
+>>> from puretree.criteria import information_gain
+>>> node = root_data(as_dataset(load_temperature()))
+>>> cand = threshold_splits(node, score=information_gain(), min_samples_leaf=1)
+>>> cand.threshold, round(cand.score, 3)
+(54.0, 0.459)
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .criteria import ImpurityDecrease, Score
+from .data import Dataset
+from .errors import DataError, ParameterError, PuretreeError
+from .impurity import variance
+from .nodes import Schema
+from .tasks import TASKS, Task, as_task
+
+__all__ = [
+    "TIE_TOLERANCE",
+    "MISSING_BRANCH",
+    "THRESHOLDS",
+    "MAX_EXACT_SUBSET_CATEGORIES",
+    "NodeData",
+    "Candidate",
+    "SplitGenerator",
+    "known_fraction",
+    "midpoint",
+    "tie_first",
+    "threshold_splits",
+    "variance_decrease",
+    "branch_stats",
+    "multiway_splits",
+    "subset_masks",
+    "subset_candidates",
+    "subset_splits",
+    "Settings",
+    "score_name",
+    "CheckedScore",
+    "best_candidate",
+    "node_statistics",
+    "refuse_missing",
+    "root_data",
+]
+
+#: Scores closer than this (relative) to the best one count as tied.
+TIE_TOLERANCE = 1e-12
+#: Largest number of floats a vectorised threshold search holds at once (memory bound).
+_CHUNK = 4_000_000
+#: The branch code of a row whose value at the split is missing.
+MISSING_BRANCH = -1
+#: How a numeric threshold is placed between two training values (see ``grow``).
+THRESHOLDS = ("midpoint", "data")
+#: Exact subset enumeration for more than two classes up to this many categories.
+MAX_EXACT_SUBSET_CATEGORIES = 12
+
+
+@attrs.frozen(eq=False)
+class NodeData:
+    """The rows reaching a node, as the split generators see them.
+
+    ``X`` (n, p) and ``stats`` (n, k) are the node's rows; ``y`` their class codes (or
+    targets); ``order[i]`` lists the row positions sorted by numeric feature
+    ``numeric[i]`` and ``values[i]`` the sorted values; ``categorical`` the categorical
+    features still usable here.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    stats: np.ndarray
+    order: np.ndarray
+    values: np.ndarray
+    numeric: np.ndarray
+    categorical: tuple[int, ...]
+    schema: Schema
+    depth: int
+    #: Rows of the whole training set (C4.5 compares a feature's number of values with it).
+    root_rows: int = 0
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def task(self) -> Task:
+        """What the statistics are (:mod:`puretree.tasks`): the schema's task."""
+        return TASKS[self.schema.task]
+
+    def restrict(self, rows: np.ndarray, *, drop: int | None = None, scale: np.ndarray | None = None) -> "NodeData":
+        """The node data of the rows selected by the boolean mask ``rows``.
+
+        ``scale`` (one factor per selected row) multiplies the selected rows' statistics:
+        the fractional weight of a row with a missing value sent down several branches.
+        The sorted orders stay sorted, since a mask keeps their relative order.
+        """
+        n_child = int(rows.sum())
+        new_position = np.cumsum(rows) - 1
+        keep = rows[self.order]
+        q = self.order.shape[0]
+        return NodeData(
+            X=self.X[rows],
+            y=self.y[rows],
+            stats=self.stats[rows] if scale is None else self.stats[rows] * scale[:, None],
+            order=new_position[self.order[keep]].reshape(q, n_child),
+            values=self.values[keep].reshape(q, n_child),
+            numeric=self.numeric,
+            categorical=tuple(j for j in self.categorical if j != drop),
+            schema=self.schema,
+            depth=self.depth + 1,
+            root_rows=self.root_rows,
+        )
+
+
+@attrs.frozen(eq=False)
+class Candidate:
+    """A proposed split: its score, feature, test, and the branch of every row."""
+
+    score: float
+    feature: int
+    kind: str  # "numeric" | "multiway" | "subset"
+    branch: np.ndarray
+    children: np.ndarray
+    threshold: float | None = None
+    left_categories: tuple[int, ...] = ()
+
+    @property
+    def n_branches(self) -> int:
+        return int(self.children.shape[0])
+
+
+SplitGenerator = Callable[..., "Candidate | None"]
+
+
+def known_fraction(known: np.ndarray, parent: np.ndarray, task: Task) -> np.ndarray:
+    """Share of the node's weight whose value is known (C4.5's factor F on the gain).
+
+    >>> from puretree.tasks import CLASSIFICATION
+    >>> float(known_fraction(np.array([6.0, 4.0]), np.array([9.0, 5.0]), CLASSIFICATION))
+    0.7142857142857143
+    """
+    total = float(task.weight(parent))
+    return task.weight(known) / total if total > 0 else np.zeros(known.shape[:-1])
+
+
+def midpoint(a: float, b: float) -> float:
+    """The threshold between consecutive distinct values ``a < b``: their midpoint, such that
+    ``a <= t < b`` holds in float64 even for adjacent or huge floats.
+
+    >>> midpoint(48.0, 60.0)
+    54.0
+    >>> import math; midpoint(1.0, math.nextafter(1.0, 2.0))    # adjacent: the lower value
+    1.0
+    """
+    m = a / 2.0 + b / 2.0  # halves first: a + b may overflow
+    return m if a <= m < b else a
+
+
+def tie_first(scores: np.ndarray) -> int:
+    """Index of the first score tied with the maximum (scores within tolerance).
+
+    >>> tie_first(np.array([0.5, 0.7, 0.7 - 1e-14, 0.7]))
+    1
+    """
+    best = float(scores.max())
+    tol = TIE_TOLERANCE * max(1.0, abs(best))
+    return int(np.argmax(scores >= best - tol))
+
+
+def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """Best binary split ``x <= t`` over all numeric features, all thresholds scored at once."""
+    q, n = node.order.shape
+    if q == 0 or n < 2:
+        return None
+    k = node.stats.shape[1]
+    parent = node.stats.sum(axis=0)
+    names = np.asarray(node.schema.feature_names)[node.numeric]
+    task = node.task
+    chunk = max(1, _CHUNK // max(1, n * k * 2))
+    by_sums = task.is_regression and isinstance(score, ImpurityDecrease) and score.impurity is variance
+    # NaN sorts last, so a feature has missing values here exactly when its last value is NaN.
+    incomplete = np.isnan(node.values[:, -1])
+    best_scores, best_positions = [], []
+    for start in range(0, q, chunk):
+        order = node.order[start : start + chunk]
+        values = node.values[start : start + chunk]
+        sorted_stats = node.stats[order]  # (c, n, k)
+        left = np.cumsum(sorted_stats, axis=1)[:, :-1]  # (c, n-1, k)
+        n_known: Any = n
+        if incomplete[start : start + chunk].any():
+            # Score on the known rows only (they come first in the sorted order) ...
+            known = ~np.isnan(values)
+            n_known = known.sum(axis=1)[:, None]
+            base = np.einsum("cnk,cn->ck", sorted_stats, known)[:, None, :]  # (c, 1, k)
+        else:
+            base = parent
+        if by_sums:
+            s = variance_decrease(base, left)
+        else:
+            children = np.stack((left, task.remainder(base, left)), axis=-2)  # (c, n-1, 2, k)
+            s = np.broadcast_to(np.asarray(score(base, children, names[start : start + chunk, None]), dtype=np.float64), left.shape[:2])
+        if base is not parent:
+            with np.errstate(invalid="ignore"):  # -inf * 0 (a feature missing everywhere): NaN, dropped below
+                s = s * known_fraction(base, parent, task)  # ... and scale by the known share
+        valid = values[:, :-1] < values[:, 1:]  # between distinct values only (False next to NaN)
+        if min_samples_leaf > 1:
+            n_left = np.arange(1, n)
+            valid &= (n_left >= min_samples_leaf) & (n_known - n_left >= min_samples_leaf)
+        s = np.where(valid & ~np.isnan(s), s, -np.inf)
+        row_best = s.max(axis=1)
+        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(row_best), row_best, 0.0)))
+        positions = np.argmax(s >= (row_best - tol)[:, None], axis=1)  # first near-best threshold
+        best_scores.extend(np.take_along_axis(s, positions[:, None], axis=1)[:, 0].tolist())
+        best_positions.extend(positions.tolist())
+    scores = np.asarray(best_scores)
+    if np.isneginf(scores).all():
+        return None
+    i = tie_first(scores)
+    pos = best_positions[i]
+    j = int(node.numeric[i])
+    threshold = midpoint(float(node.values[i, pos]), float(node.values[i, pos + 1]))
+    column = node.X[:, j]
+    branch = np.where(np.isnan(column), MISSING_BRANCH, column > threshold).astype(np.int64)
+    return Candidate(float(scores[i]), j, "numeric", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
+
+
+def variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """The decrease in variance of every two-way split, straight from the prefix sums.
+
+    ``var(parent) - sum_i w_i / w * var(child_i)`` equals ``(S_l**2 / w_l + S_r**2 / w_r) / w
+    - (S / w)**2`` (the sums of squares cancel), which needs neither the children's stacked
+    statistics nor their sums of squares: fewer passes over the data, and no cancellation
+    between large sums of squares (scikit-learn's "proxy improvement" is the same quantity).
+    """
+    w, total = parent[..., 0], parent[..., 1]
+    w_left, s_left = left[..., 0], left[..., 1]
+    w_right, s_right = w - w_left, total - s_left
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = (s_left * s_left / w_left + s_right * s_right / w_right) / w - np.square(total / w)
+    return np.where((w_left > 0) & (w_right > 0), np.maximum(gain, 0.0), -np.inf)
+
+
+def branch_stats(stats: np.ndarray, branch: np.ndarray, n_branches: int) -> np.ndarray:
+    out = np.zeros((n_branches, stats.shape[1]))
+    for b in range(n_branches):
+        out[b] = stats[branch == b].sum(axis=0)
+    return out
+
+
+def _category_stats(node: NodeData, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Codes of feature ``j`` for the node's rows (``MISSING_BRANCH`` where missing),
+    statistics per category, rows per category, and the statistics of the known rows."""
+    column = node.X[:, j]
+    m = len(node.schema.features[j].categories)
+    known = ~np.isnan(column)
+    if known.all():
+        codes = column.astype(np.int64)
+        stats = node.stats
+    else:
+        codes = np.where(known, column, MISSING_BRANCH).astype(np.int64)
+        stats = node.stats[known]
+    present = codes[known] if not known.all() else codes
+    per = np.stack([np.bincount(present, weights=stats[:, c], minlength=m) for c in range(stats.shape[1])], axis=-1)
+    return codes, per, np.bincount(present, minlength=m), per.sum(axis=0)
+
+
+def _scaled_score(score: Score, parent: np.ndarray, known: np.ndarray, children: np.ndarray, name: Any, task: Task) -> np.ndarray:
+    """``score`` of a split on the known rows, times their share of the node's weight."""
+    s = np.asarray(score(known, children, name), dtype=np.float64)
+    if np.array_equal(known, parent):
+        return s
+    return s * known_fraction(known, parent, task)
+
+
+def multiway_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """Best one-branch-per-category split over the usable categorical features."""
+    parent = node.stats.sum(axis=0)
+    found: list[tuple[float, int, np.ndarray, np.ndarray]] = []
+    for j in node.categorical:
+        codes, per, rows, known = _category_stats(node, j)
+        present = rows > 0
+        if present.sum() < 2:
+            continue  # a "split" that sends every row one way separates nothing
+        if (rows[present] < min_samples_leaf).any():
+            continue
+        s = float(_scaled_score(score, parent, known, per, np.asarray(node.schema.features[j].name), node.task))
+        if np.isfinite(s):
+            found.append((s, j, codes, per))
+    if not found:
+        return None
+    i = tie_first(np.array([f[0] for f in found]))
+    s, j, codes, per = found[i]
+    return Candidate(s, j, "multiway", codes, per)
+
+
+def subset_masks(m: int) -> np.ndarray:
+    """All non-trivial two-way partitions of ``m`` categories, the first always on the left.
+
+    >>> subset_masks(3).astype(int).tolist()
+    [[1, 0, 0], [1, 0, 1], [1, 1, 0]]
+    """
+    combos = np.array(list(itertools.product((False, True), repeat=m - 1)), dtype=bool)[:-1]
+    return np.concatenate([np.ones((len(combos), 1), dtype=bool), combos], axis=1)
+
+
+def subset_candidates(stats: np.ndarray, present: np.ndarray, known: np.ndarray, *, task: Task | None = None, regression: bool | None = None, weight_of: Any = None) -> np.ndarray:
+    """The two-way partitions worth scoring of the categories ``present`` at a node (their
+    statistics ``stats``), as boolean masks (True: left): with two classes or regression the
+    prefixes of the categories ordered by class-1 proportion or by mean (Breiman's theorem,
+    exact); with more classes every partition up to ``MAX_EXACT_SUBSET_CATEGORIES``
+    categories, beyond that the prefixes by the majority class's proportion (a heuristic).
+
+    ``task`` says what the statistics are; ``regression=`` (a flag) is its former spelling,
+    still read, and ``weight_of`` is ignored: the task knows where the weight is.
+
+    >>> from puretree.tasks import REGRESSION
+    >>> means = np.array([[1.0, 5.0, 25.0], [1.0, 1.0, 1.0], [1.0, 3.0, 9.0]])   # means 5, 1, 3
+    >>> subset_candidates(means, np.arange(3), means.sum(axis=0), task=REGRESSION).astype(int).tolist()
+    [[0, 1, 0], [0, 1, 1]]
+    """
+    task = as_task(task if task is not None else bool(regression))
+    m, k = len(present), stats.shape[1]
+    if not (task.ordering_is_exact(k) or m > MAX_EXACT_SUBSET_CATEGORIES):
+        return subset_masks(m)
+    key = task.category_key(stats, known)
+    ranked = np.lexsort((present, key))  # ties: by category code, deterministic
+    masks = np.zeros((m - 1, m), dtype=bool)
+    masks[:, ranked] = np.tri(m - 1, m, dtype=bool)  # prefix i holds the first i+1 ranked categories
+    return masks
+
+
+def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """Best two-way split of the categories of a categorical feature (CART)."""
+    parent = node.stats.sum(axis=0)
+    task = node.task
+    found: list[tuple[float, int, tuple[int, ...], np.ndarray]] = []
+    for j in node.categorical:
+        codes, per, rows, known = _category_stats(node, j)
+        present = np.flatnonzero(rows > 0)
+        m = len(present)
+        if m < 2:
+            continue
+        stats = per[present]
+        masks = subset_candidates(stats, present, known, task=task)
+        left = masks.astype(np.float64) @ stats  # (B, k)
+        children = np.stack((left, task.remainder(known, left)), axis=-2)
+        s = np.broadcast_to(_scaled_score(score, parent, known, children, np.asarray(node.schema.features[j].name), task), (len(masks),))
+        if min_samples_leaf > 1:
+            n_left = masks.astype(np.int64) @ rows[present]
+            n_right = int(rows.sum()) - n_left
+            s = np.where((n_left >= min_samples_leaf) & (n_right >= min_samples_leaf), s, -np.inf)
+        s = np.where(np.isnan(s), -np.inf, s)
+        if np.isneginf(s).all():
+            continue
+        b = tie_first(s)
+        found.append((float(s[b]), j, tuple(int(c) for c in present[masks[b]]), children[b]))
+    if not found:
+        return None
+    i = tie_first(np.array([f[0] for f in found]))
+    s, j, left_codes, children = found[i]
+    column = node.X[:, j]
+    branch = np.where(np.isnan(column), MISSING_BRANCH, np.where(np.isin(column, left_codes), 0, 1))
+    return Candidate(s, j, "subset", branch, children, left_categories=left_codes)
+
+
+_BUILTIN_SPLITTERS = (threshold_splits, multiway_splits, subset_splits)
+
+
+@attrs.frozen
+class Settings:
+    score: Score
+    splitters: tuple[SplitGenerator, ...]
+    max_depth: int | None
+    min_samples_split: float
+    min_samples_leaf: float
+    min_gain: float | None
+    accept: Callable[[np.ndarray, np.ndarray], bool] | None
+    missing: str = "majority"
+    trusted: bool = False  # a built-in score: no per-call checks
+
+
+def score_name(score: Any) -> str:
+    name = getattr(score, "__name__", None)
+    return name if isinstance(name, str) else repr(score)
+
+
+@attrs.frozen
+class CheckedScore:
+    """A user's score as the splitters call it at one node, its failures made clear.
+
+    A score that raises, returns ``None``, something that is not numbers, the wrong shape,
+    or NaN for a split that holds weight becomes a :class:`~puretree.errors.ParameterError`
+    naming the score and the node (its depth and number of rows). A NaN score would
+    otherwise lose every comparison and silently turn the node into a leaf. The checks are
+    one conversion, one shape test and one NaN test per call; built-in scores are not wrapped.
+    """
+
+    score: Score
+    depth: int
+    rows: int
+    #: What the statistics are; a ``regression`` flag (its former spelling) is read too.
+    task: Task = attrs.field(converter=as_task)
+
+    @property
+    def regression(self) -> bool:
+        return self.task.is_regression
+
+    def _fail(self, what: str) -> ParameterError:
+        return ParameterError(f"the score {score_name(self.score)} {what} (at the node of depth {self.depth} with {self.rows} rows)")
+
+    def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
+        try:
+            out = self.score(parent, children, features)
+        except PuretreeError:
+            raise
+        except Exception as exc:
+            raise self._fail(f"raised {type(exc).__name__}: {exc}") from exc
+        if out is None:
+            raise self._fail("returned None, not scores")
+        try:
+            arr = np.asarray(out, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise self._fail(f"returned {type(out).__name__} {str(out)[:40]!r}, not numbers") from None
+        expected = np.broadcast_shapes(np.shape(parent)[:-1], np.shape(children)[:-2])
+        if arr.shape != expected:
+            try:
+                fits = np.broadcast_shapes(arr.shape, expected) == expected
+            except ValueError:
+                fits = False
+            if not fits:
+                raise self._fail(f"returned shape {arr.shape}; expected one score per candidate split, shape {expected}")
+        if np.isnan(arr).any():
+            self._check_nan(arr, np.asarray(children, dtype=np.float64), features, expected)
+        return arr
+
+    def _check_nan(self, arr: np.ndarray, children: np.ndarray, features: Any, expected: tuple[int, ...]) -> None:
+        """NaN is an error where the split holds weight; elsewhere (0/0 on no rows) it is dropped."""
+        weight = self.task.weight(children).sum(axis=-1)
+        bad = np.isnan(np.broadcast_to(arr, expected)) & (weight > 0)
+        if bad.any():
+            at = tuple(int(i) for i in np.argwhere(bad)[0])
+            names = np.broadcast_to(np.asarray(features), expected) if features is not None else None
+            named = f" for feature {str(names[at])!r}" if names is not None and names.shape == expected else ""
+            raise self._fail(f"returned NaN{named}; a score must be a number, or -inf for 'not a candidate'")
+
+
+def best_candidate(node: NodeData, cfg: Settings) -> Candidate | None:
+    """The best of the split generators' candidates at ``node`` (ties: the lowest feature),
+    the score checked at the node unless it is a built-in one."""
+    score = cfg.score if cfg.trusted else CheckedScore(cfg.score, node.depth, node.n_rows, node.task)
+    found = [c for gen in cfg.splitters if (c := _propose(gen, node, score, cfg.min_samples_leaf)) is not None]
+    if not found:
+        return None
+    best = max(c.score for c in found)
+    tol = TIE_TOLERANCE * max(1.0, abs(best))
+    return min((c for c in found if c.score >= best - tol), key=lambda c: c.feature)
+
+
+def _propose(gen: SplitGenerator, node: NodeData, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """A split generator's best candidate; a user's generator that fails is named with the node."""
+    if any(gen is b for b in _BUILTIN_SPLITTERS):
+        return gen(node, score=score, min_samples_leaf=min_samples_leaf)
+    try:
+        found = gen(node, score=score, min_samples_leaf=min_samples_leaf)
+    except PuretreeError:
+        raise
+    except Exception as exc:
+        raise ParameterError(f"the split generator {score_name(gen)} raised {type(exc).__name__}: {exc} (at the node of depth {node.depth} with {node.n_rows} rows)") from exc
+    if found is not None and not isinstance(found, Candidate):
+        raise ParameterError(f"the split generator {score_name(gen)} returned {type(found).__name__}, not a Candidate or None (at the node of depth {node.depth} with {node.n_rows} rows)")
+    return found
+
+
+def node_statistics(ds: Dataset, *, regression: bool | None = None) -> np.ndarray:
+    """Per-row additive statistics: weighted one-hot class counts, or (w, w*y, w*y**2)
+    (:meth:`~puretree.tasks.Task.row_statistics` of the data's task, or of the one the
+    ``regression`` flag names)."""
+    if ds.y is None:
+        raise DataError("the data has no target column")
+    w = np.ones(ds.n_rows) if ds.sample_weight is None else ds.sample_weight
+    task = as_task(ds.schema if regression is None else regression)
+    return task.row_statistics(ds.y, w, len(ds.schema.classes))
+
+
+def refuse_missing(ds: Dataset) -> None:
+    """``missing="error"``: the first missing cell, by its file line (or row) and column."""
+    absent = np.argwhere(np.isnan(ds.X))
+    if len(absent):
+        r, c = absent[0]
+        raise DataError(f"{ds.row_name(int(r))}, column {ds.schema.features[c].name!r}: missing value (missing='error' refuses them; use 'majority' or 'distribute')")
+
+
+def root_data(ds: Dataset, *, missing: str = "majority") -> NodeData:
+    if missing == "error":
+        refuse_missing(ds)
+    numeric = np.array([j for j, f in enumerate(ds.schema.features) if f.is_numeric], dtype=np.int64)
+    columns = ds.X[:, numeric].T
+    order = np.argsort(columns, axis=1, kind="stable")  # NaN (missing) sorts last
+    return NodeData(
+        X=ds.X,
+        y=ds.y,
+        stats=node_statistics(ds),
+        order=order,
+        values=np.take_along_axis(columns, order, axis=1),
+        numeric=numeric,
+        categorical=tuple(j for j, f in enumerate(ds.schema.features) if not f.is_numeric),
+        schema=ds.schema,
+        depth=0,
+        root_rows=ds.n_rows,
+    )
