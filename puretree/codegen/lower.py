@@ -14,7 +14,7 @@ node ever reaches a template. Everything a template needs to decide exactly as
   types it becomes ``floor(t)`` (``x <= floor(t)`` iff ``x <= t`` for integer ``x``), clamped
   to the type's range (an always-true comparison is emitted as such, never as a warning).
 - **Two shapes of the same tree.** ``lines``: the nested if/else form, as a flat list of
-  indented statements (built with an explicit stack, so any depth lowers); ``table``: the
+  indented statements (built from the kit's enter/leave events, so any depth lowers); ``table``: the
   internal nodes as parallel arrays, children as references (``ref < n_internal``: an internal
   node; otherwise outcome ``ref - n_internal``), for the table-driven loop and for the
   "distribute" missing-value walk (``spread``), which visits branches level by level in the
