@@ -105,6 +105,8 @@ def _root(tree_or_node: Tree | Node) -> Node:
 def _handed_down(down: Down, node: Node, value: Any, n: int) -> tuple[Any, ...]:
     """The values ``down`` gives a node's ``n`` children, checked: one per child."""
     given = down(node, value)
+    if type(given) in (list, tuple) and len(given) == n:  # the usual answer, copied in one step
+        return tuple(given)
     values = tuple(itertools.islice(given, n))
     if len(values) != n or (hasattr(given, "__len__") and len(given) != n):
         raise ParameterError(f"down(node, value) must give one value per child: the node has {n} children, it gave {len(given) if hasattr(given, '__len__') else len(values)}")
