@@ -315,7 +315,7 @@ def prune_rules(rules: RuleList | Tree, X: Any, y: Any = None, *, estimate: str 
     ``X``/``y`` is the data that estimates a rule's accuracy: with ``estimate="accuracy"`` a
     validation set (the fraction of covered rows of the rule's class); with
     ``estimate="pessimistic"`` the training set, scored by C4.5's upper confidence limit at
-    ``cf`` (:func:`~puretree.prune.c45_added_errors`), which penalises rules that cover few
+    ``cf`` (:func:`~puretree.estimates.c45_added_errors`), which penalises rules that cover few
     rows. A precondition is dropped while its removal does not lower the estimate (greedily,
     best removal first). The rules are then sorted by estimated accuracy (ties: more covered
     rows first, then the original order; rules the data never reached last), duplicates are

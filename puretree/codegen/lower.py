@@ -442,8 +442,8 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
         start = child_offset[me]
         return [(c, d + 1, me, b) for b, c in enumerate(child_table[start: start + n_children[me]])]
 
-    def branch_test(parent: int, b: int, d: int) -> dict[str, Any]:
-        """The statement that leads to branch ``b`` of split ``parent`` (at depth ``d``)."""
+    def branch_test(parent: int, b: int, child: int, d: int) -> dict[str, Any]:
+        """The statement that leads to branch ``b`` of split ``parent``, node ``child`` (at depth ``d``)."""
         kind = kinds[parent]
         i = internal_index[parent]
         j = feature_of[parent]
@@ -457,11 +457,11 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
                     "or_missing": majority and heavy == left, "and_present": majority and heavy != left}
             return {"depth": d, "op": op, "test": test}
         m = int(flat.n_categories[parent])
-        entries = flat.table[flat.offset[parent]: flat.offset[parent] + m].tolist()
-        if kind == MULTIWAY_SPLIT:
-            return {"depth": d, "op": op, "test": {"kind": "codes", "feature": j, "codes": [b], "or_missing": majority and heavy == entries[b], "n": m}}
+        if kind == MULTIWAY_SPLIT:  # branch b is category code b
+            return {"depth": d, "op": op, "test": {"kind": "codes", "feature": j, "codes": [b], "or_missing": majority and heavy == child, "n": m}}
         left, right = left_of[parent], right_of[parent]
         if b == 0:
+            entries = flat.table[flat.offset[parent]: flat.offset[parent] + m].tolist()
             codes = [c for c, e in enumerate(entries) if e == left]
             return {"depth": d, "op": op, "test": {"kind": "codes", "feature": j, "codes": codes, "or_missing": majority and heavy == left, "n": m}}
         return {"depth": d, "op": "elif", "test": {"kind": "known", "feature": j, "n": m, "or_missing": majority and heavy == right}}
@@ -470,7 +470,7 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
         kind = kinds[me]
         if what == ENTER:
             if parent >= 0:
-                out.append(branch_test(parent, b, d - 1))
+                out.append(branch_test(parent, b, me, d - 1))
             if kind == LEAF:
                 out.append({"depth": d, "op": "result", "outcome": outcome_of[me]})
             elif not majority:
