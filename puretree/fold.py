@@ -11,6 +11,11 @@ stack. Three primitives cover the library's walks:
 - :func:`rewrite`, built from them: children are rewritten first, then ``rule`` sees the
   updated node and may replace it; with ``down``, the rule also gets the node's top-down value.
 
+For output that opens a node before its children and closes it after them (nested code, a
+table of pre-order ids), :func:`events` is the walk with an ``"enter"`` and a ``"leave"``
+event per node; :func:`path_down` and :func:`path_of` hand each node its path from the root
+as shared cells, so that a walk over every node holds memory linear in the nodes.
+
 >>> from puretree.nodes import Leaf, NumericSplit
 >>> node = NumericSplit(0, 0.5, Leaf((1, 0)), NumericSplit(0, 1.5, Leaf((0, 1)), Leaf((1, 0)), (1, 1)), (2, 1))
 >>> fold(node, lambda n, kids: 1 + sum(kids))          # number of nodes
@@ -44,6 +49,11 @@ __all__ = [
     "rewrite",
     "iter_nodes",
     "iter_paths",
+    "events",
+    "ENTER",
+    "LEAVE",
+    "path_down",
+    "path_of",
     "first_of",
     "chain",
     "fixed_point",
@@ -95,6 +105,8 @@ def _root(tree_or_node: Tree | Node) -> Node:
 def _handed_down(down: Down, node: Node, value: Any, n: int) -> tuple[Any, ...]:
     """The values ``down`` gives a node's ``n`` children, checked: one per child."""
     given = down(node, value)
+    if type(given) in (list, tuple) and len(given) == n:  # the usual answer, copied in one step
+        return tuple(given)
     values = tuple(itertools.islice(given, n))
     if len(values) != n or (hasattr(given, "__len__") and len(given) != n):
         raise ParameterError(f"down(node, value) must give one value per child: the node has {n} children, it gave {len(given) if hasattr(given, '__len__') else len(values)}")
@@ -192,6 +204,30 @@ def iter_nodes(tree_or_node: Tree | Node) -> Iterator[Node]:
         stack.extend(reversed(children(node)))
 
 
+def path_down(node: Node, cell: Any) -> list[Any]:
+    """A :data:`Down` handing each child its path from the root as a linked cell,
+    ``(parent's cell, (split, branch_index))`` (the root's cell is ``None``).
+
+    Pending nodes share their parents' cells, so a walk over every node with its path holds
+    memory linear in the nodes, not in depth times nodes; :func:`path_of` makes a cell a tuple.
+
+    >>> from puretree.nodes import Leaf, NumericSplit
+    >>> node = NumericSplit(0, 0.5, Leaf((1, 0)), NumericSplit(0, 1.5, Leaf((0, 1)), Leaf((1, 0)), (1, 1)), (2, 1))
+    >>> [[i for _, i in path_of(cell)] for n, cell in walk(node, path_down, None)]
+    [[], [0], [1], [1, 0], [1, 1]]
+    """
+    return [(cell, (node, i)) for i in range(len(children(node)))]
+
+
+def path_of(cell: Any) -> tuple[tuple[Node, int], ...]:
+    """The path a :func:`path_down` cell stands for: ``((split, branch_index), ...)`` from the root."""
+    steps = []
+    while cell is not None:
+        cell, step = cell
+        steps.append(step)
+    return tuple(reversed(steps))
+
+
 def iter_paths(tree_or_node: Tree | Node) -> Iterator[tuple[tuple[tuple[Node, int], ...], Node]]:
     """Every leaf with its path: ``((split, branch_index), ...), leaf``, in pre-order.
 
@@ -200,21 +236,55 @@ def iter_paths(tree_or_node: Tree | Node) -> Iterator[tuple[tuple[tuple[Node, in
     >>> [(len(path), path[0][1], leaf) for path, leaf in iter_paths(node)]
     [(1, 0, Leaf(counts=(1.0, 0.0))), (1, 1, Leaf(counts=(0.0, 1.0)))]
     """
+    # The walk's pending nodes share their paths (:func:`path_down`); a leaf's path becomes a
+    # tuple only when it is yielded.
+    return ((path_of(cell), node) for node, cell in walk(tree_or_node, path_down, None) if not children(node))
 
-    # Each node is handed its path as a linked list, (parent's cell, (split, branch)), so that
-    # the walk's pending nodes share their paths (memory linear in the nodes, not in depth
-    # times leaves); a leaf's path becomes a tuple only when it is yielded.
-    def down(node: Node, cell: Any) -> list[Any]:
-        return [(cell, (node, i)) for i in range(len(children(node)))]
 
-    def as_tuple(cell: Any) -> tuple[tuple[Node, int], ...]:
-        steps = []
-        while cell is not None:
-            cell, step = cell
-            steps.append(step)
-        return tuple(reversed(steps))
+#: The two kinds of :func:`events`.
+ENTER, LEAVE = "enter", "leave"
 
-    return ((as_tuple(cell), node) for node, cell in walk(tree_or_node, down, None) if not children(node))
+
+def events(tree_or_node: Tree | Node, *, down: Down | None = None, start: Any = None) -> Iterator[tuple[str, Node, Any]]:
+    """The walk as events: ``(ENTER, node, value)`` before a node's descendants and
+    ``(LEAVE, node, value)`` after them, leaves included. Enter events come in pre-order (the
+    k-th is the node of pre-order id k); leave events in post-order. ``value`` is what
+    :func:`walk` hands the node (``start`` for the root, ``down`` for its children, asked for
+    a split only once its enter event has been consumed); without ``down``, a child's is ``None``.
+
+    What a node writes before its first child goes with its enter event, what follows its last
+    with its leave event, and what comes between two children with the second's enter event
+    (its branch index handed down): nested output in one pass, in time linear in the nodes.
+
+    >>> from puretree.nodes import Leaf, NumericSplit
+    >>> node = NumericSplit(0, 0.5, Leaf((1, 0)), NumericSplit(0, 1.5, Leaf((0, 1)), Leaf((1, 0)), (1, 1)), (2, 1))
+    >>> out = []
+    >>> for what, n, d in events(node, down=lambda n, d: [d + 1] * len(children(n)), start=0):
+    ...     if what == ENTER:
+    ...         out.append("  " * d + ("leaf" if not children(n) else f"x <= {n.threshold}?"))
+    ...     elif children(n):
+    ...         out.append("  " * d + "end")
+    >>> for line in out:
+    ...     print(line)
+    x <= 0.5?
+      leaf
+      x <= 1.5?
+        leaf
+        leaf
+      end
+    end
+    """
+    stack: list[tuple[str, Node, Any]] = [(ENTER, _root(tree_or_node), start)]
+    while stack:
+        what, node, value = stack.pop()
+        yield what, node, value
+        if what == LEAVE:
+            continue
+        stack.append((LEAVE, node, value))
+        kids = children(node)
+        if kids:
+            values = _handed_down(down, node, value, len(kids)) if down is not None else (None,) * len(kids)
+            stack.extend(zip(itertools.repeat(ENTER), reversed(kids), reversed(values)))
 
 
 def n_nodes(tree_or_node: Tree | Node) -> int:

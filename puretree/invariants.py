@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .data import Dataset, as_dataset, labels_array
+from .fold import path_down, path_of, walk
 from .io import from_json, to_dict, to_json
 from .nodes import Codes, Interval, Leaf, Node, Split, Tree, children
 from .predict import predict_proba
@@ -162,22 +163,16 @@ def _problem(f: Callable[..., Any], c: np.ndarray, rtol: float) -> str | None:
 # -- trees -------------------------------------------------------------------------------
 
 
-def _path_text(path: Sequence[str]) -> str:
-    return "root" + "".join(path)
-
-
 def _branch(node: Node, i: int) -> str:
     # Two branches read as left and right, as the threshold convention says; more by number.
     return (".left" if i == 0 else ".right") if len(children(node)) == 2 else f".children[{i}]"
 
 
-def _walk(root: Node) -> Iterable[tuple[tuple[str, ...], Node]]:
-    stack: list[tuple[tuple[str, ...], Node]] = [((), root)]
-    while stack:
-        path, node = stack.pop()
-        yield path, node
-        kids = children(node)
-        stack.extend((path + (_branch(node, i),), kids[i]) for i in reversed(range(len(kids))))
+def _where(cell: Any) -> str:
+    """A node's place, ``root.right.children[2]``, from its :func:`~puretree.fold.path_down`
+    cell. Written only for a message: the cells share their paths, so a walk over every node
+    with its path stays linear in memory and time at any depth."""
+    return "root" + "".join(_branch(node, i) for node, i in path_of(cell))
 
 
 def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
@@ -198,27 +193,26 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
     """
     schema = tree.schema
     width = 3 if schema.is_regression else len(schema.classes)
-    for path, node in _walk(tree.root):
-        where = _path_text(path)
+    for node, cell in walk(tree.root, path_down, None):
         if len(node.counts) != width:
-            raise AssertionError(f"check_tree: at {where}, counts {_fmt(node.counts)} have {len(node.counts)} entries, expected {width}")
+            raise AssertionError(f"check_tree: at {_where(cell)}, counts {_fmt(node.counts)} have {len(node.counts)} entries, expected {width}")
         if (node.counts[0] < 0) if schema.is_regression else any(v < 0 for v in node.counts):
-            raise AssertionError(f"check_tree: at {where}, counts {_fmt(node.counts)} are negative")
+            raise AssertionError(f"check_tree: at {_where(cell)}, counts {_fmt(node.counts)} are negative")
         if isinstance(node, Leaf):
             continue
         if node.feature >= schema.n_features:
-            raise AssertionError(f"check_tree: at {where}, feature index {node.feature} is out of range ({schema.n_features} features)")
+            raise AssertionError(f"check_tree: at {_where(cell)}, feature index {node.feature} is out of range ({schema.n_features} features)")
         feature = schema.features[node.feature]
         if node.test.feature_kind != feature.kind:
-            raise AssertionError(f"check_tree: at {where}, a {node.test.kind} split tests {feature.kind} feature {feature.name!r}")
+            raise AssertionError(f"check_tree: at {_where(cell)}, a {node.test.kind} split tests {feature.kind} feature {feature.name!r}")
         problem = node.test.problem(feature)
         if problem is not None:
-            raise AssertionError(f"check_tree: at {where}, {problem}")
+            raise AssertionError(f"check_tree: at {_where(cell)}, {problem}")
         if any(len(kid.counts) != width for kid in children(node)):
             continue  # the child is reported when the walk reaches it
         total = np.sum([kid.counts for kid in children(node)], axis=0)
         if not np.allclose(total, node.counts, rtol=rtol, atol=rtol):
-            raise AssertionError(f"check_tree: at {where}, the counts {_fmt(node.counts)} are not the sum of the children's counts {_fmt(total)}")
+            raise AssertionError(f"check_tree: at {_where(cell)}, the counts {_fmt(node.counts)} are not the sum of the children's counts {_fmt(total)}")
 
 
 def _same_test(a: Node, b: Node) -> bool:
@@ -236,7 +230,8 @@ def check_pruning(original: Tree, pruned: Tree) -> None:
 
     Every split of ``pruned`` is the original's split at the same place (same test, same
     counts), and every leaf of ``pruned`` stands where the original has a leaf or a subtree,
-    with that subtree's counts. Schema and missing-value strategy are unchanged.
+    with that subtree's counts. Schema and missing-value strategy are unchanged. Of several
+    differences, the first in reading order (pre-order, as :func:`check_tree`) is reported.
 
     >>> from puretree.nodes import Feature, Schema, Threshold
     >>> schema = Schema((Feature("x"),), ("a", "b"))
@@ -251,19 +246,19 @@ def check_pruning(original: Tree, pruned: Tree) -> None:
         raise AssertionError("check_pruning: the pruned tree has a different schema")
     if pruned.missing != original.missing:
         raise AssertionError(f"check_pruning: the missing-value strategy changed from {original.missing!r} to {pruned.missing!r}")
-    stack: list[tuple[tuple[str, ...], Node, Node]] = [((), original.root, pruned.root)]
-    while stack:
-        path, a, b = stack.pop()
-        where = _path_text(path)
+    # Each node of the pruned tree is handed the original's node at the same place and its path
+    # (as rewrites.is_pruning_of walks); the walk asks for the children of a split only after
+    # the checks below passed on it, so a mismatched split is never gone past.
+    def down(b: Node, value: tuple[Node, Any]) -> list[tuple[Node, Any]]:
+        a, cell = value
+        return list(zip(children(a), path_down(b, cell)))
+
+    for b, (a, cell) in walk(pruned.root, down, (original.root, None)):
         if tuple(a.counts) != tuple(b.counts):
             what = "leaf" if isinstance(b, Leaf) else "split"
-            raise AssertionError(f"check_pruning: the {what} at {where} has counts {_fmt(b.counts)}, but the original subtree there has {_fmt(a.counts)}")
-        if isinstance(b, Leaf):
-            continue
-        if isinstance(a, Leaf) or not _same_test(a, b):
-            raise AssertionError(f"check_pruning: at {where} the pruned tree has {_test_text(b)}, the original {_test_text(a)}")
-        ka, kb = children(a), children(b)
-        stack.extend((path + (_branch(b, i),), ka[i], kb[i]) for i in range(len(kb)))
+            raise AssertionError(f"check_pruning: the {what} at {_where(cell)} has counts {_fmt(b.counts)}, but the original subtree there has {_fmt(a.counts)}")
+        if not isinstance(b, Leaf) and (isinstance(a, Leaf) or not _same_test(a, b)):
+            raise AssertionError(f"check_pruning: at {_where(cell)} the pruned tree has {_test_text(b)}, the original {_test_text(a)}")
 
 
 def check_roundtrip(
@@ -492,10 +487,17 @@ def boundary_cases(tree: Tree, *, width: int = 64, missing: bool = False, unseen
     seen: set[str] = set()
     # Per feature: what the path allows, as the tests' constraints say (an interval or codes).
     start: tuple[Any, ...] = tuple(Interval() if f.is_numeric else Codes(range(len(f.categories))) for f in features)
-    stack: list[tuple[Node, tuple[Any, ...]]] = [(tree.root, start)]
-    while stack:
-        node, limits = stack.pop()
-        if isinstance(node, Leaf):
+
+    # Each node is handed what the path to it allows, or None when no row can reach it (some
+    # feature's constraint is empty); an unreachable node hands None on to its children.
+    def down(node: Node, limits: tuple[Any, ...] | None) -> list[tuple[Any, ...] | None]:
+        if limits is None:
+            return [None] * len(children(node))
+        j = node.feature
+        return [None if lim[j].is_empty else lim for _, lim in _child_limits(node, limits, features[j])]
+
+    for node, limits in walk(tree.root, down, start):
+        if limits is None or isinstance(node, Leaf):
             continue
         j = node.feature
         base = {f.name: _inside(f, lim, width) for f, lim in zip(features, limits)}
@@ -515,7 +517,6 @@ def boundary_cases(tree: Tree, *, width: int = 64, missing: bool = False, unseen
             if key not in seen:
                 seen.add(key)
                 rows.append(row)
-        stack.extend(reversed([(kid, lim) for kid, lim in _child_limits(node, limits, feature) if not lim[j].is_empty]))
     return rows
 
 

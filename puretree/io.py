@@ -54,7 +54,8 @@ from typing import Any
 import attrs
 
 from .errors import ModelFormatError
-from .nodes import MISSING_STRATEGIES, CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree, children
+from .fold import LEAVE, events
+from .nodes import MISSING_STRATEGIES, CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree
 
 __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
 
@@ -86,19 +87,21 @@ def _node_dict(node: Node, kids: list[int]) -> dict[str, Any]:
 
 def to_dict(tree: Tree) -> dict[str, Any]:
     """The JSON-ready dictionary of a tree (see the module docs for the format)."""
+    # Ids are pre-order: a node's is the number of nodes entered before it. The splits entered
+    # and not yet left are the path to the current node: the last of them is its parent.
     order: list[Node] = []
-    parent: list[int] = []
-    stack = [(tree.root, -1)]
-    while stack:
-        node, par = stack.pop()
+    kids: list[list[int]] = []
+    path: list[int] = []
+    for what, node, _ in events(tree.root):
+        if what == LEAVE:
+            path.pop()
+            continue
+        me = len(order)
+        if path:
+            kids[path[-1]].append(me)
         order.append(node)
-        parent.append(par)
-        me = len(order) - 1
-        stack.extend((c, me) for c in reversed(children(node)))
-    kids: list[list[int]] = [[] for _ in order]
-    for i, par in enumerate(parent):
-        if par >= 0:
-            kids[par].append(i)
+        kids.append([])
+        path.append(me)
     return {
         "format": FORMAT,
         "version": VERSION,

@@ -38,8 +38,11 @@ import numpy as np
 
 from .data import encode_features, labels_array
 from .errors import ParameterError
-from .nodes import Codes, Constraint, Interval, Leaf, Schema, Tree, children
-from .prune import check_cf, c45_added_errors, validation_codes
+from .estimates import c45_added_errors, check_cf
+from .fold import n_nodes as count_nodes, walk
+from .nodes import Codes, Constraint, Interval, Leaf, Node, Schema, Tree
+from .params import Options, validate_params
+from .validation import validation_codes
 from .text import format_number, shorten
 
 __all__ = ["Condition", "Rule", "RuleList", "to_rules", "prune_rules", "ESTIMATES", "MAX_CONDITIONS_PER_NODE", "MIN_CONDITIONS_LIMIT"]
@@ -227,40 +230,37 @@ def to_rules(tree: Tree) -> RuleList:
         raise ParameterError("rules need a classification tree; this is a regression tree")
     schema = tree.schema
     rules: list[Rule] = []
-    # An explicit stack: trees may be thousands of levels deep. Merging keeps each path's
-    # conditions to at most two per feature, so deep chains stay cheap.
-    stack: list[tuple[Any, dict[tuple[int, str], Any], tuple[float, ...]]] = [(tree.root, {}, tree.root.counts)]
-    n_nodes = sum(1 for _ in _preorder(tree.root))
+    n_nodes = count_nodes(tree)
     limit = max(MIN_CONDITIONS_LIMIT, MAX_CONDITIONS_PER_NODE * n_nodes)
+
+    # Each node is handed its path's merged conditions and the counts an empty leaf borrows
+    # (its parent's). Merging keeps a path to at most two conditions per feature, so deep
+    # chains stay cheap; down is asked only once the node has been counted below.
+    def down(node: Node, value: tuple[dict[tuple[int, str], Any], tuple[float, ...]]) -> list[tuple[dict[tuple[int, str], Any], tuple[float, ...]]]:
+        conditions, inherited = value
+        own = node.counts if sum(node.counts) > 0 else inherited
+        out = []
+        for constraint in node.test.constraints(schema.features[node.feature]):
+            merged = conditions
+            for op, bound in _conditions(constraint):
+                merged = _merge(merged, node.feature, op, bound)
+            out.append((merged, own))
+        return out
+
     # Counted at every node, not only at leaves: copying a path's conditions costs as much.
     spent = 0
-    while stack:
-        node, conditions, inherited = stack.pop()
+    for node, (conditions, inherited) in walk(tree.root, down, ({}, tree.root.counts)):
         spent += sum(1 + (len(v) if op == "in" else 0) for (_, op), v in conditions.items())
         if spent > limit:
             raise ParameterError(
                 f"this tree's rules would hold more than {limit} conditions (at most {MAX_CONDITIONS_PER_NODE} per node of its {n_nodes}): "
                 "too many to list; use the tree itself (show) instead"
             )
-        own = node.counts if sum(node.counts) > 0 else inherited
         if isinstance(node, Leaf):
+            own = node.counts if sum(node.counts) > 0 else inherited
             conds = tuple(Condition(f, op, v) for (f, op), v in sorted(conditions.items(), key=_reading_order(conditions)))
             rules.append(Rule(conds, int(np.argmax(own)), node.counts))
-            continue
-        for constraint, child in reversed(list(zip(node.test.constraints(schema.features[node.feature]), children(node)))):
-            merged = conditions
-            for op, value in _conditions(constraint):
-                merged = _merge(merged, node.feature, op, value)
-            stack.append((child, merged, own))
     return RuleList(tuple(rules), int(np.argmax(tree.root.counts)), schema)
-
-
-def _preorder(root: Any) -> Any:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(children(node))
 
 
 # -- rule post-pruning -------------------------------------------------------------------
@@ -308,13 +308,14 @@ def _prune_one(rule: Rule, holds: list[np.ndarray], codes: np.ndarray, k: int, h
     return Rule(tuple(rule.conditions[i] for i in keep), rule.prediction, counts[:k], current)
 
 
+@validate_params({"estimate": (Options(ESTIMATES),)})
 def prune_rules(rules: RuleList | Tree, X: Any, y: Any = None, *, estimate: str = "accuracy", cf: float = 0.25) -> RuleList:
     """Rule post-pruning (seed 000 §5.2.2): prune each rule's preconditions, then sort.
 
     ``X``/``y`` is the data that estimates a rule's accuracy: with ``estimate="accuracy"`` a
     validation set (the fraction of covered rows of the rule's class); with
     ``estimate="pessimistic"`` the training set, scored by C4.5's upper confidence limit at
-    ``cf`` (:func:`~puretree.prune.c45_added_errors`), which penalises rules that cover few
+    ``cf`` (:func:`~puretree.estimates.c45_added_errors`), which penalises rules that cover few
     rows. A precondition is dropped while its removal does not lower the estimate (greedily,
     best removal first). The rules are then sorted by estimated accuracy (ties: more covered
     rows first, then the original order; rules the data never reached last), duplicates are
@@ -333,8 +334,6 @@ def prune_rules(rules: RuleList | Tree, X: Any, y: Any = None, *, estimate: str 
     IF outlook = rain AND wind = strong THEN no  [2/2]
     ELSE yes
     """
-    if estimate not in ESTIMATES:
-        raise ParameterError(f"estimate must be one of {list(ESTIMATES)}, got {estimate!r}")
     check_cf(cf)
     if isinstance(rules, Tree):
         tree, rules = rules, to_rules(rules)

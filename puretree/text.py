@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from .fold import depth, n_leaves, n_nodes
-from .nodes import Leaf, Node, Schema, Split, Tree, children, format_number
+from .fold import depth, n_leaves, n_nodes, walk
+from .nodes import Leaf, Node, Schema, Split, Tree, format_number
+from .params import Interval, validate_params
 
 __all__ = ["MAX_INDENT", "MAX_NAME", "shorten", "to_text", "summary", "format_number", "branch_labels", "leaf_label"]
 
@@ -110,6 +111,7 @@ def _prefix(indent: str, level: int, max_indent: int) -> str:
     return f"{indent * max_indent}[depth {level}] "
 
 
+@validate_params({"max_indent": (Interval(int, 0, None),)})
 def to_text(tree: Tree, *, indent: str = "|   ", max_indent: int = MAX_INDENT) -> str:
     """The tree as indented text, one line per branch (a single line for a lone leaf).
 
@@ -129,33 +131,23 @@ def to_text(tree: Tree, *, indent: str = "|   ", max_indent: int = MAX_INDENT) -
     |   [depth 2] x <= 3: b (1)
     |   [depth 2] x > 3: a (1)
     """
-    if isinstance(max_indent, bool) or not isinstance(max_indent, int) or max_indent < 0:
-        from .errors import ParameterError
-
-        raise ParameterError(f"max_indent must be an integer >= 0, got {max_indent!r}")
     schema = tree.schema
     if isinstance(tree.root, Leaf):
         return leaf_label(tree.root.counts, schema)
-    lines: list[str] = []
-    # Work items: a finished line, or a split still to expand (with the counts an empty leaf
-    # below it would borrow). Pushed in reverse so they pop in reading order.
-    stack: list[tuple[str, Any]] = [("node", (tree.root, 0, tree.root.counts))]
-    while stack:
-        what, item = stack.pop()
-        if what == "line":
-            lines.append(item)
-            continue
-        node, level, inherited = item
+
+    # Each node is handed (its level, the counts an empty leaf below it borrows: its parent's,
+    # the line that leads to it). A split hands its children the counts it would lend.
+    def down(node: Node, value: tuple[int, tuple[float, ...], str | None]) -> list[tuple[int, tuple[float, ...], str]]:
+        level, inherited, _ = value
         own = node.counts if _has_weight(node.counts, schema) else inherited
-        items: list[tuple[str, Any]] = []
-        for label, child in zip(branch_labels(node, schema), children(node)):
-            prefix = _prefix(indent, level, max_indent) + label
-            if isinstance(child, Leaf):
-                items.append(("line", f"{prefix}: {leaf_label(child.counts, schema, own)}"))
-            else:
-                items.append(("line", prefix))
-                items.append(("node", (child, level + 1, own)))
-        stack.extend(reversed(items))
+        head = _prefix(indent, level, max_indent)
+        return [(level + 1, own, head + label) for label in branch_labels(node, schema)]
+
+    lines: list[str] = []
+    for node, (_, inherited, line) in walk(tree.root, down, (0, tree.root.counts, None)):
+        if line is None:
+            continue  # the root: its branches make the lines
+        lines.append(f"{line}: {leaf_label(node.counts, schema, inherited)}" if isinstance(node, Leaf) else line)
     return "\n".join(lines)
 
 

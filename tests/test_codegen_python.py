@@ -99,3 +99,35 @@ def test_regression_module_predicts_the_mean():
     with pytest.raises(ValueError, match="not finite"):
         module.predict([math.inf])
     assert python_row(tree, [float("nan")]) == [None]
+
+
+# -- the nested form's statements: one block per split, written from the kit's events --------
+
+from puretree.codegen.lower import lower  # noqa: E402
+from puretree.fold import iter_nodes  # noqa: E402
+from puretree.nodes import Split, Threshold, children  # noqa: E402
+from puretree.strategies import trees  # noqa: E402
+
+
+@given(trees(max_depth=4))
+def test_nested_lines_open_one_block_per_split_and_close_it(tree):
+    lines = lower(tree, "python", {"form": "nested"})["lines"]
+    splits = [n for n in iter_nodes(tree) if children(n)]
+    categorical = [n for n in splits if isinstance(n, Split) and not isinstance(n.test, Threshold)]
+    assert sum(line["op"] == "if" for line in lines) == sum(line["op"] == "end" for line in lines) == len(splits)
+    leaves = [n for n in iter_nodes(tree) if not children(n)]
+    # A result per leaf, and one per categorical split for the category no branch takes.
+    assert sum(line["op"] == "result" for line in lines) == len(leaves) + len(categorical)
+    open_blocks = []
+    for line, after in zip(lines, lines[1:] + [None]):
+        d, op = line["depth"], line["op"]
+        if op == "if":
+            open_blocks.append(d)
+        elif op in ("elif", "else", "end"):
+            assert open_blocks and open_blocks[-1] == d, (op, d, open_blocks)
+            if op == "end":
+                open_blocks.pop()
+        if op in ("if", "elif", "else"):  # a branch's body is one level deeper
+            assert after is not None and after["depth"] == d + 1
+    assert open_blocks == []
+    assert lines[0]["depth"] == 0

@@ -207,3 +207,69 @@ def test_iter_paths_shares_the_paths_it_has_not_yielded_yet():
         tracemalloc.stop()
     assert sorted(lengths) == sorted([levels] + list(range(1, levels + 1)))
     assert peak < 100 * levels * 8 * 4  # linear: a few hundred bytes per level, not levels**2 / 2 entries
+
+
+# -- events: enter and leave, for nested output --------------------------------------------------
+
+from puretree.fold import ENTER, LEAVE, events, path_down, path_of  # noqa: E402
+
+
+@given(trees(max_depth=4))
+def test_events_enter_in_pre_order_and_leave_in_post_order(tree):
+    seen = list(events(tree, down=_paths, start=()))
+    assert len(seen) == 2 * n_nodes(tree)
+    entered = [(n, v) for what, n, v in seen if what == ENTER]
+    assert [n for n, _ in entered] == list(iter_nodes(tree))
+    assert [v for _, v in entered] == [v for _, v in walk(tree, _paths, ())]  # walk's values
+    post = []
+    fold(tree, lambda n, kids: post.append(n))
+    assert [n for what, n, _ in seen if what == LEAVE] == post
+    # Properly nested: each leave closes the latest node entered and not yet left, with its value.
+    open_ = []
+    for what, node, value in seen:
+        if what == ENTER:
+            open_.append((node, value))
+        else:
+            assert open_.pop() == (node, value)
+    assert open_ == []
+    # Without down, every child's value is None.
+    assert [v for what, _, v in events(tree, start=0) if what == ENTER] == [0] + [None] * (n_nodes(tree) - 1)
+
+
+def test_events_ask_down_only_after_a_split_is_entered():
+    tree = id3(load_playtennis())
+    asked = []
+
+    def down(node, d):
+        asked.append(node)
+        return _depths(node, d)
+
+    it = events(tree, down=down, start=0)
+    assert next(it) == (ENTER, tree.root, 0) and asked == []
+    assert next(it) == (ENTER, tree.root.children[0], 1) and asked == [tree.root]
+    with pytest.raises(ParameterError, match="one value per child"):
+        list(events(tree, down=lambda n, v: [v], start=0))
+
+
+def test_events_nest_output_at_100_000_levels():
+    levels = 100_000
+    root = _chain_tree(levels)
+    deepest, closed = 0, 0
+    for what, node, d in events(root, down=_depths, start=0):
+        if what == ENTER:
+            deepest = max(deepest, d)
+        elif children(node):
+            closed += 1
+    assert deepest == levels and closed == levels
+
+
+@given(trees(max_depth=4))
+def test_path_down_hands_each_node_its_path(tree):
+    for node, cell in walk(tree, path_down, None):
+        at = tree.root
+        for split, i in path_of(cell):
+            assert split is at
+            at = children(at)[i]
+        assert at is node
+    leaves = [(path_of(cell), n) for n, cell in walk(tree, path_down, None) if not children(n)]
+    assert leaves == list(iter_paths(tree))

@@ -177,6 +177,39 @@ def test_check_pruning_handles_deep_trees():
     check_roundtrip(deep)  # 9000 boundary rows through a 3000-level tree, before and after
 
 
+def test_check_pruning_reports_the_first_mismatch_in_reading_order():
+    # Both branches differ from the original: the left one, read first, is the one reported.
+    both = NumericSplit(0, 1.0, Leaf((2, 1)), Leaf((2, 1)), (4, 2))
+    with pytest.raises(AssertionError, match=re.escape("the leaf at root.left has counts [2.0, 1.0]")):
+        check_pruning(ORIGINAL, Tree(both, SCHEMA))
+
+
+def _consistent_chain(levels, bad_at=None, moved_at=None):
+    """A right chain whose counts add up, except at depth ``bad_at`` (a split whose counts are
+    off); the split at depth ``moved_at`` has its threshold moved by a half."""
+    node = Leaf((1, 0))
+    for d in range(levels - 1, -1, -1):
+        leaf = Leaf((0, 1) if d % 2 else (1, 0))
+        counts = tuple(a + b for a, b in zip(leaf.counts, node.counts))
+        node = NumericSplit(0, d + (0.5 if d == moved_at else 0.0), leaf, node, (counts[0] + 1, counts[1]) if d == bad_at else counts)
+    return Tree(node, Schema((Feature("x"),), ("a", "b")))
+
+
+def test_the_checks_name_places_at_10_000_levels():
+    # Paths are shared cells (fold.path_down), written out only for the message: a walk over
+    # 20,001 nodes with their paths stays linear (path tuples would copy depth**2 / 2 entries).
+    levels = 10_000
+    check_tree(_consistent_chain(levels))
+    bad = _consistent_chain(levels, bad_at=levels - 1)
+    with pytest.raises(AssertionError, match=re.escape("check_tree: at root" + ".right" * (levels - 1) + ", the counts")):
+        check_tree(bad)
+    tree = _consistent_chain(levels)
+    check_pruning(tree, tree)
+    with pytest.raises(AssertionError, match=re.escape("at root" + ".right" * (levels - 1) + " the pruned tree has Threshold(value=9999.5)")):
+        check_pruning(tree, _consistent_chain(levels, moved_at=levels - 1))
+    assert len(boundary_cases(tree)) == 3 * levels
+
+
 # -- check_roundtrip ---------------------------------------------------------------------
 
 

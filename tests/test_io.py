@@ -17,6 +17,7 @@ from puretree.errors import ModelFormatError
 from puretree.grow import c45, cart, id3
 from puretree.io import FORMAT, VERSION, from_dict, from_json, load, save, to_dict, to_json
 from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.strategies import trees
 
 
 def _mixed_tree():
@@ -303,3 +304,29 @@ def test_criterion_round_trips():
     assert to_dict(unknown)["criterion"] is None and from_dict(to_dict(unknown)).criterion is None
     # The criterion is a note on how the tree was made, not part of what it decides.
     assert unknown == tree and hash(unknown) == hash(tree)
+
+
+@given(trees(max_depth=4))
+def test_node_ids_are_pre_order_as_flatten_numbers_them(tree):
+    # Written ids are the pre-order ids everything else uses (predict.apply, rewrites.collapse).
+    from puretree.fold import iter_nodes
+    from puretree.predict import flatten
+
+    nodes = to_dict(tree)["nodes"]
+    flat = flatten(tree)
+    assert len(nodes) == flat.n_nodes
+    for i, (entry, node) in enumerate(zip(nodes, iter_nodes(tree))):
+        start = flat.child_offset[i]
+        assert entry.get("children", []) == flat.child_table[start : start + flat.n_children[i]].tolist()
+        assert entry["counts"] == list(node.counts)
+
+
+def test_a_10_000_level_chain_saves_and_loads(tmp_path):
+    node = Leaf((1, 0))
+    for d in range(10_000):
+        node = NumericSplit(0, float(d), Leaf((0, 1)), node, (1, d + 1))
+    tree = Tree(node, Schema((Feature("x"),), ("a", "b")))
+    nodes = to_dict(tree)["nodes"]
+    assert [n.get("children") for n in nodes[:3]] == [[1, 2], None, [3, 4]] and nodes[-1]["kind"] == "leaf"
+    save(tree, tmp_path / "deep.json")
+    assert load(tmp_path / "deep.json") == tree

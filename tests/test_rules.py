@@ -205,3 +205,13 @@ def test_rules_of_a_tree_thousands_of_levels_deep():
 def test_temperature_rules_with_both_bounds():
     text = str(to_rules(id3(load_temperature())))
     assert "IF temperature > 54 AND temperature <= 85 THEN yes  [3/3]" in text
+
+
+def test_prune_rules_checks_estimate_then_cf_with_the_declared_wording():
+    tree = id3(load_playtennis())
+    data = load_playtennis()
+    with pytest.raises(ParameterError, match=r"^estimate must be one of \['accuracy', 'pessimistic'\], got 'exact'$"):
+        prune_rules(tree, data, estimate="exact", cf=2.0)
+    with pytest.raises(ParameterError, match=r"^cf must be a number in \(0, 1\), got 2.0$"):
+        prune_rules(tree, data, estimate="pessimistic", cf=2.0)
+    assert "estimate" in prune_rules.parameter_constraints

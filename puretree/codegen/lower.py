@@ -14,7 +14,7 @@ node ever reaches a template. Everything a template needs to decide exactly as
   types it becomes ``floor(t)`` (``x <= floor(t)`` iff ``x <= t`` for integer ``x``), clamped
   to the type's range (an always-true comparison is emitted as such, never as a warning).
 - **Two shapes of the same tree.** ``lines``: the nested if/else form, as a flat list of
-  indented statements (built with an explicit stack, so any depth lowers); ``table``: the
+  indented statements (built from the kit's enter/leave events, so any depth lowers); ``table``: the
   internal nodes as parallel arrays, children as references (``ref < n_internal``: an internal
   node; otherwise outcome ``ref - n_internal``), for the table-driven loop and for the
   "distribute" missing-value walk (``spread``), which visits branches level by level in the
@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CodegenError
+from ..fold import ENTER, events
 from ..nodes import Tree
 from ..predict import LEAF, MULTIWAY_SPLIT, THRESHOLD_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
 from . import literals as lit
@@ -418,57 +419,65 @@ def _names(schema: Any, language: str, name: str) -> tuple[list[dict[str, Any]],
 
 
 def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: dict[int, int], rows: dict[str, list], features: list) -> list[dict[str, Any]]:
-    """The nested if/else form as indented statements, built with an explicit stack.
+    """The nested if/else form as indented statements, in one pass of the kit's enter/leave
+    events (:func:`puretree.fold.events`): a split's first lines go with its enter event, the
+    test that leads to each child with that child's enter event, and its closing lines with
+    its leave event.
 
     Under "majority" the heavy branch's test also admits a missing value; under "error" and
     "distribute" a first test catches the missing value and the split's tests follow as ``elif``.
     """
     missing = tree.missing
+    majority = missing == "majority"
+    first = "if" if majority else "elif"  # the op of a split's first branch test
     out: list[dict[str, Any]] = []
-    stack: list[tuple[str, Any, int]] = [("node", 0, 0)]
-    while stack:
-        what, item, d = stack.pop()
-        if what == "line":
-            out.append({"depth": d, **item})
-            continue
-        node = item
-        kind = int(flat.kind[node])
-        if kind == LEAF:
-            out.append({"depth": d, "op": "result", "outcome": outcome_of[node]})
-            continue
-        i = internal_index[node]
-        j = int(flat.feature[node])
-        heavy = int(flat.heavy[node])
-        todo: list[tuple[str, Any, int]] = []
-        first = "if"
-        if missing != "majority":
-            todo.append(("line", {"op": "if", "test": {"kind": "missing", "feature": j}}, d))
-            todo.append(("line", {"op": "error", "feature": j} if missing == "error" else {"op": "spread", "node": i}, d + 1))
-            first = "elif"
-        majority = missing == "majority"
+    # The flat arrays as lists: read once per node, a list is faster to index than an array.
+    kinds, feature_of, heavy_of, left_of, right_of = (a.tolist() for a in (flat.kind, flat.feature, flat.heavy, flat.left, flat.right))
+    child_table, child_offset, n_children = flat.child_table.tolist(), flat.child_offset.tolist(), flat.n_children.tolist()
+
+    # Each node is handed (its pre-order id, its depth, its parent's id, its branch index):
+    # ids index the flat arrays, as the flattened tree numbers its nodes in the same order.
+    def down(node: Any, value: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
+        me, d = value[0], value[1]
+        start = child_offset[me]
+        return [(c, d + 1, me, b) for b, c in enumerate(child_table[start: start + n_children[me]])]
+
+    def branch_test(parent: int, b: int, child: int, d: int) -> dict[str, Any]:
+        """The statement that leads to branch ``b`` of split ``parent``, node ``child`` (at depth ``d``)."""
+        kind = kinds[parent]
+        i = internal_index[parent]
+        j = feature_of[parent]
+        heavy = heavy_of[parent]
+        op = first if b == 0 else "elif"
         if kind == THRESHOLD_SPLIT:
-            left, right = int(flat.left[node]), int(flat.right[node])
+            left = left_of[parent]
+            if b == 1:
+                return {"depth": d, "op": "else"}
             test = {"kind": "le", "feature": j, "threshold": rows["threshold"][i], "always": rows["always"][i],
                     "or_missing": majority and heavy == left, "and_present": majority and heavy != left}
-            todo += [("line", {"op": first, "test": test}, d), ("node", left, d + 1), ("line", {"op": "else"}, d), ("node", right, d + 1)]
-        else:
-            m = int(flat.n_categories[node])
-            entries = flat.table[flat.offset[node]: flat.offset[node] + m].tolist()
-            if kind == MULTIWAY_SPLIT:
-                for c, child in enumerate(entries):
-                    test = {"kind": "codes", "feature": j, "codes": [c], "or_missing": majority and heavy == child, "n": m}
-                    todo += [("line", {"op": first, "test": test}, d), ("node", child, d + 1)]
-                    first = "elif"
-            else:
-                left, right = int(flat.left[node]), int(flat.right[node])
-                codes = [c for c, e in enumerate(entries) if e == left]
-                todo += [
-                    ("line", {"op": first, "test": {"kind": "codes", "feature": j, "codes": codes, "or_missing": majority and heavy == left, "n": m}}, d),
-                    ("node", left, d + 1),
-                    ("line", {"op": "elif", "test": {"kind": "known", "feature": j, "n": m, "or_missing": majority and heavy == right}}, d),
-                    ("node", right, d + 1),
-                ]
-            todo += [("line", {"op": "else"}, d), ("line", {"op": "result", "outcome": outcome_of[node]}, d + 1)]
-        todo.append(("line", {"op": "end"}, d))
-        stack.extend(reversed(todo))
+            return {"depth": d, "op": op, "test": test}
+        m = int(flat.n_categories[parent])
+        if kind == MULTIWAY_SPLIT:  # branch b is category code b
+            return {"depth": d, "op": op, "test": {"kind": "codes", "feature": j, "codes": [b], "or_missing": majority and heavy == child, "n": m}}
+        left, right = left_of[parent], right_of[parent]
+        if b == 0:
+            entries = flat.table[flat.offset[parent]: flat.offset[parent] + m].tolist()
+            codes = [c for c, e in enumerate(entries) if e == left]
+            return {"depth": d, "op": op, "test": {"kind": "codes", "feature": j, "codes": codes, "or_missing": majority and heavy == left, "n": m}}
+        return {"depth": d, "op": "elif", "test": {"kind": "known", "feature": j, "n": m, "or_missing": majority and heavy == right}}
+
+    for what, _, (me, d, parent, b) in events(tree.root, down=down, start=(0, 0, -1, 0)):
+        kind = kinds[me]
+        if what == ENTER:
+            if parent >= 0:
+                out.append(branch_test(parent, b, me, d - 1))
+            if kind == LEAF:
+                out.append({"depth": d, "op": "result", "outcome": outcome_of[me]})
+            elif not majority:
+                out.append({"depth": d, "op": "if", "test": {"kind": "missing", "feature": feature_of[me]}})
+                out.append({"depth": d + 1, **({"op": "error", "feature": feature_of[me]} if missing == "error" else {"op": "spread", "node": internal_index[me]})})
+        elif kind != LEAF:
+            if kind != THRESHOLD_SPLIT:  # a category no branch takes: the split's own answer
+                out += [{"depth": d, "op": "else"}, {"depth": d + 1, "op": "result", "outcome": outcome_of[me]}]
+            out.append({"depth": d, "op": "end"})
     return out
