@@ -687,6 +687,76 @@ def quantile_bins(column: np.ndarray, max_bins: int) -> np.ndarray:
     return out
 
 
+#: Whether fits may use the compiled kernel (:mod:`puretree.kernels`): ``None``, when numba
+#: imports; ``False``, never (the tests set it to check the numpy engine on the same data).
+_USE_KERNEL: bool | None = None
+
+
+def _kernels() -> Any:
+    """:mod:`puretree.kernels` if numba is installed and allowed, else ``None`` (imported on first use)."""
+    if _USE_KERNEL is False:
+        return None
+    try:
+        from . import kernels
+    except ImportError:  # pragma: no cover - numba's own import failed in an unexpected way
+        return None
+    return kernels if kernels.AVAILABLE else None
+
+
+def _kernel_applies(ds: Dataset, cfg: Any, ctx: "_Context") -> bool:
+    """Whether the compiled kernel grows this fit: classification on numeric features without
+    missing values, the built-in Gini impurity decrease, the built-in threshold splits (other
+    built-in generators find nothing without categorical features), no ``accept`` hook, and
+    weights whose sums stay far from overflow (the reference's rescaling never applies)."""
+    from .criteria import ImpurityDecrease
+    from .impurity import gini
+
+    if ctx.regression or ctx.categorical or ctx.q == 0 or ctx.numeric_missing or cfg.accept is not None:
+        return False
+    if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
+        return False
+    if "numeric" not in {_kinds()[s] for s in cfg.splitters}:
+        return False
+    k = max(1, len(ds.schema.classes))
+    if ds.sample_weight is not None and not float(ds.sample_weight.sum()) < 1e290:
+        return False
+    kernels = _kernels()
+    return kernels is not None and k <= kernels.MAX_CLASSES
+
+
+def _kernel_tree(ds: Dataset, cfg: Any, ctx: "_Context") -> Node:
+    """The tree grown by the compiled kernel, as nodes."""
+    from . import kernels
+
+    k = max(1, len(ds.schema.classes))
+    w = ds.sample_weight
+    if w is None:
+        root = np.bincount(ds.y, minlength=k).astype(np.float64)  # exact: integers
+    else:
+        stats = np.zeros((ds.n_rows, k))
+        stats[np.arange(ds.n_rows), ds.y] = w
+        root = stats.sum(axis=0)  # the reference's own sum
+        del stats
+    feature, threshold, child, counts = kernels.grow_arrays(
+        ctx.Xn, ds.y, w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain
+    )
+    return _assemble_arrays(ctx.numeric[np.maximum(feature, 0)], threshold, child, counts)
+
+
+def _assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray) -> Node:
+    """Nodes from the kernel's arrays, children (larger ids) before parents."""
+    ft, thr, ch, cn = feature.tolist(), threshold.tolist(), child.tolist(), counts.tolist()
+    made: list[Any] = [None] * len(ch)
+    for g in range(len(ch) - 1, -1, -1):
+        c = ch[g]
+        if c < 0:
+            made[g] = Leaf(cn[g])
+        else:
+            made[g] = NumericSplit(ft[g], thr[g], made[c], made[c + 1], cn[g])
+            made[c] = made[c + 1] = None  # each node is referenced by its parent only
+    return made[0]
+
+
 def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown level by level. ``max_bins``: histogram mode, each numeric
@@ -696,6 +766,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
     if cfg.missing == "error":
         _refuse_missing(ds)
     ctx = _Context(ds, cfg)
+    if max_bins is None and _kernel_applies(ds, cfg, ctx):
+        return _kernel_tree(ds, cfg, ctx)
     if max_bins is not None and ctx.q:
         ctx.binned = True
         ctx.Xn = np.ascontiguousarray(np.stack([quantile_bins(row, max_bins) for row in ctx.Xn]).reshape(ctx.Xn.shape))

@@ -1,0 +1,346 @@
+"""A compiled growth kernel (numba) for the common case of :mod:`puretree.engine`.
+
+The common case: classification, numeric features only, no missing value, the built-in
+Gini impurity decrease (``impurity_decrease(gini)``, CART's default), any row weights, no
+``accept`` hook, exact thresholds. :func:`puretree.engine.build` hands such a fit to
+:func:`grow_arrays`; everything else (user scores, which stay plain Python functions over
+count arrays, categorical features, missing values, histogram mode, regression) keeps the
+numpy engine. Both grow the reference's tree (tests/test_kernels.py and tests/test_engine.py
+compare them with :func:`puretree.grow.grow` ``engine="reference"``).
+
+How it grows: one stable presorted order of the rows per feature (plus one in row order),
+kept sorted within each node by stable partitioning, level after level. Every node of a
+level is a segment ``[start, end)`` of every order. A node's best threshold per feature is
+found by one pass along its segment, the features shared between the cores (``prange``).
+
+Ties break as the reference breaks them because the scores are the reference's numbers:
+the same formulas in the same order (:func:`puretree.impurity.gini`'s proportions first,
+:func:`puretree.impurity.sum_last`'s order of addition, a branch's weight as its share of
+the parent), the first threshold within :data:`~puretree.grow.TIE_TOLERANCE` of a feature's
+best, then the first feature within it of the node's best.
+
+numba is optional: without it (a Python without numba wheels), :data:`AVAILABLE` is False
+and the numpy engine grows every tree. The kernel is compiled once per installation
+(``cache=True``); :mod:`puretree.engine` imports this module (and numba) on the first fit
+that can use it, so ``import puretree`` does not pay for numba.
+
+>>> import numpy as np
+>>> if AVAILABLE:
+...     out = grow_arrays(np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([0, 0, 1, 1]), None, 2,
+...                       np.array([2.0, 2.0]), min_samples_split=2.0, min_samples_leaf=1.0,
+...                       max_depth=None, min_gain=None)
+...     feature, threshold, child, counts = out
+...     assert threshold[0] == 2.5 and child[0] == 1 and counts[1:3].tolist() == [[2.0, 0.0], [0.0, 2.0]]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["AVAILABLE", "grow_arrays", "TIE_TOLERANCE"]
+
+try:  # numba is an optional speed-up: the numpy engine grows every tree without it
+    from numba import njit, prange
+
+    AVAILABLE = True
+except ImportError:  # pragma: no cover - exercised on Pythons without numba wheels
+    AVAILABLE = False
+
+#: The same tolerance as :data:`puretree.grow.TIE_TOLERANCE` (checked by a test; not imported,
+#: so that the compiled code sees a constant).
+TIE_TOLERANCE = 1e-12
+
+#: Largest class count whose sums the kernel adds in numpy's order (pairwise blocks of 8).
+MAX_CLASSES = 128
+
+if AVAILABLE:
+
+    @njit(cache=True, inline="always")
+    def sum_last(a: Any, n: int) -> float:
+        # puretree.impurity.sum_last over an axis of n entries: for n <= 8 the columns are
+        # added in order; for more, numpy's sum, a pairwise sum in blocks of 8 (n <= 128).
+        if n <= 8:
+            s = a[0]
+            for j in range(1, n):
+                s += a[j]
+            return s
+        r0, r1, r2, r3 = a[0], a[1], a[2], a[3]
+        r4, r5, r6, r7 = a[4], a[5], a[6], a[7]
+        i = 8
+        stop = n - n % 8
+        while i < stop:
+            r0 += a[i]
+            r1 += a[i + 1]
+            r2 += a[i + 2]
+            r3 += a[i + 3]
+            r4 += a[i + 4]
+            r5 += a[i + 5]
+            r6 += a[i + 6]
+            r7 += a[i + 7]
+            i += 8
+        s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            s += a[i]
+            i += 1
+        return s
+
+    @njit(cache=True, inline="always")
+    def gini(c: Any, k: int, tmp: Any) -> tuple[float, float]:
+        # puretree.impurity.gini: proportions first, 1 - sum p**2, clamped at 0; and the weight
+        total = sum_last(c, k)
+        if not total > 0:
+            return 0.0, total
+        for j in range(k):
+            p = c[j] / total
+            tmp[j] = p * p
+        g = 1.0 - sum_last(tmp, k)
+        return (g if g > 0.0 else 0.0), total
+
+    @njit(cache=True, inline="always")
+    def gini_decrease(g_parent: float, left: Any, right: Any, k: int, tmp: Any) -> float:
+        # puretree.criteria.ImpurityDecrease(gini): each branch's share of the weight times its
+        # impurity, subtracted from the parent's; a negative gain is rounding (0); no weight: -inf
+        g_left, w_left = gini(left, k, tmp)
+        g_right, w_right = gini(right, k, tmp)
+        w = w_left + w_right
+        share_left = w_left / w
+        share_right = w_right / w
+        after = (share_left * g_left if share_left > 0 else 0.0) + (share_right * g_right if share_right > 0 else 0.0)
+        gain = g_parent - after
+        if gain < 0.0:
+            gain = 0.0
+        if not w > 0:
+            return -np.inf
+        return gain
+
+    @njit(cache=True, parallel=True)
+    def presort(Xn: Any, index_dtype: Any) -> Any:
+        q, n = Xn.shape
+        # two buffers of orders: a level reads one and partitions into the other
+        buf = np.empty((2, q + 1, n), dtype=index_dtype)
+        for f in prange(q + 1):
+            if f == q:
+                for i in range(n):
+                    buf[0, f, i] = i
+            else:
+                buf[0, f] = np.argsort(Xn[f], kind="mergesort")  # stable: equal values in row order
+        return buf
+
+    @njit(cache=True)
+    def node_summaries(orders: Any, y: Any, w: Any, k: int, root_counts: Any, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, min_split: float, at_max: bool, splits: Any, g_parent: Any) -> None:
+        # each frontier node's class counts (summed in row order, as the numpy engine's
+        # bincount adds), whether it may split, and its Gini impurity
+        q = orders.shape[0] - 1
+        tmp = np.empty(k)
+        for i in range(len(fr_node)):
+            g, s, e = fr_node[i], fr_start[i], fr_end[i]
+            if g == 0:
+                counts[0] = root_counts  # the reference's own sum
+            else:
+                for p in range(s, e):
+                    r = orders[q, p]
+                    counts[g, y[r]] += w[r]
+            lo = y[orders[q, s]]
+            hi = lo
+            for p in range(s + 1, e):
+                v = y[orders[q, p]]
+                lo = min(lo, v)
+                hi = max(hi, v)
+            splits[i] = not (lo == hi or (e - s) < min_split or at_max)
+            g_parent[i] = gini(counts[g], k, tmp)[0]
+
+    @njit(cache=True)
+    def feature_best(f: int, Xn: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
+        # every splitting node's first near-best threshold on feature f: one pass along the
+        # node's segment of the feature's order, scoring between distinct values
+        left = np.empty(k)
+        right = np.empty(k)
+        tmp = np.empty(k)
+        longest = 0
+        for i in range(len(fr_node)):
+            longest = max(longest, fr_end[i] - fr_start[i])
+        scores = np.empty(max(longest, 1))
+        for i in range(len(fr_node)):
+            if not splits[i]:
+                continue
+            s, e = fr_start[i], fr_end[i]
+            parent = counts[fr_node[i]]
+            gp = g_parent[i]
+            left[:] = 0.0
+            best = -np.inf
+            r = orders[f, s]
+            v = Xn[f, r]
+            for p in range(s, e - 1):
+                left[y[r]] += w[r]
+                r_next = orders[f, p + 1]
+                v_next = Xn[f, r_next]
+                n_left = p - s + 1
+                sc = -np.inf
+                if v < v_next and n_left >= min_leaf and (e - s) - n_left >= min_leaf:
+                    for j in range(k):
+                        d = parent[j] - left[j]
+                        right[j] = d if d > 0.0 else 0.0  # np.maximum(parent - left, 0)
+                    sc = gini_decrease(gp, left, right, k, tmp)
+                    if np.isnan(sc):
+                        sc = -np.inf
+                scores[p - s] = sc
+                if sc > best:
+                    best = sc
+                r = r_next
+                v = v_next
+            if best == -np.inf:
+                continue
+            bar = best - TIE_TOLERANCE * max(1.0, abs(best))
+            for p in range(s, e - 1):  # the first threshold within tolerance of the best
+                if scores[p - s] >= bar:
+                    best_score[i, f] = scores[p - s]
+                    best_pos[i, f] = p
+                    break
+
+    @njit(cache=True)
+    def partition(f: int, src: Any, dst: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
+        # order f stably partitioned within each splitting node's segment: left rows first
+        for i in range(len(fr_start)):
+            if not splits[i]:
+                continue
+            s, e = fr_start[i], fr_end[i]
+            a = s
+            b = s + n_left_of[i]
+            for p in range(s, e):
+                r = src[f, p]
+                if goes_left[r]:
+                    dst[f, a] = r
+                    a += 1
+                else:
+                    dst[f, b] = r
+                    b += 1
+
+    @njit(cache=True, parallel=True)
+    def best_all(Xn: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
+        for f in prange(Xn.shape[0]):  # the features shared between the cores
+            feature_best(f, Xn, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+
+    @njit(cache=True, parallel=True)
+    def partition_all(src: Any, dst: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
+        for f in prange(src.shape[0]):
+            partition(f, src, dst, goes_left, fr_start, fr_end, splits, n_left_of)
+
+    # Not parallel itself: numba's parallel array analysis assumes that an array rebound in a
+    # loop (the frontier) keeps its first shape; the parallel loops live in the two above.
+    @njit(cache=True)
+    def grow_kernel(Xn: Any, y: Any, w: Any, k: int, root_counts: Any, buf: Any, min_split: float, min_leaf: float, max_depth: int, min_gain: float, use_min_gain: bool) -> Any:
+        q, n = Xn.shape
+        cap = 2 * n + 1  # every leaf holds a row: at most 2n - 1 nodes
+        feature = np.full(cap, -1, dtype=np.int64)
+        threshold = np.zeros(cap)
+        child = np.full(cap, -1, dtype=np.int64)
+        counts = np.zeros((cap, k))
+        n_made = 1
+        cur = 0
+        # the frontier: node id and its segment [start, end) of every order
+        fr_node = np.zeros(1, dtype=np.int64)
+        fr_start = np.zeros(1, dtype=np.int64)
+        fr_end = np.full(1, n, dtype=np.int64)
+        goes_left = np.zeros(n, dtype=np.bool_)
+        depth = 0
+        while len(fr_node) > 0:
+            F = len(fr_node)
+            orders = buf[cur]
+            splits = np.zeros(F, dtype=np.bool_)
+            g_parent = np.zeros(F)
+            node_summaries(orders, y, w, k, root_counts, counts, fr_node, fr_start, fr_end, min_split, max_depth >= 0 and depth >= max_depth, splits, g_parent)
+            if not splits.any():
+                break
+            best_score = np.full((F, q), -np.inf)
+            best_pos = np.zeros((F, q), dtype=np.int64)
+            best_all(Xn, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+            # each node's split: the first feature within tolerance of the node's best
+            first_child = np.full(F, -1, dtype=np.int64)
+            n_left_of = np.zeros(F, dtype=np.int64)
+            n_next = 0
+            for i in range(F):
+                if not splits[i]:
+                    continue
+                top = -np.inf
+                for f in range(q):
+                    top = max(top, best_score[i, f])
+                if top == -np.inf:
+                    splits[i] = False
+                    continue
+                bar = top - TIE_TOLERANCE * max(1.0, abs(top))
+                fb = 0
+                while best_score[i, fb] < bar:
+                    fb += 1
+                if use_min_gain and not best_score[i, fb] > min_gain:
+                    splits[i] = False
+                    continue
+                pos = best_pos[i, fb]
+                lo_value = Xn[fb, orders[fb, pos]]
+                hi_value = Xn[fb, orders[fb, pos + 1]]
+                mid = lo_value / 2.0 + hi_value / 2.0  # puretree.grow.midpoint
+                g = fr_node[i]
+                feature[g] = fb
+                threshold[g] = mid if (lo_value <= mid and mid < hi_value) else lo_value
+                child[g] = n_made
+                first_child[i] = n_made
+                n_made += 2
+                n_next += 2
+                n_left_of[i] = pos - fr_start[i] + 1
+                for pp in range(fr_start[i], fr_end[i]):
+                    goes_left[orders[fb, pp]] = pp <= pos
+            if n_next == 0:
+                break
+            src = buf[cur]
+            dst = buf[1 - cur]
+            partition_all(src, dst, goes_left, fr_start, fr_end, splits, n_left_of)
+            cur = 1 - cur
+            nf_node = np.empty(n_next, dtype=np.int64)
+            nf_start = np.empty(n_next, dtype=np.int64)
+            nf_end = np.empty(n_next, dtype=np.int64)
+            j = 0
+            for i in range(F):
+                if splits[i]:
+                    cut = fr_start[i] + n_left_of[i]
+                    nf_node[j] = first_child[i]
+                    nf_start[j] = fr_start[i]
+                    nf_end[j] = cut
+                    nf_node[j + 1] = first_child[i] + 1
+                    nf_start[j + 1] = cut
+                    nf_end[j + 1] = fr_end[i]
+                    j += 2
+            fr_node = nf_node
+            fr_start = nf_start
+            fr_end = nf_end
+            depth += 1
+        return feature[:n_made].copy(), threshold[:n_made].copy(), child[:n_made].copy(), counts[:n_made].copy()
+
+
+def grow_arrays(Xn: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root_counts: np.ndarray, *, min_samples_split: float, min_samples_leaf: float, max_depth: int | None, min_gain: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The tree as arrays: per node its feature (index into ``Xn``'s rows, -1 for a leaf),
+    threshold, first child (the second is the next id; -1 for a leaf) and class counts.
+
+    ``Xn`` is (features, rows) float64 without NaN, ``y`` the class codes, ``w`` the row
+    weights (``None``: 1), ``root_counts`` the root's counts as the reference sums them.
+    Children have larger ids than their parents.
+    """
+    if not AVAILABLE:  # pragma: no cover
+        raise RuntimeError("puretree.kernels needs numba")
+    q, n = Xn.shape
+    Xn = np.ascontiguousarray(Xn, dtype=np.float64)
+    index = np.int32 if n < 2**31 - 1 else np.int64
+    buf = presort(Xn, index)
+    return grow_kernel(
+        Xn,
+        np.ascontiguousarray(y, dtype=np.int64),
+        np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64),
+        int(k),
+        np.ascontiguousarray(root_counts, dtype=np.float64),
+        buf,
+        float(min_samples_split),
+        float(min_samples_leaf),
+        -1 if max_depth is None else int(max_depth),
+        0.0 if min_gain is None else float(min_gain),
+        min_gain is not None,
+    )
