@@ -66,6 +66,9 @@ def bench_time(name: str, repeats: int, reference: bool) -> dict[str, float]:
     who = ["sklearn", "puretree"] + (["reference"] if reference else [])
     fits = {w: fitter(w) for w in who}
     runs: dict[str, list[float]] = {w: [] for w in who}
+    for w in who:
+        # untimed warm-up: imports, numba's compiled kernel loaded from its cache
+        fits[w](*load("iris"))
     for _ in range(repeats):
         for w in who:
             runs[w].append(timed(fits[w], X, y))

@@ -52,6 +52,10 @@ except ImportError:  # pragma: no cover - exercised on Pythons without numba whe
 #: so that the compiled code sees a constant).
 TIE_TOLERANCE = 1e-12
 
+#: Least work (rows x features) of a level shared between the cores: below it, waking the
+#: other threads costs more than it saves (on a busy machine, a scheduler's time slice).
+PARALLEL_MIN_WORK = 200_000
+
 #: Largest class count whose sums the kernel adds in numpy's order (pairwise blocks of 8).
 MAX_CLASSES = 128
 
@@ -115,18 +119,23 @@ if AVAILABLE:
             return -np.inf
         return gain
 
+    @njit(cache=True)
+    def presort_one(f: int, Xn: Any, buf: Any) -> None:
+        if f == Xn.shape[0]:
+            for i in range(Xn.shape[1]):
+                buf[0, f, i] = i  # the order of the rows themselves: node sums in row order
+        else:
+            buf[0, f] = np.argsort(Xn[f], kind="mergesort")  # stable: equal values in row order
+
     @njit(cache=True, parallel=True)
-    def presort(Xn: Any, index_dtype: Any) -> Any:
-        q, n = Xn.shape
-        # two buffers of orders: a level reads one and partitions into the other
-        buf = np.empty((2, q + 1, n), dtype=index_dtype)
-        for f in prange(q + 1):
-            if f == q:
-                for i in range(n):
-                    buf[0, f, i] = i
-            else:
-                buf[0, f] = np.argsort(Xn[f], kind="mergesort")  # stable: equal values in row order
-        return buf
+    def presort_all(Xn: Any, buf: Any) -> None:
+        for f in prange(Xn.shape[0] + 1):
+            presort_one(f, Xn, buf)
+
+    @njit(cache=True)
+    def presort_serial(Xn: Any, buf: Any) -> None:
+        for f in range(Xn.shape[0] + 1):
+            presort_one(f, Xn, buf)
 
     @njit(cache=True)
     def node_summaries(orders: Any, y: Any, w: Any, k: int, root_counts: Any, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, min_split: float, at_max: bool, splits: Any, g_parent: Any) -> None:
@@ -217,6 +226,8 @@ if AVAILABLE:
                     dst[f, b] = r
                     b += 1
 
+    # numba cannot load from its cache a compiled function that calls a parallel one (the
+    # process crashes), so the parallel steps are called from Python, one wide level at a time.
     @njit(cache=True, parallel=True)
     def best_all(Xn: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
         for f in prange(Xn.shape[0]):  # the features shared between the cores
@@ -227,24 +238,86 @@ if AVAILABLE:
         for f in prange(src.shape[0]):
             partition(f, src, dst, goes_left, fr_start, fr_end, splits, n_left_of)
 
-    # Not parallel itself: numba's parallel array analysis assumes that an array rebound in a
-    # loop (the frontier) keeps its first shape; the parallel loops live in the two above.
     @njit(cache=True)
-    def grow_kernel(Xn: Any, y: Any, w: Any, k: int, root_counts: Any, buf: Any, min_split: float, min_leaf: float, max_depth: int, min_gain: float, use_min_gain: bool) -> Any:
-        q, n = Xn.shape
-        cap = 2 * n + 1  # every leaf holds a row: at most 2n - 1 nodes
-        feature = np.full(cap, -1, dtype=np.int64)
-        threshold = np.zeros(cap)
-        child = np.full(cap, -1, dtype=np.int64)
-        counts = np.zeros((cap, k))
-        n_made = 1
-        cur = 0
-        # the frontier: node id and its segment [start, end) of every order
-        fr_node = np.zeros(1, dtype=np.int64)
-        fr_start = np.zeros(1, dtype=np.int64)
-        fr_end = np.full(1, n, dtype=np.int64)
-        goes_left = np.zeros(n, dtype=np.bool_)
-        depth = 0
+    def best_serial(Xn: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
+        for f in range(Xn.shape[0]):
+            feature_best(f, Xn, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+
+    @njit(cache=True)
+    def partition_serial(src: Any, dst: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
+        for f in range(src.shape[0]):
+            partition(f, src, dst, goes_left, fr_start, fr_end, splits, n_left_of)
+
+    @njit(cache=True)
+    def level_work(fr_start: Any, fr_end: Any, splits: Any, q: int) -> int:
+        # rows of the splitting nodes times features: whether a level pays for both cores
+        work = 0
+        for i in range(len(fr_start)):
+            if splits[i]:
+                work += (fr_end[i] - fr_start[i]) * q
+        return work
+
+    @njit(cache=True)
+    def choose_splits(Xn: Any, orders: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, best_score: Any, best_pos: Any, min_gain: float, use_min_gain: bool, feature: Any, threshold: Any, child: Any, n_made: int, goes_left: Any, first_child: Any, n_left_of: Any) -> tuple[int, int]:
+        # each node's split: the first feature within tolerance of the node's best, its
+        # threshold (puretree.grow.midpoint), child ids, and every row's side
+        q = Xn.shape[0]
+        n_next = 0
+        for i in range(len(fr_node)):
+            if not splits[i]:
+                continue
+            top = -np.inf
+            for f in range(q):
+                top = max(top, best_score[i, f])
+            if top == -np.inf:
+                splits[i] = False
+                continue
+            bar = top - TIE_TOLERANCE * max(1.0, abs(top))
+            fb = 0
+            while best_score[i, fb] < bar:
+                fb += 1
+            if use_min_gain and not best_score[i, fb] > min_gain:
+                splits[i] = False
+                continue
+            pos = best_pos[i, fb]
+            lo_value = Xn[fb, orders[fb, pos]]
+            hi_value = Xn[fb, orders[fb, pos + 1]]
+            mid = lo_value / 2.0 + hi_value / 2.0
+            g = fr_node[i]
+            feature[g] = fb
+            threshold[g] = mid if (lo_value <= mid and mid < hi_value) else lo_value
+            child[g] = n_made
+            first_child[i] = n_made
+            n_made += 2
+            n_next += 2
+            n_left_of[i] = pos - fr_start[i] + 1
+            for pp in range(fr_start[i], fr_end[i]):
+                goes_left[orders[fb, pp]] = pp <= pos
+        return n_made, n_next
+
+    @njit(cache=True)
+    def next_frontier(fr_start: Any, fr_end: Any, splits: Any, first_child: Any, n_left_of: Any, n_next: int) -> tuple[Any, Any, Any]:
+        nf_node = np.empty(n_next, dtype=np.int64)
+        nf_start = np.empty(n_next, dtype=np.int64)
+        nf_end = np.empty(n_next, dtype=np.int64)
+        j = 0
+        for i in range(len(fr_start)):
+            if splits[i]:
+                cut = fr_start[i] + n_left_of[i]
+                nf_node[j] = first_child[i]
+                nf_start[j] = fr_start[i]
+                nf_end[j] = cut
+                nf_node[j + 1] = first_child[i] + 1
+                nf_start[j + 1] = cut
+                nf_end[j + 1] = fr_end[i]
+                j += 2
+        return nf_node, nf_start, nf_end
+
+    @njit(cache=True)
+    def narrow_levels(Xn: Any, y: Any, w: Any, k: int, root_counts: Any, buf: Any, cur: int, counts: Any, feature: Any, threshold: Any, child: Any, n_made: int, fr_node: Any, fr_start: Any, fr_end: Any, goes_left: Any, depth: int, min_split: float, min_leaf: float, max_depth: int, min_gain: float, use_min_gain: bool, min_work: int) -> Any:
+        # Levels grown here, on one core, until growth stops or a level has work enough for
+        # both (returned with its nodes summarised: ``wide`` is True).
+        q = Xn.shape[0]
         while len(fr_node) > 0:
             F = len(fr_node)
             orders = buf[cur]
@@ -253,68 +326,22 @@ if AVAILABLE:
             node_summaries(orders, y, w, k, root_counts, counts, fr_node, fr_start, fr_end, min_split, max_depth >= 0 and depth >= max_depth, splits, g_parent)
             if not splits.any():
                 break
+            if q > 1 and level_work(fr_start, fr_end, splits, q) >= min_work:
+                return cur, n_made, fr_node, fr_start, fr_end, depth, True, splits, g_parent
             best_score = np.full((F, q), -np.inf)
             best_pos = np.zeros((F, q), dtype=np.int64)
-            best_all(Xn, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
-            # each node's split: the first feature within tolerance of the node's best
+            best_serial(Xn, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
             first_child = np.full(F, -1, dtype=np.int64)
             n_left_of = np.zeros(F, dtype=np.int64)
-            n_next = 0
-            for i in range(F):
-                if not splits[i]:
-                    continue
-                top = -np.inf
-                for f in range(q):
-                    top = max(top, best_score[i, f])
-                if top == -np.inf:
-                    splits[i] = False
-                    continue
-                bar = top - TIE_TOLERANCE * max(1.0, abs(top))
-                fb = 0
-                while best_score[i, fb] < bar:
-                    fb += 1
-                if use_min_gain and not best_score[i, fb] > min_gain:
-                    splits[i] = False
-                    continue
-                pos = best_pos[i, fb]
-                lo_value = Xn[fb, orders[fb, pos]]
-                hi_value = Xn[fb, orders[fb, pos + 1]]
-                mid = lo_value / 2.0 + hi_value / 2.0  # puretree.grow.midpoint
-                g = fr_node[i]
-                feature[g] = fb
-                threshold[g] = mid if (lo_value <= mid and mid < hi_value) else lo_value
-                child[g] = n_made
-                first_child[i] = n_made
-                n_made += 2
-                n_next += 2
-                n_left_of[i] = pos - fr_start[i] + 1
-                for pp in range(fr_start[i], fr_end[i]):
-                    goes_left[orders[fb, pp]] = pp <= pos
+            n_made, n_next = choose_splits(Xn, orders, fr_node, fr_start, fr_end, splits, best_score, best_pos, min_gain, use_min_gain, feature, threshold, child, n_made, goes_left, first_child, n_left_of)
             if n_next == 0:
                 break
-            src = buf[cur]
-            dst = buf[1 - cur]
-            partition_all(src, dst, goes_left, fr_start, fr_end, splits, n_left_of)
+            partition_serial(buf[cur], buf[1 - cur], goes_left, fr_start, fr_end, splits, n_left_of)
             cur = 1 - cur
-            nf_node = np.empty(n_next, dtype=np.int64)
-            nf_start = np.empty(n_next, dtype=np.int64)
-            nf_end = np.empty(n_next, dtype=np.int64)
-            j = 0
-            for i in range(F):
-                if splits[i]:
-                    cut = fr_start[i] + n_left_of[i]
-                    nf_node[j] = first_child[i]
-                    nf_start[j] = fr_start[i]
-                    nf_end[j] = cut
-                    nf_node[j + 1] = first_child[i] + 1
-                    nf_start[j + 1] = cut
-                    nf_end[j + 1] = fr_end[i]
-                    j += 2
-            fr_node = nf_node
-            fr_start = nf_start
-            fr_end = nf_end
+            fr_node, fr_start, fr_end = next_frontier(fr_start, fr_end, splits, first_child, n_left_of, n_next)
             depth += 1
-        return feature[:n_made].copy(), threshold[:n_made].copy(), child[:n_made].copy(), counts[:n_made].copy()
+        empty = np.zeros(0, dtype=np.int64)
+        return cur, n_made, empty, empty, empty, depth, False, np.zeros(0, dtype=np.bool_), np.zeros(0)
 
 
 def grow_arrays(Xn: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root_counts: np.ndarray, *, min_samples_split: float, min_samples_leaf: float, max_depth: int | None, min_gain: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -329,18 +356,43 @@ def grow_arrays(Xn: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, roo
         raise RuntimeError("puretree.kernels needs numba")
     q, n = Xn.shape
     Xn = np.ascontiguousarray(Xn, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    w = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
+    root_counts = np.ascontiguousarray(root_counts, dtype=np.float64)
     index = np.int32 if n < 2**31 - 1 else np.int64
-    buf = presort(Xn, index)
-    return grow_kernel(
-        Xn,
-        np.ascontiguousarray(y, dtype=np.int64),
-        np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64),
-        int(k),
-        np.ascontiguousarray(root_counts, dtype=np.float64),
-        buf,
-        float(min_samples_split),
-        float(min_samples_leaf),
-        -1 if max_depth is None else int(max_depth),
-        0.0 if min_gain is None else float(min_gain),
-        min_gain is not None,
-    )
+    # two buffers of orders (one per feature, and one of the rows themselves): a level reads
+    # one and partitions into the other
+    buf = np.empty((2, q + 1, n), dtype=index)
+    (presort_all if n * q >= PARALLEL_MIN_WORK and q > 1 else presort_serial)(Xn, buf)
+    cap = 2 * n + 1  # every leaf holds a row: at most 2n - 1 nodes
+    feature = np.full(cap, -1, dtype=np.int64)
+    threshold = np.zeros(cap)
+    child = np.full(cap, -1, dtype=np.int64)
+    counts = np.zeros((cap, k))
+    goes_left = np.zeros(n, dtype=np.bool_)
+    fr_node, fr_start, fr_end = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.full(1, n, dtype=np.int64)
+    cur, n_made, depth = 0, 1, 0
+    min_split, min_leaf = float(min_samples_split), float(min_samples_leaf)
+    max_depth_ = -1 if max_depth is None else int(max_depth)
+    use_min_gain, min_gain_ = min_gain is not None, 0.0 if min_gain is None else float(min_gain)
+    while True:
+        cur, n_made, fr_node, fr_start, fr_end, depth, wide, splits, g_parent = narrow_levels(
+            Xn, y, w, int(k), root_counts, buf, cur, counts, feature, threshold, child, n_made, fr_node, fr_start, fr_end, goes_left, depth, min_split, min_leaf, max_depth_, min_gain_, use_min_gain, PARALLEL_MIN_WORK
+        )
+        if not wide:
+            break
+        # one wide level, its features shared between the cores
+        F = len(fr_node)
+        best_score = np.full((F, q), -np.inf)
+        best_pos = np.zeros((F, q), dtype=np.int64)
+        best_all(Xn, buf[cur], y, w, int(k), counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+        first_child = np.full(F, -1, dtype=np.int64)
+        n_left_of = np.zeros(F, dtype=np.int64)
+        n_made, n_next = choose_splits(Xn, buf[cur], fr_node, fr_start, fr_end, splits, best_score, best_pos, min_gain_, use_min_gain, feature, threshold, child, n_made, goes_left, first_child, n_left_of)
+        if n_next == 0:
+            break
+        partition_all(buf[cur], buf[1 - cur], goes_left, fr_start, fr_end, splits, n_left_of)
+        cur = 1 - cur
+        fr_node, fr_start, fr_end = next_frontier(fr_start, fr_end, splits, first_child, n_left_of, n_next)
+        depth += 1
+    return feature[:n_made].copy(), threshold[:n_made].copy(), child[:n_made].copy(), counts[:n_made].copy()
