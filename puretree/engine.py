@@ -707,7 +707,7 @@ def _kernel_applies(ds: Dataset, cfg: Any, ctx: "_Context") -> bool:
     """Whether the compiled kernel grows this fit: classification on numeric features without
     missing values, the built-in Gini impurity decrease, the built-in threshold splits (other
     built-in generators find nothing without categorical features), no ``accept`` hook, and
-    weights whose sums stay far from overflow (the reference's rescaling never applies)."""
+    weights whose squares stay finite (the reference's rescaling of huge counts never applies)."""
     from .criteria import ImpurityDecrease
     from .impurity import gini
 
@@ -718,10 +718,10 @@ def _kernel_applies(ds: Dataset, cfg: Any, ctx: "_Context") -> bool:
     if "numeric" not in {_kinds()[s] for s in cfg.splitters}:
         return False
     k = max(1, len(ds.schema.classes))
-    if ds.sample_weight is not None and not float(ds.sample_weight.sum()) < 1e290:
-        return False
     kernels = _kernels()
-    return kernels is not None and k <= kernels.MAX_CLASSES
+    if kernels is None or k > kernels.MAX_CLASSES:
+        return False
+    return ds.sample_weight is None or float(ds.sample_weight.sum()) < kernels.MAX_WEIGHT
 
 
 def _kernel_tree(ds: Dataset, cfg: Any, ctx: "_Context") -> Node:

@@ -42,7 +42,7 @@ import numpy as np
 __all__ = ["AVAILABLE", "grow_arrays", "TIE_TOLERANCE"]
 
 try:  # numba is an optional speed-up: the numpy engine grows every tree without it
-    from numba import njit, prange
+    from numba import njit, parallel_chunksize, prange
 
     AVAILABLE = True
 except ImportError:  # pragma: no cover - exercised on Pythons without numba wheels
@@ -55,6 +55,14 @@ TIE_TOLERANCE = 1e-12
 #: Least work (rows x features) of a level shared between the cores: below it, waking the
 #: other threads costs more than it saves (on a busy machine, a scheduler's time slice).
 PARALLEL_MIN_WORK = 200_000
+
+#: Positions whose ranking value comes within this share of the node's weight of the best
+#: are scored with the reference's formula (see ``feature_best``); rounding moves the ranking
+#: by ~1e-14 of it, and ties are TIE_TOLERANCE (1e-12) apart.
+SCREEN = 1e-9
+
+#: Largest total weight the kernel takes: squares of class counts stay finite.
+MAX_WEIGHT = 1e150
 
 #: Largest class count whose sums the kernel adds in numpy's order (pairwise blocks of 8).
 MAX_CLASSES = 128
@@ -162,8 +170,13 @@ if AVAILABLE:
 
     @njit(cache=True)
     def feature_best(f: int, Xn: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
-        # every splitting node's first near-best threshold on feature f: one pass along the
-        # node's segment of the feature's order, scoring between distinct values
+        # Every splitting node's first near-best threshold on feature f, along the node's
+        # segment of the feature's order, between distinct values. Scoring every position
+        # with the reference's formula costs six divisions; a first pass ranks them by
+        # sum(left**2)/w_left + sum(right**2)/w_right (W times one minus the children's
+        # impurity, two divisions), and only the positions within SCREEN of the best of
+        # that get the reference's score. The two differ by rounding (~1e-14 of W), far
+        # less than SCREEN, so every position the reference would count as tied is scored.
         left = np.empty(k)
         right = np.empty(k)
         tmp = np.empty(k)
@@ -177,8 +190,13 @@ if AVAILABLE:
             s, e = fr_start[i], fr_end[i]
             parent = counts[fr_node[i]]
             gp = g_parent[i]
+            total = 0.0
+            for j in range(k):
+                total += parent[j]
+            # pass 1: the ranking value of every candidate position (-inf elsewhere)
             left[:] = 0.0
-            best = -np.inf
+            top = -np.inf
+            exact_all = False
             r = orders[f, s]
             v = Xn[f, r]
             for p in range(s, e - 1):
@@ -186,19 +204,52 @@ if AVAILABLE:
                 r_next = orders[f, p + 1]
                 v_next = Xn[f, r_next]
                 n_left = p - s + 1
-                sc = -np.inf
+                rank = -np.inf
                 if v < v_next and n_left >= min_leaf and (e - s) - n_left >= min_leaf:
+                    sq_left = 0.0
+                    sq_right = 0.0
+                    w_left = 0.0
+                    w_right = 0.0
+                    for j in range(k):
+                        c = left[j]
+                        d = parent[j] - c
+                        if d < 0.0:
+                            d = 0.0
+                        sq_left += c * c
+                        sq_right += d * d
+                        w_left += c
+                        w_right += d
+                    if w_left > 0.0 and w_right > 0.0:
+                        rank = sq_left / w_left + sq_right / w_right
+                    else:
+                        exact_all = True  # an empty side (rounding): score everything exactly
+                        rank = np.inf
+                scores[p - s] = rank
+                if rank > top:
+                    top = rank
+                r = r_next
+                v = v_next
+            if top == -np.inf:
+                continue
+            bar = -np.inf if exact_all else top - SCREEN * total
+            # pass 2: the reference's score where the ranking comes close to the best
+            left[:] = 0.0
+            best = -np.inf
+            for p in range(s, e - 1):
+                r = orders[f, p]
+                left[y[r]] += w[r]
+                if scores[p - s] > -np.inf and scores[p - s] >= bar:
                     for j in range(k):
                         d = parent[j] - left[j]
                         right[j] = d if d > 0.0 else 0.0  # np.maximum(parent - left, 0)
                     sc = gini_decrease(gp, left, right, k, tmp)
                     if np.isnan(sc):
                         sc = -np.inf
-                scores[p - s] = sc
-                if sc > best:
-                    best = sc
-                r = r_next
-                v = v_next
+                    scores[p - s] = sc
+                    if sc > best:
+                        best = sc
+                else:
+                    scores[p - s] = -np.inf
             if best == -np.inf:
                 continue
             bar = best - TIE_TOLERANCE * max(1.0, abs(best))
@@ -363,7 +414,15 @@ def grow_arrays(Xn: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, roo
     # two buffers of orders (one per feature, and one of the rows themselves): a level reads
     # one and partitions into the other
     buf = np.empty((2, q + 1, n), dtype=index)
-    (presort_all if n * q >= PARALLEL_MIN_WORK and q > 1 else presort_serial)(Xn, buf)
+    # one feature per work item, handed out as the threads come free: on a busy machine a
+    # thread held back by the scheduler does not hold the whole level back
+    with parallel_chunksize(1):
+        (presort_all if n * q >= PARALLEL_MIN_WORK and q > 1 else presort_serial)(Xn, buf)
+        return _grow_levels(Xn, y, w, int(k), root_counts, buf, float(min_samples_split), float(min_samples_leaf), -1 if max_depth is None else int(max_depth), min_gain)
+
+
+def _grow_levels(Xn: np.ndarray, y: np.ndarray, w: np.ndarray, k: int, root_counts: np.ndarray, buf: np.ndarray, min_split: float, min_leaf: float, max_depth_: int, min_gain: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    q, n = Xn.shape
     cap = 2 * n + 1  # every leaf holds a row: at most 2n - 1 nodes
     feature = np.full(cap, -1, dtype=np.int64)
     threshold = np.zeros(cap)
@@ -372,8 +431,6 @@ def grow_arrays(Xn: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, roo
     goes_left = np.zeros(n, dtype=np.bool_)
     fr_node, fr_start, fr_end = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.full(1, n, dtype=np.int64)
     cur, n_made, depth = 0, 1, 0
-    min_split, min_leaf = float(min_samples_split), float(min_samples_leaf)
-    max_depth_ = -1 if max_depth is None else int(max_depth)
     use_min_gain, min_gain_ = min_gain is not None, 0.0 if min_gain is None else float(min_gain)
     while True:
         cur, n_made, fr_node, fr_start, fr_end, depth, wide, splits, g_parent = narrow_levels(
