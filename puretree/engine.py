@@ -703,7 +703,7 @@ def _kernels() -> Any:
     return kernels if kernels.AVAILABLE else None
 
 
-def _kernel_applies(ds: Dataset, cfg: Any, ctx: "_Context") -> bool:
+def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
     """Whether the compiled kernel grows this fit: classification on numeric features without
     missing values, the built-in Gini impurity decrease, the built-in threshold splits (other
     built-in generators find nothing without categorical features), no ``accept`` hook, and
@@ -711,21 +711,29 @@ def _kernel_applies(ds: Dataset, cfg: Any, ctx: "_Context") -> bool:
     from .criteria import ImpurityDecrease
     from .impurity import gini
 
-    if ctx.regression or ctx.categorical or ctx.q == 0 or ctx.numeric_missing or cfg.accept is not None:
+    schema = ds.schema
+    if schema.is_regression or cfg.accept is not None or not schema.features or not all(f.is_numeric for f in schema.features):
         return False
     if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
         return False
     if "numeric" not in {_kinds()[s] for s in cfg.splitters}:
         return False
-    k = max(1, len(ds.schema.classes))
     kernels = _kernels()
-    if kernels is None or k > kernels.MAX_CLASSES:
+    if kernels is None or max(1, len(schema.classes)) > kernels.MAX_CLASSES:
         return False
-    return ds.sample_weight is None or float(ds.sample_weight.sum()) < kernels.MAX_WEIGHT
+    if ds.sample_weight is not None and not float(ds.sample_weight.sum()) < kernels.MAX_WEIGHT:
+        return False
+    return not _any_nan(ds.X)
 
 
-def _kernel_tree(ds: Dataset, cfg: Any, ctx: "_Context") -> Node:
-    """The tree grown by the compiled kernel, as nodes."""
+def _any_nan(X: np.ndarray) -> bool:
+    """Whether ``X`` holds a NaN, a block of rows at a time (no temporary the size of ``X``)."""
+    step = max(1, _CHUNK // max(1, X.shape[1]))
+    return any(bool(np.isnan(X[a : a + step]).any()) for a in range(0, X.shape[0], step))
+
+
+def _kernel_tree(ds: Dataset, cfg: Any) -> Node:
+    """The tree grown by the compiled kernel, as nodes. ``ds.X`` is read in place."""
     from . import kernels
 
     k = max(1, len(ds.schema.classes))
@@ -738,9 +746,9 @@ def _kernel_tree(ds: Dataset, cfg: Any, ctx: "_Context") -> Node:
         root = stats.sum(axis=0)  # the reference's own sum
         del stats
     feature, threshold, child, counts = kernels.grow_arrays(
-        ctx.Xn, ds.y, w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain
+        ds.X, ds.y, w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain
     )
-    return _assemble_arrays(ctx.numeric[np.maximum(feature, 0)], threshold, child, counts)
+    return _assemble_arrays(np.maximum(feature, 0), threshold, child, counts)
 
 
 def _assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray) -> Node:
@@ -765,9 +773,9 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
 
     if cfg.missing == "error":
         _refuse_missing(ds)
+    if max_bins is None and _kernel_applies(ds, cfg):
+        return _kernel_tree(ds, cfg)
     ctx = _Context(ds, cfg)
-    if max_bins is None and _kernel_applies(ds, cfg, ctx):
-        return _kernel_tree(ds, cfg, ctx)
     if max_bins is not None and ctx.q:
         ctx.binned = True
         ctx.Xn = np.ascontiguousarray(np.stack([quantile_bins(row, max_bins) for row in ctx.Xn]).reshape(ctx.Xn.shape))

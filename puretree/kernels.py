@@ -9,9 +9,12 @@ numpy engine. Both grow the reference's tree (tests/test_kernels.py and tests/te
 compare them with :func:`puretree.grow.grow` ``engine="reference"``).
 
 How it grows: one stable presorted order of the rows per feature (plus one in row order),
-kept sorted within each node by stable partitioning, level after level. Every node of a
-level is a segment ``[start, end)`` of every order. A node's best threshold per feature is
-found by one pass along its segment, the features shared between the cores (``prange``).
+kept sorted within each node by stable partitioning in place, level after level. Every node
+of a level is a segment ``[start, end)`` of every order. A node's best threshold per feature
+is found by passes along its segment. Levels with little work run on one core, all in one
+compiled call (a chain 10,000 levels deep is one call); wider levels share their features
+between the cores (``prange``). Memory: the data as given (read in place), the orders
+(int32, features + 1 rows) and the nodes made, whatever the depth.
 
 Ties break as the reference breaks them because the scores are the reference's numbers:
 the same formulas in the same order (:func:`puretree.impurity.gini`'s proportions first,
@@ -26,7 +29,7 @@ that can use it, so ``import puretree`` does not pay for numba.
 
 >>> import numpy as np
 >>> if AVAILABLE:
-...     out = grow_arrays(np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([0, 0, 1, 1]), None, 2,
+...     out = grow_arrays(np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([0, 0, 1, 1]), None, 2,
 ...                       np.array([2.0, 2.0]), min_samples_split=2.0, min_samples_leaf=1.0,
 ...                       max_depth=None, min_gain=None)
 ...     feature, threshold, child, counts = out
@@ -128,22 +131,22 @@ if AVAILABLE:
         return gain
 
     @njit(cache=True)
-    def presort_one(f: int, Xn: Any, buf: Any) -> None:
-        if f == Xn.shape[0]:
-            for i in range(Xn.shape[1]):
-                buf[0, f, i] = i  # the order of the rows themselves: node sums in row order
+    def presort_one(f: int, X: Any, orders: Any) -> None:
+        if f == X.shape[1]:
+            for i in range(X.shape[0]):
+                orders[f, i] = i  # the order of the rows themselves: node sums in row order
         else:
-            buf[0, f] = np.argsort(Xn[f], kind="mergesort")  # stable: equal values in row order
+            orders[f] = np.argsort(X[:, f], kind="mergesort")  # stable: equal values in row order
 
     @njit(cache=True, parallel=True)
-    def presort_all(Xn: Any, buf: Any) -> None:
-        for f in prange(Xn.shape[0] + 1):
-            presort_one(f, Xn, buf)
+    def presort_all(X: Any, orders: Any) -> None:
+        for f in prange(X.shape[1] + 1):
+            presort_one(f, X, orders)
 
     @njit(cache=True)
-    def presort_serial(Xn: Any, buf: Any) -> None:
-        for f in range(Xn.shape[0] + 1):
-            presort_one(f, Xn, buf)
+    def presort_serial(X: Any, orders: Any) -> None:
+        for f in range(X.shape[1] + 1):
+            presort_one(f, X, orders)
 
     @njit(cache=True)
     def node_summaries(orders: Any, y: Any, w: Any, k: int, root_counts: Any, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, min_split: float, at_max: bool, splits: Any, g_parent: Any) -> None:
@@ -169,7 +172,7 @@ if AVAILABLE:
             g_parent[i] = gini(counts[g], k, tmp)[0]
 
     @njit(cache=True)
-    def feature_best(f: int, Xn: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
+    def feature_best(f: int, X: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
         # Every splitting node's first near-best threshold on feature f, along the node's
         # segment of the feature's order, between distinct values. Scoring every position
         # with the reference's formula costs six divisions; a first pass ranks them by
@@ -198,11 +201,11 @@ if AVAILABLE:
             top = -np.inf
             exact_all = False
             r = orders[f, s]
-            v = Xn[f, r]
+            v = X[r, f]
             for p in range(s, e - 1):
                 left[y[r]] += w[r]
                 r_next = orders[f, p + 1]
-                v_next = Xn[f, r_next]
+                v_next = X[r_next, f]
                 n_left = p - s + 1
                 rank = -np.inf
                 if v < v_next and n_left >= min_leaf and (e - s) - n_left >= min_leaf:
@@ -260,44 +263,52 @@ if AVAILABLE:
                     break
 
     @njit(cache=True)
-    def partition(f: int, src: Any, dst: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
-        # order f stably partitioned within each splitting node's segment: left rows first
+    def partition(f: int, orders: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
+        # order f stably partitioned in place within each splitting node's segment: the left
+        # rows moved up, the right ones parked in a scratch array and copied back after them
+        longest = 0
+        for i in range(len(fr_start)):
+            if splits[i]:
+                longest = max(longest, fr_end[i] - fr_start[i] - n_left_of[i])
+        right = np.empty(longest, dtype=orders.dtype)
         for i in range(len(fr_start)):
             if not splits[i]:
                 continue
             s, e = fr_start[i], fr_end[i]
             a = s
-            b = s + n_left_of[i]
+            b = 0
             for p in range(s, e):
-                r = src[f, p]
+                r = orders[f, p]
                 if goes_left[r]:
-                    dst[f, a] = r
+                    orders[f, a] = r
                     a += 1
                 else:
-                    dst[f, b] = r
+                    right[b] = r
                     b += 1
+            for j in range(b):
+                orders[f, a + j] = right[j]
 
     # numba cannot load from its cache a compiled function that calls a parallel one (the
     # process crashes), so the parallel steps are called from Python, one wide level at a time.
     @njit(cache=True, parallel=True)
-    def best_all(Xn: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
-        for f in prange(Xn.shape[0]):  # the features shared between the cores
-            feature_best(f, Xn, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+    def best_all(X: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
+        for f in prange(X.shape[1]):  # the features shared between the cores
+            feature_best(f, X, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
 
     @njit(cache=True, parallel=True)
-    def partition_all(src: Any, dst: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
-        for f in prange(src.shape[0]):
-            partition(f, src, dst, goes_left, fr_start, fr_end, splits, n_left_of)
+    def partition_all(orders: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
+        for f in prange(orders.shape[0]):
+            partition(f, orders, goes_left, fr_start, fr_end, splits, n_left_of)
 
     @njit(cache=True)
-    def best_serial(Xn: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
-        for f in range(Xn.shape[0]):
-            feature_best(f, Xn, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+    def best_serial(X: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
+        for f in range(X.shape[1]):
+            feature_best(f, X, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
 
     @njit(cache=True)
-    def partition_serial(src: Any, dst: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
-        for f in range(src.shape[0]):
-            partition(f, src, dst, goes_left, fr_start, fr_end, splits, n_left_of)
+    def partition_serial(orders: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
+        for f in range(orders.shape[0]):
+            partition(f, orders, goes_left, fr_start, fr_end, splits, n_left_of)
 
     @njit(cache=True)
     def level_work(fr_start: Any, fr_end: Any, splits: Any, q: int) -> int:
@@ -309,10 +320,10 @@ if AVAILABLE:
         return work
 
     @njit(cache=True)
-    def choose_splits(Xn: Any, orders: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, best_score: Any, best_pos: Any, min_gain: float, use_min_gain: bool, feature: Any, threshold: Any, child: Any, n_made: int, goes_left: Any, first_child: Any, n_left_of: Any) -> tuple[int, int]:
+    def choose_splits(X: Any, orders: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, best_score: Any, best_pos: Any, min_gain: float, use_min_gain: bool, feature: Any, threshold: Any, child: Any, n_made: int, goes_left: Any, first_child: Any, n_left_of: Any) -> tuple[int, int]:
         # each node's split: the first feature within tolerance of the node's best, its
         # threshold (puretree.grow.midpoint), child ids, and every row's side
-        q = Xn.shape[0]
+        q = X.shape[1]
         n_next = 0
         for i in range(len(fr_node)):
             if not splits[i]:
@@ -331,8 +342,8 @@ if AVAILABLE:
                 splits[i] = False
                 continue
             pos = best_pos[i, fb]
-            lo_value = Xn[fb, orders[fb, pos]]
-            hi_value = Xn[fb, orders[fb, pos + 1]]
+            lo_value = X[orders[fb, pos], fb]
+            hi_value = X[orders[fb, pos + 1], fb]
             mid = lo_value / 2.0 + hi_value / 2.0
             g = fr_node[i]
             feature[g] = fb
@@ -365,91 +376,103 @@ if AVAILABLE:
         return nf_node, nf_start, nf_end
 
     @njit(cache=True)
-    def narrow_levels(Xn: Any, y: Any, w: Any, k: int, root_counts: Any, buf: Any, cur: int, counts: Any, feature: Any, threshold: Any, child: Any, n_made: int, fr_node: Any, fr_start: Any, fr_end: Any, goes_left: Any, depth: int, min_split: float, min_leaf: float, max_depth: int, min_gain: float, use_min_gain: bool, min_work: int) -> Any:
+    def with_room(feature: Any, threshold: Any, child: Any, counts: Any, need: int) -> Any:
+        # the node arrays, grown (doubled) to hold at least ``need`` nodes
+        cap = len(feature)
+        if need <= cap:
+            return feature, threshold, child, counts
+        new_cap = max(need, 2 * cap)
+        f2 = np.full(new_cap, -1, dtype=np.int64)
+        t2 = np.zeros(new_cap)
+        c2 = np.full(new_cap, -1, dtype=np.int64)
+        n2 = np.zeros((new_cap, counts.shape[1]))
+        f2[:cap] = feature
+        t2[:cap] = threshold
+        c2[:cap] = child
+        n2[:cap] = counts
+        return f2, t2, c2, n2
+
+    @njit(cache=True)
+    def narrow_levels(X: Any, y: Any, w: Any, k: int, root_counts: Any, orders: Any, feature: Any, threshold: Any, child: Any, counts: Any, n_made: int, fr_node: Any, fr_start: Any, fr_end: Any, goes_left: Any, depth: int, min_split: float, min_leaf: float, max_depth: int, min_gain: float, use_min_gain: bool, min_work: int) -> Any:
         # Levels grown here, on one core, until growth stops or a level has work enough for
         # both (returned with its nodes summarised: ``wide`` is True).
-        q = Xn.shape[0]
+        q = X.shape[1]
         while len(fr_node) > 0:
             F = len(fr_node)
-            orders = buf[cur]
             splits = np.zeros(F, dtype=np.bool_)
             g_parent = np.zeros(F)
             node_summaries(orders, y, w, k, root_counts, counts, fr_node, fr_start, fr_end, min_split, max_depth >= 0 and depth >= max_depth, splits, g_parent)
             if not splits.any():
                 break
+            feature, threshold, child, counts = with_room(feature, threshold, child, counts, n_made + 2 * F)
             if q > 1 and level_work(fr_start, fr_end, splits, q) >= min_work:
-                return cur, n_made, fr_node, fr_start, fr_end, depth, True, splits, g_parent
+                return feature, threshold, child, counts, n_made, fr_node, fr_start, fr_end, depth, True, splits, g_parent
             best_score = np.full((F, q), -np.inf)
             best_pos = np.zeros((F, q), dtype=np.int64)
-            best_serial(Xn, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+            best_serial(X, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
             first_child = np.full(F, -1, dtype=np.int64)
             n_left_of = np.zeros(F, dtype=np.int64)
-            n_made, n_next = choose_splits(Xn, orders, fr_node, fr_start, fr_end, splits, best_score, best_pos, min_gain, use_min_gain, feature, threshold, child, n_made, goes_left, first_child, n_left_of)
+            n_made, n_next = choose_splits(X, orders, fr_node, fr_start, fr_end, splits, best_score, best_pos, min_gain, use_min_gain, feature, threshold, child, n_made, goes_left, first_child, n_left_of)
             if n_next == 0:
                 break
-            partition_serial(buf[cur], buf[1 - cur], goes_left, fr_start, fr_end, splits, n_left_of)
-            cur = 1 - cur
+            partition_serial(orders, goes_left, fr_start, fr_end, splits, n_left_of)
             fr_node, fr_start, fr_end = next_frontier(fr_start, fr_end, splits, first_child, n_left_of, n_next)
             depth += 1
         empty = np.zeros(0, dtype=np.int64)
-        return cur, n_made, empty, empty, empty, depth, False, np.zeros(0, dtype=np.bool_), np.zeros(0)
+        return feature, threshold, child, counts, n_made, empty, empty, empty, depth, False, np.zeros(0, dtype=np.bool_), np.zeros(0)
 
 
-def grow_arrays(Xn: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root_counts: np.ndarray, *, min_samples_split: float, min_samples_leaf: float, max_depth: int | None, min_gain: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The tree as arrays: per node its feature (index into ``Xn``'s rows, -1 for a leaf),
-    threshold, first child (the second is the next id; -1 for a leaf) and class counts.
+def grow_arrays(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root_counts: np.ndarray, *, min_samples_split: float, min_samples_leaf: float, max_depth: int | None, min_gain: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The tree as arrays: per node its feature (a column of ``X``; -1 for a leaf), threshold,
+    first child (the second is the next id; -1 for a leaf) and class counts.
 
-    ``Xn`` is (features, rows) float64 without NaN, ``y`` the class codes, ``w`` the row
-    weights (``None``: 1), ``root_counts`` the root's counts as the reference sums them.
-    Children have larger ids than their parents.
+    ``X`` is (rows, features) float64 without NaN, read in place (no copy when it is
+    C-contiguous float64); ``y`` the class codes, ``w`` the row weights (``None``: 1),
+    ``root_counts`` the root's counts as the reference sums them. Children have larger ids
+    than their parents.
     """
     if not AVAILABLE:  # pragma: no cover
         raise RuntimeError("puretree.kernels needs numba")
-    q, n = Xn.shape
-    Xn = np.ascontiguousarray(Xn, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, q = X.shape
     y = np.ascontiguousarray(y, dtype=np.int64)
     w = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
     root_counts = np.ascontiguousarray(root_counts, dtype=np.float64)
-    index = np.int32 if n < 2**31 - 1 else np.int64
-    # two buffers of orders (one per feature, and one of the rows themselves): a level reads
-    # one and partitions into the other
-    buf = np.empty((2, q + 1, n), dtype=index)
+    # one order of the rows per feature, and one of the rows themselves, each kept sorted
+    # within every node's segment by partitioning in place
+    orders = np.empty((q + 1, n), dtype=np.int32 if n < 2**31 - 1 else np.int64)
     # one feature per work item, handed out as the threads come free: on a busy machine a
     # thread held back by the scheduler does not hold the whole level back
     with parallel_chunksize(1):
-        (presort_all if n * q >= PARALLEL_MIN_WORK and q > 1 else presort_serial)(Xn, buf)
-        return _grow_levels(Xn, y, w, int(k), root_counts, buf, float(min_samples_split), float(min_samples_leaf), -1 if max_depth is None else int(max_depth), min_gain)
+        (presort_all if n * q >= PARALLEL_MIN_WORK and q > 1 else presort_serial)(X, orders)
+        return _grow_levels(X, y, w, int(k), root_counts, orders, float(min_samples_split), float(min_samples_leaf), -1 if max_depth is None else int(max_depth), min_gain)
 
 
-def _grow_levels(Xn: np.ndarray, y: np.ndarray, w: np.ndarray, k: int, root_counts: np.ndarray, buf: np.ndarray, min_split: float, min_leaf: float, max_depth_: int, min_gain: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    q, n = Xn.shape
-    cap = 2 * n + 1  # every leaf holds a row: at most 2n - 1 nodes
-    feature = np.full(cap, -1, dtype=np.int64)
-    threshold = np.zeros(cap)
-    child = np.full(cap, -1, dtype=np.int64)
-    counts = np.zeros((cap, k))
+def _grow_levels(X: np.ndarray, y: np.ndarray, w: np.ndarray, k: int, root_counts: np.ndarray, orders: np.ndarray, min_split: float, min_leaf: float, max_depth: int, min_gain: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    n, q = X.shape
+    cap = min(2 * n + 1, 1024)  # grown as needed: a full tree of n leaves has 2n - 1 nodes
+    feature, threshold, child, counts = np.full(cap, -1, dtype=np.int64), np.zeros(cap), np.full(cap, -1, dtype=np.int64), np.zeros((cap, k))
     goes_left = np.zeros(n, dtype=np.bool_)
     fr_node, fr_start, fr_end = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.full(1, n, dtype=np.int64)
-    cur, n_made, depth = 0, 1, 0
-    use_min_gain, min_gain_ = min_gain is not None, 0.0 if min_gain is None else float(min_gain)
+    n_made, depth = 1, 0
+    use_min_gain, gain_floor = min_gain is not None, 0.0 if min_gain is None else float(min_gain)
     while True:
-        cur, n_made, fr_node, fr_start, fr_end, depth, wide, splits, g_parent = narrow_levels(
-            Xn, y, w, int(k), root_counts, buf, cur, counts, feature, threshold, child, n_made, fr_node, fr_start, fr_end, goes_left, depth, min_split, min_leaf, max_depth_, min_gain_, use_min_gain, PARALLEL_MIN_WORK
+        feature, threshold, child, counts, n_made, fr_node, fr_start, fr_end, depth, wide, splits, g_parent = narrow_levels(
+            X, y, w, k, root_counts, orders, feature, threshold, child, counts, n_made, fr_node, fr_start, fr_end, goes_left, depth, min_split, min_leaf, max_depth, gain_floor, use_min_gain, PARALLEL_MIN_WORK
         )
         if not wide:
             break
-        # one wide level, its features shared between the cores
+        # one wide level (narrow_levels summarised its nodes), its features shared between the cores
         F = len(fr_node)
         best_score = np.full((F, q), -np.inf)
         best_pos = np.zeros((F, q), dtype=np.int64)
-        best_all(Xn, buf[cur], y, w, int(k), counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+        best_all(X, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
         first_child = np.full(F, -1, dtype=np.int64)
         n_left_of = np.zeros(F, dtype=np.int64)
-        n_made, n_next = choose_splits(Xn, buf[cur], fr_node, fr_start, fr_end, splits, best_score, best_pos, min_gain_, use_min_gain, feature, threshold, child, n_made, goes_left, first_child, n_left_of)
+        n_made, n_next = choose_splits(X, orders, fr_node, fr_start, fr_end, splits, best_score, best_pos, gain_floor, use_min_gain, feature, threshold, child, n_made, goes_left, first_child, n_left_of)
         if n_next == 0:
             break
-        partition_all(buf[cur], buf[1 - cur], goes_left, fr_start, fr_end, splits, n_left_of)
-        cur = 1 - cur
+        partition_all(orders, goes_left, fr_start, fr_end, splits, n_left_of)
         fr_node, fr_start, fr_end = next_frontier(fr_start, fr_end, splits, first_child, n_left_of, n_next)
         depth += 1
     return feature[:n_made].copy(), threshold[:n_made].copy(), child[:n_made].copy(), counts[:n_made].copy()
