@@ -72,7 +72,9 @@ MAX_CLASSES = 128
 
 if AVAILABLE:
 
-    @njit(cache=True, inline="always")
+    # error_model="numpy": division as IEEE defines it (0/0 is NaN, as in numpy), without
+    # Python's zero checks
+    @njit(cache=True, error_model="numpy", inline="always")
     def sum_last(a: Any, n: int) -> float:
         # puretree.impurity.sum_last over an axis of n entries: for n <= 8 the columns are
         # added in order; for more, numpy's sum, a pairwise sum in blocks of 8 (n <= 128).
@@ -101,7 +103,7 @@ if AVAILABLE:
             i += 1
         return s
 
-    @njit(cache=True, inline="always")
+    @njit(cache=True, error_model="numpy", inline="always")
     def gini(c: Any, k: int, tmp: Any) -> tuple[float, float]:
         # puretree.impurity.gini: proportions first, 1 - sum p**2, clamped at 0; and the weight
         total = sum_last(c, k)
@@ -113,7 +115,7 @@ if AVAILABLE:
         g = 1.0 - sum_last(tmp, k)
         return (g if g > 0.0 else 0.0), total
 
-    @njit(cache=True, inline="always")
+    @njit(cache=True, error_model="numpy", inline="always")
     def gini_decrease(g_parent: float, left: Any, right: Any, k: int, tmp: Any) -> float:
         # puretree.criteria.ImpurityDecrease(gini): each branch's share of the weight times its
         # impurity, subtracted from the parent's; a negative gain is rounding (0); no weight: -inf
@@ -130,7 +132,7 @@ if AVAILABLE:
             return -np.inf
         return gain
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def presort_one(f: int, X: Any, orders: Any) -> None:
         if f == X.shape[1]:
             for i in range(X.shape[0]):
@@ -138,17 +140,17 @@ if AVAILABLE:
         else:
             orders[f] = np.argsort(X[:, f], kind="mergesort")  # stable: equal values in row order
 
-    @njit(cache=True, parallel=True)
+    @njit(cache=True, error_model="numpy", parallel=True)
     def presort_all(X: Any, orders: Any) -> None:
         for f in prange(X.shape[1] + 1):
             presort_one(f, X, orders)
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def presort_serial(X: Any, orders: Any) -> None:
         for f in range(X.shape[1] + 1):
             presort_one(f, X, orders)
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def node_summaries(orders: Any, y: Any, w: Any, k: int, root_counts: Any, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, min_split: float, at_max: bool, splits: Any, g_parent: Any) -> None:
         # each frontier node's class counts (summed in row order, as the numpy engine's
         # bincount adds), whether it may split, and its Gini impurity
@@ -171,7 +173,7 @@ if AVAILABLE:
             splits[i] = not (lo == hi or (e - s) < min_split or at_max)
             g_parent[i] = gini(counts[g], k, tmp)[0]
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def feature_best(f: int, X: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
         # Every splitting node's first near-best threshold on feature f, along the node's
         # segment of the feature's order, between distinct values. Scoring every position
@@ -262,7 +264,7 @@ if AVAILABLE:
                     best_pos[i, f] = p
                     break
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def partition(f: int, orders: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
         # order f stably partitioned in place within each splitting node's segment: the left
         # rows moved up, the right ones parked in a scratch array and copied back after them
@@ -290,27 +292,27 @@ if AVAILABLE:
 
     # numba cannot load from its cache a compiled function that calls a parallel one (the
     # process crashes), so the parallel steps are called from Python, one wide level at a time.
-    @njit(cache=True, parallel=True)
+    @njit(cache=True, error_model="numpy", parallel=True)
     def best_all(X: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
         for f in prange(X.shape[1]):  # the features shared between the cores
             feature_best(f, X, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
 
-    @njit(cache=True, parallel=True)
+    @njit(cache=True, error_model="numpy", parallel=True)
     def partition_all(orders: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
         for f in prange(orders.shape[0]):
             partition(f, orders, goes_left, fr_start, fr_end, splits, n_left_of)
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def best_serial(X: Any, orders: Any, y: Any, w: Any, k: int, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, g_parent: Any, min_leaf: float, best_score: Any, best_pos: Any) -> None:
         for f in range(X.shape[1]):
             feature_best(f, X, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def partition_serial(orders: Any, goes_left: Any, fr_start: Any, fr_end: Any, splits: Any, n_left_of: Any) -> None:
         for f in range(orders.shape[0]):
             partition(f, orders, goes_left, fr_start, fr_end, splits, n_left_of)
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def level_work(fr_start: Any, fr_end: Any, splits: Any, q: int) -> int:
         # rows of the splitting nodes times features: whether a level pays for both cores
         work = 0
@@ -319,7 +321,7 @@ if AVAILABLE:
                 work += (fr_end[i] - fr_start[i]) * q
         return work
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def choose_splits(X: Any, orders: Any, fr_node: Any, fr_start: Any, fr_end: Any, splits: Any, best_score: Any, best_pos: Any, min_gain: float, use_min_gain: bool, feature: Any, threshold: Any, child: Any, n_made: int, goes_left: Any, first_child: Any, n_left_of: Any) -> tuple[int, int]:
         # each node's split: the first feature within tolerance of the node's best, its
         # threshold (puretree.grow.midpoint), child ids, and every row's side
@@ -357,7 +359,7 @@ if AVAILABLE:
                 goes_left[orders[fb, pp]] = pp <= pos
         return n_made, n_next
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def next_frontier(fr_start: Any, fr_end: Any, splits: Any, first_child: Any, n_left_of: Any, n_next: int) -> tuple[Any, Any, Any]:
         nf_node = np.empty(n_next, dtype=np.int64)
         nf_start = np.empty(n_next, dtype=np.int64)
@@ -375,7 +377,7 @@ if AVAILABLE:
                 j += 2
         return nf_node, nf_start, nf_end
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def with_room(feature: Any, threshold: Any, child: Any, counts: Any, need: int) -> Any:
         # the node arrays, grown (doubled) to hold at least ``need`` nodes
         cap = len(feature)
@@ -392,7 +394,7 @@ if AVAILABLE:
         n2[:cap] = counts
         return f2, t2, c2, n2
 
-    @njit(cache=True)
+    @njit(cache=True, error_model="numpy")
     def narrow_levels(X: Any, y: Any, w: Any, k: int, root_counts: Any, orders: Any, feature: Any, threshold: Any, child: Any, counts: Any, n_made: int, fr_node: Any, fr_start: Any, fr_end: Any, goes_left: Any, depth: int, min_split: float, min_leaf: float, max_depth: int, min_gain: float, use_min_gain: bool, min_work: int) -> Any:
         # Levels grown here, on one core, until growth stops or a level has work enough for
         # both (returned with its nodes summarised: ``wide`` is True).
