@@ -45,6 +45,7 @@ import numpy as np
 __all__ = ["AVAILABLE", "grow_arrays", "TIE_TOLERANCE"]
 
 try:  # numba is an optional speed-up: the numpy engine grows every tree without it
+    import numba
     from numba import njit, parallel_chunksize, prange
 
     AVAILABLE = True
@@ -131,24 +132,6 @@ if AVAILABLE:
         if not w > 0:
             return -np.inf
         return gain
-
-    @njit(cache=True, error_model="numpy")
-    def presort_one(f: int, X: Any, orders: Any) -> None:
-        if f == X.shape[1]:
-            for i in range(X.shape[0]):
-                orders[f, i] = i  # the order of the rows themselves: node sums in row order
-        else:
-            orders[f] = np.argsort(X[:, f], kind="mergesort")  # stable: equal values in row order
-
-    @njit(cache=True, error_model="numpy", parallel=True)
-    def presort_all(X: Any, orders: Any) -> None:
-        for f in prange(X.shape[1] + 1):
-            presort_one(f, X, orders)
-
-    @njit(cache=True, error_model="numpy")
-    def presort_serial(X: Any, orders: Any) -> None:
-        for f in range(X.shape[1] + 1):
-            presort_one(f, X, orders)
 
     @njit(cache=True, error_model="numpy")
     def node_summaries(orders: Any, y: Any, w: Any, k: int, root_counts: Any, counts: Any, fr_node: Any, fr_start: Any, fr_end: Any, min_split: float, at_max: bool, splits: Any, g_parent: Any) -> None:
@@ -435,7 +418,7 @@ def grow_arrays(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root
     """
     if not AVAILABLE:  # pragma: no cover
         raise RuntimeError("puretree.kernels needs numba")
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = X if X.dtype == np.float64 and (X.flags.c_contiguous or X.flags.f_contiguous) else np.ascontiguousarray(X, dtype=np.float64)
     n, q = X.shape
     y = np.ascontiguousarray(y, dtype=np.int64)
     w = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
@@ -443,11 +426,34 @@ def grow_arrays(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root
     # one order of the rows per feature, and one of the rows themselves, each kept sorted
     # within every node's segment by partitioning in place
     orders = np.empty((q + 1, n), dtype=np.int32 if n < 2**31 - 1 else np.int64)
+    wide = n * q >= PARALLEL_MIN_WORK and q > 1
+    _presort(X, orders, threads=numba.get_num_threads() if wide else 1)
+    if not wide:
+        return _grow_levels(X, y, w, int(k), root_counts, orders, float(min_samples_split), float(min_samples_leaf), -1 if max_depth is None else int(max_depth), min_gain)
     # one feature per work item, handed out as the threads come free: on a busy machine a
     # thread held back by the scheduler does not hold the whole level back
     with parallel_chunksize(1):
-        (presort_all if n * q >= PARALLEL_MIN_WORK and q > 1 else presort_serial)(X, orders)
         return _grow_levels(X, y, w, int(k), root_counts, orders, float(min_samples_split), float(min_samples_leaf), -1 if max_depth is None else int(max_depth), min_gain)
+
+
+def _presort(X: np.ndarray, orders: np.ndarray, *, threads: int) -> None:
+    """``orders[f]``: the rows sorted by column ``f`` of ``X``, stably (equal values in row
+    order), one column at a time (numpy's sort releases the GIL, so ``threads`` sort
+    columns side by side); the last row of ``orders`` is the rows in their own order."""
+    q = X.shape[1]
+
+    def one(f: int) -> None:
+        orders[f] = np.argsort(X[:, f], kind="stable")
+
+    if threads > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(threads, q)) as pool:
+            list(pool.map(one, range(q)))
+    else:
+        for f in range(q):
+            one(f)
+    orders[q] = np.arange(X.shape[0])
 
 
 def _grow_levels(X: np.ndarray, y: np.ndarray, w: np.ndarray, k: int, root_counts: np.ndarray, orders: np.ndarray, min_split: float, min_leaf: float, max_depth: int, min_gain: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
