@@ -68,6 +68,9 @@ SCREEN = 1e-9
 #: Largest total weight the kernel takes: squares of class counts stay finite.
 MAX_WEIGHT = 1e150
 
+#: A row-major ``X`` larger than this (about a last-level cache) is copied column-major first.
+COLUMN_COPY_BYTES = 32 * 2**20
+
 #: Largest class count whose sums the kernel adds in numpy's order (pairwise blocks of 8).
 MAX_CLASSES = 128
 
@@ -411,8 +414,8 @@ def grow_arrays(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root
     """The tree as arrays: per node its feature (a column of ``X``; -1 for a leaf), threshold,
     first child (the second is the next id; -1 for a leaf) and class counts.
 
-    ``X`` is (rows, features) float64 without NaN, read in place (no copy when it is
-    C-contiguous float64); ``y`` the class codes, ``w`` the row weights (``None``: 1),
+    ``X`` is (rows, features) float64 without NaN, read in place when it is contiguous float64
+    and fits :data:`COLUMN_COPY_BYTES` (else copied column-major); ``y`` the class codes, ``w`` the row weights (``None``: 1),
     ``root_counts`` the root's counts as the reference sums them. Children have larger ids
     than their parents.
     """
@@ -420,6 +423,10 @@ def grow_arrays(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root
         raise RuntimeError("puretree.kernels needs numba")
     X = X if X.dtype == np.float64 and (X.flags.c_contiguous or X.flags.f_contiguous) else np.ascontiguousarray(X, dtype=np.float64)
     n, q = X.shape
+    if not X.flags.f_contiguous and X.nbytes > COLUMN_COPY_BYTES and q > 1:
+        # every position of a feature's order reads that feature's value of a row: within one
+        # column these reads stay in the cache, across rows of a large X each one misses it
+        X = np.asfortranarray(X)
     y = np.ascontiguousarray(y, dtype=np.int64)
     w = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
     root_counts = np.ascontiguousarray(root_counts, dtype=np.float64)

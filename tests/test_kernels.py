@@ -93,6 +93,14 @@ def test_levels_on_both_cores_are_the_reference(ds, weighted, opts):
     assert fast == ref or weighted
 
 
+@given(ds=datasets(max_rows=40, max_features=4, **NUMERIC_ONLY), opts=options)
+def test_column_major_data_are_the_reference(ds, opts):
+    # large data are read column by column (a copy in Fortran order): the same trees
+    with mock.patch.object(kernels, "COLUMN_COPY_BYTES", 0):
+        fast, _, ref = grown(ds, **opts)
+    assert fast == ref
+
+
 def test_deep_chain_is_the_reference():
     n = 600
     X = np.arange(n, dtype=np.float64).reshape(-1, 1)
