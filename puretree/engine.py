@@ -698,7 +698,7 @@ def _kernels() -> Any:
         return None
     try:
         from . import kernels
-    except ImportError:  # pragma: no cover - numba's own import failed in an unexpected way
+    except (ImportError, RuntimeError):  # pragma: no cover - numba broken, or no folder to cache its code in
         return None
     return kernels if kernels.AVAILABLE else None
 

@@ -38,6 +38,7 @@ that can use it, so ``import puretree`` does not pay for numba.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,9 @@ try:  # numba is an optional speed-up: the numpy engine grows every tree without
     AVAILABLE = True
 except ImportError:  # pragma: no cover - exercised on Pythons without numba wheels
     AVAILABLE = False
+
+#: Held while a parallel region runs (see ``_grow_levels``).
+_PARALLEL = threading.Lock()
 
 #: The same tolerance as :data:`puretree.grow.TIE_TOLERANCE` (checked by a test; not imported,
 #: so that the compiled code sees a constant).
@@ -481,13 +485,26 @@ def _grow_levels(X: np.ndarray, y: np.ndarray, w: np.ndarray, k: int, root_count
         F = len(fr_node)
         best_score = np.full((F, q), -np.inf)
         best_pos = np.zeros((F, q), dtype=np.int64)
-        best_all(X, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+        # One parallel region at a time in the process: numba's workqueue threading layer (its
+        # fallback without OpenMP or TBB) aborts the process on concurrent ones. A fit in
+        # another thread meanwhile grows its wide levels on one core instead of waiting.
+        both_cores = _PARALLEL.acquire(blocking=False)
+        try:
+            (best_all if both_cores else best_serial)(X, orders, y, w, k, counts, fr_node, fr_start, fr_end, splits, g_parent, min_leaf, best_score, best_pos)
+        finally:
+            if both_cores:
+                _PARALLEL.release()
         first_child = np.full(F, -1, dtype=np.int64)
         n_left_of = np.zeros(F, dtype=np.int64)
         n_made, n_next = choose_splits(X, orders, fr_node, fr_start, fr_end, splits, best_score, best_pos, gain_floor, use_min_gain, feature, threshold, child, n_made, goes_left, first_child, n_left_of)
         if n_next == 0:
             break
-        partition_all(orders, goes_left, fr_start, fr_end, splits, n_left_of)
+        both_cores = _PARALLEL.acquire(blocking=False)
+        try:
+            (partition_all if both_cores else partition_serial)(orders, goes_left, fr_start, fr_end, splits, n_left_of)
+        finally:
+            if both_cores:
+                _PARALLEL.release()
         fr_node, fr_start, fr_end = next_frontier(fr_start, fr_end, splits, first_child, n_left_of, n_next)
         depth += 1
     return feature[:n_made].copy(), threshold[:n_made].copy(), child[:n_made].copy(), counts[:n_made].copy()
