@@ -145,3 +145,22 @@ def test_scores_are_the_reference_numbers(parent, share):
     expected = impurity_decrease(gini)(parent[None], np.stack((left, right))[None])[0]
     got = kernels.gini_decrease(kernels.gini(parent, k, tmp)[0], left, right, k, tmp)
     assert got == expected or (np.isneginf(got) and np.isneginf(expected))
+
+
+def test_fits_in_threads_at_once_are_the_reference():
+    # parallel regions are taken one at a time; a fit that finds the cores taken grows its
+    # wide levels on one core: every thread's tree is still the reference's
+    import threading
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 6, size=(300, 3)).astype(np.float64)
+    y = (X.sum(axis=1) + rng.integers(0, 2, size=300)) % 3
+    ref = cart(X, y, engine="reference")
+    trees: list = []
+    with mock.patch.object(kernels, "PARALLEL_MIN_WORK", 0):
+        threads = [threading.Thread(target=lambda: trees.append(cart(X, y))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(trees) == 4 and all(t == ref for t in trees)
