@@ -35,6 +35,12 @@ without copying any ancestor's arrays:
    then the lowest threshold, then the lowest feature index), over the same numbers.
 7. **The tree** is assembled bottom-up from the per-level records once growth stops.
 
+**The compiled kernel.** Classification with the built-in Gini score on numeric features
+without missing values (``cart``'s common case) is handed whole to :mod:`puretree.kernels`
+(numba), which grows the same tree level by level in compiled code (see
+:func:`_kernel_applies`); ``_USE_KERNEL = False``, or a Python without numba, keeps everything
+here.
+
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
 orders (int32), one chunk of sorted statistics (at most ``_CHUNK`` floats) and one slice of
 candidates handed to the score (at most ``_SCORE_CHUNK``). A level costs
