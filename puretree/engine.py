@@ -713,7 +713,8 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
     """Whether the compiled kernel grows this fit: classification on numeric features without
     missing values, the built-in Gini impurity decrease, the built-in threshold splits (other
     built-in generators find nothing without categorical features), no ``accept`` hook, and
-    weights whose squares stay finite (the reference's rescaling of huge counts never applies)."""
+    weights whose squares stay finite and normal (the reference's rescaling of huge counts never
+    applies, and the kernel's ranking keeps its precision)."""
     from .criteria import ImpurityDecrease
     from .impurity import gini
 
@@ -727,7 +728,7 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
     kernels = _kernels()
     if kernels is None or max(1, len(schema.classes)) > kernels.MAX_CLASSES:
         return False
-    if ds.sample_weight is not None and not float(ds.sample_weight.sum()) < kernels.MAX_WEIGHT:
+    if ds.sample_weight is not None and not (float(ds.sample_weight.sum()) < kernels.MAX_WEIGHT and float(ds.sample_weight.min()) >= kernels.MIN_WEIGHT):
         return False
     return not _any_nan(ds.X)
 

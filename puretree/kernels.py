@@ -71,6 +71,9 @@ SCREEN = 1e-9
 
 #: Largest total weight the kernel takes: squares of class counts stay finite.
 MAX_WEIGHT = 1e150
+#: Smallest row weight it takes: squares of class counts stay normal floats (no underflow),
+#: so that the ranking keeps its precision.
+MIN_WEIGHT = 1e-100
 
 #: A row-major ``X`` larger than this (about a last-level cache) is copied column-major first.
 COLUMN_COPY_BYTES = 32 * 2**20
