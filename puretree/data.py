@@ -381,6 +381,10 @@ def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION, where: Where 
         fast = _numeric_targets(y)
         if fast is not None:
             return (), fast
+    else:
+        found = _array_labels(y, where)
+        if found is not None:
+            return found
     raw = _as_list(y)
     if task == REGRESSION:
         out = np.empty(len(raw), dtype=np.float64)
@@ -407,6 +411,33 @@ def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION, where: Where 
     index = {category_key(c): i for i, c in enumerate(classes)}
     code = {tv: index[category_key(values[i])] for tv, i in first.items()}
     return classes, np.fromiter((code[(type(v), v)] for v in values), dtype=np.int64, count=len(values))
+
+
+def _array_labels(y: Any, where: Where) -> tuple[tuple[Any, ...], np.ndarray] | None:
+    """Class labels from a 1-D numpy array (or Series) of numbers, booleans or text, checked
+    and encoded as :func:`encode_labels` does row by row, but with one Python call per
+    distinct label instead of per row; ``None`` for anything else (the row-by-row path).
+
+    Each distinct value is checked at its first row, in row order, so an error names the
+    same row and value as the row-by-row path.
+
+    >>> _array_labels(np.array(["b", "a", "b"]), _row)
+    (('a', 'b'), array([1, 0, 1]))
+    """
+    arr = y.to_numpy() if hasattr(y, "to_numpy") else y
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or len(arr) == 0 or arr.dtype.kind not in "biufU":
+        return None
+    if arr.dtype.kind == "f" and bool(np.any((arr == 0) & np.signbit(arr))):
+        return None  # -0.0 and 0.0 are one label, spelt as its first row spells it
+    uniq, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
+    by_row = np.argsort(first, kind="stable")
+    rows = first[by_row].tolist()
+    values = [_check_label(v, r, where) for v, r in zip(uniq[by_row].tolist(), rows)]
+    classes = tuple(sorted(_distinct_values(values, "the target", where, rows), key=_sort_key))
+    index = {category_key(c): i for i, c in enumerate(classes)}
+    code = np.empty(len(uniq), dtype=np.int64)
+    code[by_row] = [index[category_key(v)] for v in values]
+    return classes, code[inverse.reshape(-1)]
 
 
 def _numeric_targets(y: Any) -> np.ndarray | None:

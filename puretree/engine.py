@@ -35,6 +35,12 @@ without copying any ancestor's arrays:
    then the lowest threshold, then the lowest feature index), over the same numbers.
 7. **The tree** is assembled bottom-up from the per-level records once growth stops.
 
+**The compiled kernel.** Classification with the built-in Gini score on numeric features
+without missing values (``cart``'s common case) is handed whole to :mod:`puretree.kernels`
+(numba), which grows the same tree level by level in compiled code (see
+:func:`_kernel_applies`); ``_USE_KERNEL = False``, or a Python without numba, keeps everything
+here.
+
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
 orders (int32), one chunk of sorted statistics (at most ``_CHUNK`` floats) and one slice of
 candidates handed to the score (at most ``_SCORE_CHUNK``). A level costs
@@ -688,6 +694,85 @@ def quantile_bins(column: np.ndarray, max_bins: int) -> np.ndarray:
     return out
 
 
+#: Whether fits may use the compiled kernel (:mod:`puretree.kernels`): ``None``, when numba
+#: imports; ``False``, never (the tests set it to check the numpy engine on the same data).
+_USE_KERNEL: bool | None = None
+
+
+def _kernels() -> Any:
+    """:mod:`puretree.kernels` if numba is installed and allowed, else ``None`` (imported on first use)."""
+    if _USE_KERNEL is False:
+        return None
+    try:
+        from . import kernels
+    except (ImportError, RuntimeError):  # pragma: no cover - numba broken, or no folder to cache its code in
+        return None
+    return kernels if kernels.AVAILABLE else None
+
+
+def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
+    """Whether the compiled kernel grows this fit: classification on numeric features without
+    missing values, the built-in Gini impurity decrease, the built-in threshold splits (other
+    built-in generators find nothing without categorical features), no ``accept`` hook, and
+    weights whose squares stay finite and normal (the reference's rescaling of huge counts never
+    applies, and the kernel's ranking keeps its precision)."""
+    from .criteria import ImpurityDecrease
+    from .impurity import gini
+
+    schema = ds.schema
+    if schema.is_regression or cfg.accept is not None or not schema.features or not all(f.is_numeric for f in schema.features):
+        return False
+    if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
+        return False
+    if "numeric" not in {_kinds()[s] for s in cfg.splitters}:
+        return False
+    kernels = _kernels()
+    if kernels is None or max(1, len(schema.classes)) > kernels.MAX_CLASSES:
+        return False
+    if ds.sample_weight is not None and not (float(ds.sample_weight.sum()) < kernels.MAX_WEIGHT and float(ds.sample_weight.min()) >= kernels.MIN_WEIGHT):
+        return False
+    return not _any_nan(ds.X)
+
+
+def _any_nan(X: np.ndarray) -> bool:
+    """Whether ``X`` holds a NaN, a block of rows at a time (no temporary the size of ``X``)."""
+    step = max(1, _CHUNK // max(1, X.shape[1]))
+    return any(bool(np.isnan(X[a : a + step]).any()) for a in range(0, X.shape[0], step))
+
+
+def _kernel_tree(ds: Dataset, cfg: Any) -> Node:
+    """The tree grown by the compiled kernel, as nodes. ``ds.X`` is read in place."""
+    from . import kernels
+
+    k = max(1, len(ds.schema.classes))
+    w = ds.sample_weight
+    if w is None:
+        root = np.bincount(ds.y, minlength=k).astype(np.float64)  # exact: integers
+    else:
+        stats = np.zeros((ds.n_rows, k))
+        stats[np.arange(ds.n_rows), ds.y] = w
+        root = stats.sum(axis=0)  # the reference's own sum
+        del stats
+    feature, threshold, child, counts = kernels.grow_arrays(
+        ds.X, ds.y, w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain
+    )
+    return _assemble_arrays(np.maximum(feature, 0), threshold, child, counts)
+
+
+def _assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray) -> Node:
+    """Nodes from the kernel's arrays, children (larger ids) before parents."""
+    ft, thr, ch, cn = feature.tolist(), threshold.tolist(), child.tolist(), counts.tolist()
+    made: list[Any] = [None] * len(ch)
+    for g in range(len(ch) - 1, -1, -1):
+        c = ch[g]
+        if c < 0:
+            made[g] = Leaf(cn[g])
+        else:
+            made[g] = NumericSplit(ft[g], thr[g], made[c], made[c + 1], cn[g])
+            made[c] = made[c + 1] = None  # each node is referenced by its parent only
+    return made[0]
+
+
 def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown level by level. ``max_bins``: histogram mode, each numeric
@@ -696,6 +781,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
 
     if cfg.missing == "error":
         _refuse_missing(ds)
+    if max_bins is None and _kernel_applies(ds, cfg):
+        return _kernel_tree(ds, cfg)
     ctx = _Context(ds, cfg)
     if max_bins is not None and ctx.q:
         ctx.binned = True

@@ -13,6 +13,10 @@ preset, criterion, missing-value strategy, weights and stopping rule:
   sum a statistic in a different order and pick different (equally good) splits. The drawn
   data here never hit that exception; if a drawn example does, :func:`same_tree` fails and
   the example is the one to study.
+
+Where the drawn data are numeric without missing values and the score is Gini, ``engine="fast"``
+runs the compiled kernel (:mod:`puretree.kernels`); tests/test_kernels.py checks it against
+both the reference and the numpy engine (``engine._USE_KERNEL = False``) on such data.
 """
 
 from __future__ import annotations
