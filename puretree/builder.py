@@ -80,7 +80,7 @@ from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
 from .impurity import entropy, gini, misclassification, variance
-from .nodes import MISSING_STRATEGIES, CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit, Tree
+from .nodes import MISSING_STRATEGIES, Leaf, Node, NumericSplit, Split, Tree
 from .params import Interval, IsCallable, Options, check, check_all
 from .splits import (
     MISSING_BRANCH,
@@ -163,11 +163,7 @@ def _grow(node: NodeData, cfg: Settings) -> Generator[Any, Node, Node]:
     while pending:
         child = pending.pop()
         kids.append(Leaf(np.zeros_like(totals)) if child is None else (yield _grow(child, cfg)))
-    if cand.kind == "numeric":
-        return NumericSplit(cand.feature, cand.threshold, kids[0], kids[1], totals)
-    if cand.kind == "subset":
-        return SubsetSplit(cand.feature, cand.left_categories, kids[0], kids[1], totals)
-    return CategoricalSplit(cand.feature, tuple(kids), totals)
+    return Split(cand.feature, cand.test, tuple(kids), totals)
 
 
 def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarray], list[np.ndarray | None], np.ndarray]:

@@ -142,9 +142,9 @@ def _uses_ratio(score: Any) -> tuple[bool, Any]:
 
 def _candidate(node: NodeData, o: Option, score: float) -> Candidate:
     column = node.X[:, o.feature]
-    if o.kind == "numeric":
+    if o.kind == "threshold":
         branch = np.where(np.isnan(column), MISSING_BRANCH, column > o.threshold).astype(np.int64)
-        return Candidate(score, o.feature, "numeric", branch, o.branches, threshold=o.threshold)
+        return Candidate(score, o.feature, "threshold", branch, o.branches, threshold=o.threshold)
     branch = np.where(np.isnan(column), MISSING_BRANCH, np.nan_to_num(column, nan=0.0)).astype(np.int64)
     return Candidate(score, o.feature, "multiway", branch, o.branches)
 

@@ -193,7 +193,7 @@ def numeric_option(node: NodeData, i: int, total: float, n_classes: int, min_lea
     info = float(split_info(branches.sum(axis=1), total))
     ratio = corrected / info if info > 0 else 0.0
     threshold = midpoint(float(values[p]), float(values[p + 1]))
-    return Option(int(node.numeric[i]), corrected, ratio, True, "numeric", threshold=threshold, branches=branches)
+    return Option(int(node.numeric[i]), corrected, ratio, True, "threshold", threshold=threshold, branches=branches)
 
 
 def categorical_option(node: NodeData, j: int, total: float, min_leaf: float, many_values: bool, impurity: Any) -> Option | None:

@@ -186,7 +186,7 @@ def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.nda
     def build(j: int) -> Option:
         i, p = int(at[j]), int(pos[j])
         threshold = midpoint(float(values[i, p]), float(values[i, p + 1]))
-        return Option(features[j], float(corrected[j]), float(ratio[j]), True, "numeric", threshold=threshold, branches=np.stack((left[j], right[j])))
+        return Option(features[j], float(corrected[j]), float(ratio[j]), True, "threshold", threshold=threshold, branches=np.stack((left[j], right[j])))
 
     count = len(features)
     return list(map(Scored._make, zip(features, corrected.tolist(), ratio.tolist(), repeat(True, count), repeat(build, count), range(count))))

@@ -91,7 +91,7 @@ _SINGLE_NODE_MAX = 1_000_000
 def _kinds() -> dict[Any, str]:
     from .splits import multiway_splits, subset_splits, threshold_splits
 
-    return {threshold_splits: "numeric", multiway_splits: "multiway", subset_splits: "subset"}
+    return {threshold_splits: "threshold", multiway_splits: "multiway", subset_splits: "subset"}
 
 
 def supports(splitters: Any) -> bool:
@@ -364,7 +364,7 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     from .splits import TIE_TOLERANCE, variance_decrease
 
     c, m = V.shape
-    k, N = ctx.k, st.n_nodes
+    k = ctx.k
     starts, lens, node_at = st.starts, st.lens, st.node
     if isinstance(L, _Offset):
         L = L.C - np.repeat(L.off, lens, axis=1)
@@ -579,7 +579,7 @@ def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]
     if cand is not None:
         b = found[kinds.index(cand.kind)]
         b.score[0], b.feature[0] = cand.score, cand.feature
-        if cand.kind == "numeric":
+        if cand.kind == "threshold":
             b.threshold[0] = cand.threshold
         elif cand.kind == "subset":
             b.left[0] = tuple(int(c) for c in cand.left_categories)
@@ -724,7 +724,7 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
         return False
     if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
         return False
-    if "numeric" not in {_kinds()[s] for s in cfg.splitters}:
+    if "threshold" not in {_kinds()[s] for s in cfg.splitters}:
         return False
     kernels = _kernels()
     if kernels is None or max(1, len(schema.classes)) > kernels.MAX_CLASSES:
@@ -804,7 +804,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
     frontier = [0]
     made.append(None)
     depth = 0
-    min_split, min_leaf = cfg.min_samples_split, cfg.min_samples_leaf
+    min_split = cfg.min_samples_split
     while st.n_nodes:
         N = st.n_nodes
         yv = y[st.row]
@@ -828,7 +828,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
             found = _single_node(st, cfg, ctx, kinds, depth)
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
-            found = [_numeric_candidates(st, cfg, ctx) if kind == "numeric" else cat.get(kind, _Best(N)) for kind in kinds]
+            found = [_numeric_candidates(st, cfg, ctx) if kind == "threshold" else cat.get(kind, _Best(N)) for kind in kinds]
         scores = np.stack([f.score for f in found], axis=1)  # (N, kinds)
         feats = np.stack([f.feature for f in found], axis=1)
         from .splits import TIE_TOLERANCE
@@ -874,7 +874,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
                 if not sel.any():
                     continue
                 mine = sel[st.node] & knownx
-                if kind == "numeric":
+                if kind == "threshold":
                     thresholds[sel] = found[c].threshold[sel]
                     nb[sel] = 2
                     branch[mine] = (x[mine] > thresholds[st.node[mine]]).astype(np.int64)
@@ -984,7 +984,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
                     made.append(Leaf(np.zeros(k)))
             f = int(feature[i])
             kd = kinds[choice[i]]
-            test = float(thresholds[i]) if kd == "numeric" else left_sets.get(i)
+            test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i)
             made[g] = (kd, f, test, st.counts[i], kids)
         if not next_frontier:
             break
@@ -1058,7 +1058,7 @@ def _assemble(made: list[Any]) -> Node:
         if isinstance(rec, tuple):
             kind, f, test, counts, kids = rec
             children = [made[c] for c in kids]
-            if kind == "numeric":
+            if kind == "threshold":
                 made[g] = NumericSplit(f, test, children[0], children[1], counts)
             elif kind == "subset":
                 made[g] = SubsetSplit(f, test, children[0], children[1], counts)

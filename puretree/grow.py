@@ -32,7 +32,10 @@ from .builder import (
 )
 from .c45 import c45
 from .splits import (
+    MAX_EXACT_SUBSET_CATEGORIES,
+    MISSING_BRANCH,
     THRESHOLDS,
+    TIE_TOLERANCE,
     Candidate,
     CheckedScore,
     NodeData,
@@ -81,6 +84,9 @@ __all__ = [
     "node_statistics",
     "data_thresholds",
     "THRESHOLDS",
+    "TIE_TOLERANCE",
+    "MISSING_BRANCH",
+    "MAX_EXACT_SUBSET_CATEGORIES",
     "refuse_missing",
     "CheckedScore",
 ]

@@ -34,7 +34,7 @@ from .criteria import ImpurityDecrease, Score
 from .data import Dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .impurity import variance
-from .nodes import Schema
+from .nodes import Multiway, Schema, Subset, Test, Threshold
 from .tasks import TASKS, Task, as_task
 
 __all__ = [
@@ -132,13 +132,25 @@ class NodeData:
         )
 
 
+def _split_kind(kind: str) -> str:
+    # "numeric" is the former name of a threshold split (one release, for users' generators).
+    return Threshold.kind if kind == "numeric" else kind
+
+
 @attrs.frozen(eq=False)
 class Candidate:
-    """A proposed split: its score, feature, test, and the branch of every row."""
+    """A proposed split: its score, feature, test, and the branch of every row.
+
+    ``kind`` is the split test's kind name (:data:`~puretree.nodes.TESTS`: ``"threshold"``,
+    ``"multiway"``, ``"subset"``); ``threshold`` or ``left_categories`` complete the test.
+
+    >>> Candidate(0.5, 0, "threshold", np.array([0, 1]), np.array([[1.0, 0.0], [0.0, 1.0]]), threshold=1.5).test
+    Threshold(value=1.5)
+    """
 
     score: float
     feature: int
-    kind: str  # "numeric" | "multiway" | "subset"
+    kind: str = attrs.field(converter=_split_kind)
     branch: np.ndarray
     children: np.ndarray
     threshold: float | None = None
@@ -147,6 +159,15 @@ class Candidate:
     @property
     def n_branches(self) -> int:
         return int(self.children.shape[0])
+
+    @property
+    def test(self) -> Test:
+        """The split test this candidate proposes."""
+        if self.kind == Threshold.kind:
+            return Threshold(self.threshold)
+        if self.kind == Subset.kind:
+            return Subset(self.left_categories)
+        return Multiway(self.n_branches)
 
 
 SplitGenerator = Callable[..., "Candidate | None"]
@@ -241,7 +262,7 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     threshold = midpoint(float(node.values[i, pos]), float(node.values[i, pos + 1]))
     column = node.X[:, j]
     branch = np.where(np.isnan(column), MISSING_BRANCH, column > threshold).astype(np.int64)
-    return Candidate(float(scores[i]), j, "numeric", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
+    return Candidate(float(scores[i]), j, Threshold.kind, branch, branch_stats(node.stats, branch, 2), threshold=threshold)
 
 
 def variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:
