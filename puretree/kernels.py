@@ -87,9 +87,9 @@ if AVAILABLE:
     # Python's zero checks
     @njit(cache=True, error_model="numpy", inline="always")
     def sum_last(a: Any, n: int) -> float:
-        # puretree.impurity.sum_last over an axis of n entries: for n <= 8 the columns are
-        # added in order; for more, numpy's sum, a pairwise sum in blocks of 8 (n <= 128).
-        if n <= 8:
+        # puretree.impurity.sum_last over an axis of n entries, numpy's sum: below 8 the
+        # columns are added in order; from 8 on, a pairwise sum in blocks of 8 (n <= 128).
+        if n < 8:
             s = a[0]
             for j in range(1, n):
                 s += a[j]

@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("nodes", "data", "datasets", "fold"),  # values
     ("impurity", "tasks", "criteria", "costs", "estimates", "significance"),  # criteria and estimates
     ("predict", "text", "importance", "evaluate", "validation"),  # using a tree
-    ("splits", "builder", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow"),  # builders (grow gathers their public names)
+    ("splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules"),  # pruning and rules
     ("io", "sklearn", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify"),  # io and codegen
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
@@ -144,7 +144,7 @@ def test_split_kinds_are_dispatched_on_in_few_modules():
             naming.add(name)
     defining = {"nodes", "predict"}  # the tests themselves; predict names the flat table's kind codes
     artefacts = {"io", "codegen.lower", "sklearn", "strategies"}  # JSON registry, lowering, the bridge, drawing tests
-    others = {"engine", "builder", "c45", "_hypothesis_plugin"}  # builders make nodes of each kind from their candidates; the st.from_type table
+    others = {"splits", "engine", "builder", "c45", "_hypothesis_plugin"}  # builders make the test of each kind of candidate; the st.from_type table
     assert naming <= defining | artefacts | others, naming - (defining | artefacts | others)
 
 
