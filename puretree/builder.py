@@ -80,7 +80,7 @@ from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
 from .impurity import entropy, gini, misclassification, variance
-from .nodes import MISSING_STRATEGIES, Leaf, Node, NumericSplit, Split, Tree
+from .nodes import MISSING_STRATEGIES, Leaf, Node, Split, Tree, is_leaf
 from .params import Interval, IsCallable, Options, check, check_all
 from .splits import (
     MISSING_BRANCH,
@@ -417,10 +417,10 @@ def data_thresholds(tree: Tree, X: np.ndarray) -> Tree:
     lies between two values of the node's rows and no row of the node lies between the two,
     so every training row takes the same branch; unseen values between them may not.
 
-    >>> from puretree.nodes import Feature, Schema
-    >>> t = Tree(NumericSplit(0, 54.0, Leaf((2.0, 0.0)), Leaf((0.0, 3.0)), (2.0, 3.0)), Schema((Feature("t"),), ("n", "y")))
-    >>> data_thresholds(t, np.array([[40.0], [48.0], [60.0], [72.0], [80.0]])).root.threshold
-    48.0
+    >>> from puretree.nodes import Feature, Schema, Threshold
+    >>> t = Tree(Split(0, Threshold(54.0), (Leaf((2.0, 0.0)), Leaf((0.0, 3.0))), (2.0, 3.0)), Schema((Feature("t"),), ("n", "y")))
+    >>> data_thresholds(t, np.array([[40.0], [48.0], [60.0], [72.0], [80.0]])).root.test
+    Threshold(value=48.0)
     """
     X = np.asarray(X, dtype=np.float64) if not isinstance(X, np.ndarray) or X.dtype != np.float64 else X
     if X.ndim != 2 or X.shape[1] != tree.schema.n_features:
@@ -428,13 +428,10 @@ def data_thresholds(tree: Tree, X: np.ndarray) -> Tree:
     columns = {j: np.sort(X[:, j][~np.isnan(X[:, j])]) for j, f in enumerate(tree.schema.features) if f.is_numeric}
 
     def rule(node: Node) -> Node | None:
-        if not isinstance(node, NumericSplit):
+        if is_leaf(node):
             return None
-        values = columns[node.feature]
-        i = int(np.searchsorted(values, node.threshold, side="right")) - 1
-        if i < 0 or values[i] == node.threshold:
-            return None
-        return attrs.evolve(node, threshold=float(values[i]))
+        test = node.test.at_data(columns.get(node.feature))
+        return None if test is node.test else attrs.evolve(node, test=test)
 
     return rewrite(tree, rule)
 

@@ -52,7 +52,7 @@ from .c45_scan import AVERAGE_GAIN_SLACK, J48_EPSILON, VALUE_TOLERANCE, Option, 
 from .builder import ByTask, grow
 from .splits import MISSING_BRANCH, Candidate, CheckedScore, NodeData, multiway_splits, threshold_splits
 from .impurity import entropy
-from .nodes import Leaf, Node, NumericSplit, SubsetSplit, Tree, children, with_children
+from .nodes import Leaf, Node, Tree, children, with_children
 
 __all__ = [
     "c45",
@@ -290,26 +290,20 @@ def _class_counts(y: np.ndarray, rows: np.ndarray, weights: np.ndarray, k: int) 
     return counts
 
 
-def _branch_of(node: Node, X: np.ndarray) -> np.ndarray:
-    """The branch each row takes at a split; -1 where its value is missing (or an unseen category)."""
-    column = X[:, node.feature]
-    absent = np.isnan(column)
-    if isinstance(node, NumericSplit):
-        return np.where(absent, -1, column > node.threshold).astype(np.int64)
-    absent |= column < 0  # an unseen category (code -1) takes no branch either
-    if isinstance(node, SubsetSplit):
-        branch = np.where(np.isin(column, node.left_categories), 0, 1)
-    else:
-        branch = np.nan_to_num(column, nan=-1.0).astype(np.int64)
-    return np.where(absent, -1, branch)
+def _branch_of(node: Node, X: np.ndarray, tree: Tree) -> np.ndarray:
+    """The branch each row takes at a split (the split's test answers); -1 where its value is
+    missing or a category the test has no branch for."""
+    branch = node.test.branch_of(X[:, node.feature], tree.schema.features[node.feature])
+    return np.where(branch < 0, -1, branch)
 
 
-def _split_rows(node: Node, X: np.ndarray, rows: np.ndarray, weights: np.ndarray, missing: str) -> list[tuple[np.ndarray, np.ndarray]]:
+def _split_rows(node: Node, X: np.ndarray, rows: np.ndarray, weights: np.ndarray, tree: Tree) -> list[tuple[np.ndarray, np.ndarray]]:
     """The rows (and weights) of each branch of ``node``; rows with a missing value go down
     every branch weighted by the branch's share of the known weight ("distribute", J48), or
     down the heaviest branch ("majority")."""
     b = len(children(node))
-    branch = _branch_of(node, X[rows])
+    missing = tree.missing
+    branch = _branch_of(node, X[rows], tree)
     known = branch >= 0
     known_weight = np.bincount(branch[known], weights=weights[known], minlength=b)
     out = []
@@ -346,19 +340,19 @@ def _estimated(dist: np.ndarray, cf: float) -> float:
     return errors + c45_added_errors(total, errors, cf=cf)
 
 
-def _distribute(work: _Work, X: np.ndarray, y: np.ndarray, k: int, missing: str) -> None:
+def _distribute(work: _Work, X: np.ndarray, y: np.ndarray, k: int, tree: Tree) -> None:
     """J48's ``newDistribution``: this subtree's rows and class counts recomputed from ``work.rows``."""
     stack = [work]
     while stack:
         w = stack.pop()
         w.dist = _class_counts(y, w.rows, w.weights, k)
         if w.kids:
-            for kid, (rows, weights) in zip(w.kids, _split_rows(w.node, X, w.rows, w.weights, missing)):
+            for kid, (rows, weights) in zip(w.kids, _split_rows(w.node, X, w.rows, w.weights, tree)):
                 kid.rows, kid.weights = rows, weights
                 stack.append(kid)
 
 
-def _branch_errors(work: _Work, rows: np.ndarray, weights: np.ndarray, X: np.ndarray, y: np.ndarray, k: int, cf: float, missing: str) -> float:
+def _branch_errors(work: _Work, rows: np.ndarray, weights: np.ndarray, X: np.ndarray, y: np.ndarray, k: int, cf: float, tree: Tree) -> float:
     """J48's ``getEstimatedErrorsForBranch``: the estimate if these rows went down this subtree."""
     total, stack = 0.0, [(work, rows, weights)]
     while stack:
@@ -366,7 +360,7 @@ def _branch_errors(work: _Work, rows: np.ndarray, weights: np.ndarray, X: np.nda
         if not w.kids:
             total += _estimated(_class_counts(y, r, ws, k), cf)
             continue
-        for kid, (kr, kw) in zip(w.kids, _split_rows(w.node, X, r, ws, missing)):
+        for kid, (kr, kw) in zip(w.kids, _split_rows(w.node, X, r, ws, tree)):
             stack.append((kid, kr, kw))
     return total
 
@@ -382,13 +376,13 @@ def _subtree_errors(work: _Work, cf: float) -> float:
     return total
 
 
-def _prune_j48(work: _Work, X: np.ndarray, y: np.ndarray, k: int, cf: float, raising: bool, missing: str) -> Generator[Any, Any, None]:
+def _prune_j48(work: _Work, X: np.ndarray, y: np.ndarray, k: int, cf: float, raising: bool, tree: Tree) -> Generator[Any, Any, None]:
     if not work.kids:
         return
     for kid in work.kids:
-        yield _prune_j48(kid, X, y, k, cf, raising, missing)
+        yield _prune_j48(kid, X, y, k, cf, raising, tree)
     largest = int(np.argmax([kid.dist.sum() for kid in work.kids]))
-    branch = _branch_errors(work.kids[largest], work.rows, work.weights, X, y, k, cf, missing) if raising else math.inf
+    branch = _branch_errors(work.kids[largest], work.rows, work.weights, X, y, k, cf, tree) if raising else math.inf
     leaf = _estimated(work.dist, cf)
     tree = _subtree_errors(work, cf)
     margin = 0.1  # Quinlan's and J48's
@@ -398,8 +392,8 @@ def _prune_j48(work: _Work, X: np.ndarray, y: np.ndarray, k: int, cf: float, rai
     if branch - (tree + margin) < J48_EPSILON:
         raised = work.kids[largest]
         work.node, work.kids = raised.node, raised.kids
-        _distribute(work, X, y, k, missing)
-        yield _prune_j48(work, X, y, k, cf, raising, missing)
+        _distribute(work, X, y, k, tree)
+        yield _prune_j48(work, X, y, k, cf, raising, tree)
 
 
 def _build(work: _Work) -> Node:
@@ -464,6 +458,6 @@ def pessimistic_with_raising(tree: Tree, X: Any, y: Any = None, *, cf: float = 0
 
     root = run(wrap(tree.root))
     root.rows, root.weights = np.arange(n), weights
-    _distribute(root, Xe, codes, k, tree.missing)
-    run(_prune_j48(root, Xe, codes, k, float(cf), raising, tree.missing))
+    _distribute(root, Xe, codes, k, tree)
+    run(_prune_j48(root, Xe, codes, k, float(cf), raising, tree))
     return attrs.evolve(tree, root=_build(root))

@@ -362,6 +362,23 @@ class Threshold:
         """Why this test cannot stand on ``feature`` (None: it can)."""
         return None
 
+    def at_data(self, values: np.ndarray | None) -> "Threshold":
+        """The cut moved down to the largest of ``values`` (the feature's sorted training
+        values) not above it, as J48 places it; itself when it is there already.
+
+        >>> Threshold(54.0).at_data(np.array([40.0, 48.0, 60.0]))
+        Threshold(value=48.0)
+        """
+        if values is None or not len(values):
+            return self
+        i = int(np.searchsorted(values, self.value, side="right")) - 1
+        return self if i < 0 or values[i] == self.value else Threshold(float(values[i]))
+
+    @classmethod
+    def of_candidate(cls, candidate: Any) -> "Threshold":
+        """The test a split generator's :class:`~puretree.splits.Candidate` proposes."""
+        return cls(candidate.threshold)
+
 
 def _positive(instance: Any, attribute: attrs.Attribute, value: int) -> None:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
@@ -402,6 +419,15 @@ class Multiway:
         if self.n_branches != m:
             return f"a multiway split on {feature.name!r} has {self.n_branches} children, expected {m} (one per category)"
         return None
+
+    def at_data(self, values: np.ndarray | None) -> "Multiway":
+        """Itself: a multiway split has no cut to place (see :meth:`Threshold.at_data`)."""
+        return self
+
+    @classmethod
+    def of_candidate(cls, candidate: Any) -> "Multiway":
+        """The test a split generator's :class:`~puretree.splits.Candidate` proposes."""
+        return cls(candidate.n_branches)
 
 
 def _sorted_codes(values: Any) -> tuple[int, ...]:
@@ -447,6 +473,15 @@ class Subset:
         if any(not 0 <= c < m for c in self.left_codes):
             return f"left_codes {list(self.left_codes)} are out of range for {m} categories"
         return None
+
+    def at_data(self, values: np.ndarray | None) -> "Subset":
+        """Itself: a subset split has no cut to place (see :meth:`Threshold.at_data`)."""
+        return self
+
+    @classmethod
+    def of_candidate(cls, candidate: Any) -> "Subset":
+        """The test a split generator's :class:`~puretree.splits.Candidate` proposes."""
+        return cls(candidate.left_categories)
 
 
 #: Every kind of split test, by its one name.

@@ -34,7 +34,7 @@ from .criteria import ImpurityDecrease, Score
 from .data import Dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .impurity import variance
-from .nodes import Multiway, Schema, Subset, Test, Threshold
+from .nodes import TESTS, Schema, Test
 from .tasks import TASKS, Task, as_task
 
 __all__ = [
@@ -134,7 +134,7 @@ class NodeData:
 
 def _split_kind(kind: str) -> str:
     # "numeric" is the former name of a threshold split (one release, for users' generators).
-    return Threshold.kind if kind == "numeric" else kind
+    return "threshold" if kind == "numeric" else kind
 
 
 @attrs.frozen(eq=False)
@@ -162,12 +162,8 @@ class Candidate:
 
     @property
     def test(self) -> Test:
-        """The split test this candidate proposes."""
-        if self.kind == Threshold.kind:
-            return Threshold(self.threshold)
-        if self.kind == Subset.kind:
-            return Subset(self.left_categories)
-        return Multiway(self.n_branches)
+        """The split test this candidate proposes (its kind's class makes it)."""
+        return TESTS[self.kind].of_candidate(self)
 
 
 SplitGenerator = Callable[..., "Candidate | None"]
@@ -262,7 +258,7 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     threshold = midpoint(float(node.values[i, pos]), float(node.values[i, pos + 1]))
     column = node.X[:, j]
     branch = np.where(np.isnan(column), MISSING_BRANCH, column > threshold).astype(np.int64)
-    return Candidate(float(scores[i]), j, Threshold.kind, branch, branch_stats(node.stats, branch, 2), threshold=threshold)
+    return Candidate(float(scores[i]), j, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
 
 
 def variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:

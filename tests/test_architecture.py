@@ -143,8 +143,8 @@ def test_split_kinds_are_dispatched_on_in_few_modules():
         if any(isinstance(n, ast.Name) and n.id in kind_names for n in ast.walk(tree)):
             naming.add(name)
     defining = {"nodes", "predict"}  # the tests themselves; predict names the flat table's kind codes
-    artefacts = {"io", "codegen.lower", "sklearn", "strategies"}  # JSON registry, lowering, the bridge, drawing tests
-    others = {"splits", "engine", "builder", "c45", "_hypothesis_plugin"}  # builders make the test of each kind of candidate; the st.from_type table
+    artefacts = {"io", "codegen.lower", "sklearn", "engine"}  # the JSON registry, lowering, the bridge, the vectorised engine
+    others = {"strategies", "_hypothesis_plugin"}  # how Hypothesis draws each kind, and its st.from_type table
     assert naming <= defining | artefacts | others, naming - (defining | artefacts | others)
 
 
