@@ -213,8 +213,8 @@ def collapse_unhelpful(tree: Tree) -> Tree:
     """J48's collapse: top-down, a subtree whose leaves make no fewer training errors than
     the node would alone (within 1e-3) becomes a leaf of the node's counts.
 
-    >>> from puretree.nodes import Feature, Schema
-    >>> split = NumericSplit(0, 0.5, Leaf((2.0, 1.0)), Leaf((1.0, 0.0)), (3.0, 1.0))
+    >>> from puretree.nodes import Feature, Schema, Split, Threshold
+    >>> split = Split(0, Threshold(0.5), (Leaf((2.0, 1.0)), Leaf((1.0, 0.0))), (3.0, 1.0))
     >>> collapse_unhelpful(Tree(split, Schema((Feature("x"),), ("a", "b")))).root
     Leaf(counts=(3.0, 1.0))
     """
@@ -384,12 +384,12 @@ def _prune_j48(work: _Work, X: np.ndarray, y: np.ndarray, k: int, cf: float, rai
     largest = int(np.argmax([kid.dist.sum() for kid in work.kids]))
     branch = _branch_errors(work.kids[largest], work.rows, work.weights, X, y, k, cf, tree) if raising else math.inf
     leaf = _estimated(work.dist, cf)
-    tree = _subtree_errors(work, cf)
+    subtree = _subtree_errors(work, cf)
     margin = 0.1  # Quinlan's and J48's
-    if leaf - (tree + margin) < J48_EPSILON and leaf - (branch + margin) < J48_EPSILON:
+    if leaf - (subtree + margin) < J48_EPSILON and leaf - (branch + margin) < J48_EPSILON:
         work.kids = []
         return
-    if branch - (tree + margin) < J48_EPSILON:
+    if branch - (subtree + margin) < J48_EPSILON:
         raised = work.kids[largest]
         work.node, work.kids = raised.node, raised.kids
         _distribute(work, X, y, k, tree)
