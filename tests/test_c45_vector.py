@@ -33,8 +33,8 @@ from puretree.c45 import C45Splits, c45
 from puretree.c45_scan import best_cut, numeric_option
 from puretree.grow import root_data
 from puretree.impurity import entropy
-from puretree.nodes import CategoricalSplit, Leaf, NumericSplit
 from puretree.strategies import datasets
+from test_engine import same_tree as same_nodes
 
 SPEC = (C45Splits(vectorised=False),)
 #: Where pyproject.toml's marker installs numba, the compiled loop must be there (as in
@@ -50,30 +50,8 @@ def backend(kernel):
 
 
 def same_tree(a, b, *, rel: float = 1e-9) -> bool:
-    """Same structure, features and thresholds; counts equal to ``rel`` relative."""
-    if a.schema != b.schema or a.missing != b.missing:
-        return False
-    stack = [(a.root, b.root)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y) or len(x.counts) != len(y.counts):
-            return False
-        cx, cy = np.asarray(x.counts), np.asarray(y.counts)
-        if not np.all(np.abs(cx - cy) <= rel * np.maximum(np.abs(cx), np.abs(cy))):
-            return False
-        if isinstance(x, Leaf):
-            continue
-        if x.feature != y.feature:
-            return False
-        if isinstance(x, NumericSplit):
-            if x.threshold != y.threshold:
-                return False
-            stack += [(x.left, y.left), (x.right, y.right)]
-        elif isinstance(x, CategoricalSplit):
-            if len(x.children) != len(y.children):
-                return False
-            stack += list(zip(x.children, y.children))
-    return True
+    """Same schema, missing-value strategy and structure; counts equal to ``rel`` relative."""
+    return a.schema == b.schema and a.missing == b.missing and same_nodes(a.root, b.root, rel=rel)
 
 
 # The gain ratio (C4.5) or the gain alone, with the same guards.

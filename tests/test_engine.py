@@ -35,7 +35,7 @@ from puretree import engine
 from puretree.data import Dataset
 from puretree.errors import DataError, ParameterError
 from puretree.grow import by_task, cart, grow, id3, midpoint, threshold_splits
-from puretree.nodes import CategoricalSplit, Leaf, NumericSplit, SubsetSplit
+from puretree.nodes import CategoricalSplit, Leaf, NumericSplit
 from puretree.strategies import datasets
 
 # c45 grows with its own split generator (J48's guards), which the reference builder runs;
@@ -62,20 +62,10 @@ def same_tree(a, b, *, rel: float = 1e-9) -> bool:
             return False
         if isinstance(x, Leaf):
             continue
-        if x.feature != y.feature:
+        # A split's meaning is its feature and its test; then its children, pairwise.
+        if x.feature != y.feature or x.test != y.test:
             return False
-        if isinstance(x, NumericSplit):
-            if x.threshold != y.threshold:
-                return False
-            stack += [(x.left, y.left), (x.right, y.right)]
-        elif isinstance(x, SubsetSplit):
-            if x.left_categories != y.left_categories:
-                return False
-            stack += [(x.left, y.left), (x.right, y.right)]
-        elif isinstance(x, CategoricalSplit):
-            if len(x.children) != len(y.children):
-                return False
-            stack += list(zip(x.children, y.children))
+        stack += list(zip(x.children, y.children))
     return True
 
 
