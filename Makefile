@@ -26,7 +26,10 @@ $(VENV)/.test: pyproject.toml constraints/test.txt | $(BIN)/python
 demo: $(VENV)/.core
 	$(BIN)/python examples/quickstart.py
 
+# The suite also needs Debian packages (Chromium, Graphviz, the Arm toolchain, QEMU): installed
+# as root when missing, else make stops at once naming them (.ci/system-deps).
 test: $(VENV)/.test
+	bash .ci/system-deps
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
 
 # Random search: seeds change every run and failures are kept in .hypothesis/. A failure
