@@ -8,7 +8,7 @@ here, while Hypothesis is still being imported, would be circular.
 >>> from hypothesis import find, strategies as st
 >>> from puretree.nodes import Tree
 >>> find(st.from_type(Tree), lambda t: True).root
-Leaf(counts=(0.0,))
+Leaf(stats=(0.0,))
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ __all__: list[str] = []
 def _resolve(kind: type) -> Any:
     """The strategy for one of puretree's types (called by Hypothesis on first use)."""
     from . import strategies as pts
-    from .nodes import TESTS, CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold, Tree
+    from .nodes import DEPRECATED_SPLITS, TESTS, Feature, Leaf, Schema, Split, Tree
 
     def rooted(splits: tuple[str, ...]) -> Any:
         # A split node alone is meaningless without the schema that gives its indices a meaning;
@@ -40,9 +40,7 @@ def _resolve(kind: type) -> Any:
         Split: lambda: rooted(tuple(TESTS)),
         **{test: (lambda test=test: tests(test)) for test in TESTS.values()},
         # The deprecated node classes: a split of their kind.
-        NumericSplit: lambda: rooted((Threshold.kind,)),
-        CategoricalSplit: lambda: rooted((Multiway.kind,)),
-        SubsetSplit: lambda: rooted((Subset.kind,)),
+        **{alias: (lambda alias=alias: rooted((alias.test_class.kind,))) for alias in DEPRECATED_SPLITS},
     }
     make = table.get(kind)
     return NotImplemented if make is None else make()
@@ -52,7 +50,7 @@ def _hypothesis_setup_hook() -> None:
     """Register puretree's node and schema types with ``st.register_type_strategy``."""
     from hypothesis import strategies as st
 
-    from .nodes import TESTS, CategoricalSplit, Feature, Leaf, NumericSplit, Schema, Split, SubsetSplit, Tree
+    from .nodes import DEPRECATED_SPLITS, TESTS, Feature, Leaf, Schema, Split, Tree
 
-    for kind in (Tree, Schema, Feature, Leaf, Split, *TESTS.values(), NumericSplit, CategoricalSplit, SubsetSplit):
+    for kind in (Tree, Schema, Feature, Leaf, Split, *TESTS.values(), *DEPRECATED_SPLITS):
         st.register_type_strategy(kind, _resolve)

@@ -216,7 +216,7 @@ def collapse_unhelpful(tree: Tree) -> Tree:
     >>> from puretree.nodes import Feature, Schema, Split, Threshold
     >>> split = Split(0, Threshold(0.5), (Leaf((2.0, 1.0)), Leaf((1.0, 0.0))), (3.0, 1.0))
     >>> collapse_unhelpful(Tree(split, Schema((Feature("x"),), ("a", "b")))).root
-    Leaf(counts=(3.0, 1.0))
+    Leaf(stats=(3.0, 1.0))
     """
     if tree.schema.is_regression:
         return tree

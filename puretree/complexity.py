@@ -10,7 +10,7 @@ always uses the variance (:func:`risk_impurity`).
 >>> from puretree.grow import cart
 >>> tree = cart(load_temperature())
 >>> cost_complexity_path(tree).ccp_alphas.tolist(), cost_complexity(tree, 0.3).root
-([0.0, 0.25], Leaf(counts=(3.0, 3.0)))
+([0.0, 0.25], Leaf(stats=(3.0, 3.0)))
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ as shared cells, so that a walk over every node holds memory linear in the nodes
 5
 >>> fold(node, lambda n, kids: 1 + max(kids, default=-1))  # depth (edges)
 2
->>> [(n.counts, d) for n, d in walk(node, lambda n, d: [d + 1] * len(children(n)), 0)]
+>>> [(n.stats, d) for n, d in walk(node, lambda n, d: [d + 1] * len(children(n)), 0)]
 [((2.0, 1.0), 0), ((1.0, 0.0), 1), ((1.0, 1.0), 1), ((0.0, 1.0), 2), ((1.0, 0.0), 2)]
 
 The rule combinators (:func:`first_of`, :func:`chain`, :func:`fixed_point`) build one rule
@@ -174,13 +174,13 @@ def rewrite(tree_or_node: Tree | Node, rule: Rule, *, down: Down | None = None, 
     (the very same tree when nothing changed). It is a :func:`fold` whose result is the node.
 
     >>> from puretree.nodes import Leaf, NumericSplit
-    >>> same = lambda n: Leaf(n.counts) if children(n) and all(not children(c) for c in children(n)) else None
+    >>> same = lambda n: Leaf(n.stats) if children(n) and all(not children(c) for c in children(n)) else None
     >>> rewrite(NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1)), same)
-    Leaf(counts=(1.0, 1.0))
-    >>> deeper = lambda n, d: Leaf(n.counts) if d >= 1 and children(n) else None   # cut below depth 1
+    Leaf(stats=(1.0, 1.0))
+    >>> deeper = lambda n, d: Leaf(n.stats) if d >= 1 and children(n) else None   # cut below depth 1
     >>> t = NumericSplit(0, 0.5, Leaf((1, 0)), NumericSplit(0, 1.5, Leaf((0, 1)), Leaf((1, 0)), (1, 1)), (2, 1))
     >>> rewrite(t, deeper, down=lambda n, d: [d + 1] * len(children(n)), start=0).right
-    Leaf(counts=(1.0, 1.0))
+    Leaf(stats=(1.0, 1.0))
     """
 
     def step(node: Node, kids: tuple[Node, ...], *value: Any) -> Node:
@@ -234,7 +234,7 @@ def iter_paths(tree_or_node: Tree | Node) -> Iterator[tuple[tuple[tuple[Node, in
     >>> from puretree.nodes import Leaf, NumericSplit
     >>> node = NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1))
     >>> [(len(path), path[0][1], leaf) for path, leaf in iter_paths(node)]
-    [(1, 0, Leaf(counts=(1.0, 0.0))), (1, 1, Leaf(counts=(0.0, 1.0)))]
+    [(1, 0, Leaf(stats=(1.0, 0.0))), (1, 1, Leaf(stats=(0.0, 1.0)))]
     """
     # The walk's pending nodes share their paths (:func:`path_down`); a leaf's path becomes a
     # tuple only when it is yielded.

@@ -41,8 +41,8 @@ def impurity_decreases(tree: Tree, *, impurity: Callable[..., Any] | None = None
     for node in iter_nodes(tree.root):  # iterative: any depth
         if isinstance(node, Leaf):
             continue
-        kids = np.array([c.counts for c in children(node)], dtype=np.float64)
-        own = np.asarray(node.counts, dtype=np.float64)
+        kids = np.array([c.stats for c in children(node)], dtype=np.float64)
+        own = np.asarray(node.stats, dtype=np.float64)
         before = _weight(own, regression) * float(measure(own))
         after = float(np.sum(_weight(kids, regression) * np.asarray(measure(kids))))
         out[node.feature] += before - after

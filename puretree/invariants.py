@@ -7,7 +7,7 @@ property (with :mod:`puretree.strategies`) the failure is shrunk to a minimal ex
 
 - :func:`check_impurity`: an impurity is zero on pure counts, symmetric in the classes,
   maximal at the uniform distribution, non-negative and finite, and scale-invariant.
-- :func:`check_tree`: a tree is well formed (indices in range, consistent counts).
+- :func:`check_tree`: a tree is well formed (indices in range, consistent statistics).
 - :func:`check_pruning`: one tree is a pruning of another.
 - :func:`check_roundtrip`: a tree survives a save/load round trip, predictions included.
 - :func:`check_fits_training_data`: a fully grown tree reproduces its training labels.
@@ -189,15 +189,15 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
     >>> check_tree(Tree(Split(0, Threshold(1.0), (Leaf((1, 0)), Leaf((0, 2))), (1, 3)), schema))
     Traceback (most recent call last):
         ...
-    AssertionError: check_tree: at root, the counts [1.0, 3.0] are not the sum of the children's counts [1.0, 2.0]
+    AssertionError: check_tree: at root, the stats [1.0, 3.0] are not the sum of the children's stats [1.0, 2.0]
     """
     schema = tree.schema
     width = 3 if schema.is_regression else len(schema.classes)
     for node, cell in walk(tree.root, path_down, None):
-        if len(node.counts) != width:
-            raise AssertionError(f"check_tree: at {_where(cell)}, counts {_fmt(node.counts)} have {len(node.counts)} entries, expected {width}")
-        if (node.counts[0] < 0) if schema.is_regression else any(v < 0 for v in node.counts):
-            raise AssertionError(f"check_tree: at {_where(cell)}, counts {_fmt(node.counts)} are negative")
+        if len(node.stats) != width:
+            raise AssertionError(f"check_tree: at {_where(cell)}, stats {_fmt(node.stats)} have {len(node.stats)} entries, expected {width}")
+        if (node.stats[0] < 0) if schema.is_regression else any(v < 0 for v in node.stats):
+            raise AssertionError(f"check_tree: at {_where(cell)}, stats {_fmt(node.stats)} are negative")
         if isinstance(node, Leaf):
             continue
         if node.feature >= schema.n_features:
@@ -208,11 +208,11 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
         problem = node.test.problem(feature)
         if problem is not None:
             raise AssertionError(f"check_tree: at {_where(cell)}, {problem}")
-        if any(len(kid.counts) != width for kid in children(node)):
+        if any(len(kid.stats) != width for kid in children(node)):
             continue  # the child is reported when the walk reaches it
-        total = np.sum([kid.counts for kid in children(node)], axis=0)
-        if not np.allclose(total, node.counts, rtol=rtol, atol=rtol):
-            raise AssertionError(f"check_tree: at {_where(cell)}, the counts {_fmt(node.counts)} are not the sum of the children's counts {_fmt(total)}")
+        total = np.sum([kid.stats for kid in children(node)], axis=0)
+        if not np.allclose(total, node.stats, rtol=rtol, atol=rtol):
+            raise AssertionError(f"check_tree: at {_where(cell)}, the stats {_fmt(node.stats)} are not the sum of the children's stats {_fmt(total)}")
 
 
 def _same_test(a: Node, b: Node) -> bool:
@@ -222,7 +222,7 @@ def _same_test(a: Node, b: Node) -> bool:
 def _test_text(node: Node) -> str:
     if isinstance(node, Split):
         return f"{node.test!r} on feature {node.feature}"
-    return f"Leaf({_fmt(node.counts)})"
+    return f"Leaf({_fmt(node.stats)})"
 
 
 def check_pruning(original: Tree, pruned: Tree) -> None:
@@ -240,7 +240,7 @@ def check_pruning(original: Tree, pruned: Tree) -> None:
     >>> check_pruning(tree, Tree(Leaf((0, 3)), schema))
     Traceback (most recent call last):
         ...
-    AssertionError: check_pruning: the leaf at root has counts [0.0, 3.0], but the original subtree there has [1.0, 2.0]
+    AssertionError: check_pruning: the leaf at root has stats [0.0, 3.0], but the original subtree there has [1.0, 2.0]
     """
     if pruned.schema != original.schema:
         raise AssertionError("check_pruning: the pruned tree has a different schema")
@@ -254,9 +254,9 @@ def check_pruning(original: Tree, pruned: Tree) -> None:
         return list(zip(children(a), path_down(b, cell)))
 
     for b, (a, cell) in walk(pruned.root, down, (original.root, None)):
-        if tuple(a.counts) != tuple(b.counts):
+        if tuple(a.stats) != tuple(b.stats):
             what = "leaf" if isinstance(b, Leaf) else "split"
-            raise AssertionError(f"check_pruning: the {what} at {_where(cell)} has counts {_fmt(b.counts)}, but the original subtree there has {_fmt(a.counts)}")
+            raise AssertionError(f"check_pruning: the {what} at {_where(cell)} has stats {_fmt(b.stats)}, but the original subtree there has {_fmt(a.stats)}")
         if not isinstance(b, Leaf) and (isinstance(a, Leaf) or not _same_test(a, b)):
             raise AssertionError(f"check_pruning: at {_where(cell)} the pruned tree has {_test_text(b)}, the original {_test_text(a)}")
 

@@ -1,11 +1,11 @@
 """Saving and loading trees as JSON: a documented, versioned, validated format.
 
-The format (``"format": "puretree-tree", "version": 2``) is flat so that trees of any
+The format (``"format": "puretree-tree", "version": 3``) is flat so that trees of any
 depth load and save without recursion::
 
     {
       "format": "puretree-tree",
-      "version": 2,
+      "version": 3,
       "threshold_convention": "x <= threshold goes to children[0]",
       "missing": "distribute",
       "criterion": "entropy",
@@ -15,14 +15,14 @@ depth load and save without recursion::
                      {"name": "temp", "kind": "numeric"}]
       },
       "nodes": [
-        {"kind": "multiway", "feature": 0, "children": [1, 2, 3], "counts": [5, 9]},
-        {"kind": "leaf", "counts": [0, 4]},
+        {"kind": "multiway", "feature": 0, "children": [1, 2, 3], "stats": [5, 9]},
+        {"kind": "leaf", "stats": [0, 4]},
         ...
       ]
     }
 
 ``nodes`` lists every node in pre-order; node 0 is the root and each child index is
-greater than its parent's. Node kinds: ``leaf`` (``counts``) and the split kinds of
+greater than its parent's. Node kinds: ``leaf`` (``stats``) and the split kinds of
 :data:`SPLIT_FORMATS`, named as their test classes name themselves: ``threshold``
 (``feature``, ``threshold``, two ``children``: ``x <= threshold`` goes to the first),
 ``multiway`` (``feature``, one child per category, in the schema's category order) and
@@ -31,8 +31,9 @@ children). ``missing`` is the tree's missing-value strategy (``majority``, ``dis
 ``error``; ``majority`` when absent); ``criterion`` the impurity the tree was grown with
 (absent or null when unknown). Version 1 files (written before version 2 named the kinds
 after their tests) are read too: there ``numeric`` is ``threshold`` and ``categorical`` is
-``multiway``, and there is no criterion. ``counts`` are the weighted class counts in the order of ``classes`` (for regression:
-weight, sum, sum of squares). Floats are written in Python's shortest round-trip form, so
+``multiway``, and there is no criterion. Every node has ``stats``: the weighted class counts
+in the order of ``classes`` (for regression: weight, sum, sum of squares); versions 1 and 2
+called them ``counts``, whatever the task. Floats are written in Python's shortest round-trip form, so
 thresholds survive a save/load exactly. Loading checks everything and raises
 :class:`~puretree.errors.ModelFormatError` naming the node and field at fault.
 
@@ -61,10 +62,13 @@ __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dic
 
 FORMAT = "puretree-tree"
 #: The version this puretree writes.
-VERSION = 2
+VERSION = 3
 #: The versions it reads: 1 named the split kinds ``numeric``, ``categorical``, ``subset``
-#: and had no ``criterion``.
-READS = (1, 2)
+#: and had no ``criterion``; 1 and 2 named every node's statistics ``counts``.
+READS = (1, 2, 3)
+
+#: The field holding a node's statistics, by version.
+_STATS_FIELD = {1: "counts", 2: "counts", 3: "stats"}
 
 
 def _schema_dict(schema: Schema) -> dict[str, Any]:
@@ -78,11 +82,11 @@ def _schema_dict(schema: Schema) -> dict[str, Any]:
 
 
 def _node_dict(node: Node, kids: list[int]) -> dict[str, Any]:
-    counts = list(node.counts)
+    stats = list(node.stats)
     if not isinstance(node, Split):
-        return {"kind": "leaf", "counts": counts}
+        return {"kind": "leaf", "stats": stats}
     test = node.test
-    return {"kind": test.kind, "feature": node.feature, **SPLIT_FORMATS[test.kind].write(test), "children": kids, "counts": counts}
+    return {"kind": test.kind, "feature": node.feature, **SPLIT_FORMATS[test.kind].write(test), "children": kids, "stats": stats}
 
 
 def to_dict(tree: Tree) -> dict[str, Any]:
@@ -234,32 +238,32 @@ def _parse_schema(obj: Any) -> Schema:
     return Schema(tuple(features), tuple(classes), target=target, task=task)
 
 
-def _counts(entry: dict[str, Any], width: int, regression: bool, where: str) -> tuple[float, ...]:
-    values = _require(entry, "counts", list, where)
+def _stats(entry: dict[str, Any], field: str, width: int, regression: bool, where: str) -> tuple[float, ...]:
+    values = _require(entry, field, list, where)
     if len(values) != width:
-        raise _fail(where, f"counts has {len(values)} entries, expected {width}")
+        raise _fail(where, f"{field} has {len(values)} entries, expected {width}")
     for v in values:
         if not _is_number(v):
-            raise _fail(where, f"counts entry {v!r} is not a finite number")
+            raise _fail(where, f"{field} entry {v!r} is not a finite number")
         if isinstance(v, int):
-            _exact_int(v, where, "counts entry")  # before isfinite, which overflows on huge ints
+            _exact_int(v, where, f"{field} entry")  # before isfinite, which overflows on huge ints
         elif not math.isfinite(v):
-            raise _fail(where, f"counts entry {v!r} is not a finite number")
-    counts = tuple(float(v) for v in values)
+            raise _fail(where, f"{field} entry {v!r} is not a finite number")
+    stats = tuple(float(v) for v in values)
     if not regression:
-        if any(v < 0 for v in counts):
-            raise _fail(where, "counts must not be negative")
+        if any(v < 0 for v in stats):
+            raise _fail(where, f"{field} (class counts) must not be negative")
         # Prediction divides by the total: it must be a finite number.
-        if not math.isfinite(sum(counts)):
-            raise _fail(where, "the counts add up to more than a double holds")
-        return counts
-    w, s, _ = counts
+        if not math.isfinite(sum(stats)):
+            raise _fail(where, f"the class counts ({field}) add up to more than a double holds")
+        return stats
+    w, s, _ = stats
     if w < 0:
-        raise _fail(where, "the weight (counts[0]) must not be negative")
+        raise _fail(where, f"the weight ({field}[0]) must not be negative")
     # The prediction is the mean sum / weight; pruning uses sum**2 / weight.
     if w > 0 and not (math.isfinite(s / w) and math.isfinite(s * (s / w))):
-        raise _fail(where, f"the mean (counts[1] / counts[0] = {s!r} / {w!r}) overflows a double")
-    return counts
+        raise _fail(where, f"the mean ({field}[1] / {field}[0] = {s!r} / {w!r}) overflows a double")
+    return stats
 
 
 def _weight(counts: tuple[float, ...], regression: bool) -> float:
@@ -336,6 +340,7 @@ SPLIT_FORMATS: dict[str, SplitFormat] = {
 _KIND_NAMES: dict[int, dict[str, str]] = {
     1: {"numeric": Threshold.kind, "categorical": Multiway.kind, "subset": Subset.kind},
     2: {kind: kind for kind in SPLIT_FORMATS},
+    3: {kind: kind for kind in SPLIT_FORMATS},
 }
 
 
@@ -400,14 +405,14 @@ def from_dict(obj: Any) -> Tree:
     for i in range(n - 1, -1, -1):  # children have larger indices: build bottom-up
         entry, where = entries[i], f"nodes[{i}]"
         kind = entry["kind"]
-        counts = _counts(entry, width, regression, where)
+        counts = _stats(entry, _STATS_FIELD[version], width, regression, where)
         kids = [built[c] for c in child_lists[i]]
         for c in child_lists[i]:
             built[c] = None  # each node is referenced once; free the slot
         if kind == "leaf":
             built[i] = Leaf(counts)
             continue
-        if not math.isfinite(sum(_weight(k.counts, regression) for k in kids if k is not None)):
+        if not math.isfinite(sum(_weight(k.stats, regression) for k in kids if k is not None)):
             # "distribute" divides each child's weight by their total.
             raise _fail(where, "the children's weights add up to more than a double holds")
         fmt = SPLIT_FORMATS[kind_names[kind]]

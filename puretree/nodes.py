@@ -13,8 +13,9 @@ a :class:`Threshold` test sends a row **left** (branch 0) **when** ``x <= value`
 Thresholds learned from data are midpoints between consecutive distinct training values,
 so on the training data ``x <= t`` and the seeds' ``x < t`` decide identically.
 
-Every node carries ``counts``: the weighted class counts of the training rows that reached
-it (for a regression tree: the additive statistics ``(weight, sum, sum of squares)``).
+Every node carries ``stats``: the statistics of the training rows that reached it. In a
+classification tree they are the weighted class counts (``node.counts`` reads them by that
+name); in a regression tree, the additive statistics ``(weight, sum, sum of squares)``.
 
 >>> schema = Schema(features=(Feature("x"),), classes=("no", "yes"))
 >>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), schema)
@@ -46,6 +47,8 @@ __all__ = [
     "Multiway",
     "Subset",
     "TESTS",
+    "OLD_KIND_NAMES",
+    "DEPRECATED_SPLITS",
     "Test",
     "Interval",
     "Codes",
@@ -174,9 +177,9 @@ class Schema:
 def _fields(node: Any) -> tuple[Any, ...]:
     """A node's own fields, without its children (floats as Python compares them: 0.0 == -0.0)."""
     if type(node) is Split:
-        return ("split", node.feature, node.test, node.counts)
+        return ("split", node.feature, node.test, node.stats)
     if type(node) is Leaf:
-        return ("leaf", node.counts)
+        return ("leaf", node.stats)
     raise TypeError(f"not a puretree node: {node!r}")
 
 
@@ -216,14 +219,14 @@ def _node_repr(self: Any) -> str:
         if isinstance(item, str):
             parts.append(item)
         elif type(item) is Leaf:
-            parts.append(f"Leaf(counts={item.counts!r})")
+            parts.append(f"Leaf(stats={item.stats!r})")
         else:
             seq: list[Any] = [f"Split(feature={item.feature!r}, test={item.test!r}, children=("]
             for i, child in enumerate(item.children):
                 seq.extend([", "] if i else [])
                 seq.append(child)
             seq.append(",), " if len(item.children) == 1 else "), ")
-            seq.append(f"counts={item.counts!r})")
+            seq.append(f"stats={item.stats!r})")
             stack.extend(reversed(seq))
     return "".join(parts)
 
@@ -379,6 +382,30 @@ class Threshold:
         """The test a split generator's :class:`~puretree.splits.Candidate` proposes."""
         return cls(candidate.threshold)
 
+    @staticmethod
+    def branches_on(feature: Feature) -> int:
+        """How many branches a test of this kind has on ``feature``."""
+        return 2
+
+    @staticmethod
+    def possible(feature: Feature, limit: Constraint, choices: Any) -> bool:
+        """Whether a test of this kind can split ``feature`` where a path allows ``limit``
+        (``choices``: see :meth:`drawn`)."""
+        return feature.is_numeric and choices.room(limit)
+
+    @classmethod
+    def drawn(cls, feature: Feature, limit: Constraint, choices: Any) -> "Threshold":
+        """A test of this kind made of ``choices``' answers (how :mod:`puretree.strategies`
+        draws one): ``choices.room(interval)``, ``choices.cut(interval)`` (a value inside)
+        and ``choices.flags(n)`` (n booleans, not all alike) are all a kind may ask.
+
+        >>> class Middle:
+        ...     def cut(self, interval): return (interval.lo + interval.hi) / 2
+        >>> Threshold.drawn(Feature("x"), Interval(0.0, 3.0), Middle())
+        Threshold(value=1.5)
+        """
+        return cls(choices.cut(limit))
+
 
 def _positive(instance: Any, attribute: attrs.Attribute, value: int) -> None:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
@@ -428,6 +455,21 @@ class Multiway:
     def of_candidate(cls, candidate: Any) -> "Multiway":
         """The test a split generator's :class:`~puretree.splits.Candidate` proposes."""
         return cls(candidate.n_branches)
+
+    @staticmethod
+    def branches_on(feature: Feature) -> int:
+        """One branch per category of ``feature``."""
+        return len(feature.categories)
+
+    @staticmethod
+    def possible(feature: Feature, limit: Constraint, choices: Any) -> bool:
+        """On a categorical feature whose path still allows two categories or more."""
+        return not feature.is_numeric and len(getattr(limit, "codes", ())) >= 2
+
+    @classmethod
+    def drawn(cls, feature: Feature, limit: Constraint, choices: Any) -> "Multiway":
+        """Nothing to choose: one branch per category (see :meth:`Threshold.drawn`)."""
+        return cls(len(feature.categories))
 
 
 def _sorted_codes(values: Any) -> tuple[int, ...]:
@@ -483,9 +525,33 @@ class Subset:
         """The test a split generator's :class:`~puretree.splits.Candidate` proposes."""
         return cls(candidate.left_categories)
 
+    @staticmethod
+    def branches_on(feature: Feature) -> int:
+        return 2
+
+    @staticmethod
+    def possible(feature: Feature, limit: Constraint, choices: Any) -> bool:
+        """On a categorical feature whose path still allows two categories or more."""
+        return not feature.is_numeric and len(getattr(limit, "codes", ())) >= 2
+
+    @classmethod
+    def drawn(cls, feature: Feature, limit: Constraint, choices: Any) -> "Subset":
+        """The allowed codes ``choices.flags`` sends left (see :meth:`Threshold.drawn`).
+
+        >>> class Alternate:
+        ...     def flags(self, n): return [i % 2 == 0 for i in range(n)]
+        >>> Subset.drawn(Feature("c", CATEGORICAL, ("a", "b", "c")), Codes((0, 1, 2)), Alternate())
+        Subset(left_codes=(0, 2))
+        """
+        allowed = getattr(limit, "codes")
+        goes_left = list(choices.flags(len(allowed)))
+        return cls(tuple(c for c, g in zip(allowed, goes_left) if g))
+
 
 #: Every kind of split test, by its one name.
 TESTS: dict[str, type] = {cls.kind: cls for cls in (Threshold, Multiway, Subset)}
+#: The names two kinds had before 0.3 (JSON version 1, ``strategies.trees(splits=...)``).
+OLD_KIND_NAMES: dict[str, str] = {"numeric": Threshold.kind, "categorical": Multiway.kind}
 Test = Union[Threshold, Multiway, Subset]
 
 
@@ -502,13 +568,49 @@ def format_number(x: float) -> str:
 # -- nodes -----------------------------------------------------------------------------------
 
 
-@_as_value
-@attrs.frozen(eq=False, repr=False)
-class Leaf:
-    """A terminal node: the weighted class counts of the training rows that reached it."""
+def _stats_argument(stats: Any, counts: Any, node: str) -> Any:
+    """``stats``, or ``counts`` (its name in classification, and before 0.3): the latter wins,
+    since ``attrs.evolve(node, counts=...)`` passes both."""
+    if counts is not None:
+        return counts
+    if stats is None:
+        raise TypeError(f"{node}() missing its statistics: {node}(stats) (or counts= for class counts)")
+    return stats
 
-    counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
+
+class _Statistics:
+    """The two names of a node's statistics."""
+
+    __slots__ = ()
+    stats: tuple[float, ...]
+
+    @property
+    def counts(self) -> tuple[float, ...]:
+        """The weighted class counts of a classification tree's node: ``stats`` by its name there.
+
+        (In a regression tree ``stats`` are ``(weight, sum, sum of squares)``, not counts; read
+        them as ``stats``. ``counts`` returns them too, for code written before 0.3.)
+        """
+        return self.stats
+
+
+@_as_value
+@attrs.frozen(eq=False, repr=False, init=False)
+class Leaf(_Statistics):
+    """A terminal node: the statistics of the training rows that reached it.
+
+    Class counts in a classification tree, ``(weight, sum, sum of squares)`` in a regression
+    tree; ``Leaf(stats=...)`` is accepted for the former.
+
+    >>> Leaf((2, 1)), Leaf(stats=(2, 1)) == Leaf((2, 1)), Leaf((2, 1)).counts
+    (Leaf(stats=(2.0, 1.0)), True, (2.0, 1.0))
+    """
+
+    stats: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
     _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
+
+    def __init__(self, stats: Any = None, *, counts: Any = None) -> None:
+        self.__attrs_init__(_stats_argument(stats, counts, "Leaf"))  # type: ignore[attr-defined]
 
     def __attrs_post_init__(self) -> None:
         _set_digest(self)
@@ -521,15 +623,16 @@ def _is_test(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
 
 @_as_value
 @attrs.frozen(eq=False, repr=False, init=False)
-class Split:
+class Split(_Statistics):
     """An inner node: a test on one feature and one child per branch of the test.
 
-    ``children[i]`` receives the rows for which ``test.branch_of`` gives ``i``; ``counts``
-    are those of the training rows that reached the split.
+    ``children[i]`` receives the rows for which ``test.branch_of`` gives ``i``; ``stats``
+    are those of the training rows that reached the split (class counts or regression
+    statistics, as :class:`Leaf`'s; ``counts=`` is accepted for class counts).
 
     >>> split = Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3))
     >>> split.test.n_branches, split.children[1]
-    (2, Leaf(counts=(0.0, 3.0)))
+    (2, Leaf(stats=(0.0, 3.0)))
 
     **Deprecated aliases** (kept for one release, see :class:`NumericSplit`): ``threshold``,
     ``left``, ``right`` and ``left_categories`` read the test and the children as the old
@@ -540,13 +643,13 @@ class Split:
     feature: int = attrs.field(converter=_plain_int, validator=_index)
     test: Any = attrs.field(validator=_is_test)
     children: tuple["Node", ...] = attrs.field(converter=tuple)
-    counts: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
+    stats: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
     _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
 
-    def __init__(self, feature: int, test: Any, children: Any, counts: Any, **deprecated: Any) -> None:
+    def __init__(self, feature: int, test: Any, children: Any, stats: Any = None, *, counts: Any = None, **deprecated: Any) -> None:
         if deprecated:
             test, children = _old_keywords(test, tuple(children), deprecated)
-        self.__attrs_init__(feature, test, children, counts)  # type: ignore[attr-defined]
+        self.__attrs_init__(feature, test, children, _stats_argument(stats, counts, "Split"))  # type: ignore[attr-defined]
 
     def __attrs_post_init__(self) -> None:
         if len(self.children) != self.test.n_branches:
@@ -611,7 +714,7 @@ class _SplitAlias(type):
     ``isinstance`` (hence ``match``) holds for a split whose test is of the alias' kind."""
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return type(obj) is Split and type(obj.test) is cls._test  # type: ignore[attr-defined]
+        return type(obj) is Split and type(obj.test) is cls.test_class  # type: ignore[attr-defined]
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         return cls._build(*args, **kwargs)  # type: ignore[attr-defined]
@@ -629,7 +732,7 @@ class NumericSplit(metaclass=_SplitAlias):
     """
 
     __match_args__ = ("feature", "threshold", "left", "right", "counts")
-    _test = Threshold
+    test_class = Threshold
 
     @staticmethod
     def _build(feature: int, threshold: float, left: Node, right: Node, counts: Any) -> Split:
@@ -640,7 +743,7 @@ class CategoricalSplit(metaclass=_SplitAlias):
     """Deprecated (one release): ``Split(feature, Multiway(len(children)), children, counts)``."""
 
     __match_args__ = ("feature", "children", "counts")
-    _test = Multiway
+    test_class = Multiway
 
     @staticmethod
     def _build(feature: int, children: Any, counts: Any) -> Split:
@@ -652,11 +755,15 @@ class SubsetSplit(metaclass=_SplitAlias):
     """Deprecated (one release): ``Split(feature, Subset(left_categories), (left, right), counts)``."""
 
     __match_args__ = ("feature", "left_categories", "left", "right", "counts")
-    _test = Subset
+    test_class = Subset
 
     @staticmethod
     def _build(feature: int, left_categories: Any, left: Node, right: Node, counts: Any) -> Split:
         return Split(feature, Subset(left_categories), (left, right), counts)
+
+
+#: The deprecated node classes (one release), each with the ``test_class`` it stands for.
+DEPRECATED_SPLITS: tuple[type, ...] = (NumericSplit, CategoricalSplit, SubsetSplit)
 
 
 def is_leaf(node: Node) -> bool:
@@ -667,7 +774,7 @@ def children(node: Node) -> tuple[Node, ...]:
     """The children of a node, left to right (empty for a leaf).
 
     >>> children(Split(0, Threshold(0.5), (Leaf((1, 0)), Leaf((0, 1))), (1, 1)))
-    (Leaf(counts=(1.0, 0.0)), Leaf(counts=(0.0, 1.0)))
+    (Leaf(stats=(1.0, 0.0)), Leaf(stats=(0.0, 1.0)))
     """
     if type(node) is Split:
         return node.children
@@ -685,7 +792,7 @@ def with_children(node: Node, new: tuple[Node, ...]) -> Node:
     new = tuple(new)
     if len(new) == len(node.children) and all(a is b for a, b in zip(new, node.children)):
         return node
-    return Split(node.feature, node.test, new, node.counts)
+    return Split(node.feature, node.test, new, node.stats)
 
 
 #: How a tree treats a missing value at a split when predicting:

@@ -69,7 +69,7 @@ def collapse(tree: Tree, node_ids: Iterable[int]) -> Tree:
         return flat.child_table[start : start + flat.n_children[i]].tolist()
 
     def rule(node: Node, i: int) -> Node | None:
-        return Leaf(node.counts) if wanted[i] and children(node) else None
+        return Leaf(node.stats) if wanted[i] and children(node) else None
 
     return rewrite(tree, rule, down=child_ids, start=0)
 
@@ -103,7 +103,7 @@ def is_pruning_of(pruned: Tree | Node, original: Tree | Node) -> bool:
     # Each node of the pruned tree is handed the original's node at the same place; all()
     # stops at the first mismatch, before the walk asks for the children of a mismatched split.
     pairs = walk(a, lambda p, o: children(o), b)
-    return all(p.counts == o.counts and (isinstance(p, Leaf) or _same_split(p, o)) for p, o in pairs)
+    return all(p.stats == o.stats and (isinstance(p, Leaf) or _same_split(p, o)) for p, o in pairs)
 
 
 # -- simplify ----------------------------------------------------------------------------
@@ -121,7 +121,7 @@ def same_class(node: Node) -> Node | None:
     >>> t = Tree(NumericSplit(0, 1.0, left, right, (6, 3)), Schema((Feature("x"),), ("a", "b")))
     >>> out = rewrite(t, first_of(same_class, few)).root
     >>> out.left, out.right
-    (Leaf(counts=(1.0, 2.0)), Leaf(counts=(5.0, 1.0)))
+    (Leaf(stats=(1.0, 2.0)), Leaf(stats=(5.0, 1.0)))
     """
     kids = children(node)
     if not kids or not all(isinstance(k, Leaf) for k in kids):
@@ -140,7 +140,7 @@ def simplify(tree: Tree) -> Tree:
     >>> schema = Schema((Feature("x"),), ("a", "b"))
     >>> t = Tree(NumericSplit(0, 1.0, Leaf((3, 1)), Leaf((2, 0)), (5, 1)), schema)
     >>> simplify(t).root
-    Leaf(counts=(5.0, 1.0))
+    Leaf(stats=(5.0, 1.0))
     """
     check_classification(tree, "simplify")
     return rewrite(tree, same_class)
@@ -155,12 +155,12 @@ def _prune_by_estimate(tree: Tree, estimate: Callable[[tuple[float, ...]], float
     of its leaves'. A fold whose result is ``(node after pruning, its estimate)``."""
 
     def step(node: Node, kids: tuple[tuple[Node, float], ...]) -> tuple[Node, float]:
-        as_leaf = estimate(node.counts)
+        as_leaf = estimate(node.stats)
         if not kids:
             return node, as_leaf
         subtree = sum(e for _, e in kids)
         if as_leaf <= subtree + margin:
-            return Leaf(node.counts), as_leaf
+            return Leaf(node.stats), as_leaf
         return with_children(node, tuple(k for k, _ in kids)), subtree
 
     root, _ = fold(tree.root, step)

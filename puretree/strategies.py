@@ -42,7 +42,7 @@ from .criteria import gain_ratio, impurity_decrease, information_gain
 from .data import Dataset
 from .impurity import entropy, gini, misclassification
 from .invariants import boundary_cases, next_down, next_up
-from .nodes import CATEGORICAL, MISSING_STRATEGIES, NUMERIC, TESTS, Codes, Feature, Interval, Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree
+from .nodes import CATEGORICAL, MISSING_STRATEGIES, NUMERIC, OLD_KIND_NAMES, TESTS, Codes, Feature, Interval, Leaf, Node, Schema, Split, Tree
 
 __all__ = [
     "EDGE_FLOATS",
@@ -78,10 +78,8 @@ EDGE_FLOATS32: tuple[float, ...] = tuple(v for v in EDGE_FLOATS if abs(v) <= _F3
 
 #: The split kinds :func:`trees` builds, named as their tests name themselves: thresholds on
 #: numeric features, one branch per category (multiway), category subsets.
-SPLIT_KINDS = (Threshold.kind, Multiway.kind, Subset.kind)
+SPLIT_KINDS = tuple(TESTS)
 
-#: Deprecated names of split kinds (one release): ``splits=("numeric", "categorical")``.
-_OLD_SPLIT_KINDS = {"numeric": Threshold.kind, "categorical": Multiway.kind}
 
 
 # -- argument checks (Hypothesis' convention: InvalidArgument, naming the argument) -------
@@ -435,49 +433,35 @@ class _Spec:
     empty: bool = False
 
 
-# Drawing a test is the one kind-specific step here (as reading one is in io.py): per kind,
-# whether a feature can take such a test under the path's constraint, how many children it
-# would have, and how to draw one. Everything after asks the drawn test.
+@attrs.frozen
+class _Choices:
+    """What a split test asks when it is drawn (see :meth:`puretree.nodes.Threshold.drawn`):
+    the kinds themselves say what they need; this answers from Hypothesis' ``draw``."""
 
+    draw: Any
+    forced_levels: int = 0
+    width: int = 64
+    thresholds: Any = None
 
-def _threshold_usable(feature: Feature, limit: Any, width: int) -> bool:
-    return feature.is_numeric and _threshold_room((limit.lo, limit.hi), width)
+    def room(self, limit: Interval) -> bool:
+        return _threshold_room((limit.lo, limit.hi), self.width)
 
+    def cut(self, limit: Interval) -> float:
+        interval = (limit.lo, limit.hi)
+        t = _fit_threshold(self.draw(self.thresholds, label="threshold"), interval, self.width)
+        if self.forced_levels > 0 and not _room_below(limit.lo, t, self.forced_levels, self.width):
+            # The spine must go on splitting: a threshold at the bottom of the interval
+            # (say -1.8e308) would leave its left branch no room for the splits to come.
+            t = _midpoint(interval, self.width)
+        return t
 
-def _codes_usable(feature: Feature, limit: Any, width: int) -> bool:
-    return not feature.is_numeric and len(limit.codes) >= 2
-
-
-def _draw_threshold(draw: Any, feature: Feature, limit: Interval, forced_levels: int, width: int, thresholds: Any) -> Threshold:
-    interval = (limit.lo, limit.hi)
-    t = _fit_threshold(draw(thresholds, label="threshold"), interval, width)
-    if forced_levels > 0 and not _room_below(limit.lo, t, forced_levels, width):
-        # The spine must go on splitting: a threshold at the bottom of the interval
-        # (say -1.8e308) would leave its left branch no room for the splits to come.
-        t = _midpoint(interval, width)
-    return Threshold(t)
-
-
-def _draw_subset(draw: Any, feature: Feature, limit: Codes, forced_levels: int, width: int, thresholds: Any) -> Subset:
-    allowed = limit.codes
-    goes_left = draw(_flags(len(allowed)), label="subset")
-    if not any(goes_left):
-        goes_left[0] = True
-    if all(goes_left):
-        goes_left[-1] = False
-    return Subset(tuple(c for c, g in zip(allowed, goes_left) if g))
-
-
-def _draw_multiway(draw: Any, feature: Feature, limit: Codes, forced_levels: int, width: int, thresholds: Any) -> Multiway:
-    return Multiway(len(feature.categories))  # nothing to draw: one branch per category
-
-
-#: kind -> (usable, number of children, draw).
-_DRAWERS: dict[str, tuple[Any, Any, Any]] = {
-    Threshold.kind: (_threshold_usable, lambda feature: 2, _draw_threshold),
-    Subset.kind: (_codes_usable, lambda feature: 2, _draw_subset),
-    Multiway.kind: (_codes_usable, lambda feature: len(feature.categories), _draw_multiway),
-}
+    def flags(self, n: int) -> list[bool]:
+        goes_left = self.draw(_flags(n), label="subset")
+        if not any(goes_left):
+            goes_left[0] = True
+        if all(goes_left):
+            goes_left[-1] = False
+        return goes_left
 
 
 def _start(feature: Feature) -> Any:
@@ -500,9 +484,10 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
         slot, depth, spine, limits, empty = stack.pop()
         options = []
         if depth < max_depth and not empty:
+            probe = _Choices(draw, width=width)
             for kind in splits:
-                usable_on, arity, _ = _DRAWERS[kind]
-                usable = [j for j, f in enumerate(features) if usable_on(f, limits[j], width) and size + arity(f) <= max_nodes]
+                test_class = TESTS[kind]
+                usable = [j for j, f in enumerate(features) if test_class.possible(f, limits[j], probe) and size + test_class.branches_on(f) <= max_nodes]
                 if usable:
                     options.append((kind, usable))
         forced = spine and depth < min_depth and options
@@ -513,7 +498,7 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
             continue
         j = draw(_one_of_values(tuple(dict(options)[kind])), label="feature")
         feature = features[j]
-        test = _DRAWERS[kind][2](draw, feature, limits[j], min_depth - depth - 1 if forced else 0, width, thresholds)
+        test = TESTS[kind].drawn(feature, limits[j], _Choices(draw, min_depth - depth - 1 if forced else 0, width, thresholds))
         # Each branch narrows the path's constraint on the feature as the test says; a branch
         # the path excludes (a category no row on it can have) gets an empty leaf.
         kid_limits = [limits[j].meet(c) for c in test.constraints(feature)]
@@ -536,7 +521,7 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
             built[slot] = Leaf((0.0,) * k if spec.empty else draw(counts, label="leaf counts"))
             continue
         kids = [built[i] for i in spec.kids]
-        total = tuple(float(v) for v in np.sum([kid.counts for kid in kids], axis=0))
+        total = tuple(float(v) for v in np.sum([kid.stats for kid in kids], axis=0))
         built[slot] = Split(spec.feature, spec.test, tuple(kids), total)
         for i in spec.kids:
             built[i] = None
@@ -576,7 +561,7 @@ def trees(
     >>> from hypothesis import find
     >>> from puretree.fold import n_nodes
     >>> find(trees(), lambda t: True).root
-    Leaf(counts=(0.0,))
+    Leaf(stats=(0.0,))
     >>> tree = find(trees(splits=("subset",)), lambda t: n_nodes(t) > 1)
     >>> tree.root.test, tree.schema.features[0].categories
     (Subset(left_codes=(0,)), ('a', 'b'))
@@ -584,7 +569,7 @@ def trees(
     _check_range("min_depth", min_depth, "max_depth", max_depth, minimum=0)
     _check_int("max_nodes", max_nodes, minimum=1)
     if isinstance(splits, (tuple, list, set, frozenset)):
-        splits = tuple(_OLD_SPLIT_KINDS.get(kind, kind) if isinstance(kind, str) else kind for kind in splits)
+        splits = tuple(OLD_KIND_NAMES.get(kind, kind) if isinstance(kind, str) else kind for kind in splits)
     splits = _check_choice("splits", splits, SPLIT_KINDS)
     missing = _check_choice("missing", missing, MISSING_STRATEGIES)
     _check_int("n_classes", n_classes, minimum=1, none_ok=True)
@@ -694,6 +679,7 @@ def boundary_rows(tree: Tree, *, width: int = 64, missing: bool = False, unseen:
     values around each threshold; ``missing=True`` adds missing cells (``None``).
 
     >>> from hypothesis import find
+    >>> from puretree.nodes import Threshold
     >>> tree = Tree(Split(0, Threshold(1.0), (Leaf((1, 0)), Leaf((0, 2))), (1, 2)), Schema((Feature("x"),), ("a", "b")))
     >>> find(boundary_rows(tree), lambda row: row["x"] > 1.0)
     {'x': 1.0000000000000002}

@@ -133,21 +133,21 @@ def to_text(tree: Tree, *, indent: str = "|   ", max_indent: int = MAX_INDENT) -
     """
     schema = tree.schema
     if isinstance(tree.root, Leaf):
-        return leaf_label(tree.root.counts, schema)
+        return leaf_label(tree.root.stats, schema)
 
     # Each node is handed (its level, the counts an empty leaf below it borrows: its parent's,
     # the line that leads to it). A split hands its children the counts it would lend.
     def down(node: Node, value: tuple[int, tuple[float, ...], str | None]) -> list[tuple[int, tuple[float, ...], str]]:
         level, inherited, _ = value
-        own = node.counts if _has_weight(node.counts, schema) else inherited
+        own = node.stats if _has_weight(node.stats, schema) else inherited
         head = _prefix(indent, level, max_indent)
         return [(level + 1, own, head + label) for label in branch_labels(node, schema)]
 
     lines: list[str] = []
-    for node, (_, inherited, line) in walk(tree.root, down, (0, tree.root.counts, None)):
+    for node, (_, inherited, line) in walk(tree.root, down, (0, tree.root.stats, None)):
         if line is None:
             continue  # the root: its branches make the lines
-        lines.append(f"{line}: {leaf_label(node.counts, schema, inherited)}" if isinstance(node, Leaf) else line)
+        lines.append(f"{line}: {leaf_label(node.stats, schema, inherited)}" if isinstance(node, Leaf) else line)
     return "\n".join(lines)
 
 

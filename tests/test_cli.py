@@ -100,13 +100,13 @@ def test_fit_options(cli, tmp_path):
     code, out, _ = cli("fit", TENNIS, "--target", "play", "--ignore", "day", "--algorithm", "cart", "--criterion", "gini", "--min-samples-leaf", "3", "-o", "l.json")
     assert code == 0
     leaves = [n for n in json.loads((tmp_path / "l.json").read_text())["nodes"] if n["kind"] == "leaf"]
-    assert min(sum(n["counts"]) for n in leaves if sum(n["counts"]) > 0) >= 3
+    assert min(sum(n["stats"]) for n in leaves if sum(n["stats"]) > 0) >= 3
     # c45's --min-samples-leaf is J48's -M: at least two branches of every split hold M.
     code, out, _ = cli("fit", TENNIS, "--target", "play", "--ignore", "day", "--min-samples-leaf", "3", "-o", "m3.json")
     nodes = json.loads((tmp_path / "m3.json").read_text())["nodes"]
     for n in nodes:
         if n["kind"] != "leaf":
-            assert sum(sum(nodes[c]["counts"]) >= 3 for c in n["children"]) >= 2
+            assert sum(sum(nodes[c]["stats"]) >= 3 for c in n["children"]) >= 2
 
 
 def test_numeric_data_and_labels(cli, tmp_path):

@@ -102,7 +102,7 @@ def test_check_tree_rejects_malformed_trees():
         (SubsetSplit(1, (5,), Leaf((1, 0)), Leaf((0, 2)), (1, 2)), "out of range for 3 categories"),
         (CategoricalSplit(1, (Leaf((1, 0)), Leaf((0, 2))), (1, 2)), "has 2 children, expected 3"),
         (NumericSplit(4, 1.0, Leaf((1, 0)), Leaf((0, 2)), (1, 2)), "feature index 4 is out of range"),
-        (NumericSplit(0, 1.0, Leaf((1, 0, 0)), Leaf((0, 2)), (1, 2)), "root.left, counts [1.0, 0.0, 0.0] have 3 entries"),
+        (NumericSplit(0, 1.0, Leaf((1, 0, 0)), Leaf((0, 2)), (1, 2)), "root.left, stats [1.0, 0.0, 0.0] have 3 entries"),
         (NumericSplit(0, 1.0, Leaf((1, -1)), Leaf((0, 2)), (1, 1)), "are negative"),
     ]
     for root, message in cases:
@@ -150,10 +150,10 @@ ORIGINAL = Tree(
     "root, message",
     [
         (NumericSplit(0, 2.0, Leaf((3, 0)), Leaf((1, 2)), (4, 2)), "at root the pruned tree has Threshold(value=2.0) on feature 0"),
-        (NumericSplit(0, 1.0, Leaf((3, 0)), Leaf((2, 1)), (4, 2)), "the leaf at root.right has counts [2.0, 1.0]"),
+        (NumericSplit(0, 1.0, Leaf((3, 0)), Leaf((2, 1)), (4, 2)), "the leaf at root.right has stats [2.0, 1.0]"),
         (NumericSplit(0, 1.0, NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((2, 0)), (3, 0)), Leaf((1, 2)), (4, 2)), "at root.left the pruned tree has Threshold(value=0.5) on feature 0"),
         (NumericSplit(0, 1.0, Leaf((3, 0)), SubsetSplit(1, (0,), Leaf((0, 2)), Leaf((1, 0)), (1, 2)), (4, 2)), "at root.right the pruned tree has Subset(left_codes=(0,)) on feature 1"),
-        (Leaf((4, 3)), "the leaf at root has counts [4.0, 3.0]"),
+        (Leaf((4, 3)), "the leaf at root has stats [4.0, 3.0]"),
     ],
 )
 def test_non_prunings_are_rejected(root, message):
@@ -180,7 +180,7 @@ def test_check_pruning_handles_deep_trees():
 def test_check_pruning_reports_the_first_mismatch_in_reading_order():
     # Both branches differ from the original: the left one, read first, is the one reported.
     both = NumericSplit(0, 1.0, Leaf((2, 1)), Leaf((2, 1)), (4, 2))
-    with pytest.raises(AssertionError, match=re.escape("the leaf at root.left has counts [2.0, 1.0]")):
+    with pytest.raises(AssertionError, match=re.escape("the leaf at root.left has stats [2.0, 1.0]")):
         check_pruning(ORIGINAL, Tree(both, SCHEMA))
 
 
@@ -201,7 +201,7 @@ def test_the_checks_name_places_at_10_000_levels():
     levels = 10_000
     check_tree(_consistent_chain(levels))
     bad = _consistent_chain(levels, bad_at=levels - 1)
-    with pytest.raises(AssertionError, match=re.escape("check_tree: at root" + ".right" * (levels - 1) + ", the counts")):
+    with pytest.raises(AssertionError, match=re.escape("check_tree: at root" + ".right" * (levels - 1) + ", the stats")):
         check_tree(bad)
     tree = _consistent_chain(levels)
     check_pruning(tree, tree)

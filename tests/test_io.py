@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from puretree.datasets import load_buys_computer, load_playtennis, load_temperature
 from puretree.errors import ModelFormatError
-from puretree.grow import c45, cart, id3
+from puretree.grow import c45, cart, cart_regressor, id3
 from puretree.io import FORMAT, VERSION, from_dict, from_json, load, save, to_dict, to_json
 from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.fold import iter_nodes
 from puretree.strategies import trees
 
 
@@ -28,12 +29,12 @@ def _mixed_tree():
 
 def test_format_fields():
     d = to_dict(c45(load_temperature()))
-    assert d["format"] == FORMAT == "puretree-tree" and d["version"] == VERSION == 2
+    assert d["format"] == FORMAT == "puretree-tree" and d["version"] == VERSION == 3
     assert d["threshold_convention"] == "x <= threshold goes to children[0]"
     assert d["schema"] == {"target": "play", "task": "classification", "classes": ["no", "yes"], "features": [{"name": "temperature", "kind": "numeric"}]}
     assert d["criterion"] == "entropy"
-    assert d["nodes"][0] == {"kind": "threshold", "feature": 0, "threshold": 54.0, "children": [1, 2], "counts": [3.0, 3.0]}
-    assert d["nodes"][1] == {"kind": "leaf", "counts": [2.0, 0.0]}
+    assert d["nodes"][0] == {"kind": "threshold", "feature": 0, "threshold": 54.0, "children": [1, 2], "stats": [3.0, 3.0]}
+    assert d["nodes"][1] == {"kind": "leaf", "stats": [2.0, 0.0]}
     assert json.loads(to_json(c45(load_temperature()))) == d
 
 
@@ -167,15 +168,15 @@ BAD = [
     ("cycle to the root", lambda d: d["nodes"][0]["children"].__setitem__(0, 0), "child index 0"),
     ("cycle upwards", lambda d: d["nodes"][_find(d, "threshold")]["children"].__setitem__(0, 0), "child index 0"),
     ("shared child", lambda d: d["nodes"][0]["children"].__setitem__(1, d["nodes"][0]["children"][0]), "more than one node"),
-    ("unreachable node", lambda d: d["nodes"].append({"kind": "leaf", "counts": [1, 0]}), "not reachable"),
+    ("unreachable node", lambda d: d["nodes"].append({"kind": "leaf", "stats": [1, 0]}), "not reachable"),
     ("feature index out of range", lambda d: d["nodes"][0].update(feature=5), "feature index 5 is out of range"),
     ("feature index negative", lambda d: d["nodes"][0].update(feature=-1), "feature index -1"),
     ("feature index as text", lambda d: d["nodes"][0].update(feature="0"), "field 'feature' must be int"),
     ("numeric split on a categorical feature", lambda d: d["nodes"][_find(d, "threshold")].update(feature=1), "needs a numeric feature"),
     ("too few children (orphaned)", lambda d: d["nodes"][_find(d, "multiway")]["children"].pop(), "not reachable"),
-    ("too many children", lambda d: d["nodes"][_find(d, "multiway")]["children"].append(len(d["nodes"])) or d["nodes"].append({"kind": "leaf", "counts": [0, 0]}), "one child per category (3), got 4"),
-    ("counts too short", lambda d: d["nodes"][1]["counts"].pop(), "counts has 1 entries, expected 2"),
-    ("counts missing", lambda d: d["nodes"][1].pop("counts"), "missing field 'counts'"),
+    ("too many children", lambda d: d["nodes"][_find(d, "multiway")]["children"].append(len(d["nodes"])) or d["nodes"].append({"kind": "leaf", "stats": [0, 0]}), "one child per category (3), got 4"),
+    ("counts too short", lambda d: d["nodes"][1]["stats"].pop(), "stats has 1 entries, expected 2"),
+    ("counts missing", lambda d: d["nodes"][1].pop("stats"), "missing field 'stats'"),
     ("negative count", lambda d: d["nodes"][1].update(counts=[-1, 2]), "must not be negative"),
     ("count as text", lambda d: d["nodes"][1].update(counts=["1", 2]), "'1' is not a finite number"),
     ("count a boolean", lambda d: d["nodes"][1].update(counts=[True, 2]), "True is not a finite number"),
@@ -206,7 +207,7 @@ SUBSET_BAD = [
     ("category code out of range", lambda d: d["nodes"][_find(d, "subset")].update(left_categories=[0, 9]), "category code 9 is out of range (0..2)"),
     ("category code negative", lambda d: d["nodes"][_find(d, "subset")].update(left_categories=[-1]), "category code -1"),
     ("category code as text", lambda d: d["nodes"][_find(d, "subset")].update(left_categories=["youth"]), "category code 'youth'"),
-    ("three children", lambda d: d["nodes"][_find(d, "subset")]["children"].append(len(d["nodes"])) or d["nodes"].append({"kind": "leaf", "counts": [0, 0]}), "2 children, got 3"),
+    ("three children", lambda d: d["nodes"][_find(d, "subset")]["children"].append(len(d["nodes"])) or d["nodes"].append({"kind": "leaf", "stats": [0, 0]}), "2 children, got 3"),
 ]
 
 
@@ -225,7 +226,7 @@ def test_non_finite_json_numbers_are_refused(constant):
     assert constant in text
     with pytest.raises(ModelFormatError, match=constant):
         from_json(text)
-    text = to_json(c45(load_temperature())).replace('"counts": [2.0, 0.0]', f'"counts": [{constant}, 0.0]')
+    text = to_json(c45(load_temperature())).replace('"stats": [2.0, 0.0]', f'"stats": [{constant}, 0.0]')
     with pytest.raises(ModelFormatError, match=constant):
         from_json(text)
 
@@ -234,7 +235,7 @@ def test_overflowing_threshold_is_refused():
     text = to_json(c45(load_temperature())).replace('"threshold": 54.0', '"threshold": 1e999')
     with pytest.raises(ModelFormatError, match=r"nodes\[0\]: threshold inf is not finite"):
         from_json(text)
-    text = to_json(c45(load_temperature())).replace('"counts": [2.0, 0.0]', '"counts": [1e999, 0.0]')
+    text = to_json(c45(load_temperature())).replace('"stats": [2.0, 0.0]', '"stats": [1e999, 0.0]')
     with pytest.raises(ModelFormatError, match=r"nodes\[1\].*inf"):
         from_json(text)
 
@@ -281,7 +282,27 @@ def test_version_1_files_still_load(name):
     grown = _mixed_tree() if "mixed" in name else cart(load_buys_computer())
     assert tree == attrs.evolve(grown, criterion=None)
     # Written again, the file is version 2 and reads back as the same tree.
-    assert to_dict(tree)["version"] == 2 and from_json(to_json(tree)) == tree
+    assert to_dict(tree)["version"] == 3 and from_json(to_json(tree)) == tree
+
+
+@pytest.mark.parametrize("name", ["v2_cart_buys.json", "v2_cart_regressor.json"])
+def test_version_2_files_still_load(name):
+    # Files saved by the previous release name every node's statistics "counts", even a
+    # regression tree's (weight, sum, sum of squares); version 3 calls them "stats".
+    old = json.loads((V1_MODELS / name).read_text())
+    assert old["version"] == 2 and all("counts" in n and "stats" not in n for n in old["nodes"])
+    tree = load(V1_MODELS / name)
+    assert [list(node.stats) for node in iter_nodes(tree)] == [n["counts"] for n in old["nodes"]]
+    new = to_dict(tree)
+    assert new["version"] == 3 and [n["stats"] for n in new["nodes"]] == [n["counts"] for n in old["nodes"]]
+    assert from_json(to_json(tree)) == tree
+    if "regressor" in name:
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(40, 2)).round(3)
+        y = (X[:, 0] * 3 + X[:, 1]).round(3)
+        assert tree == cart_regressor(X, y, feature_names=["a", "b"], max_depth=3)
+    else:
+        assert tree == cart(load_buys_computer())
 
 
 def test_version_1_kind_names():
@@ -318,7 +339,7 @@ def test_node_ids_are_pre_order_as_flatten_numbers_them(tree):
     for i, (entry, node) in enumerate(zip(nodes, iter_nodes(tree))):
         start = flat.child_offset[i]
         assert entry.get("children", []) == flat.child_table[start : start + flat.n_children[i]].tolist()
-        assert entry["counts"] == list(node.counts)
+        assert entry["stats"] == list(node.counts)
 
 
 def test_a_10_000_level_chain_saves_and_loads(tmp_path):

@@ -131,7 +131,7 @@ def _old_walk(node):
             return ("subset", f, codes, _old_walk(l), _old_walk(r))
         case CategoricalSplit(feature=f, children=kids):
             return ("categorical", f, tuple(_old_walk(k) for k in kids))
-        case Leaf(counts=c):
+        case Leaf(stats=c):
             return ("leaf", c)
     raise AssertionError(f"no case matched {node!r}")
 

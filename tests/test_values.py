@@ -68,10 +68,10 @@ def _attrs_repr(node) -> str:
     kids = [_attrs_repr(c) for c in children(node)]
     match node:
         case Leaf():
-            return f"Leaf(counts={node.counts!r})"
+            return f"Leaf(stats={node.stats!r})"
         case Split():
             inner = ", ".join(kids) + ("," if len(kids) == 1 else "")
-            return f"Split(feature={node.feature!r}, test={node.test!r}, children=({inner}), counts={node.counts!r})"
+            return f"Split(feature={node.feature!r}, test={node.test!r}, children=({inner}), stats={node.stats!r})"
 
 
 @given(trees(), trees())
