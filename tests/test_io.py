@@ -146,7 +146,7 @@ BAD = [
     ("not an object", lambda d: [d], "expected a JSON object"),
     ("wrong format", _set(["format"], "sklearn-tree"), "not a puretree model"),
     ("missing format", _delete(["format"]), "not a puretree model"),
-    ("wrong version", _set(["version"], 3), "unsupported version 3"),
+    ("wrong version", _set(["version"], 4), "unsupported version 4"),
     ("version as text", _set(["version"], "1"), "unsupported version '1'"),
     ("no schema", _delete(["schema"]), "schema"),
     ("unknown task", _set(["schema", "task"], "ranking"), "'ranking'"),
@@ -177,14 +177,14 @@ BAD = [
     ("too many children", lambda d: d["nodes"][_find(d, "multiway")]["children"].append(len(d["nodes"])) or d["nodes"].append({"kind": "leaf", "stats": [0, 0]}), "one child per category (3), got 4"),
     ("counts too short", lambda d: d["nodes"][1]["stats"].pop(), "stats has 1 entries, expected 2"),
     ("counts missing", lambda d: d["nodes"][1].pop("stats"), "missing field 'stats'"),
-    ("negative count", lambda d: d["nodes"][1].update(counts=[-1, 2]), "must not be negative"),
-    ("count as text", lambda d: d["nodes"][1].update(counts=["1", 2]), "'1' is not a finite number"),
-    ("count a boolean", lambda d: d["nodes"][1].update(counts=[True, 2]), "True is not a finite number"),
+    ("negative count", lambda d: d["nodes"][1].update(stats=[-1, 2]), "must not be negative"),
+    ("count as text", lambda d: d["nodes"][1].update(stats=["1", 2]), "'1' is not a finite number"),
+    ("count a boolean", lambda d: d["nodes"][1].update(stats=[True, 2]), "True is not a finite number"),
     ("threshold as text", lambda d: d["nodes"][_find(d, "threshold")].update(threshold="2.5"), "field 'threshold'"),
     ("threshold missing", lambda d: d["nodes"][_find(d, "threshold")].pop("threshold"), "missing field 'threshold'"),
     ("unknown missing strategy", _set(["missing"], "drop"), "'drop'"),
     ("criterion not text", _set(["criterion"], 3), "field 'criterion'"),
-    ("version 1 kind name in version 2", lambda d: d["nodes"][_find(d, "threshold")].update(kind="numeric"), "unknown node kind 'numeric' in a version 2 model (that is version 1's name for what version 2 calls 'threshold')"),
+    ("version 1 kind name in version 3", lambda d: d["nodes"][_find(d, "threshold")].update(kind="numeric"), "unknown node kind 'numeric' in a version 3 model (that is version 1's name for what version 3 calls 'threshold')"),
 ]
 
 
@@ -308,13 +308,14 @@ def test_version_2_files_still_load(name):
 def test_version_1_kind_names():
     d = to_dict(_mixed_tree())
     renamed = {"threshold": "numeric", "multiway": "categorical", "subset": "subset", "leaf": "leaf"}
-    old = {**d, "version": 1, "nodes": [{**n, "kind": renamed[n["kind"]]} for n in d["nodes"]]}
+    as_v1 = lambda n: {**{k: v for k, v in n.items() if k != "stats"}, "kind": renamed[n["kind"]], "counts": n["stats"]}
+    old = {**d, "version": 1, "nodes": [as_v1(n) for n in d["nodes"]]}
     del old["criterion"]
     assert from_dict(old) == attrs.evolve(_mixed_tree(), criterion=None)
     # Version 1 knew no criterion: one in a version 1 file is ignored, as that release did.
     assert from_dict({**old, "criterion": "gini"}).criterion is None
     with pytest.raises(ModelFormatError, match="unknown node kind 'multiway'"):
-        from_dict({**old, "nodes": d["nodes"]})
+        from_dict({**old, "nodes": [{**n, "counts": n["stats"]} for n in d["nodes"]]})
 
 
 def test_criterion_round_trips():
