@@ -147,8 +147,8 @@ def test_boolean_version_is_refused():
 
 
 @pytest.mark.parametrize("path,value", [
-    (("nodes", 1, "counts", 0), 2**53 + 1),
-    (("nodes", 1, "counts", 0), -(2**60)),
+    (("nodes", 1, "stats", 0), 2**53 + 1),
+    (("nodes", 1, "stats", 0), -(2**60)),
     (("nodes", 0, "feature"), 2**53 + 1),
     (("nodes", 0, "children", 0), 2**64),
     (("schema", "classes", 0), 2**53 + 1),
@@ -174,18 +174,18 @@ def test_numeric_threshold_beyond_2_53_is_refused_and_2_53_is_kept():
 
 @pytest.mark.parametrize("digits", [17, 400, 4000])
 def test_long_integers_are_a_model_format_error_not_an_overflow(digits):
-    text = to_json(id3(load_playtennis())).replace('"counts": [5.0, 9.0]', '"counts": [' + "9" * digits + ", 9.0]", 1)
+    text = to_json(id3(load_playtennis())).replace('"stats": [5.0, 9.0]', '"stats": [' + "9" * digits + ", 9.0]", 1)
     with pytest.raises(ModelFormatError, match="2\\*\\*53") as info:
         from_json(text)
     assert len(str(info.value)) < 200
 
 
 def test_a_5000_digit_number_is_a_model_format_error():
-    text = to_json(id3(load_playtennis())).replace('"counts": [5.0, 9.0]', '"counts": [' + "9" * 5000 + ", 9.0]", 1)
+    text = to_json(id3(load_playtennis())).replace('"stats": [5.0, 9.0]', '"stats": [' + "9" * 5000 + ", 9.0]", 1)
     assert "9" * 5000 in text
     with pytest.raises(ModelFormatError, match="too long"):
         from_json(text)
-    text = to_json(id3(load_playtennis())).replace('"counts": [5.0, 9.0]', '"counts": [' + "9" * 5000 + ".0, 9.0]", 1)
+    text = to_json(id3(load_playtennis())).replace('"stats": [5.0, 9.0]', '"stats": [' + "9" * 5000 + ".0, 9.0]", 1)
     with pytest.raises(ModelFormatError, match="finite"):
         from_json(text)
 
