@@ -89,12 +89,15 @@ def _sklearn_impurity(counts: np.ndarray, impurity: Callable[..., Any]) -> tuple
     weight = counts[:, 0].copy()
     for c in range(1, counts.shape[1]):
         weight += counts[:, c]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if impurity is gini:
             squares = counts[:, 0] * counts[:, 0]
             for c in range(1, counts.shape[1]):
                 squares += counts[:, c] * counts[:, c]
             values = 1.0 - squares / (weight * weight)
+            # Counts beyond about 1e154 overflow the squares (a model from a file may hold
+            # them): there Gini is taken from the proportions, which cannot overflow.
+            values = np.where(np.isfinite(values), values, gini(counts))
         elif impurity is entropy:
             values = np.zeros(len(weight))
             for c in range(counts.shape[1]):

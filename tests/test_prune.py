@@ -537,3 +537,20 @@ def test_cli_cost_complexity_takes_the_impurity(tmp_path):
     assert main(["prune", str(tmp_path / "m.json"), "--method", "cost-complexity", "--alpha", repr(alpha), "--impurity", "entropy", "-o", str(tmp_path / "p.json")]) == 0
     assert load(tmp_path / "p.json") == cost_complexity(tree, alpha, impurity=entropy)
     assert main(["prune", str(tmp_path / "m.json"), "--method", "penalty", "--impurity", "entropy", "-o", str(tmp_path / "q.json")]) == 1
+
+
+def test_cost_complexity_path_of_huge_counts_stays_finite():
+    # A model from a file may hold counts near 1e200: Gini's squares overflow there, and the
+    # path falls back to the proportions (no NaN impurity, no overflow warning).
+    import warnings
+
+    from puretree.prune import cost_complexity_path
+
+    schema = Schema((Feature("x"),), ("a", "b"))
+    tree = Tree(NumericSplit(0, 0.5, Leaf((1e200, 1e199)), Leaf((0.0, 1e200)), (1e200, 1.1e200)), schema, criterion="gini")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = cost_complexity_path(tree)
+    assert np.isfinite(path.impurities).all() and np.isfinite(path.ccp_alphas).all()
+    w = 2.1e200
+    assert path.impurities[-1] == pytest.approx(1 - (1e200 / w) ** 2 - (1.1e200 / w) ** 2, rel=1e-12)
