@@ -1,4 +1,4 @@
-"""The compiled kernel (:mod:`puretree.kernels`, numba) grows the reference builder's tree.
+"""The compiled kernel (:mod:`puretree.kernels`, C) grows the reference builder's tree.
 
 ``cart`` on numeric data without missing values (Gini, CART's default) is grown by the
 kernel; these properties compare it with :func:`puretree.grow.grow` ``engine="reference"``
@@ -9,14 +9,19 @@ kernel; these properties compare it with :func:`puretree.grow.grow` ``engine="re
 
 Every property also checks that the kernel did grow the tree (``_kernel_tree`` was called),
 and one runs every level of more than one feature on both cores (``PARALLEL_MIN_WORK=0``).
-numba is a test dependency (constraints/test.txt), so the kernel is there to be tested;
-without it (``AVAILABLE = False``, a Python without numba wheels) fits use the numpy engine.
+A C compiler is there wherever the tests run (``make test`` installs gcc's toolchain), so the
+kernel is there to be tested; without one (``AVAILABLE = False``) fits use the numpy engine,
+which a subprocess checks with ``PURETREE_CC`` naming a missing program. The C code is also
+built once with AddressSanitizer and UndefinedBehaviorSanitizer and run on drawn data.
 """
 
 from __future__ import annotations
 
-import platform
+import os
+import shutil
+import subprocess
 import sys
+import textwrap
 from unittest import mock
 
 import numpy as np
@@ -36,11 +41,6 @@ from puretree.strategies import datasets
 from test_engine import same_tree
 
 NUMERIC_ONLY = {"kinds": (NUMERIC,)}
-
-#: Where pyproject.toml's marker installs numba, the kernel must be there and tested (never
-#: skipped); elsewhere these properties check the numpy engine that replaces it.
-NUMBA_EXPECTED = sys.version_info < (3, 15) and platform.python_implementation() == "CPython"
-needs_numba = pytest.mark.skipif(not kernels.AVAILABLE and not NUMBA_EXPECTED, reason="no numba wheels for this Python")
 
 options = st.fixed_dictionaries(
     {},
@@ -63,8 +63,9 @@ def grown(ds, **options):
     return fast, numpy_engine, cart(ds, engine="reference", **options)
 
 
-def test_numba_is_installed_for_the_tests():
-    assert kernels.AVAILABLE or not NUMBA_EXPECTED
+def test_the_kernel_is_compiled_for_the_tests():
+    # the tests run where a C compiler is (never skipped): the kernel must be there
+    assert kernels.library() is not None and kernels.AVAILABLE
     assert kernels.TIE_TOLERANCE == TIE_TOLERANCE
 
 
@@ -121,7 +122,7 @@ def test_deep_chain_is_the_reference():
     assert fast == cart(X, y, engine="reference")
 
 
-def test_without_numba_the_numpy_engine_grows_it():
+def test_without_the_kernel_the_numpy_engine_grows_it():
     X = np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 3.0], [4.0, 1.0]])
     y = ["a", "a", "b", "b"]
     with mock.patch.object(kernels, "AVAILABLE", False), mock.patch.object(engine, "_kernel_tree") as spy:
@@ -145,18 +146,15 @@ def test_the_kernel_declines_what_it_does_not_know():
 counts = hnp.arrays(np.float64, st.integers(1, 12), elements=st.one_of(st.integers(0, 50).map(float), st.floats(0, 1e6, allow_subnormal=False)))
 
 
-@needs_numba
 @given(parent=counts, share=st.floats(0, 1))
 def test_scores_are_the_reference_numbers(parent, share):
     # the kernel's Gini and Gini decrease give the very floats of puretree.impurity and
     # puretree.criteria (as the engines call them, statistics with a leading axis)
-    k = len(parent)
     left = np.floor(parent * share)
     right = np.maximum(parent - left, 0.0)
-    tmp = np.empty(k)
-    assert kernels.gini(parent, k, tmp)[0] == float(gini(parent[None])[0])
+    assert kernels.gini(parent) == float(gini(parent[None])[0])
     expected = impurity_decrease(gini)(parent[None], np.stack((left, right))[None])[0]
-    got = kernels.gini_decrease(kernels.gini(parent, k, tmp)[0], left, right, k, tmp)
+    got = kernels.gini_decrease(kernels.gini(parent), left, right)
     assert got == expected or (np.isneginf(got) and np.isneginf(expected))
 
 
