@@ -175,3 +175,93 @@ def test_fits_in_threads_at_once_are_the_reference():
         for t in threads:
             t.join()
     assert len(trees) == 4 and all(t == ref for t in trees)
+
+
+# The compiler's side: the fallback without one, the cache, and the C code under sanitizers.
+# Each runs a fresh Python (the library is loaded once per process) with its own cache folder.
+
+#: Fits the kernel must grow as the reference does, on data of many shapes (one row, one
+#: feature, ties, 12 classes, weights, levels on both cores); and C4.5's compiled scan.
+FITS = textwrap.dedent(
+    """
+    import sys
+    from unittest import mock
+    import numpy as np
+    from puretree import c45_vector, engine, kernels
+    from puretree.c45 import C45Splits, c45
+    from puretree.grow import cart
+
+    expect_kernel = sys.argv[1] == "kernel"
+    rng = np.random.default_rng(0)
+    shapes = [(1, 1, 1), (2, 1, 2), (3, 2, 2), (40, 1, 2), (50, 3, 3), (120, 4, 12), (300, 5, 4)]
+    for n, q, k in shapes:
+        for values in (3, 50):
+            X = rng.integers(0, values, size=(n, q)).astype(float)
+            y = rng.integers(0, k, size=n)
+            w = rng.random(n) + 0.1
+            with mock.patch.object(engine, "_kernel_tree", wraps=engine._kernel_tree) as spy, mock.patch.object(kernels, "PARALLEL_MIN_WORK", 0):
+                assert cart(X, y) == cart(X, y, engine="reference")
+                assert cart(X, y, max_depth=2, min_samples_leaf=2) == cart(X, y, max_depth=2, min_samples_leaf=2, engine="reference")
+                weighted = cart(X, y, sample_weight=w)
+            assert spy.called == expect_kernel, "the kernel did not grow these trees"
+            assert abs(sum(weighted.root.counts) - w.sum()) <= 1e-9 * w.sum()
+            with mock.patch.multiple(c45_vector, KERNEL=True, KERNEL_MIN_WORK=0):
+                assert c45(X, y) == c45(X, y, splitters=(C45Splits(vectorised=False),))
+    print("kernel" if kernels.library() is not None else "numpy")
+    """
+)
+
+
+def run_python(code: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
+
+
+def test_without_a_compiler_the_numpy_engine_grows_every_tree(tmp_path):
+    # PURETREE_CC names a missing program: no kernel, from the start; the same trees
+    done = run_python(FITS, "numpy", env={"PURETREE_CC": str(tmp_path / "no-such-cc"), "XDG_CACHE_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["numpy"]
+    assert not (tmp_path / "puretree").exists()
+
+
+def test_a_compiler_that_fails_leaves_the_numpy_engine(tmp_path):
+    # a compiler that exits with an error: AVAILABLE turns False at the first fit, no file is left
+    failing = shutil.which("false")
+    code = "from puretree import kernels; assert kernels.AVAILABLE; print(kernels.library(), kernels.AVAILABLE)"
+    done = run_python(code, env={"PURETREE_CC": failing, "XDG_CACHE_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["None", "False"]
+    assert list((tmp_path / "puretree").iterdir()) == []
+    done = run_python(FITS, "numpy", env={"PURETREE_CC": failing, "XDG_CACHE_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+
+
+def test_two_processes_compiling_at_once_share_one_library(tmp_path):
+    # each compiles into a temporary file and renames it: one whole library, no leftovers
+    code = "from puretree import kernels; print(kernels.library() is not None)"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    children = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [child.communicate(timeout=600)[0] for child in children]
+    assert [child.returncode for child in children] == [0, 0] and outputs == ["True\n", "True\n"]
+    assert [p.suffix for p in (tmp_path / "puretree").iterdir()] == [".so"]
+    # a later process loads it from the cache and grows the reference's trees
+    done = run_python(FITS, "kernel", env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["kernel"]
+
+
+def test_the_c_code_reads_within_its_arrays(tmp_path):
+    # the same fits with the library built under AddressSanitizer and UndefinedBehaviorSanitizer
+    # (any out-of-bounds access or undefined operation aborts the child)
+    runtime = subprocess.run([shutil.which("gcc") or "gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
+    assert os.path.isabs(runtime), "gcc's AddressSanitizer runtime is missing"
+    env = {
+        "XDG_CACHE_HOME": str(tmp_path),
+        "PURETREE_CC": shutil.which("gcc") or "gcc",
+        "PURETREE_CFLAGS": "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer",
+        "LD_PRELOAD": runtime,
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+    }
+    done = run_python(FITS, "kernel", env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["kernel"]
