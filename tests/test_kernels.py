@@ -265,3 +265,22 @@ def test_the_c_code_reads_within_its_arrays(tmp_path):
     done = run_python(FITS, "kernel", env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["kernel"]
+
+
+def test_the_wheel_ships_the_c_source_and_it_compiles_from_there(tmp_path):
+    # pyproject.toml ships puretree/_kernel.c; an installed copy compiles it into its user cache
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(root)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = tmp_path.glob("puretree-*.whl")
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    assert (site / "puretree" / "_kernel.c").read_bytes() == (root / "puretree" / "_kernel.c").read_bytes()
+    code = "import sys; sys.path.insert(0, sys.argv[1]); from puretree import kernels; assert kernels.__file__.startswith(sys.argv[1]); print(kernels.library() is not None)"
+    done = subprocess.run([sys.executable, "-c", code, str(site)], env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True"]
+    assert len(list((tmp_path / "cache" / "puretree").glob("kernel-*.so"))) == 1
