@@ -131,7 +131,7 @@ typedef struct {
     const double *X;
     int64_t n, q, rs, cs; /* X[r, f] = X[r * rs + f * cs] */
     const int64_t *y;
-    const double *w;
+    const double *w; /* NULL: every row weighs 1 */
     int64_t k;
     int32_t *orders; /* (q + 1) x n: one order per feature, then the rows' own order */
     double min_leaf;
@@ -176,7 +176,7 @@ static int feature_best(level_t *L, int64_t f) {
         int64_t r = order[s];
         double v = xat(L, r, f);
         for (int64_t p = s; p < e - 1; p++) {
-            left[L->y[r]] += L->w[r];
+            left[L->y[r]] += L->w ? L->w[r] : 1.0;
             int64_t r_next = order[p + 1];
             double v_next = xat(L, r_next, f);
             int64_t n_left = p - s + 1;
@@ -211,7 +211,7 @@ static int feature_best(level_t *L, int64_t f) {
         double best = -INFINITY;
         for (int64_t p = s; p < e - 1; p++) {
             int64_t rr = order[p];
-            left[L->y[rr]] += L->w[rr];
+            left[L->y[rr]] += L->w ? L->w[rr] : 1.0;
             if (scores[p - s] > -INFINITY && scores[p - s] >= bar) {
                 for (int64_t j = 0; j < k; j++) {
                     double d = parent[j] - left[j];
@@ -322,7 +322,7 @@ static int with_room(pt_tree *t, int64_t *cap, int64_t need, int64_t k) {
 }
 
 /* Grows the tree level by level. X is n x q (any strides), y the class codes (0 .. k-1), w the
- * row weights, root_counts the root's counts as the reference sums them, orders (q + 1) x n
+ * row weights (NULL: 1 each), root_counts the root's counts as the reference sums them, orders (q + 1) x n
  * with each feature's stable presorted order and then 0 .. n-1. Levels whose rows x features
  * reach min_work share their features between `threads` threads. */
 int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const int64_t *y, const double *w, int64_t k,
@@ -377,7 +377,7 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
             if (g == 0)
                 memcpy(c, root_counts, sizeof(double) * (size_t)k); /* the reference's own sum */
             else
-                for (int64_t p = s; p < e; p++) c[y[rows[p]]] += w[rows[p]];
+                for (int64_t p = s; p < e; p++) c[y[rows[p]]] += w ? w[rows[p]] : 1.0;
             int64_t lo = y[rows[s]], hi = lo;
             for (int64_t p = s + 1; p < e; p++) {
                 int64_t v = y[rows[p]];

@@ -240,8 +240,11 @@ MAX_WEIGHT = 1e150
 #: so that the ranking keeps its precision.
 MIN_WEIGHT = 1e-100
 
-#: A row-major ``X`` larger than this (about a last-level cache) is copied column-major first.
-COLUMN_COPY_BYTES = 32 * 2**20
+#: A row-major ``X`` larger than this (about a core's own cache) is copied column-major first:
+#: the kernel reads a feature's values in the order of its rows' ranks, which stays within one
+#: column of the copy and jumps across rows of ``X`` (on 100,000 x 20 the copy halves the
+#: kernel's time for 16 MB more, well within the memory target of docs/benchmarks.md).
+COLUMN_COPY_BYTES = 256 * 2**10
 
 #: Largest class count whose sums the kernel adds in numpy's order (pairwise blocks of 8).
 MAX_CLASSES = 128
@@ -296,7 +299,7 @@ def grow_arrays(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root
     first child (the second is the next id; -1 for a leaf) and class counts.
 
     ``X`` is (rows, features) float64 without NaN, read in place when it is contiguous float64
-    and fits :data:`COLUMN_COPY_BYTES` (else copied column-major); ``y`` the class codes
+    and column-major or fits :data:`COLUMN_COPY_BYTES` (else copied column-major); ``y`` the class codes
     (0 .. k - 1), ``w`` the row weights (``None``: 1), ``root_counts`` the root's counts as the
     reference sums them. Children have larger ids than their parents.
     """
@@ -310,9 +313,9 @@ def grow_arrays(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root
         # column these reads stay in the cache, across rows of a large X each one misses it
         X = np.asfortranarray(X)
     y = np.ascontiguousarray(y, dtype=np.int64)
-    w = np.ones(n) if w is None else np.ascontiguousarray(w, dtype=np.float64)
+    w = None if w is None else np.ascontiguousarray(w, dtype=np.float64)
     root_counts = np.ascontiguousarray(root_counts, dtype=np.float64)
-    if y.shape != (n,) or w.shape != (n,) or root_counts.shape != (k,):
+    if y.shape != (n,) or (w is not None and w.shape != (n,)) or root_counts.shape != (k,):
         raise ValueError("puretree.kernels: y, w and root_counts do not match X and k")
     # one order of the rows per feature, and one of the rows themselves, each kept sorted
     # within every node's segment by partitioning in place
@@ -324,7 +327,7 @@ def grow_arrays(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root
     tree = _Tree()
     # ctypes lets go of the GIL for the call: fits in other threads go on meanwhile
     code = lib.pt_grow(
-        _pointer(X), n, q, rows_stride, column_stride, _pointer(y), _pointer(w), int(k), _pointer(root_counts), _pointer(orders),
+        _pointer(X), n, q, rows_stride, column_stride, _pointer(y), None if w is None else _pointer(w), int(k), _pointer(root_counts), _pointer(orders),
         float(min_samples_split), float(min_samples_leaf), -1 if max_depth is None else int(max_depth),
         0.0 if min_gain is None else float(min_gain), min_gain is not None, PARALLEL_MIN_WORK, threads, ctypes.byref(tree),
     )  # fmt: skip
