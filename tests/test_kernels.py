@@ -9,8 +9,8 @@ kernel; these properties compare it with :func:`puretree.grow.grow` ``engine="re
 
 Every property also checks that the kernel did grow the tree (``_kernel_tree`` was called),
 and one runs every level of more than one feature on both cores (``PARALLEL_MIN_WORK=0``).
-A C compiler is there wherever the tests run (``make test`` installs gcc's toolchain), so the
-kernel is there to be tested; without one (``AVAILABLE = False``) fits use the numpy engine,
+A C compiler is there wherever the tests run (the code generation tests compile C too, and
+``.ci/system-deps`` installs gcc), so the kernel is there to be tested; without one (``AVAILABLE = False``) fits use the numpy engine,
 which a subprocess checks with ``PURETREE_CC`` naming a missing program. The C code is also
 built once with AddressSanitizer and UndefinedBehaviorSanitizer and run on drawn data.
 """
