@@ -1,36 +1,37 @@
-"""J48's scan of a node's numeric cuts as one compiled loop (numba), for whole-number counts.
+"""J48's scan of a node's numeric cuts as one compiled loop (C), for whole-number counts.
 
 Each row holds one class (a weight times its one-hot class vector, as the builder makes them),
 so the loop adds one number per row and feature, and scores only the admissible cuts.
 
-:func:`puretree.c45_vector.numeric_options` calls :func:`scan_features` when numba is
-installed and the node's counts are whole numbers (unweighted rows without fractions), else
+:func:`puretree.c45_vector.numeric_options` calls :func:`scan_features` when the compiled
+library of :mod:`puretree.kernels` is there and the node's counts are whole numbers (unweighted rows without fractions), else
 it runs its numpy expressions; both compute what :func:`puretree.c45_scan.numeric_option`
-computes, to the last bit. The loop repeats the specification's arithmetic in its order:
-``x log2 x`` comes from the same table of numpy's values, and every sum over classes is
-added in numpy's pairwise order (:func:`_pairwise`), so the gains are equal floats, not
-merely close ones.
+computes, to the last bit. The loop (``pt_c45_scan`` in ``puretree/_kernel.c``) is
+:func:`_scan`, this module's readable specification of it, operation for operation: ``x log2 x``
+comes from the same table of numpy's values, and every sum over classes is added in numpy's
+pairwise order (:func:`_pairwise`), so the gains are equal floats, not merely close ones
+(tests/test_c45_vector.py compares the two).
 
-Without numba, :data:`AVAILABLE` is False and nothing here is called. numba is imported (about
-0.4 s) and the loop compiled (or loaded from numba's cache) at the first call, which
+Without a C compiler, :data:`AVAILABLE` is False and nothing here is called. The library is
+compiled (once per user, or loaded from the cache) at the first call, which
 :mod:`puretree.c45_vector` makes only for a node big enough to repay that (:func:`loaded`
 says whether it has happened).
 """
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import numpy as np
 
+from . import kernels
 from .c45_scan import J48_EPSILON, VALUE_TOLERANCE
 
 __all__ = ["AVAILABLE", "MAX_CLASSES", "scan_features", "loaded"]
 
-#: Whether the compiled loop can run here (numba is installed; it is optional: the numpy path
-#: grows the same trees).
-AVAILABLE = importlib.util.find_spec("numba") is not None
+#: Whether the compiled loop can run here (a C compiler is found; it is optional: the numpy
+#: path grows the same trees). Turns False for good if the library cannot be compiled.
+AVAILABLE = kernels.AVAILABLE
 #: numpy adds up to 128 numbers in one pairwise block; more classes take the numpy path.
 MAX_CLASSES = 128
 
@@ -129,45 +130,43 @@ def _scan(order: np.ndarray, values: np.ndarray, rows: np.ndarray, shift: int, k
     return n_cuts, best, where, known, left_at
 
 
-def _compiled(function: Any) -> Any:
-    """``function`` compiled by numba, its machine code cached on disk where numba can write
-    (beside this file, or numba's user cache); where it cannot, compiled afresh in each process."""
-    import numba
-
-    try:
-        return numba.njit(cache=True, nogil=True)(function)
-    except RuntimeError:  # no writable cache location
-        return numba.njit(nogil=True)(function)
-
-
-_COMPILED: Any = None
-
-
 def loaded() -> bool:
-    """Whether numba has been imported and the loop made ready in this process."""
-    return _COMPILED is not None
+    """Whether the compiled library has been loaded in this process."""
+    return kernels.loaded()
 
 
 def _kernel() -> Any:
-    """The compiled loop, or None where numba is installed but cannot be imported (say, it does
-    not support the installed numpy); then :data:`AVAILABLE` turns False for good."""
-    global _COMPILED, _pairwise, AVAILABLE
-    if _COMPILED is None and AVAILABLE:
-        try:
-            pairwise, scan = _compiled(_pairwise), _compiled(_scan)
-        except ImportError:
-            AVAILABLE = False
-            return None
-        # _scan calls _pairwise by its global name, which numba resolves when it compiles.
-        _pairwise, _COMPILED = pairwise, scan
-    return _COMPILED
+    """The compiled library, or None where it cannot be compiled; then :data:`AVAILABLE` turns
+    False for good."""
+    global AVAILABLE
+    if not AVAILABLE:
+        return None
+    lib = kernels.library()
+    if lib is None:
+        AVAILABLE = False
+    return lib
+
+
+def _scan_compiled(lib: Any, order: np.ndarray, values: np.ndarray, rows: np.ndarray, shift: int, k: int, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> Any:
+    """:func:`_scan` by the compiled loop; None where it refuses its input (a table too short
+    for the node's weight, an order that is no list of rows): the caller takes numpy's way."""
+    f, n = order.shape
+    n_cuts, best, where = np.zeros(f, np.int64), np.zeros(f), np.full(f, -1, np.int64)
+    known, left_at = np.zeros((f, k), np.int64), np.zeros((f, k), np.int64)
+    code = lib.pt_c45_scan(
+        order.ctypes.data, values.ctypes.data, f, n, rows.ctypes.data, shift, k, table.ctypes.data, len(table), float(total), int(n_classes), float(min_leaf),
+        J48_EPSILON, VALUE_TOLERANCE, n_cuts.ctypes.data, best.ctypes.data, where.ctypes.data, known.ctypes.data, left_at.ctypes.data,
+    )  # fmt: skip
+    if code == 1:
+        raise MemoryError("puretree.c45_kernel: out of memory")
+    return (n_cuts, best, where, known, left_at) if code == 0 else None
 
 
 def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> tuple[np.ndarray, ...] | None:
     """:func:`_scan` on the node's sorted orders and values and its whole-number class counts
     ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45_scan.bits`
     gives it. None when a row holds weight in two classes (the builder never makes one) or
-    numba cannot be imported: the caller computes the same with numpy.
+    there is no compiled library: the caller computes the same with numpy.
 
     Four rows of one feature, classes a a b b: the one cut between the two values is worth a
     whole bit, and leaves (2, 0) on its left.
@@ -185,4 +184,8 @@ def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, tab
     classes = counts.argmax(axis=1)
     shift = max(1, (k - 1).bit_length())
     rows = (counts[np.arange(len(counts)), classes] << shift) | classes
-    return kernel(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64), rows, shift, k, table, float(total), int(n_classes), float(min_leaf))
+    order, values = np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64)
+    if values.shape != order.shape or len(rows) != order.shape[1]:
+        raise ValueError("puretree.c45_kernel: order, values and counts do not match")
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    return _scan_compiled(kernel, order, values, rows, shift, k, np.ascontiguousarray(table, dtype=np.float64), total, n_classes, min_leaf)

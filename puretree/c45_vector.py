@@ -17,7 +17,7 @@ and replayed as the specification does for the few features with near ties (:fun
 
 Two shortcuts for whole-number counts (unweighted rows, no fractions of rows), each giving the
 same floats: ``x log2 x`` is looked up in a table of numpy's values instead of computed, and,
-where numba is installed and the node is big enough to repay importing it, the whole scan is
+where a C compiler is found and the node is big enough to repay loading it, the whole scan is
 one compiled loop (:mod:`puretree.c45_kernel`). Weighted or fractional counts take the numpy
 expressions, in blocks of at most :data:`BLOCK` numbers.
 
@@ -104,10 +104,11 @@ _TABLE = np.zeros(0)
 #: Node weights up to this (or 4 per row) have x log2 x tabulated (8 bytes per unit of weight).
 TABLE_LIMIT = 1 << 20
 #: Whether whole-number counts go through the compiled loop of :mod:`puretree.c45_kernel`
-#: (when numba is installed); False runs the numpy expressions below.
+#: (when it compiles here); False runs the numpy expressions below.
 KERNEL = c45_kernel.AVAILABLE
-#: The first node whose rows x numeric features reach this loads numba (about 0.4 s), worth it
-#: from about this size on; smaller trees grow on numpy alone.
+#: The first node whose rows x numeric features reach this loads the compiled library (a few
+#: milliseconds; the first time for a user, compiling it, about a second), worth it from about
+#: this size on; smaller trees grow on numpy alone.
 KERNEL_MIN_WORK = 10_000
 
 

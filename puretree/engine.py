@@ -37,8 +37,8 @@ without copying any ancestor's arrays:
 
 **The compiled kernel.** Classification with the built-in Gini score on numeric features
 without missing values (``cart``'s common case) is handed whole to :mod:`puretree.kernels`
-(numba), which grows the same tree level by level in compiled code (see
-:func:`_kernel_applies`); ``_USE_KERNEL = False``, or a Python without numba, keeps everything
+(C, compiled on first use), which grows the same tree level by level (see
+:func:`_kernel_applies`); ``_USE_KERNEL = False``, or a machine without a C compiler, keeps everything
 here.
 
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
@@ -694,20 +694,18 @@ def quantile_bins(column: np.ndarray, max_bins: int) -> np.ndarray:
     return out
 
 
-#: Whether fits may use the compiled kernel (:mod:`puretree.kernels`): ``None``, when numba
-#: imports; ``False``, never (the tests set it to check the numpy engine on the same data).
+#: Whether fits may use the compiled kernel (:mod:`puretree.kernels`): ``None``, when it
+#: compiles here; ``False``, never (the tests set it to check the numpy engine on the same data).
 _USE_KERNEL: bool | None = None
 
 
 def _kernels() -> Any:
-    """:mod:`puretree.kernels` if numba is installed and allowed, else ``None`` (imported on first use)."""
+    """:mod:`puretree.kernels` if its C code is compiled (on first use) and allowed, else ``None``."""
     if _USE_KERNEL is False:
         return None
-    try:
-        from . import kernels
-    except (ImportError, RuntimeError):  # pragma: no cover - numba broken, or no folder to cache its code in
-        return None
-    return kernels if kernels.AVAILABLE else None
+    from . import kernels
+
+    return kernels if kernels.AVAILABLE and kernels.library() is not None else None
 
 
 def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
@@ -727,7 +725,7 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
     if "threshold" not in {_kinds()[s] for s in cfg.splitters}:
         return False
     kernels = _kernels()
-    if kernels is None or max(1, len(schema.classes)) > kernels.MAX_CLASSES:
+    if kernels is None or max(1, len(schema.classes)) > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
         return False
     if ds.sample_weight is not None and not (float(ds.sample_weight.sum()) < kernels.MAX_WEIGHT and float(ds.sample_weight.min()) >= kernels.MIN_WEIGHT):
         return False

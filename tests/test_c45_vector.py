@@ -10,23 +10,22 @@ readable specification. On Hypothesis-drawn data:
   specification's operations in the same order, so these are in fact equal too; the looser
   check is what the issue promises.)
 
-Whole-number counts go through :mod:`puretree.c45_kernel`'s compiled loop when numba is
-installed; every property here runs on the numpy expressions, and on the compiled loop too
-where numba is installed. The options at a node, J48's scan of near-tied gains, numpy's
+Whole-number counts go through :mod:`puretree.c45_kernel`'s compiled loop (C, compiled by
+:mod:`puretree.kernels`) where a C compiler is; every property here runs on the numpy
+expressions, and on the compiled loop too (the tests run where a compiler is). The options at a node, J48's scan of near-tied gains, numpy's
 order of summation and the block and table limits are checked on their own as well.
 """
 
 from __future__ import annotations
 
 import math
-import platform
-import sys
 from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from puretree import c45_kernel, c45_vector
 from puretree.c45 import C45Splits, c45
@@ -37,11 +36,9 @@ from puretree.strategies import datasets
 from test_engine import same_tree as same_nodes
 
 SPEC = (C45Splits(vectorised=False),)
-#: Where pyproject.toml's marker installs numba, the compiled loop must be there (as in
-#: tests/test_kernels.py).
-NUMBA_EXPECTED = sys.version_info < (3, 15) and platform.python_implementation() == "CPython"
-#: The numpy path always; the compiled loop where numba is installed.
-BACKENDS = [False] + ([True] if c45_kernel.AVAILABLE else [])
+#: The numpy path and the compiled loop (a C compiler is there wherever the tests run:
+#: tests/test_kernels.py asserts it).
+BACKENDS = [False, True]
 
 
 def backend(kernel):
@@ -124,13 +121,47 @@ def test_whole_counts_use_the_table_and_fractions_do_not():
 
 @given(st.lists(st.floats(0, 1e6), min_size=0, max_size=c45_kernel.MAX_CLASSES))
 def test_pairwise_adds_in_numpys_order(xs):
-    # The gains are equal floats only if the compiled loop adds classes as numpy's sum does.
-    if c45_kernel.AVAILABLE:
-        c45_kernel._kernel()  # compiles _pairwise too
-    compiled = c45_kernel._pairwise
-    plain = getattr(compiled, "py_func", compiled)
+    # The gains are equal floats only if the loop adds classes as numpy's sum does.
     a = np.array(xs, dtype=np.float64)
-    assert compiled(a, len(a)) == plain(a, len(a)) == np.stack([a, a]).sum(axis=-1)[0] == a.sum()
+    assert c45_kernel._pairwise(a, len(a)) == np.stack([a, a]).sum(axis=-1)[0] == a.sum()
+
+
+@st.composite
+def scan_inputs(draw):
+    """A node's sorted orders and values (NaN last), one class per row, as the builder makes them."""
+    n = draw(st.integers(1, 30))
+    f = draw(st.integers(1, 3))
+    k = draw(st.integers(1, 12))
+    weight = draw(hnp.arrays(np.int64, n, elements=st.integers(1, 4)))
+    classes = draw(hnp.arrays(np.int64, n, elements=st.integers(0, k - 1)))
+    counts = np.zeros((n, k), np.int64)
+    counts[np.arange(n), classes] = weight
+    values = draw(hnp.arrays(np.float64, (f, n), elements=st.one_of(st.integers(0, 5).map(float), st.just(math.nan))))
+    order = np.argsort(values, axis=1, kind="stable")  # NaN sorts last
+    values = np.take_along_axis(values, order, axis=1)
+    total = float(weight.sum()) + draw(st.integers(0, 3))  # rows missing from the node's parent count too
+    return order, values, counts, total, draw(st.integers(1, 12)), draw(st.sampled_from([0.0, 1.0, 2.0, 5.0]))
+
+
+@given(scan_inputs())
+def test_the_compiled_loop_is_its_specification(inputs):
+    # pt_c45_scan in puretree/_kernel.c against _scan, the Python it repeats: the very numbers
+    order, values, counts, total, n_classes, min_leaf = inputs
+    table = c45_vector._table(int(total) + 1)
+    found = c45_kernel.scan_features(order, values, counts, table, total, n_classes, min_leaf)
+    k = counts.shape[1]
+    classes = counts.argmax(axis=1)
+    shift = max(1, (k - 1).bit_length())
+    rows = (counts[np.arange(len(counts)), classes] << shift) | classes
+    spec = c45_kernel._scan(order, values, rows, shift, k, table, total, n_classes, min_leaf)
+    assert all(np.array_equal(a, b) for a, b in zip(found, spec))
+
+
+def test_the_compiled_loop_refuses_a_table_too_short():
+    # an index past the table's end is never read: the caller takes numpy's way instead
+    order, values, counts = np.array([[0, 1]]), np.array([[0.0, 1.0]]), np.array([[3, 0], [0, 3]])
+    assert c45_kernel.scan_features(order, values, counts, c45_vector._table(4)[:4], 6.0, 2, 0.0) is None
+    assert c45_kernel.scan_features(order, values, counts, c45_vector._table(7)[:7], 6.0, 2, 0.0) is not None
 
 
 # Gains a few 1e-7 apart: J48's "better by more than 1e-6" makes the chosen cut depend on the
@@ -157,23 +188,16 @@ def test_the_compiled_loop_takes_only_rows_of_one_class():
     order, values = np.array([[0, 1]]), np.array([[0.0, 1.0]])
     table = c45_vector._table(4)
     assert c45_kernel.scan_features(order, values, np.array([[1, 1], [0, 1]]), table, 3.0, 2, 0.0) is None
-    found = c45_kernel.scan_features(order, values, np.array([[1, 0], [0, 1]]), table, 2.0, 2, 0.0)
-    if not NUMBA_EXPECTED and not c45_kernel.AVAILABLE:  # a Python without numba wheels: numpy's turn
-        assert found is None
-        return
-    n_cuts, best, where, known, left = found
+    n_cuts, best, where, known, left = c45_kernel.scan_features(order, values, np.array([[1, 0], [0, 1]]), table, 2.0, 2, 0.0)
     # One cut, between the two rows: a whole bit of gain.
     assert (n_cuts.tolist(), best.tolist(), where.tolist(), known.tolist(), left.tolist()) == ([1], [1.0], [0], [[1, 1]], [[1, 0]])
 
 
-def test_a_numba_that_cannot_be_imported_leaves_numpy_to_do_it():
-    # numba installed but refusing to import (say, a numpy it does not support) is no error.
-    def broken(function):
-        raise ImportError("Numba needs NumPy 2.3 or less")
-
+def test_a_library_that_cannot_be_compiled_leaves_numpy_to_do_it():
+    # a compiler that fails (or none) is no error: numpy grows the same tree
     X = np.arange(200, dtype=float).reshape(100, 2)
     y = (np.arange(100) % 7 < 3).astype(int)
-    with mock.patch.multiple(c45_kernel, _COMPILED=None, AVAILABLE=True, _compiled=broken), backend(True):
+    with mock.patch.object(c45_kernel, "AVAILABLE", True), mock.patch.object(c45_kernel.kernels, "library", lambda: None), backend(True):
         tree = c45(X, y)
         assert c45_kernel.AVAILABLE is False
     assert tree == c45(X, y, splitters=SPEC)

@@ -1,4 +1,4 @@
-"""The compiled kernel (:mod:`puretree.kernels`, numba) grows the reference builder's tree.
+"""The compiled kernel (:mod:`puretree.kernels`, C) grows the reference builder's tree.
 
 ``cart`` on numeric data without missing values (Gini, CART's default) is grown by the
 kernel; these properties compare it with :func:`puretree.grow.grow` ``engine="reference"``
@@ -9,14 +9,19 @@ kernel; these properties compare it with :func:`puretree.grow.grow` ``engine="re
 
 Every property also checks that the kernel did grow the tree (``_kernel_tree`` was called),
 and one runs every level of more than one feature on both cores (``PARALLEL_MIN_WORK=0``).
-numba is a test dependency (constraints/test.txt), so the kernel is there to be tested;
-without it (``AVAILABLE = False``, a Python without numba wheels) fits use the numpy engine.
+A C compiler is there wherever the tests run (the code generation tests compile C too, and
+``.ci/system-deps`` installs gcc), so the kernel is there to be tested; without one (``AVAILABLE = False``) fits use the numpy engine,
+which a subprocess checks with ``PURETREE_CC`` naming a missing program. The C code is also
+built once with AddressSanitizer and UndefinedBehaviorSanitizer and run on drawn data.
 """
 
 from __future__ import annotations
 
-import platform
+import os
+import shutil
+import subprocess
 import sys
+import textwrap
 from unittest import mock
 
 import numpy as np
@@ -36,11 +41,6 @@ from puretree.strategies import datasets
 from test_engine import same_tree
 
 NUMERIC_ONLY = {"kinds": (NUMERIC,)}
-
-#: Where pyproject.toml's marker installs numba, the kernel must be there and tested (never
-#: skipped); elsewhere these properties check the numpy engine that replaces it.
-NUMBA_EXPECTED = sys.version_info < (3, 15) and platform.python_implementation() == "CPython"
-needs_numba = pytest.mark.skipif(not kernels.AVAILABLE and not NUMBA_EXPECTED, reason="no numba wheels for this Python")
 
 options = st.fixed_dictionaries(
     {},
@@ -63,8 +63,9 @@ def grown(ds, **options):
     return fast, numpy_engine, cart(ds, engine="reference", **options)
 
 
-def test_numba_is_installed_for_the_tests():
-    assert kernels.AVAILABLE or not NUMBA_EXPECTED
+def test_the_kernel_is_compiled_for_the_tests():
+    # the tests run where a C compiler is (never skipped): the kernel must be there
+    assert kernels.library() is not None and kernels.AVAILABLE
     assert kernels.TIE_TOLERANCE == TIE_TOLERANCE
 
 
@@ -121,7 +122,7 @@ def test_deep_chain_is_the_reference():
     assert fast == cart(X, y, engine="reference")
 
 
-def test_without_numba_the_numpy_engine_grows_it():
+def test_without_the_kernel_the_numpy_engine_grows_it():
     X = np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 3.0], [4.0, 1.0]])
     y = ["a", "a", "b", "b"]
     with mock.patch.object(kernels, "AVAILABLE", False), mock.patch.object(engine, "_kernel_tree") as spy:
@@ -145,18 +146,15 @@ def test_the_kernel_declines_what_it_does_not_know():
 counts = hnp.arrays(np.float64, st.integers(1, 12), elements=st.one_of(st.integers(0, 50).map(float), st.floats(0, 1e6, allow_subnormal=False)))
 
 
-@needs_numba
 @given(parent=counts, share=st.floats(0, 1))
 def test_scores_are_the_reference_numbers(parent, share):
     # the kernel's Gini and Gini decrease give the very floats of puretree.impurity and
     # puretree.criteria (as the engines call them, statistics with a leading axis)
-    k = len(parent)
     left = np.floor(parent * share)
     right = np.maximum(parent - left, 0.0)
-    tmp = np.empty(k)
-    assert kernels.gini(parent, k, tmp)[0] == float(gini(parent[None])[0])
+    assert kernels.gini(parent) == float(gini(parent[None])[0])
     expected = impurity_decrease(gini)(parent[None], np.stack((left, right))[None])[0]
-    got = kernels.gini_decrease(kernels.gini(parent, k, tmp)[0], left, right, k, tmp)
+    got = kernels.gini_decrease(kernels.gini(parent), left, right)
     assert got == expected or (np.isneginf(got) and np.isneginf(expected))
 
 
@@ -177,3 +175,112 @@ def test_fits_in_threads_at_once_are_the_reference():
         for t in threads:
             t.join()
     assert len(trees) == 4 and all(t == ref for t in trees)
+
+
+# The compiler's side: the fallback without one, the cache, and the C code under sanitizers.
+# Each runs a fresh Python (the library is loaded once per process) with its own cache folder.
+
+#: Fits the kernel must grow as the reference does, on data of many shapes (one row, one
+#: feature, ties, 12 classes, weights, levels on both cores); and C4.5's compiled scan.
+FITS = textwrap.dedent(
+    """
+    import sys
+    from unittest import mock
+    import numpy as np
+    from puretree import c45_vector, engine, kernels
+    from puretree.c45 import C45Splits, c45
+    from puretree.grow import cart
+
+    expect_kernel = sys.argv[1] == "kernel"
+    rng = np.random.default_rng(0)
+    shapes = [(1, 1, 1), (2, 1, 2), (3, 2, 2), (40, 1, 2), (50, 3, 3), (120, 4, 12), (300, 5, 4)]
+    for n, q, k in shapes:
+        for values in (3, 50):
+            X = rng.integers(0, values, size=(n, q)).astype(float)
+            y = rng.integers(0, k, size=n)
+            w = rng.random(n) + 0.1
+            with mock.patch.object(engine, "_kernel_tree", wraps=engine._kernel_tree) as spy, mock.patch.object(kernels, "PARALLEL_MIN_WORK", 0):
+                assert cart(X, y) == cart(X, y, engine="reference")
+                assert cart(X, y, max_depth=2, min_samples_leaf=2) == cart(X, y, max_depth=2, min_samples_leaf=2, engine="reference")
+                weighted = cart(X, y, sample_weight=w)
+            assert spy.called == expect_kernel, "the kernel did not grow these trees"
+            assert abs(sum(weighted.root.counts) - w.sum()) <= 1e-9 * w.sum()
+            with mock.patch.multiple(c45_vector, KERNEL=True, KERNEL_MIN_WORK=0):
+                assert c45(X, y) == c45(X, y, splitters=(C45Splits(vectorised=False),))
+    print("kernel" if kernels.library() is not None else "numpy")
+    """
+)
+
+
+def run_python(code: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
+
+
+def test_without_a_compiler_the_numpy_engine_grows_every_tree(tmp_path):
+    # PURETREE_CC names a missing program: no kernel, from the start; the same trees
+    done = run_python(FITS, "numpy", env={"PURETREE_CC": str(tmp_path / "no-such-cc"), "XDG_CACHE_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["numpy"]
+    assert not (tmp_path / "puretree").exists()
+
+
+def test_a_compiler_that_fails_leaves_the_numpy_engine(tmp_path):
+    # a compiler that exits with an error: AVAILABLE turns False at the first fit, no file is left
+    failing = shutil.which("false")
+    code = "from puretree import kernels; assert kernels.AVAILABLE; print(kernels.library(), kernels.AVAILABLE)"
+    done = run_python(code, env={"PURETREE_CC": failing, "XDG_CACHE_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["None", "False"]
+    assert list((tmp_path / "puretree").iterdir()) == []
+    done = run_python(FITS, "numpy", env={"PURETREE_CC": failing, "XDG_CACHE_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+
+
+def test_two_processes_compiling_at_once_share_one_library(tmp_path):
+    # each compiles into a temporary file and renames it: one whole library, no leftovers
+    code = "from puretree import kernels; print(kernels.library() is not None)"
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    children = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [child.communicate(timeout=600)[0] for child in children]
+    assert [child.returncode for child in children] == [0, 0] and outputs == ["True\n", "True\n"]
+    assert [p.suffix for p in (tmp_path / "puretree").iterdir()] == [".so"]
+    # a later process loads it from the cache and grows the reference's trees
+    done = run_python(FITS, "kernel", env={"XDG_CACHE_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["kernel"]
+
+
+def test_the_c_code_reads_within_its_arrays(tmp_path):
+    # the same fits with the library built under AddressSanitizer and UndefinedBehaviorSanitizer
+    # (any out-of-bounds access or undefined operation aborts the child)
+    runtime = subprocess.run([shutil.which("gcc") or "gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
+    assert os.path.isabs(runtime), "gcc's AddressSanitizer runtime is missing"
+    env = {
+        "XDG_CACHE_HOME": str(tmp_path),
+        "PURETREE_CC": shutil.which("gcc") or "gcc",
+        "PURETREE_CFLAGS": "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer",
+        "LD_PRELOAD": runtime,
+        "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+    }
+    done = run_python(FITS, "kernel", env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["kernel"]
+
+
+def test_the_wheel_ships_the_c_source_and_it_compiles_from_there(tmp_path):
+    # pyproject.toml ships puretree/_kernel.c; an installed copy compiles it into its user cache
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(root)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = tmp_path.glob("puretree-*.whl")
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    assert (site / "puretree" / "_kernel.c").read_bytes() == (root / "puretree" / "_kernel.c").read_bytes()
+    code = "import sys; sys.path.insert(0, sys.argv[1]); from puretree import kernels; assert kernels.__file__.startswith(sys.argv[1]); print(kernels.library() is not None)"
+    done = subprocess.run([sys.executable, "-c", code, str(site)], env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}, capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True"]
+    assert len(list((tmp_path / "cache" / "puretree").glob("kernel-*.so"))) == 1

@@ -1,0 +1,586 @@
+/* puretree's compiled loops: cart's level-wise growth (puretree/kernels.py) and C4.5's scan
+ * of a node's numeric cuts (puretree/c45_kernel.py).
+ *
+ * Compiled by puretree/kernels.py with the system C compiler the first time a fit needs it
+ * (-O2 -ffp-contract=off, never -ffast-math: every floating-point operation is the one written
+ * here, in the order written, so the scores are the very floats the Python reference computes)
+ * and loaded with ctypes. Plain C11 and POSIX threads; no Python headers.
+ *
+ * Every index read is within the arrays the caller describes: the callers build the orders
+ * themselves (permutations of the rows), and the class codes and table indices are checked here.
+ */
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PT_OK 0
+#define PT_NO_MEMORY 1
+#define PT_BAD_INPUT 2
+
+/* puretree.grow.TIE_TOLERANCE, and the ranking's screen (puretree.kernels.SCREEN) */
+#define TIE_TOLERANCE 1e-12
+#define SCREEN 1e-9
+
+/* ---------------------------------------------------------------- sums in numpy's order */
+
+/* puretree.impurity.sum_last over n entries, numpy's sum: below 8 added in order; from 8 on,
+ * a pairwise sum in blocks of 8 (numpy's pairwise_sum for n <= 128). */
+static double sum_last(const double *a, int64_t n) {
+    if (n < 8) {
+        double s = a[0];
+        for (int64_t j = 1; j < n; j++) s += a[j];
+        return s;
+    }
+    double r0 = a[0], r1 = a[1], r2 = a[2], r3 = a[3], r4 = a[4], r5 = a[5], r6 = a[6], r7 = a[7];
+    int64_t i = 8, stop = n - n % 8;
+    for (; i < stop; i += 8) {
+        r0 += a[i];
+        r1 += a[i + 1];
+        r2 += a[i + 2];
+        r3 += a[i + 3];
+        r4 += a[i + 4];
+        r5 += a[i + 5];
+        r6 += a[i + 6];
+        r7 += a[i + 7];
+    }
+    double s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7));
+    for (; i < n; i++) s += a[i];
+    return s;
+}
+
+/* The same from 0.0 (puretree.c45_kernel's _pairwise: res = 0.0, then each entry). */
+static double pairwise(const double *a, int64_t n) {
+    if (n < 8) {
+        double res = 0.0;
+        for (int64_t i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    return sum_last(a, n);
+}
+
+/* ---------------------------------------------------------------- Gini, as the reference */
+
+/* puretree.impurity.gini: proportions first, 1 - sum p**2, clamped at 0; the weight in *total */
+static double gini(const double *c, int64_t k, double *tmp, double *total) {
+    double t = sum_last(c, k);
+    *total = t;
+    if (!(t > 0)) return 0.0;
+    for (int64_t j = 0; j < k; j++) {
+        double p = c[j] / t;
+        tmp[j] = p * p;
+    }
+    double g = 1.0 - sum_last(tmp, k);
+    return g > 0.0 ? g : 0.0;
+}
+
+/* puretree.criteria.ImpurityDecrease(gini): each branch's share of the weight times its
+ * impurity, subtracted from the parent's; a negative gain is rounding (0); no weight: -inf */
+static double gini_decrease(double g_parent, const double *left, const double *right, int64_t k, double *tmp) {
+    double w_left, w_right;
+    double g_left = gini(left, k, tmp, &w_left);
+    double g_right = gini(right, k, tmp, &w_right);
+    double w = w_left + w_right;
+    double share_left = w_left / w, share_right = w_right / w;
+    double after = (share_left > 0 ? share_left * g_left : 0.0) + (share_right > 0 ? share_right * g_right : 0.0);
+    double gain = g_parent - after;
+    if (gain < 0.0) gain = 0.0;
+    if (!(w > 0)) return -INFINITY;
+    return gain;
+}
+
+/* For the tests: the two scores on their own (k entries each; k <= 1024). */
+double pt_gini(const double *c, int64_t k) {
+    double tmp[1024], total;
+    if (k < 1 || k > 1024) return NAN;
+    return gini(c, k, tmp, &total);
+}
+
+double pt_gini_decrease(double g_parent, const double *left, const double *right, int64_t k) {
+    double tmp[1024];
+    if (k < 1 || k > 1024) return NAN;
+    return gini_decrease(g_parent, left, right, k, tmp);
+}
+
+/* ---------------------------------------------------------------- cart's growth */
+
+typedef struct {
+    int64_t n_nodes;
+    int64_t *feature;  /* column of X; -1: leaf */
+    double *threshold; /* x <= threshold goes left */
+    int64_t *child;    /* first child (the second is the next id); -1: leaf */
+    double *counts;    /* n_nodes x k class weights */
+} pt_tree;
+
+void pt_free(pt_tree *t) {
+    free(t->feature);
+    free(t->threshold);
+    free(t->child);
+    free(t->counts);
+    t->feature = NULL;
+    t->threshold = NULL;
+    t->child = NULL;
+    t->counts = NULL;
+    t->n_nodes = 0;
+}
+
+/* Everything a level's passes read; one per fit. */
+typedef struct {
+    const double *X;
+    int64_t n, q, rs, cs; /* X[r, f] = X[r * rs + f * cs] */
+    const int64_t *y;
+    const double *w; /* NULL: every row weighs 1 */
+    int64_t k;
+    int32_t *orders; /* (q + 1) x n: one order per feature, then the rows' own order */
+    double min_leaf;
+    /* the level */
+    int64_t F;                /* nodes in the frontier */
+    int64_t *fr_node, *fr_start, *fr_end;
+    unsigned char *splits;    /* whether the node may split */
+    double *g_parent;         /* its Gini */
+    double *counts;           /* the tree's class counts (rows: node ids) */
+    double *best_score;       /* F x q */
+    int64_t *best_pos;        /* F x q */
+    unsigned char *goes_left; /* per row */
+    int64_t *n_left_of;       /* per frontier node */
+    int64_t longest;          /* longest splitting segment */
+    int failed;               /* a worker could not allocate its scratch */
+    int64_t next;             /* next feature to hand out (atomic) */
+} level_t;
+
+static inline double xat(const level_t *L, int64_t r, int64_t f) { return L->X[r * L->rs + f * L->cs]; }
+
+/* Every splitting node's first near-best threshold on feature f, along the node's segment of
+ * the feature's order, between distinct values. A first pass ranks the positions by
+ * sum(left**2)/w_left + sum(right**2)/w_right (W times one minus the children's impurity,
+ * two divisions); only those within SCREEN of the best get the reference's score (six). */
+static int feature_best(level_t *L, int64_t f) {
+    const int64_t k = L->k, q = L->q;
+    double *scratch = malloc(sizeof(double) * (size_t)(3 * k + (L->longest > 1 ? L->longest : 1)));
+    if (!scratch) return PT_NO_MEMORY;
+    double *left = scratch, *right = scratch + k, *tmp = scratch + 2 * k, *scores = scratch + 3 * k;
+    const int32_t *order = L->orders + f * L->n;
+    for (int64_t i = 0; i < L->F; i++) {
+        if (!L->splits[i]) continue;
+        int64_t s = L->fr_start[i], e = L->fr_end[i];
+        const double *parent = L->counts + L->fr_node[i] * k;
+        double gp = L->g_parent[i];
+        double total = 0.0;
+        for (int64_t j = 0; j < k; j++) total += parent[j];
+        /* pass 1: the ranking value of every candidate position (-inf elsewhere) */
+        memset(left, 0, sizeof(double) * (size_t)k);
+        double top = -INFINITY;
+        int exact_all = 0;
+        int64_t r = order[s];
+        double v = xat(L, r, f);
+        for (int64_t p = s; p < e - 1; p++) {
+            left[L->y[r]] += L->w ? L->w[r] : 1.0;
+            int64_t r_next = order[p + 1];
+            double v_next = xat(L, r_next, f);
+            int64_t n_left = p - s + 1;
+            double rank = -INFINITY;
+            if (v < v_next && (double)n_left >= L->min_leaf && (double)((e - s) - n_left) >= L->min_leaf) {
+                double sq_left = 0.0, sq_right = 0.0, w_left = 0.0, w_right = 0.0;
+                for (int64_t j = 0; j < k; j++) {
+                    double c = left[j];
+                    double d = parent[j] - c;
+                    if (d < 0.0) d = 0.0;
+                    sq_left += c * c;
+                    sq_right += d * d;
+                    w_left += c;
+                    w_right += d;
+                }
+                if (w_left > 0.0 && w_right > 0.0) {
+                    rank = sq_left / w_left + sq_right / w_right;
+                } else {
+                    exact_all = 1; /* an empty side (rounding): score everything exactly */
+                    rank = INFINITY;
+                }
+            }
+            scores[p - s] = rank;
+            if (rank > top) top = rank;
+            r = r_next;
+            v = v_next;
+        }
+        if (top == -INFINITY) continue;
+        double bar = exact_all ? -INFINITY : top - SCREEN * total;
+        /* pass 2: the reference's score where the ranking comes close to the best */
+        memset(left, 0, sizeof(double) * (size_t)k);
+        double best = -INFINITY;
+        for (int64_t p = s; p < e - 1; p++) {
+            int64_t rr = order[p];
+            left[L->y[rr]] += L->w ? L->w[rr] : 1.0;
+            if (scores[p - s] > -INFINITY && scores[p - s] >= bar) {
+                for (int64_t j = 0; j < k; j++) {
+                    double d = parent[j] - left[j];
+                    right[j] = d > 0.0 ? d : 0.0; /* np.maximum(parent - left, 0) */
+                }
+                double sc = gini_decrease(gp, left, right, k, tmp);
+                if (isnan(sc)) sc = -INFINITY;
+                scores[p - s] = sc;
+                if (sc > best) best = sc;
+            } else {
+                scores[p - s] = -INFINITY;
+            }
+        }
+        if (best == -INFINITY) continue;
+        bar = best - TIE_TOLERANCE * fmax(1.0, fabs(best));
+        for (int64_t p = s; p < e - 1; p++) { /* the first threshold within tolerance of the best */
+            if (scores[p - s] >= bar) {
+                L->best_score[i * q + f] = scores[p - s];
+                L->best_pos[i * q + f] = p;
+                break;
+            }
+        }
+    }
+    free(scratch);
+    return PT_OK;
+}
+
+/* Order f stably partitioned in place within each splitting node's segment: the left rows
+ * moved up, the right ones parked in a scratch array and copied back after them. */
+static int partition(level_t *L, int64_t f) {
+    int32_t *right = malloc(sizeof(int32_t) * (size_t)(L->longest > 1 ? L->longest : 1));
+    if (!right) return PT_NO_MEMORY;
+    int32_t *order = L->orders + f * L->n;
+    for (int64_t i = 0; i < L->F; i++) {
+        if (!L->splits[i]) continue;
+        int64_t s = L->fr_start[i], e = L->fr_end[i], a = s, b = 0;
+        for (int64_t p = s; p < e; p++) {
+            int32_t r = order[p];
+            if (L->goes_left[r])
+                order[a++] = r;
+            else
+                right[b++] = r;
+        }
+        memcpy(order + a, right, sizeof(int32_t) * (size_t)b);
+    }
+    free(right);
+    return PT_OK;
+}
+
+typedef struct {
+    level_t *L;
+    int which; /* 0: best thresholds, 1: partition */
+    int64_t count;
+} job_t;
+
+/* A worker: features handed out one at a time as the threads come free (on a busy machine a
+ * thread held back by the scheduler does not hold the whole level back). */
+static void *work(void *arg) {
+    job_t *job = arg;
+    for (;;) {
+        int64_t f = __atomic_fetch_add(&job->L->next, 1, __ATOMIC_RELAXED);
+        if (f >= job->count) break;
+        int rc = job->which == 0 ? feature_best(job->L, f) : partition(job->L, f);
+        if (rc != PT_OK) __atomic_store_n(&job->L->failed, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+/* One pass (which) over count features, on up to `threads` threads. */
+static int run(level_t *L, int which, int64_t count, int threads) {
+    job_t job = {L, which, count};
+    L->next = 0;
+    L->failed = 0;
+    pthread_t ids[64];
+    int started = 0;
+    if (threads > 64) threads = 64;
+    if (threads > count) threads = (int)count;
+    for (int t = 1; t < threads; t++) {
+        if (pthread_create(&ids[started], NULL, work, &job) != 0) break; /* fewer threads: the same result */
+        started++;
+    }
+    work(&job);
+    for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
+    return L->failed ? PT_NO_MEMORY : PT_OK;
+}
+
+/* Room for `need` nodes in the tree's arrays (doubled as needed; new nodes are leaves). */
+static int with_room(pt_tree *t, int64_t *cap, int64_t need, int64_t k) {
+    if (need <= *cap) return PT_OK;
+    int64_t new_cap = need > 2 * *cap ? need : 2 * *cap;
+    int64_t *feature = realloc(t->feature, sizeof(int64_t) * (size_t)new_cap);
+    if (feature) t->feature = feature;
+    double *threshold = realloc(t->threshold, sizeof(double) * (size_t)new_cap);
+    if (threshold) t->threshold = threshold;
+    int64_t *child = realloc(t->child, sizeof(int64_t) * (size_t)new_cap);
+    if (child) t->child = child;
+    double *counts = realloc(t->counts, sizeof(double) * (size_t)(new_cap * k));
+    if (counts) t->counts = counts;
+    if (!feature || !threshold || !child || !counts) return PT_NO_MEMORY;
+    for (int64_t g = *cap; g < new_cap; g++) {
+        t->feature[g] = -1;
+        t->threshold[g] = 0.0;
+        t->child[g] = -1;
+    }
+    memset(t->counts + *cap * k, 0, sizeof(double) * (size_t)((new_cap - *cap) * k));
+    *cap = new_cap;
+    return PT_OK;
+}
+
+/* Grows the tree level by level. X is n x q (any strides), y the class codes (0 .. k-1), w the
+ * row weights (NULL: 1 each), root_counts the root's counts as the reference sums them, orders (q + 1) x n
+ * with each feature's stable presorted order and then 0 .. n-1. Levels whose rows x features
+ * reach min_work share their features between `threads` threads. */
+int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const int64_t *y, const double *w, int64_t k,
+            const double *root_counts, int32_t *orders, double min_split, double min_leaf, int64_t max_depth, double min_gain,
+            int use_min_gain, int64_t min_work, int threads, pt_tree *out) {
+    memset(out, 0, sizeof(*out));
+    if (n < 1 || q < 1 || k < 1 || n > INT32_MAX) return PT_BAD_INPUT;
+    for (int64_t r = 0; r < n; r++)
+        if (y[r] < 0 || y[r] >= k) return PT_BAD_INPUT;
+    for (int64_t r = 0; r < (q + 1) * n; r++)
+        if (orders[r] < 0 || orders[r] >= n) return PT_BAD_INPUT;
+    int rc = PT_NO_MEMORY;
+    int64_t cap = 0;
+    level_t L = {.X = X, .n = n, .q = q, .rs = rs, .cs = cs, .y = y, .w = w, .k = k, .orders = orders, .min_leaf = min_leaf};
+    double *tmp = malloc(sizeof(double) * (size_t)k);
+    L.goes_left = calloc((size_t)n, 1);
+    L.fr_node = malloc(sizeof(int64_t));
+    L.fr_start = malloc(sizeof(int64_t));
+    L.fr_end = malloc(sizeof(int64_t));
+    int64_t *first_child = NULL;
+    if (!tmp || !L.goes_left || !L.fr_node || !L.fr_start || !L.fr_end) goto done;
+    if (with_room(out, &cap, 2 * n + 1 < 1024 ? 2 * n + 1 : 1024, k) != PT_OK) goto done;
+    L.fr_node[0] = 0;
+    L.fr_start[0] = 0;
+    L.fr_end[0] = n;
+    L.F = 1;
+    int64_t n_made = 1, depth = 0;
+    const int32_t *rows = orders + q * n;
+    while (L.F > 0) {
+        int64_t F = L.F;
+        free(L.splits);
+        free(L.g_parent);
+        free(L.best_score);
+        free(L.best_pos);
+        free(L.n_left_of);
+        free(first_child);
+        L.splits = calloc((size_t)F, 1);
+        L.g_parent = calloc((size_t)F, sizeof(double));
+        L.best_score = malloc(sizeof(double) * (size_t)(F * q));
+        L.best_pos = calloc((size_t)(F * q), sizeof(int64_t));
+        L.n_left_of = calloc((size_t)F, sizeof(int64_t));
+        first_child = malloc(sizeof(int64_t) * (size_t)F);
+        if (!L.splits || !L.g_parent || !L.best_score || !L.best_pos || !L.n_left_of || !first_child) goto done;
+        L.counts = out->counts;
+        /* each frontier node's class counts (summed in row order, as the numpy engine's
+         * bincount adds), whether it may split, and its Gini impurity */
+        int at_max = max_depth >= 0 && depth >= max_depth;
+        int any = 0;
+        for (int64_t i = 0; i < F; i++) {
+            int64_t g = L.fr_node[i], s = L.fr_start[i], e = L.fr_end[i];
+            double *c = out->counts + g * k;
+            if (g == 0)
+                memcpy(c, root_counts, sizeof(double) * (size_t)k); /* the reference's own sum */
+            else
+                for (int64_t p = s; p < e; p++) c[y[rows[p]]] += w ? w[rows[p]] : 1.0;
+            int64_t lo = y[rows[s]], hi = lo;
+            for (int64_t p = s + 1; p < e; p++) {
+                int64_t v = y[rows[p]];
+                if (v < lo) lo = v;
+                if (v > hi) hi = v;
+            }
+            L.splits[i] = !(lo == hi || (double)(e - s) < min_split || at_max);
+            double total;
+            L.g_parent[i] = gini(c, k, tmp, &total);
+            any |= L.splits[i];
+        }
+        if (!any) break;
+        if (with_room(out, &cap, n_made + 2 * F, k) != PT_OK) goto done;
+        L.counts = out->counts;
+        int64_t work_rows = 0;
+        L.longest = 0;
+        for (int64_t i = 0; i < F; i++) {
+            if (!L.splits[i]) continue;
+            int64_t len = L.fr_end[i] - L.fr_start[i];
+            work_rows += len;
+            if (len > L.longest) L.longest = len;
+        }
+        int level_threads = (q > 1 && work_rows * q >= min_work) ? threads : 1;
+        for (int64_t x = 0; x < F * q; x++) L.best_score[x] = -INFINITY;
+        if (run(&L, 0, q, level_threads) != PT_OK) goto done;
+        /* each node's split: the first feature within tolerance of the node's best, its
+         * threshold (puretree.grow.midpoint), child ids, and every row's side */
+        int64_t n_next = 0;
+        for (int64_t i = 0; i < F; i++) {
+            first_child[i] = -1;
+            if (!L.splits[i]) continue;
+            const double *bs = L.best_score + i * q;
+            double top = -INFINITY;
+            for (int64_t f = 0; f < q; f++)
+                if (bs[f] > top) top = bs[f];
+            if (top == -INFINITY) {
+                L.splits[i] = 0;
+                continue;
+            }
+            double bar = top - TIE_TOLERANCE * fmax(1.0, fabs(top));
+            int64_t fb = 0;
+            while (bs[fb] < bar) fb++;
+            if (use_min_gain && !(bs[fb] > min_gain)) {
+                L.splits[i] = 0;
+                continue;
+            }
+            int64_t pos = L.best_pos[i * q + fb];
+            const int32_t *order = orders + fb * n;
+            double lo_value = xat(&L, order[pos], fb), hi_value = xat(&L, order[pos + 1], fb);
+            double mid = lo_value / 2.0 + hi_value / 2.0;
+            int64_t g = L.fr_node[i];
+            out->feature[g] = fb;
+            out->threshold[g] = (lo_value <= mid && mid < hi_value) ? mid : lo_value;
+            out->child[g] = n_made;
+            first_child[i] = n_made;
+            n_made += 2;
+            n_next += 2;
+            L.n_left_of[i] = pos - L.fr_start[i] + 1;
+            for (int64_t pp = L.fr_start[i]; pp < L.fr_end[i]; pp++) L.goes_left[order[pp]] = pp <= pos;
+        }
+        if (n_next == 0) break;
+        L.longest = 0;
+        for (int64_t i = 0; i < F; i++)
+            if (L.splits[i] && L.fr_end[i] - L.fr_start[i] - L.n_left_of[i] > L.longest) L.longest = L.fr_end[i] - L.fr_start[i] - L.n_left_of[i];
+        if (run(&L, 1, q + 1, level_threads) != PT_OK) goto done;
+        /* the next frontier: each split node's two children, left then right */
+        int64_t *nf_node = malloc(sizeof(int64_t) * (size_t)n_next);
+        int64_t *nf_start = malloc(sizeof(int64_t) * (size_t)n_next);
+        int64_t *nf_end = malloc(sizeof(int64_t) * (size_t)n_next);
+        if (!nf_node || !nf_start || !nf_end) {
+            free(nf_node);
+            free(nf_start);
+            free(nf_end);
+            goto done;
+        }
+        int64_t j = 0;
+        for (int64_t i = 0; i < F; i++) {
+            if (!L.splits[i]) continue;
+            int64_t cut = L.fr_start[i] + L.n_left_of[i];
+            nf_node[j] = first_child[i];
+            nf_start[j] = L.fr_start[i];
+            nf_end[j] = cut;
+            nf_node[j + 1] = first_child[i] + 1;
+            nf_start[j + 1] = cut;
+            nf_end[j + 1] = L.fr_end[i];
+            j += 2;
+        }
+        free(L.fr_node);
+        free(L.fr_start);
+        free(L.fr_end);
+        L.fr_node = nf_node;
+        L.fr_start = nf_start;
+        L.fr_end = nf_end;
+        L.F = n_next;
+        depth++;
+    }
+    out->n_nodes = n_made;
+    rc = PT_OK;
+done:
+    free(tmp);
+    free(L.goes_left);
+    free(L.fr_node);
+    free(L.fr_start);
+    free(L.fr_end);
+    free(L.splits);
+    free(L.g_parent);
+    free(L.best_score);
+    free(L.best_pos);
+    free(L.n_left_of);
+    free(first_child);
+    if (rc != PT_OK) pt_free(out);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- C4.5's cut scan */
+
+/* For each of f features (rows of order/values, n sorted positions each): its number of
+ * admissible cuts, the best gain J48's scan finds and the sorted position of its cut (-1: none
+ * above epsilon), the class counts of its known rows and those left of the cut. Row r holds
+ * weight rows[r] >> shift of class rows[r] & (2**shift - 1). table[x] = x log2 x for
+ * 0 <= x < table_len. As puretree.c45_kernel's specification (_scan), operation for operation. */
+int pt_c45_scan(const int64_t *order, const double *values, int64_t f, int64_t n, const int64_t *rows, int64_t shift, int64_t k,
+                const double *table, int64_t table_len, double total, int64_t n_classes, double min_leaf, double epsilon,
+                double value_tolerance, int64_t *n_cuts, double *best, int64_t *where, int64_t *known, int64_t *left_at) {
+    if (f < 0 || n < 0 || k < 1 || shift < 1 || shift > 32 || n_classes < 1) return PT_BAD_INPUT;
+    const int64_t mask = ((int64_t)1 << shift) - 1;
+    int64_t node_weight = 0;
+    for (int64_t r = 0; r < n; r++) {
+        if (rows[r] < 0 || (rows[r] & mask) >= k) return PT_BAD_INPUT;
+        node_weight += rows[r] >> shift;
+        if (node_weight >= table_len) return PT_BAD_INPUT; /* every table index is at most this */
+    }
+    for (int64_t x = 0; x < f * n; x++)
+        if (order[x] < 0 || order[x] >= n) return PT_BAD_INPUT;
+    int64_t *node = calloc((size_t)k, sizeof(int64_t)), *left = calloc((size_t)k, sizeof(int64_t));
+    double *tl = calloc((size_t)k, sizeof(double)), *tr = calloc((size_t)k, sizeof(double));
+    if (!node || !left || !tl || !tr) {
+        free(node);
+        free(left);
+        free(tl);
+        free(tr);
+        return PT_NO_MEMORY;
+    }
+    for (int64_t r = 0; r < n; r++) node[rows[r] & mask] += rows[r] >> shift;
+    for (int64_t i = 0; i < f; i++) {
+        const int64_t *oi = order + i * n;
+        const double *vi = values + i * n;
+        int64_t *ki = known + i * k;
+        n_cuts[i] = 0;
+        best[i] = 0.0;
+        where[i] = -1;
+        memset(left_at + i * k, 0, sizeof(int64_t) * (size_t)k);
+        /* the known rows' counts: the node's, less the rows missing this feature (sorted last) */
+        memcpy(ki, node, sizeof(int64_t) * (size_t)k);
+        int64_t nk = n;
+        while (nk > 0 && isnan(vi[nk - 1])) {
+            nk--;
+            int64_t row = rows[oi[nk]];
+            ki[row & mask] -= row >> shift;
+        }
+        int64_t kwi = 0;
+        for (int64_t c = 0; c < k; c++) {
+            kwi += ki[c];
+            tl[c] = table[ki[c]];
+        }
+        double kw = (double)kwi;
+        double least = 0.1 * kw / (double)n_classes;
+        if (min_leaf > least) least = min_leaf;
+        if (25.0 < least) least = 25.0;
+        if (nk < 2 || kw - 2 * least < -epsilon) continue;
+        double parent = table[kwi] - pairwise(tl, k);
+        double share = kw / total;
+        memset(left, 0, sizeof(int64_t) * (size_t)k);
+        int64_t wl = 0, cuts = 0;
+        double b = 0.0;
+        for (int64_t p = 0; p < nk - 1; p++) {
+            int64_t row = rows[oi[p]];
+            int64_t wr = row >> shift;
+            left[row & mask] += wr;
+            wl += wr;
+            if (!(vi[p] + value_tolerance < vi[p + 1])) continue;
+            double wlf = (double)wl;
+            if (!(wlf - least > -epsilon && (kw - wlf) - least > -epsilon)) continue;
+            cuts++;
+            for (int64_t c = 0; c < k; c++) {
+                tl[c] = table[left[c]];
+                tr[c] = table[ki[c] - left[c]];
+            }
+            double children = (table[wl] - pairwise(tl, k)) + (table[kwi - wl] - pairwise(tr, k));
+            double numerator = share * (parent - children);
+            double gain = (kw <= 0 || fabs(numerator) < epsilon) ? 0.0 : numerator / kw;
+            if (gain > b + epsilon) { /* J48 moves on only for a gain better by epsilon */
+                b = gain;
+                where[i] = p;
+                memcpy(left_at + i * k, left, sizeof(int64_t) * (size_t)k);
+            }
+        }
+        n_cuts[i] = cuts;
+        best[i] = b;
+    }
+    free(node);
+    free(left);
+    free(tl);
+    free(tr);
+    return PT_OK;
+}
