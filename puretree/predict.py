@@ -366,18 +366,41 @@ def apply(tree: Tree, X: Any) -> Any:
     return int(ids[0]) if single else ids
 
 
+# puretree.compiled.one_row, bound on first use: compiling belongs to a higher layer.
+_one_row: Any = None
+
+
+def _fast(tree: Tree, X: Any, what: str) -> tuple[Any] | None:
+    """One row (a mapping or a 1-row array) through the tree compiled to Python, as
+    ``(answer,)``; None for a batch, or when the general path must decide."""
+    global _one_row
+    if not (isinstance(X, Mapping) or (type(X) is np.ndarray and X.ndim == 2 and X.shape[0] == 1)):
+        return None
+    if _one_row is None:
+        from .compiled import one_row
+
+        _one_row = one_row
+    return _one_row(tree, X, what)
+
+
 def predict_proba(tree: Tree, X: Any) -> np.ndarray:
     """Class probabilities, columns in the order of ``tree.schema.classes``."""
     if tree.schema.is_regression:
         from .errors import ParameterError
 
         raise ParameterError("predict_proba needs a classification tree; this is a regression tree")
+    fast = _fast(tree, X, "proba")
+    if fast is not None:
+        return fast[0]
     proba, single = _combined(tree, X)
     return proba[0] if single else proba
 
 
 def predict_value(tree: Tree, X: Any) -> Any:
     """Regression: the weighted mean target of the leaf each row reaches."""
+    fast = _fast(tree, X, "value")
+    if fast is not None:
+        return fast[0]
     mean, single = _combined(tree, X)
     return float(mean[0, 0]) if single else mean[:, 0]
 
@@ -389,6 +412,9 @@ def predict(tree: Tree, X: Any) -> Any:
     natural numpy dtype for a batch). A batch of no rows gives an empty array of that dtype
     (``predict_proba``: shape ``(0, n_classes)``).
     """
+    fast = _fast(tree, X, "predict")
+    if fast is not None:
+        return fast[0]
     if tree.schema.is_regression:
         return predict_value(tree, X)
     proba = predict_proba(tree, X)

@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("predict", "text", "importance", "evaluate", "validation"),  # using a tree
     ("splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules"),  # pruning and rules
-    ("io", "sklearn", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify"),  # io and codegen
+    ("io", "sklearn", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify", "compiled"),  # io and codegen
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
     ("cli", "__main__", "commands", "commands.core", "commands.prune", "commands.codegen", ""),  # command line; "" is the package
 )
@@ -31,6 +31,8 @@ UPWARD = {
     # Tree.predict(), Tree.to_text() and str(tree) are conveniences over the higher layers.
     ("nodes", "predict"): "Tree's conveniences",
     ("nodes", "text"): "Tree's conveniences",
+    # predict answers one row through the tree compiled to Python (bound on first use).
+    ("predict", "compiled"): "one row through the compiled tree",
     # The generated code names the puretree version that made it; the package root imports
     # nothing when it loads.
     ("codegen.lower", ""): "__version__",
