@@ -144,7 +144,7 @@ def test_split_kinds_are_dispatched_on_in_few_modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if any(isinstance(n, ast.Name) and n.id in kind_names for n in ast.walk(tree)):
             naming.add(name)
-    defining = {"nodes", "predict"}  # the tests themselves; predict names the flat table's kind codes
+    defining = {"nodes"}  # the tests themselves
     artefacts = {"io", "codegen.lower", "sklearn", "engine"}  # the JSON registry, lowering, the bridge, the vectorised engine
     others = {"strategies", "_hypothesis_plugin"}  # how Hypothesis draws each kind, and its st.from_type table
     assert naming <= defining | artefacts | others, naming - (defining | artefacts | others)
