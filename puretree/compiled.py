@@ -122,8 +122,15 @@ def _compile(tree: Tree) -> Compiled | None:
     )
 
 
-# tree -> its compiled form (None: the Python target cannot take it).
-_CACHE: "weakref.WeakKeyDictionary[Tree, Compiled | None]" = weakref.WeakKeyDictionary()
+def _spelling(tree: Tree) -> tuple[Any, ...]:
+    """What equality leaves out but the compiled form depends on: the types of the class
+    labels and categories (a tree whose classes are (0, 1) equals one whose are (False, True))."""
+    schema = tree.schema
+    return (tuple(map(type, schema.classes)), tuple(tuple(map(type, f.categories)) for f in schema.features))
+
+
+# tree -> {spelling: its compiled form (None: the Python target cannot take it)}.
+_CACHE: "weakref.WeakKeyDictionary[Tree, dict[tuple[Any, ...], Compiled | None]]" = weakref.WeakKeyDictionary()
 # The last (tree, compiled form) asked for, the tree by weak reference: found by identity.
 _last: tuple[Any, Any] = (lambda: None, None)
 
@@ -135,10 +142,13 @@ def compiled(tree: Tree) -> Compiled | None:
     ref, found = _last
     if ref() is tree:
         return found
-    try:
-        found = _CACHE[tree]
-    except KeyError:
-        found = _CACHE[tree] = _compile(tree)
+    spelling = _spelling(tree)
+    forms = _CACHE.get(tree)
+    if forms is None:
+        forms = _CACHE[tree] = {}
+    if spelling not in forms:
+        forms[spelling] = _compile(tree)
+    found = forms[spelling]
     _last = (weakref.ref(tree), found)
     return found
 

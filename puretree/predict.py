@@ -360,7 +360,8 @@ def dense_ends(flat: FlatTree, X: Any, features: tuple[Feature, ...]) -> np.ndar
     if X.shape[1] != len(features) or not all(f.is_numeric for f in features):
         return None
     X = np.ascontiguousarray(X, dtype=np.float64)
-    total = X.sum()
+    with np.errstate(over="ignore", invalid="ignore"):  # only whether the sum is finite matters
+        total = X.sum()
     if not np.isfinite(total):  # a NaN or an infinity (or a huge sum): descend decides
         return None
     m, k = X.shape
