@@ -49,9 +49,14 @@ def trees(quick: bool):
     yield f"synthetic {n}x20 (full)", DecisionTreeClassifier(random_state=0).fit(X, y), X[:2000], X
 
 
-def median_time(fn, *, number: int, repeat: int = 7) -> float:
-    """Seconds per call: the median of ``repeat`` runs of ``number`` calls."""
-    return statistics.median(timeit.repeat(fn, number=number, repeat=repeat)) / number
+def side_by_side(ours, theirs, *, rounds: int, per_round: int = 1) -> tuple[float, float]:
+    """Seconds per call of each, timed in alternation (a busy machine slows both alike):
+    the median over ``rounds`` rounds of ``per_round`` calls each."""
+    a, b = [], []
+    for _ in range(rounds):
+        a.append(timeit.timeit(ours, number=per_round))
+        b.append(timeit.timeit(theirs, number=per_round))
+    return statistics.median(a) / per_round, statistics.median(b) / per_round
 
 
 def m2cgen_score(est, work: Path):
@@ -88,21 +93,24 @@ def bench(name, est, sample, batch, work: Path, lines: list[str]) -> None:
     assert [puretree.predict(tree, m) for m in mappings[:200]] == want[:200]
 
     predict = module.predict
-    ours = median_time(lambda: [predict(r) for r in rows], number=1) / len(rows)
-    theirs = median_time(lambda: [argmax(score(r)) for r in rows], number=1) / len(rows)
+    chunks = [rows[i: i + 100] for i in range(0, len(rows), 100)]
+    mine, peer = [], []
+    for _ in range(5):  # many short rounds, alternating: a preempted round is an outlier
+        for chunk in chunks:
+            mine.append(timeit.timeit(lambda: [predict(r) for r in chunk], number=1) / len(chunk))
+            peer.append(timeit.timeit(lambda: [argmax(score(r)) for r in chunk], number=1) / len(chunk))
+    ours, theirs = statistics.median(mine), statistics.median(peer)
     lines.append(f"| {name} | generated Python `predict(row)` ({form}) | {ours * 1e6:.2f} us | m2cgen `score` + argmax | {theirs * 1e6:.2f} us | {ours / theirs:.2f} |")
 
     one = batch[:1].copy()
     mapping = mappings[0]
     puretree.predict(tree, one)  # the first call compiles the tree: not timed
-    sk_one = median_time(lambda: est.predict(one), number=200)
-    lib_map = median_time(lambda: puretree.predict(tree, mapping), number=2000)
-    lib_arr = median_time(lambda: puretree.predict(tree, one), number=2000)
+    lib_map, sk_one = side_by_side(lambda: puretree.predict(tree, mapping), lambda: est.predict(one), rounds=41, per_round=20)
+    lib_arr, _ = side_by_side(lambda: puretree.predict(tree, one), lambda: est.predict(one), rounds=41, per_round=20)
     lines.append(f"| {name} | library, one row (mapping) | {lib_map * 1e6:.2f} us | scikit-learn, 1-row array | {sk_one * 1e6:.2f} us | {lib_map / sk_one:.2f} |")
     lines.append(f"| {name} | library, one row (1-row array) | {lib_arr * 1e6:.2f} us | scikit-learn, 1-row array | {sk_one * 1e6:.2f} us | {lib_arr / sk_one:.2f} |")
 
-    sk_batch = median_time(lambda: est.predict(batch), number=1, repeat=9)
-    lib_batch = median_time(lambda: puretree.predict(tree, batch), number=1, repeat=9)
+    lib_batch, sk_batch = side_by_side(lambda: puretree.predict(tree, batch), lambda: est.predict(batch), rounds=15)
     lines.append(f"| {name} | library, {len(batch):,} rows | {lib_batch * 1e3:.2f} ms | scikit-learn, {len(batch):,} rows | {sk_batch * 1e3:.2f} ms | {lib_batch / sk_batch:.2f} |")
 
 
