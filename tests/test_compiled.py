@@ -207,7 +207,7 @@ def test_dense_walk_ends_where_descend_does(case, seed):
 def test_dense_walk_on_a_deep_tree_and_its_fallbacks(block, monkeypatch):
     from test_codegen_c import deep_chain
 
-    monkeypatch.setattr("puretree.predict.DENSE_BLOCK", block)  # 7: many blocks, the last short
+    monkeypatch.setattr(sys.modules["puretree.predict"], "DENSE_BLOCK", block)  # 7: many blocks, the last short
     tree = deep_chain(40)  # deeper than the walk's compaction interval, leaves at every depth
     X = np.arange(-1, 42, 0.5)[:, None]
     assert dense_ends(flatten(tree), X, tree.schema.features).tolist() == apply(tree, X).tolist()
