@@ -86,7 +86,7 @@ def _source(tree: Tree) -> dict[str, Any]:
 def _compile(tree: Tree) -> Compiled | None:
     try:
         module = _source(tree)
-    except (CodegenError, RecursionError, MemoryError):  # a tree the Python target cannot take
+    except (CodegenError, SyntaxError, RecursionError, MemoryError):  # a tree the Python target cannot take
         return None
     schema = tree.schema
     generated = module["predict"]
