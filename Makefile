@@ -42,10 +42,13 @@ constraints: $(VENV)/.test
 	{ sed -n 1,2p constraints/test.txt; $(BIN)/python -m pip freeze --exclude-editable | grep -v '^#' | sed 's/$$/ ; python_version >= "3.11"/'; } > constraints/test.txt.new
 	mv constraints/test.txt.new constraints/test.txt
 
+# bench_predict compares generated Python with m2cgen's (installed from PyPI first: benchmarks only).
 bench: $(VENV)/.test
 	$(BIN)/python bench/bench_fit.py
 	$(BIN)/python bench/bench_regression.py
 	$(BIN)/python bench/bench_deep_models.py
+	$(BIN)/python -m pip install --quiet m2cgen
+	$(BIN)/python bench/bench_predict.py
 
 # c45 against Weka's J48 side by side: installs Debian's weka (and Java) and liac-arff first.
 bench-j48: $(VENV)/.test

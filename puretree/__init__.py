@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
 
     from . import codegen, costs, criteria, datasets, evaluate, fold, importance, impurity, prune, rules
     from .codegen import export, generate, verify
+    from .compiled import to_function
     from .costs import cost_sensitive, nunez, tan_schlimmer
     from .criteria import gain_ratio, impurity_decrease, information_gain, per_feature, split_info
     from .data import Dataset, as_dataset, from_numpy, from_pandas, from_rows, read_csv
@@ -76,7 +77,7 @@ __all__ = [
     "evaluate", "accuracy", "confusion_matrix", "precision_recall", "roc_auc", "train_test_split",
     "stratified_folds", "cross_validate",
     # saving, compiling, converting
-    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "from_sklearn",
+    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn",
     # errors
     "PuretreeError", "DataError", "SchemaError", "ModelFormatError", "ParameterError", "CodegenError",
 ]
@@ -84,6 +85,7 @@ __all__ = [
 # Where each public name lives: {submodule: names}; (name, attribute) where they differ.
 _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".codegen": ("export", "generate", "verify"),
+    ".compiled": ("to_function",),
     ".costs": ("cost_sensitive", "nunez", "tan_schlimmer"),
     ".criteria": ("gain_ratio", "impurity_decrease", "information_gain", "per_feature", "split_info"),
     ".data": ("Dataset", "as_dataset", "from_numpy", "from_pandas", "from_rows", "read_csv"),
@@ -138,7 +140,9 @@ def _function(name: str) -> property:
     """
 
     def get(module: types.ModuleType) -> Any:
-        return getattr(importlib.import_module(f".{name}", __name__), name)
+        # sys.modules first: a call through puretree.predict stays as fast as a direct one.
+        sub = sys.modules.get(f"{__name__}.{name}") or importlib.import_module(f".{name}", __name__)
+        return getattr(sub, name)
 
     def set(module: types.ModuleType, value: Any) -> None:
         if not isinstance(value, types.ModuleType):

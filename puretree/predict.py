@@ -44,13 +44,12 @@ from .nodes import MISSING, MISSING_STRATEGIES, TESTS, UNSEEN, Feature, Interval
 
 __all__ = [
     "descend",
+    "dense_ends",
+    "DENSE_LEVELS",
+    "DENSE_BLOCK",
     "normalised_fractions",
     "LEAF",
     "KIND_CODES",
-    "THRESHOLD_SPLIT",
-    "NUMERIC_SPLIT",
-    "MULTIWAY_SPLIT",
-    "SUBSET_SPLIT",
     "FlatTree",
     "flatten",
     "predict",
@@ -62,10 +61,9 @@ __all__ = [
 ]
 
 #: ``FlatTree.kind`` of a leaf; a split's is ``1 +`` its test kind's position in
-#: :data:`~puretree.nodes.TESTS` (the constants below name them for code lowering).
+#: :data:`~puretree.nodes.TESTS` (code lowering names them: :mod:`puretree.codegen.lower`).
 LEAF = 0
 KIND_CODES: dict[str, int] = {kind: i + 1 for i, kind in enumerate(TESTS)}
-THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CODES["multiway"], KIND_CODES["subset"]
 #: ``FlatTree.route``: how prediction finds a row's branch at a node. The flat arrays are
 #: compiled from what each test answers (its constraints; its branch for every category
 #: code), so that most levels are one numpy step for all rows: a split on a numeric feature
@@ -74,8 +72,15 @@ THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CO
 #: asked (``branch_of``) for its rows, node by node (BY_TEST).
 AT_LEAF, BY_THRESHOLD, BY_TABLE, BY_TEST = 0, 1, 2, 3
 
-#: Deprecated (one release): the old name of :data:`THRESHOLD_SPLIT`.
-NUMERIC_SPLIT = THRESHOLD_SPLIT
+# Deprecated (one release): the kind codes' old names here, now code lowering's
+# (puretree.codegen.lower); prediction itself asks each split's test, never its kind.
+_OLD_KIND_NAMES = {"THRESHOLD_SPLIT": "threshold", "NUMERIC_SPLIT": "threshold", "MULTIWAY_SPLIT": "multiway", "SUBSET_SPLIT": "subset"}
+
+
+def __getattr__(name: str) -> int:
+    if name in _OLD_KIND_NAMES:
+        return KIND_CODES[_OLD_KIND_NAMES[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @attrs.frozen(eq=False)
@@ -119,6 +124,15 @@ class FlatTree:
     route: np.ndarray | None = None
     #: Whether any node is BY_TEST (most trees: none, and descend skips that step).
     asks: bool = False
+    #: Whether every split is BY_THRESHOLD, so that :func:`dense_ends` can walk the tree.
+    dense: bool = False
+    #: The tree for :func:`dense_ends`, indexed by *slot* ``2 * node`` (``+ 1``: the right
+    #: branch): the feature and threshold at even slots, the child's slot at both, a leaf
+    #: pointing back to itself; ``dense_leaf[slot]``: a leaf's slot.
+    dense_feature: np.ndarray | None = None
+    dense_threshold: np.ndarray | None = None
+    dense_child: np.ndarray | None = None
+    dense_leaf: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -214,10 +228,18 @@ def _flatten(tree: Tree) -> FlatTree:
             heavy[i] = kids[i][int(np.argmax(w))]
             total = w.sum()
             fraction[kids[i]] = w / total if total > 0 else 1.0 / len(w)
+    leaf = route == AT_LEAF
+    dense = bool(((route == AT_LEAF) | (route == BY_THRESHOLD)).all())
+    ids = np.arange(n, dtype=np.intp)
     return FlatTree(
         kind, feature_of, threshold, left, right, offset, n_categories, np.asarray(table, dtype=np.int64),
         counts, value, np.asarray(parent, dtype=np.int64), np.asarray(depth, dtype=np.int64), tuple(nodes),
         child_offset, n_children, child_table, heavy, fraction, regression, features, route, bool((route == BY_TEST).any()),
+        dense,
+        np.repeat(np.where(leaf, 0, feature_of).astype(np.intp), 2),
+        np.repeat(np.where(leaf, 0.0, threshold), 2),
+        2 * np.stack([np.where(leaf, ids, left), np.where(leaf, ids, right)], axis=1).reshape(-1).astype(np.intp),
+        np.repeat(leaf, 2),
     )
 
 
@@ -321,6 +343,64 @@ def _spread(flat: FlatTree, rows: np.ndarray, node: np.ndarray, weight: np.ndarr
     return np.repeat(rows, count), child, np.repeat(weight, count) * flat.fraction[child]
 
 
+#: dense_ends takes the rows still walking out of its arrays every this many levels.
+DENSE_LEVELS = 8
+#: dense_ends walks this many rows at a time: its arrays then stay in the processor's cache.
+DENSE_BLOCK = 8192
+
+
+def dense_ends(flat: FlatTree, X: Any, features: tuple[Feature, ...]) -> np.ndarray | None:
+    """The end node of each row of a numeric array, walked with a few numpy steps per level;
+    None when this walk does not apply (another kind of input, a categorical feature, a split
+    that is not ``x <= t``, a missing or infinite value anywhere: :func:`descend` decides).
+
+    Rows are walked :data:`DENSE_BLOCK` at a time. All rows of a block take one step per
+    level together, whether or not they have reached a leaf (a leaf leads to itself), so a
+    level costs the same few whole-array operations; every :data:`DENSE_LEVELS` levels the
+    rows at leaves leave the arrays.
+    """
+    if not (flat.dense and type(X) is np.ndarray and X.ndim == 2 and X.dtype.kind in "iuf" and X.shape[0] > 0):
+        return None
+    if X.shape[1] != len(features) or not all(f.is_numeric for f in features):
+        return None
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # only whether the sum is finite matters
+        total = X.sum()
+    if not np.isfinite(total):  # a NaN or an infinity (or a huge sum): descend decides
+        return None
+    m, k = X.shape
+    cells = X.reshape(-1)
+    out = np.empty(m, dtype=np.intp)
+    levels = int(flat.depth.max())
+    for start in range(0, m, DENSE_BLOCK):
+        stop = min(m, start + DENSE_BLOCK)
+        rows = np.arange(start, stop, dtype=np.intp)
+        _walk_block(flat, cells, rows, rows * k, levels, out)
+    return out
+
+
+def _walk_block(flat: FlatTree, cells: np.ndarray, rows: np.ndarray, base: np.ndarray, levels: int, out: np.ndarray) -> None:
+    """Walk ``rows`` (whose cells start at ``base``) down ``levels`` levels; their end nodes go to ``out``."""
+    feature, threshold, child = flat.dense_feature, flat.dense_threshold, flat.dense_child
+    slot = np.zeros(len(rows), dtype=np.intp)
+    while True:
+        steps = min(DENSE_LEVELS, levels)
+        for _ in range(steps):  # ndarray.take: fancy indexing's work with less overhead
+            x = cells.take(feature.take(slot) + base)
+            slot = child.take(slot + (x > threshold.take(slot)))
+        levels -= steps
+        if levels <= 0:
+            out[rows] = slot >> 1
+            return
+        done = flat.dense_leaf[slot]
+        if done.any():
+            out[rows[done]] = slot[done] >> 1
+            keep = ~done
+            rows, base, slot = rows[keep], base[keep], slot[keep]
+            if not rows.size:
+                return
+
+
 def _row_namer(X: Any) -> Any:
     """How errors name a row of ``X``: by file line for a dataset read from a file."""
     return X.row_name if isinstance(X, Dataset) else "row {}".format
@@ -346,6 +426,10 @@ def normalised_fractions(flat: FlatTree) -> np.ndarray:
 def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     """Per row: class probabilities (or the predicted mean, as one column)."""
     flat = flatten(tree)
+    ends = dense_ends(flat, X, tree.schema.features)
+    if ends is not None:
+        # 0.0 + p, as the sums below form it (a -0.0 mean becomes 0.0).
+        return normalised_fractions(flat)[ends] + 0.0, False
     Xe, single = _encode(tree, X)
     rows, ends, weights = descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False, row_name=_row_namer(X))
     per_node = normalised_fractions(flat)
@@ -366,18 +450,41 @@ def apply(tree: Tree, X: Any) -> Any:
     return int(ids[0]) if single else ids
 
 
+# puretree.compiled.one_row, bound on first use: compiling belongs to a higher layer.
+_one_row: Any = None
+
+
+def _fast(tree: Tree, X: Any, what: str) -> tuple[Any] | None:
+    """One row (a mapping or a 1-row array) through the tree compiled to Python, as
+    ``(answer,)``; None for a batch, or when the general path must decide."""
+    global _one_row
+    if not (isinstance(X, Mapping) or (type(X) is np.ndarray and X.ndim == 2 and X.shape[0] == 1)):
+        return None
+    if _one_row is None:
+        from .compiled import one_row
+
+        _one_row = one_row
+    return _one_row(tree, X, what)
+
+
 def predict_proba(tree: Tree, X: Any) -> np.ndarray:
     """Class probabilities, columns in the order of ``tree.schema.classes``."""
     if tree.schema.is_regression:
         from .errors import ParameterError
 
         raise ParameterError("predict_proba needs a classification tree; this is a regression tree")
+    fast = _fast(tree, X, "proba")
+    if fast is not None:
+        return fast[0]
     proba, single = _combined(tree, X)
     return proba[0] if single else proba
 
 
 def predict_value(tree: Tree, X: Any) -> Any:
     """Regression: the weighted mean target of the leaf each row reaches."""
+    fast = _fast(tree, X, "value")
+    if fast is not None:
+        return fast[0]
     mean, single = _combined(tree, X)
     return float(mean[0, 0]) if single else mean[:, 0]
 
@@ -389,8 +496,15 @@ def predict(tree: Tree, X: Any) -> Any:
     natural numpy dtype for a batch). A batch of no rows gives an empty array of that dtype
     (``predict_proba``: shape ``(0, n_classes)``).
     """
+    fast = _fast(tree, X, "predict")
+    if fast is not None:
+        return fast[0]
     if tree.schema.is_regression:
         return predict_value(tree, X)
+    flat = flatten(tree)
+    ends = dense_ends(flat, X, tree.schema.features)
+    if ends is not None:  # the first most probable class of each end node
+        return labels_array(tree.schema.classes)[np.argmax(normalised_fractions(flat), axis=1)[ends]]
     proba = predict_proba(tree, X)
     if proba.ndim == 1:
         return tree.schema.classes[int(np.argmax(proba))]

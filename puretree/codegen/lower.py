@@ -41,8 +41,11 @@ import numpy as np
 from ..errors import CodegenError
 from ..fold import ENTER, events
 from ..nodes import Tree
-from ..predict import LEAF, MULTIWAY_SPLIT, THRESHOLD_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
+from ..predict import KIND_CODES, LEAF, normalised_fractions, flatten
 from . import literals as lit
+
+#: The flat table's kind codes of the split tests lowering writes particular code for.
+THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CODES["multiway"], KIND_CODES["subset"]
 
 __all__ = ["MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 

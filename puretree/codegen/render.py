@@ -28,7 +28,7 @@ from ..errors import CodegenError
 from ..nodes import Tree
 from .lower import lower
 
-__all__ = ["template_roots", "environment", "targets", "generate", "export"]
+__all__ = ["template_roots", "environment", "targets", "first_reads", "generate", "export"]
 
 
 def template_roots() -> list[Path]:
@@ -94,6 +94,51 @@ def targets(template_dirs: Iterable[str | os.PathLike[str]] | None = None) -> li
     return sorted(found)
 
 
+def first_reads(lines: list[dict[str, Any]], categorical: Iterable[int] = ()) -> list[dict[str, Any]]:
+    """The nested form's statements, marked for code that reads a row lazily.
+
+    Each ``if`` gets ``first_read``: whether no split enclosing it reads its feature, so that
+    the code fetches and converts the cell there (every test of a split reads one feature,
+    and a split's first test is its ``if``). When that first read is of a numeric feature
+    (not in ``categorical``), the split's branches get ``infinite``: ``(feature, -1)`` on the
+    ``x <= t`` branch, where only ``-inf`` can arrive, ``(feature, 1)`` on the other, where
+    only ``+inf`` can: the one value each branch must check to find an infinite number.
+
+    >>> lines = [{"depth": 0, "op": "if", "test": {"feature": 3, "kind": "le"}},
+    ...          {"depth": 1, "op": "if", "test": {"feature": 3, "kind": "le"}},
+    ...          {"depth": 2, "op": "result", "outcome": 0},
+    ...          {"depth": 1, "op": "else"},
+    ...          {"depth": 2, "op": "result", "outcome": 1},
+    ...          {"depth": 1, "op": "end"},
+    ...          {"depth": 0, "op": "else"},
+    ...          {"depth": 1, "op": "if", "test": {"feature": 0, "kind": "codes"}}]
+    >>> [(line.get("first_read"), line.get("infinite")) for line in first_reads(lines, categorical={0})]
+    [(True, (3, -1)), (False, None), (None, None), (None, None), (None, None), (None, None), (None, (3, 1)), (True, None)]
+    """
+    skip = set(categorical)
+    out = []
+    path: list[int] = []  # path[d]: the feature read by the split whose ``if`` is at depth d
+    opened: dict[int, int | None] = {}  # depth -> the numeric feature its split reads first
+    for line in lines:
+        op, d = line["op"], line["depth"]
+        if op == "if":
+            j = line["test"]["feature"]
+            del path[d:]
+            first = j not in path
+            line = {**line, "first_read": first}
+            path.append(j)
+            opened[d] = j if first and j not in skip else None
+        j = opened.get(d)
+        if j is not None and op in ("if", "elif") and line["test"]["kind"] == "le":
+            line = {**line, "infinite": (j, -1)}
+        elif j is not None and op == "else":
+            line = {**line, "infinite": (j, 1)}
+        elif op == "end":
+            opened.pop(d, None)
+        out.append(line)
+    return out
+
+
 def _outputs(env: jinja2.Environment, target: str) -> list[str]:
     prefix = f"{target}/"
     names = sorted(t for t in env.list_templates() if t.startswith(prefix) and "/" not in t[len(prefix):] and t.endswith(".j2") and not t[len(prefix):].startswith("_"))
@@ -130,6 +175,7 @@ def generate(
     env = environment(template_dirs)
     outputs = _outputs(env, target)
     model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language})
+    model["lines"] = first_reads(model["lines"], [f["index"] for f in model["features"] if f["categorical"]])
     files = {}
     for template in outputs:
         filename = template.split("/", 1)[1][: -len(".j2")].replace("NAME", name)

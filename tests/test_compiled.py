@@ -1,0 +1,222 @@
+"""Fast paths of prediction: generated Python reading a row lazily, the tree compiled to a
+Python function (``to_function``) answering one row for the library, and the dense walk of
+numeric batches. Each answers exactly as the general path does."""
+
+import math
+import pickle
+import sys
+import tempfile
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import puretree
+from puretree.codegen.render import generate
+from puretree.codegen.verify import check_rows, load_python, python_row
+from puretree.compiled import to_function
+from puretree.errors import DataError, ParameterError, SchemaError
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.predict import apply, dense_ends, flatten, predict, predict_proba, predict_value
+from test_codegen_c import built, grown
+
+
+def module_of(tree, **options):
+    module = load_python(generate(tree, "python", **options)["tree.py"], tempfile.mkdtemp(prefix="puretree-test-"))
+    sys.modules.pop(module.__name__, None)
+    return module
+
+
+def two_level(missing="majority"):
+    """x <= 0 -> 'low'; else y <= 0 -> 'mid', else 'high': a row going left never reads y."""
+    schema = Schema((Feature("x"), Feature("y"), Feature("z")), ("high", "low", "mid"))
+    right = NumericSplit(1, 0.0, Leaf((0, 0, 3)), Leaf((4, 0, 0)), (4, 0, 3))
+    return Tree(NumericSplit(0, 0.0, Leaf((0, 5, 0)), right, (4, 5, 3)), schema, missing)
+
+
+BAD = ["abc", math.inf, -math.inf, True, [1.0], object()]
+
+
+@pytest.mark.parametrize("form", ["nested", "table"])
+@pytest.mark.parametrize("missing", ["majority", "error", "distribute"])
+@pytest.mark.parametrize("bad", BAD, ids=repr)
+def test_generated_python_checks_only_what_the_path_reads(form, missing, bad):
+    tree = two_level(missing)
+    module = module_of(tree, form=form)
+    # y and z are not read on the way to the left leaf: their cells are not examined.
+    assert module.predict([-1.0, bad, bad]) == "low"
+    assert module.predict({"x": -1.0, "y": bad, "z": bad}) == "low"
+    assert module.predict_proba([-1.0, bad, bad]) == [0.0, 1.0, 0.0]
+    # On the right, y is read (z never is): a bad y is refused, naming its column.
+    assert module.predict([1.0, 1.0, bad]) == "high"
+    with pytest.raises(ValueError, match="column 'y'"):
+        module.predict([1.0, bad, 0.0])
+    with pytest.raises(ValueError, match="column 'y'"):
+        module.predict_proba({"x": 1.0, "y": bad, "z": 0.0})
+    # A bad value where the path starts is refused whatever the rest holds.
+    with pytest.raises(ValueError, match="column 'x'"):
+        module.predict([bad, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("form", ["nested", "table"])
+def test_generated_python_still_checks_the_row_shape(form):
+    tree = two_level()
+    module = module_of(tree, form=form)
+    with pytest.raises(ValueError, match="expected 3 values, got 2"):
+        module.predict([-1.0, 0.0])
+    with pytest.raises(ValueError, match="missing column 'z'"):
+        module.predict({"x": -1.0, "y": 0.0})
+    # Numbers of other types are converted where they are read, as before.
+    assert module.predict((1, "0.5", None)) == module.predict([1.0, 0.5, 0.0]) == "high"
+    assert module.predict(np.array([1.0, -0.5, 0.0])) == "mid"
+    # y missing: the heavier branch
+    assert module.predict([1.0, float("nan"), "?"]) == predict(tree, {"x": 1.0, "y": None, "z": 0.0}) == "high"
+
+
+def test_to_function_is_the_generated_predict_raising_data_errors():
+    tree = two_level()
+    f = to_function(tree)
+    assert f is puretree.to_function(tree)
+    assert f([-1.0, "abc", None]) == "low"
+    assert f({"x": 1.0, "y": 2.0, "z": "whatever"}) == "high"
+    with pytest.raises(DataError, match="column 'y': 'abc' is not a number"):
+        f([1.0, "abc", 0.0])
+    with pytest.raises(DataError, match="column 'y': value inf is not finite"):
+        f([1.0, math.inf, 0.0])
+    with pytest.raises(ParameterError, match="needs a Tree"):
+        to_function("tree.json")
+
+
+def test_the_compiled_function_is_no_part_of_the_value():
+    tree = two_level()
+    before = pickle.dumps(tree)
+    twin = pickle.loads(before)
+    digest = hash(tree)
+    to_function(tree)
+    predict(tree, {"x": 1.0, "y": 1.0, "z": 1.0})
+    assert pickle.dumps(tree) == before
+    assert hash(tree) == digest and tree == twin
+    assert to_function(twin) is to_function(tree)  # equal trees share it
+
+
+def test_the_library_still_checks_every_cell_of_one_row():
+    # Unlike the generated module, the library refuses a bad value in any column, as it did.
+    tree = two_level()
+    for row in ({"x": -1.0, "y": "abc", "z": 0.0}, {"x": -1.0, "y": 0.0, "z": math.inf}):
+        with pytest.raises(DataError, match="column '[yz]'"):
+            predict(tree, row)
+        with pytest.raises(DataError, match="column '[yz]'"):
+            predict(tree, np.array([list(row.values())], dtype=object))
+    with pytest.raises(SchemaError, match="missing column"):
+        predict(tree, {"x": -1.0, "y": 0.0})
+    with pytest.raises(DataError, match="missing value"):
+        predict(attrs_evolve(tree, missing="error"), {"x": None, "y": 0.0, "z": 0.0})
+
+
+def attrs_evolve(tree, **changes):
+    import attrs
+
+    return attrs.evolve(tree, **changes)
+
+
+def _same(a, b):
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+    return type(a) is type(b) and a == b
+
+
+def _outcome(call):
+    try:
+        return ("ok", call())
+    except DataError as exc:
+        return ("error", type(exc).__name__, str(exc))
+
+
+@settings(max_examples=15, deadline=None)
+@given(case=st.one_of(grown(), grown(regression=True), built()))
+def test_one_row_answers_as_the_general_path(case):
+    # One row (a mapping, a 1-row array) goes through the compiled tree; a list holding that
+    # one mapping takes the general path. Both answer alike, errors included.
+    tree, X = case
+    names = tree.schema.feature_names
+    regression = tree.schema.is_regression
+    for row in check_rows(tree, X).tolist():
+        mapping = dict(zip(names, python_row(tree, row)))
+        fast = _outcome(lambda: predict(tree, mapping))
+        slow = _outcome(lambda: predict(tree, [mapping]))
+        if slow[0] == "ok":
+            # One row's label is the schema's own object (a batch's, a numpy element).
+            kind = float if regression else type(tree.schema.classes[tree.schema.classes.index(fast[1])])
+            assert fast[0] == "ok" and type(fast[1]) is kind and fast[1] == slow[1][0], (mapping, fast, slow)
+        else:
+            assert fast == slow
+        if not regression:
+            fast = _outcome(lambda: predict_proba(tree, mapping))
+            slow = _outcome(lambda: predict_proba(tree, [mapping]))
+            assert fast[0] == slow[0] and (fast[0] != "ok" or fast[1].tolist() == slow[1][0].tolist())
+        if all(f.is_numeric for f in tree.schema.features):
+            one = np.array([row])
+            fast = _outcome(lambda: predict(tree, one))
+            slow = _outcome(lambda: predict(tree, [dict(zip(names, row))]))
+            assert fast[0] == slow[0] and (fast[0] != "ok" or _same(fast[1], slow[1])), (row, fast, slow)
+
+
+def test_one_row_answers_have_the_general_forms():
+    tree = two_level()
+    assert predict(tree, {"x": 1, "y": -1, "z": 0}) == "mid"
+    one = predict(tree, np.array([[1.0, -1.0, 0.0]]))
+    assert one.tolist() == ["mid"] and one.dtype == predict(tree, np.zeros((2, 3))).dtype
+    one[0] = "changed"  # the answer is the caller's: the next one is unchanged
+    assert predict(tree, np.array([[1.0, -1.0, 0.0]])).tolist() == ["mid"]
+    p = predict_proba(tree, {"x": 1.0, "y": -1.0, "z": 0.0})
+    p[:] = 7
+    assert predict_proba(tree, {"x": 1.0, "y": -1.0, "z": 0.0}).tolist() == [0.0, 0.0, 1.0]
+    assert predict_proba(tree, np.array([[1.0, -1.0, 0.0]])).shape == (1, 3)
+    # A mean of -0.0 comes back as 0.0, as the general path's sums make it.
+    schema = Schema((Feature("x"),), (), task="regression")
+    reg = Tree(NumericSplit(0, 0.5, Leaf((1.0, -0.0, 0.0)), Leaf((1.0, 2.0, 0.0)), (2.0, 2.0, 4.0)), schema)
+    for answer in (predict_value(reg, {"x": 0.0}), predict(reg, {"x": 0.0}), predict(reg, np.array([[0.0]]))[0], predict(reg, np.zeros((3, 1)))[0]):
+        assert answer == 0.0 and math.copysign(1.0, answer) == 1.0
+
+
+@settings(max_examples=20, deadline=None)
+@given(case=st.one_of(grown(), grown(regression=True), built()), seed=st.integers(0, 2**32 - 1))
+def test_dense_walk_ends_where_descend_does(case, seed):
+    tree, X = case
+    rows = check_rows(tree, X)
+    flat = flatten(tree)
+    ends = dense_ends(flat, rows, tree.schema.features)
+    numeric = all(f.is_numeric for f in tree.schema.features)
+    finite = bool(np.isfinite(rows).all())
+    if ends is None:  # only where the dense walk does not apply
+        assert not (flat.dense and numeric and finite and len(rows))
+    else:
+        assert ends.tolist() == apply(tree, rows).tolist()
+    if numeric and len(rows):
+        # Batches of finite numbers answer as the general path (a list of mappings) does.
+        finite_rows = np.nan_to_num(rows, nan=0.5)
+        np.random.default_rng(seed).shuffle(finite_rows)
+        mappings = [dict(zip(tree.schema.feature_names, r)) for r in finite_rows.tolist()]
+        assert _same(predict(tree, finite_rows), predict(tree, mappings))
+        if not tree.schema.is_regression:
+            assert predict_proba(tree, finite_rows).tolist() == predict_proba(tree, mappings).tolist()
+
+
+@pytest.mark.parametrize("block", [7, 8192])
+def test_dense_walk_on_a_deep_tree_and_its_fallbacks(block, monkeypatch):
+    from test_codegen_c import deep_chain
+
+    monkeypatch.setattr(sys.modules["puretree.predict"], "DENSE_BLOCK", block)  # 7: many blocks, the last short
+    tree = deep_chain(40)  # deeper than the walk's compaction interval, leaves at every depth
+    X = np.arange(-1, 42, 0.5)[:, None]
+    assert dense_ends(flatten(tree), X, tree.schema.features).tolist() == apply(tree, X).tolist()
+    assert predict(tree, X).tolist() == [predict(tree, {"x": x}) for x in X[:, 0].tolist()]
+    with_nan = X.copy()
+    with_nan[3, 0] = np.nan
+    assert dense_ends(flatten(tree), with_nan, tree.schema.features) is None
+    assert predict(tree, with_nan).tolist() == predict(tree, [{"x": x} for x in with_nan[:, 0].tolist()]).tolist()
+    with_inf = X.copy()
+    with_inf[5, 0] = np.inf
+    with pytest.raises(DataError, match="row 5, column 'x': value inf is not finite"):
+        predict(tree, with_inf)
