@@ -40,11 +40,12 @@ import numpy as np
 
 from ..errors import CodegenError
 from ..fold import ENTER, events
-from ..nodes import Tree
+from ..fold import rewrite
+from ..nodes import Split, Threshold, Tree
 from ..predict import LEAF, MULTIWAY_SPLIT, THRESHOLD_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
 from . import literals as lit
 
-__all__ = ["MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
+__all__ = ["QUANTIZED_MAX", "feature_ranges", "quantization", "quantize", "quantized_tree", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
@@ -74,6 +75,7 @@ _DEFAULTS: dict[str, Any] = {
     "form": "auto",
     "index_type": "auto",
     "language": None,
+    "quantize": None,
 }
 
 
@@ -139,6 +141,109 @@ def _value_literal(language: str, value: Any) -> str:
     return lit.py_string(str(value))
 
 
+# -- fixed point ----------------------------------------------------------------------------
+
+#: The largest quantized value per integer feature type. Quantized values lie in
+#: ``[-QUANTIZED_MAX, QUANTIZED_MAX]``: the type's minimum stays free for the missing value,
+#: and for int32 the bound is a power of two, so that the float32 arithmetic of the
+#: quantizer holds it exactly (2**31 - 1 is no float32 value).
+QUANTIZED_MAX = {"int16": 2**15 - 1, "int32": 2**30}
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_TINY = float(np.finfo(np.float32).tiny)
+
+
+def feature_ranges(X: Any) -> tuple[tuple[float, float], ...]:
+    """Each column's ``(smallest, largest)`` present value (``(0.0, 0.0)`` when it has none):
+    the training data's range that :func:`quantization` maps onto the integer type.
+
+    >>> feature_ranges(np.array([[1.0, np.nan], [3.0, np.nan], [2.0, np.nan]]))
+    ((1.0, 3.0), (0.0, 0.0))
+    """
+    X = np.asarray(X, dtype=np.float64)
+    out = []
+    for j in range(X.shape[1]):
+        col = X[:, j][~np.isnan(X[:, j])]
+        out.append((float(col.min()), float(col.max())) if col.size else (0.0, 0.0))
+    return tuple(out)
+
+
+def quantization(schema: Any, ranges: Any, ftype: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(offset, scale)`` per feature, as float32: a value ``x`` becomes
+    ``floor((x - offset) * scale)`` clamped to ``[-QUANTIZED_MAX, QUANTIZED_MAX]`` (float32
+    arithmetic), so that the range ``[lo, hi]`` of a numeric feature covers the integer type.
+    A categorical feature's code passes unchanged (offset 0, scale 1).
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> off, scale = quantization(Schema((Feature("x"),)), [(0.0, 2.0)], "int16")
+    >>> float(off[0]), float(scale[0])
+    (1.0, 32767.0)
+    """
+    if ftype not in QUANTIZED_MAX:
+        raise CodegenError(f"quantization needs an integer feature type (int16 or int32), not {ftype!r}")
+    ranges = list(ranges)
+    if len(ranges) != schema.n_features:
+        raise CodegenError(f"quantization needs one (low, high) range per feature: got {len(ranges)} for {schema.n_features} features")
+    top = QUANTIZED_MAX[ftype]
+    offset = np.zeros(schema.n_features, dtype=np.float32)
+    scale = np.ones(schema.n_features, dtype=np.float32)
+    for j, (feature, pair) in enumerate(zip(schema.features, ranges)):
+        try:
+            lo, hi = (float(v) for v in pair)
+        except (TypeError, ValueError):
+            raise CodegenError(f"the range of feature {feature.name!r} must be two numbers (low, high), got {pair!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+            raise CodegenError(f"the range of feature {feature.name!r} must be finite with low <= high, got ({lo!r}, {hi!r})")
+        if not feature.is_numeric:
+            if len(feature.categories) > top:
+                raise CodegenError(f"feature {feature.name!r} has {len(feature.categories)} categories; {ftype} quantization holds codes up to {top}")
+            continue
+        half = hi / 2 - lo / 2  # halves first: no overflow near the float64 limits
+        offset[j] = np.float32(min(max(lo / 2 + hi / 2, -_F32_MAX), _F32_MAX))
+        # A finite, non-zero scale: (x - offset) * scale is never NaN, whatever x is (inf included).
+        scale[j] = np.float32(min(max(top / half, _F32_TINY), _F32_MAX)) if half > 0 else np.float32(1.0)
+    return offset, scale
+
+
+def quantize(X: Any, offset: np.ndarray, scale: np.ndarray, ftype: str) -> np.ndarray:
+    """The library's quantization, exactly as the generated ``NAME_quantize`` computes it in
+    float32 (rounded once per operation, no fused multiply-add): values as float64 holding
+    integers, NaN (missing) kept.
+
+    >>> off, scale = np.array([1.0], np.float32), np.array([32767.0], np.float32)
+    >>> quantize(np.array([[0.0], [1.5], [9.0], [np.nan]]), off, scale, "int16").ravel().tolist()
+    [-32767.0, 16383.0, 32767.0, nan]
+    """
+    top = np.float32(QUANTIZED_MAX[ftype])
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.asarray(X, dtype=np.float64).astype(np.float32)
+        v = (x - offset.astype(np.float32)) * scale.astype(np.float32)
+        v = np.minimum(np.maximum(v, -top), top)
+        return np.floor(v).astype(np.float64)
+
+
+def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str) -> Tree:
+    """The tree the integer code runs: each threshold ``t`` becomes the quantized value of
+    ``t'``, the largest float32 ``<= t``. Quantization is monotone, so every float32 ``x`` the
+    model sends left (``x <= t``, that is ``x <= t'``) has ``q(x) <= q(t')`` and goes left too;
+    only the values above ``t'`` that share its integer can change side.
+
+    >>> from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+    >>> tree = Tree(NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1)), Schema((Feature("x"),), ("a", "b")))
+    >>> quantized_tree(tree, np.array([1.0], np.float32), np.array([32767.0], np.float32), "int16").root.test.value
+    -16384.0
+    """
+
+    def rule(node: Any) -> Any:
+        if isinstance(node, Split) and isinstance(node.test, Threshold):
+            j = node.feature
+            t = float(lit.float32_floor(node.test.value))
+            q = float(quantize(np.array([[t]]), offset[j: j + 1], scale[j: j + 1], ftype)[0, 0])
+            return Split(j, Threshold(q), node.children, node.counts)
+        return None
+
+    return rewrite(tree, rule)
+
+
 # -- thresholds ---------------------------------------------------------------------------
 
 
@@ -175,6 +280,20 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     opts = check_options(target, options)
     language, ftype, name = opts["language"], opts["feature_type"], opts["name"]
     schema = tree.schema
+    quant = None
+    if opts["quantize"] is not None:
+        if language != "c":
+            raise CodegenError("quantization is for C targets (with feature type int16 or int32)")
+        ranges = [tuple(float(v) for v in pair) for pair in opts["quantize"]]
+        offset, scale = quantization(schema, ranges, ftype)
+        tree = quantized_tree(tree, offset, scale, ftype)
+        quant = {
+            "ranges": ranges,
+            "offset": [lit.c_float(v) for v in offset.tolist()],
+            "scale": [lit.c_float(v) for v in scale.tolist()],
+            "max": lit.c_float(float(QUANTIZED_MAX[ftype])),
+            "max_int": str(QUANTIZED_MAX[ftype]),
+        }
     flat = flatten(tree)
     regression = schema.is_regression
     distribute = tree.missing == "distribute" and bool((flat.kind != LEAF).any())
@@ -268,7 +387,8 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         raise CodegenError(f"this tree's if/else-if statements nest {nesting} deep (a split on a categorical feature has many categories); nested C is limited to {C_ELIF_LIMIT}: use the c-table target")
 
     # Python and JavaScript numbers are doubles, whatever feature type was asked for.
-    manifest = _manifest(target=target, name=name, form=form, feature_type=ftype if language == "c" else "double", index_type=index_type, proba=bool(opts["proba"]) and not regression, missing=tree.missing, task=schema.task, n_features=schema.n_features)
+    manifest = _manifest(target=target, name=name, form=form, feature_type=ftype if language == "c" else "double", index_type=index_type, proba=bool(opts["proba"]) and not regression, missing=tree.missing, task=schema.task, n_features=schema.n_features,
+                         **({"quantize": quant["ranges"]} if quant else {}))
     ref_size = int(index_type[4:-2]) // 8
     stack_bytes = 32 + (2 * width * (ref_size + 8) + 8 * max(1, len(schema.classes)) if distribute else 0)
     ctype, int_range = lit.C_TYPES[ftype]
@@ -285,6 +405,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         "proba": bool(opts["proba"]) and not regression,
         "feature_type": ftype,
         "ctype": ctype,
+        "quantize": quant,
         "integer_features": int_range is not None,
         "missing_sentinel": lit.c_int(int_range[0], ctype) if int_range else "NAN",
         "int_max": lit.c_int(int_range[1], ctype) if int_range else "",
