@@ -44,10 +44,31 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
     p.add_argument("--form", choices=("auto", "nested", "table"), default="auto", help="Python: nested if/else or a table (default: nested when shallow enough)")
     p.add_argument("--no-proba", dest="proba", action="store_false", help="leave out predict_proba")
     p.add_argument("--template-dir", action="append", default=[], metavar="DIR", help="extra template folder, searched first (repeatable)")
+    p.add_argument("--quantize", action="store_true", help="C with --feature-type int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
+    p.add_argument("--ranges-from", metavar="TRAIN.csv", help="with --quantize: take each feature's range from this CSV (default: the ranges the model recorded at fit)")
 
 
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
+def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
+    options = {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
+    if tree is not None and args.quantize:
+        options["quantize"] = _ranges(args, tree)
+    return options
+
+
+def _ranges(args: argparse.Namespace, tree: Any) -> Any:
+    """The feature ranges to quantize with: from --ranges-from, else those the model recorded."""
+    from ..cli import CommandLineError
+    from ..codegen.lower import feature_ranges
+
+    if args.feature_type not in ("int16", "int32"):
+        raise CommandLineError(f"--quantize needs --feature-type int16 or int32, not {args.feature_type}")
+    if args.ranges_from is not None:
+        header, body = read_csv_table(args.ranges_from)
+        return feature_ranges(encode_table(tree.schema, header, body))
+    recorded = getattr(tree, "ranges", None)
+    if recorded is None:
+        raise CommandLineError(f"{args.model}: the model records no feature ranges (saved before format version 3, or converted from another library): give --ranges-from TRAIN.csv")
+    return recorded
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -55,7 +76,7 @@ def _export(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.model, *args.template_dir], folder=True)
     tree = load(args.model)
     extra = {"language": args.language} if args.language else {}
-    paths = export(tree, args.target, out_dir=args.output, **_options(args), **extra)
+    paths = export(tree, args.target, out_dir=args.output, **_options(args, tree), **extra)
     for path in paths:
         print(path)
     return 0
@@ -78,14 +99,20 @@ def _verify(args: argparse.Namespace) -> int:
         what = f"{args.code} ({manifest['target']}, {manifest['form']}, {manifest['feature_type']}, name {manifest['name']})"
         code = "the code in " + args.code
     else:
-        report = verify(tree, X, args.target, sanitize=args.sanitize, **_options(args))
-        what = f"{args.target} ({args.feature_type})"
+        report = verify(tree, X, args.target, sanitize=args.sanitize, **_options(args, tree))
+        what = f"{args.target} ({args.feature_type}{', quantized' if args.quantize else ''})"
         code = "generated code"
     if report.unreached:
         shown = ", ".join(map(str, report.unreached[:10])) + (", ..." if len(report.unreached) > 10 else "")
         print(f"note: {len(report.unreached)} nodes are reached by no row without missing values in the feature type (nodes {shown}): only missing-value rows check them")
     for row, want, got in report.mismatches[:10]:
         print(f"  row {row}: model {want!r}, {code} {got!r}")
+    if report.changed_by_quantization is not None:
+        for feature, value, want, got in report.quantize_mismatches[:10]:
+            print(f"  quantize: feature {tree.schema.features[feature].name!r}, value {value!r}: puretree {want!r}, {code} {got!r}")
+        qname = manifest["name"] if args.code is not None else args.name
+        print(f"{qname}_quantize: checked {report.n_quantized} values against puretree's quantization: {report.n_quantize_mismatches} mismatches")
+        print(f"quantization changes the prediction of {report.changed_by_quantization} of the {len(body)} rows of {args.data} (the quantized tree on quantized rows against the float model)")
     print(f"{what}: checked {report.n_checked} rows ({len(body)} from {args.data}, the rest at every node, threshold, unseen category and missing value): {report.n_mismatches} mismatches")
     return 0 if report.ok else 1
 
