@@ -100,8 +100,8 @@ def check_options(target: str, options: Mapping[str, Any] | None) -> dict[str, A
     opts["feature_type"] = ftype
     if opts["index_type"] != "auto" and opts["index_type"] not in INDEX_TYPES:
         raise CodegenError(f"unknown index type {opts['index_type']!r}; choose auto or one of {list(INDEX_TYPES)}")
-    if opts["form"] not in ("auto", "nested", "table"):
-        raise CodegenError(f"unknown form {opts['form']!r}; choose auto, nested or table")
+    if opts["form"] not in ("auto", "nested", "table", "compact"):
+        raise CodegenError(f"unknown form {opts['form']!r}; choose auto, nested, table or compact (C)")
     language = opts["language"] or TARGET_LANGUAGES.get(target)
     if language is None:
         raise CodegenError(f"target {target!r} is not built in: say which language its literals use (language=python|c|javascript)")
@@ -377,6 +377,9 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     if form == "auto":
         shallow = depth <= PYTHON_NESTING_LIMIT and _if_nesting(flat, tree.missing) <= PYTHON_ELIF_LIMIT
         form = "table" if target == "c-table" else ("nested" if target != "python" or shallow else "table")
+    if form == "compact" and (language != "c" or used_categorical or distribute):
+        why = "C code" if language != "c" else ("threshold splits only (this tree splits on a categorical feature)" if used_categorical else "missing values under \"majority\" or \"error\" (this tree distributes them)")
+        raise CodegenError(f"the compact table holds {why}: use form table")
     if form == "nested" and language == "python" and depth > PYTHON_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested Python allows at most {PYTHON_NESTING_LIMIT} (use form='table')")
     if form == "nested" and language == "python" and (nesting := _if_nesting(flat, tree.missing)) > PYTHON_ELIF_LIMIT:
@@ -389,6 +392,9 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     # Python and JavaScript numbers are doubles, whatever feature type was asked for.
     manifest = _manifest(target=target, name=name, form=form, feature_type=ftype if language == "c" else "double", index_type=index_type, proba=bool(opts["proba"]) and not regression, missing=tree.missing, task=schema.task, n_features=schema.n_features,
                          **({"quantize": quant["ranges"]} if quant else {}))
+    compact = _compact(flat, internal_index, outcome_of, rows, tree.missing, len(outcomes), opts["index_type"]) if form == "compact" else None
+    if compact is not None:
+        index_type = compact["index_type"]
     ref_size = int(index_type[4:-2]) // 8
     stack_bytes = 32 + (2 * width * (ref_size + 8) + 8 * max(1, len(schema.classes)) if distribute else 0)
     ctype, int_range = lit.C_TYPES[ftype]
@@ -435,7 +441,50 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
             "spread_child": spread_child if distribute else [],
             "spread_fraction": spread_fraction if distribute else [],
         },
+        "compact": compact,
         "lines": _lines(flat, tree, internal_index, outcome_of, rows, features) if form == "nested" else [],
+    }
+
+
+#: Flag bits of a compact node's code, below the feature index.
+COMPACT_LEFT_LEAF, COMPACT_RIGHT_LEAF, COMPACT_HEAVY_LEFT = 4, 2, 1
+
+
+def _compact(flat: Any, internal_index: dict[int, int], outcome_of: dict[int, int], rows: dict[str, list], missing: str, n_outcomes: int, forced: str) -> dict[str, Any]:
+    """The compact table: internal nodes in pre-order, one code, one threshold and one
+    reference each. A left child that is an internal node is the next node (pre-order), so
+    it is never stored; leaves are folded into the references. The code is
+    ``feature << 3 | left_is_leaf << 2 | right_is_leaf << 1 | heavy_left`` and the reference:
+
+    - neither child a leaf: the right child's node index;
+    - only the right child a leaf: its outcome (the left child is the next node);
+    - only the left child a leaf: its outcome (the right child is the next node);
+    - both leaves: ``left_outcome << bits | right_outcome``.
+    """
+    bits = max(1, (n_outcomes - 1).bit_length())
+    codes, refs = [], []
+    for node, i in internal_index.items():
+        j = int(flat.feature[node])
+        left, right = int(flat.left[node]), int(flat.right[node])
+        left_leaf, right_leaf = left not in internal_index, right not in internal_index
+        heavy_left = missing == "majority" and int(flat.heavy[node]) == left
+        codes.append(j << 3 | COMPACT_LEFT_LEAF * left_leaf | COMPACT_RIGHT_LEAF * right_leaf | COMPACT_HEAVY_LEFT * heavy_left)
+        if left_leaf and right_leaf:
+            refs.append(outcome_of[left] << bits | outcome_of[right])
+        elif left_leaf:
+            refs.append(outcome_of[left])
+        elif right_leaf:
+            refs.append(outcome_of[right])
+        else:
+            refs.append(internal_index[right])
+    return {
+        "code": codes,
+        "ref": refs,
+        "threshold": rows["threshold"],
+        "bits": bits,
+        "mask": (1 << bits) - 1,
+        "code_type": _smallest_type(max(codes, default=0), "auto", "feature codes"),
+        "index_type": _smallest_type(max(refs + [len(codes)], default=0), forced, "node references"),
     }
 
 
