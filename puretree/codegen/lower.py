@@ -45,7 +45,7 @@ from ..nodes import Split, Threshold, Tree
 from ..predict import LEAF, MULTIWAY_SPLIT, THRESHOLD_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
 from . import literals as lit
 
-__all__ = ["QUANTIZED_MAX", "feature_ranges", "quantization", "quantize", "quantized_tree", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
+__all__ = ["QUANTIZED_MAX", "feature_ranges", "quantization", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
@@ -442,6 +442,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
             "spread_fraction": spread_fraction if distribute else [],
         },
         "compact": compact,
+        "comparisons": depth if form != "nested" else _if_nesting(flat, tree.missing),
         "lines": _lines(flat, tree, internal_index, outcome_of, rows, features) if form == "nested" else [],
     }
 
@@ -651,3 +652,59 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
                 out += [{"depth": d, "op": "else"}, {"depth": d + 1, "op": "result", "outcome": outcome_of[me]}]
             out.append({"depth": d, "op": "end"})
     return out
+
+
+_C_SIZES = {"uint8_t": 1, "uint16_t": 2, "uint32_t": 4, "int16_t": 2, "int32_t": 4, "float": 4, "double": 8}
+
+
+def resources(model: Mapping[str, Any]) -> dict[str, Any]:
+    """What the generated C needs, computed from the render model's tables: ``tables`` (bytes
+    of flash per ``static const`` array the predict functions read), ``names`` (the name
+    tables' pointers, which a linker drops when nothing reads them; the strings come on top),
+    ``stack`` (bytes of locals, :data:`NAME_MAX_STACK_BYTES`), ``static_ram`` (0: nothing is
+    written but the caller's arrays) and ``comparisons`` (the most split tests one prediction
+    makes). The code itself is not counted: ``bench/bench_codegen.py`` measures it.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> r = resources(lower(id3(load_playtennis()), "c-table", {"name": "tennis", "proba": False}))
+    >>> r["tables"], r["comparisons"], r["static_ram"]
+    ({'feature_code': 3, 'threshold': 24, 'left': 3, 'right': 3, 'category_child': 10, 'n_categories': 4, 'outcome_class': 2}, 2, 0)
+    """
+    size = _C_SIZES
+    ni = model["table"]["n_internal"]
+    t = model["table"]
+    ftype = size[model["ctype"]]
+    tables: dict[str, int] = {}
+    if ni and model["form"] == "compact":
+        c = model["compact"]
+        tables.update(code=ni * size[c["code_type"]], threshold=ni * ftype, ref=ni * size[c["index_type"]])
+    elif ni and (model["form"] == "table" or model["missing"] == "distribute"):
+        tables.update(feature_code=ni * size[model["feature_code_type"]], threshold=ni * ftype, left=ni * size[model["index_type"]], right=ni * size[model["index_type"]])
+        if t["categories"]:
+            tables["category_child"] = len(t["categories"]) * size[model["index_type"]]
+        if model["has_categorical"]:
+            tables["n_categories"] = model["n_features"] * size[model["count_type"]]
+    if model["missing"] == "distribute":
+        ref = size[model["index_type"]]
+        tables.update(spread_offset=len(t["spread_offset"]) * ref, spread_child=len(t["spread_child"]) * ref, spread_fraction=len(t["spread_fraction"]) * 8)
+    n_out = len(model["outcomes"])
+    if model["regression"]:
+        tables["outcome_value"] = n_out * 8
+    else:
+        tables["outcome_class"] = n_out * size[model["class_type"]]
+        if model["proba"] or model["missing"] == "distribute":
+            tables["outcome_proba"] = n_out * model["n_classes"] * 8
+    if model["quantize"]:
+        tables.update(offset=model["n_features"] * 4, scale=model["n_features"] * 4)
+    pointer = 4  # on a 32-bit microcontroller
+    names = (model["n_features"] + (0 if model["regression"] else model["n_classes"]) + sum(f["n_categories"] for f in model["features"])) * pointer
+    return {
+        "tables": tables,
+        "flash_tables": sum(tables.values()),
+        "names": names,
+        "stack": model["max_stack_bytes"],
+        "static_ram": 0,
+        "comparisons": model["comparisons"],
+        "depth": model["depth"],
+    }

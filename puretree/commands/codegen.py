@@ -41,7 +41,7 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
     p.add_argument("--feature-type", choices=FEATURE_TYPES, default="double", help="C type of the features (default: double)")
     p.add_argument("--name", type=_name, default="tree", action=name_action, help="prefix of the generated files and symbols (default: tree)")
     p.add_argument("--index-type", choices=("auto", *INDEX_TYPES), default="auto", help="C index type of the node tables (default: the smallest that fits)")
-    p.add_argument("--form", choices=("auto", "nested", "table"), default="auto", help="Python: nested if/else or a table (default: nested when shallow enough)")
+    p.add_argument("--form", choices=("auto", "nested", "table", "compact"), default="auto", help="Python: nested if/else or a table (default: nested when shallow enough); C: compact is the smallest table (threshold splits, missing values under majority or error)")
     p.add_argument("--no-proba", dest="proba", action="store_false", help="leave out predict_proba")
     p.add_argument("--template-dir", action="append", default=[], metavar="DIR", help="extra template folder, searched first (repeatable)")
     p.add_argument("--quantize", action="store_true", help="C with --feature-type int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
@@ -76,10 +76,32 @@ def _export(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.model, *args.template_dir], folder=True)
     tree = load(args.model)
     extra = {"language": args.language} if args.language else {}
-    paths = export(tree, args.target, out_dir=args.output, **_options(args, tree), **extra)
+    options = {**_options(args, tree), **extra}
+    paths = export(tree, args.target, out_dir=args.output, **options)
     for path in paths:
         print(path)
+    if args.report:
+        print(_report(tree, args.target, options))
     return 0
+
+
+def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
+    """What the generated C needs (:func:`puretree.codegen.lower.resources`), as text."""
+    from ..codegen.lower import lower, resources
+
+    lowered = {k: v for k, v in options.items() if k != "template_dirs"}
+    model = lower(tree, target, lowered)
+    if model["language"] != "c":
+        return f"report: {model['comparisons']} comparisons at most per prediction (the flash and RAM figures are for C targets)"
+    r = resources(model)
+    parts = ", ".join(f"{k} {v}" for k, v in r["tables"].items())
+    lines = [
+        f"flash, tables: {r['flash_tables']} B ({parts}); plus the code (not counted here: bench/bench_codegen.py measures it)",
+        f"flash, name tables: {r['names']} B of pointers on a 32-bit target, plus their strings (dropped by the linker's --gc-sections when nothing reads them)",
+        f"RAM: {r['static_ram']} B static, about {r['stack']} B of stack ({model['name'].upper()}_MAX_STACK_BYTES), and the caller's features array",
+        f"comparisons: at most {r['comparisons']} split tests per prediction (depth {r['depth']})",
+    ]
+    return "\n".join(lines)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -122,6 +144,7 @@ def register(sub: Any) -> None:
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
+    p.add_argument("--report", action="store_true", help="C: print the flash and RAM the generated tables need and the most comparisons one prediction makes")
     p.set_defaults(func=_export)
 
     p = sub.add_parser("verify", help="check generated code against the model", description="Compile or load the generated code (or, with --code, the code already exported to a folder), run it on the rows of a CSV file, at every node, on every threshold's neighbourhood, unseen categories and missing values, and compare with the model. Exits with status 1 when any prediction differs.")
