@@ -45,7 +45,7 @@ from ..nodes import Split, Threshold, Tree
 from ..predict import LEAF, MULTIWAY_SPLIT, THRESHOLD_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
 from . import literals as lit
 
-__all__ = ["QUANTIZED_MAX", "feature_ranges", "quantization", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
+__all__ = ["QUANTIZER", "QUANTIZED_MAX", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
@@ -143,11 +143,14 @@ def _value_literal(language: str, value: Any) -> str:
 
 # -- fixed point ----------------------------------------------------------------------------
 
-#: The largest quantized value per integer feature type. Quantized values lie in
-#: ``[-QUANTIZED_MAX, QUANTIZED_MAX]``: the type's minimum stays free for the missing value,
-#: and for int32 the bound is a power of two, so that the float32 arithmetic of the
-#: quantizer holds it exactly (2**31 - 1 is no float32 value).
-QUANTIZED_MAX = {"int16": 2**15 - 1, "int32": 2**30}
+#: Per integer feature type: ``(bias, high, shift)``. The quantizer computes, in float32,
+#: ``s = (x - offset) * scale + bias``, clamps ``s`` to ``[1, high]`` (NaN, a missing value,
+#: becomes 0) and truncates it (``s`` is not negative, so that is its floor, with no libm
+#: call): ``q = (int) s + shift``. Values lie in ``[1 + shift, high + shift]`` and a missing
+#: value is ``shift``, the type's minimum; every constant is a float32 value (2**31 - 1 is not).
+QUANTIZER = {"int16": (2**15, 2**16 - 1, -(2**15)), "int32": (2**30, 2**31 - 2**7, -(2**31))}
+#: The largest magnitude a feature's training range is mapped onto (around ``bias``), per type.
+QUANTIZED_MAX = {"int16": 2**15 - 1, "int32": 2**30 - 2**8}
 _F32_MAX = float(np.finfo(np.float32).max)
 _F32_TINY = float(np.finfo(np.float32).tiny)
 
@@ -167,25 +170,33 @@ def feature_ranges(X: Any) -> tuple[tuple[float, float], ...]:
     return tuple(out)
 
 
-def quantization(schema: Any, ranges: Any, ftype: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(offset, scale)`` per feature, as float32: a value ``x`` becomes
-    ``floor((x - offset) * scale)`` clamped to ``[-QUANTIZED_MAX, QUANTIZED_MAX]`` (float32
-    arithmetic), so that the range ``[lo, hi]`` of a numeric feature covers the integer type.
-    A categorical feature's code passes unchanged (offset 0, scale 1).
+def read_features(tree: Tree) -> list[int]:
+    """The features some split of ``tree`` reads, in increasing order."""
+    flat = flatten(tree)
+    return sorted(set(flat.feature[flat.kind != LEAF].tolist()))
+
+
+def quantization(schema: Any, ranges: Any, ftype: str, *, used: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(offset, scale)`` per feature, as float32 (see :data:`QUANTIZER` for how a value is
+    quantized with them): the range ``[lo, hi]`` of a numeric feature covers
+    ``[-QUANTIZED_MAX, QUANTIZED_MAX]``. A categorical feature's code passes unchanged (offset
+    0, scale 1). A feature outside ``used`` (when given: the features the tree reads) gets
+    scale 0: it quantizes to 0 whatever its value, and the generated code stores nothing for it.
 
     >>> from puretree.nodes import Feature, Schema
-    >>> off, scale = quantization(Schema((Feature("x"),)), [(0.0, 2.0)], "int16")
-    >>> float(off[0]), float(scale[0])
-    (1.0, 32767.0)
+    >>> off, scale = quantization(Schema((Feature("x"), Feature("y"))), [(0.0, 2.0), (0.0, 1.0)], "int16", used=[0])
+    >>> off.tolist(), scale.tolist()
+    ([1.0, 0.0], [32767.0, 0.0])
     """
-    if ftype not in QUANTIZED_MAX:
+    if ftype not in QUANTIZER:
         raise CodegenError(f"quantization needs an integer feature type (int16 or int32), not {ftype!r}")
     ranges = list(ranges)
     if len(ranges) != schema.n_features:
         raise CodegenError(f"quantization needs one (low, high) range per feature: got {len(ranges)} for {schema.n_features} features")
     top = QUANTIZED_MAX[ftype]
+    keep = set(range(schema.n_features) if used is None else used)
     offset = np.zeros(schema.n_features, dtype=np.float32)
-    scale = np.ones(schema.n_features, dtype=np.float32)
+    scale = np.zeros(schema.n_features, dtype=np.float32)
     for j, (feature, pair) in enumerate(zip(schema.features, ranges)):
         try:
             lo, hi = (float(v) for v in pair)
@@ -193,9 +204,12 @@ def quantization(schema: Any, ranges: Any, ftype: str) -> tuple[np.ndarray, np.n
             raise CodegenError(f"the range of feature {feature.name!r} must be two numbers (low, high), got {pair!r}") from None
         if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
             raise CodegenError(f"the range of feature {feature.name!r} must be finite with low <= high, got ({lo!r}, {hi!r})")
+        if j not in keep:
+            continue
         if not feature.is_numeric:
             if len(feature.categories) > top:
                 raise CodegenError(f"feature {feature.name!r} has {len(feature.categories)} categories; {ftype} quantization holds codes up to {top}")
+            scale[j] = 1.0
             continue
         half = hi / 2 - lo / 2  # halves first: no overflow near the float64 limits
         offset[j] = np.float32(min(max(lo / 2 + hi / 2, -_F32_MAX), _F32_MAX))
@@ -204,21 +218,28 @@ def quantization(schema: Any, ranges: Any, ftype: str) -> tuple[np.ndarray, np.n
     return offset, scale
 
 
+def tree_quantization(tree: Tree, ranges: Any, ftype: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`quantization` for the features ``tree`` reads (the others get scale 0)."""
+    return quantization(tree.schema, ranges, ftype, used=read_features(tree))
+
+
 def quantize(X: Any, offset: np.ndarray, scale: np.ndarray, ftype: str) -> np.ndarray:
     """The library's quantization, exactly as the generated ``NAME_quantize`` computes it in
-    float32 (rounded once per operation, no fused multiply-add): values as float64 holding
-    integers, NaN (missing) kept.
+    float32 (rounded once per operation, no fused multiply-add; :data:`QUANTIZER`): values as
+    float64 holding integers, NaN (missing) kept; a feature of scale 0 gives 0.
 
     >>> off, scale = np.array([1.0], np.float32), np.array([32767.0], np.float32)
     >>> quantize(np.array([[0.0], [1.5], [9.0], [np.nan]]), off, scale, "int16").ravel().tolist()
     [-32767.0, 16383.0, 32767.0, nan]
     """
-    top = np.float32(QUANTIZED_MAX[ftype])
+    bias, high, shift = QUANTIZER[ftype]
     with np.errstate(over="ignore", invalid="ignore"):
         x = np.asarray(X, dtype=np.float64).astype(np.float32)
-        v = (x - offset.astype(np.float32)) * scale.astype(np.float32)
-        v = np.minimum(np.maximum(v, -top), top)
-        return np.floor(v).astype(np.float64)
+        s = (x - offset.astype(np.float32)) * scale.astype(np.float32) + np.float32(bias)
+        s = np.minimum(np.maximum(s, np.float32(1.0)), np.float32(high))
+        q = np.floor(s).astype(np.float64) + shift  # NaN stays NaN: the missing value
+    q[:, scale == 0] = 0.0
+    return q
 
 
 def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str) -> Tree:
@@ -285,13 +306,19 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         if language != "c":
             raise CodegenError("quantization is for C targets (with feature type int16 or int32)")
         ranges = [tuple(float(v) for v in pair) for pair in opts["quantize"]]
-        offset, scale = quantization(schema, ranges, ftype)
+        used = read_features(tree)
+        offset, scale = quantization(schema, ranges, ftype, used=used)
         tree = quantized_tree(tree, offset, scale, ftype)
+        bias, high, shift = QUANTIZER[ftype]
         quant = {
             "ranges": ranges,
-            "offset": [lit.c_float(v) for v in offset.tolist()],
-            "scale": [lit.c_float(v) for v in scale.tolist()],
-            "max": lit.c_float(float(QUANTIZED_MAX[ftype])),
+            "features": used,
+            "feature_type": _smallest_type(max(used, default=0), "auto", "feature indices"),
+            "offset": [lit.c_float(offset[j]) for j in used],
+            "scale": [lit.c_float(scale[j]) for j in used],
+            "bias": lit.c_float(float(bias)),
+            "shift": lit.c_int(shift, lit.C_TYPES[ftype][0]),
+            "high": lit.c_float(float(high)),
             "max_int": str(QUANTIZED_MAX[ftype]),
         }
     flat = flatten(tree)
@@ -325,6 +352,14 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
                 "value": _double(language, float(row[0])) if regression else "",
             })
         outcome_of[node] = seen[key]
+    if not keep_distribution:
+        # Outcomes are classes: numbered by class, an outcome is its class when every class
+        # is one (the C code then needs no table from one to the other).
+        order = sorted(range(len(outcomes)), key=lambda i: outcomes[i]["class_index"])
+        new_index = {old: new for new, old in enumerate(order)}
+        outcomes = [outcomes[i] for i in order]
+        outcome_of = {node: new_index[i] for node, i in outcome_of.items()}
+    outcome_is_class = not keep_distribution and [o["class_index"] for o in outcomes] == list(range(len(schema.classes)))
 
     def ref(node: int) -> int:
         return internal_index[node] if node in internal_index else n_internal + outcome_of[node]
@@ -392,7 +427,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     # Python and JavaScript numbers are doubles, whatever feature type was asked for.
     manifest = _manifest(target=target, name=name, form=form, feature_type=ftype if language == "c" else "double", index_type=index_type, proba=bool(opts["proba"]) and not regression, missing=tree.missing, task=schema.task, n_features=schema.n_features,
                          **({"quantize": quant["ranges"]} if quant else {}))
-    compact = _compact(flat, internal_index, outcome_of, rows, tree.missing, len(outcomes), opts["index_type"]) if form == "compact" else None
+    compact = _compact(flat, internal_index, outcome_of, rows, tree.missing, len(outcomes), opts["index_type"], _C_SIZES[lit.C_TYPES[ftype][0]]) if form == "compact" else None
     if compact is not None:
         index_type = compact["index_type"]
     ref_size = int(index_type[4:-2]) // 8
@@ -442,6 +477,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
             "spread_fraction": spread_fraction if distribute else [],
         },
         "compact": compact,
+        "outcome_is_class": outcome_is_class,
         "comparisons": depth if form != "nested" else _if_nesting(flat, tree.missing),
         "lines": _lines(flat, tree, internal_index, outcome_of, rows, features) if form == "nested" else [],
     }
@@ -451,7 +487,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
 COMPACT_LEFT_LEAF, COMPACT_RIGHT_LEAF, COMPACT_HEAVY_LEFT = 4, 2, 1
 
 
-def _compact(flat: Any, internal_index: dict[int, int], outcome_of: dict[int, int], rows: dict[str, list], missing: str, n_outcomes: int, forced: str) -> dict[str, Any]:
+def _compact(flat: Any, internal_index: dict[int, int], outcome_of: dict[int, int], rows: dict[str, list], missing: str, n_outcomes: int, forced: str, threshold_size: int) -> dict[str, Any]:
     """The compact table: internal nodes in pre-order, one code, one threshold and one
     reference each. A left child that is an internal node is the next node (pre-order), so
     it is never stored; leaves are folded into the references. The code is
@@ -478,14 +514,20 @@ def _compact(flat: Any, internal_index: dict[int, int], outcome_of: dict[int, in
             refs.append(outcome_of[right])
         else:
             refs.append(internal_index[right])
+    code_type = _smallest_type(max(codes, default=0), "auto", "feature codes")
+    index_type = _smallest_type(max(refs + [len(codes)], default=0), forced, "node references")
+    # One array of structs where no padding is needed (an int16 threshold with a byte each of
+    # code and reference): one base address instead of three, less code.
+    packed = (threshold_size + _C_SIZES[code_type] + _C_SIZES[index_type]) % threshold_size == 0
     return {
         "code": codes,
         "ref": refs,
         "threshold": rows["threshold"],
         "bits": bits,
         "mask": (1 << bits) - 1,
-        "code_type": _smallest_type(max(codes, default=0), "auto", "feature codes"),
-        "index_type": _smallest_type(max(refs + [len(codes)], default=0), forced, "node references"),
+        "code_type": code_type,
+        "index_type": index_type,
+        "packed": packed,
     }
 
 
@@ -676,7 +718,9 @@ def resources(model: Mapping[str, Any]) -> dict[str, Any]:
     t = model["table"]
     ftype = size[model["ctype"]]
     tables: dict[str, int] = {}
-    if ni and model["form"] == "compact":
+    if ni and model["form"] == "compact" and model["compact"]["packed"]:
+        tables["nodes"] = ni * (ftype + size[model["compact"]["code_type"]] + size[model["compact"]["index_type"]])
+    elif ni and model["form"] == "compact":
         c = model["compact"]
         tables.update(code=ni * size[c["code_type"]], threshold=ni * ftype, ref=ni * size[c["index_type"]])
     elif ni and (model["form"] == "table" or model["missing"] == "distribute"):
@@ -692,11 +736,13 @@ def resources(model: Mapping[str, Any]) -> dict[str, Any]:
     if model["regression"]:
         tables["outcome_value"] = n_out * 8
     else:
-        tables["outcome_class"] = n_out * size[model["class_type"]]
+        if not model["outcome_is_class"]:
+            tables["outcome_class"] = n_out * size[model["class_type"]]
         if model["proba"] or model["missing"] == "distribute":
             tables["outcome_proba"] = n_out * model["n_classes"] * 8
     if model["quantize"]:
-        tables.update(offset=model["n_features"] * 4, scale=model["n_features"] * 4)
+        q = model["quantize"]
+        tables.update(quantized=len(q["features"]) * size[q["feature_type"]], offset_scale=len(q["features"]) * 8)
     pointer = 4  # on a 32-bit microcontroller
     names = (model["n_features"] + (0 if model["regression"] else model["n_classes"]) + sum(f["n_categories"] for f in model["features"])) * pointer
     return {

@@ -41,7 +41,7 @@ from ..nodes import Tree
 from ..nodes import Codes, Interval
 from ..predict import LEAF, apply, flatten, predict_proba, predict_value
 from . import literals as lit
-from .lower import MANIFEST_MARK, check_options, quantization, quantize, quantized_tree
+from .lower import MANIFEST_MARK, check_options, quantize, quantized_tree, tree_quantization
 from .render import generate
 
 __all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "FP_FLAGS", "quantize_probes", "run_quantize", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
@@ -413,6 +413,7 @@ int main(void) {{
         char *end;
         if (strcmp(tok, ";") == 0) {{
             if (j != {big}_N_FEATURES) {{ fprintf(stderr, "row with %d values, expected %d\\n", j, (int){big}_N_FEATURES); return 3; }}
+            for (k = 0; k < {big}_N_FEATURES; k++) q[k] = 0; /* features the tree never reads stay 0 */
             {name}_quantize(x, q);
             for (k = 0; k < {big}_N_FEATURES; k++) printf("%ld ", (long)q[k]);
             printf("\\n");
@@ -643,7 +644,7 @@ def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str,
 
 
 def _run_quantized(tree: Tree, X: np.ndarray, files: dict[str, str], *, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any) -> Report:
-    offset, scale = quantization(tree.schema, ranges, ftype)
+    offset, scale = tree_quantization(tree, ranges, ftype)
     qtree = quantized_tree(tree, offset, scale, ftype)
     QX = quantize(X, offset, scale, ftype)
     regression = tree.schema.is_regression
