@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
-from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, check_options
+from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options
 from ..codegen.render import export
 from ..codegen.verify import verify, verify_code
 from ..data import encode_table, read_csv_table
@@ -77,12 +81,81 @@ def _export(args: argparse.Namespace) -> int:
     tree = load(args.model)
     extra = {"language": args.language} if args.language else {}
     options = {**_options(args, tree), **extra}
-    paths = export(tree, args.target, out_dir=args.output, **options)
+    if args.layout == "arduino":
+        paths = export_arduino(tree, args.target, out_dir=args.output, **options)
+    else:
+        paths = export(tree, args.target, out_dir=args.output, **options)
     for path in paths:
         print(path)
     if args.report:
         print(_report(tree, args.target, options))
     return 0
+
+
+def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: Any = (), **options: Any) -> dict[str, str]:
+    """The files of an Arduino / PlatformIO library (``{relative path: text}``): the generated
+    C in ``src/``, ``library.properties`` and an example sketch in ``examples/NAME_example/``
+    (templates ``_arduino_library.properties.j2`` and ``_arduino_example.ino.j2`` of the C
+    target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
+    from ..codegen.lower import lower
+    from ..codegen.render import environment, generate
+    from ..errors import CodegenError
+
+    files = generate(tree, target, name=name, template_dirs=template_dirs, **options)
+    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k != "template_dirs"}})
+    if model["language"] != "c":
+        raise CodegenError(f"--layout arduino is for C targets, not {target!r}")
+    env = environment(template_dirs)
+    out = {f"src/{filename}": text for filename, text in files.items()}
+    out["library.properties"] = env.get_template("c/_arduino_library.properties.j2").render(model=model, **model)
+    out[f"examples/{name}_example/{name}_example.ino"] = env.get_template("c/_arduino_example.ino.j2").render(model=model, **model)
+    return out
+
+
+def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> list[Path]:
+    """Write :func:`arduino_files` as the folder ``out_dir``: staged in a new folder next to
+    it (each file written, flushed and fsynced by :func:`puretree.files.write_folder`), then
+    renamed into place. An existing ``out_dir`` must be such a library exported before: it
+    is replaced as a whole."""
+    from ..errors import ParameterError
+    from ..files import write_folder
+
+    files = arduino_files(tree, target, **options)
+    target_dir = os.path.abspath(out_dir)
+    parent, base = os.path.split(target_dir)
+    os.makedirs(parent, exist_ok=True)
+    if os.path.lexists(target_dir):
+        marker = os.path.join(target_dir, "library.properties")
+        try:
+            with open(marker, encoding="utf-8") as fh:
+                ours = MANIFEST_MARK in fh.readline(4096)
+        except (OSError, UnicodeDecodeError):
+            ours = False
+        if not ours:
+            raise ParameterError(f"{out_dir}: exists and is not an Arduino library exported by puretree; write into a new folder")
+    stage = tempfile.mkdtemp(prefix=f".{base}.", suffix=".tmp", dir=parent)
+    aside = None
+    try:
+        folders: dict[str, dict[str, str]] = {}
+        for rel, text in files.items():
+            folder, _, filename = rel.rpartition("/")
+            folders.setdefault(folder, {})[filename] = text
+        for folder, content in sorted(folders.items()):
+            write_folder(os.path.join(stage, folder) if folder else stage, content)
+        mask = os.umask(0o022)  # read the umask (and put it back): mkdtemp made the folder private
+        os.umask(mask)
+        os.chmod(stage, 0o777 & ~mask)
+        if os.path.lexists(target_dir):
+            aside = tempfile.mkdtemp(prefix=f".{base}.", suffix=".old", dir=parent)
+            os.rename(target_dir, aside)
+        os.rename(stage, target_dir)
+        stage = None
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+    return [Path(out_dir) / rel for rel in sorted(files)]
 
 
 def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
@@ -144,6 +217,7 @@ def register(sub: Any) -> None:
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
+    p.add_argument("--layout", choices=("flat", "arduino"), default="flat", help="flat: the files in OUT_DIR (default); arduino: an Arduino / PlatformIO library (library.properties, src/, an example sketch)")
     p.add_argument("--report", action="store_true", help="C: print the flash and RAM the generated tables need and the most comparisons one prediction makes")
     p.set_defaults(func=_export)
 
