@@ -242,6 +242,68 @@ def host_run(key: str, c_file: str, ctype: str, call: str, wrap: str, rows: np.n
     return float(out[0]), np.array([int(v) for v in out[1:]])
 
 
+ARDUINO_H = """/* A minimal stand-in for a board core's Arduino.h (board cores cannot be downloaded here). */
+#pragma once
+#include <stdint.h>
+#include <stddef.h>
+class StandInSerial {
+public:
+    void begin(unsigned long baud) { (void)baud; }
+    size_t println(const char *s) { sink = s; return 0; }
+    size_t println(double v) { value = v; return 0; }
+    const char *volatile sink;
+    volatile double value;
+};
+extern StandInSerial Serial;
+void delay(unsigned long ms);
+"""
+ARDUINO_MAIN = """#include <Arduino.h>
+StandInSerial Serial;
+void delay(unsigned long ms) { (void)ms; }
+void setup();
+void loop();
+extern "C" int entry(void);
+extern "C" int entry(void) { setup(); loop(); return 0; }
+"""
+
+
+def arduino_build(tree, ranges, work: Path) -> list[str]:
+    """Export the Arduino layout (float table; compact int16 quantized), compile src/ with
+    arm-none-eabi-gcc and the example sketch with arm-none-eabi-g++ against a stand-in
+    Arduino.h, link for Cortex-M4: the linked flash, or the compiler's error."""
+    from puretree.commands.codegen import arduino_files
+
+    out = []
+    for label, options in (("c-table float", {"feature_type": "float", "proba": False}),
+                           ("c-table compact int16 quantized", {"feature_type": "int16", "form": "compact", "proba": False, "quantize": ranges})):
+        lib = work / f"arduino_{len(out)}"
+        for rel, text in arduino_files(tree, "c-table", name="model", **options).items():
+            (lib / rel).parent.mkdir(parents=True, exist_ok=True)
+            (lib / rel).write_text(text)
+        (lib / "core").mkdir()
+        (lib / "core" / "Arduino.h").write_text(ARDUINO_H)
+        (lib / "core" / "main.cpp").write_text(ARDUINO_MAIN)
+        sketch = lib / "sketch.cpp"  # as the Arduino builder does: the .ino, as C++, after #include <Arduino.h>
+        sketch.write_text("#include <Arduino.h>\n" + (lib / "examples" / "model_example" / "model_example.ino").read_text())
+        cpu = CPUS["M4"]
+        flags = ["-Os", *cpu, "-ffunction-sections", "-fdata-sections", "-ffp-contract=off", "-I", str(lib / "core"), "-I", str(lib / "src")]
+        steps = [
+            ["arm-none-eabi-gcc", "-std=c99", "-Wall", "-Werror", *flags, "-c", str(lib / "src" / "model.c"), "-o", str(lib / "model.o")],
+            ["arm-none-eabi-g++", "-std=gnu++11", "-Wall", "-Werror", "-fno-exceptions", "-fno-rtti", *flags, "-c", str(sketch), "-o", str(lib / "sketch.o")],
+            ["arm-none-eabi-g++", "-std=gnu++11", "-fno-exceptions", "-fno-rtti", *flags, "-c", str(lib / "core" / "main.cpp"), "-o", str(lib / "main.o")],
+            ["arm-none-eabi-g++", *cpu, "-nostartfiles", "-Wl,--gc-sections", "-Wl,-e,entry", str(lib / "main.o"), str(lib / "sketch.o"), str(lib / "model.o"), "-o", str(lib / "sketch.elf"), "-lc", "-lm", "-lgcc", "-lnosys"],
+        ]
+        for cmd in steps:
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                out.append(f"| {label} | build error: {done.stderr.strip().splitlines()[-1][:80]} |")
+                break
+        else:
+            text, rodata, data = _sizes(lib / "sketch.elf")
+            out.append(f"| {label} | {text + rodata + data} |")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller synthetic data and chains, no fully grown synthetic tree")
@@ -299,6 +361,11 @@ def main() -> None:
             sk = statistics.median(timeit.repeat(lambda: est.predict(one), number=50, repeat=5)) / 50 * 1e9
             lines.append(f"| puretree python ({'table' if 'while node' in generate(tree, 'python')['tree.py'] else 'nested'}) | | | | {py:.0f} | {py_bad} | |")
             lines.append(f"| scikit-learn predict, one row | | | | {sk:.0f} | 0 | |")
+            if title.startswith("breast_cancer"):
+                lines.append("\nArduino layout (`export --layout arduino`), the example sketch built with arm-none-eabi-g++ (Cortex-M4) against a stand-in Arduino.h:\n")
+                lines.append("| library | linked flash (sketch, predict, names it prints) |")
+                lines.append("|---|---:|")
+                lines += arduino_build(tree, ranges, work)
         print("\n".join(lines), flush=True)
     print(f"\n(deepest chain both tools took: {deepest_ok or 'none'}; run at {time.strftime('%Y-%m-%d %H:%M')})")
 

@@ -45,7 +45,7 @@ from ..nodes import Split, Threshold, Tree
 from ..predict import LEAF, MULTIWAY_SPLIT, THRESHOLD_SPLIT, SUBSET_SPLIT, normalised_fractions, flatten
 from . import literals as lit
 
-__all__ = ["QUANTIZER", "QUANTIZED_MAX", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
+__all__ = ["QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
@@ -149,8 +149,20 @@ def _value_literal(language: str, value: Any) -> str:
 #: call): ``q = (int) s + shift``. Values lie in ``[1 + shift, high + shift]`` and a missing
 #: value is ``shift``, the type's minimum; every constant is a float32 value (2**31 - 1 is not).
 QUANTIZER = {"int16": (2**15, 2**16 - 1, -(2**15)), "int32": (2**30, 2**31 - 2**7, -(2**31))}
-#: The largest magnitude a feature's training range is mapped onto (around ``bias``), per type.
+#: Half the width of the integer range a feature's training range is mapped onto, per type:
+#: ``bias - QUANTIZED_MAX + shift`` to ``bias + QUANTIZED_MAX + shift`` (:func:`quantized_range`).
 QUANTIZED_MAX = {"int16": 2**15 - 1, "int32": 2**30 - 2**8}
+
+
+def quantized_range(ftype: str) -> tuple[int, int]:
+    """The integers a feature's training range is mapped onto (readings outside it reach
+    at most one unit further, clamped; the type's minimum is the missing value).
+
+    >>> quantized_range("int16"), quantized_range("int32")
+    ((-32767, 32767), (-2147483392, -256))
+    """
+    bias, _, shift = QUANTIZER[ftype]
+    return bias - QUANTIZED_MAX[ftype] + shift, bias + QUANTIZED_MAX[ftype] + shift
 _F32_MAX = float(np.finfo(np.float32).max)
 _F32_TINY = float(np.finfo(np.float32).tiny)
 
@@ -179,7 +191,7 @@ def read_features(tree: Tree) -> list[int]:
 def quantization(schema: Any, ranges: Any, ftype: str, *, used: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """``(offset, scale)`` per feature, as float32 (see :data:`QUANTIZER` for how a value is
     quantized with them): the range ``[lo, hi]`` of a numeric feature covers
-    ``[-QUANTIZED_MAX, QUANTIZED_MAX]``. A categorical feature's code passes unchanged (offset
+    :func:`quantized_range`. A categorical feature's code passes unchanged (offset
     0, scale 1). A feature outside ``used`` (when given: the features the tree reads) gets
     scale 0: it quantizes to 0 whatever its value, and the generated code stores nothing for it.
 
@@ -319,7 +331,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
             "bias": lit.c_float(float(bias)),
             "shift": lit.c_int(shift, lit.C_TYPES[ftype][0]),
             "high": lit.c_float(float(high)),
-            "max_int": str(QUANTIZED_MAX[ftype]),
+            "range": [lit.c_int(v, lit.C_TYPES[ftype][0]) for v in quantized_range(ftype)],
         }
     flat = flatten(tree)
     regression = schema.is_regression
@@ -515,7 +527,7 @@ def _compact(flat: Any, internal_index: dict[int, int], outcome_of: dict[int, in
         else:
             refs.append(internal_index[right])
     code_type = _smallest_type(max(codes, default=0), "auto", "feature codes")
-    index_type = _smallest_type(max(refs + [len(codes)], default=0), forced, "node references")
+    index_type = _smallest_type(max(refs, default=0), forced, "node references")
     # One array of structs where no padding is needed (an int16 threshold with a byte each of
     # code and reference): one base address instead of three, less code.
     packed = (threshold_size + _C_SIZES[code_type] + _C_SIZES[index_type]) % threshold_size == 0
