@@ -455,7 +455,8 @@ def quantize_probes(tree: Tree, X: np.ndarray, offset: np.ndarray, scale: np.nda
         j = int(flat.feature[node])
         if tree.schema.features[j].is_numeric:
             t = lit.float32_floor(float(flat.threshold[node]))
-            per_feature[j] += [float(np.nextafter(t, np.float32(-np.inf))), float(t), float(np.nextafter(t, np.float32(np.inf)))]
+            with np.errstate(over="ignore"):
+                per_feature[j] += [float(np.nextafter(t, np.float32(-np.inf))), float(t), float(np.nextafter(t, np.float32(np.inf)))]
     big = float(np.finfo(np.float32).max)
     for j in range(n):
         o, s = float(offset[j]), float(scale[j])

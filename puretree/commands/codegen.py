@@ -49,30 +49,32 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
     p.add_argument("--no-proba", dest="proba", action="store_false", help="leave out predict_proba")
     p.add_argument("--template-dir", action="append", default=[], metavar="DIR", help="extra template folder, searched first (repeatable)")
     p.add_argument("--quantize", action="store_true", help="C with --feature-type int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
-    p.add_argument("--ranges-from", metavar="TRAIN.csv", help="with --quantize: take each feature's range from this CSV (default: the ranges the model recorded at fit)")
+    p.add_argument("--ranges-from", metavar="TRAIN.csv", help="with --quantize (required): each feature's range is its smallest and largest value in this CSV (the training data)")
 
 
 def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
     options = {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
     if tree is not None and args.quantize:
         options["quantize"] = _ranges(args, tree)
+    elif tree is not None and args.ranges_from is not None:
+        from ..cli import CommandLineError
+
+        raise CommandLineError("--ranges-from goes with --quantize")
     return options
 
 
 def _ranges(args: argparse.Namespace, tree: Any) -> Any:
-    """The feature ranges to quantize with: from --ranges-from, else those the model recorded."""
+    """The feature ranges to quantize with: each column's smallest and largest value in --ranges-from."""
     from ..cli import CommandLineError
     from ..codegen.lower import feature_ranges
 
     if args.feature_type not in ("int16", "int32"):
         raise CommandLineError(f"--quantize needs --feature-type int16 or int32, not {args.feature_type}")
-    if args.ranges_from is not None:
-        header, body = read_csv_table(args.ranges_from)
-        return feature_ranges(encode_table(tree.schema, header, body))
-    recorded = getattr(tree, "ranges", None)
-    if recorded is None:
-        raise CommandLineError(f"{args.model}: the model records no feature ranges (saved before format version 3, or converted from another library): give --ranges-from TRAIN.csv")
-    return recorded
+    if args.ranges_from is None:
+        # The model's JSON does not record the training ranges (yet): the data gives them.
+        raise CommandLineError("--quantize needs each feature's training range: give --ranges-from TRAIN.csv (the training data, or any CSV spanning the readings to expect)")
+    header, body = read_csv_table(args.ranges_from)
+    return feature_ranges(encode_table(tree.schema, header, body))
 
 
 def _export(args: argparse.Namespace) -> int:
