@@ -19,6 +19,10 @@ node ever reaches a template. Everything a template needs to decide exactly as
   node; otherwise outcome ``ref - n_internal``), for the table-driven loop and for the
   "distribute" missing-value walk (``spread``), which visits branches level by level in the
   same order as the model adds them up, so even the floating-point sums are identical.
+  ``compact`` (``form="compact"``): the smallest table, for threshold splits (see :func:`_compact`).
+- **Fixed point** (``quantize``: one ``(low, high)`` training range per feature, integer
+  feature types): the tree is lowered as :func:`quantized_tree` of itself, and the model
+  carries the offsets and scales of ``NAME_quantize`` (see :data:`QUANTIZER`).
 
 >>> from puretree.datasets import load_playtennis
 >>> from puretree.grow import id3
@@ -723,7 +727,7 @@ def resources(model: Mapping[str, Any]) -> dict[str, Any]:
     >>> from puretree.grow import id3
     >>> r = resources(lower(id3(load_playtennis()), "c-table", {"name": "tennis", "proba": False}))
     >>> r["tables"], r["comparisons"], r["static_ram"]
-    ({'feature_code': 3, 'threshold': 24, 'left': 3, 'right': 3, 'category_child': 10, 'n_categories': 4, 'outcome_class': 2}, 2, 0)
+    ({'feature_code': 3, 'threshold': 24, 'left': 3, 'right': 3, 'category_child': 10, 'n_categories': 4}, 2, 0)
     """
     size = _C_SIZES
     ni = model["table"]["n_internal"]

@@ -123,7 +123,7 @@ def generate(
 
     ``target``: ``"python"``, ``"c"`` (nested if/else), ``"c-table"`` (node tables and one
     loop) or a target from ``template_dirs``. ``feature_type`` (C): ``double``, ``float``,
-    ``int16`` or ``int32``. ``proba``: also generate ``predict_proba``. ``form`` (Python):
+    ``int16`` or ``int32``. ``proba``: also generate ``predict_proba``. ``form`` (C: ``compact``, the smallest table; Python):
     ``auto`` picks nested if/else when the tree is shallow enough, a table otherwise.
     ``index_type`` (C): ``auto`` (the smallest that fits) or ``uint8_t``/``uint16_t``/``uint32_t``;
     a tree too large for it raises :class:`~puretree.errors.CodegenError`. ``quantize`` (C,
