@@ -150,8 +150,14 @@ def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> l
         if os.path.lexists(target_dir):
             aside = tempfile.mkdtemp(prefix=f".{base}.", suffix=".old", dir=parent)
             os.rename(target_dir, aside)
-        os.rename(stage, target_dir)
-        stage = None
+        try:
+            os.rename(stage, target_dir)
+            stage = None
+        except BaseException:
+            if aside is not None:  # put the old library back
+                os.rename(aside, target_dir)
+                aside = None
+            raise
     finally:
         if stage is not None:
             shutil.rmtree(stage, ignore_errors=True)
