@@ -16,7 +16,15 @@ deepest chain-shaped tree both tools can take) it prints:
   per row) and of puretree's generated Python, against scikit-learn's ``predict`` on one row;
 - mismatches against scikit-learn's ``predict`` on the test rows plus every threshold's
   float32/float64 neighbourhood (for the int16 forms: on those rows rounded to integers, the
-  inputs an int16 program can receive).
+  inputs an int16 program can receive; for the quantized form: against puretree's quantized
+  tree on the quantized rows);
+- the tables ``export --report`` computes for puretree's code, and how often each code agrees
+  with the float model on the held-out test rows as it receives them (int16: cast; quantized:
+  float readings through ``NAME_quantize``);
+- and, for breast_cancer, the Arduino layout's example sketch built with arm-none-eabi-g++
+  against a stand-in ``Arduino.h``.
+
+Trees are trained on 80% of the rows; the quantized forms take their ranges from those.
 """
 
 from __future__ import annotations
