@@ -16,7 +16,15 @@ deepest chain-shaped tree both tools can take) it prints:
   per row) and of puretree's generated Python, against scikit-learn's ``predict`` on one row;
 - mismatches against scikit-learn's ``predict`` on the test rows plus every threshold's
   float32/float64 neighbourhood (for the int16 forms: on those rows rounded to integers, the
-  inputs an int16 program can receive).
+  inputs an int16 program can receive; for the quantized form: against puretree's quantized
+  tree on the quantized rows);
+- the tables ``export --report`` computes for puretree's code, and how often each code agrees
+  with the float model on the held-out test rows as it receives them (int16: cast; quantized:
+  float readings through ``NAME_quantize``);
+- and, for breast_cancer, the Arduino layout's example sketch built with arm-none-eabi-g++
+  against a stand-in ``Arduino.h``.
+
+Trees are trained on 80% of the rows; the quantized forms take their ranges from those.
 """
 
 from __future__ import annotations
@@ -32,11 +40,13 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.datasets import load_breast_cancer, make_classification
+from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from puretree.codegen import generate  # noqa: E402
+from puretree.codegen.lower import feature_ranges, lower, quantize, quantized_tree, resources, tree_quantization  # noqa: E402
 from puretree.codegen.verify import load_python  # noqa: E402
 from puretree.sklearn import from_sklearn  # noqa: E402
 
@@ -44,16 +54,21 @@ CPUS = {"M0": ["-mcpu=cortex-m0", "-mthumb"], "M4": ["-mcpu=cortex-m4", "-mthumb
 
 
 def trees(quick: bool):
+    """(title, estimator, training rows, test rows): trained on 80%, tested on the other 20%."""
     X, y = load_breast_cancer(return_X_y=True)
-    yield "breast_cancer (full)", DecisionTreeClassifier(random_state=0).fit(X, y), X
+    Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=0.2, random_state=0)
+    yield "breast_cancer (full)", DecisionTreeClassifier(random_state=0).fit(Xtr, ytr), Xtr, Xte
     n = 20_000 if quick else 100_000
     X, y = make_classification(n_samples=n, n_features=20, n_informative=10, random_state=0)
-    yield f"synthetic {n}x20 (depth 8)", DecisionTreeClassifier(max_depth=8, random_state=0).fit(X, y), X[:5000]
+    Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=0.2, random_state=0)
+    yield f"synthetic {n}x20 (depth 8)", DecisionTreeClassifier(max_depth=8, random_state=0).fit(Xtr, ytr), Xtr, Xte[:5000]
+    if not quick:
+        yield f"synthetic {n}x20 (full)", DecisionTreeClassifier(random_state=0).fit(Xtr, ytr), Xtr, Xte[:5000]
     for depth in ([100, 300] if quick else [100, 300, 500]):
         Xc = np.arange(depth + 1, dtype=float)[:, None] / 7.0
         yc = np.arange(depth + 1) % 2
         est = DecisionTreeClassifier(random_state=0).fit(Xc, yc, sample_weight=2.0 ** np.arange(depth + 1))
-        yield f"chain (depth {est.get_depth()})", est, Xc
+        yield f"chain (depth {est.get_depth()})", est, Xc, Xc
 
 
 def probe_rows(est, X, rng):
@@ -73,41 +88,67 @@ def probe_rows(est, X, rng):
 # -- the tools' code --------------------------------------------------------------------------
 
 
-def sources(est, tree, work: Path) -> dict[str, tuple[str, str, str]]:
-    """name -> (C file, feature C type, call expression) for every tool and form."""
+#: puretree's forms: (key, target, form, feature type, quantized).
+FORMS = [
+    ("puretree c-table compact float", "c-table", "compact", "float", False),
+    ("puretree c-table compact double", "c-table", "compact", "double", False),
+    ("puretree c-table compact int16", "c-table", "compact", "int16", False),
+    ("puretree c-table compact int16 quantized", "c-table", "compact", "int16", True),
+    ("puretree c-table float", "c-table", "table", "float", False),
+    ("puretree c-table double", "c-table", "table", "double", False),
+    ("puretree c-table int16", "c-table", "table", "int16", False),
+    ("puretree c float", "c", "nested", "float", False),
+    ("puretree c double", "c", "nested", "double", False),
+    ("puretree c int16", "c", "nested", "int16", False),
+]
+CTYPES = {"float": "float", "double": "double", "int16": "int16_t"}
+
+
+def sources(est, tree, work: Path, ranges) -> dict[str, tuple[str, str, str, str, str]]:
+    """name -> (C file, input C type, call expression, wrapper code, computed table bytes)
+    for every tool and form. A quantized form takes float inputs: its wrapper quantizes
+    them (NAME_quantize, counted in its flash) and predicts."""
     import emlearn
     import m2cgen
 
-    out: dict[str, tuple[str, str, str]] = {}
-    for target in ("c-table", "c"):
-        for ftype, ctype in (("float", "float"), ("double", "double"), ("int16", "int16_t")):
-            key = f"puretree {target} {ftype}"
-            name = f"pt_{target.replace('-', '_')}_{ftype}"
-            try:
-                files = generate(tree, target, name=name, feature_type=ftype, proba=False)
-            except Exception as exc:  # a nested form too deep, for instance
-                out[key] = ("", "", f"failed: {type(exc).__name__}: {str(exc)[:80]}")
-                continue
-            for fname, text in files.items():
-                (work / fname).write_text(text)
-            out[key] = (str(work / f"{name}.c"), ctype, f"{name}_predict(x)")
-    for method, ctype in (("inline", "float"), ("loadable", "int16_t")):
-        key = f"emlearn {method} {'float' if ctype == 'float' else 'int16'}"
-        path = work / f"eml_{method}.h"
+    out: dict[str, tuple[str, str, str, str, str]] = {}
+    for key, target, form, ftype, quantized in FORMS:
+        name = f"pt{len(out)}"
+        options = {"name": name, "feature_type": ftype, "proba": False, "form": form, "quantize": ranges if quantized else None}
         try:
-            emlearn.convert(est, method=method, dtype=ctype).save(file=str(path), name=f"eml_{method}")
-            c = work / f"eml_{method}.c"
-            c.write_text(f'#include "eml_{method}.h"\n')
-            out[key] = (str(c), ctype, f"eml_{method}_predict(x, N_FEATURES)")
+            files = generate(tree, target, **options)
+            tables = str(resources(lower(tree, target, options))["flash_tables"])
+        except Exception as exc:  # a nested form too deep, for instance
+            out[key] = ("", "", f"failed: {type(exc).__name__}: {str(exc)[:80]}", "", "")
+            continue
+        for fname, text in files.items():
+            (work / fname).write_text(text)
+        if quantized:
+            wrap = f"static int {name}_run(const float *x) {{ int16_t q[N_FEATURES]; {name}_quantize(x, q); return {name}_predict(q); }}"
+            out[key] = (str(work / f"{name}.c"), "float", f"{name}_run(x)", wrap, tables)
+        else:
+            out[key] = (str(work / f"{name}.c"), CTYPES[ftype], f"{name}_predict(x)", "", tables)
+    for method, ctype in (("inline", "float"), ("inline", "int16_t"), ("loadable", "int16_t")):
+        label = "float" if ctype == "float" else "int16"
+        key = f"emlearn {method} {label}"
+        path = work / f"eml_{method}_{label}.h"
+        try:
+            emlearn.convert(est, method=method, dtype=ctype).save(file=str(path), name=f"eml_{method}_{label}")
+            c = work / f"eml_{method}_{label}.c"
+            c.write_text(f'#include "eml_{method}_{label}.h"\n')
+            out[key] = (str(c), ctype, f"eml_{method}_{label}_predict(x, N_FEATURES)", "", "")
         except Exception as exc:
-            out[key] = ("", "", f"failed: {type(exc).__name__}: {str(exc)[:80]}")
+            out[key] = ("", "", f"failed: {type(exc).__name__}: {str(exc)[:80]}", "", "")
     try:
         code = m2cgen.export_to_c(est)  # recursive: deep trees raise RecursionError
         (work / "m2cgen.c").write_text(code)
-        out["m2cgen double"] = (str(work / "m2cgen.c"), "double", "m2c_predict(x)")
+        out["m2cgen double"] = (str(work / "m2cgen.c"), "double", "m2c_predict(x)", M2C_WRAP % (len(est.classes_), len(est.classes_)), "")
     except Exception as exc:
-        out["m2cgen double"] = ("", "", f"failed: {type(exc).__name__}: {str(exc)[:80]}")
+        out["m2cgen double"] = ("", "", f"failed: {type(exc).__name__}: {str(exc)[:80]}", "", "")
     return out
+
+
+M2C_WRAP = "static int m2c_predict(double *x) { double out[%d]; int k, best = 0; score(x, out); for (k = 1; k < %d; k++) if (out[k] > out[best]) best = k; return best; }"
 
 
 def emlearn_include() -> str:
@@ -131,7 +172,7 @@ def _sizes(path: Path) -> tuple[int, int, int]:
     return text, rodata, data
 
 
-def flash(key: str, c_file: str, ctype: str, call: str, n_features: int, n_classes: int, cpu: str, work: Path) -> str:
+def flash(key: str, c_file: str, ctype: str, call: str, wrap: str, n_features: int, cpu: str, work: Path) -> str:
     """Flash of what a firmware calling predict links in: the tool's code in one translation
     unit with an entry function calling predict, built -Os with -ffunction-sections
     -fdata-sections and linked with --gc-sections (so tables nobody references, such as
@@ -140,13 +181,11 @@ def flash(key: str, c_file: str, ctype: str, call: str, n_features: int, n_class
     whole object file as generated (every table kept)."""
     stem = Path(c_file).stem + f"_{cpu}"
     included = str(Path(c_file).with_suffix(".h")) if key.startswith("emlearn") else c_file
-    wrap = ""
     if key.startswith("m2cgen"):
-        wrap = "static int m2c_predict(double *x) { double out[%d]; int k, best = 0; score(x, out); for (k = 1; k < %d; k++) if (out[k] > out[best]) best = k; return best; }" % (n_classes, n_classes)
         call = "m2c_predict((double *)x)"
     entry = work / f"entry_{stem}.c"
     entry.write_text(f'#include <stdint.h>\n#define N_FEATURES {n_features}\n#include "{included}"\n{wrap}\nint entry(const {ctype} *x);\nint entry(const {ctype} *x) {{ return (int)({call}); }}\n')
-    common = ["-Os", *CPUS[cpu], "-std=gnu99", "-w", "-ffunction-sections", "-fdata-sections", "-I", str(work), "-I", emlearn_include()]
+    common = ["-Os", *CPUS[cpu], "-std=gnu99", "-w", "-ffp-contract=off", "-ffunction-sections", "-fdata-sections", "-I", str(work), "-I", emlearn_include()]
     obj, elf = work / f"{stem}.o", work / f"{stem}.elf"
     whole = work / f"whole_{stem}.o"
     steps = [
@@ -195,72 +234,148 @@ int main(void) {
 """
 
 
-def host_run(key: str, c_file: str, ctype: str, call: str, rows: np.ndarray, work: Path, n_classes: int) -> tuple[float, np.ndarray]:
+def host_run(key: str, c_file: str, ctype: str, call: str, wrap: str, rows: np.ndarray, work: Path) -> tuple[float, np.ndarray]:
     stem = Path(c_file).stem
-    prelude, wrap = "", ""
+    prelude = ""
     if key.startswith("m2cgen"):
-        wrap = "static int m2c_predict(double *x) { double out[%d]; int k, best = 0; score(x, out); for (k = 1; k < %d; k++) if (out[k] > out[best]) best = k; return best; }" % (n_classes, n_classes)
         call = "m2c_predict((double *)x)"
     driver = work / f"drive_{stem}.c"
     source = c_file if key.startswith(("m2cgen", "puretree")) else str(Path(c_file).with_suffix(".h"))
     driver.write_text(DRIVER % {"d": rows.shape[1], "prelude": prelude, "source": source, "wrap": wrap, "ctype": ctype, "call": call})
     program = work / f"drive_{stem}"
-    cmd = ["gcc", "-O2", "-std=gnu99", "-w", "-I", str(work), "-I", emlearn_include(), str(driver), "-o", str(program), "-lm"]
+    cmd = ["gcc", "-O2", "-std=gnu99", "-w", "-ffp-contract=off", "-I", str(work), "-I", emlearn_include(), str(driver), "-o", str(program), "-lm"]
     subprocess.run(cmd, check=True, capture_output=True)
     payload = np.int64(len(rows)).tobytes() + np.ascontiguousarray(rows, dtype=np.float64).tobytes()
     out = subprocess.run([str(program)], input=payload, capture_output=True, check=True).stdout.decode().split()
     return float(out[0]), np.array([int(v) for v in out[1:]])
 
 
+ARDUINO_H = """/* A minimal stand-in for a board core's Arduino.h (board cores cannot be downloaded here). */
+#pragma once
+#include <stdint.h>
+#include <stddef.h>
+class StandInSerial {
+public:
+    void begin(unsigned long baud) { (void)baud; }
+    size_t println(const char *s) { sink = s; return 0; }
+    size_t println(double v) { value = v; return 0; }
+    const char *volatile sink;
+    volatile double value;
+};
+extern StandInSerial Serial;
+void delay(unsigned long ms);
+"""
+ARDUINO_MAIN = """#include <Arduino.h>
+StandInSerial Serial;
+void delay(unsigned long ms) { (void)ms; }
+void setup();
+void loop();
+extern "C" int entry(void);
+extern "C" int entry(void) { setup(); loop(); return 0; }
+"""
+
+
+def arduino_build(tree, ranges, work: Path) -> list[str]:
+    """Export the Arduino layout (float table; compact int16 quantized), compile src/ with
+    arm-none-eabi-gcc and the example sketch with arm-none-eabi-g++ against a stand-in
+    Arduino.h, link for Cortex-M4: the linked flash, or the compiler's error."""
+    from puretree.commands.codegen import arduino_files
+
+    out = []
+    for label, options in (("c-table float", {"feature_type": "float", "proba": False}),
+                           ("c-table compact int16 quantized", {"feature_type": "int16", "form": "compact", "proba": False, "quantize": ranges})):
+        lib = work / f"arduino_{len(out)}"
+        for rel, text in arduino_files(tree, "c-table", name="model", **options).items():
+            (lib / rel).parent.mkdir(parents=True, exist_ok=True)
+            (lib / rel).write_text(text)
+        (lib / "core").mkdir()
+        (lib / "core" / "Arduino.h").write_text(ARDUINO_H)
+        (lib / "core" / "main.cpp").write_text(ARDUINO_MAIN)
+        sketch = lib / "sketch.cpp"  # as the Arduino builder does: the .ino, as C++, after #include <Arduino.h>
+        sketch.write_text("#include <Arduino.h>\n" + (lib / "examples" / "model_example" / "model_example.ino").read_text())
+        cpu = CPUS["M4"]
+        flags = ["-Os", *cpu, "-ffunction-sections", "-fdata-sections", "-ffp-contract=off", "-I", str(lib / "core"), "-I", str(lib / "src")]
+        steps = [
+            ["arm-none-eabi-gcc", "-std=c99", "-Wall", "-Werror", *flags, "-c", str(lib / "src" / "model.c"), "-o", str(lib / "model.o")],
+            ["arm-none-eabi-g++", "-std=gnu++11", "-Wall", "-Werror", "-fno-exceptions", "-fno-rtti", *flags, "-c", str(sketch), "-o", str(lib / "sketch.o")],
+            ["arm-none-eabi-g++", "-std=gnu++11", "-fno-exceptions", "-fno-rtti", *flags, "-c", str(lib / "core" / "main.cpp"), "-o", str(lib / "main.o")],
+            ["arm-none-eabi-g++", *cpu, "-nostartfiles", "-Wl,--gc-sections", "-Wl,-e,entry", str(lib / "main.o"), str(lib / "sketch.o"), str(lib / "model.o"), "-o", str(lib / "sketch.elf"), "-lc", "-lm", "-lgcc", "-lnosys"],
+        ]
+        for cmd in steps:
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                out.append(f"| {label} | build error: {done.stderr.strip().splitlines()[-1][:80]} |")
+                break
+        else:
+            text, rodata, data = _sizes(lib / "sketch.elf")
+            out.append(f"| {label} | {text + rodata + data} |")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="smaller synthetic data and chains")
+    parser.add_argument("--quick", action="store_true", help="smaller synthetic data and chains, no fully grown synthetic tree")
     args = parser.parse_args()
+    sys.setrecursionlimit(10_000)  # emlearn and m2cgen recurse over the tree
     rng = np.random.default_rng(0)
     deepest_ok = None
-    lines = []
-    for title, est, X in trees(args.quick):
+    for title, est, Xtr, Xte in trees(args.quick):
         tree = from_sklearn(est)
-        rows = probe_rows(est, X, rng)
+        rows = probe_rows(est, Xte, rng)
         want = est.predict(rows)
         rows16 = np.clip(np.rint(rows), -32767, 32767)
         want16 = est.predict(rows16)
+        want_test = est.predict(Xte)
+        ranges = feature_ranges(Xtr)
+        offset, scale = tree_quantization(tree, ranges, "int16")
+        qtree = quantized_tree(tree, offset, scale, "int16")
+        want_q = np.asarray(qtree.predict(quantize(rows, offset, scale, "int16")))
+        lines = []
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
-            code = sources(est, tree, work)
+            code = sources(est, tree, work, ranges)
             tools_ok = not any(v[0] == "" for k, v in code.items() if not k.startswith("puretree"))
             if title.startswith("chain"):
                 if not tools_ok:
                     failed = "; ".join(f"{k}: {v[2]}" for k, v in code.items() if v[0] == "" and not k.startswith("puretree"))
                     print(f"\n{title}: skipped, a tool failed ({failed})", flush=True)
                     continue
-                deepest_ok = (title, est, X)
-            lines.append(f"\n### {title}: {est.tree_.node_count} nodes, depth {est.get_depth()}, {len(rows)} rows checked\n")
-            lines.append("| code | flash M0: linked (object) | flash M4: linked (object) | host ns/row | mismatches vs sklearn |")
-            lines.append("|---|---:|---:|---:|---:|")
-            for key, (c_file, ctype, call) in code.items():
+                deepest_ok = title
+            lines.append(f"\n#### {title}: {est.tree_.node_count} nodes, depth {est.get_depth()}, {len(rows)} rows checked, {len(Xte)} test rows\n")
+            lines.append("| code | flash M0: linked (object) | flash M4: linked (object) | tables (--report) | host ns/row | mismatches | agrees with the float model on test rows |")
+            lines.append("|---|---:|---:|---:|---:|---:|---:|")
+            for key, (c_file, ctype, call, wrap, tables) in code.items():
                 if not c_file:
-                    lines.append(f"| {key} | {call} | | | |")
+                    lines.append(f"| {key} | {call} | | | | | |")
                     continue
-                m0, m4 = (flash(key, c_file, ctype, call, rows.shape[1], len(est.classes_), cpu, work) for cpu in ("M0", "M4"))
+                m0, m4 = (flash(key, c_file, ctype, call, wrap, rows.shape[1], cpu, work) for cpu in ("M0", "M4"))
                 # Integer forms are exact on integer inputs: compare on the rows rounded to int16.
-                use, expect = (rows16, want16) if ctype == "int16_t" else (rows, want)
+                # A quantized form is exact against puretree's quantized tree on quantized rows.
+                quantized = key.endswith("quantized")
+                use, expect = (rows16, want16) if ctype == "int16_t" else (rows, want_q if quantized else want)
                 try:
-                    ns, got = host_run(key, c_file, ctype, call, use, work, len(est.classes_))
+                    ns, got = host_run(key, c_file, ctype, call, wrap, use, work)
                     bad = int((est.classes_[got] != expect).sum())
-                    lines.append(f"| {key} | {m0} | {m4} | {ns:.1f} | {bad} |")
+                    _, got_test = host_run(key, c_file, ctype, call, wrap, Xte, work)
+                    agree = float((est.classes_[got_test] == want_test).mean())
+                    lines.append(f"| {key} | {m0} | {m4} | {tables} | {ns:.1f} | {bad} | {agree:.2%} |")
                 except subprocess.CalledProcessError as exc:
-                    lines.append(f"| {key} | {m0} | {m4} | run failed: {exc.stderr[:60]!r} | |")
+                    lines.append(f"| {key} | {m0} | {m4} | {tables} | run failed: {exc.stderr[:60]!r} | | |")
             module = load_python(generate(tree, "python", name="pt")["pt.py"], work)
             sample = [list(map(float, r)) for r in rows[:300]]
             py = statistics.median(timeit.repeat(lambda: [module.predict(r) for r in sample], number=1, repeat=5)) / len(sample) * 1e9
             py_bad = int(sum(module.predict(list(map(float, r))) != w for r, w in zip(rows, want)))
             one = rows[:1]
             sk = statistics.median(timeit.repeat(lambda: est.predict(one), number=50, repeat=5)) / 50 * 1e9
-            lines.append(f"| puretree python ({'table' if 'while node' in generate(tree, 'python')['tree.py'] else 'nested'}) | | | {py:.0f} | {py_bad} |")
-            lines.append(f"| scikit-learn predict, one row | | | {sk:.0f} | 0 |")
-        print("\n".join(lines[-(len(code) + 5):]), flush=True)
-    print(f"\n(deepest chain both tools took: {deepest_ok[0] if deepest_ok else 'none'}; run at {time.strftime('%Y-%m-%d %H:%M')})")
+            lines.append(f"| puretree python ({'table' if 'while node' in generate(tree, 'python')['tree.py'] else 'nested'}) | | | | {py:.0f} | {py_bad} | |")
+            lines.append(f"| scikit-learn predict, one row | | | | {sk:.0f} | 0 | |")
+            if title.startswith("breast_cancer"):
+                lines.append("\nArduino layout (`export --layout arduino`), the example sketch built with arm-none-eabi-g++ (Cortex-M4) against a stand-in Arduino.h:\n")
+                lines.append("| library | linked flash (sketch, predict, names it prints) |")
+                lines.append("|---|---:|")
+                lines += arduino_build(tree, ranges, work)
+        print("\n".join(lines), flush=True)
+    print(f"\n(deepest chain both tools took: {deepest_ok or 'none'}; run at {time.strftime('%Y-%m-%d %H:%M')})")
 
 
 if __name__ == "__main__":

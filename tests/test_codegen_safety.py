@@ -103,7 +103,7 @@ def test_c_with_hostile_names_compiles_runs_exactly_and_injects_nothing(trees, t
             called = set(re.findall(r"([A-Za-z_]\w*)\s*\(", code))
             assert called <= {"isnan", "tree_code", "tree_walk", "tree_spread", "tree_add", "tree_argmax", "tree_predict", "tree_predict_proba", "if", "for", "void"}, called
             directives = [line.strip() for line in code.splitlines() if line.strip().startswith("#")]
-            assert all(re.fullmatch(r'#(include <(stdint|math)\.h>|include\s*|ifndef \w+|define \w+( .*)?|endif)', d) for d in directives), directives
+            assert all(re.fullmatch(r'#(include <(stdint|math)\.h>|include\s*|ifndef \w+|ifdef __cplusplus|define \w+( .*)?|endif)', d) for d in directives), directives
             assert text.isascii()
         # The names survive, byte for byte, inside the string tables.
         literals = re.findall(r'"(?:[^"\\\n]|\\.)*"', files["tree.c"])

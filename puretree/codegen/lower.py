@@ -19,6 +19,10 @@ node ever reaches a template. Everything a template needs to decide exactly as
   node; otherwise outcome ``ref - n_internal``), for the table-driven loop and for the
   "distribute" missing-value walk (``spread``), which visits branches level by level in the
   same order as the model adds them up, so even the floating-point sums are identical.
+  ``compact`` (``form="compact"``): the smallest table, for threshold splits (see :func:`_compact`).
+- **Fixed point** (``quantize``: one ``(low, high)`` training range per feature, integer
+  feature types): the tree is lowered as :func:`quantized_tree` of itself, and the model
+  carries the offsets and scales of ``NAME_quantize`` (see :data:`QUANTIZER`).
 
 >>> from puretree.datasets import load_playtennis
 >>> from puretree.grow import id3
@@ -40,14 +44,15 @@ import numpy as np
 
 from ..errors import CodegenError
 from ..fold import ENTER, events
-from ..nodes import Tree
+from ..fold import rewrite
+from ..nodes import Split, Threshold, Tree
 from ..predict import KIND_CODES, LEAF, normalised_fractions, flatten
 from . import literals as lit
 
 #: The flat table's kind codes of the split tests lowering writes particular code for.
 THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CODES["multiway"], KIND_CODES["subset"]
 
-__all__ = ["MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
+__all__ = ["QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
@@ -77,6 +82,7 @@ _DEFAULTS: dict[str, Any] = {
     "form": "auto",
     "index_type": "auto",
     "language": None,
+    "quantize": None,
 }
 
 
@@ -101,8 +107,8 @@ def check_options(target: str, options: Mapping[str, Any] | None) -> dict[str, A
     opts["feature_type"] = ftype
     if opts["index_type"] != "auto" and opts["index_type"] not in INDEX_TYPES:
         raise CodegenError(f"unknown index type {opts['index_type']!r}; choose auto or one of {list(INDEX_TYPES)}")
-    if opts["form"] not in ("auto", "nested", "table"):
-        raise CodegenError(f"unknown form {opts['form']!r}; choose auto, nested or table")
+    if opts["form"] not in ("auto", "nested", "table", "compact"):
+        raise CodegenError(f"unknown form {opts['form']!r}; choose auto, nested, table or compact (C)")
     language = opts["language"] or TARGET_LANGUAGES.get(target)
     if language is None:
         raise CodegenError(f"target {target!r} is not built in: say which language its literals use (language=python|c|javascript)")
@@ -142,6 +148,142 @@ def _value_literal(language: str, value: Any) -> str:
     return lit.py_string(str(value))
 
 
+# -- fixed point ----------------------------------------------------------------------------
+
+#: Per integer feature type: ``(bias, high, shift)``. The quantizer computes, in float32,
+#: ``s = (x - offset) * scale + bias``, clamps ``s`` to ``[1, high]`` (NaN, a missing value,
+#: becomes 0) and truncates it (``s`` is not negative, so that is its floor, with no libm
+#: call): ``q = (int) s + shift``. Values lie in ``[1 + shift, high + shift]`` and a missing
+#: value is ``shift``, the type's minimum; every constant is a float32 value (2**31 - 1 is not).
+QUANTIZER = {"int16": (2**15, 2**16 - 1, -(2**15)), "int32": (2**30, 2**31 - 2**7, -(2**31))}
+#: Half the width of the integer range a feature's training range is mapped onto, per type:
+#: ``bias - QUANTIZED_MAX + shift`` to ``bias + QUANTIZED_MAX + shift`` (:func:`quantized_range`).
+QUANTIZED_MAX = {"int16": 2**15 - 1, "int32": 2**30 - 2**8}
+
+
+def quantized_range(ftype: str) -> tuple[int, int]:
+    """The integers a feature's training range is mapped onto (readings outside it reach
+    at most one unit further, clamped; the type's minimum is the missing value).
+
+    >>> quantized_range("int16"), quantized_range("int32")
+    ((-32767, 32767), (-2147483392, -256))
+    """
+    bias, _, shift = QUANTIZER[ftype]
+    return bias - QUANTIZED_MAX[ftype] + shift, bias + QUANTIZED_MAX[ftype] + shift
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_TINY = float(np.finfo(np.float32).tiny)
+
+
+def feature_ranges(X: Any) -> tuple[tuple[float, float], ...]:
+    """Each column's ``(smallest, largest)`` present value (``(0.0, 0.0)`` when it has none):
+    the training data's range that :func:`quantization` maps onto the integer type.
+
+    >>> feature_ranges(np.array([[1.0, np.nan], [3.0, np.nan], [2.0, np.nan]]))
+    ((1.0, 3.0), (0.0, 0.0))
+    """
+    X = np.asarray(X, dtype=np.float64)
+    out = []
+    for j in range(X.shape[1]):
+        col = X[:, j][~np.isnan(X[:, j])]
+        out.append((float(col.min()), float(col.max())) if col.size else (0.0, 0.0))
+    return tuple(out)
+
+
+def read_features(tree: Tree) -> list[int]:
+    """The features some split of ``tree`` reads, in increasing order."""
+    flat = flatten(tree)
+    return sorted(set(flat.feature[flat.kind != LEAF].tolist()))
+
+
+def quantization(schema: Any, ranges: Any, ftype: str, *, used: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(offset, scale)`` per feature, as float32 (see :data:`QUANTIZER` for how a value is
+    quantized with them): the range ``[lo, hi]`` of a numeric feature covers
+    :func:`quantized_range`. A categorical feature's code passes unchanged (offset
+    0, scale 1). A feature outside ``used`` (when given: the features the tree reads) gets
+    scale 0: it quantizes to 0 whatever its value, and the generated code stores nothing for it.
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> off, scale = quantization(Schema((Feature("x"), Feature("y"))), [(0.0, 2.0), (0.0, 1.0)], "int16", used=[0])
+    >>> off.tolist(), scale.tolist()
+    ([1.0, 0.0], [32767.0, 0.0])
+    """
+    if ftype not in QUANTIZER:
+        raise CodegenError(f"quantization needs an integer feature type (int16 or int32), not {ftype!r}")
+    ranges = list(ranges)
+    if len(ranges) != schema.n_features:
+        raise CodegenError(f"quantization needs one (low, high) range per feature: got {len(ranges)} for {schema.n_features} features")
+    top = QUANTIZED_MAX[ftype]
+    keep = set(range(schema.n_features) if used is None else used)
+    offset = np.zeros(schema.n_features, dtype=np.float32)
+    scale = np.zeros(schema.n_features, dtype=np.float32)
+    for j, (feature, pair) in enumerate(zip(schema.features, ranges)):
+        try:
+            lo, hi = (float(v) for v in pair)
+        except (TypeError, ValueError):
+            raise CodegenError(f"the range of feature {feature.name!r} must be two numbers (low, high), got {pair!r}") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+            raise CodegenError(f"the range of feature {feature.name!r} must be finite with low <= high, got ({lo!r}, {hi!r})")
+        if j not in keep:
+            continue
+        if not feature.is_numeric:
+            if len(feature.categories) > top:
+                raise CodegenError(f"feature {feature.name!r} has {len(feature.categories)} categories; {ftype} quantization holds codes up to {top}")
+            scale[j] = 1.0
+            continue
+        half = hi / 2 - lo / 2  # halves first: no overflow near the float64 limits
+        offset[j] = np.float32(min(max(lo / 2 + hi / 2, -_F32_MAX), _F32_MAX))
+        # A finite, non-zero scale: (x - offset) * scale is never NaN, whatever x is (inf included).
+        scale[j] = np.float32(min(max(top / half, _F32_TINY), _F32_MAX)) if half > 0 else np.float32(1.0)
+    return offset, scale
+
+
+def tree_quantization(tree: Tree, ranges: Any, ftype: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`quantization` for the features ``tree`` reads (the others get scale 0)."""
+    return quantization(tree.schema, ranges, ftype, used=read_features(tree))
+
+
+def quantize(X: Any, offset: np.ndarray, scale: np.ndarray, ftype: str) -> np.ndarray:
+    """The library's quantization, exactly as the generated ``NAME_quantize`` computes it in
+    float32 (rounded once per operation, no fused multiply-add; :data:`QUANTIZER`): values as
+    float64 holding integers, NaN (missing) kept; a feature of scale 0 gives 0.
+
+    >>> off, scale = np.array([1.0], np.float32), np.array([32767.0], np.float32)
+    >>> quantize(np.array([[0.0], [1.5], [9.0], [np.nan]]), off, scale, "int16").ravel().tolist()
+    [-32767.0, 16383.0, 32767.0, nan]
+    """
+    bias, high, shift = QUANTIZER[ftype]
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.asarray(X, dtype=np.float64).astype(np.float32)
+        s = (x - offset.astype(np.float32)) * scale.astype(np.float32) + np.float32(bias)
+        s = np.minimum(np.maximum(s, np.float32(1.0)), np.float32(high))
+        q = np.floor(s).astype(np.float64) + shift  # NaN stays NaN: the missing value
+    q[:, scale == 0] = 0.0
+    return q
+
+
+def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str) -> Tree:
+    """The tree the integer code runs: each threshold ``t`` becomes the quantized value of
+    ``t'``, the largest float32 ``<= t``. Quantization is monotone, so every float32 ``x`` the
+    model sends left (``x <= t``, that is ``x <= t'``) has ``q(x) <= q(t')`` and goes left too;
+    only the values above ``t'`` that share its integer can change side.
+
+    >>> from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+    >>> tree = Tree(NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1)), Schema((Feature("x"),), ("a", "b")))
+    >>> quantized_tree(tree, np.array([1.0], np.float32), np.array([32767.0], np.float32), "int16").root.test.value
+    -16384.0
+    """
+
+    def rule(node: Any) -> Any:
+        if isinstance(node, Split) and isinstance(node.test, Threshold):
+            j = node.feature
+            t = float(lit.float32_floor(node.test.value))
+            q = float(quantize(np.array([[t]]), offset[j: j + 1], scale[j: j + 1], ftype)[0, 0])
+            return Split(j, Threshold(q), node.children, node.counts)
+        return None
+
+    return rewrite(tree, rule)
+
+
 # -- thresholds ---------------------------------------------------------------------------
 
 
@@ -178,6 +320,26 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     opts = check_options(target, options)
     language, ftype, name = opts["language"], opts["feature_type"], opts["name"]
     schema = tree.schema
+    quant = None
+    if opts["quantize"] is not None:
+        if language != "c":
+            raise CodegenError("quantization is for C targets (with feature type int16 or int32)")
+        ranges = [tuple(float(v) for v in pair) for pair in opts["quantize"]]
+        used = read_features(tree)
+        offset, scale = quantization(schema, ranges, ftype, used=used)
+        tree = quantized_tree(tree, offset, scale, ftype)
+        bias, high, shift = QUANTIZER[ftype]
+        quant = {
+            "ranges": ranges,
+            "features": used,
+            "feature_type": _smallest_type(max(used, default=0), "auto", "feature indices"),
+            "offset": [lit.c_float(offset[j]) for j in used],
+            "scale": [lit.c_float(scale[j]) for j in used],
+            "bias": lit.c_float(float(bias)),
+            "shift": lit.c_int(shift, lit.C_TYPES[ftype][0]),
+            "high": lit.c_float(float(high)),
+            "range": [lit.c_int(v, lit.C_TYPES[ftype][0]) for v in quantized_range(ftype)],
+        }
     flat = flatten(tree)
     regression = schema.is_regression
     distribute = tree.missing == "distribute" and bool((flat.kind != LEAF).any())
@@ -209,6 +371,14 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
                 "value": _double(language, float(row[0])) if regression else "",
             })
         outcome_of[node] = seen[key]
+    if not keep_distribution:
+        # Outcomes are classes: numbered by class, an outcome is its class when every class
+        # is one (the C code then needs no table from one to the other).
+        order = sorted(range(len(outcomes)), key=lambda i: outcomes[i]["class_index"])
+        new_index = {old: new for new, old in enumerate(order)}
+        outcomes = [outcomes[i] for i in order]
+        outcome_of = {node: new_index[i] for node, i in outcome_of.items()}
+    outcome_is_class = not keep_distribution and [o["class_index"] for o in outcomes] == list(range(len(schema.classes)))
 
     def ref(node: int) -> int:
         return internal_index[node] if node in internal_index else n_internal + outcome_of[node]
@@ -261,6 +431,9 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     if form == "auto":
         shallow = depth <= PYTHON_NESTING_LIMIT and _if_nesting(flat, tree.missing) <= PYTHON_ELIF_LIMIT
         form = "table" if target == "c-table" else ("nested" if target != "python" or shallow else "table")
+    if form == "compact" and (language != "c" or used_categorical or distribute):
+        why = "C code" if language != "c" else ("threshold splits only (this tree splits on a categorical feature)" if used_categorical else "missing values under \"majority\" or \"error\" (this tree distributes them)")
+        raise CodegenError(f"the compact table holds {why}: use form table")
     if form == "nested" and language == "python" and depth > PYTHON_NESTING_LIMIT:
         raise CodegenError(f"this tree is {depth} levels deep; nested Python allows at most {PYTHON_NESTING_LIMIT} (use form='table')")
     if form == "nested" and language == "python" and (nesting := _if_nesting(flat, tree.missing)) > PYTHON_ELIF_LIMIT:
@@ -271,7 +444,11 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         raise CodegenError(f"this tree's if/else-if statements nest {nesting} deep (a split on a categorical feature has many categories); nested C is limited to {C_ELIF_LIMIT}: use the c-table target")
 
     # Python and JavaScript numbers are doubles, whatever feature type was asked for.
-    manifest = _manifest(target=target, name=name, form=form, feature_type=ftype if language == "c" else "double", index_type=index_type, proba=bool(opts["proba"]) and not regression, missing=tree.missing, task=schema.task, n_features=schema.n_features)
+    manifest = _manifest(target=target, name=name, form=form, feature_type=ftype if language == "c" else "double", index_type=index_type, proba=bool(opts["proba"]) and not regression, missing=tree.missing, task=schema.task, n_features=schema.n_features,
+                         **({"quantize": quant["ranges"]} if quant else {}))
+    compact = _compact(flat, internal_index, outcome_of, rows, tree.missing, len(outcomes), opts["index_type"], _C_SIZES[lit.C_TYPES[ftype][0]]) if form == "compact" else None
+    if compact is not None:
+        index_type = compact["index_type"]
     ref_size = int(index_type[4:-2]) // 8
     stack_bytes = 32 + (2 * width * (ref_size + 8) + 8 * max(1, len(schema.classes)) if distribute else 0)
     ctype, int_range = lit.C_TYPES[ftype]
@@ -288,6 +465,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         "proba": bool(opts["proba"]) and not regression,
         "feature_type": ftype,
         "ctype": ctype,
+        "quantize": quant,
         "integer_features": int_range is not None,
         "missing_sentinel": lit.c_int(int_range[0], ctype) if int_range else "NAN",
         "int_max": lit.c_int(int_range[1], ctype) if int_range else "",
@@ -317,7 +495,58 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
             "spread_child": spread_child if distribute else [],
             "spread_fraction": spread_fraction if distribute else [],
         },
+        "compact": compact,
+        "outcome_is_class": outcome_is_class,
+        "comparisons": depth if form != "nested" else _if_nesting(flat, tree.missing),
         "lines": _lines(flat, tree, internal_index, outcome_of, rows, features) if form == "nested" else [],
+    }
+
+
+#: Flag bits of a compact node's code, below the feature index.
+COMPACT_LEFT_LEAF, COMPACT_RIGHT_LEAF, COMPACT_HEAVY_LEFT = 4, 2, 1
+
+
+def _compact(flat: Any, internal_index: dict[int, int], outcome_of: dict[int, int], rows: dict[str, list], missing: str, n_outcomes: int, forced: str, threshold_size: int) -> dict[str, Any]:
+    """The compact table: internal nodes in pre-order, one code, one threshold and one
+    reference each. A left child that is an internal node is the next node (pre-order), so
+    it is never stored; leaves are folded into the references. The code is
+    ``feature << 3 | left_is_leaf << 2 | right_is_leaf << 1 | heavy_left`` and the reference:
+
+    - neither child a leaf: the right child's node index;
+    - only the right child a leaf: its outcome (the left child is the next node);
+    - only the left child a leaf: its outcome (the right child is the next node);
+    - both leaves: ``left_outcome << bits | right_outcome``.
+    """
+    bits = max(1, (n_outcomes - 1).bit_length())
+    codes, refs = [], []
+    for node, i in internal_index.items():
+        j = int(flat.feature[node])
+        left, right = int(flat.left[node]), int(flat.right[node])
+        left_leaf, right_leaf = left not in internal_index, right not in internal_index
+        heavy_left = missing == "majority" and int(flat.heavy[node]) == left
+        codes.append(j << 3 | COMPACT_LEFT_LEAF * left_leaf | COMPACT_RIGHT_LEAF * right_leaf | COMPACT_HEAVY_LEFT * heavy_left)
+        if left_leaf and right_leaf:
+            refs.append(outcome_of[left] << bits | outcome_of[right])
+        elif left_leaf:
+            refs.append(outcome_of[left])
+        elif right_leaf:
+            refs.append(outcome_of[right])
+        else:
+            refs.append(internal_index[right])
+    code_type = _smallest_type(max(codes, default=0), "auto", "feature codes")
+    index_type = _smallest_type(max(refs, default=0), forced, "node references")
+    # One array of structs where no padding is needed (an int16 threshold with a byte each of
+    # code and reference): one base address instead of three, less code.
+    packed = (threshold_size + _C_SIZES[code_type] + _C_SIZES[index_type]) % threshold_size == 0
+    return {
+        "code": codes,
+        "ref": refs,
+        "threshold": rows["threshold"],
+        "bits": bits,
+        "mask": (1 << bits) - 1,
+        "code_type": code_type,
+        "index_type": index_type,
+        "packed": packed,
     }
 
 
@@ -484,3 +713,63 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
                 out += [{"depth": d, "op": "else"}, {"depth": d + 1, "op": "result", "outcome": outcome_of[me]}]
             out.append({"depth": d, "op": "end"})
     return out
+
+
+_C_SIZES = {"uint8_t": 1, "uint16_t": 2, "uint32_t": 4, "int16_t": 2, "int32_t": 4, "float": 4, "double": 8}
+
+
+def resources(model: Mapping[str, Any]) -> dict[str, Any]:
+    """What the generated C needs, computed from the render model's tables: ``tables`` (bytes
+    of flash per ``static const`` array the predict functions read), ``names`` (the name
+    tables' pointers, which a linker drops when nothing reads them; the strings come on top),
+    ``stack`` (bytes of locals, :data:`NAME_MAX_STACK_BYTES`), ``static_ram`` (0: nothing is
+    written but the caller's arrays) and ``comparisons`` (the most split tests one prediction
+    makes). The code itself is not counted: ``bench/bench_codegen.py`` measures it.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> r = resources(lower(id3(load_playtennis()), "c-table", {"name": "tennis", "proba": False}))
+    >>> r["tables"], r["comparisons"], r["static_ram"]
+    ({'feature_code': 3, 'threshold': 24, 'left': 3, 'right': 3, 'category_child': 10, 'n_categories': 4}, 2, 0)
+    """
+    size = _C_SIZES
+    ni = model["table"]["n_internal"]
+    t = model["table"]
+    ftype = size[model["ctype"]]
+    tables: dict[str, int] = {}
+    if ni and model["form"] == "compact" and model["compact"]["packed"]:
+        tables["nodes"] = ni * (ftype + size[model["compact"]["code_type"]] + size[model["compact"]["index_type"]])
+    elif ni and model["form"] == "compact":
+        c = model["compact"]
+        tables.update(code=ni * size[c["code_type"]], threshold=ni * ftype, ref=ni * size[c["index_type"]])
+    elif ni and (model["form"] == "table" or model["missing"] == "distribute"):
+        tables.update(feature_code=ni * size[model["feature_code_type"]], threshold=ni * ftype, left=ni * size[model["index_type"]], right=ni * size[model["index_type"]])
+        if t["categories"]:
+            tables["category_child"] = len(t["categories"]) * size[model["index_type"]]
+        if model["has_categorical"]:
+            tables["n_categories"] = model["n_features"] * size[model["count_type"]]
+    if model["missing"] == "distribute":
+        ref = size[model["index_type"]]
+        tables.update(spread_offset=len(t["spread_offset"]) * ref, spread_child=len(t["spread_child"]) * ref, spread_fraction=len(t["spread_fraction"]) * 8)
+    n_out = len(model["outcomes"])
+    if model["regression"]:
+        tables["outcome_value"] = n_out * 8
+    else:
+        if not model["outcome_is_class"]:
+            tables["outcome_class"] = n_out * size[model["class_type"]]
+        if model["proba"] or model["missing"] == "distribute":
+            tables["outcome_proba"] = n_out * model["n_classes"] * 8
+    if model["quantize"]:
+        q = model["quantize"]
+        tables.update(quantized=len(q["features"]) * size[q["feature_type"]], offset_scale=len(q["features"]) * 8)
+    pointer = 4  # on a 32-bit microcontroller
+    names = (model["n_features"] + (0 if model["regression"] else model["n_classes"]) + sum(f["n_categories"] for f in model["features"])) * pointer
+    return {
+        "tables": tables,
+        "flash_tables": sum(tables.values()),
+        "names": names,
+        "stack": model["max_stack_bytes"],
+        "static_ram": 0,
+        "comparisons": model["comparisons"],
+        "depth": model["depth"],
+    }

@@ -162,19 +162,22 @@ def generate(
     index_type: str = "auto",
     language: str | None = None,
     template_dirs: Iterable[str | os.PathLike[str]] | None = None,
+    quantize: Any = None,
 ) -> dict[str, str]:
     """The generated files for ``tree`` as ``{file name: content}``; nothing is written.
 
     ``target``: ``"python"``, ``"c"`` (nested if/else), ``"c-table"`` (node tables and one
     loop) or a target from ``template_dirs``. ``feature_type`` (C): ``double``, ``float``,
-    ``int16`` or ``int32``. ``proba``: also generate ``predict_proba``. ``form`` (Python):
+    ``int16`` or ``int32``. ``proba``: also generate ``predict_proba``. ``form`` (C: ``compact``, the smallest table; Python):
     ``auto`` picks nested if/else when the tree is shallow enough, a table otherwise.
     ``index_type`` (C): ``auto`` (the smallest that fits) or ``uint8_t``/``uint16_t``/``uint32_t``;
-    a tree too large for it raises :class:`~puretree.errors.CodegenError`.
+    a tree too large for it raises :class:`~puretree.errors.CodegenError`. ``quantize`` (C,
+    int16/int32): one ``(low, high)`` range per feature (:func:`~puretree.codegen.lower.feature_ranges`
+    of the training data): fixed point, with a ``NAME_quantize`` function.
     """
     env = environment(template_dirs)
     outputs = _outputs(env, target)
-    model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language})
+    model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language, "quantize": quantize})
     model["lines"] = first_reads(model["lines"], [f["index"] for f in model["features"] if f["categorical"]])
     files = {}
     for template in outputs:

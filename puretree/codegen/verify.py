@@ -41,13 +41,16 @@ from ..nodes import Tree
 from ..nodes import Codes, Interval
 from ..predict import LEAF, apply, flatten, predict_proba, predict_value
 from . import literals as lit
-from .lower import MANIFEST_MARK, check_options
+from .lower import MANIFEST_MARK, check_options, quantize, quantized_tree, tree_quantization
 from .render import generate
 
-__all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
+__all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "FP_FLAGS", "quantize_probes", "run_quantize", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
 
 STRICT_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wconversion")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g")
+#: The generated source is built without fused multiply-add, so that its float arithmetic
+#: (the fixed-point quantizer's) rounds once per operation, as puretree's does.
+FP_FLAGS = ("-ffp-contract=off",)
 
 
 @attrs.frozen
@@ -61,10 +64,18 @@ class Report:
     mismatches: list[tuple[Any, Any, Any]]
     n_mismatches: int = attrs.field(default=attrs.Factory(lambda self: len(self.mismatches), takes_self=True))
     unreached: tuple[int, ...] = ()
+    #: Fixed point only: the values ``NAME_quantize`` was checked on, the first
+    #: :data:`MAX_REPORTED` that differ from puretree's quantization ``(feature, value,
+    #: puretree, code)`` and their number; and how many of the given rows the quantization
+    #: itself changes (the quantized tree on quantized rows against the float model on the rows).
+    n_quantized: int = 0
+    quantize_mismatches: list[tuple[Any, Any, Any, Any]] = attrs.Factory(list)
+    n_quantize_mismatches: int = 0
+    changed_by_quantization: int | None = None
 
     @property
     def ok(self) -> bool:
-        return self.n_mismatches == 0
+        return self.n_mismatches == 0 and self.n_quantize_mismatches == 0
 
 
 #: How many differing rows a :class:`Report` keeps (all of them are counted).
@@ -316,9 +327,11 @@ def _answer(tree: Tree, ds: Dataset) -> list[Any]:
 # -- running generated code -----------------------------------------------------------------
 
 
-def compile_c(files: dict[str, str], name: str, feature_type: str, *, regression: bool, proba: bool, workdir: str | os.PathLike[str], sanitize: bool = False, cc: str = "gcc") -> Path:
+def compile_c(files: dict[str, str], name: str, feature_type: str, *, regression: bool, proba: bool, workdir: str | os.PathLike[str], sanitize: bool = False, cc: str = "gcc", quantized: bool = False) -> Path:
     """Write the generated files and a test driver into ``workdir`` and compile them; the
-    generated source with :data:`STRICT_FLAGS` (warnings are errors). Returns the program."""
+    generated source with :data:`STRICT_FLAGS` (warnings are errors) and :data:`FP_FLAGS`.
+    Returns the program. With ``quantized``, a second program ``qdriver`` in ``workdir``
+    runs ``NAME_quantize`` (see :func:`run_quantize`)."""
     if shutil.which(cc) is None:
         raise CodegenError(f"no C compiler {cc!r} on this machine")
     work = Path(workdir)
@@ -329,10 +342,16 @@ def compile_c(files: dict[str, str], name: str, feature_type: str, *, regression
     extra = list(SANITIZE_FLAGS) if sanitize else []
     program = work / "driver"
     steps = [
-        [cc, *STRICT_FLAGS, *extra, "-O1", "-c", f"{name}.c", "-o", f"{name}.o"],
+        [cc, *STRICT_FLAGS, *FP_FLAGS, *extra, "-O1", "-c", f"{name}.c", "-o", f"{name}.o"],
         [cc, "-std=c99", *extra, "-O0", "-c", "driver.c", "-o", "driver.o"],
         [cc, *extra, f"{name}.o", "driver.o", "-o", str(program), "-lm"],
     ]
+    if quantized:
+        (work / "qdriver.c").write_text(_quantize_driver(name, ctype), encoding="utf-8")
+        steps += [
+            [cc, "-std=c99", *extra, "-O0", "-c", "qdriver.c", "-o", "qdriver.o"],
+            [cc, *extra, f"{name}.o", "qdriver.o", "-o", str(work / "qdriver"), "-lm"],
+        ]
     for cmd in steps:
         done = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
         if done.returncode != 0:
@@ -376,6 +395,78 @@ int main(void) {{
     return 0;
 }}
 """
+
+
+def _quantize_driver(name: str, ctype: str) -> str:
+    # Rows of float32 values (C99 hexadecimal, inf, nan), ";"-terminated; prints the quantized values.
+    big = name.upper()
+    return f"""#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "{name}.h"
+int main(void) {{
+    static char tok[128];
+    float x[{big}_N_FEATURES];
+    {ctype} q[{big}_N_FEATURES];
+    int j = 0, k;
+    while (scanf("%127s", tok) == 1) {{
+        char *end;
+        if (strcmp(tok, ";") == 0) {{
+            if (j != {big}_N_FEATURES) {{ fprintf(stderr, "row with %d values, expected %d\\n", j, (int){big}_N_FEATURES); return 3; }}
+            for (k = 0; k < {big}_N_FEATURES; k++) q[k] = 0; /* features the tree never reads stay 0 */
+            {name}_quantize(x, q);
+            for (k = 0; k < {big}_N_FEATURES; k++) printf("%ld ", (long)q[k]);
+            printf("\\n");
+            j = 0;
+            continue;
+        }}
+        if (j >= {big}_N_FEATURES) {{ fprintf(stderr, "row with more than %d values\\n", (int){big}_N_FEATURES); return 3; }}
+        x[j++] = strtof(tok, &end);
+        if (*end != '\\0') {{ fprintf(stderr, "bad value %s\\n", tok); return 3; }}
+    }}
+    return 0;
+}}
+"""
+
+
+def run_quantize(program: Path, rows: np.ndarray, feature_type: str) -> np.ndarray:
+    """Run the compiled ``qdriver`` on ``rows`` (as float32): the quantized values, missing as NaN."""
+    with np.errstate(over="ignore"):
+        rows32 = np.asarray(rows, dtype=np.float64).astype(np.float32).astype(np.float64)
+    text = "".join(" ".join([*(("nan" if math.isnan(v) else float(v).hex()) for v in row), ";"]) + "\n" for row in rows32.tolist())
+    done = subprocess.run([str(program)], input=text, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CodegenError(f"the compiled quantizer failed (exit {done.returncode}): {done.stderr.strip()[:2000]}")
+    sentinel = lit.C_TYPES[feature_type][1][0]
+    out = np.array([[float(v) for v in line.split()] for line in done.stdout.splitlines()], dtype=np.float64).reshape(len(rows32), -1)
+    out[out == sentinel] = np.nan
+    return out
+
+
+def quantize_probes(tree: Tree, X: np.ndarray, offset: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Rows to check a quantizer on: ``X`` and, per feature, the values where rounding
+    matters: each threshold's largest float32 below it and its float32 neighbours, the
+    range's ends, the offset, values past the range, the float32 extremes, infinities, NaN.
+    (Quantization works value by value: the columns of the extra rows need not be related.)"""
+    n = tree.schema.n_features
+    flat = flatten(tree)
+    per_feature: list[list[float]] = [[] for _ in range(n)]
+    for node in np.flatnonzero(flat.kind != LEAF).tolist():
+        j = int(flat.feature[node])
+        if tree.schema.features[j].is_numeric:
+            t = lit.float32_floor(float(flat.threshold[node]))
+            with np.errstate(over="ignore"):
+                per_feature[j] += [float(np.nextafter(t, np.float32(-np.inf))), float(t), float(np.nextafter(t, np.float32(np.inf)))]
+    big = float(np.finfo(np.float32).max)
+    for j in range(n):
+        o, s = float(offset[j]), float(scale[j])
+        half = 1.0 / s * 32767.0 if s > 0 else 1.0
+        per_feature[j] += [o, o - half, o + half, o - 2 * half, o + 2 * half, -big, big, -math.inf, math.inf, math.nan, 0.0, -0.0]
+        if not tree.schema.features[j].is_numeric:
+            per_feature[j] += [float(c) for c in range(-1, len(tree.schema.features[j].categories) + 1)]
+    height = max(len(v) for v in per_feature)
+    extra = np.array([[v[i % len(v)] for v in per_feature] for i in range(height)], dtype=np.float64).reshape(height, n)
+    return np.vstack([np.asarray(X, dtype=np.float64).reshape(-1, n), extra])
 
 
 def _c_token(v: float, feature_type: str) -> str:
@@ -504,21 +595,40 @@ def verify(
     proba: bool = True,
     sanitize: bool = False,
     template_dirs: Iterable[str | os.PathLike[str]] | None = None,
+    quantize: Any = None,
     **options: Any,
 ) -> Report:
     """Generate ``target`` code for ``tree``, run it on every row of :func:`check_batches`
     (the rows of ``X``, every node's threshold neighbourhood, unseen categories and missing
-    values; no cap) and compare every answer with the model's, exactly."""
+    values; no cap) and compare every answer with the model's, exactly.
+
+    With ``quantize`` (fixed point: one ``(low, high)`` range per feature), the integer tree
+    is checked exactly against puretree's quantized tree on the quantized rows (and every
+    neighbourhood of its integer thresholds), ``NAME_quantize`` against puretree's
+    quantization on the rows of ``X`` and :func:`quantize_probes`, and the report counts the
+    rows of ``X`` whose prediction the quantization itself changes."""
     if target not in ("python", "c", "c-table"):
         raise CodegenError(f"verify runs the built-in targets python, c and c-table, not {target!r}")
     encoded = _encoded(X)
     ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
     use_proba = proba and not tree.schema.is_regression
-    files = generate(tree, target, name=name, feature_type=ftype, proba=use_proba, template_dirs=template_dirs, **options)
-    return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize)
+    files = generate(tree, target, name=name, feature_type=ftype, proba=use_proba, template_dirs=template_dirs, quantize=quantize, **options)
+    return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize, ranges=quantize)
 
 
-def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool) -> Report:
+def _answers_differ(tree: Tree, a: list[Any], b: list[Any]) -> int:
+    """How many answers (of :func:`expected`) predict differently: another class, another value."""
+    def said(answer: Any) -> Any:
+        if answer is None or tree.schema.is_regression:
+            return answer
+        return int(np.argmax(answer))
+
+    return sum(said(x) != said(y) for x, y in zip(a, b))
+
+
+def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any = None) -> Report:
+    if ranges is not None and target != "python":
+        return _run_quantized(tree, X, files, name=name, ftype=ftype, proba=proba, sanitize=sanitize, ranges=ranges)
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as work:
         if target == "python":
             try:
@@ -532,6 +642,23 @@ def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str,
         regression = tree.schema.is_regression
         program = compile_c(files, name, ftype, regression=regression, proba=proba, workdir=work, sanitize=sanitize)
         return _check(tree, X, ftype, lambda rows: run_c(program, rows, ftype, regression=regression, proba=proba), proba=proba)
+
+
+def _run_quantized(tree: Tree, X: np.ndarray, files: dict[str, str], *, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any) -> Report:
+    offset, scale = tree_quantization(tree, ranges, ftype)
+    qtree = quantized_tree(tree, offset, scale, ftype)
+    QX = quantize(X, offset, scale, ftype)
+    regression = tree.schema.is_regression
+    with tempfile.TemporaryDirectory(prefix="puretree-verify-") as work:
+        program = compile_c(files, name, ftype, regression=regression, proba=proba, workdir=work, sanitize=sanitize, quantized=True)
+        report = _check(qtree, QX, ftype, lambda rows: run_c(program, rows, ftype, regression=regression, proba=proba), proba=proba)
+        probes = quantize_probes(tree, X, offset, scale)
+        got = run_quantize(Path(work) / "qdriver", probes, ftype)
+    want = quantize(probes, offset, scale, ftype)
+    differ = ~((got == want) | (np.isnan(got) & np.isnan(want)))
+    bad = [(int(j), float(probes[i, j]), float(want[i, j]), float(got[i, j])) for i, j in zip(*np.nonzero(differ))]
+    changed = _answers_differ(tree, expected(tree, X), expected(qtree, QX)) if len(X) else 0
+    return attrs.evolve(report, n_quantized=int(probes.size), quantize_mismatches=bad[:MAX_REPORTED], n_quantize_mismatches=len(bad), changed_by_quantization=changed)
 
 
 # -- checking files a user already has --------------------------------------------------------
@@ -566,6 +693,10 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     if manifest["target"] not in ("python", "c", "c-table"):
         raise CodegenError(f"{os.fspath(path)}: verify --code runs the built-in targets python, c and c-table, not {manifest['target']!r}")
     check_options(manifest["target"], {"name": manifest["name"], "feature_type": manifest["feature_type"]})
+    ranges = manifest.get("quantize")
+    if ranges is not None and not (isinstance(ranges, list) and len(ranges) == manifest["n_features"]
+                                   and all(isinstance(r, list) and len(r) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r) for r in ranges)):
+        raise CodegenError(f"{os.fspath(path)}: the {MANIFEST_MARK} header's 'quantize' is not one (low, high) pair per feature")
     return manifest
 
 
@@ -611,5 +742,5 @@ def verify_code(tree: Tree, X: Any, code_dir: str | os.PathLike[str], *, name: s
             f"this model is a {tree.schema.task} model with {tree.schema.n_features}"
         )
     report = _run_files(tree, _encoded(X), files, target=manifest["target"], name=manifest["name"], ftype=manifest["feature_type"],
-                        proba=manifest["proba"] and not tree.schema.is_regression, sanitize=sanitize)
+                        proba=manifest["proba"] and not tree.schema.is_regression, sanitize=sanitize, ranges=manifest.get("quantize"))
     return manifest, report

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
-from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, check_options
+from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options
 from ..codegen.render import export
 from ..codegen.verify import verify, verify_code
 from ..data import encode_table, read_csv_table
@@ -41,13 +45,36 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
     p.add_argument("--feature-type", choices=FEATURE_TYPES, default="double", help="C type of the features (default: double)")
     p.add_argument("--name", type=_name, default="tree", action=name_action, help="prefix of the generated files and symbols (default: tree)")
     p.add_argument("--index-type", choices=("auto", *INDEX_TYPES), default="auto", help="C index type of the node tables (default: the smallest that fits)")
-    p.add_argument("--form", choices=("auto", "nested", "table"), default="auto", help="Python: nested if/else or a table (default: nested when shallow enough)")
+    p.add_argument("--form", choices=("auto", "nested", "table", "compact"), default="auto", help="Python: nested if/else or a table (default: nested when shallow enough); C: compact is the smallest table (threshold splits, missing values under majority or error)")
     p.add_argument("--no-proba", dest="proba", action="store_false", help="leave out predict_proba")
     p.add_argument("--template-dir", action="append", default=[], metavar="DIR", help="extra template folder, searched first (repeatable)")
+    p.add_argument("--quantize", action="store_true", help="C with --feature-type int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
+    p.add_argument("--ranges-from", metavar="TRAIN.csv", help="with --quantize (required): each feature's range is its smallest and largest value in this CSV (the training data)")
 
 
-def _options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
+def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
+    options = {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
+    if tree is not None and args.quantize:
+        options["quantize"] = _ranges(args, tree)
+    elif tree is not None and args.ranges_from is not None:
+        from ..cli import CommandLineError
+
+        raise CommandLineError("--ranges-from goes with --quantize")
+    return options
+
+
+def _ranges(args: argparse.Namespace, tree: Any) -> Any:
+    """The feature ranges to quantize with: each column's smallest and largest value in --ranges-from."""
+    from ..cli import CommandLineError
+    from ..codegen.lower import feature_ranges
+
+    if args.feature_type not in ("int16", "int32"):
+        raise CommandLineError(f"--quantize needs --feature-type int16 or int32, not {args.feature_type}")
+    if args.ranges_from is None:
+        # The model's JSON does not record the training ranges (yet): the data gives them.
+        raise CommandLineError("--quantize needs each feature's training range: give --ranges-from TRAIN.csv (the training data, or any CSV spanning the readings to expect)")
+    header, body = read_csv_table(args.ranges_from)
+    return feature_ranges(encode_table(tree.schema, header, body))
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -55,10 +82,107 @@ def _export(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.model, *args.template_dir], folder=True)
     tree = load(args.model)
     extra = {"language": args.language} if args.language else {}
-    paths = export(tree, args.target, out_dir=args.output, **_options(args), **extra)
+    options = {**_options(args, tree), **extra}
+    if args.layout == "arduino":
+        paths = export_arduino(tree, args.target, out_dir=args.output, **options)
+    else:
+        paths = export(tree, args.target, out_dir=args.output, **options)
     for path in paths:
         print(path)
+    if args.report:
+        print(_report(tree, args.target, options))
     return 0
+
+
+def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: Any = (), **options: Any) -> dict[str, str]:
+    """The files of an Arduino / PlatformIO library (``{relative path: text}``): the generated
+    C in ``src/``, ``library.properties`` and an example sketch in ``examples/NAME_example/``
+    (templates ``_arduino_library.properties.j2`` and ``_arduino_example.ino.j2`` of the C
+    target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
+    from ..codegen.lower import lower
+    from ..codegen.render import environment, generate
+    from ..errors import CodegenError
+
+    files = generate(tree, target, name=name, template_dirs=template_dirs, **options)
+    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k != "template_dirs"}})
+    if model["language"] != "c":
+        raise CodegenError(f"--layout arduino is for C targets, not {target!r}")
+    env = environment(template_dirs)
+    out = {f"src/{filename}": text for filename, text in files.items()}
+    out["library.properties"] = env.get_template("c/_arduino_library.properties.j2").render(model=model, **model)
+    out[f"examples/{name}_example/{name}_example.ino"] = env.get_template("c/_arduino_example.ino.j2").render(model=model, **model)
+    return out
+
+
+def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> list[Path]:
+    """Write :func:`arduino_files` as the folder ``out_dir``: staged in a new folder next to
+    it (each file written, flushed and fsynced by :func:`puretree.files.write_folder`), then
+    renamed into place. An existing ``out_dir`` must be such a library exported before: it
+    is replaced as a whole."""
+    from ..errors import ParameterError
+    from ..files import write_folder
+
+    files = arduino_files(tree, target, **options)
+    target_dir = os.path.abspath(out_dir)
+    parent, base = os.path.split(target_dir)
+    os.makedirs(parent, exist_ok=True)
+    if os.path.lexists(target_dir):
+        marker = os.path.join(target_dir, "library.properties")
+        try:
+            with open(marker, encoding="utf-8") as fh:
+                ours = MANIFEST_MARK in fh.readline(4096)
+        except (OSError, UnicodeDecodeError):
+            ours = False
+        if not ours:
+            raise ParameterError(f"{out_dir}: exists and is not an Arduino library exported by puretree; write into a new folder")
+    stage = tempfile.mkdtemp(prefix=f".{base}.", suffix=".tmp", dir=parent)
+    aside = None
+    try:
+        folders: dict[str, dict[str, str]] = {}
+        for rel, text in files.items():
+            folder, _, filename = rel.rpartition("/")
+            folders.setdefault(folder, {})[filename] = text
+        for folder, content in sorted(folders.items()):
+            write_folder(os.path.join(stage, folder) if folder else stage, content)
+        mask = os.umask(0o022)  # read the umask (and put it back): mkdtemp made the folder private
+        os.umask(mask)
+        os.chmod(stage, 0o777 & ~mask)
+        if os.path.lexists(target_dir):
+            aside = tempfile.mkdtemp(prefix=f".{base}.", suffix=".old", dir=parent)
+            os.rename(target_dir, aside)
+        try:
+            os.rename(stage, target_dir)
+            stage = None
+        except BaseException:
+            if aside is not None:  # put the old library back
+                os.rename(aside, target_dir)
+                aside = None
+            raise
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
+    return [Path(out_dir) / rel for rel in sorted(files)]
+
+
+def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
+    """What the generated C needs (:func:`puretree.codegen.lower.resources`), as text."""
+    from ..codegen.lower import lower, resources
+
+    lowered = {k: v for k, v in options.items() if k != "template_dirs"}
+    model = lower(tree, target, lowered)
+    if model["language"] != "c":
+        return f"report: {model['comparisons']} comparisons at most per prediction (the flash and RAM figures are for C targets)"
+    r = resources(model)
+    parts = ", ".join(f"{k} {v}" for k, v in r["tables"].items())
+    lines = [
+        f"flash, tables: {r['flash_tables']} B ({parts}); plus the code (not counted here: bench/bench_codegen.py measures it)",
+        f"flash, name tables: {r['names']} B of pointers on a 32-bit target, plus their strings (dropped by the linker's --gc-sections when nothing reads them)",
+        f"RAM: {r['static_ram']} B static, about {r['stack']} B of stack ({model['name'].upper()}_MAX_STACK_BYTES), and the caller's features array",
+        f"comparisons: at most {r['comparisons']} split tests per prediction (depth {r['depth']})",
+    ]
+    return "\n".join(lines)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -78,14 +202,20 @@ def _verify(args: argparse.Namespace) -> int:
         what = f"{args.code} ({manifest['target']}, {manifest['form']}, {manifest['feature_type']}, name {manifest['name']})"
         code = "the code in " + args.code
     else:
-        report = verify(tree, X, args.target, sanitize=args.sanitize, **_options(args))
-        what = f"{args.target} ({args.feature_type})"
+        report = verify(tree, X, args.target, sanitize=args.sanitize, **_options(args, tree))
+        what = f"{args.target} ({args.feature_type}{', quantized' if args.quantize else ''})"
         code = "generated code"
     if report.unreached:
         shown = ", ".join(map(str, report.unreached[:10])) + (", ..." if len(report.unreached) > 10 else "")
         print(f"note: {len(report.unreached)} nodes are reached by no row without missing values in the feature type (nodes {shown}): only missing-value rows check them")
     for row, want, got in report.mismatches[:10]:
         print(f"  row {row}: model {want!r}, {code} {got!r}")
+    if report.changed_by_quantization is not None:
+        for feature, value, want, got in report.quantize_mismatches[:10]:
+            print(f"  quantize: feature {tree.schema.features[feature].name!r}, value {value!r}: puretree {want!r}, {code} {got!r}")
+        qname = manifest["name"] if args.code is not None else args.name
+        print(f"{qname}_quantize: checked {report.n_quantized} values against puretree's quantization: {report.n_quantize_mismatches} mismatches")
+        print(f"quantization changes the prediction of {report.changed_by_quantization} of the {len(body)} rows of {args.data} (the quantized tree on quantized rows against the float model)")
     print(f"{what}: checked {report.n_checked} rows ({len(body)} from {args.data}, the rest at every node, threshold, unseen category and missing value): {report.n_mismatches} mismatches")
     return 0 if report.ok else 1
 
@@ -95,6 +225,8 @@ def register(sub: Any) -> None:
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
+    p.add_argument("--layout", choices=("flat", "arduino"), default="flat", help="flat: the files in OUT_DIR (default); arduino: an Arduino / PlatformIO library (library.properties, src/, an example sketch)")
+    p.add_argument("--report", action="store_true", help="C: print the flash and RAM the generated tables need and the most comparisons one prediction makes")
     p.set_defaults(func=_export)
 
     p = sub.add_parser("verify", help="check generated code against the model", description="Compile or load the generated code (or, with --code, the code already exported to a folder), run it on the rows of a CSV file, at every node, on every threshold's neighbourhood, unseen categories and missing values, and compare with the model. Exits with status 1 when any prediction differs.")
