@@ -227,7 +227,7 @@ def to_sklearn(tree: Tree) -> Any:
     >>> est = to_sklearn(tree)
     >>> est.predict(X).tolist(), est.classes_.tolist()
     (['a', 'a', 'b', 'b'], ['a', 'b'])
-    >>> est.tree_.threshold[0] == tree.root.test.value, est.predict_proba(X[:1]).tolist()
+    >>> float(est.tree_.threshold[0]) == tree.root.test.value, est.predict_proba(X[:1]).tolist()
     (True, [[1.0, 0.0]])
     """
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
