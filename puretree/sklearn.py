@@ -40,7 +40,7 @@ import numpy as np
 
 from .data import labels_array
 from .errors import ParameterError
-from .fold import depth
+from .fold import depth, walk
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Schema, Split, Threshold, Tree, children
 
@@ -177,12 +177,9 @@ _IMPURITY = {"gini": gini, "entropy": entropy, "misclassification": misclassific
 def _preorder(tree: Tree) -> list[tuple[Any, int, int]]:
     """``(node, parent id, branch)`` in scikit-learn's numbering (depth first, left first)."""
     out: list[tuple[Any, int, int]] = []
-    stack: list[tuple[Any, int, int]] = [(tree.root, -1, 0)]
-    while stack:
-        node, parent, branch = stack.pop()
+    # walk asks for a split's children's values right after yielding the split: its id is the last.
+    for node, (parent, branch) in walk(tree, lambda node, _: [(len(out) - 1, b) for b in range(len(children(node)))], (-1, 0)):
         out.append((node, parent, branch))
-        me = len(out) - 1
-        stack.extend((c, me, b) for b, c in reversed(list(enumerate(children(node)))))
     return out
 
 
