@@ -966,13 +966,14 @@ def table_to_dataset(
     *,
     target: str | None = None,
     categorical: Iterable[str] | None = None,
-    numeric: Iterable[str] = (),
     ignore: Iterable[str] = (),
     task: str = CLASSIFICATION,
+    kinds: Mapping[str, str] | None = None,
 ) -> Dataset:
     """A dataset from a text table read from a file (:func:`read_csv_table`, or another format's
-    reader): ``read_csv``'s options; ``numeric`` and ``categorical`` declare column kinds (the
-    others are inferred from their cells, as in a CSV file)."""
+    reader) with ``read_csv``'s options. ``kinds`` maps the columns whose kind the file declares
+    (ARFF, Parquet, JSON lines) to ``"numeric"`` or ``"categorical"``; the others are inferred
+    from their cells, as in a CSV file, and ``categorical`` overrides both."""
     source = body.source
     names = _check_names(header, source=source)
     ignore = _name_set(ignore, "ignore")
@@ -1001,8 +1002,10 @@ def table_to_dataset(
         if n in ignore:
             raise DataError(f"{source}: the column {n!r} is both ignored and named categorical")
     kept = {names[j] for j in keep}
-    numeric = {n for n in numeric if n in kept and n not in categorical}
-    ds = build_dataset([names[j] for j in keep], columns, y, categorical=categorical & kept, numeric=numeric, target=target or "target", task=task, where=where)
+    declared = dict(kinds or {})
+    numeric = {n for n in kept if declared.get(n) == NUMERIC and n not in categorical}
+    categorical = {n for n in kept if n in categorical or declared.get(n) == CATEGORICAL}
+    ds = build_dataset([names[j] for j in keep], columns, y, categorical=categorical, numeric=numeric, target=target or "target", task=task, where=where)
     return attrs.evolve(ds, source=source, lines=None if body.lines is None else np.asarray(body.lines, dtype=np.int64))
 
 
