@@ -222,6 +222,8 @@ def _arff_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows, Kinds
         reason = str(exc.message or type(exc).__name__).split(", at line")[0].rstrip(".")
         if "%" in reason and exc.line >= 0:
             reason = reason.replace("%d", str(exc.line))
+        if isinstance(exc, arff.BadAttributeType):  # date and relational attributes
+            reason += "; puretree reads numeric, real, integer, nominal and string attributes"
         raise DataError(f"{source}: line {exc.line}: not a readable ARFF file ({reason})") from None
     except (ValueError, TypeError, IndexError, KeyError) as exc:  # liac-arff's own slips on odd input
         raise DataError(f"{source}: not a readable ARFF file ({type(exc).__name__}: {exc})") from None
