@@ -158,7 +158,8 @@ def _text(cell: Any, at: str) -> str:
             return ""
         if math.isinf(cell):
             raise DataError(f"{at}: {cell!r} is not a finite number")
-        return repr(cell)
+        # A whole number as a CSV file writes it (a numeric class 198, not 198.0); else repr, exact.
+        return str(int(cell)) if cell.is_integer() and abs(cell) <= 2**53 else repr(cell)
     raise DataError(f"{at}: {_short(cell)} is not a number, a text or a boolean")
 
 

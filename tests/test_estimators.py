@@ -167,16 +167,25 @@ def test_pipeline_grid_search_cross_validation_clone_and_pickle():
     n=st.integers(2, 60),
     k=st.integers(1, 4),
     missing=st.floats(0, 0.3),
+    frame=st.booleans(),
 )
-def test_tree_classifier_predicts_exactly_as_cart(seed, n, k, missing):
+def test_tree_classifier_predicts_exactly_as_cart(seed, n, k, missing, frame):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 3)).round(1)  # repeated values: ties in the scores
     X[rng.random(X.shape) < missing] = np.nan
     y = rng.integers(0, k, n)
     Z = np.vstack([X, rng.normal(size=(20, 3)).round(1)])
+    if frame:  # a DataFrame whose third column is categorical (numbers as categories)
+        def as_frame(A):
+            codes = np.where(np.isnan(A[:, 2]), np.nan, np.abs(A[:, 2] * 10) % 4)
+            return pd.DataFrame({"a": A[:, 0], "b": A[:, 1], "c": pd.Categorical(codes, categories=[0.0, 1.0, 2.0, 3.0])})
+
+        X, Z = as_frame(X), as_frame(Z)
     clf = TreeClassifier().fit(X, y)
     tree = cart(X, y)
     assert clf.tree_ == tree
+    if frame:
+        assert tree.schema.features[2].kind == "categorical"
     assert clf.predict(Z).tolist() == predict(tree, Z).tolist()
     np.testing.assert_array_equal(clf.predict_proba(Z), predict_proba(tree, Z))
 
