@@ -255,6 +255,9 @@ def test_to_sklearn_refuses_by_name_what_it_cannot_express():
     with pytest.raises(UnsupportedTreeError, match="'distribute'"):
         to_sklearn(c45(X, y))
     assert issubclass(UnsupportedTreeError, PuretreeError)
+    # a tree that refuses missing values converts; scikit-learn's sends them down the heavier branch
+    strict = cart(X, y, max_depth=2, missing="error")
+    assert to_sklearn(strict).predict(X).tolist() == predict(strict, X).tolist()
     with pytest.raises(ParameterError, match="expects a puretree Tree"):
         to_sklearn("tree.json")
 
