@@ -317,7 +317,7 @@ def register(sub: Any) -> None:
     p.add_argument("--importances", action="store_true", help="also print each feature's importance (Gini decrease; variance for regression)")
     p.set_defaults(func=_show)
 
-    p = sub.add_parser("predict", help="predict the rows of a CSV file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")
+    p = sub.add_parser("predict", help="predict the rows of a data file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("data", metavar="DATA", help="CSV, ARFF, Parquet or JSON lines; - for standard input")
     p.add_argument("--proba", action="store_true", help="add one probability column per class")
@@ -327,7 +327,7 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser(
         "evaluate",
-        help="accuracy and confusion matrix on a labelled CSV file, or k-fold cross-validation",
+        help="accuracy and confusion matrix on a labelled data file, or k-fold cross-validation",
         description="Measure a saved tree on a labelled CSV file: `puretree evaluate MODEL.json DATA.csv`. "
         "Or cross-validate growing a tree from a CSV file: `puretree evaluate DATA.csv --cv K --target COLUMN "
         "[--algorithm ... and the other fit options]`: stratified K-fold (seeded by --seed), prints each fold's "
