@@ -46,7 +46,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .predict import apply, decision_path, predict, predict_proba
     from .prune import chi_square_test, choose_alpha, cost_complexity, cost_complexity_path, pessimistic, reduced_error, simplify
     from .rules import Rule, RuleList, prune_rules, to_rules
-    from .sklearn import from_sklearn
+    from .formats import read_arff, read_data
+    from .sklearn import from_sklearn, to_sklearn
     from .text import summary, to_text
 
 __version__ = "0.1.0"
@@ -58,7 +59,7 @@ __all__ = [
     # deprecated aliases of Split (one release)
     "NumericSplit", "CategoricalSplit", "SubsetSplit",
     # data
-    "Dataset", "as_dataset", "from_numpy", "from_pandas", "from_rows", "read_csv", "datasets",
+    "Dataset", "as_dataset", "from_numpy", "from_pandas", "from_rows", "read_csv", "read_arff", "read_data", "datasets",
     # criteria
     "entropy", "gini", "misclassification", "variance",
     "information_gain", "gain_ratio", "impurity_decrease", "split_info", "per_feature",
@@ -77,7 +78,7 @@ __all__ = [
     "evaluate", "accuracy", "confusion_matrix", "precision_recall", "roc_auc", "train_test_split",
     "stratified_folds", "cross_validate",
     # saving, compiling, converting
-    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn",
+    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn", "to_sklearn",
     # errors
     "PuretreeError", "DataError", "SchemaError", "ModelFormatError", "ParameterError", "CodegenError",
 ]
@@ -101,7 +102,8 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".predict": ("apply", "decision_path", "predict", "predict_proba"),
     ".prune": ("chi_square_test", "choose_alpha", "cost_complexity", "cost_complexity_path", "pessimistic", "reduced_error", "simplify"),
     ".rules": ("Rule", "RuleList", "prune_rules", "to_rules"),
-    ".sklearn": ("from_sklearn",),
+    ".formats": ("read_arff", "read_data"),
+    ".sklearn": ("from_sklearn", "to_sklearn"),
     ".text": ("summary", "to_text"),
 }
 _WHERE: dict[str, tuple[str, str]] = {
@@ -111,7 +113,7 @@ _WHERE: dict[str, tuple[str, str]] = {
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
 # them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
-_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "errors", "evaluate", "fold", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text"})
+_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "errors", "evaluate", "fold", "formats", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text"})
 
 
 def __getattr__(name: str) -> Any:

@@ -74,6 +74,10 @@ __all__ = [
     "from_rows",
     "read_csv",
     "read_csv_table",
+    "read_text",
+    "STDIN",
+    "table_to_dataset",
+    "did_you_mean",
     "encode_features",
     "encode_table",
     "table_dataset",
@@ -189,6 +193,9 @@ def _where_of(body: Sequence[Any]) -> Where:
     lines = getattr(body, "lines", None)
     if lines is not None and len(lines) == len(body):
         return _lines(body.source, lines)
+    source = getattr(body, "source", None)
+    if source:  # a file without lines (Parquet): its rows, counted from 0
+        return lambda i: f"{source}: row {i}"
     return _row
 
 
@@ -196,6 +203,18 @@ def _shown(value: Any, limit: int = 40) -> str:
     """``repr`` of a user's value, cut short: an error message stays one readable line."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 5] + "...'" if isinstance(value, str) else text[: limit - 3] + "..."
+
+
+def did_you_mean(name: Any, names: Iterable[Any]) -> str:
+    """A hint naming the closest of ``names`` to a mistyped ``name`` (``difflib``), or ``""``.
+
+    >>> did_you_mean("temprature", ["outlook", "temperature", "windy"])
+    " (did you mean 'temperature'?)"
+    >>> did_you_mean("zzz", ["outlook"])
+    ''
+    """
+    close = difflib.get_close_matches(str(name), [str(n) for n in names], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def is_missing(value: Any) -> bool:
@@ -603,7 +622,7 @@ def build_dataset(
     num_set = set(numeric or ())
     for n in cat_set | num_set:
         if n not in names:
-            raise DataError(f"unknown column {n!r}; the columns are {list(names)}")
+            raise DataError(f"unknown column {n!r}{did_you_mean(n, names)}; the columns are {list(names)}")
     features = tuple(
         _infer_feature(n, col, categorical=True if n in cat_set else (False if n in num_set else None), where=where)
         for n, col in zip(names, columns)
@@ -774,7 +793,7 @@ def from_pandas(
         if y is not None:
             raise DataError(f"y given twice: as y and as the target column {target!r}")
         if target not in df.columns:
-            raise DataError(f"unknown target column {target!r}; the columns are {list(map(str, df.columns))}")
+            raise DataError(f"unknown target column {target!r}{did_you_mean(target, map(str, df.columns))}; the columns are {list(map(str, df.columns))}")
         y = df[target]
         df = df.drop(columns=[target])
     names = [str(c) for c in df.columns]
@@ -821,15 +840,16 @@ class CsvRows(list):
     """The data rows of a CSV file (a list of lists of cells) that remember their place in the file.
 
     ``source`` is the file name and ``lines[i]`` the 1-based line of the file where row ``i``
-    starts, so that the encoders name ``data.csv: line 7`` in their errors.
+    starts, so that the encoders name ``data.csv: line 7`` in their errors. Rows of a file
+    that has no lines (Parquet) have ``lines=None`` and are named ``data.parquet: row 7``.
     """
 
     __slots__ = ("source", "lines")
 
-    def __init__(self, rows: Iterable[list[str]], *, source: str, lines: Sequence[int]) -> None:
+    def __init__(self, rows: Iterable[list[str]], *, source: str, lines: Sequence[int] | None) -> None:
         super().__init__(rows)
         self.source = source
-        self.lines = list(lines)
+        self.lines = None if lines is None else list(lines)
 
 
 def _undecodable_line(path: str | os.PathLike[str]) -> int:
@@ -843,27 +863,58 @@ def _undecodable_line(path: str | os.PathLike[str]) -> int:
     return 1
 
 
-def read_csv_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows]:
+#: The name standard input goes by, as a path (``-``) and in messages (``<stdin>``).
+STDIN = "-"
+
+
+def read_text(path: str | os.PathLike[str], *, what: str = "CSV") -> tuple[str, str]:
+    """``(source, text)``: a UTF-8 text file (a byte-order mark dropped), or standard input
+    for ``-``; errors name the file (and the line of the first byte that is not UTF-8)."""
+    if os.fspath(path) == STDIN:
+        import sys
+
+        raw = sys.stdin.buffer.read()
+        try:
+            return "<stdin>", raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise DataError(f"<stdin>: line {line}: not a readable {what} file (not UTF-8 text: {exc.reason})") from None
+    source = os.fspath(path)
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            return source, fh.read()
+    except FileNotFoundError:
+        raise DataError(f"{source}: no such file") from None
+    except IsADirectoryError:
+        raise DataError(f"{source}: is a directory, not a {what} file") from None
+    except PermissionError:
+        raise DataError(f"{source}: permission denied") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{source}: line {_undecodable_line(path)}: not a readable {what} file (not UTF-8 text: {exc.reason})") from None
+
+
+def read_csv_table(path: str | os.PathLike[str], *, sep: str = ",") -> tuple[list[str], CsvRows]:
     """Header and rows of a CSV file, checked: not empty, not header-only, not ragged, no
-    repeated column name.
+    repeated column name. ``sep`` is the one-character delimiter (``";"``, ``"\\t"``);
+    ``path`` ``-`` reads standard input (named ``<stdin>`` in errors).
 
     Blank lines are skipped, except in a one-column file, where a blank line is a missing
     cell. The rows (a :class:`CsvRows`) know the line each starts on, for error messages.
     """
-    source = os.fspath(path)
+    if not isinstance(sep, str) or len(sep) != 1 or sep in "\r\n\"":
+        raise ParameterError(f"the separator must be one character other than a quote or a line end, got {sep!r}")
+    source, text = read_text(path)
     header: list[str] | None = None
     header_line = 0
     rows: list[list[str]] = []
     lines: list[int] = []
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            text = fh.read()
         if "\x00" in text:
             line = text.count("\n", 0, text.index("\x00")) + 1
             raise DataError(f"{source}: line {line}: a NUL byte: not a text CSV file")
         # The file is in memory already: any field of it may be as long as the file.
         csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
-        reader = csv.reader(io.StringIO(text, newline=""))
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
         start = 1
         for row in reader:
             line, start = start, reader.line_num + 1
@@ -879,14 +930,6 @@ def read_csv_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows]:
                 raise DataError(f"{source}: line {line} has {len(row)} cells, the header has {len(header)}")
             rows.append(row)
             lines.append(line)
-    except FileNotFoundError:
-        raise DataError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise DataError(f"{source}: is a directory, not a CSV file") from None
-    except PermissionError:
-        raise DataError(f"{source}: permission denied") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{source}: line {_undecodable_line(path)}: not a readable CSV file (not UTF-8 text: {exc.reason})") from None
     except csv.Error as exc:
         raise DataError(f"{source}: line {reader.line_num}: not a readable CSV file ({exc})") from None
     if header is None:
@@ -904,27 +947,46 @@ def read_csv(
     categorical: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
     task: str = CLASSIFICATION,
+    sep: str = ",",
 ) -> Dataset:
     """A dataset from a CSV file with a header line; ``target`` names the class column.
 
     A column is numeric when every present cell is a plain decimal number, else categorical;
     empty cells, ``?`` and ``NA`` are missing. Columns named in ``ignore`` (identifiers, say)
-    are left out. Errors name the file, line and column (see the module notes).
+    are left out. ``sep`` is the delimiter; ``path`` ``-`` reads standard input. Errors name
+    the file, line and column (see the module notes), and a mistyped column name the closest one.
     """
-    header, body = read_csv_table(path)
-    source = os.fspath(path)
+    header, body = read_csv_table(path, sep=sep)
+    return table_to_dataset(header, body, target=target, categorical=categorical, ignore=ignore, task=task)
+
+
+def table_to_dataset(
+    header: Sequence[str],
+    body: CsvRows,
+    *,
+    target: str | None = None,
+    categorical: Iterable[str] | None = None,
+    ignore: Iterable[str] = (),
+    task: str = CLASSIFICATION,
+    kinds: Mapping[str, str] | None = None,
+) -> Dataset:
+    """A dataset from a text table read from a file (:func:`read_csv_table`, or another format's
+    reader) with ``read_csv``'s options. ``kinds`` maps the columns whose kind the file declares
+    (ARFF, Parquet, JSON lines) to ``"numeric"`` or ``"categorical"``; the others are inferred
+    from their cells, as in a CSV file, and ``categorical`` overrides both."""
+    source = body.source
     names = _check_names(header, source=source)
     ignore = _name_set(ignore, "ignore")
     for n in ignore:
         if n not in names:
-            raise DataError(f"{source}: cannot ignore unknown column {n!r}; the columns are {list(names)}")
+            raise DataError(f"{source}: cannot ignore unknown column {n!r}{did_you_mean(n, names)}; the columns are {list(names)}")
         if n == target:
             raise DataError(f"{source}: the target column {n!r} cannot be ignored")
     where = _where_of(body)
     y = None
     if target is not None:
         if target not in names:
-            raise DataError(f"{source}: unknown target column {target!r}; the columns are {list(names)}")
+            raise DataError(f"{source}: unknown target column {target!r}{did_you_mean(target, names)}; the columns are {list(names)}")
         t = names.index(target)
         y = [row[t].strip() for row in body]
         if task == REGRESSION:
@@ -934,13 +996,17 @@ def read_csv(
     categorical = _name_set(categorical, "categorical")
     for n in categorical:
         if n not in names:
-            raise DataError(f"{source}: unknown column {n!r} in categorical; the columns are {list(names)}")
+            raise DataError(f"{source}: unknown column {n!r} in categorical{did_you_mean(n, names)}; the columns are {list(names)}")
         if n == target:
             raise DataError(f"{source}: the target column {n!r} cannot be named categorical: class labels are categories already, and categorical names features")
         if n in ignore:
             raise DataError(f"{source}: the column {n!r} is both ignored and named categorical")
-    ds = build_dataset([names[j] for j in keep], columns, y, categorical=categorical, target=target or "target", task=task, where=where)
-    return attrs.evolve(ds, source=source, lines=np.asarray(body.lines, dtype=np.int64))
+    kept = {names[j] for j in keep}
+    declared = dict(kinds or {})
+    numeric = {n for n in kept if declared.get(n) == NUMERIC and n not in categorical}
+    categorical = {n for n in kept if n in categorical or declared.get(n) == CATEGORICAL}
+    ds = build_dataset([names[j] for j in keep], columns, y, categorical=categorical, numeric=numeric, target=target or "target", task=task, where=where)
+    return attrs.evolve(ds, source=source, lines=None if body.lines is None else np.asarray(body.lines, dtype=np.int64))
 
 
 def _regression_cell(text: str, at: str, column: str) -> float:
@@ -1063,8 +1129,18 @@ def _check_column_set(cols: Sequence[str], names: Sequence[str], *, row: int | N
     missing = [n for n in names if n not in cols]
     if missing:
         where = "" if row is None else f"row {row}: "
-        raise SchemaError(f"{where}missing column(s) {missing}; the tree expects {list(names)}")
+        raise SchemaError(f"{where}missing column(s) {missing}{_closest_other(missing, cols, names)}; the tree expects {list(names)}")
     # Extra columns (e.g. the target) are ignored, as scikit-learn users expect.
+
+
+def _closest_other(missing: Sequence[str], columns: Sequence[str], expected: Sequence[str]) -> str:
+    """For the first missing column, the closest column of the data that the tree does not
+    expect (a mistyped name), as a hint.
+
+    >>> _closest_other(["temperature"], ["outlook", "temprature"], ["outlook", "temperature"])
+    " (did you mean 'temprature'?)"
+    """
+    return did_you_mean(missing[0], [c for c in columns if c not in set(expected)])
 
 
 def _stack(schema: Schema, columns: Sequence[Sequence[Any]], n_rows: int, *, where: Where = _row) -> np.ndarray:
@@ -1087,7 +1163,7 @@ def encode_table(schema: Schema, header: Sequence[str], body: Sequence[Sequence[
     if source:
         missing = [n for n in schema.feature_names if n not in header]
         if missing:
-            raise SchemaError(f"{source}: missing column(s) {missing}; the tree expects {list(schema.feature_names)}")
+            raise SchemaError(f"{source}: missing column(s) {missing}{_closest_other(missing, header, schema.feature_names)}; the tree expects {list(schema.feature_names)}")
     _check_column_set(header, schema.feature_names)
     position = {h: j for j, h in enumerate(header)}
     columns = [[row[position[n]].strip() for row in body] for n in schema.feature_names]

@@ -16,12 +16,12 @@ PACKAGE = Path(puretree.__file__).parent
 #: Lowest first. A module may import modules of its own layer and of lower ones.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "files", "params"),  # foundation
-    ("nodes", "data", "datasets", "fold"),  # values
+    ("nodes", "data", "formats", "datasets", "fold"),  # values
     ("impurity", "tasks", "criteria", "costs", "estimates", "significance"),  # criteria and estimates
     ("predict", "text", "importance", "evaluate", "validation"),  # using a tree
     ("splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules"),  # pruning and rules
-    ("io", "sklearn", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify", "compiled"),  # io and codegen
+    ("io", "sklearn", "estimators", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify", "compiled"),  # io and codegen
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
     ("cli", "__main__", "commands", "commands.core", "commands.prune", "commands.codegen", ""),  # command line; "" is the package
 )

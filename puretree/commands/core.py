@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import category_key, is_missing, parse_number, read_csv, read_csv_table, table_dataset
+from ..data import category_key, is_missing, parse_number, table_dataset
+from ..formats import FORMATS, format_of, read_data, read_table
 from ..errors import DataError, ParameterError
 from ..files import check_not_inputs, checkpoint, write_text
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
@@ -92,7 +93,7 @@ finite_float = number(float)
 
 def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) -> None:
     """The options that describe how to grow a tree (shared by fit and cross-validation)."""
-    p.add_argument("--target", required=require_target, metavar="COLUMN", help="the class column")
+    p.add_argument("--target", required=require_target, metavar="COLUMN", help="the class column (an ARFF file's default: its last attribute)")
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="c45", help="growth preset (default: c45)")
     p.add_argument("--criterion", choices=CRITERIA, help="override the preset's split criterion")
     p.add_argument("--categorical", nargs="+", default=(), metavar="COLUMN", help="treat these numeric-looking columns as categories")
@@ -106,6 +107,30 @@ def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) 
     p.add_argument("--min-gain", type=finite_float, metavar="X", help="stop when the best score is not above X")
     p.add_argument("--task", choices=("classification", "regression"), default="classification", help="predict a class (default) or a number (regression: variance, leaves predict the mean)")
     p.add_argument("--missing", choices=MISSING_STRATEGIES, help="missing values: heaviest branch, every branch weighted (C4.5), or refuse (default: the algorithm's)")
+
+
+def _separator(text: str) -> str:
+    """``--sep``: one character; ``\\t`` or ``tab`` for a tab (hard to type in a shell)."""
+    sep = "\t" if text in ("\\t", "tab") else text
+    if len(sep) != 1 or sep in "\r\n\"":
+        raise argparse.ArgumentTypeError(f"expected one character (or \\t for a tab), got {_echo(text)}")
+    return sep
+
+
+def add_input_options(p: argparse.ArgumentParser) -> None:
+    """How to read the data file: its format (else by extension) and a CSV file's separator."""
+    p.add_argument("--data-format", choices=FORMATS, metavar="FORMAT",
+                   help=f"read the data as {', '.join(FORMATS)} (default: by extension: .arff, .parquet, .jsonl; else CSV; - is standard input)")
+    p.add_argument("--sep", type=_separator, metavar="CHAR", help="the CSV delimiter (default: a comma; a tab for .tsv; \\t for a tab)")
+
+
+def read_args_data(args: argparse.Namespace, path: str, *, target: str | None, task: str = "classification") -> Any:
+    """The dataset of a fit (or --cv): ARFF's class is its last attribute unless --target names one."""
+    if target is None and format_of(path, args.data_format) != "arff":
+        from ..cli import CommandLineError
+
+        raise CommandLineError(f"puretree {args.command}: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)")
+    return read_data(path, target=target, categorical=args.categorical or None, ignore=args.ignore, task=task, sep=args.sep, format=args.data_format)
 
 
 def fit_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -131,7 +156,7 @@ def fit_from_args(args: argparse.Namespace, data: Any) -> Tree:
 
 def _fit(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.data])
-    data = read_csv(args.data, target=args.target, categorical=args.categorical or None, ignore=args.ignore, task=args.task)
+    data = read_args_data(args, args.data, target=args.target, task=args.task)
     checkpoint("fit", args.data)
     tree = fit_from_args(args, data)
     save(tree, args.output)
@@ -172,7 +197,7 @@ def _predict(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_not_inputs(args.output, [args.model, args.data])
     tree = load(args.model)
-    header, body = read_csv_table(args.data)
+    header, body, _ = read_table(args.data, sep=args.sep, format=args.data_format)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
     X = table_dataset(tree.schema, header, body)
@@ -232,11 +257,11 @@ def true_values(header: list[str], body: list[list[str]], source: str, target: s
 def _cross_validate(args: argparse.Namespace) -> int:
     if args.data is not None:
         raise ParameterError("with --cv give only DATA.csv (the trees are grown from it), not a model")
-    if args.target is None:
+    if args.target is None and format_of(args.model, args.data_format) != "arff":
         raise ParameterError("--cv needs --target COLUMN (and optionally --algorithm and other fit options)")
     if args.task != "classification":
         raise ParameterError("--cv cross-validates classification trees (stratified folds); for regression use the library's cross_validate")
-    data = read_csv(args.model, target=args.target, categorical=args.categorical or None, ignore=args.ignore)
+    data = read_args_data(args, args.model, target=args.target)
     result = cross_validate(lambda part: fit_from_args(args, part), data, k=args.cv, seed=args.seed)
     truth = [label_text(v) for v in data.labels().tolist()]
     guessed = [label_text(v) for v in result.predictions.tolist()]
@@ -256,7 +281,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.target is not None:
         raise ParameterError("--target and the fit options are for --cv; a saved model knows its target")
     tree = load(args.model)
-    header, body = read_csv_table(args.data)
+    header, body, _ = read_table(args.data, sep=args.sep, format=args.data_format)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
     X = table_dataset(tree.schema, header, body)
@@ -280,9 +305,10 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("fit", help="learn a tree from a CSV file", description="Learn a tree from a CSV file and save it as JSON.")
-    p.add_argument("data", metavar="DATA.csv")
-    add_fit_options(p)
+    p = sub.add_parser("fit", help="learn a tree from a data file", description="Learn a tree from a data file (CSV, ARFF, Parquet or JSON lines; - for standard input) and save it as JSON.")
+    p.add_argument("data", metavar="DATA")
+    add_fit_options(p, require_target=False)
+    add_input_options(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model (replaced atomically; never one of the inputs)")
     p.set_defaults(func=_fit)
 
@@ -291,16 +317,17 @@ def register(sub: Any) -> None:
     p.add_argument("--importances", action="store_true", help="also print each feature's importance (Gini decrease; variance for regression)")
     p.set_defaults(func=_show)
 
-    p = sub.add_parser("predict", help="predict the rows of a CSV file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")
+    p = sub.add_parser("predict", help="predict the rows of a data file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")
     p.add_argument("model", metavar="MODEL.json")
-    p.add_argument("data", metavar="DATA.csv")
+    p.add_argument("data", metavar="DATA", help="CSV, ARFF, Parquet or JSON lines; - for standard input")
     p.add_argument("--proba", action="store_true", help="add one probability column per class")
+    add_input_options(p)
     p.add_argument("-o", "--output", metavar="PREDICTIONS.csv", help="write the CSV to this file (replaced atomically) instead of standard output")
     p.set_defaults(func=_predict)
 
     p = sub.add_parser(
         "evaluate",
-        help="accuracy and confusion matrix on a labelled CSV file, or k-fold cross-validation",
+        help="accuracy and confusion matrix on a labelled data file, or k-fold cross-validation",
         description="Measure a saved tree on a labelled CSV file: `puretree evaluate MODEL.json DATA.csv`. "
         "Or cross-validate growing a tree from a CSV file: `puretree evaluate DATA.csv --cv K --target COLUMN "
         "[--algorithm ... and the other fit options]`: stratified K-fold (seeded by --seed), prints each fold's "
@@ -311,4 +338,5 @@ def register(sub: Any) -> None:
     p.add_argument("--cv", type=_folds, metavar="K", help="cross-validate a fit with K folds (K >= 2)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="N", help="seed of the --cv fold assignment (default: 0)")
     add_fit_options(p, require_target=False)
+    add_input_options(p)
     p.set_defaults(func=_evaluate)

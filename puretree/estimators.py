@@ -1,0 +1,248 @@
+"""scikit-learn estimators: :class:`TreeClassifier` and :class:`TreeRegressor`.
+
+They grow puretree trees (``algorithm="id3" | "c45" | "cart"``, CART by default as
+scikit-learn users expect) behind scikit-learn's estimator API, so that ``clone``,
+``Pipeline``, ``GridSearchCV`` and ``cross_val_score`` take them. The fitted tree is the
+puretree :class:`~puretree.nodes.Tree` value in ``tree_``: print it, save it, prune it,
+compile it. This module imports scikit-learn when it loads; :mod:`puretree.sklearn` loads it
+on first use of either name, so ``import puretree`` never imports scikit-learn.
+
+Data: a numeric array (NaN is a missing value), or a pandas DataFrame whose numeric columns
+are numeric features and whose other columns (``category``, ``object``, ``string``, ``bool``
+dtypes) are categorical features, as :func:`puretree.data.from_pandas` reads them.
+
+>>> import numpy as np
+>>> from puretree.sklearn import TreeClassifier
+>>> X = np.array([[1.0], [2.0], [3.0], [4.0]]); y = np.array(["a", "a", "b", "b"])
+>>> clf = TreeClassifier().fit(X, y)
+>>> clf.predict([[1.5], [3.5]]).tolist(), clf.classes_.tolist(), clf.n_features_in_
+(['a', 'b'], ['a', 'b'], 1)
+>>> print(clf.tree_.to_text())
+x0 <= 2.5: a (2)
+x0 > 2.5: b (2)
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+
+from .data import category_key, from_numpy, from_pandas
+from .errors import DataError, ParameterError
+from .grow import c45, cart, id3
+from .importance import feature_importances
+from .nodes import CLASSIFICATION, REGRESSION, Tree
+from .predict import predict as tree_predict
+from .predict import predict_proba as tree_predict_proba
+from .prune import cost_complexity, pessimistic, simplify
+
+__all__ = ["TreeClassifier", "TreeRegressor", "ALGORITHMS", "PRUNING"]
+
+#: The growth presets an estimator's ``algorithm`` names.
+ALGORITHMS = {"cart": cart, "c45": c45, "id3": id3}
+#: The post-pruning an estimator's ``prune`` names (``None``: none; ``ccp_alpha`` applies after it).
+PRUNING = (None, "pessimistic", "simplify")
+
+
+def _choice(name: str, value: Any, allowed: Any) -> None:
+    if value not in allowed:
+        close = difflib.get_close_matches(str(value), [str(a) for a in allowed if a is not None], n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ParameterError(f"{name} must be one of {list(allowed)}, got {value!r}{hint}")
+
+
+def _is_frame(X: Any) -> bool:
+    """A pandas DataFrame whose column names are all text (the names scikit-learn records)."""
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc") and all(isinstance(c, str) for c in X.columns)
+
+
+class _Tree(BaseEstimator):
+    """What the two estimators share: the growth options, fitting, pruning, encoding."""
+
+    _task = CLASSIFICATION
+
+    def _grow(self, X: Any, y: Any, sample_weight: Any) -> Any:
+        """Validate like scikit-learn, then grow and prune; returns the checked targets."""
+        _choice("algorithm", self.algorithm, ALGORITHMS)
+        _choice("prune", self.prune, PRUNING)
+        regression = self._task == REGRESSION
+        if sample_weight is not None and hasattr(sample_weight, "__array__"):
+            sample_weight = np.asarray(sample_weight)  # a Series or an array-like: its numbers
+        if _is_frame(X):
+            # Names and n_features_in_ recorded by scikit-learn; the cells are read by puretree,
+            # which keeps categorical columns as categories.
+            validate_data(self, X, y, skip_check_array=True)
+            if len(X) == 0:
+                raise DataError("X has no rows (0 samples)")
+            y = column_or_1d(check_array(y, ensure_2d=False, dtype="numeric" if regression else None), warn=True)
+            ds = from_pandas(X, y, task=self._task, sample_weight=sample_weight)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=regression)
+            ds = from_numpy(X, y, task=self._task, sample_weight=sample_weight)
+        if not regression:
+            check_classification_targets(y)
+        options: dict[str, Any] = {
+            "max_depth": self.max_depth,
+            "min_samples_split": self.min_samples_split,
+            "min_gain": self.min_gain,
+            "threshold": self.threshold,
+            "max_bins": self.max_bins,
+        }
+        if self.min_samples_leaf is not None:  # else the algorithm's own (c45: 2, as J48)
+            options["min_samples_leaf"] = self.min_samples_leaf
+        if self.criterion is not None:
+            options["score"] = self.criterion
+        if self.missing is not None:
+            options["missing"] = self.missing
+        if getattr(self, "class_weight", None) is not None:
+            options["class_weight"] = self.class_weight
+        tree = ALGORITHMS[self.algorithm](ds, **options)
+        if self.prune == "pessimistic":
+            tree = pessimistic(tree, ds, cf=self.cf)
+        elif self.prune == "simplify":
+            tree = simplify(tree)
+        if self.ccp_alpha:
+            tree = cost_complexity(tree, self.ccp_alpha)
+        self.tree_ = tree
+        return y
+
+    def _rows(self, X: Any) -> Any:
+        """``X`` checked against the fit (feature count and names), ready for the tree."""
+        check_is_fitted(self, "tree_")
+        if _is_frame(X) and hasattr(self, "feature_names_in_"):
+            validate_data(self, X, skip_check_array=True, reset=False)
+            return X
+        categorical = any(not f.is_numeric for f in self.tree_.schema.features)
+        return validate_data(self, X, dtype=None if categorical else np.float64, ensure_all_finite=False if categorical else "allow-nan", reset=False)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Each feature's total weighted impurity decrease, normalised to sum to 1 (or all 0)."""
+        check_is_fitted(self, "tree_")
+        return np.array(list(feature_importances(self.tree_).values()))
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        # NaN is a missing value, routed by the tree's strategy, unless it is "error".
+        tags.input_tags.allow_nan = self.missing != "error"
+        return tags
+
+
+class TreeClassifier(ClassifierMixin, _Tree):
+    """A puretree classification tree as a scikit-learn classifier.
+
+    ``algorithm`` picks the growth preset (:func:`~puretree.grow.cart`, the default,
+    :func:`~puretree.grow.c45` or :func:`~puretree.grow.id3`); ``None`` for an option means
+    the preset's own default. ``criterion`` overrides its split score (``"gini"``,
+    ``"entropy"``, ``"information_gain"``, ``"gain_ratio"``, ``"misclassification"``).
+    After growth, ``prune="pessimistic"`` applies C4.5's error-based pruning at confidence
+    ``cf`` (J48's tree, with ``algorithm="c45"``), ``prune="simplify"`` merges splits whose
+    branches agree, and ``ccp_alpha > 0`` CART's minimal cost-complexity pruning.
+
+    Fitted attributes: ``tree_`` (the puretree tree), ``classes_``, ``n_features_in_``,
+    ``feature_names_in_`` (DataFrame input) and ``feature_importances_``.
+    """
+
+    def __init__(
+        self,
+        *,
+        algorithm: str = "cart",
+        criterion: str | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float | None = None,
+        min_gain: float | None = None,
+        threshold: str = "midpoint",
+        missing: str | None = None,
+        class_weight: Any = None,
+        max_bins: int | None = None,
+        prune: str | None = None,
+        cf: float = 0.25,
+        ccp_alpha: float = 0.0,
+    ) -> None:
+        self.algorithm = algorithm
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.threshold = threshold
+        self.missing = missing
+        self.class_weight = class_weight
+        self.max_bins = max_bins
+        self.prune = prune
+        self.cf = cf
+        self.ccp_alpha = ccp_alpha
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TreeClassifier:
+        """Grow the tree from ``X`` and the labels ``y`` (optionally weighted)."""
+        y = self._grow(X, y, sample_weight)
+        self.classes_ = np.unique(y)
+        learned = self.tree_.schema.classes
+        # puretree sorts the labels as numpy does; the columns of predict_proba rely on it.
+        if len(learned) != len(self.classes_) or any(category_key(a) != category_key(b) for a, b in zip(learned, self.classes_.tolist())):
+            raise DataError(f"the labels {list(self.classes_)[:6]} do not sort the same way in puretree ({list(learned)[:6]}); give them one type")
+        return self
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities (the leaf's class fractions), columns in the order of ``classes_``."""
+        rows = self._rows(X)  # first: it raises NotFittedError before fit
+        return tree_predict_proba(self.tree_, rows)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each row (the first of ``classes_`` on a tie, as puretree)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class TreeRegressor(RegressorMixin, _Tree):
+    """A puretree regression tree (variance reduction, leaves predict the weighted mean) as a
+    scikit-learn regressor. The options are :class:`TreeClassifier`'s, without
+    ``class_weight``; ``criterion`` may be ``"variance"`` (the default of every preset)."""
+
+    _task = REGRESSION
+
+    def __init__(
+        self,
+        *,
+        algorithm: str = "cart",
+        criterion: str | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float | None = None,
+        min_gain: float | None = None,
+        threshold: str = "midpoint",
+        missing: str | None = None,
+        max_bins: int | None = None,
+        prune: str | None = None,
+        cf: float = 0.25,
+        ccp_alpha: float = 0.0,
+    ) -> None:
+        self.algorithm = algorithm
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.threshold = threshold
+        self.missing = missing
+        self.max_bins = max_bins
+        self.prune = prune
+        self.cf = cf
+        self.ccp_alpha = ccp_alpha
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TreeRegressor:
+        """Grow the tree from ``X`` and the numeric targets ``y`` (optionally weighted)."""
+        self._grow(X, y, sample_weight)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The weighted mean target of the leaf each row reaches."""
+        rows = self._rows(X)  # first: it raises NotFittedError before fit
+        return np.asarray(tree_predict(self.tree_, rows), dtype=np.float64)
+
