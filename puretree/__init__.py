@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .rules import Rule, RuleList, prune_rules, to_rules
     from .sklearn import from_sklearn
     from .text import summary, to_text
+    from .views import to_dot, to_html, to_svg
 
 __version__ = "0.1.0"
 
@@ -68,6 +69,7 @@ __all__ = [
     "threshold_splits", "multiway_splits", "subset_splits", "attribute_scores",
     # using and inspecting
     "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance",
+    "to_dot", "to_svg", "to_html",
     "fold", "fold_tree", "rewrite", "iter_nodes", "n_nodes", "n_leaves", "depth",
     # pruning and rules
     "prune", "simplify", "reduced_error", "pessimistic", "cost_complexity", "cost_complexity_path", "choose_alpha",
@@ -101,6 +103,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".rules": ("Rule", "RuleList", "prune_rules", "to_rules"),
     ".sklearn": ("from_sklearn",),
     ".text": ("summary", "to_text"),
+    ".views": ("to_dot", "to_html", "to_svg"),
 }
 _WHERE: dict[str, tuple[str, str]] = {
     (item if isinstance(item, str) else item[0]): (module, item if isinstance(item, str) else item[1])
@@ -109,7 +112,7 @@ _WHERE: dict[str, tuple[str, str]] = {
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
 # them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
-_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "errors", "evaluate", "fold", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text"})
+_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "errors", "evaluate", "fold", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text", "views"})
 
 
 def __getattr__(name: str) -> Any:
