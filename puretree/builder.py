@@ -136,10 +136,12 @@ def _is_pure(node: NodeData) -> bool:
     return bool(node.y.min() == node.y.max())
 
 
-def _grow(node: NodeData, cfg: Settings) -> Generator[Any, Node, Node]:
+def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], None] | None = None) -> Generator[Any, Node, Node]:
     # The node's statistics (a Leaf's and a split's ``counts`` field holds them, class
     # counts or regression sums alike).
     totals = node.stats.sum(axis=0)
+    if progress is not None:
+        progress(node.depth, 1, node.n_rows)
     if (
         _is_pure(node)
         or (cfg.max_depth is not None and node.depth >= cfg.max_depth)
@@ -157,12 +159,15 @@ def _grow(node: NodeData, cfg: Settings) -> Generator[Any, Node, Node]:
     # Children's data are built before recursing and released one by one, so that a deep
     # tree holds the rows of one pending path, not of every ancestor.
     pending = [node.restrict(masks[b], drop=drop, scale=scales[b]) if masks[b].any() else None for b in range(cand.n_branches)]
+    node_depth = node.depth
     del node
     pending.reverse()
     kids: list[Node] = []
     while pending:
         child = pending.pop()
-        kids.append(Leaf(np.zeros_like(totals)) if child is None else (yield _grow(child, cfg)))
+        if child is None and progress is not None:
+            progress(node_depth + 1, 1, 0)
+        kids.append(Leaf(np.zeros_like(totals)) if child is None else (yield _grow(child, cfg, progress)))
     return Split(cand.feature, cand.test, tuple(kids), totals)
 
 
@@ -290,7 +295,7 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
 
 
 #: grow's own keyword options, for "did you mean" hints on a misspelt one.
-_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins")
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "progress")
 
 
 def _check_keywords(options: Mapping[str, Any]) -> None:
@@ -357,6 +362,7 @@ def grow(
     threshold: str = "midpoint",
     engine: str = "auto",
     max_bins: int | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
     **data_options: Any,
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
@@ -376,6 +382,9 @@ def grow(
     ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
     ``max_bins=N`` (fast engine only): histogram mode, each numeric feature binned once into
     at most ``N`` quantile bins, every threshold the largest training value of a bin.
+    ``progress(depth, nodes, rows)``, if given, hears of the growth as it goes: once per node
+    from the recursive builder, once per level from the level-wise engine (the nodes made at
+    that depth and the rows they hold); it does not change the tree.
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -398,13 +407,13 @@ def grow(
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
-        tree = Tree(fast.build(ds, cfg, max_bins=max_bins), ds.schema, missing)
+        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, progress=progress), ds.schema, missing)
     else:
         if max_bins is not None:
             raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
-        tree = Tree(run(_grow(root_data(ds, missing=missing), cfg)), ds.schema, missing)
+        tree = Tree(run(_grow(root_data(ds, missing=missing), cfg, progress)), ds.schema, missing)
     # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
     impurity = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)

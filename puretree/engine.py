@@ -740,7 +740,7 @@ def _any_nan(X: np.ndarray) -> bool:
     return any(bool(np.isnan(X[a : a + step]).any()) for a in range(0, X.shape[0], step))
 
 
-def _kernel_tree(ds: Dataset, cfg: Any) -> Node:
+def _kernel_tree(ds: Dataset, cfg: Any, progress: Any = None) -> Node:
     """The tree grown by the compiled kernel, as nodes. ``ds.X`` is read in place."""
     from . import kernels
 
@@ -756,7 +756,19 @@ def _kernel_tree(ds: Dataset, cfg: Any) -> Node:
     feature, threshold, child, counts = kernels.grow_arrays(
         ds.X, ds.y, w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain
     )
+    if progress is not None:  # the compiled loop calls no Python: its levels are reported once it is done
+        _report_levels(child, counts, progress)
     return _assemble_arrays(np.maximum(feature, 0), threshold, child, counts)
+
+
+def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None:
+    """``progress(depth, nodes, rows)`` per level of the kernel's arrays (rows: the level's weight)."""
+    depth = np.zeros(len(child), dtype=np.int64)
+    for g in np.flatnonzero(child >= 0).tolist():  # parents before children: ids grow with depth
+        depth[child[g]] = depth[child[g] + 1] = depth[g] + 1
+    weight = counts.sum(axis=1)
+    for d in range(int(depth.max()) + 1):
+        progress(d, int((depth == d).sum()), int(round(float(weight[depth == d].sum()))))
 
 
 def _assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray) -> Node:
@@ -773,16 +785,18 @@ def _assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarr
     return made[0]
 
 
-def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
+def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any = None) -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown level by level. ``max_bins``: histogram mode, each numeric
-    feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values."""
+    feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values.
+    ``progress(depth, nodes, rows)`` is called once per level: its depth, the nodes made at
+    that depth, the rows they hold."""
     from .splits import node_statistics
 
     if cfg.missing == "error":
         _refuse_missing(ds)
     if max_bins is None and _kernel_applies(ds, cfg):
-        return _kernel_tree(ds, cfg)
+        return _kernel_tree(ds, cfg, progress)
     ctx = _Context(ds, cfg)
     if max_bins is not None and ctx.q:
         ctx.binned = True
@@ -805,7 +819,11 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
     made.append(None)
     depth = 0
     min_split = cfg.min_samples_split
+    reported = 0  # records already reported to progress
     while st.n_nodes:
+        if progress is not None:  # this level's nodes, and the leaves made early at this depth
+            progress(depth, len(made) - reported, len(st.row))
+            reported = len(made)
         N = st.n_nodes
         yv = y[st.row]
         pure = np.minimum.reduceat(yv, st.starts) == np.maximum.reduceat(yv, st.starts)
@@ -1048,6 +1066,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
         st = _Level(row, new_stats, nn, new_orders, usable, n_next, integral)
         frontier = next_frontier
         depth += 1
+    if progress is not None and len(made) > reported:  # the last level's children, all leaves made at once
+        progress(depth + 1, len(made) - reported, 0)
     return _assemble(made)
 
 

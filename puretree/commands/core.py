@@ -17,6 +17,7 @@ from ..data import category_key, is_missing, parse_number, read_csv, read_csv_ta
 from ..errors import DataError, ParameterError
 from ..files import check_not_inputs, checkpoint, write_text
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
+from ..cli import fit_progress
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
 from ..io import load, save
@@ -135,7 +136,12 @@ def _fit(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.data])
     data = read_csv(args.data, target=args.target, categorical=args.categorical or None, ignore=args.ignore, task=args.task)
     checkpoint("fit", args.data)
-    tree = fit_from_args(args, data)
+    progress = fit_progress(args.progress)
+    try:
+        tree = ALGORITHMS[args.algorithm](data, **fit_options(args), **({} if progress is None else {"progress": progress}))
+    finally:
+        if progress is not None:
+            progress.close()
     save(tree, args.output)
     if data.schema.is_regression:
         fit_text = f"training mean squared error {float(np.mean((predict(tree, data) - data.y) ** 2)):.6g}"
@@ -301,6 +307,8 @@ def register(sub: Any) -> None:
     p.add_argument("data", metavar="DATA.csv")
     add_fit_options(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model (replaced atomically; never one of the inputs)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="report the fit's progress on standard error: nodes, depth, rows per second (default: on when standard error is a terminal; needs tqdm, the cli extra)")
     p.set_defaults(func=_fit)
 
     p = sub.add_parser("show", help="print a saved tree, or draw it (DOT, SVG, HTML)",
