@@ -1,5 +1,6 @@
 # Two commands on a fresh machine with Python 3.10+ and make:
-#   make demo   learn the PlayTennis tree from the data shipped in the package
+#   make demo   learn the PlayTennis tree from the data shipped in the package; then the
+#               command line is .venv/bin/puretree (or `. .venv/bin/activate` and `puretree`)
 #   make test   run the whole test suite (doctests included): derandomized, one verdict per commit
 #   make fuzz   the same properties with random seeds and many more examples (finds bugs)
 PYTHON ?= python3
@@ -15,7 +16,7 @@ $(BIN)/python:
 
 # Stamps record what has been installed into the environment, so re-runs are fast.
 $(VENV)/.core: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[cli]'
 	touch $@
 
 # Test tools are pinned (constraints/test.txt): a new Hypothesis or pytest never changes a verdict.
