@@ -123,7 +123,7 @@ def _checked_accept(accept: Callable[[np.ndarray, np.ndarray], bool] | None) -> 
 
     def checked(parent: np.ndarray, children: np.ndarray) -> bool:
         try:
-            return bool(accept(parent, children))
+            return bool(accept(parent, children))  # type: ignore[misc]  # not None: checked above
         except PuretreeError:
             raise
         except Exception as exc:
@@ -171,7 +171,7 @@ def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], Non
     return Split(cand.feature, cand.test, tuple(kids), totals)
 
 
-def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarray], list[np.ndarray | None], np.ndarray]:
+def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarray], list[Any], np.ndarray]:
     """Which rows go down each branch, with what weight factor, and the branches' statistics.
 
     Rows with a known value follow their branch. Rows whose value is missing
@@ -280,7 +280,7 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
     if isinstance(class_weight, str):
         if class_weight != "balanced":
             raise ParameterError(f"class_weight must be a mapping or 'balanced', got {class_weight!r}")
-        rows = np.bincount(ds.y, minlength=len(classes)).astype(np.float64)
+        rows = np.bincount(np.asarray(ds.y), minlength=len(classes)).astype(np.float64)
         per_class = np.where(rows > 0, ds.n_rows / (np.count_nonzero(rows) * np.maximum(rows, 1.0)), 0.0)
     elif isinstance(class_weight, Mapping):
         per_class = np.ones(len(classes))
@@ -341,7 +341,7 @@ def _check_regression_range(ds: Dataset) -> None:
     with np.errstate(over="ignore", invalid="ignore"):
         totals = node_statistics(ds).sum(axis=0)
     if not np.isfinite(totals).all():
-        biggest = float(np.max(np.abs(ds.y)))
+        biggest = float(np.max(np.abs(np.asarray(ds.y))))
         raise DataError(f"the regression targets are too large: their weighted sum of squares overflows a double (largest |target| {biggest:g}); scale them down")
 
 
@@ -415,7 +415,7 @@ def grow(
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
         tree = Tree(run(_grow(root_data(ds, missing=missing), cfg, progress)), ds.schema, missing)
     # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
-    impurity = getattr(chosen, "impurity", None)
+    impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
 
@@ -437,7 +437,7 @@ def data_thresholds(tree: Tree, X: np.ndarray) -> Tree:
     columns = {j: np.sort(X[:, j][~np.isnan(X[:, j])]) for j, f in enumerate(tree.schema.features) if f.is_numeric}
 
     def rule(node: Node) -> Node | None:
-        if is_leaf(node):
+        if not isinstance(node, Split):
             return None
         test = node.test.at_data(columns.get(node.feature))
         return None if test is node.test else attrs.evolve(node, test=test)

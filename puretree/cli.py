@@ -87,7 +87,7 @@ class FitProgress:
     def __init__(self, stream: Any) -> None:
         import time
 
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
 
         self._clock = time.monotonic
         self._start = self._shown = self._clock()

@@ -138,7 +138,8 @@ def _fit(args: argparse.Namespace) -> int:
     checkpoint("fit", args.data)
     progress = fit_progress(args.progress)
     try:
-        tree = ALGORITHMS[args.algorithm](data, **fit_options(args), **({} if progress is None else {"progress": progress}))
+        grow_options: dict[str, Any] = fit_options(args) if progress is None else {**fit_options(args), "progress": progress}
+        tree = ALGORITHMS[args.algorithm](data, **grow_options)
     finally:
         if progress is not None:
             progress.close()
@@ -179,7 +180,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _write_csv(header: list[str], rows: Any, *, output: str | None) -> None:
     """CSV to standard output, or to the file ``output`` (replaced atomically, whole)."""
-    stream = io.StringIO() if output is not None else sys.stdout
+    stream: Any = io.StringIO() if output is not None else sys.stdout
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(header)
     writer.writerows(rows)
