@@ -465,3 +465,20 @@ def test_a_missing_program_fails_naming_its_package(monkeypatch):
         _chromium()
     with pytest.raises(pytest.fail.Exception, match="needs Debian's graphviz package"):
         _dot_program()
+
+
+def test_views_of_a_regression_tree():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    tree = puretree.cart_regressor(X, X[:, 0] * 3 + rng.normal(size=200), max_depth=3)
+    root, texts = _graphviz_svg_texts(to_dot(tree))
+    assert len([g for g in root.iter(f"{SVG}g") if g.get("class") == "node"]) == n_nodes(tree)
+    svg_root, _ = _svg_tags(to_svg(tree))
+    assert len([r for r in svg_root.iter(f"{SVG}rect") if r.get("class") == "node"]) == n_nodes(tree)
+    data = json.loads(re.search(r'<script type="application/json" id="puretree-data">(.*?)</script>', to_html(tree), re.S).group(1))
+    assert data["regression"] and data["classes"] == []
+    # A darker blue for a higher mean: the leaves' colours sorted by mean darken.
+    leaves = [i for i, node in enumerate(iter_nodes(tree)) if isinstance(node, Leaf)]
+    by_mean = sorted(leaves, key=lambda i: data["counts"][i][1] / data["counts"][i][0])
+    brightness = [sum(int(data["colour"][i][j : j + 2], 16) for j in (1, 3, 5)) for i in by_mean]
+    assert brightness == sorted(brightness, reverse=True)
