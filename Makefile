@@ -41,7 +41,7 @@ fuzz: $(VENV)/.test
 
 # The documentation tools are pinned too (constraints/docs.txt), in the docs extra, not the test one.
 $(VENV)/.docs: pyproject.toml constraints/docs.txt constraints/test.txt | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -c constraints/test.txt -c constraints/docs.txt -e '.[docs]'
+	$(BIN)/python -m pip install --quiet -c constraints/test.txt -c constraints/docs.txt -e '.[docs,cli]'
 	touch $@ $(VENV)/.core
 
 # Strict: a broken link, a missing page in the nav or a docstring MkDocs cannot read fails the build.
