@@ -80,7 +80,7 @@ from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
 from .impurity import entropy, gini, misclassification, variance
-from .nodes import MISSING_STRATEGIES, Leaf, Node, Split, Tree, is_leaf
+from .nodes import MISSING_STRATEGIES, Leaf, Node, Split, Tree
 from .params import Interval, IsCallable, Options, check, check_all
 from .splits import (
     MISSING_BRANCH,
@@ -207,6 +207,7 @@ GROW_CONSTRAINTS = {
     "min_samples_leaf": (Interval(float, 0, None),),
     "min_gain": (Interval(float, finite=False), None),
     "accept": (IsCallable("a function (parent statistics, children statistics) -> bool"), None),
+    "progress": (IsCallable("a function (depth, nodes, rows)"), None),
     "missing": (Options(MISSING_STRATEGIES),),
     "threshold": (Options(THRESHOLDS),),
     "max_bins": (Interval(int, 2, None), None),
@@ -401,6 +402,7 @@ def grow(
 
     check("engine", engine, Options(fast.ENGINES))
     max_bins = check_options(max_bins=max_bins)["max_bins"]
+    check("progress", progress, *GROW_CONSTRAINTS["progress"])
     # A user's score is checked node by node (CheckedScore names the node), which the
     # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
     use_engine = fast.supports(cfg.splitters) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None)))

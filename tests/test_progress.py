@@ -124,3 +124,8 @@ def test_fit_progress_without_tqdm_names_the_extra(tmp_path, capsys, monkeypatch
     assert code == 2
     assert capsys.readouterr().err == "puretree: error: --progress needs tqdm: pip install 'puretree[cli]'\n"
     assert not (tmp_path / "m.json").exists()
+
+
+def test_progress_must_be_callable():
+    with pytest.raises(puretree.ParameterError, match="progress must be a function"):
+        puretree.grow(puretree.datasets.load_playtennis(), progress=3)
