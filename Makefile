@@ -1,12 +1,14 @@
 # Two commands on a fresh machine with Python 3.10+ and make:
-#   make demo   learn the PlayTennis tree from the data shipped in the package
+#   make demo   learn the PlayTennis tree from the data shipped in the package; then the
+#               command line is .venv/bin/puretree (or `. .venv/bin/activate` and `puretree`)
 #   make test   run the whole test suite (doctests included): derandomized, one verdict per commit
 #   make fuzz   the same properties with random seeds and many more examples (finds bugs)
+#   make docs   the documentation site (MkDocs, Material theme, API reference) into site/
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test fuzz constraints bench bench-codegen bench-j48 clean
+.PHONY: demo test fuzz docs constraints bench bench-codegen bench-j48 clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "puretree needs Python 3.10 or newer"'
@@ -15,7 +17,7 @@ $(BIN)/python:
 
 # Stamps record what has been installed into the environment, so re-runs are fast.
 $(VENV)/.core: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[cli]'
 	touch $@
 
 # Test tools are pinned (constraints/test.txt): a new Hypothesis or pytest never changes a verdict.
@@ -36,6 +38,15 @@ test: $(VENV)/.test
 # found here is fixed and then pinned as an @example or a unit test, so make test keeps it.
 fuzz: $(VENV)/.test
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q -x tests
+
+# The documentation tools are pinned too (constraints/docs.txt), in the docs extra, not the test one.
+$(VENV)/.docs: pyproject.toml constraints/docs.txt constraints/test.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c constraints/test.txt -c constraints/docs.txt -e '.[docs,cli]'
+	touch $@ $(VENV)/.core
+
+# Strict: a broken link, a missing page in the nav or a docstring MkDocs cannot read fails the build.
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
 
 # Re-pin the test environment after upgrading on purpose.
 constraints: $(VENV)/.test
@@ -62,4 +73,4 @@ bench-codegen: $(VENV)/.test
 	$(BIN)/python bench/bench_codegen.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site

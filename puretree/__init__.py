@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from typing import Any
 
     from . import codegen, costs, criteria, datasets, evaluate, fold, importance, impurity, prune, rules
-    from .codegen import export, generate, verify
+    from .codegen import export, generate, verify  # type: ignore[no-redef]  # the function, not the submodule
     from .compiled import to_function
     from .costs import cost_sensitive, nunez, tan_schlimmer
     from .criteria import gain_ratio, impurity_decrease, information_gain, per_feature, split_info
@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .formats import read_arff, read_data
     from .sklearn import from_sklearn, to_sklearn
     from .text import summary, to_text
+    from .views import to_dot, to_html, to_svg
 
 __version__ = "0.1.0"
 
@@ -70,6 +71,7 @@ __all__ = [
     "threshold_splits", "multiway_splits", "subset_splits", "attribute_scores",
     # using and inspecting
     "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance",
+    "to_dot", "to_svg", "to_html",
     "fold", "fold_tree", "rewrite", "iter_nodes", "n_nodes", "n_leaves", "depth",
     # pruning and rules
     "prune", "simplify", "reduced_error", "pessimistic", "cost_complexity", "cost_complexity_path", "choose_alpha",
@@ -105,6 +107,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".formats": ("read_arff", "read_data"),
     ".sklearn": ("from_sklearn", "to_sklearn"),
     ".text": ("summary", "to_text"),
+    ".views": ("to_dot", "to_html", "to_svg"),
 }
 _WHERE: dict[str, tuple[str, str]] = {
     (item if isinstance(item, str) else item[0]): (module, item if isinstance(item, str) else item[1])
@@ -113,7 +116,7 @@ _WHERE: dict[str, tuple[str, str]] = {
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
 # them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
-_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "errors", "evaluate", "fold", "formats", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text"})
+_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "errors", "evaluate", "fold", "formats", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text", "views"})
 
 
 def __getattr__(name: str) -> Any:

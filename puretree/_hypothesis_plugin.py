@@ -28,11 +28,11 @@ def _resolve(kind: type) -> Any:
         # draw a whole tree whose root is such a split and hand over its root.
         return pts.trees(splits=splits, min_depth=1).map(lambda tree: tree.root).filter(lambda node: isinstance(node, Split) and node.test.kind in splits)
 
-    def tests(test: type) -> Any:
+    def tests(test: Any) -> Any:
         # Likewise a test: the root's test of a tree whose root is a split of that kind.
         return rooted((test.kind,)).map(lambda node: node.test)
 
-    table = {
+    table: dict[Any, Any] = {
         Tree: lambda: pts.trees(),
         Schema: lambda: pts.schemas(),
         Feature: lambda: pts.schemas(min_features=1, max_features=1).map(lambda schema: schema.features[0]),

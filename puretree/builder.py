@@ -80,7 +80,7 @@ from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
 from .impurity import entropy, gini, misclassification, variance
-from .nodes import MISSING_STRATEGIES, Leaf, Node, Split, Tree, is_leaf
+from .nodes import MISSING_STRATEGIES, Leaf, Node, Split, Tree
 from .params import Interval, IsCallable, Options, check, check_all
 from .splits import (
     MISSING_BRANCH,
@@ -123,7 +123,7 @@ def _checked_accept(accept: Callable[[np.ndarray, np.ndarray], bool] | None) -> 
 
     def checked(parent: np.ndarray, children: np.ndarray) -> bool:
         try:
-            return bool(accept(parent, children))
+            return bool(accept(parent, children))  # type: ignore[misc]  # not None: checked above
         except PuretreeError:
             raise
         except Exception as exc:
@@ -136,10 +136,12 @@ def _is_pure(node: NodeData) -> bool:
     return bool(node.y.min() == node.y.max())
 
 
-def _grow(node: NodeData, cfg: Settings) -> Generator[Any, Node, Node]:
+def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], None] | None = None) -> Generator[Any, Node, Node]:
     # The node's statistics (a Leaf's and a split's ``counts`` field holds them, class
     # counts or regression sums alike).
     totals = node.stats.sum(axis=0)
+    if progress is not None:
+        progress(node.depth, 1, node.n_rows)
     if (
         _is_pure(node)
         or (cfg.max_depth is not None and node.depth >= cfg.max_depth)
@@ -157,16 +159,19 @@ def _grow(node: NodeData, cfg: Settings) -> Generator[Any, Node, Node]:
     # Children's data are built before recursing and released one by one, so that a deep
     # tree holds the rows of one pending path, not of every ancestor.
     pending = [node.restrict(masks[b], drop=drop, scale=scales[b]) if masks[b].any() else None for b in range(cand.n_branches)]
+    node_depth = node.depth
     del node
     pending.reverse()
     kids: list[Node] = []
     while pending:
         child = pending.pop()
-        kids.append(Leaf(np.zeros_like(totals)) if child is None else (yield _grow(child, cfg)))
+        if child is None and progress is not None:
+            progress(node_depth + 1, 1, 0)
+        kids.append(Leaf(np.zeros_like(totals)) if child is None else (yield _grow(child, cfg, progress)))
     return Split(cand.feature, cand.test, tuple(kids), totals)
 
 
-def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarray], list[np.ndarray | None], np.ndarray]:
+def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarray], list[Any], np.ndarray]:
     """Which rows go down each branch, with what weight factor, and the branches' statistics.
 
     Rows with a known value follow their branch. Rows whose value is missing
@@ -202,6 +207,7 @@ GROW_CONSTRAINTS = {
     "min_samples_leaf": (Interval(float, 0, None),),
     "min_gain": (Interval(float, finite=False), None),
     "accept": (IsCallable("a function (parent statistics, children statistics) -> bool"), None),
+    "progress": (IsCallable("a function (depth, nodes, rows)"), None),
     "missing": (Options(MISSING_STRATEGIES),),
     "threshold": (Options(THRESHOLDS),),
     "max_bins": (Interval(int, 2, None), None),
@@ -275,7 +281,7 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
     if isinstance(class_weight, str):
         if class_weight != "balanced":
             raise ParameterError(f"class_weight must be a mapping or 'balanced', got {class_weight!r}")
-        rows = np.bincount(ds.y, minlength=len(classes)).astype(np.float64)
+        rows = np.bincount(np.asarray(ds.y), minlength=len(classes)).astype(np.float64)
         per_class = np.where(rows > 0, ds.n_rows / (np.count_nonzero(rows) * np.maximum(rows, 1.0)), 0.0)
     elif isinstance(class_weight, Mapping):
         per_class = np.ones(len(classes))
@@ -290,7 +296,7 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
 
 
 #: grow's own keyword options, for "did you mean" hints on a misspelt one.
-_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins")
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "progress")
 
 
 def _check_keywords(options: Mapping[str, Any]) -> None:
@@ -336,7 +342,7 @@ def _check_regression_range(ds: Dataset) -> None:
     with np.errstate(over="ignore", invalid="ignore"):
         totals = node_statistics(ds).sum(axis=0)
     if not np.isfinite(totals).all():
-        biggest = float(np.max(np.abs(ds.y)))
+        biggest = float(np.max(np.abs(np.asarray(ds.y))))
         raise DataError(f"the regression targets are too large: their weighted sum of squares overflows a double (largest |target| {biggest:g}); scale them down")
 
 
@@ -357,6 +363,7 @@ def grow(
     threshold: str = "midpoint",
     engine: str = "auto",
     max_bins: int | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
     **data_options: Any,
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
@@ -376,6 +383,9 @@ def grow(
     ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
     ``max_bins=N`` (fast engine only): histogram mode, each numeric feature binned once into
     at most ``N`` quantile bins, every threshold the largest training value of a bin.
+    ``progress(depth, nodes, rows)``, if given, hears of the growth as it goes: once per node
+    from the recursive builder, once per level from the level-wise engine (the nodes made at
+    that depth and the rows they hold); it does not change the tree.
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -392,21 +402,22 @@ def grow(
 
     check("engine", engine, Options(fast.ENGINES))
     max_bins = check_options(max_bins=max_bins)["max_bins"]
+    check("progress", progress, *GROW_CONSTRAINTS["progress"])
     # A user's score is checked node by node (CheckedScore names the node), which the
     # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
     use_engine = fast.supports(cfg.splitters) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None)))
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
-        tree = Tree(fast.build(ds, cfg, max_bins=max_bins), ds.schema, missing)
+        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, progress=progress), ds.schema, missing)
     else:
         if max_bins is not None:
             raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
-        tree = Tree(run(_grow(root_data(ds, missing=missing), cfg)), ds.schema, missing)
+        tree = Tree(run(_grow(root_data(ds, missing=missing), cfg, progress)), ds.schema, missing)
     # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
-    impurity = getattr(chosen, "impurity", None)
+    impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
 
@@ -428,7 +439,7 @@ def data_thresholds(tree: Tree, X: np.ndarray) -> Tree:
     columns = {j: np.sort(X[:, j][~np.isnan(X[:, j])]) for j, f in enumerate(tree.schema.features) if f.is_numeric}
 
     def rule(node: Node) -> Node | None:
-        if is_leaf(node):
+        if not isinstance(node, Split):
             return None
         test = node.test.at_data(columns.get(node.feature))
         return None if test is node.test else attrs.evolve(node, test=test)

@@ -121,9 +121,9 @@ class C45Splits:
         counted = [o.gain for o in options if o.counts_in_average]
         average = sum(counted) / len(counted) if counted else 0.0
         best_ratio, chosen_option = 0.0, None
-        for o in options:
-            if o.gain >= average - AVERAGE_GAIN_SLACK and greater(o.ratio, best_ratio):
-                best_ratio, chosen_option = o.ratio, o
+        for option in options:
+            if option.gain >= average - AVERAGE_GAIN_SLACK and greater(option.ratio, best_ratio):
+                best_ratio, chosen_option = option.ratio, option
         if chosen_option is None or abs(best_ratio) < J48_EPSILON:
             return None
         return _candidate(node, chosen_option.option(), best_ratio)
@@ -144,9 +144,9 @@ def _candidate(node: NodeData, o: Option, score: float) -> Candidate:
     column = node.X[:, o.feature]
     if o.kind == "threshold":
         branch = np.where(np.isnan(column), MISSING_BRANCH, column > o.threshold).astype(np.int64)
-        return Candidate(score, o.feature, "threshold", branch, o.branches, threshold=o.threshold)
+        return Candidate(score, o.feature, "threshold", branch, o.branches, threshold=o.threshold)  # type: ignore[arg-type]  # an option has its branches
     branch = np.where(np.isnan(column), MISSING_BRANCH, np.nan_to_num(column, nan=0.0)).astype(np.int64)
-    return Candidate(score, o.feature, "multiway", branch, o.branches)
+    return Candidate(score, o.feature, "multiway", branch, o.branches)  # type: ignore[arg-type]
 
 
 #: The C4.5 split generator.
@@ -290,7 +290,7 @@ def _class_counts(y: np.ndarray, rows: np.ndarray, weights: np.ndarray, k: int) 
     return counts
 
 
-def _branch_of(node: Node, X: np.ndarray, tree: Tree) -> np.ndarray:
+def _branch_of(node: Any, X: np.ndarray, tree: Tree) -> np.ndarray:
     """The branch each row takes at a split (the split's test answers); -1 where its value is
     missing or a category the test has no branch for."""
     branch = node.test.branch_of(X[:, node.feature], tree.schema.features[node.feature])

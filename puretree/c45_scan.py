@@ -117,7 +117,7 @@ class Scored(NamedTuple):
     ratio: float
     counts_in_average: bool
     build: Callable[[int], Option]
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which nothing here calls
 
     def option(self) -> Option:
         return self.build(self.index)

@@ -59,7 +59,7 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
     # rows, no fractions of rows) the entropies are table look-ups of the same numbers.
     table = None if counts is None else _table(int(total) + 1)
     compiled = table is not None and KERNEL and (c45_kernel.loaded() or q * n >= KERNEL_MIN_WORK)
-    if compiled and (found := c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)) is not None:
+    if compiled and (found := c45_kernel.scan_features(node.order, node.values, counts, table, total, n_classes, min_leaf)) is not None:  # type: ignore[arg-type]  # compiled: both made
         n_cuts, best, where, known, left_at = found
         at = np.flatnonzero(where >= 0)
         return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)

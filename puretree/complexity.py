@@ -65,7 +65,7 @@ def risk_impurity(tree: Tree, impurity: Callable[..., Any] | None = None) -> Cal
         return impurity
     # A name it does not know (a hand-edited model file) counts as none: models are untrusted
     # input, and every command must finish on any model that loads.
-    return IMPURITIES.get(getattr(tree, "criterion", None), gini)
+    return IMPURITIES.get(str(getattr(tree, "criterion", None)), gini)
 
 
 @attrs.frozen(eq=False)

@@ -192,7 +192,7 @@ def _where_of(body: Sequence[Any]) -> Where:
     """How to name the rows of ``body``: by file line if it came from :func:`read_csv_table`."""
     lines = getattr(body, "lines", None)
     if lines is not None and len(lines) == len(body):
-        return _lines(body.source, lines)
+        return _lines(getattr(body, "source"), lines)
     source = getattr(body, "source", None)
     if source:  # a file without lines (Parquet): its rows, counted from 0
         return lambda i: f"{source}: row {i}"
@@ -756,7 +756,7 @@ def from_numpy(
         if len(bad):
             r, c = bad[0]
             raise DataError(f"row {int(r)}, column {names[c]!r}: value {float(Xf[r, c])!r} is not finite")
-        names = _check_names(names)
+        names = _check_names(names)  # type: ignore[assignment]  # a tuple from here on
         classes: tuple[Any, ...] = ()
         codes = None
         if y is not None:

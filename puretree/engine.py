@@ -69,7 +69,7 @@ import numpy as np
 
 from .data import Dataset
 from .errors import DataError
-from .nodes import CategoricalSplit, Leaf, Node, NumericSplit, SubsetSplit
+from .nodes import Leaf, Multiway, Node, Split, Subset, Threshold
 from .tasks import as_task
 
 __all__ = ["build", "supports", "quantile_bins", "ENGINES"]
@@ -251,7 +251,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
                 fp, pp, left = fp[ok], pp[ok], left[ok]
             if len(fp) == 0:
                 continue
-            L = None
+            L: Any = None
         else:
             S = st.stats[idx]  # (c, m, k)
             if st.integral:
@@ -337,8 +337,8 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
         g_best = np.maximum.reduceat(s, g_start)
         g_of = np.repeat(np.arange(len(g_start)), np.diff(np.r_[g_start, len(group)]))
-        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(g_best), g_best, 0.0)))
-        ok = np.flatnonzero(s >= (g_best - tol)[g_of])
+        g_tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(g_best), g_best, 0.0)))
+        ok = np.flatnonzero(s >= (g_best - g_tol)[g_of])
         pick = ok[np.r_[True, g_of[ok][1:] != g_of[ok][:-1]]]  # first near-best threshold per group
         pf, pn, pp_ = fp[pick], nodes[pick], pp[pick]
         fs[pn, start + pf] = s[pick]
@@ -347,10 +347,10 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     has = ~np.isneginf(fs).all(axis=1)
     if has.any():
         rows_ = np.flatnonzero(has)
-        i = _first_tied(fs[rows_])
-        out.score[rows_] = fs[rows_, i]
-        out.feature[rows_] = ctx.numeric[i]
-        a, b = fa[rows_, i], fb[rows_, i]
+        at = _first_tied(fs[rows_])
+        out.score[rows_] = fs[rows_, at]
+        out.feature[rows_] = ctx.numeric[at]
+        a, b = fa[rows_, at], fb[rows_, at]
         mid = a / 2.0 + b / 2.0  # grow.midpoint, elementwise
         # binned: values are their bin's largest training value, the cut goes right above it
         out.threshold[rows_] = a if ctx.binned else np.where((a <= mid) & (mid < b), mid, a)
@@ -486,26 +486,26 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
                 ms[e, jj] = np.where(np.isfinite(s), s, -np.inf)
         if want_subset:
             for i in np.flatnonzero(ok).tolist():
-                found = _subset_one(per[i], rows[i], known_sum[i], st.counts[i], cfg, ctx, name)
-                if found is not None:
-                    s, left_codes, children = found
-                    sub_found[i].append((s, int(j), left_codes, children))
+                hit = _subset_one(per[i], rows[i], known_sum[i], st.counts[i], cfg, ctx, name)
+                if hit is not None:
+                    score, left_codes, children = hit
+                    sub_found[i].append((score, int(j), left_codes, children))
     out: dict[str, _Best] = {}
     if want_multi:
         best = _Best(N)
         has = ~np.isneginf(ms).all(axis=1)
         if has.any():
             r = np.flatnonzero(has)
-            i = _first_tied(ms[r])
-            best.score[r] = ms[r, i]
-            best.feature[r] = np.asarray(ctx.categorical)[i]
+            at = _first_tied(ms[r])
+            best.score[r] = ms[r, at]
+            best.feature[r] = np.asarray(ctx.categorical)[at]
         out["multiway"] = best
     if want_subset:
         for i, found in enumerate(sub_found):
             if found:
                 b = tie_first(np.array([f[0] for f in found]))
-                s, j, left_codes, children = found[b]
-                sub.score[i], sub.feature[i] = s, j
+                score, feature, left_codes, children = found[b]
+                sub.score[i], sub.feature[i] = score, feature
                 sub.left[i], sub.children[i] = left_codes, children
         out["subset"] = sub
     return out
@@ -597,7 +597,7 @@ class _Context:
 
         schema = ds.schema
         self.X = ds.X
-        self.y = ds.y
+        self.y: Any = ds.y  # set: the engine grows from labelled data
         self.schema = schema
         self.regression = schema.is_regression
         self.task = as_task(schema)
@@ -612,6 +612,7 @@ class _Context:
         self.numeric_missing = bool(np.isnan(self.Xn).any())
         self.variance_decrease = self.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is variance
         self.k = 0
+        self.index: Any = np.int64  # the dtype of positions, chosen by build
 
 
 class _Level:
@@ -625,7 +626,7 @@ class _Level:
         self.lens = np.bincount(node, minlength=n_nodes)
         self.starts = np.concatenate(([0], np.cumsum(self.lens)[:-1])).astype(np.int64)
         self.counts = _segment_sums(node, stats, n_nodes)
-        self._cls = None
+        self._cls: np.ndarray | None = None
 
     @property
     def cls(self) -> np.ndarray:
@@ -662,7 +663,7 @@ class _Level:
         lv.row, lv.stats, lv.node = self.row[inst], self.stats[inst], new_node[self.node[inst]]
         lv.orders, lv.usable, lv.n_nodes, lv.integral = orders, self.usable[keep], int(keep.sum()), self.integral
         lv.m = len(lv.row)
-        lv.lens, lv.starts, lv.counts = self.lens[keep], None, self.counts[keep]
+        lv.lens, lv.counts = self.lens[keep], self.counts[keep]
         lv._cls = None if self._cls is None else self._cls[inst]
         lv.starts = np.concatenate(([0], np.cumsum(lv.lens)[:-1])).astype(np.int64)
         return lv
@@ -738,23 +739,35 @@ def _any_nan(X: np.ndarray) -> bool:
     return any(bool(np.isnan(X[a : a + step]).any()) for a in range(0, X.shape[0], step))
 
 
-def _kernel_tree(ds: Dataset, cfg: Any) -> Node:
+def _kernel_tree(ds: Dataset, cfg: Any, progress: Any = None) -> Node:
     """The tree grown by the compiled kernel, as nodes. ``ds.X`` is read in place."""
     from . import kernels
 
     k = max(1, len(ds.schema.classes))
     w = ds.sample_weight
     if w is None:
-        root = np.bincount(ds.y, minlength=k).astype(np.float64)  # exact: integers
+        root = np.bincount(np.asarray(ds.y), minlength=k).astype(np.float64)  # exact: integers
     else:
         stats = np.zeros((ds.n_rows, k))
         stats[np.arange(ds.n_rows), ds.y] = w
         root = stats.sum(axis=0)  # the reference's own sum
         del stats
     feature, threshold, child, counts = kernels.grow_arrays(
-        ds.X, ds.y, w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain
+        ds.X, np.asarray(ds.y), w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain
     )
+    if progress is not None:  # the compiled loop calls no Python: its levels are reported once it is done
+        _report_levels(child, counts, progress)
     return _assemble_arrays(np.maximum(feature, 0), threshold, child, counts)
+
+
+def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None:
+    """``progress(depth, nodes, rows)`` per level of the kernel's arrays (rows: the level's weight)."""
+    depth = np.zeros(len(child), dtype=np.int64)
+    for g in np.flatnonzero(child >= 0).tolist():  # parents before children: ids grow with depth
+        depth[child[g]] = depth[child[g] + 1] = depth[g] + 1
+    weight = counts.sum(axis=1)
+    for d in range(int(depth.max()) + 1):
+        progress(d, int((depth == d).sum()), int(round(float(weight[depth == d].sum()))))
 
 
 def _assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray) -> Node:
@@ -766,21 +779,23 @@ def _assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarr
         if c < 0:
             made[g] = Leaf(cn[g])
         else:
-            made[g] = NumericSplit(ft[g], thr[g], made[c], made[c + 1], cn[g])
+            made[g] = Split(ft[g], Threshold(thr[g]), (made[c], made[c + 1]), cn[g])
             made[c] = made[c + 1] = None  # each node is referenced by its parent only
     return made[0]
 
 
-def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
+def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any = None) -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown level by level. ``max_bins``: histogram mode, each numeric
-    feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values."""
+    feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values.
+    ``progress(depth, nodes, rows)`` is called once per level: its depth, the nodes made at
+    that depth, the rows they hold."""
     from .splits import node_statistics
 
     if cfg.missing == "error":
         _refuse_missing(ds)
     if max_bins is None and _kernel_applies(ds, cfg):
-        return _kernel_tree(ds, cfg)
+        return _kernel_tree(ds, cfg, progress)
     ctx = _Context(ds, cfg)
     if max_bins is not None and ctx.q:
         ctx.binned = True
@@ -790,7 +805,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
     n, k = stats.shape
     ctx.k = k
     regression = ctx.regression
-    y = ds.y
+    y: Any = ds.y  # labelled data: not None
     integral = bool(np.all(stats == np.floor(stats)) and stats.sum() < 2.0**52)
     # int32 positions while they fit: the orders are the engine's largest arrays
     ctx.index = np.int32 if n < 2**31 - 1 else np.int64
@@ -803,7 +818,11 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
     made.append(None)
     depth = 0
     min_split = cfg.min_samples_split
+    reported = 0  # records already reported to progress
     while st.n_nodes:
+        if progress is not None:  # this level's nodes, and the leaves made early at this depth
+            progress(depth, len(made) - reported, len(st.row))
+            reported = len(made)
         N = st.n_nodes
         yv = y[st.row]
         pure = np.minimum.reduceat(yv, st.starts) == np.maximum.reduceat(yv, st.starts)
@@ -1046,6 +1065,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
         st = _Level(row, new_stats, nn, new_orders, usable, n_next, integral)
         frontier = next_frontier
         depth += 1
+    if progress is not None and len(made) > reported:  # the last level's children, all leaves made at once
+        progress(depth + 1, len(made) - reported, 0)
     return _assemble(made)
 
 
@@ -1057,11 +1078,11 @@ def _assemble(made: list[Any]) -> Node:
             kind, f, test, counts, kids = rec
             children = [made[c] for c in kids]
             if kind == "threshold":
-                made[g] = NumericSplit(f, test, children[0], children[1], counts)
+                made[g] = Split(f, Threshold(test), children, counts)
             elif kind == "subset":
-                made[g] = SubsetSplit(f, test, children[0], children[1], counts)
+                made[g] = Split(f, Subset(test), children, counts)
             else:
-                made[g] = CategoricalSplit(f, tuple(children), counts)
+                made[g] = Split(f, Multiway(len(children)), children, counts)
             for c in kids:
                 made[c] = None  # release: each node is referenced by its parent only
     return made[0]

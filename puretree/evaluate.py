@@ -271,7 +271,7 @@ def train_test_split(X: Any, y: Any = None, *, test_size: float = 0.25, seed: in
         # Deal each class's shuffled rows round the folds of a 1-in-(n/n_test) split: take from
         # every class its share of the test rows, the remainder going to the largest remainders.
         shares = []
-        for c in np.unique(data.y):
+        for c in np.unique(np.asarray(data.y)):
             rows = rng.permutation(np.flatnonzero(data.y == c))
             shares.append((rows, len(rows) * n_test / n))
         base = [int(math.floor(s)) for _, s in shares]

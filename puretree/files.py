@@ -132,8 +132,8 @@ def _uninterrupted() -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        for signum in dict.fromkeys(received):
-            signal.raise_signal(signum)
+        for number in dict.fromkeys(received):
+            signal.raise_signal(number)
 
 
 def _target(path: str | os.PathLike[str]) -> str:
@@ -353,8 +353,8 @@ def write_folder(path: str | os.PathLike[str], files: Mapping[str, str | bytes],
                     if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not os.path.isdir(target):
                         raise
                     exists = True
-            if exists and not _exchange(tmp, target):
-                tmp = _swap_aside(tmp, target, parent, name)
+            if exists and not _exchange(tmp, target):  # type: ignore[arg-type]  # None only when the rename took place
+                tmp = _swap_aside(tmp, target, parent, name)  # type: ignore[arg-type]
             # else tmp now holds the old folder (or is None): removed below
         _fsync_folder(parent)
         old, tmp = tmp, None

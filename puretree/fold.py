@@ -104,7 +104,7 @@ def _root(tree_or_node: Tree | Node) -> Node:
 
 def _handed_down(down: Down, node: Node, value: Any, n: int) -> tuple[Any, ...]:
     """The values ``down`` gives a node's ``n`` children, checked: one per child."""
-    given = down(node, value)
+    given: Any = down(node, value)
     if type(given) in (list, tuple) and len(given) == n:  # the usual answer, copied in one step
         return tuple(given)
     values = tuple(itertools.islice(given, n))

@@ -491,7 +491,7 @@ def boundary_cases(tree: Tree, *, width: int = 64, missing: bool = False, unseen
     # Each node is handed what the path to it allows, or None when no row can reach it (some
     # feature's constraint is empty); an unreachable node hands None on to its children.
     def down(node: Node, limits: tuple[Any, ...] | None) -> list[tuple[Any, ...] | None]:
-        if limits is None:
+        if limits is None or not isinstance(node, Split):
             return [None] * len(children(node))
         j = node.feature
         return [None if lim[j].is_empty else lim for _, lim in _child_limits(node, limits, features[j])]

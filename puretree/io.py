@@ -292,7 +292,7 @@ class SplitFormat:
     one such split (capped in total by :data:`MAX_SUBSET_ENTRIES`).
     """
 
-    test: type
+    test: Any  # the test's class
     write: Callable[[Any], dict[str, Any]]
     read: Callable[[dict[str, Any], Feature, int, str], Any]
     table_entries: Callable[[Feature], int] = lambda feature: 0

@@ -73,6 +73,11 @@ CLASSIFICATION = "classification"
 REGRESSION = "regression"
 
 
+def _tuple(values: Any) -> tuple[Any, ...]:
+    # ``converter=tuple`` would leave type checkers an unsolved ``Iterable[_T_co]``.
+    return tuple(values)
+
+
 def _float_tuple(values: Any) -> tuple[float, ...]:
     return tuple(float(v) for v in values)
 
@@ -111,7 +116,7 @@ class Feature:
 
     name: str = attrs.field(validator=attrs.validators.instance_of(str))
     kind: str = attrs.field(default=NUMERIC, validator=attrs.validators.in_((NUMERIC, CATEGORICAL)))
-    categories: tuple[Any, ...] = attrs.field(default=(), converter=tuple)
+    categories: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
 
     @property
     def is_numeric(self) -> bool:
@@ -133,8 +138,8 @@ class Schema:
     a class index in ``counts`` refers to this tuple. A regression schema has no classes.
     """
 
-    features: tuple[Feature, ...] = attrs.field(converter=tuple)
-    classes: tuple[Any, ...] = attrs.field(default=(), converter=tuple)
+    features: tuple[Feature, ...] = attrs.field(converter=_tuple)
+    classes: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
     target: str = "target"
     task: str = attrs.field(default=CLASSIFICATION, validator=attrs.validators.in_((CLASSIFICATION, REGRESSION)))
 
@@ -237,10 +242,8 @@ def _set_digest(self: Any) -> None:
 
 def _as_value(cls: type) -> type:
     """Give a node class the depth-safe equality, hash and repr (see above)."""
-    cls.__eq__ = _node_eq  # type: ignore[method-assign]
-    cls.__ne__ = _node_ne  # type: ignore[method-assign]
-    cls.__hash__ = _node_hash  # type: ignore[method-assign]
-    cls.__repr__ = _node_repr  # type: ignore[method-assign]
+    for name, method in (("__eq__", _node_eq), ("__ne__", _node_ne), ("__hash__", _node_hash), ("__repr__", _node_repr)):
+        setattr(cls, name, method)
     return cls
 
 
@@ -549,7 +552,7 @@ class Subset:
 
 
 #: Every kind of split test, by its one name.
-TESTS: dict[str, type] = {cls.kind: cls for cls in (Threshold, Multiway, Subset)}
+TESTS: dict[str, type[Union[Threshold, Multiway, Subset]]] = {cls.kind: cls for cls in (Threshold, Multiway, Subset)}
 #: The names two kinds had before 0.3 (JSON version 1, ``strategies.trees(splits=...)``).
 OLD_KIND_NAMES: dict[str, str] = {"numeric": Threshold.kind, "categorical": Multiway.kind}
 Test = Union[Threshold, Multiway, Subset]
@@ -642,7 +645,7 @@ class Split(_Statistics):
 
     feature: int = attrs.field(converter=_plain_int, validator=_index)
     test: Any = attrs.field(validator=_is_test)
-    children: tuple["Node", ...] = attrs.field(converter=tuple)
+    children: tuple["Node", ...] = attrs.field(converter=_tuple)
     stats: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
     _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
 

@@ -142,7 +142,7 @@ class Options:
     "one of ['gini', 'entropy']"
     """
 
-    values: tuple[Any, ...] = attrs.field(converter=tuple)
+    values: tuple[Any, ...] = attrs.field(converter=lambda values: tuple(values))  # typed: not converter=tuple
 
     def accepts(self, value: Any) -> bool:
         try:

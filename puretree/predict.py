@@ -287,7 +287,7 @@ def descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ..
             spread_rows, spread_nodes, spread_weights = _spread(flat, rows[absent], node[absent], weight[absent])
             stop = unseen
         else:
-            spread_rows = spread_nodes = spread_weights = None
+            spread_rows = spread_nodes = spread_weights = None  # type: ignore[assignment]  # none spread
         finish(stop)
         go = ~stop & ~(absent & (missing == "distribute"))
         rows, node, weight = rows[go], nxt[go], weight[go]
@@ -305,7 +305,7 @@ def _next(flat: FlatTree, X: np.ndarray, rows: np.ndarray, node: np.ndarray) -> 
     absent = np.isnan(x)
     nxt = np.where(x <= flat.threshold[node], flat.left[node], flat.right[node])
     if flat.table.size:
-        by_table = flat.route[node] == BY_TABLE
+        by_table = flat.route[node] == BY_TABLE  # type: ignore[index]  # a table comes with routes
         known = by_table & ~absent & (x >= 0) & (x < flat.n_categories[node])
         entry = flat.table[np.where(known, flat.offset[node] + np.where(known, x, 0).astype(np.int64), 0)]
         nxt = np.where(by_table, entry, nxt)
@@ -313,7 +313,7 @@ def _next(flat: FlatTree, X: np.ndarray, rows: np.ndarray, node: np.ndarray) -> 
     else:
         unseen = np.zeros(len(rows), dtype=bool)
     if flat.asks:
-        asked = flat.route[node] == BY_TEST
+        asked = flat.route[node] == BY_TEST  # type: ignore[index]  # asking tests come with routes
         if asked.any():
             branch = _branches(flat, X, rows[asked], node[asked])
             absent[asked] = branch == MISSING

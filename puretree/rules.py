@@ -40,7 +40,7 @@ from .data import encode_features, labels_array
 from .errors import ParameterError
 from .estimates import c45_added_errors, check_cf
 from .fold import n_nodes as count_nodes, walk
-from .nodes import Codes, Constraint, Interval, Leaf, Node, Schema, Tree
+from .nodes import Codes, Constraint, Interval, Leaf, Node, Schema, Split, Tree
 from .params import Options, validate_params
 from .validation import validation_codes
 from .text import format_number, shorten
@@ -99,7 +99,7 @@ class Rule:
     :func:`to_rules`, the pruning data after :func:`prune_rules`); ``estimate`` is the accuracy
     estimate pruning used (None when the rule was never estimated, or covered no row)."""
 
-    conditions: tuple[Condition, ...] = attrs.field(converter=tuple)
+    conditions: tuple[Condition, ...] = attrs.field(converter=lambda c: tuple(c))  # typed: not converter=tuple
     prediction: int
     counts: tuple[float, ...] = attrs.field(converter=lambda c: tuple(float(v) for v in c))
     estimate: float | None = None
@@ -133,7 +133,7 @@ class Rule:
 class RuleList:
     """An ordered list of rules and a default class (an index into ``schema.classes``)."""
 
-    rules: tuple[Rule, ...] = attrs.field(converter=tuple)
+    rules: tuple[Rule, ...] = attrs.field(converter=lambda r: tuple(r))
     default: int
     schema: Schema
 
@@ -238,6 +238,7 @@ def to_rules(tree: Tree) -> RuleList:
     # chains stay cheap; down is asked only once the node has been counted below.
     def down(node: Node, value: tuple[dict[tuple[int, str], Any], tuple[float, ...]]) -> list[tuple[dict[tuple[int, str], Any], tuple[float, ...]]]:
         conditions, inherited = value
+        assert isinstance(node, Split)  # down is asked for splits only
         own = node.counts if sum(node.counts) > 0 else inherited
         out = []
         for constraint in node.test.constraints(schema.features[node.feature]):
@@ -300,7 +301,7 @@ def _prune_one(rule: Rule, holds: list[np.ndarray], codes: np.ndarray, k: int, h
             rest = keep[:position] + keep[position + 1 :]
             trials.append(_estimate(_class_counts(codes, covered(rest), k), rule.prediction, how, cf))
         best = max(range(len(trials)), key=lambda p: (trials[p], -p))  # ties: the first condition
-        if trials[best] < current - 1e-12:
+        if trials[best] < current - 1e-12:  # type: ignore[operator]  # current is not None: the data reach the rule
             break
         current = trials[best]
         del keep[best]

@@ -142,7 +142,7 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
         else:
             test = Threshold(float32_threshold(float(inner.threshold[i])))
             built[i] = Split(int(inner.feature[i]), test, (built.pop(int(left[i])), built.pop(int(right[i]))), counts[i])
-    return Tree(built[0], schema, missing=missing, criterion=_CRITERIA.get(getattr(estimator, "criterion", None)))
+    return Tree(built[0], schema, missing=missing, criterion=_CRITERIA.get(str(getattr(estimator, "criterion", ""))))
 
 
 #: scikit-learn's criterion names -> the impurity puretree measures the tree with (None: another).

@@ -394,10 +394,10 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
     if not found:
         return None
     i = tie_first(np.array([f[0] for f in found]))
-    s, j, left_codes, children = found[i]
+    best, j, left_codes, children = found[i]
     column = node.X[:, j]
     branch = np.where(np.isnan(column), MISSING_BRANCH, np.where(np.isin(column, left_codes), 0, 1))
-    return Candidate(s, j, "subset", branch, children, left_categories=left_codes)
+    return Candidate(best, j, "subset", branch, children, left_categories=left_codes)
 
 
 _BUILTIN_SPLITTERS = (threshold_splits, multiway_splits, subset_splits)
@@ -535,7 +535,7 @@ def root_data(ds: Dataset, *, missing: str = "majority") -> NodeData:
     order = np.argsort(columns, axis=1, kind="stable")  # NaN (missing) sorts last
     return NodeData(
         X=ds.X,
-        y=ds.y,
+        y=np.asarray(ds.y),
         stats=node_statistics(ds),
         order=order,
         values=np.take_along_axis(columns, order, axis=1),

@@ -157,7 +157,7 @@ def numbers(*, width: int = 64) -> st.SearchStrategy[float]:
 @functools.lru_cache(maxsize=2)
 def _numbers(width: int) -> st.SearchStrategy[float]:
     edges = EDGE_FLOATS32 if width == 32 else EDGE_FLOATS
-    base = st.one_of(st.integers(-3, 3).map(float), st.sampled_from(edges), st.floats(allow_nan=False, allow_infinity=False, width=width))
+    base = st.one_of(st.integers(-3, 3).map(float), st.sampled_from(edges), st.floats(allow_nan=False, allow_infinity=False, width=width))  # type: ignore[arg-type]  # 32 or 64, checked
     return st.builds(_nudge, base, st.sampled_from((0, 1, -1)), st.just(width))
 
 
@@ -520,13 +520,15 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
         if spec.kind == "leaf":
             built[slot] = Leaf((0.0,) * k if spec.empty else draw(counts, label="leaf counts"))
             continue
-        kids = [built[i] for i in spec.kids]
+        kids: list[Any] = [built[i] for i in spec.kids]  # built already: larger slots
         total = tuple(float(v) for v in np.sum([kid.stats for kid in kids], axis=0))
         built[slot] = Split(spec.feature, spec.test, tuple(kids), total)
         for i in spec.kids:
             built[i] = None
     strategy = draw(_one_of_values(missing), label="missing-value strategy")
-    return Tree(built[0], schema, strategy)
+    root = built[0]
+    assert root is not None
+    return Tree(root, schema, strategy)
 
 
 def trees(

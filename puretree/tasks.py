@@ -145,7 +145,7 @@ def as_task(value: Any) -> Task:
         return value
     if isinstance(value, (bool, np.bool_)):
         return REGRESSION if value else CLASSIFICATION
-    name = value if isinstance(value, str) else getattr(value, "task", None)
+    name: Any = value if isinstance(value, str) else getattr(value, "task", None)
     try:
         return TASKS[name]
     except (KeyError, TypeError):

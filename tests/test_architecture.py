@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "files", "params"),  # foundation
     ("nodes", "data", "formats", "datasets", "fold"),  # values
     ("impurity", "tasks", "criteria", "costs", "estimates", "significance"),  # criteria and estimates
-    ("predict", "text", "importance", "evaluate", "validation"),  # using a tree
+    ("predict", "text", "views", "importance", "evaluate", "validation"),  # using a tree
     ("splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules"),  # pruning and rules
     ("io", "sklearn", "estimators", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify", "compiled"),  # io and codegen

@@ -21,6 +21,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 #: The C feature types: name -> (C type, integer range or None for floating types).
-C_TYPES = {
+C_TYPES: dict[str, tuple[str, Any]] = {
     "double": ("double", None),
     "float": ("float", None),
     "int16": ("int16_t", (-(2**15), 2**15 - 1)),

@@ -292,7 +292,7 @@ def _threshold(t: float, language: str, ftype: str) -> tuple[str, bool]:
     if language != "c" or ftype == "double":
         return _double(language, t), False
     if ftype == "float":
-        return lit.c_float(lit.float32_floor(t)), False
+        return lit.c_float(lit.float32_floor(t)), False  # type: ignore[arg-type]  # a float32 is printed as one
     lo, hi = lit.C_TYPES[ftype][1]
     ctype = lit.C_TYPES[ftype][0]
     floor = math.floor(t)
@@ -388,9 +388,11 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         raise CodegenError("this model has no features; C code needs at least one (export it to Python, or retrain with a feature)")
     features, classes, long_strings = _names(schema, language, name)
     heavy_left = {}
-    rows = {"feature": [], "threshold": [], "left": [], "right": [], "always": []}
+    rows: dict[str, list[Any]] = {"feature": [], "threshold": [], "left": [], "right": [], "always": []}
     cat_table: list[int] = []
-    spread_offset, spread_child, spread_fraction = [0], [], []
+    spread_offset: list[int] = [0]
+    spread_child: list[int] = []
+    spread_fraction: list[Any] = []
     used_categorical = False
     for node in internal.tolist():
         kind, j = int(flat.kind[node]), int(flat.feature[node])

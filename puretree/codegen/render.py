@@ -88,7 +88,7 @@ def targets(template_dirs: Iterable[str | os.PathLike[str]] | None = None) -> li
     >>> targets()
     ['c', 'c-table', 'python']
     """
-    found = set()
+    found: set[str] = set()
     for root in _user_roots(template_dirs) + template_roots():
         found.update(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
     return sorted(found)

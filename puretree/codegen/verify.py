@@ -104,10 +104,10 @@ def _neighbours(t: float, ftype: str) -> list[float]:
             values = [float(np.nextafter(t, -np.inf)), t, float(np.nextafter(t, np.inf))]
         return [v for v in values if math.isfinite(v)]
     if ftype == "float":
-        f = lit.float32_floor(t)
+        f32 = lit.float32_floor(t)
         with np.errstate(over="ignore"):
-            values = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
-            return [float(v) for v in values if np.isfinite(v)]
+            near = [np.nextafter(f32, np.float32(-np.inf)), f32, np.nextafter(f32, np.float32(np.inf))]
+            return [float(v) for v in near if np.isfinite(v)]
     lo, hi = lit.C_TYPES[ftype][1]
     f = math.floor(t)
     return [float(v) for v in (f - 1, f, f + 1) if lo < v <= hi]
@@ -483,7 +483,7 @@ def run_c(program: Path, rows: np.ndarray, feature_type: str, *, regression: boo
     done = subprocess.run([str(program)], input=text, capture_output=True, text=True)
     if done.returncode != 0:
         raise CodegenError(f"the compiled code failed (exit {done.returncode}): {done.stderr.strip()[:2000]}")
-    out = []
+    out: list[Any] = []
     for line in done.stdout.splitlines():
         if line == "inconsistent":
             raise CodegenError("predict and predict_proba disagree in the generated C")
@@ -506,6 +506,7 @@ def load_python(source: str, workdir: str | os.PathLike[str]) -> Any:
     path = Path(workdir) / f"{module_name}.py"
     path.write_text(source, encoding="utf-8")
     spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec is not None and spec.loader is not None  # a .py file always has a source loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -514,7 +515,7 @@ def load_python(source: str, workdir: str | os.PathLike[str]) -> Any:
 def python_row(tree: Tree, row: Sequence[float]) -> list[Any]:
     """An encoded row as the values a user passes: categories as themselves, missing as None,
     an unseen category as a value that is none of them."""
-    out = []
+    out: list[Any] = []
     for feature, v in zip(tree.schema.features, row):
         if math.isnan(v):
             out.append(None)

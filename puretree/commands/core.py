@@ -8,6 +8,7 @@ import io
 import math
 import re
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from ..formats import FORMATS, format_of, read_data, read_table
 from ..errors import DataError, ParameterError
 from ..files import check_not_inputs, checkpoint, write_text
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
+from ..cli import fit_progress
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
 from ..io import load, save
@@ -24,6 +26,7 @@ from ..nodes import MISSING_STRATEGIES
 from ..nodes import Tree
 from ..predict import predict, predict_proba
 from ..text import format_number, summary, to_text
+from ..views import VIEW_FORMATS, SlowLayoutWarning, render_view
 
 ORDER = 10
 
@@ -158,7 +161,13 @@ def _fit(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.data])
     data = read_args_data(args, args.data, target=args.target, task=args.task)
     checkpoint("fit", args.data)
-    tree = fit_from_args(args, data)
+    progress = fit_progress(args.progress)
+    try:
+        grow_options: dict[str, Any] = fit_options(args) if progress is None else {**fit_options(args), "progress": progress}
+        tree = ALGORITHMS[args.algorithm](data, **grow_options)
+    finally:
+        if progress is not None:
+            progress.close()
     save(tree, args.output)
     if data.schema.is_regression:
         fit_text = f"training mean squared error {float(np.mean((predict(tree, data) - data.y) ** 2)):.6g}"
@@ -170,18 +179,33 @@ def _fit(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        check_not_inputs(args.output, [args.model])
+    if args.importances and args.format != "text":
+        raise ParameterError(f"--importances goes with --format text, not {args.format}")
     tree = load(args.model)
-    print(to_text(tree))
-    print(summary(tree))
-    if args.importances:
-        print("feature importances (total weighted impurity decrease, normalised):")
-        print(format_importances(feature_importances(tree)))
+    if args.format == "text":
+        lines = [to_text(tree), summary(tree)]
+        if args.importances:
+            lines += ["feature importances (total weighted impurity decrease, normalised):", format_importances(feature_importances(tree))]
+        text = "\n".join(lines) + "\n"
+    else:
+        with warnings.catch_warnings(record=True) as caught:  # a slow-layout warning: one line, not Python's two
+            warnings.simplefilter("always", SlowLayoutWarning)
+            text = render_view(tree, args.format)
+        for warning in caught:
+            print(f"puretree: warning: {warning.message}", file=sys.stderr)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_text(args.output, text)
+        print(f"{args.format} view written to {args.output}")
     return 0
 
 
 def _write_csv(header: list[str], rows: Any, *, output: str | None) -> None:
     """CSV to standard output, or to the file ``output`` (replaced atomically, whole)."""
-    stream = io.StringIO() if output is not None else sys.stdout
+    stream: Any = io.StringIO() if output is not None else sys.stdout
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(header)
     writer.writerows(rows)
@@ -310,11 +334,17 @@ def register(sub: Any) -> None:
     add_fit_options(p, require_target=False)
     add_input_options(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model (replaced atomically; never one of the inputs)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="report the fit's progress on standard error: nodes, depth, rows per second (default: on when standard error is a terminal; needs tqdm, the cli extra)")
     p.set_defaults(func=_fit)
 
-    p = sub.add_parser("show", help="print a saved tree", description="Print a saved tree and a summary line.")
+    p = sub.add_parser("show", help="print a saved tree, or draw it (DOT, SVG, HTML)",
+                       description="Print a saved tree and a summary line, or write it as Graphviz DOT, an SVG picture or an HTML page to explore.")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("--importances", action="store_true", help="also print each feature's importance (Gini decrease; variance for regression)")
+    p.add_argument("--format", choices=VIEW_FORMATS, default="text",
+                   help="text (default); dot: Graphviz's language; svg: a picture drawn by puretree; html: one standalone page where the tree can be explored")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to this file (replaced atomically) instead of standard output")
     p.set_defaults(func=_show)
 
     p = sub.add_parser("predict", help="predict the rows of a data file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")

@@ -45,6 +45,7 @@ def load(name: str) -> Dataset:
         if ident is None:
             return read_csv(p, target=target)
         header, body = read_csv_table(p)
+        assert target is not None  # the tables with an identifier column name their target
         keep = [j for j, h in enumerate(header) if h not in (ident, target)]
         t = header.index(target)
         return build_dataset([header[j] for j in keep], [[r[j] for r in body] for j in keep], [r[t] for r in body], categorical=None, target=target, task="classification")

@@ -1,0 +1,562 @@
+"""Pictures of a tree: Graphviz DOT, an SVG drawn by puretree itself, a standalone HTML page.
+
+- :func:`to_dot` gives Graphviz's DOT language (``dot -Tsvg tree.dot``): split nodes name
+  their feature, edges carry the branch's test (``x <= 1.5``), leaves their class
+  distribution. Above :data:`DOT_SLOW_NODES` nodes it warns (:class:`SlowLayoutWarning`):
+  Graphviz's layout takes minutes on such trees.
+- :func:`to_svg` lays the tree out itself (leaves side by side, a split centred over its
+  children) and needs no Graphviz.
+- :func:`to_html` is one page with everything inline (no network access), where the tree is
+  explored: click a node to collapse or expand it (shift-click: its whole subtree), hover for
+  its counts and the conditions on its path. Levels below ``open_depth`` start collapsed, so
+  a tree 10,000 levels deep opens at once; the page's address may say
+  ``#depth=N`` to open N levels instead.
+
+In every picture a node's colour is that of its majority class (a regression node: its mean,
+on a scale from the smallest to the largest leaf mean), and each node shows its class
+distribution as a bar, one coloured segment per class.
+
+Everything from a user's file (feature names, categories, class labels) is escaped for the
+language it lands in: DOT strings, XML text and attributes, JSON inside a ``<script>``
+element; the HTML page's script writes it with ``textContent`` only. Names are cut to
+:data:`~puretree.text.MAX_NAME` characters as in text output, and characters that a format
+cannot carry (control characters, lone surrogates) become U+FFFD. All three are built by
+iterative walks (:mod:`puretree.fold`), so they work at any depth.
+
+>>> from puretree.datasets import load_playtennis
+>>> from puretree.grow import id3
+>>> tree = id3(load_playtennis())
+>>> dot = to_dot(tree)
+>>> dot.splitlines()[0], 'label="outlook' in dot
+('digraph tree {', True)
+>>> to_svg(tree).startswith('<svg xmlns="http://www.w3.org/2000/svg"')
+True
+>>> page = to_html(tree)
+>>> page.startswith("<!DOCTYPE html>"), " src=" in page or "<link" in page   # nothing to fetch
+(True, False)
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .fold import walk
+from .nodes import Leaf, Node, Schema, Split, Tree, children, format_number
+from .errors import ParameterError
+from .text import branch_labels, leaf_label, shorten, summary, to_text
+
+__all__ = [
+    "to_dot",
+    "to_svg",
+    "to_html",
+    "class_colours",
+    "SlowLayoutWarning",
+    "DOT_SLOW_NODES",
+    "OPEN_DEPTH",
+    "VIEW_FORMATS",
+    "render_view",
+]
+
+#: Above this many nodes Graphviz's ``dot`` layout takes minutes (its crossing minimisation
+#: grows much faster than the graph): :func:`to_dot` still answers, with a warning.
+DOT_SLOW_NODES = 2_000
+
+#: Levels of the HTML page open when it loads; deeper subtrees open on demand.
+OPEN_DEPTH = 8
+
+#: The formats of ``puretree show --format``.
+VIEW_FORMATS = ("text", "dot", "svg", "html")
+
+# Tableau's ten colours: distinct for the usual number of classes; more classes get hues
+# spaced by the golden angle.
+_PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")
+
+
+class SlowLayoutWarning(UserWarning):
+    """A DOT graph so big that Graphviz lays it out slowly."""
+
+
+def _hsl_hex(hue: float, saturation: float, lightness: float) -> str:
+    import colorsys
+
+    r, g, b = colorsys.hls_to_rgb(hue % 1.0, lightness, saturation)
+    return "#" + "".join(f"{round(c * 255):02x}" for c in (r, g, b))
+
+
+def class_colours(n: int) -> list[str]:
+    """``n`` colours (``#rrggbb``), one per class index, the same in every view.
+
+    >>> class_colours(3)
+    ['#4e79a7', '#f28e2b', '#e15759']
+    >>> len(set(class_colours(40)))
+    40
+    """
+    return [_PALETTE[i] if i < len(_PALETTE) else _hsl_hex(0.1 + i * 0.618034, 0.55, 0.5) for i in range(n)]
+
+
+def _mix(colour: str, into: str, share: float) -> str:
+    """``colour`` blended with ``into``: ``share`` of ``into`` (0: the colour itself)."""
+    a = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    b = [int(into[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(x + (y - x) * share):02x}" for x, y in zip(a, b))
+
+
+# -- escaping -----------------------------------------------------------------------------------
+
+# What none of DOT, XML 1.0 and HTML carries as text: control characters (but tab and line
+# ends, which are made spaces anyway), lone surrogates and the two non-characters U+FFFE/FFFF.
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+
+def _clean(value: object) -> str:
+    """A name or label as one line of printable text, cut to MAX_NAME characters.
+
+    >>> _clean("a\\tb\\nc\\x00d")
+    'a b c\\ufffdd'
+    """
+    return _UNSAFE.sub("\ufffd", re.sub("[\t\r\n\u2028\u2029]", " ", shorten(value)))
+
+
+def _dot_string(text: str) -> str:
+    """A DOT double-quoted string holding ``text`` literally.
+
+    A backslash is doubled, so that a name never forms one of Graphviz's label escapes
+    (``\\N``, ``\\l``...); a double quote is escaped; an ampersand is written ``&amp;``, as
+    Graphviz reads entities (``&lt;``) in labels. Lines of a label are joined by ``\\n``
+    by the caller, after this.
+
+    >>> print(_dot_string('say "hi" \\\\N &lt;'))
+    "say \\"hi\\" \\\\N &amp;lt;"
+    """
+    return '"' + _clean(text).replace("\\", "\\\\").replace('"', '\\"').replace("&", "&amp;") + '"'
+
+
+def _xml(text: str) -> str:
+    """``text`` as XML character data or a double-quoted attribute value.
+
+    >>> _xml('<b a="1">&</b>')
+    '&lt;b a=&quot;1&quot;&gt;&amp;&lt;/b&gt;'
+    """
+    return html.escape(_clean(text), quote=True).replace("&#x27;", "&#39;")
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, ending in an ellipsis when cut."""
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+# -- the tree as rows ---------------------------------------------------------------------------
+
+
+class _Rows:
+    """The tree in pre-order as parallel lists: parent, depth, the branch that leads to the
+    node, and what the node says (its colour and label), built by one iterative walk."""
+
+    def __init__(self, tree: Tree) -> None:
+        schema = tree.schema
+        self.schema = schema
+        self.nodes: list[Node] = []
+        self.parent: list[int] = []
+        self.depth: list[int] = []
+        self.edge: list[str] = []
+        self.label: list[str] = []
+        self.shown: list[tuple[float, ...]] = []  # the counts a node stands for (an empty leaf: its parent's)
+
+        # Each node is handed (parent's id, depth, branch text, the counts an empty leaf borrows).
+        # walk calls ``down`` for a node right after yielding it, so the node's id is the last one.
+        def down(node: Node, value: tuple[int, int, str, tuple[float, ...]]) -> list[tuple[int, int, str, tuple[float, ...]]]:
+            me = len(self.nodes) - 1
+            own = self.shown[me]
+            return [(me, value[1] + 1, _clean(text), own) for text in branch_labels(node, schema)]
+
+        for node, (par, d, edge, inherited) in walk(tree.root, down, (-1, 0, "", tree.root.counts)):
+            self.nodes.append(node)
+            self.parent.append(par)
+            self.depth.append(d)
+            self.edge.append(edge)
+            weight = node.counts[0] if schema.is_regression else sum(node.counts)
+            self.shown.append(node.counts if weight > 0 else inherited)
+            self.label.append(_clean(leaf_label(node.counts, schema, inherited)))
+        self.colours = self._colours()
+
+    def _colours(self) -> list[str]:
+        schema = self.schema
+        if not schema.is_regression:
+            palette = class_colours(len(schema.classes))
+            return [palette[int(np.argmax(c))] if len(c) and sum(c) > 0 else "#bab0ac" for c in self.shown]
+        means = [c[1] / c[0] if c[0] > 0 else 0.0 for c in self.shown]
+        leaves = [m for m, node in zip(means, self.nodes) if isinstance(node, Leaf)] or means
+        lo, hi = min(leaves), max(leaves)
+        span = hi - lo if hi > lo else 1.0
+        # Low means light blue, high means dark blue.
+        return [_mix("#dbe9f6", "#08306b", min(1.0, max(0.0, (m - lo) / span))) for m in means]
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def feature_name(self, i: int) -> str:
+        node = self.nodes[i]
+        return _clean(self.schema.features[node.feature].name) if isinstance(node, Split) else ""
+
+    def distribution(self, i: int) -> str:
+        """The class distribution as text: ``no 2, yes 3`` (regression: ``mean m, weight w``)."""
+        counts = self.shown[i]
+        if self.schema.is_regression:
+            w = counts[0]
+            return f"mean {format_number(round(counts[1] / w, 6)) if w > 0 else '?'}, weight {format_number(round(w, 6))}"
+        return ", ".join(f"{_clean(c)} {format_number(round(w, 6))}" for c, w in zip(self.schema.classes, self.nodes[i].counts))
+
+
+def _segments(counts: Sequence[float], colours: Sequence[str]) -> list[tuple[float, str]]:
+    """(share, colour) of each class with weight, for a distribution bar."""
+    total = sum(counts)
+    return [(w / total, colours[k]) for k, w in enumerate(counts) if w > 0] if total > 0 else []
+
+
+# -- DOT ----------------------------------------------------------------------------------------
+
+
+def to_dot(tree: Tree) -> str:
+    """The tree in Graphviz's DOT language.
+
+    A split is a box naming its feature and weight, a leaf a rounded box with its class (or
+    mean) and its class distribution, filled with its class's colour; each edge carries its
+    branch's test. Warns (:class:`SlowLayoutWarning`) above :data:`DOT_SLOW_NODES` nodes.
+
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold, Tree
+    >>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), Schema((Feature('x "1"'),), ("no", "yes")))
+    >>> print(to_dot(tree), end="")
+    digraph tree {
+    graph [ordering=out];
+    node [shape=box, style="filled", fontname="Helvetica", fontsize=11];
+    edge [fontname="Helvetica", fontsize=10];
+    n0 [label="x \\"1\\"\\nyes (5/2)", fillcolor="#fad2aa"];
+    n1 [label="no (2)\\nno 2, yes 0", fillcolor="#a6bcd3", style="rounded,filled"];
+    n0 -> n1 [label="x \\"1\\" <= 1.5"];
+    n2 [label="yes (3)\\nno 0, yes 3", fillcolor="#f8c695", style="rounded,filled"];
+    n0 -> n2 [label="x \\"1\\" > 1.5"];
+    }
+    """
+    rows = _Rows(tree)
+    if len(rows) > DOT_SLOW_NODES:
+        warnings.warn(
+            f"the tree has {len(rows)} nodes: Graphviz lays out more than {DOT_SLOW_NODES} slowly (minutes); "
+            "prune the tree, or use the svg or html view",
+            SlowLayoutWarning,
+            stacklevel=2,
+        )
+    lines = [
+        "digraph tree {",
+        "graph [ordering=out];",
+        'node [shape=box, style="filled", fontname="Helvetica", fontsize=11];',
+        'edge [fontname="Helvetica", fontsize=10];',
+    ]
+    for i, node in enumerate(rows.nodes):
+        leaf = isinstance(node, Leaf)
+        # The escaped pieces are joined with DOT's line break after escaping.
+        head = rows.label[i] if leaf else rows.feature_name(i)
+        parts = [_dot_string(head)[1:-1], _dot_string(rows.distribution(i) if leaf else rows.label[i])[1:-1]]
+        fill = _mix(rows.colours[i], "#ffffff", 0.5 if leaf else 0.6)
+        style = ', style="rounded,filled"' if leaf else ""
+        label = "\\n".join(parts)
+        lines.append(f'n{i} [label="{label}", fillcolor="{fill}"{style}];')
+        if rows.parent[i] >= 0:
+            lines.append(f"n{rows.parent[i]} -> n{i} [label={_dot_string(rows.edge[i])}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# -- SVG ----------------------------------------------------------------------------------------
+
+_BOX_W, _BOX_H, _GAP_X, _GAP_Y, _MARGIN = 150, 54, 16, 46, 10
+_TEXT_CHARS = 22  # characters that fit a box's line at the font size used
+
+
+def _layout(rows: _Rows) -> tuple[list[float], int]:
+    """The x centre of each node, and the number of leaf slots: leaves side by side in
+    pre-order, each split centred over its first and last child."""
+    n = len(rows)
+    kids: list[list[int]] = [[] for _ in range(n)]
+    for i in range(1, n):
+        kids[rows.parent[i]].append(i)
+    x = [0.0] * n
+    slot = 0
+    for i in range(n):  # leaves, left to right
+        if not kids[i]:
+            x[i] = slot * (_BOX_W + _GAP_X) + _BOX_W / 2
+            slot += 1
+    for i in range(n - 1, -1, -1):  # a parent comes before its children in pre-order
+        if kids[i]:
+            x[i] = (x[kids[i][0]] + x[kids[i][-1]]) / 2
+    return x, slot
+
+
+def to_svg(tree: Tree) -> str:
+    """The tree as a standalone SVG picture, laid out by puretree (no Graphviz needed).
+
+    Each node is a box in its class's colour with its feature (a split) or class and weight
+    (a leaf) and a bar of its class distribution; each edge is labelled with its branch's
+    test. Hovering a node shows its full text and distribution (an SVG ``<title>``).
+
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold, Tree
+    >>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), Schema((Feature("a<b"),), ("no", "yes")))
+    >>> svg = to_svg(tree)
+    >>> "a&lt;b &lt;= 1.5" in svg, svg.count("<rect class=\\"node\\"")
+    (True, 3)
+    """
+    rows = _Rows(tree)
+    x, slots = _layout(rows)
+    width = max(1, slots) * (_BOX_W + _GAP_X) - _GAP_X + 2 * _MARGIN
+    height = (max(rows.depth) + 1) * (_BOX_H + _GAP_Y) - _GAP_Y + 2 * _MARGIN
+    colours = class_colours(len(rows.schema.classes))
+
+    def top(i: int) -> float:
+        return _MARGIN + rows.depth[i] * (_BOX_H + _GAP_Y)
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="11">',
+        "<style>.edge{stroke:#888;fill:none}.node{stroke:#555}.cond{fill:#333;paint-order:stroke;stroke:#fff;stroke-width:3px}</style>",
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+    ]
+    for i in range(1, len(rows)):  # edges first, under the boxes
+        p = rows.parent[i]
+        x0, y0, x1, y1 = _MARGIN + x[p], top(p) + _BOX_H, _MARGIN + x[i], top(i)
+        out.append(f'<path class="edge" d="M{x0:g},{y0:g} C{x0:g},{(y0 + y1) / 2:g} {x1:g},{(y0 + y1) / 2:g} {x1:g},{y1:g}"/>')
+        # The test just above the child's box: children are a box apart, so labels never overlap.
+        out.append(f'<text class="cond" x="{x1:g}" y="{y1 - 7:g}" text-anchor="middle"><title>{_xml(rows.edge[i])}</title>{_xml(_cut(rows.edge[i], _TEXT_CHARS + 6))}</text>')
+    for i, node in enumerate(rows.nodes):
+        leaf = isinstance(node, Leaf)
+        left, y = _MARGIN + x[i] - _BOX_W / 2, top(i)
+        head = rows.label[i] if leaf else rows.feature_name(i)
+        sub = rows.distribution(i) if leaf else rows.label[i]
+        out.append(f"<g><title>{_xml(head)}&#10;{_xml(rows.distribution(i))}</title>")
+        out.append(f'<rect class="node" x="{left:g}" y="{y:g}" width="{_BOX_W}" height="{_BOX_H}" rx="{8 if leaf else 2}" fill="{_mix(rows.colours[i], "#ffffff", 0.55 if leaf else 0.7)}"/>')
+        weight = "bold" if not leaf else "normal"
+        out.append(f'<text x="{left + _BOX_W / 2:g}" y="{y + 16:g}" text-anchor="middle" font-weight="{weight}">{_xml(_cut(head, _TEXT_CHARS))}</text>')
+        out.append(f'<text x="{left + _BOX_W / 2:g}" y="{y + 31:g}" text-anchor="middle" font-size="10">{_xml(_cut(sub, _TEXT_CHARS + 4))}</text>')
+        at = left + 8
+        for share, colour in _segments(rows.shown[i], colours) if not rows.schema.is_regression else [(1.0, rows.colours[i])]:
+            w = share * (_BOX_W - 16)
+            out.append(f'<rect x="{at:g}" y="{y + _BOX_H - 16:g}" width="{w:g}" height="8" fill="{colour}"/>')
+            at += w
+        out.append("</g>")
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+# -- HTML ---------------------------------------------------------------------------------------
+
+
+def _script_json(value: Any) -> str:
+    """JSON that can sit inside a ``<script>`` element: no ``<``, ``>`` or ``&`` (so no
+    ``</script>`` or ``<!--``), only ASCII (so no U+2028 ending a JavaScript line).
+
+    >>> _script_json({"name": "</script><b>&"})
+    '{"name": "\\\\u003c/script\\\\u003e\\\\u003cb\\\\u003e\\\\u0026"}'
+    """
+    text = json.dumps(value, ensure_ascii=True, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _page_data(tree: Tree, open_depth: int) -> dict[str, Any]:
+    rows = _Rows(tree)
+    schema: Schema = rows.schema
+    regression = schema.is_regression
+    return {
+        "regression": regression,
+        "target": _clean(schema.target),
+        "classes": [_clean(c) for c in schema.classes],
+        "classColours": class_colours(len(schema.classes)),
+        "openDepth": open_depth,
+        "parent": rows.parent,
+        "edge": rows.edge,
+        "feature": [rows.feature_name(i) for i in range(len(rows))],
+        "label": rows.label,
+        "colour": rows.colours,
+        # Weights as written in text output (finite: nodes refuse anything else).
+        "counts": [[round(float(w), 6) for w in rows.shown[i]] for i in range(len(rows))],
+        "summary": f"{len(rows)} nodes, {sum(1 for n in rows.nodes if isinstance(n, Leaf))} leaves, depth {max(rows.depth)}",
+    }
+
+
+_STYLE = """
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0;color:#222;background:#fff}
+header{padding:10px 16px;border-bottom:1px solid #ddd;background:#f7f7f7;position:sticky;top:0;z-index:1}
+header h1{font-size:16px;margin:0 0 6px}
+.legend span{display:inline-block;margin-right:12px}
+.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:4px;vertical-align:-1px}
+button{font:inherit;margin-right:6px}
+#tree{padding:8px 16px 40px}
+.row{display:flex;align-items:center;gap:8px;padding:2px 6px;border-left:6px solid #ccc;margin:1px 0;cursor:default;white-space:nowrap}
+.row:hover{background:#eef3fb}
+.row.split{cursor:pointer}
+.toggle{width:14px;color:#555;flex:none}
+.depth{color:#888;font-size:12px}
+.cond{font-weight:600}
+.test{color:#555}
+.bar{display:inline-flex;width:120px;height:10px;border:1px solid #999;flex:none;background:#fff}
+.bar i{display:block;height:100%}
+.label{color:#333}
+#tip{position:fixed;right:12px;bottom:12px;max-width:45%;max-height:60%;overflow:auto;background:#fffff0;border:1px solid #bbb;
+box-shadow:0 2px 8px rgba(0,0,0,.2);padding:8px 10px;font-size:13px;display:none;white-space:pre-wrap}
+"""
+
+# The page's program: it builds rows from the JSON data with textContent only (never HTML
+# from data), walks with explicit stacks (a tree may be 10,000 levels deep), and renders only
+# the open part of the tree.
+_SCRIPT = r"""
+"use strict";
+const D = JSON.parse(document.getElementById("puretree-data").textContent);
+const N = D.parent.length, MAX_INDENT = 40, MAX_PATH = 200;
+const kids = Array.from({length: N}, () => []);
+const depth = new Int32Array(N);
+for (let i = 1; i < N; i++) { kids[D.parent[i]].push(i); depth[i] = depth[D.parent[i]] + 1; }
+const hash = /depth=(\d+)/.exec(location.hash);
+const openDepth = hash ? Number(hash[1]) : D.openDepth;
+const open = new Uint8Array(N);
+for (let i = 0; i < N; i++) open[i] = kids[i].length > 0 && depth[i] < openDepth ? 1 : 0;
+const treeEl = document.getElementById("tree"), tip = document.getElementById("tip");
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function bar(i) {
+  const b = el("span", "bar"), c = D.counts[i];
+  if (D.regression) { const s = el("i"); s.style.width = "100%"; s.style.background = D.colour[i]; b.appendChild(s); return b; }
+  const total = c.reduce((a, x) => a + x, 0);
+  c.forEach((w, k) => { if (w > 0) { const s = el("i"); s.style.width = (100 * w / total) + "%"; s.style.background = D.classColours[k]; b.appendChild(s); } });
+  return b;
+}
+function row(i) {
+  const split = kids[i].length > 0;
+  const r = el("div", split ? "row split" : "row leaf");
+  r.dataset.node = i;
+  r.style.marginLeft = (Math.min(depth[i], MAX_INDENT) * 18) + "px";
+  r.style.borderLeftColor = D.colour[i];
+  r.appendChild(el("span", "toggle", split ? (open[i] ? "\u25BE" : "\u25B8") : "\u2022"));
+  if (depth[i] > MAX_INDENT) r.appendChild(el("span", "depth", "[depth " + depth[i] + "]"));
+  r.appendChild(el("span", "cond", i === 0 ? "root" : D.edge[i]));
+  if (split) r.appendChild(el("span", "test", "\u2192 " + D.feature[i] + (open[i] ? "" : " (" + kids[i].length + " branches)")));
+  r.appendChild(bar(i));
+  r.appendChild(el("span", "label", D.label[i]));
+  return r;
+}
+function render() {
+  const frag = document.createDocumentFragment(), stack = [0];
+  while (stack.length) {
+    const i = stack.pop();
+    frag.appendChild(row(i));
+    if (open[i]) for (let k = kids[i].length - 1; k >= 0; k--) stack.push(kids[i][k]);
+  }
+  treeEl.replaceChildren(frag);
+  document.body.dataset.rendered = treeEl.childElementCount;
+}
+function setSubtree(i, value) {
+  const stack = [i];
+  while (stack.length) { const j = stack.pop(); if (kids[j].length) { open[j] = value; stack.push(...kids[j]); } }
+}
+function describe(i) {
+  const path = [];
+  for (let j = i; j > 0 && path.length <= MAX_PATH; j = D.parent[j]) path.push(D.edge[j]);
+  const more = depth[i] - Math.min(depth[i], MAX_PATH);
+  path.reverse();
+  const lines = ["path (" + depth[i] + " conditions):"];
+  if (more > 0) lines.push("  \u2026 " + more + " earlier conditions");
+  path.slice(-MAX_PATH).forEach(p => lines.push("  " + p));
+  if (path.length === 0) lines.push("  (the root)");
+  lines.push(D.regression ? "statistics:" : "class counts:");
+  if (D.regression) { const c = D.counts[i]; lines.push("  weight " + c[0], "  mean " + (c[0] > 0 ? c[1] / c[0] : "?")); }
+  else D.classes.forEach((name, k) => lines.push("  " + name + ": " + D.counts[i][k]));
+  lines.push("prediction: " + D.label[i]);
+  return lines.join("\n");
+}
+treeEl.addEventListener("click", ev => {
+  const r = ev.target.closest(".row");
+  if (!r) return;
+  const i = Number(r.dataset.node);
+  if (!kids[i].length) return;
+  if (ev.shiftKey) setSubtree(i, open[i] ? 0 : 1); else open[i] = open[i] ? 0 : 1;
+  render();
+});
+treeEl.addEventListener("mouseover", ev => {
+  const r = ev.target.closest(".row");
+  if (!r) return;
+  tip.textContent = describe(Number(r.dataset.node));
+  tip.style.display = "block";
+});
+treeEl.addEventListener("mouseleave", () => { tip.style.display = "none"; });
+document.getElementById("expand").addEventListener("click", () => { setSubtree(0, 1); render(); });
+document.getElementById("collapse").addEventListener("click", () => { setSubtree(0, 0); render(); });
+const legend = document.getElementById("legend");
+if (D.regression) legend.appendChild(el("span", "", "regression of " + D.target + ": darker is a higher mean"));
+else D.classes.forEach((name, k) => {
+  const s = el("span", "cls"), w = el("span", "swatch");
+  w.style.background = D.classColours[k];
+  s.appendChild(w); s.appendChild(document.createTextNode(name)); legend.appendChild(s);
+});
+document.getElementById("summary").textContent = D.summary + " \u2014 click a node to open or close it (shift-click: its whole subtree); hover for its counts and path";
+render();
+"""
+
+
+def to_html(tree: Tree, *, open_depth: int = OPEN_DEPTH, title: str = "puretree") -> str:
+    """The tree as one standalone HTML page (no network access: style, data and script inline).
+
+    The tree is an outline, one row per node: the branch's test, the split's feature, a bar
+    of the class distribution and the prediction. Clicking a split opens or closes it
+    (shift-click: its whole subtree; the header's buttons: the whole tree); hovering a row
+    shows its counts and every condition on its path. Levels deeper than ``open_depth``
+    start closed (the page's address may say ``#depth=N`` instead).
+
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold, Tree
+    >>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), Schema((Feature("</script>"),), ("no", "yes")))
+    >>> page = to_html(tree)
+    >>> page.count("</script>"), "\\\\u003c/script\\\\u003e" in page
+    (2, True)
+    """
+    if isinstance(open_depth, bool) or not isinstance(open_depth, int) or open_depth < 0:
+        raise ParameterError(f"open_depth must be a whole number >= 0, got {open_depth!r}")
+    data = _script_json(_page_data(tree, open_depth))
+    name = _xml(title)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        # No request leaves the page: a policy forbids any, should a future edit add one.
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
+        f"<title>{name}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        f"<header><h1>{name}</h1><div id=\"summary\"></div><div class=\"legend\" id=\"legend\"></div>"
+        "<div><button id=\"expand\" type=\"button\">expand all</button><button id=\"collapse\" type=\"button\">collapse all</button></div></header>\n"
+        "<main id=\"tree\"></main>\n<div id=\"tip\"></div>\n"
+        f"<script type=\"application/json\" id=\"puretree-data\">{data}</script>\n"
+        f"<script>{_SCRIPT}</script>\n</body>\n</html>\n"
+    )
+
+
+def render_view(tree: Tree, format: str) -> str:
+    """The tree in one of :data:`VIEW_FORMATS`, as ``puretree show --format`` writes it
+    (``text``: the indented text and the summary line).
+
+    >>> from puretree.nodes import Feature, Leaf, Schema, Tree
+    >>> print(render_view(Tree(Leaf((1, 2)), Schema((Feature("x"),), ("a", "b"))), "text"), end="")
+    b (3/1)
+    nodes: 1, leaves: 1, depth: 0
+    >>> render_view(Tree(Leaf((1, 2)), Schema((Feature("x"),), ("a", "b"))), "png")
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: unknown view format 'png'; expected one of ['text', 'dot', 'svg', 'html']
+    """
+    if format == "text":
+        return f"{to_text(tree)}\n{summary(tree)}\n"
+    makers = {"dot": to_dot, "svg": to_svg, "html": to_html}
+    if format not in makers:
+        raise ParameterError(f"unknown view format {format!r}; expected one of {list(VIEW_FORMATS)}")
+    return makers[format](tree)
