@@ -248,4 +248,5 @@ def one_row(tree: Tree, X: Any, what: str) -> tuple[Any] | None:
         return None
     if single:
         return (c.labels[end],)
+    assert c.label_array is not None  # a classification tree's
     return (c.label_array[[c.class_index[end]]],)

@@ -381,7 +381,8 @@ def dense_ends(flat: FlatTree, X: Any, features: tuple[Feature, ...]) -> np.ndar
 
 def _walk_block(flat: FlatTree, cells: np.ndarray, rows: np.ndarray, base: np.ndarray, levels: int, out: np.ndarray) -> None:
     """Walk ``rows`` (whose cells start at ``base``) down ``levels`` levels; their end nodes go to ``out``."""
-    feature, threshold, child = flat.dense_feature, flat.dense_threshold, flat.dense_child
+    feature, threshold, child, leaf = flat.dense_feature, flat.dense_threshold, flat.dense_child, flat.dense_leaf
+    assert feature is not None and threshold is not None and child is not None and leaf is not None  # a dense tree
     slot = np.zeros(len(rows), dtype=np.intp)
     while True:
         steps = min(DENSE_LEVELS, levels)
@@ -392,7 +393,7 @@ def _walk_block(flat: FlatTree, cells: np.ndarray, rows: np.ndarray, base: np.nd
         if levels <= 0:
             out[rows] = slot >> 1
             return
-        done = flat.dense_leaf[slot]
+        done = leaf[slot]
         if done.any():
             out[rows[done]] = slot[done] >> 1
             keep = ~done

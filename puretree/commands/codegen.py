@@ -136,6 +136,7 @@ def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> l
         if not ours:
             raise ParameterError(f"{out_dir}: exists and is not an Arduino library exported by puretree; write into a new folder")
     stage = tempfile.mkdtemp(prefix=f".{base}.", suffix=".tmp", dir=parent)
+    placed = False
     aside = None
     try:
         folders: dict[str, dict[str, str]] = {}
@@ -152,14 +153,14 @@ def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> l
             os.rename(target_dir, aside)
         try:
             os.rename(stage, target_dir)
-            stage = None
+            placed = True
         except BaseException:
             if aside is not None:  # put the old library back
                 os.rename(aside, target_dir)
                 aside = None
             raise
     finally:
-        if stage is not None:
+        if not placed:
             shutil.rmtree(stage, ignore_errors=True)
         if aside is not None:
             shutil.rmtree(aside, ignore_errors=True)
