@@ -836,7 +836,9 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None) -> Node:
         if getattr(cfg, "max_features", None) is not None:
             from .splits import node_features
 
-            ctx.paths = [path_of.pop(g) for g in frontier]
+            ctx.paths = [path_of[g] for g in frontier]
+            for g in frontier:
+                del path_of[g]
             ctx.allowed = np.zeros((N, len(ctx.feature_names)), dtype=bool)
             for i, path in enumerate(ctx.paths):
                 ctx.allowed[i, node_features(len(ctx.feature_names), cfg.max_features, cfg.feature_key, path)] = True

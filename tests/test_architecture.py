@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("nodes", "data", "datasets", "fold"),  # values
     ("impurity", "tasks", "criteria", "costs", "estimates", "significance"),  # criteria and estimates
     ("predict", "text", "importance", "evaluate", "validation"),  # using a tree
-    ("splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow"),  # builders (grow gathers their public names)
+    ("splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow", "ensemble"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules"),  # pruning and rules
     ("io", "sklearn", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify"),  # io and codegen
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
