@@ -294,3 +294,41 @@ def test_an_ensemble_needs_members_on_its_schema():
     with pytest.raises(ParameterError, match="schema"):
         Ensemble((tree, other), (1.0, 1.0), tree.schema, "bagging")
     assert stump(X, y).root.children[0].__class__ is puretree.Leaf
+
+
+# -- the command line -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["bagging", "forest", "adaboost"])
+def test_cli_fits_shows_predicts_and_evaluates_an_ensemble(method, tmp_path, capsys):
+    from puretree import datasets
+    from puretree.cli import main
+
+    data = str(datasets.path("playtennis"))
+    model = tmp_path / "m.json"
+    assert main(["fit", data, "--target", "play", "--ignore", "day", "--ensemble", method, "--n-trees", "4", "--seed", "2", "-o", str(model)]) == 0
+    ens = puretree.load(model)
+    assert isinstance(ens, Ensemble) and ens.method == method and ens.seed == 2
+    assert len(ens.members) == 4 or method == "adaboost"
+    capsys.readouterr()
+    assert main(["show", str(model), "--trees", "1"]) == 0
+    shown = capsys.readouterr().out
+    assert "tree 0 (weight" in shown and "tree 1 (weight" not in shown
+    assert main(["predict", str(model), data, "--proba"]) == 0
+    rows = capsys.readouterr().out.strip().splitlines()
+    ds = datasets.load_playtennis()
+    expected = puretree.predict(ens, ds).tolist()
+    assert [r.split(",")[0] for r in rows[1:]] == expected
+    assert main(["evaluate", str(model), data]) == 0
+    assert f"accuracy: {np.mean(np.array(expected) == ds.labels()):.4f}" in capsys.readouterr().out
+
+
+def test_cli_refuses_a_bad_max_features_on_one_line(tmp_path, capsys):
+    from puretree import datasets
+    from puretree.cli import main
+
+    data = str(datasets.path("playtennis"))
+    assert main(["fit", data, "--target", "play", "--ensemble", "forest", "--max-features", "cube", "-o", str(tmp_path / "m.json")]) == 2
+    assert main(["fit", data, "--target", "play", "--ensemble", "forest", "--max-features", "9", "-o", str(tmp_path / "m.json")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "max_features=9" in err[1] and "Traceback" not in "".join(err)
