@@ -332,3 +332,69 @@ def test_cli_refuses_a_bad_max_features_on_one_line(tmp_path, capsys):
     assert main(["fit", data, "--target", "play", "--ensemble", "forest", "--max-features", "9", "-o", str(tmp_path / "m.json")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "max_features=9" in err[1] and "Traceback" not in "".join(err)
+
+
+# -- generated code -------------------------------------------------------------------------
+
+
+def _ensemble_of(method, ds, seed):
+    if method == "forest":
+        return random_forest(ds, n_trees=3, seed=seed, n_jobs=1)
+    if method == "bagging":
+        return bagging(ds, base=id3, n_trees=2, seed=seed, n_jobs=1)
+    return adaboost(ds, n_rounds=3, seed=seed)
+
+
+@settings(max_examples=15)
+@given(ds=with_missing, seed=st.integers(0, 100), method=st.sampled_from(["forest", "bagging", "adaboost"]))
+def test_generated_python_decides_exactly_as_the_ensemble(ds, seed, method):
+    from puretree.codegen import verify
+
+    if method == "adaboost" and len(ds.schema.classes) < 2:
+        return
+    try:
+        ens = _ensemble_of(method, ds, seed)
+    except ParameterError:  # AdaBoost's first stump no better than chance
+        return
+    report = verify(ens, ds, "python")
+    assert report.mismatches == [] and report.n_checked >= 1  # the distinct rows of ds, and more
+
+
+@pytest.mark.parametrize("target", ["c", "c-table"])
+@pytest.mark.parametrize("method", ["forest", "bagging", "adaboost"])
+def test_generated_c_decides_exactly_as_the_ensemble(target, method):
+    from puretree import datasets
+    from puretree.codegen import verify
+
+    ds = datasets.load_playtennis()
+    ens = _ensemble_of(method, ds, 1)
+    report = verify(ens, ds, target, name="tennis")
+    assert report.mismatches == [] and report.n_checked > ds.n_rows
+
+
+def test_generated_c_of_a_regression_forest_and_float_features():
+    from puretree.codegen import verify
+
+    X, _ = _wine()
+    forest = random_forest(X[:, 1:], X[:, 0], n_trees=3, max_features=5, seed=2, task="regression")
+    assert verify(forest, X[:, 1:], "c", feature_type="float").mismatches == []
+    assert verify(forest, X[:, 1:], "python").mismatches == []
+
+
+def test_export_writes_every_member_and_the_combiner(tmp_path):
+    from puretree.codegen import export
+
+    X, y = _wine()
+    forest = random_forest(X, y, n_trees=3, seed=2)
+    paths = export(forest, "c", out_dir=tmp_path / "out", name="wine")
+    assert sorted(p.name for p in paths) == ["wine.c", "wine.h", "wine_m0.c", "wine_m0.h", "wine_m1.c", "wine_m1.h", "wine_m2.c", "wine_m2.h"]
+    assert '#include "wine_m2.c"' in (tmp_path / "out" / "wine.c").read_text()
+
+
+def test_verify_code_refuses_an_ensemble_clearly(tmp_path):
+    from puretree.codegen import verify_code
+    from puretree.errors import CodegenError
+
+    X, y = _wine()
+    with pytest.raises(CodegenError, match="ensemble"):
+        verify_code(random_forest(X, y, n_trees=2), X, tmp_path)
