@@ -396,8 +396,9 @@ def grow(
     task = as_task(ds.schema)
     chosen = _score_for(score, task)
     cfg = Settings(chosen, _check_splitters(splitters), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], _checked_accept(accept), missing, _is_builtin(chosen))
+    key = _seed_key(seed)
     if max_features is not None:
-        cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=_seed_key(seed))
+        cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=key)
     from . import engine as fast  # imported here: the engine builds on this module
 
     check("engine", engine, Options(fast.ENGINES))

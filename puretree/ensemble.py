@@ -81,10 +81,6 @@ __all__ = [
 #: How an ensemble was built: bagging, a random forest, AdaBoost (SAMME).
 METHODS = ("bagging", "forest", "adaboost")
 
-#: An option value the ensemble records: JSON scalars only (others are recorded by their name).
-_Scalar = "str | int | float | bool | None"
-
-
 def _scalar(value: Any) -> Any:
     """An option as the ensemble records it: a JSON scalar, else its name (a function's) or repr."""
     if value is None or isinstance(value, (bool, str)):
@@ -205,7 +201,7 @@ def _dataset(X: Any, y: Any, data_options: dict[str, Any]) -> Dataset:
 
 
 def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool) -> Tree:
-    weight = None if ds.sample_weight is None else ds.sample_weight
+    weight = ds.sample_weight
     if bootstrap:
         counts = bootstrap_counts(ds.n_rows, seed, member).astype(np.float64)
         weight = counts if weight is None else weight * counts

@@ -73,6 +73,12 @@ def test_bad_max_features_is_refused_with_its_value(bad):
         cart(X, y, max_features=bad)
 
 
+@pytest.mark.parametrize("bad", ["x", -1, (1, -2), (), 1.5, True])
+def test_bad_seed_of_grow_is_refused_with_its_value(bad):
+    with pytest.raises(ParameterError, match="seed"):
+        cart([[0.0], [1.0]], [0, 1], max_features=1, seed=bad)
+
+
 # -- values: pure functions of their inputs and seed ---------------------------------------
 
 
