@@ -415,7 +415,10 @@ def grow(
             raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
-        tree = Tree(run(_grow(root_data(ds, missing=missing), cfg)), ds.schema, missing)
+        root = root_data(ds, missing=missing)
+        if cfg.max_features is not None:  # the nodes' paths key their feature draws
+            root = attrs.evolve(root, path=())
+        tree = Tree(run(_grow(root, cfg)), ds.schema, missing)
     # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
     impurity = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)

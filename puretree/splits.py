@@ -103,7 +103,8 @@ class NodeData:
     root_rows: int = 0
     #: The branches taken from the root to this node: its name in the per-node random
     #: generators of feature subsampling (:func:`node_features`), the same in both builders.
-    path: tuple[int, ...] = ()
+    #: None: not tracked (no subsampling; a deep tree would pay a path per node).
+    path: tuple[int, ...] | None = None
 
     @property
     def n_rows(self) -> int:
@@ -136,7 +137,7 @@ class NodeData:
             schema=self.schema,
             depth=self.depth + 1,
             root_rows=self.root_rows,
-            path=(*self.path, branch),
+            path=None if self.path is None else (*self.path, branch),
         )
 
 
@@ -559,7 +560,7 @@ def best_candidate(node: NodeData, cfg: Settings) -> Candidate | None:
     the score checked at the node unless it is a built-in one."""
     score = cfg.score if cfg.trusted else CheckedScore(cfg.score, node.depth, node.n_rows, node.task)
     if cfg.max_features is not None:
-        node = only_features(node, node_features(node.schema.n_features, cfg.max_features, cfg.feature_key, node.path))
+        node = only_features(node, node_features(node.schema.n_features, cfg.max_features, cfg.feature_key, node.path or ()))
     found = [c for gen in cfg.splitters if (c := _propose(gen, node, score, cfg.min_samples_leaf)) is not None]
     if not found:
         return None
