@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .c45 import c45
     from .grow import attribute_scores, by_task, cart, cart_regressor, class_weights, grow, id3, multiway_splits, subset_splits, threshold_splits
     from .importance import feature_importances
+    from .ensemble import Ensemble, adaboost, bagging, random_forest, stump
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
     from .nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold, Tree
@@ -69,6 +70,8 @@ __all__ = [
     # growing
     "grow", "id3", "c45", "cart", "cart_regressor", "by_task", "class_weights",
     "threshold_splits", "multiway_splits", "subset_splits", "attribute_scores",
+    # ensembles
+    "Ensemble", "bagging", "random_forest", "adaboost", "stump", "ensemble",
     # using and inspecting
     "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance",
     "to_dot", "to_svg", "to_html",
@@ -98,6 +101,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".c45": ("c45",),
     ".grow": ("attribute_scores", "by_task", "cart", "cart_regressor", "class_weights", "grow", "id3", "multiway_splits", "subset_splits", "threshold_splits"),
     ".importance": ("feature_importances",),
+    ".ensemble": ("Ensemble", "adaboost", "bagging", "random_forest", "stump"),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),
     ".nodes": ("CategoricalSplit", "Feature", "Leaf", "Multiway", "NumericSplit", "Schema", "Split", "Subset", "SubsetSplit", "Threshold", "Tree"),
@@ -116,7 +120,7 @@ _WHERE: dict[str, tuple[str, str]] = {
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
 # them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
-_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "errors", "evaluate", "fold", "formats", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text", "views"})
+_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "formats", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text", "views"})
 
 
 def __getattr__(name: str) -> Any:

@@ -94,6 +94,7 @@ from .splits import (
     branch_stats,
     multiway_splits,
     node_statistics,
+    resolve_max_features,
     root_data,
     score_name,
     subset_splits,
@@ -158,7 +159,7 @@ def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], Non
     drop = cand.feature if cand.kind == "multiway" else None
     # Children's data are built before recursing and released one by one, so that a deep
     # tree holds the rows of one pending path, not of every ancestor.
-    pending = [node.restrict(masks[b], drop=drop, scale=scales[b]) if masks[b].any() else None for b in range(cand.n_branches)]
+    pending = [node.restrict(masks[b], drop=drop, scale=scales[b], branch=b) if masks[b].any() else None for b in range(cand.n_branches)]
     node_depth = node.depth
     del node
     pending.reverse()
@@ -296,7 +297,7 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
 
 
 #: grow's own keyword options, for "did you mean" hints on a misspelt one.
-_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "progress")
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "max_features", "seed", "progress")
 
 
 def _check_keywords(options: Mapping[str, Any]) -> None:
@@ -363,6 +364,8 @@ def grow(
     threshold: str = "midpoint",
     engine: str = "auto",
     max_bins: int | None = None,
+    max_features: int | float | str | None = None,
+    seed: int | tuple[int, ...] = 0,
     progress: Callable[[int, int, int], None] | None = None,
     **data_options: Any,
 ) -> Tree:
@@ -383,6 +386,11 @@ def grow(
     ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
     ``max_bins=N`` (fast engine only): histogram mode, each numeric feature binned once into
     at most ``N`` quantile bins, every threshold the largest training value of a bin.
+    ``max_features`` (random forests): each node splits on a random subset of the features,
+    ``"sqrt"``, ``"log2"``, a count or a fraction of them
+    (:func:`~puretree.splits.resolve_max_features`), drawn by a generator keyed by ``seed``
+    (an integer; ensembles pass ``(seed, member)``) and the node's path from the root
+    (:func:`~puretree.splits.node_features`): both engines draw the same features.
     ``progress(depth, nodes, rows)``, if given, hears of the growth as it goes: once per node
     from the recursive builder, once per level from the level-wise engine (the nodes made at
     that depth and the rows they hold); it does not change the tree.
@@ -398,6 +406,9 @@ def grow(
     task = as_task(ds.schema)
     chosen = _score_for(score, task)
     cfg = Settings(chosen, _check_splitters(splitters), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], _checked_accept(accept), missing, _is_builtin(chosen))
+    key = _seed_key(seed)
+    if max_features is not None:
+        cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=key)
     from . import engine as fast  # imported here: the engine builds on this module
 
     check("engine", engine, Options(fast.ENGINES))
@@ -415,11 +426,22 @@ def grow(
             raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
-        tree = Tree(run(_grow(root_data(ds, missing=missing), cfg, progress)), ds.schema, missing)
+        root = root_data(ds, missing=missing)
+        if cfg.max_features is not None:  # the nodes' paths key their feature draws
+            root = attrs.evolve(root, path=())
+        tree = Tree(run(_grow(root, cfg, progress)), ds.schema, missing)
     # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def _seed_key(seed: Any) -> tuple[int, ...]:
+    """``seed`` as the key of the per-node generators: an integer, or a tuple of them."""
+    parts = seed if isinstance(seed, tuple) else (seed,)
+    if not parts or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in parts):
+        raise ParameterError(f"seed must be a non-negative integer (or a tuple of them), got {seed!r}")
+    return tuple(int(v) for v in parts)
 
 
 def data_thresholds(tree: Tree, X: np.ndarray) -> Tree:

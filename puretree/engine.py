@@ -344,6 +344,8 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         fs[pn, start + pf] = s[pick]
         fa[pn, start + pf] = V[pf, pp_]
         fb[pn, start + pf] = V[pf, pp_ + 1]
+    if ctx.allowed is not None:  # feature subsampling: each node's drawn features only
+        fs[~ctx.allowed[:, ctx.numeric]] = -np.inf
     has = ~np.isneginf(fs).all(axis=1)
     if has.any():
         rows_ = np.flatnonzero(has)
@@ -459,7 +461,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     sub_found: list[list[tuple[float, int, tuple[int, ...], np.ndarray]]] = [[] for _ in range(N)]
     total = st.counts[:, 0] if ctx.regression else st.counts.sum(axis=-1)
     for jj, j in enumerate(ctx.categorical):
-        usable = st.usable[:, jj]
+        usable = st.usable[:, jj] if ctx.allowed is None else st.usable[:, jj] & ctx.allowed[:, j]
         if not usable.any():
             continue
         mj = ctx.n_categories[jj]
@@ -570,6 +572,7 @@ def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]
         categorical=tuple(j for j, u in zip(ctx.categorical, st.usable[0].tolist()) if u),
         schema=ctx.schema,
         depth=depth,
+        path=ctx.paths[0] if ctx.paths else (),
     )
     # The variance shortcut of threshold_splits recognises the score itself; other scores
     # are called through _score.
@@ -613,6 +616,10 @@ class _Context:
         self.variance_decrease = self.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is variance
         self.k = 0
         self.index: Any = np.int64  # the dtype of positions, chosen by build
+        #: Feature subsampling: the features each node of the level may split on (None: all),
+        #: and the nodes' paths from the root, which key their generators.
+        self.allowed: np.ndarray | None = None
+        self.paths: list[tuple[int, ...]] = []
 
 
 class _Level:
@@ -719,6 +726,8 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
     from .impurity import gini
 
     schema = ds.schema
+    if getattr(cfg, "max_features", None) is not None:  # feature subsampling: the numpy engine's
+        return False
     if schema.is_regression or cfg.accept is not None or not schema.features or not all(f.is_numeric for f in schema.features):
         return False
     if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
@@ -816,6 +825,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any =
     made: list[Any] = []  # Leaf, or a split description (kind, feature, test, counts, child ids)
     frontier = [0]
     made.append(None)
+    path_of: dict[int, tuple[int, ...]] = {0: ()}  # feature subsampling: each pending node's path
     depth = 0
     min_split = cfg.min_samples_split
     reported = 0  # records already reported to progress
@@ -840,6 +850,15 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any =
             frontier = [g for g, kp in zip(frontier, keep.tolist()) if kp]
             st = st.keep_nodes(keep)
             N = st.n_nodes
+        if getattr(cfg, "max_features", None) is not None:
+            from .splits import node_features
+
+            ctx.paths = [path_of[g] for g in frontier]
+            for g in frontier:
+                del path_of[g]
+            ctx.allowed = np.zeros((N, len(ctx.feature_names)), dtype=bool)
+            for i, path in enumerate(ctx.paths):
+                ctx.allowed[i, node_features(len(ctx.feature_names), cfg.max_features, cfg.feature_key, path)] = True
         # -- the best candidate of every node, per splitter, in the splitters' order
         if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned:
             found = _single_node(st, cfg, ctx, kinds, depth)
@@ -995,6 +1014,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any =
                 if occupied[s]:
                     made.append(None)
                     next_frontier.append(gid)
+                    if ctx.paths:
+                        path_of[gid] = (*ctx.paths[i], s - int(offset[i]))
                 elif early[s]:
                     made.append(Leaf(child_known[s]))
                 else:

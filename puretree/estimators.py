@@ -36,7 +36,7 @@ from .data import category_key, from_numpy, from_pandas
 from .errors import DataError, ParameterError
 from .grow import c45, cart, id3
 from .importance import feature_importances
-from .nodes import CLASSIFICATION, REGRESSION, Tree
+from .nodes import CLASSIFICATION, REGRESSION
 from .predict import predict as tree_predict
 from .predict import predict_proba as tree_predict_proba
 from .prune import cost_complexity, pessimistic, simplify

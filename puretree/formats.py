@@ -48,7 +48,7 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from .data import STDIN, CsvRows, Dataset, did_you_mean, read_csv_table, read_text, table_to_dataset

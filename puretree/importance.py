@@ -50,7 +50,10 @@ def impurity_decreases(tree: Tree, *, impurity: Callable[..., Any] | None = None
 
 
 def feature_importances(tree: Tree, *, impurity: Callable[..., Any] | None = None) -> dict[str, float]:
-    """Normalised importances by feature name, in schema order (they sum to 1, or are all 0)."""
+    """Normalised importances by feature name, in schema order (they sum to 1, or are all 0);
+    an ensemble's as :func:`puretree.ensemble.feature_importances` computes them."""
+    if not isinstance(tree, Tree) and hasattr(tree, "members"):
+        return tree.feature_importances(impurity=impurity)
     raw = impurity_decreases(tree, impurity=impurity)
     total = raw.sum()
     normalised = raw / total if total > 0 else np.zeros_like(raw)

@@ -90,7 +90,13 @@ def _node_dict(node: Node, kids: list[int]) -> dict[str, Any]:
 
 
 def to_dict(tree: Tree) -> dict[str, Any]:
-    """The JSON-ready dictionary of a tree (see the module docs for the format)."""
+    """The JSON-ready dictionary of a tree (see the module docs for the format), or of an
+    ensemble (format ``puretree-ensemble``: :func:`puretree.ensemble.to_dict`)."""
+    if not isinstance(tree, Tree):
+        from . import ensemble  # imported here: reading and writing trees does not need the builders
+
+        if isinstance(tree, ensemble.Ensemble):
+            return ensemble.to_dict(tree, to_dict)
     # Ids are pre-order: a node's is the number of nodes entered before it. The splits entered
     # and not yet left are the path to the current node: the last of them is its parent.
     order: list[Node] = []
@@ -366,6 +372,10 @@ def from_dict(obj: Any) -> Tree:
     """A tree from its dictionary form, validated (raises :class:`ModelFormatError`)."""
     if not isinstance(obj, dict):
         raise _fail("model", f"expected a JSON object, got {type(obj).__name__}")
+    if obj.get("format") == "puretree-ensemble":
+        from . import ensemble
+
+        return ensemble.from_dict(obj, from_dict)  # type: ignore[return-value]
     if obj.get("format") != FORMAT:
         raise _fail("model", f"not a puretree model (format {obj.get('format')!r}, expected {FORMAT!r})")
     version = obj.get("version")

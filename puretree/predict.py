@@ -468,8 +468,17 @@ def _fast(tree: Tree, X: Any, what: str) -> tuple[Any] | None:
     return _one_row(tree, X, what)
 
 
+def _ensemble(model: Any) -> bool:
+    """Whether ``model`` is an ensemble (:class:`puretree.ensemble.Ensemble`, a higher layer:
+    it answers for itself)."""
+    return not isinstance(model, Tree) and hasattr(model, "members")
+
+
 def predict_proba(tree: Tree, X: Any) -> np.ndarray:
-    """Class probabilities, columns in the order of ``tree.schema.classes``."""
+    """Class probabilities, columns in the order of ``tree.schema.classes`` (an ensemble's:
+    :func:`puretree.ensemble.predict_proba`)."""
+    if _ensemble(tree):
+        return tree.predict_proba(X)
     if tree.schema.is_regression:
         from .errors import ParameterError
 
@@ -495,8 +504,11 @@ def predict(tree: Tree, X: Any) -> Any:
 
     Labels come back exactly as given in training (their Python type for one row, their
     natural numpy dtype for a batch). A batch of no rows gives an empty array of that dtype
-    (``predict_proba``: shape ``(0, n_classes)``).
+    (``predict_proba``: shape ``(0, n_classes)``). An ensemble answers as
+    :func:`puretree.ensemble.predict` says.
     """
+    if _ensemble(tree):
+        return tree.predict(X)
     fast = _fast(tree, X, "predict")
     if fast is not None:
         return fast[0]

@@ -56,6 +56,10 @@ __all__ = [
     "subset_candidates",
     "subset_splits",
     "Settings",
+    "MAX_FEATURES",
+    "resolve_max_features",
+    "node_features",
+    "only_features",
     "score_name",
     "CheckedScore",
     "best_candidate",
@@ -97,6 +101,10 @@ class NodeData:
     depth: int
     #: Rows of the whole training set (C4.5 compares a feature's number of values with it).
     root_rows: int = 0
+    #: The branches taken from the root to this node: its name in the per-node random
+    #: generators of feature subsampling (:func:`node_features`), the same in both builders.
+    #: None: not tracked (no subsampling; a deep tree would pay a path per node).
+    path: tuple[int, ...] | None = None
 
     @property
     def n_rows(self) -> int:
@@ -107,7 +115,7 @@ class NodeData:
         """What the statistics are (:mod:`puretree.tasks`): the schema's task."""
         return TASKS[self.schema.task]
 
-    def restrict(self, rows: np.ndarray, *, drop: int | None = None, scale: np.ndarray | None = None) -> "NodeData":
+    def restrict(self, rows: np.ndarray, *, drop: int | None = None, scale: np.ndarray | None = None, branch: int = 0) -> "NodeData":
         """The node data of the rows selected by the boolean mask ``rows``.
 
         ``scale`` (one factor per selected row) multiplies the selected rows' statistics:
@@ -129,6 +137,7 @@ class NodeData:
             schema=self.schema,
             depth=self.depth + 1,
             root_rows=self.root_rows,
+            path=None if self.path is None else (*self.path, branch),
         )
 
 
@@ -414,6 +423,71 @@ class Settings:
     accept: Callable[[np.ndarray, np.ndarray], bool] | None
     missing: str = "majority"
     trusted: bool = False  # a built-in score: no per-call checks
+    #: Feature subsampling: how many features each node draws (None: all of them, no drawing).
+    max_features: int | None = None
+    #: The key of the per-node generators: (seed,) or (seed, member) (see :func:`node_features`).
+    feature_key: tuple[int, ...] = (0,)
+
+
+#: The names ``max_features`` may take besides a count or a fraction (as in scikit-learn).
+MAX_FEATURES = ("sqrt", "log2")
+
+
+def resolve_max_features(max_features: Any, n_features: int) -> int | None:
+    """How many features a node draws: ``None`` (all: no drawing), ``"sqrt"``, ``"log2"``, a
+    count (at most ``n_features``) or a fraction in (0, 1] of them; at least one, as
+    scikit-learn's forests round it.
+
+    >>> resolve_max_features("sqrt", 30), resolve_max_features("log2", 64), resolve_max_features(0.5, 9)
+    (5, 6, 4)
+    >>> resolve_max_features(None, 4) is None, resolve_max_features(4, 4) is None
+    (True, True)
+    >>> resolve_max_features(7, 4)
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: max_features=7 is more than the 4 features of the data
+    """
+    if max_features is None:
+        return None
+    if isinstance(max_features, str):
+        if max_features not in MAX_FEATURES:
+            raise ParameterError(f"max_features must be None, {' or '.join(map(repr, MAX_FEATURES))}, a count or a fraction in (0, 1], got {max_features!r}")
+        count = int(np.sqrt(n_features)) if max_features == "sqrt" else int(np.log2(max(1, n_features)))
+    elif isinstance(max_features, (int, np.integer)) and not isinstance(max_features, bool):
+        if max_features < 1:
+            raise ParameterError(f"max_features must be at least 1, got {max_features!r}")
+        if max_features > n_features:
+            raise ParameterError(f"max_features={max_features!r} is more than the {n_features} features of the data")
+        count = int(max_features)
+    elif isinstance(max_features, (float, np.floating)) and 0.0 < max_features <= 1.0:
+        count = int(max_features * n_features)
+    else:
+        raise ParameterError(f"max_features must be None, {' or '.join(map(repr, MAX_FEATURES))}, a count or a fraction in (0, 1], got {max_features!r}")
+    count = max(1, count)
+    return None if count >= n_features else count
+
+
+def node_features(n_features: int, max_features: int, key: tuple[int, ...], path: tuple[int, ...]) -> np.ndarray:
+    """The features (sorted indices) a node may split on: ``max_features`` of ``n_features``
+    drawn without replacement by a generator keyed by the seed, the member and the node (its
+    ``path`` of branches from the root), ``SeedSequence(seed, spawn_key=(member, 1, *path))``.
+    The key names the node, not the order nodes are grown in, so the recursive builder and
+    the level-wise engine, serial and parallel runs, draw the same features.
+
+    >>> node_features(10, 3, (0,), (0, 1)).tolist() == node_features(10, 3, (0,), (0, 1)).tolist()
+    True
+    >>> len(node_features(10, 3, (0, 5), ()))
+    3
+    """
+    seq = np.random.SeedSequence(key[0], spawn_key=(*key[1:], 1, *path))
+    return np.sort(np.random.default_rng(seq).choice(n_features, size=max_features, replace=False))
+
+
+def only_features(node: NodeData, allowed: np.ndarray) -> NodeData:
+    """``node`` seen through the features ``allowed`` (sorted indices) only: the split
+    generators then do the work of those features, not of all of them."""
+    keep = np.isin(node.numeric, allowed)
+    return attrs.evolve(node, order=node.order[keep], values=node.values[keep], numeric=node.numeric[keep], categorical=tuple(j for j in node.categorical if j in set(allowed.tolist())))
 
 
 def score_name(score: Any) -> str:
@@ -485,6 +559,8 @@ def best_candidate(node: NodeData, cfg: Settings) -> Candidate | None:
     """The best of the split generators' candidates at ``node`` (ties: the lowest feature),
     the score checked at the node unless it is a built-in one."""
     score = cfg.score if cfg.trusted else CheckedScore(cfg.score, node.depth, node.n_rows, node.task)
+    if cfg.max_features is not None:
+        node = only_features(node, node_features(node.schema.n_features, cfg.max_features, cfg.feature_key, node.path or ()))
     found = [c for gen in cfg.splitters if (c := _propose(gen, node, score, cfg.min_samples_leaf)) is not None]
     if not found:
         return None

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from .fold import walk
-from .nodes import Leaf, Node, Schema, Split, Tree, children, format_number
+from .nodes import Leaf, Node, Schema, Split, Tree, format_number
 from .errors import ParameterError
 from .text import branch_labels, leaf_label, shorten, summary, to_text
 

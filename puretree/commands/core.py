@@ -153,8 +153,54 @@ def fit_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def fit_from_args(args: argparse.Namespace, data: Any) -> Tree:
+ENSEMBLES = ("bagging", "forest", "adaboost")
+
+
+def _max_features(text: str) -> Any:
+    """``--max-features``: sqrt, log2, none, a count or a fraction in (0, 1]."""
+    if text in ("sqrt", "log2", "none"):
+        return text
+    if _WHOLE.fullmatch(text.strip()):
+        return positive_int(text)
+    return number(float, low=0, high=1, open_low=True, what="fraction of the features")(text)
+
+
+def add_ensemble_options(p: argparse.ArgumentParser) -> None:
+    """fit's options for growing an ensemble instead of one tree."""
+    p.add_argument("--ensemble", choices=ENSEMBLES, help="grow an ensemble: bagging of --algorithm trees, a random forest of CART trees, or AdaBoost (SAMME) of CART stumps (--max-depth: deeper members)")
+    p.add_argument("--n-trees", type=positive_int, metavar="N", help="members of the ensemble (default: 10 for bagging, 100 for a forest, 50 rounds for AdaBoost)")
+    p.add_argument("--max-features", type=_max_features, metavar="sqrt|log2|none|N|F",
+                   help="features drawn at every split (default: sqrt for a forest, all otherwise)")
+    p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="seed of the ensemble's random choices (default: 0)")
+
+
+def fit_from_args(args: argparse.Namespace, data: Any) -> Any:
+    if getattr(args, "ensemble", None):
+        return _ensemble_from_args(args, data)
     return ALGORITHMS[args.algorithm](data, **fit_options(args))
+
+
+def _ensemble_from_args(args: argparse.Namespace, data: Any) -> Any:
+    from ..ensemble import adaboost, bagging, random_forest, stump
+
+    options = {k: v for k, v in fit_options(args).items() if v is not None}
+    if args.max_features is not None:
+        options["max_features"] = None if args.max_features == "none" else args.max_features
+    seed = args.seed
+    if args.ensemble == "forest":
+        return random_forest(data, n_trees=args.n_trees or 100, seed=seed, **options)
+    if args.ensemble == "bagging":
+        return bagging(data, base=ALGORITHMS[args.algorithm], n_trees=args.n_trees or 10, seed=seed, **options)
+    base = stump if "max_depth" not in options else cart
+    return adaboost(data, n_rounds=args.n_trees or 50, base=base, seed=seed, **options)
+
+
+def _is_ensemble(model: Any) -> bool:
+    return not isinstance(model, Tree) and hasattr(model, "members")
+
+
+def _summary(model: Any) -> str:
+    return model.to_text().splitlines()[0] if _is_ensemble(model) else summary(model)
 
 
 def _fit(args: argparse.Namespace) -> int:
@@ -169,11 +215,12 @@ def _fit(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     save(tree, args.output)
+    what = f"{args.ensemble} ensemble" if getattr(args, "ensemble", None) else f"{args.algorithm} tree"
     if data.schema.is_regression:
         fit_text = f"training mean squared error {float(np.mean((predict(tree, data) - data.y) ** 2)):.6g}"
     else:
         fit_text = f"training accuracy {accuracy(data.labels().tolist(), predict(tree, data).tolist()):.4f}"
-    print(f"{args.algorithm} tree from {data.n_rows} rows: {summary(tree)}; {fit_text}")
+    print(f"{what} from {data.n_rows} rows: {_summary(tree)}; {fit_text}")
     print(f"saved to {args.output}")
     return 0
 
@@ -185,11 +232,16 @@ def _show(args: argparse.Namespace) -> int:
         raise ParameterError(f"--importances goes with --format text, not {args.format}")
     tree = load(args.model)
     if args.format == "text":
-        lines = [to_text(tree), summary(tree)]
+        if _is_ensemble(tree):  # a summary and the first trees
+            lines = [tree.to_text(first=args.trees)]
+        else:
+            lines = [to_text(tree), summary(tree)]
         if args.importances:
             lines += ["feature importances (total weighted impurity decrease, normalised):", format_importances(feature_importances(tree))]
         text = "\n".join(lines) + "\n"
     else:
+        if _is_ensemble(tree):
+            raise ParameterError(f"--format {args.format} draws one tree; an ensemble is shown as text (--format text --trees N)")
         with warnings.catch_warnings(record=True) as caught:  # a slow-layout warning: one line, not Python's two
             warnings.simplefilter("always", SlowLayoutWarning)
             text = render_view(tree, args.format)
@@ -333,6 +385,7 @@ def register(sub: Any) -> None:
     p.add_argument("data", metavar="DATA")
     add_fit_options(p, require_target=False)
     add_input_options(p)
+    add_ensemble_options(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model (replaced atomically; never one of the inputs)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="report the fit's progress on standard error: nodes, depth, rows per second (default: on when standard error is a terminal; needs tqdm, the cli extra)")
@@ -345,6 +398,7 @@ def register(sub: Any) -> None:
     p.add_argument("--format", choices=VIEW_FORMATS, default="text",
                    help="text (default); dot: Graphviz's language; svg: a picture drawn by puretree; html: one standalone page where the tree can be explored")
     p.add_argument("-o", "--output", metavar="FILE", help="write to this file (replaced atomically) instead of standard output")
+    p.add_argument("--trees", type=non_negative_int, default=2, metavar="N", help="an ensemble: print its first N trees (default: 2)")
     p.set_defaults(func=_show)
 
     p = sub.add_parser("predict", help="predict the rows of a data file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")

@@ -1,0 +1,297 @@
+"""Code generation for ensembles: each member generated as a tree of its own (the single-tree
+templates, untouched), and one more file that combines them (``codegen_templates/_ensemble/``).
+
+- Python: ``NAME_m0.py`` ... (the members' modules) and ``NAME.py``, which loads them from its
+  folder and adds their probabilities (or values, or AdaBoost's votes) in member order;
+- C (``c`` and ``c-table``): ``NAME_m0.c/.h`` ... and ``NAME.c/.h``; ``NAME.c`` includes the
+  members' sources, so it is the one file to compile.
+
+Outputs are combined exactly as :mod:`puretree.ensemble` combines them: ``acc += w * p`` in
+member order, then ``acc / total`` with the total the library divides by (a literal), so
+bagging's and forests' probabilities (and regression values) and AdaBoost's votes and classes
+are bit for bit the library's. AdaBoost's probabilities go through ``exp``, which maths
+libraries (numpy's SIMD one, the C library's) round differently: they agree to a few units in
+the last place, and :func:`verify` checks them to a relative 1e-12.
+
+The public ``generate``, ``export`` and ``verify`` (``puretree.codegen``) are this module's:
+they take a tree or an ensemble, and hand trees to :mod:`puretree.codegen.render` and
+:mod:`puretree.codegen.verify` unchanged.
+
+>>> import numpy as np
+>>> from puretree.ensemble import random_forest
+>>> X = np.arange(12.0).reshape(-1, 1); y = [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]
+>>> files = generate(random_forest(X, y, n_trees=2, seed=0), "python", name="forest")
+>>> sorted(files)
+['forest.py', 'forest_m0.py', 'forest_m1.py']
+>>> verify(random_forest(X, y, n_trees=2, seed=0), X, "python").mismatches
+[]
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..data import Dataset
+from ..ensemble import Ensemble, predict_proba, vote_total, votes
+from ..ensemble import predict as ensemble_predict
+from ..errors import CodegenError
+from . import literals as lit
+from . import render
+from . import verify as single
+from .lower import check_options
+
+__all__ = ["generate", "export", "verify", "verify_code", "ensemble_files"]
+
+_DESCRIPTION = {"bagging": "bagging", "forest": "a random forest", "adaboost": "AdaBoost (SAMME)"}
+_TARGETS = ("python", "c", "c-table")
+
+
+def _double(value: float) -> str:
+    """A double as a literal both Python and C read back exactly (shortest round trip)."""
+    text = repr(float(value))
+    return text if any(c in text for c in ".en") else text + ".0"
+
+
+def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_type: str = "double", proba: bool = True, template_dirs: Iterable[str | os.PathLike[str]] | None = None, **options: Any) -> dict[str, str]:
+    """The generated files of an ensemble: its members' (named ``NAME_m<i>``) and the combiner."""
+    if target not in _TARGETS:
+        raise CodegenError(f"ensembles are generated for the built-in targets {', '.join(_TARGETS)}, not {target!r}")
+    opts = check_options(target, {"name": name, "feature_type": feature_type, **options})
+    members = [f"{name}_m{i}" for i in range(len(ens.members))]
+    for m in members[-1:]:
+        check_options(target, {"name": m})  # the longest member name still a valid identifier
+    regression = ens.schema.is_regression
+    files: dict[str, str] = {}
+    for member, tree in zip(members, ens.members):
+        files.update(render.generate(tree, target, name=member, feature_type=opts["feature_type"], proba=not regression, template_dirs=template_dirs, **options))
+    k = len(ens.schema.classes)
+    weights = list(ens.weights)
+    model = {
+        "name": name,
+        "method": ens.method,
+        "description": _DESCRIPTION[ens.method],
+        "members": members,
+        "n_members": len(members),
+        "n_features": ens.schema.n_features,
+        "n_classes": k,
+        "regression": regression,
+        "weights": [_double(w) for w in weights],
+        "losses": [_double(-1 / (k - 1) * w if k > 1 else 0.0) for w in weights],
+        "total": _double(vote_total(ens)),
+        "ctype": lit.C_TYPES[opts["feature_type"]][0],
+        "member_predict": [f"{m}_predict" for m in members],
+        "member_proba": [f"{m}_predict_proba" for m in members],
+        "proba": proba,
+    }
+    env = render.environment(template_dirs)
+    folder = "_ensemble/python" if target == "python" else "_ensemble/c"
+    for template in sorted(t for t in env.list_templates() if t.startswith(folder + "/") and t.endswith(".j2")):
+        filename = template.rsplit("/", 1)[1][: -len(".j2")].replace("NAME", name)
+        files[filename] = env.get_template(template).render(**model)
+    return files
+
+
+def generate(model: Any, target: str, **options: Any) -> dict[str, str]:
+    """:func:`puretree.codegen.render.generate` for a tree; :func:`ensemble_files` for an ensemble."""
+    if isinstance(model, Ensemble):
+        return ensemble_files(model, target, **options)
+    return render.generate(model, target, **options)
+
+
+def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
+    """Write the generated files of a tree or an ensemble into ``out_dir``, as a whole
+    (:func:`puretree.files.write_folder`); returns their paths."""
+    if not isinstance(model, Ensemble):
+        return render.export(model, target, out_dir=out_dir, **options)
+    from ..files import write_folder
+
+    return write_folder(out_dir, ensemble_files(model, target, **options))
+
+
+# -- verifying ----------------------------------------------------------------------------
+
+
+def _rows(ens: Ensemble, X: np.ndarray, ftype: str) -> np.ndarray:
+    """``X`` and every member's check rows (its nodes, threshold neighbourhoods, unseen
+    categories and missing values), without repeats."""
+    parts = [single.check_rows(ens.members[0], X, ftype)] + [r for tree in ens.members for r in single.check_batches(tree, X[:0], ftype)]
+    rows = np.vstack(parts)
+    seen: set[bytes] = set()
+    keep = []
+    for i, row in enumerate(rows):
+        key = row.tobytes()
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    return rows[keep]
+
+
+def _expected(ens: Ensemble, rows: np.ndarray) -> list[Any]:
+    ds = Dataset(ens.schema, rows)
+    if ens.schema.is_regression:
+        return [float(v) for v in ensemble_predict(ens, ds)]
+    p = predict_proba(ens, ds)
+    labels = ensemble_predict(ens, ds)
+    codes = [ens.schema.classes.index(c) for c in labels.tolist()]
+    if ens.method == "adaboost":
+        return [(c, tuple(v), tuple(q)) for c, v, q in zip(codes, votes(ens, ds).tolist(), p.tolist())]
+    return [(c, tuple(q)) for c, q in zip(codes, p.tolist())]
+
+
+def _same(ens: Ensemble, want: Any, got: Any) -> bool:
+    if ens.method != "adaboost" or ens.schema.is_regression:
+        return want == got
+    return isinstance(got, tuple) and got[:2] == want[:2] and len(got[2]) == len(want[2]) and all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300) for a, b in zip(got[2], want[2]))
+
+
+def _run_python(ens: Ensemble, work: Path, name: str, rows: np.ndarray) -> list[Any]:
+    import importlib.util
+    import sys
+    import uuid
+
+    key = f"puretree_generated_{uuid.uuid4().hex}"
+    spec = importlib.util.spec_from_file_location(key, work / f"{name}.py")
+    assert spec is not None and spec.loader is not None  # a .py file's
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise CodegenError(f"importing {name}.py failed: {type(exc).__name__}: {exc}") from None
+    out: list[Any] = []
+    try:
+        for row in rows.tolist():
+            values = single.python_row(ens.members[0], row)
+            try:
+                if ens.schema.is_regression:
+                    out.append(float(module.predict(values)))
+                    continue
+                c = ens.schema.classes.index(module.predict(values))
+                p = tuple(module.predict_proba(values))
+                out.append((c, tuple(module.votes(values)), p) if ens.method == "adaboost" else (c, p))
+            except Exception as exc:  # the code under test is at fault: a mismatch
+                out.append(f"raised {type(exc).__name__}: {exc}"[:200])
+    finally:
+        sys.modules.pop(key, None)
+    return out
+
+
+def _driver(ens: Ensemble, name: str, ctype: str) -> str:
+    big = name.upper()
+    read = "(%s)strtol(tok, &end, 10)" % ctype if ctype.startswith("int") else "(%s)strtod(tok, &end)" % ctype
+    if ens.schema.is_regression:
+        body = f'printf("%a\\n", {name}_predict(x));'
+    else:
+        votes_ = (f"double v[{big}_N_CLASSES]; (void){name}_votes(x, v); for (k = 0; k < {big}_N_CLASSES; k++) printf(\" %a\", v[k]); printf(\" |\");"
+                  if ens.method == "adaboost" else "")
+        body = (f"double p[{big}_N_CLASSES]; int k; int c = {name}_predict_proba(x, p);"
+                f' if (c != {name}_predict(x)) {{ printf("inconsistent\\n"); }}'
+                f' printf("%d", c); {votes_} for (k = 0; k < {big}_N_CLASSES; k++) printf(" %a", p[k]); printf("\\n");')
+    return f"""#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "{name}.h"
+int main(void) {{
+    static char tok[128];
+    {ctype} x[{big}_N_FEATURES > 0 ? {big}_N_FEATURES : 1];
+    int j = 0;
+    while (scanf("%127s", tok) == 1) {{
+        char *end;
+        if (strcmp(tok, ";") == 0) {{
+            if (j != {big}_N_FEATURES) {{ return 3; }}
+            {{ {body} }}
+            j = 0;
+            continue;
+        }}
+        if (j >= {big}_N_FEATURES) {{ return 3; }}
+        x[j++] = {read};
+        if (*end != '\\0') {{ return 3; }}
+    }}
+    return 0;
+}}
+"""
+
+
+def _run_c(ens: Ensemble, work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool) -> list[Any]:
+    (work / "driver.c").write_text(_driver(ens, name, lit.C_TYPES[ftype][0]), encoding="utf-8")
+    extra = list(single.SANITIZE_FLAGS) if sanitize else []
+    for cmd in (["gcc", *single.STRICT_FLAGS, *extra, "-O1", "-c", f"{name}.c", "-o", f"{name}.o"], ["gcc", "-std=c99", *extra, "-O0", "-c", "driver.c", "-o", "driver.o"], ["gcc", *extra, f"{name}.o", "driver.o", "-o", "driver", "-lm"]):
+        done = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise CodegenError(f"compiling the generated C failed ({' '.join(cmd)}): {done.stderr.strip()[:2000]}")
+    text = "".join(" ".join([*(_token(v, ftype) for v in row), ";"]) + "\n" for row in rows.tolist())
+    done = subprocess.run([str(work / "driver")], input=text, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CodegenError(f"the compiled code failed (exit {done.returncode}): {done.stderr.strip()[:2000]}")
+    out: list[Any] = []
+    for line in done.stdout.splitlines():
+        if line == "inconsistent":
+            raise CodegenError("predict and predict_proba disagree in the generated C")
+        if ens.schema.is_regression:
+            out.append(float.fromhex(line.split()[0]))
+            continue
+        head, _, tail = line.partition("|")
+        parts = head.split()
+        c = int(parts[0])
+        if ens.method == "adaboost":
+            out.append((c, tuple(float.fromhex(p) for p in parts[1:]), tuple(float.fromhex(p) for p in tail.split())))
+        else:
+            out.append((c, tuple(float.fromhex(p) for p in parts[1:])))
+    return out
+
+
+def _token(v: float, feature_type: str) -> str:
+    if math.isnan(v):
+        return str(lit.C_TYPES[feature_type][1][0]) if feature_type.startswith("int") else "nan"
+    if feature_type.startswith("int"):
+        return str(int(v))
+    return float(v).hex()
+
+
+def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", name: str = "tree", sanitize: bool = False, template_dirs: Iterable[str | os.PathLike[str]] | None = None, **options: Any) -> single.Report:
+    """:func:`puretree.codegen.verify.verify` for a tree; for an ensemble, its generated code
+    run on ``X`` and on every member's check rows, compared with the library: probabilities
+    (values; AdaBoost's votes and class) exactly, AdaBoost's probabilities to 1e-12."""
+    if not isinstance(model, Ensemble):
+        return single.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, template_dirs=template_dirs, **options)
+    ens = model
+    if target not in _TARGETS:
+        raise CodegenError(f"verify runs the built-in targets python, c and c-table, not {target!r}")
+    options.pop("proba", None)  # the combiner always answers with probabilities
+    encoded = _encode(X)
+    ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
+    files = ensemble_files(ens, target, name=name, feature_type=ftype, template_dirs=template_dirs, **options)
+    rows = _rows(ens, encoded, ftype if target != "python" else "double")
+    want = _expected(ens, rows)
+    with tempfile.TemporaryDirectory(prefix="puretree-verify-") as tmp:
+        work = Path(tmp)
+        for filename, text in files.items():
+            (work / filename).write_text(text, encoding="utf-8")
+        got = _run_python(ens, work, name, rows) if target == "python" else _run_c(ens, work, name, ftype, rows, sanitize)
+    bad = [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same(ens, w, g)]
+    if len(got) != len(want):
+        bad.append(("row count", len(want), len(got)))
+    return single.Report(len(rows), bad[: single.MAX_REPORTED], len(bad))
+
+
+def _encode(X: Any) -> np.ndarray:
+    if isinstance(X, np.ndarray) and X.dtype.kind == "f" and X.ndim == 2:
+        return X
+    from ..data import as_dataset
+
+    return X.X if isinstance(X, Dataset) else as_dataset(X).X
+
+
+def verify_code(model: Any, X: Any, code_dir: str | os.PathLike[str], **options: Any) -> Any:
+    """:func:`puretree.codegen.verify.verify_code` for a tree; ensembles are checked by
+    :func:`verify` (generating their code), not from a folder."""
+    if isinstance(model, Ensemble):
+        raise CodegenError("verify --code checks a tree's exported files; for an ensemble, verify with --target (the code is generated and checked)")
+    return single.verify_code(model, X, code_dir, **options)

@@ -1,0 +1,663 @@
+"""Ensembles as values: bagging, random forests and AdaBoost (SAMME).
+
+An :class:`Ensemble` is a frozen value like a :class:`~puretree.nodes.Tree`: its member trees,
+their weights, the schema, and how it was built (the method, the seed and the options). The
+builders are pure functions of their inputs and seed: the same call gives an equal value.
+
+- :func:`bagging`: every member grown by ``base`` (a grow preset, :func:`~puretree.grow.cart`
+  by default) on a bootstrap sample of the rows, drawn as row weights (how many times each row
+  was drawn), as scikit-learn's forests do;
+- :func:`random_forest`: bagging of CART trees whose every split looks at a random subset of
+  the features (``max_features``, a splitter option of :func:`~puretree.grow.grow`);
+- :func:`adaboost`: SAMME (multi-class AdaBoost) of stumps, scikit-learn's algorithm step by step.
+
+**Randomness.** Every random choice comes from a generator keyed by the seed, the member and
+(for feature subsampling) the node: member ``m``'s bootstrap from
+``SeedSequence(seed, spawn_key=(m, 0))``, the features of its node at path ``p`` from
+``SeedSequence(seed, spawn_key=(m, 1, *p))`` (:func:`~puretree.splits.node_features`). Nothing
+depends on the order the members or the nodes are grown in, so parallel runs, serial runs and
+both growth engines give the same ensemble.
+
+**Combining.** Bagging and forests average the members' class probabilities (regression:
+their predictions): ``sum(w_i * p_i) / sum(w_i)``, adding in member order, every weight 1.
+AdaBoost adds each member's weighted vote (``w`` for the class it predicts, ``-w / (K - 1)``
+for the others), divides by the sum of the weights and, for probabilities, takes the softmax
+of the votes divided by ``K - 1``, as scikit-learn's ``AdaBoostClassifier`` computes them.
+
+>>> from puretree.datasets import load_playtennis
+>>> forest = random_forest(load_playtennis(), n_trees=5, seed=1)
+>>> forest == random_forest(load_playtennis(), n_trees=5, seed=1)
+True
+>>> len(forest.members), forest.method, forest.schema.classes
+(5, 'forest', ('no', 'yes'))
+>>> predict(forest, {"outlook": "overcast", "temperature": "hot", "humidity": "high", "wind": "weak"})
+'yes'
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .data import DATA_OPTIONS, Dataset, as_dataset, encode_features, labels_array
+from .errors import DataError, ModelFormatError, ParameterError
+from .fold import depth, n_leaves, n_nodes
+from .grow import cart
+from .importance import feature_importances as tree_importances
+from .nodes import Schema, Tree
+from .predict import predict_proba as tree_proba
+from .predict import predict_value as tree_value
+
+__all__ = [
+    "METHODS",
+    "Ensemble",
+    "stump",
+    "bagging",
+    "random_forest",
+    "adaboost",
+    "bootstrap_counts",
+    "member_outputs",
+    "votes",
+    "vote_total",
+    "predict",
+    "predict_proba",
+    "feature_importances",
+    "oob_score",
+    "summary",
+    "to_dict",
+    "from_dict",
+    "ENSEMBLE_FORMAT",
+    "ENSEMBLE_VERSION",
+]
+
+#: How an ensemble was built: bagging, a random forest, AdaBoost (SAMME).
+METHODS = ("bagging", "forest", "adaboost")
+
+def _scalar(value: Any) -> Any:
+    """An option as the ensemble records it: a JSON scalar, else its name (a function's) or repr."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value)
+    return getattr(value, "__name__", None) or repr(value)
+
+
+def _options(pairs: Any) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted((str(k), _scalar(v)) for k, v in dict(pairs).items()))
+
+
+def _weights(values: Any) -> tuple[float, ...]:
+    return tuple(float(v) for v in values)
+
+
+def _trees(members: Iterable[Tree]) -> tuple[Tree, ...]:
+    return tuple(members)
+
+
+@attrs.frozen
+class Ensemble:
+    """Member trees, their weights, the schema and how they were built.
+
+    ``options`` are the builder's options as sorted ``(name, value)`` pairs (JSON scalars).
+    ``oob_score`` is the out-of-bag accuracy (regression: R squared) measured when bagging or a
+    forest was built with bootstrap samples, else ``None``; it is a note on the fit, not part
+    of what the ensemble decides, so it does not take part in ``==``.
+    """
+
+    members: tuple[Tree, ...] = attrs.field(converter=_trees)
+    weights: tuple[float, ...] = attrs.field(converter=_weights)
+    schema: Schema
+    method: str = attrs.field(validator=attrs.validators.in_(METHODS))
+    seed: int = 0
+    options: tuple[tuple[str, Any], ...] = attrs.field(default=(), converter=_options)
+    oob_score: float | None = attrs.field(default=None, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        if not self.members:
+            raise ParameterError("an ensemble needs at least one member tree")
+        if len(self.weights) != len(self.members):
+            raise ParameterError(f"an ensemble of {len(self.members)} members needs as many weights, got {len(self.weights)}")
+        if not all(math.isfinite(w) and w >= 0 for w in self.weights) or not sum(self.weights) > 0:
+            raise ParameterError(f"an ensemble's weights must be finite, non-negative and not all zero, got {list(self.weights)[:5]}")
+        for i, m in enumerate(self.members):
+            if not isinstance(m, Tree):
+                raise ParameterError(f"member {i} is a {type(m).__name__}, not a Tree")
+            if m.schema != self.schema:
+                raise ParameterError(f"member {i} was grown on another schema than the ensemble's")
+
+    @property
+    def classes(self) -> tuple[Any, ...]:
+        return self.schema.classes
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return dict(self.options).get(name, default)
+
+    def predict(self, X: Any) -> Any:
+        return predict(self, X)
+
+    def predict_proba(self, X: Any) -> Any:
+        return predict_proba(self, X)
+
+    def feature_importances(self, **options: Any) -> dict[str, float]:
+        return feature_importances(self, **options)
+
+    def to_text(self, **options: Any) -> str:
+        return summary(self, **options)
+
+    def __str__(self) -> str:
+        return summary(self)
+
+
+# -- building ----------------------------------------------------------------------------
+
+
+stump = partial(cart, max_depth=1)
+stump.__name__ = "stump"  # type: ignore[attr-defined]
+stump.__doc__ = "A CART tree of depth 1: AdaBoost's default base learner."  # type: ignore[misc]
+
+
+def bootstrap_counts(n_rows: int, seed: int, member: int) -> np.ndarray:
+    """How many times each row is drawn into member ``member``'s bootstrap sample (n draws with
+    replacement), from ``SeedSequence(seed, spawn_key=(member, 0))``.
+
+    >>> bootstrap_counts(5, 0, 3).sum(), (bootstrap_counts(5, 0, 3) == bootstrap_counts(5, 0, 3)).all()
+    (np.int64(5), np.True_)
+    """
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(member, 0)))
+    return np.bincount(rng.integers(0, n_rows, n_rows), minlength=n_rows)
+
+
+def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    data = {k: v for k, v in options.items() if k in DATA_OPTIONS}
+    grow = {k: v for k, v in options.items() if k not in DATA_OPTIONS}
+    return data, grow
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def _check_count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _dataset(X: Any, y: Any, data_options: dict[str, Any]) -> Dataset:
+    ds = as_dataset(X, y, **data_options)
+    if ds.y is None:
+        raise DataError("no target: pass y, or a dataset read with target=...")
+    if ds.n_rows == 0:
+        raise DataError("no rows to learn from")
+    return ds
+
+
+def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool) -> Tree:
+    weight = ds.sample_weight
+    if bootstrap:
+        counts = bootstrap_counts(ds.n_rows, seed, member).astype(np.float64)
+        weight = counts if weight is None else weight * counts
+    data = attrs.evolve(ds, sample_weight=weight)
+    return base(data, seed=(seed, member), **options)
+
+
+def _grow_chunk(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: Sequence[int], bootstrap: bool) -> list[Tree]:
+    return [_grow_member(ds, base, options, seed, m, bootstrap) for m in members]
+
+
+#: Below this much work (rows x features x members) the members are grown in this process:
+#: starting a worker costs more than it saves.
+PARALLEL_MIN_WORK = 200_000
+
+
+def _workers(n_jobs: Any, n_members: int, ds: Dataset, base: Any, options: dict[str, Any]) -> int:
+    if n_jobs is not None:
+        n = _check_count("n_jobs", n_jobs)
+    else:
+        n = os.cpu_count() or 1
+        if ds.n_rows * max(1, ds.schema.n_features) * n_members < PARALLEL_MIN_WORK:
+            n = 1
+    n = min(n, n_members)
+    if n > 1:
+        try:  # a base or an option that cannot go to another process (a lambda): grow here
+            pickle.dumps((base, options))
+        except Exception:
+            return 1
+    return n
+
+
+def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any) -> list[Tree]:
+    """Members 0..n-1, grown in worker processes when it pays; the same trees either way,
+    since each member's randomness is keyed by its number, not by who grows it."""
+    workers = _workers(n_jobs, n, ds, base, options)
+    if workers == 1:
+        return _grow_chunk(ds, base, options, seed, range(n), bootstrap)
+    chunks = [list(range(n))[i::workers] for i in range(workers)]
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        grown = list(pool.map(_grow_chunk, *zip(*[(ds, base, options, seed, c, bootstrap) for c in chunks])))
+    out: list[Tree | None] = [None] * n
+    for chunk, trees in zip(chunks, grown):
+        for m, tree in zip(chunk, trees):
+            out[m] = tree
+    return out  # type: ignore[return-value]
+
+
+def _base_name(base: Any) -> str:
+    return str(getattr(base, "__name__", None) or repr(base))
+
+
+def bagging(
+    X: Any,
+    y: Any = None,
+    *,
+    base: Callable[..., Tree] = cart,
+    n_trees: int = 10,
+    seed: int = 0,
+    bootstrap: bool = True,
+    n_jobs: int | None = None,
+    **options: Any,
+) -> Ensemble:
+    """``n_trees`` trees grown by ``base`` (a grow preset: it takes a dataset, ``seed=`` and
+    grow's options) on bootstrap samples of the rows; classification averages their class
+    probabilities, regression their predictions. ``bootstrap=False`` grows every member on all
+    rows. Other keyword options go to ``base`` (``max_depth``, ``max_features``...) or describe
+    the data (``feature_names``, ``categorical``, ``target``, ``task``). ``n_jobs``: worker
+    processes (default: every core, when the work is large enough to pay for them); the
+    result does not depend on it.
+
+    >>> import numpy as np
+    >>> X = np.arange(20.0).reshape(-1, 1); y = (X[:, 0] > 9).astype(int)
+    >>> bag = bagging(X, y, n_trees=3, seed=0)
+    >>> predict(bag, [[2.0], [15.0]]).tolist(), round(bag.oob_score, 2)
+    ([0, 1], 0.93)
+    """
+    return _bagged("bagging", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, n_jobs=n_jobs, options=options)
+
+
+def random_forest(
+    X: Any,
+    y: Any = None,
+    *,
+    n_trees: int = 100,
+    max_features: int | float | str | None = "sqrt",
+    seed: int = 0,
+    bootstrap: bool = True,
+    base: Callable[..., Tree] = cart,
+    n_jobs: int | None = None,
+    **options: Any,
+) -> Ensemble:
+    """A random forest: bagging of CART trees whose every split chooses among
+    ``max_features`` features drawn for that node (``"sqrt"``, ``"log2"``, a count, a fraction,
+    or ``None`` for all; see :func:`~puretree.splits.resolve_max_features`). Regression forests
+    too (``task="regression"`` or numeric targets); scikit-learn's regression forests default
+    to every feature (``max_features=None`` here).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(60, 4)); y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> forest = random_forest(X, y, n_trees=10, seed=3)
+    >>> forest == random_forest(X, y, n_trees=10, seed=3, n_jobs=2)
+    True
+    """
+    return _bagged("forest", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, n_jobs=n_jobs, options={**options, "max_features": max_features})
+
+
+def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, bootstrap: Any, n_jobs: Any, options: dict[str, Any]) -> Ensemble:
+    n = _check_count("n_trees", n_trees)
+    seed = _check_seed(seed)
+    if not isinstance(bootstrap, bool):
+        raise ParameterError(f"bootstrap must be True or False, got {bootstrap!r}")
+    if not callable(base):
+        raise ParameterError(f"base must be a grow preset (a function such as cart), got {base!r}")
+    data_options, grow_options = _split_options(options)
+    ds = _dataset(X, y, data_options)
+    members = _grow_all(ds, base, grow_options, seed, n, bootstrap, n_jobs)
+    recorded = {"base": _base_name(base), "n_trees": n, "bootstrap": bootstrap, **grow_options}
+    ens = Ensemble(tuple(members), (1.0,) * n, members[0].schema, method, seed, recorded)
+    return attrs.evolve(ens, oob_score=_oob(ens, ds) if bootstrap else None)
+
+
+def _oob(ens: Ensemble, ds: Dataset) -> float | None:
+    """Out-of-bag score: each row predicted by the members whose bootstrap left it out
+    (accuracy; R squared for regression), over the rows left out at least once."""
+    total = np.zeros((ds.n_rows, 1 if ds.schema.is_regression else len(ds.schema.classes)))
+    votes_ = np.zeros(ds.n_rows)
+    for m, tree in enumerate(ens.members):
+        out = bootstrap_counts(ds.n_rows, ens.seed, m) == 0
+        if not out.any():
+            continue
+        sub = ds.subset(out)
+        total[out] += tree_value(tree, sub)[:, None] if ds.schema.is_regression else tree_proba(tree, sub)
+        votes_[out] += 1
+    seen = votes_ > 0
+    if not seen.any():
+        return None
+    assert ds.y is not None  # a training set has its targets
+    y = ds.y[seen]
+    if ds.schema.is_regression:
+        pred = total[seen, 0] / votes_[seen]
+        w = np.ones(len(y)) if ds.sample_weight is None else ds.sample_weight[seen]
+        mean = np.average(y, weights=w)
+        ss_tot = float(np.sum(w * (y - mean) ** 2))
+        return 1.0 - float(np.sum(w * (y - pred) ** 2)) / ss_tot if ss_tot > 0 else 0.0
+    return float(np.mean(np.argmax(total[seen], axis=1) == y))
+
+
+def adaboost(
+    X: Any,
+    y: Any = None,
+    *,
+    n_rounds: int = 50,
+    base: Callable[..., Tree] = stump,
+    seed: int = 0,
+    learning_rate: float = 1.0,
+    **options: Any,
+) -> Ensemble:
+    """AdaBoost SAMME (multi-class), as scikit-learn's ``AdaBoostClassifier`` runs it: row
+    weights start uniform (summing to 1); each round grows ``base`` on the weighted rows,
+    measures its weighted error ``e``, gives it the weight ``learning_rate * (log((1 - e) / e) +
+    log(K - 1))`` and multiplies the weights of the rows it got wrong by ``exp(weight)``, then
+    normalises them. A member without error ends the boosting with weight 1; one no better than
+    chance (``e >= 1 - 1/K``) is dropped and ends it (the first one: a :class:`ParameterError`).
+    ``seed`` keys the members' random choices (``max_features``) if ``base`` makes any.
+
+    >>> X = [[0.0], [1.0], [2.0], [3.0]]
+    >>> boost = adaboost(X, ["a", "a", "b", "b"], n_rounds=5)
+    >>> len(boost.members), boost.weights      # the first stump is perfect: weight 1, stop
+    (1, (1.0,))
+    """
+    rounds = _check_count("n_rounds", n_rounds)
+    seed = _check_seed(seed)
+    if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not (0 < learning_rate < math.inf):
+        raise ParameterError(f"learning_rate must be a number > 0, got {learning_rate!r}")
+    data_options, grow_options = _split_options(options)
+    ds = _dataset(X, y, data_options)
+    if ds.schema.is_regression:
+        raise ParameterError("adaboost (SAMME) needs class labels; this is a regression task")
+    k = len(ds.schema.classes)
+    w = np.ones(ds.n_rows) if ds.sample_weight is None else np.array(ds.sample_weight, dtype=np.float64)
+    w = w / w.sum()
+    zero = w == 0.0
+    eps = np.finfo(np.float64).eps
+    members: list[Tree] = []
+    weights: list[float] = []
+    for r in range(rounds):
+        w = np.clip(w, eps, None)
+        w[zero] = 0.0
+        tree = base(attrs.evolve(ds, sample_weight=w), seed=(seed, r), **grow_options)
+        incorrect = np.argmax(tree_proba(tree, ds), axis=1) != ds.y
+        error = float(np.mean(np.average(incorrect, weights=w, axis=0)))
+        if error <= 0:
+            members.append(tree)
+            weights.append(1.0)
+            break
+        if error >= 1.0 - 1.0 / k:
+            if not members:
+                raise ParameterError(f"the first {_base_name(base)} is no better than chance (weighted error {error:.4g} with {k} classes): AdaBoost cannot start")
+            break
+        alpha = float(learning_rate * (np.log((1.0 - error) / error) + np.log(k - 1.0)))
+        members.append(tree)
+        weights.append(alpha)
+        if r == rounds - 1:
+            break
+        w = np.exp(np.log(w) + alpha * incorrect * (w > 0))
+        total = np.sum(w)
+        if not np.isfinite(total) or total <= 0:
+            break
+        w /= total
+    recorded = {"base": _base_name(base), "n_rounds": rounds, "learning_rate": float(learning_rate), **grow_options}
+    return Ensemble(tuple(members), tuple(weights), members[0].schema, "adaboost", seed, recorded)
+
+
+# -- using -------------------------------------------------------------------------------
+
+
+def _encoded(ens: Ensemble, X: Any) -> tuple[Dataset, bool]:
+    """``X`` encoded once under the ensemble's schema (every member shares it)."""
+    from collections.abc import Mapping
+
+    single = isinstance(X, Mapping)
+    Xe = encode_features(ens.schema, X)
+    return Dataset(ens.schema, Xe, None, None, X.source if isinstance(X, Dataset) else None, X.lines if isinstance(X, Dataset) else None), single
+
+
+def member_outputs(ens: Ensemble, X: Any) -> np.ndarray:
+    """Each member's class probabilities (regression: predictions, one column), shaped
+    ``(members, rows, columns)``."""
+    data, _ = _encoded(ens, X)
+    one = tree_value if ens.schema.is_regression else tree_proba
+    return np.stack([np.asarray(one(m, data), dtype=np.float64).reshape(data.n_rows, -1) for m in ens.members])
+
+
+def vote_total(ens: Ensemble) -> float:
+    """The sum the combined outputs are divided by: the members' weights added as numpy adds
+    them (AdaBoost: with the rounds that were not run as zeros, as scikit-learn keeps them)."""
+    w = np.asarray(ens.weights, dtype=np.float64)
+    if ens.method == "adaboost":
+        rounds = int(ens.option("n_rounds", len(w)))
+        w = np.concatenate([w, np.zeros(max(0, rounds - len(w)))])
+        return float(w.sum())
+    total = 0.0
+    for v in ens.weights:  # in member order, as the outputs are added
+        total += v
+    return total
+
+
+def votes(ens: Ensemble, X: Any) -> np.ndarray:
+    """AdaBoost's weighted votes per class (scikit-learn's ``decision_function`` before its
+    two-class folding): ``w`` for the member's class, ``-w / (K - 1)`` for the others, added in
+    member order and divided by :func:`vote_total`."""
+    k = len(ens.schema.classes)
+    outs = member_outputs(ens, X)
+    pred: Any = 0
+    for proba, w in zip(outs, ens.weights):
+        hit = np.argmax(proba, axis=1)[:, None] == np.arange(k)[None, :]
+        pred = pred + np.where(hit, w, -1 / (k - 1) * w if k > 1 else 0.0)
+    out = np.asarray(pred, dtype=np.float64).reshape(outs.shape[1], k)
+    out /= vote_total(ens)
+    return out
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    x = x - x.max(axis=1, keepdims=True)
+    np.exp(x, out=x)
+    x /= x.sum(axis=1).reshape(-1, 1)
+    return x
+
+
+def _combined(ens: Ensemble, X: Any) -> np.ndarray:
+    """Averaged member outputs: ``sum(w_i * out_i) / sum(w_i)`` in member order."""
+    outs = member_outputs(ens, X)
+    acc = np.zeros(outs.shape[1:])
+    for out, w in zip(outs, ens.weights):
+        acc += w * out
+    acc /= vote_total(ens)
+    return acc
+
+
+def predict_proba(ens: Ensemble, X: Any) -> np.ndarray:
+    """Class probabilities, columns in the order of ``ens.schema.classes``: the members'
+    averaged (bagging, forests), or AdaBoost's softmax of its votes (as scikit-learn)."""
+    from collections.abc import Mapping
+
+    if ens.schema.is_regression:
+        raise ParameterError("predict_proba needs a classification ensemble; this is a regression ensemble")
+    k = len(ens.schema.classes)
+    if ens.method == "adaboost":
+        if k == 1:
+            proba = np.ones((encode_features(ens.schema, X).shape[0], 1))
+        else:
+            v = votes(ens, X)
+            if k == 2:
+                v[:, 0] *= -1
+                d = v.sum(axis=1)
+                proba = _softmax(np.vstack([-d, d]).T / 2)
+            else:
+                proba = _softmax(v / (k - 1))
+    else:
+        proba = _combined(ens, X)
+    return proba[0] if isinstance(X, Mapping) else proba
+
+
+def predict(ens: Ensemble, X: Any) -> Any:
+    """Predicted labels (regression: values), one for a mapping, an array for a batch: the
+    most probable class (ties: the first), AdaBoost's by its votes as scikit-learn decides."""
+    from collections.abc import Mapping
+
+    single = isinstance(X, Mapping)
+    if ens.schema.is_regression:
+        out = _combined(ens, X)[:, 0]
+        return float(out[0]) if single else out
+    k = len(ens.schema.classes)
+    if ens.method == "adaboost" and k > 1:
+        v = votes(ens, X)
+        if k == 2:
+            v[:, 0] *= -1
+            codes = (v.sum(axis=1) > 0).astype(np.int64)
+        else:
+            codes = np.argmax(v, axis=1)
+    else:
+        codes = np.argmax(_combined(ens, X), axis=1)
+    if single:
+        return ens.schema.classes[int(codes[0])]
+    return labels_array(ens.schema.classes)[codes]
+
+
+def feature_importances(ens: Ensemble, **options: Any) -> dict[str, float]:
+    """Normalised importances by feature name, as scikit-learn computes them: a forest's (and
+    bagging's) mean of its members' normalised importances, members without a split left out,
+    normalised again; AdaBoost's members' importances weighted by their weights, divided by
+    the sum of the weights."""
+    names = ens.schema.feature_names
+    per = [np.array(list(tree_importances(m, **options).values())) for m in ens.members]
+    if ens.method == "adaboost":
+        acc = np.zeros(len(names))
+        for imp, w in zip(per, ens.weights):
+            acc = acc + w * imp
+        out = acc / vote_total(ens)
+    else:
+        grown = [imp for imp, m in zip(per, ens.members) if n_nodes(m) > 1]
+        if not grown:
+            out = np.zeros(len(names))
+        else:
+            mean = np.mean(grown, axis=0)
+            out = mean / np.sum(mean) if np.sum(mean) > 0 else mean
+    return dict(zip(names, out.tolist()))
+
+
+def oob_score(ens: Ensemble) -> float | None:
+    """The out-of-bag score measured when the ensemble was built (None without bootstrap)."""
+    return ens.oob_score
+
+
+def summary(ens: Ensemble, *, first: int = 0, **text_options: Any) -> str:
+    """A few lines: the method, members and their sizes, and the first ``first`` trees' text.
+
+    >>> import numpy as np
+    >>> print(summary(bagging(np.arange(8.0).reshape(-1, 1), [0, 0, 0, 0, 1, 1, 1, 1], n_trees=2, bootstrap=False), first=1))
+    bagging of 2 trees (base cart, seed 0)
+    nodes: 3-3 (mean 3.0), leaves: 2-2, depth: 1-1
+    tree 0 (weight 1):
+    x0 <= 3.5: 0 (4)
+    x0 > 3.5: 1 (4)
+    """
+    from .text import to_text
+
+    sizes = [n_nodes(m) for m in ens.members]
+    leaves = [n_leaves(m) for m in ens.members]
+    depths = [depth(m) for m in ens.members]
+    kind = {"bagging": "bagging", "forest": "random forest", "adaboost": "AdaBoost (SAMME)"}[ens.method]
+    lines = [f"{kind} of {len(ens.members)} trees (base {ens.option('base', '?')}, seed {ens.seed})"]
+    lines.append(f"nodes: {min(sizes)}-{max(sizes)} (mean {np.mean(sizes):.1f}), leaves: {min(leaves)}-{max(leaves)}, depth: {min(depths)}-{max(depths)}")
+    if ens.oob_score is not None:
+        lines.append(f"out-of-bag {'R squared' if ens.schema.is_regression else 'accuracy'}: {ens.oob_score:.4f}")
+    for i, m in enumerate(ens.members[:first]):
+        lines.append(f"tree {i} (weight {ens.weights[i]:g}):")
+        lines.append(to_text(m, **text_options))
+    return "\n".join(lines)
+
+
+# -- JSON (read and written by puretree.io, which passes its tree codec) -------------------
+
+ENSEMBLE_FORMAT = "puretree-ensemble"
+ENSEMBLE_VERSION = 1
+#: What a member's entry keeps of a tree's dictionary (the schema is the ensemble's).
+_MEMBER_KEYS = ("missing", "criterion", "nodes")
+
+
+def to_dict(ens: Ensemble, tree_to_dict: Callable[[Tree], dict[str, Any]]) -> dict[str, Any]:
+    """The JSON-ready dictionary of an ensemble; ``tree_to_dict`` writes one tree."""
+    trees = [tree_to_dict(m) for m in ens.members]
+    return {
+        "format": ENSEMBLE_FORMAT,
+        "version": ENSEMBLE_VERSION,
+        "method": ens.method,
+        "seed": ens.seed,
+        "options": dict(ens.options),
+        "oob_score": ens.oob_score,
+        "weights": list(ens.weights),
+        "tree_format": {k: trees[0][k] for k in ("format", "version", "threshold_convention")},
+        "schema": trees[0]["schema"],
+        "members": [{k: t[k] for k in _MEMBER_KEYS} for t in trees],
+    }
+
+
+def _fail(where: str, message: str) -> ModelFormatError:
+    return ModelFormatError(f"{where}: {message}")
+
+
+def from_dict(obj: dict[str, Any], tree_from_dict: Callable[[Any], Tree]) -> Ensemble:
+    """An ensemble from its dictionary, validated (:class:`ModelFormatError` names the field);
+    ``tree_from_dict`` reads (and validates) one tree."""
+    if obj.get("version") != ENSEMBLE_VERSION or isinstance(obj.get("version"), bool):
+        raise _fail("model", f"unsupported ensemble version {obj.get('version')!r} (this puretree reads version {ENSEMBLE_VERSION})")
+    method = obj.get("method")
+    if method not in METHODS:
+        raise _fail("model.method", f"unknown method {method!r}; expected one of {list(METHODS)}")
+    seed = obj.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise _fail("model.seed", f"expected a non-negative integer, got {seed!r}")
+    options = obj.get("options")
+    if not isinstance(options, dict) or not all(isinstance(v, (str, int, float, bool, type(None))) and not (isinstance(v, float) and not math.isfinite(v)) for v in options.values()):
+        raise _fail("model.options", "expected an object of names to numbers, text, true/false or null")
+    oob = obj.get("oob_score")
+    if oob is not None and (isinstance(oob, bool) or not isinstance(oob, (int, float)) or not math.isfinite(oob)):
+        raise _fail("model.oob_score", f"expected a number or null, got {oob!r}")
+    members = obj.get("members")
+    if not isinstance(members, list) or not members:
+        raise _fail("model.members", "expected a non-empty list of trees")
+    weights = obj.get("weights")
+    if not isinstance(weights, list) or len(weights) != len(members):
+        raise _fail("model.weights", f"expected one weight per member ({len(members)})")
+    for i, w in enumerate(weights):
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
+            raise _fail(f"model.weights[{i}]", f"expected a finite number >= 0, got {w!r}")
+    if not sum(weights) > 0:
+        raise _fail("model.weights", "the weights are all zero")
+    head = obj.get("tree_format")
+    if not isinstance(head, dict):
+        raise _fail("model.tree_format", "expected an object (the members' tree format and version)")
+    trees = []
+    for i, entry in enumerate(members):
+        if not isinstance(entry, dict):
+            raise _fail(f"model.members[{i}]", f"expected an object, got {type(entry).__name__}")
+        try:
+            trees.append(tree_from_dict({**{k: entry[k] for k in _MEMBER_KEYS if k in entry}, **head, "schema": obj.get("schema")}))
+        except ModelFormatError as exc:
+            raise _fail(f"model.members[{i}]", str(exc)) from None
+    return Ensemble(tuple(trees), tuple(float(w) for w in weights), trees[0].schema, method, seed, options, float(oob) if oob is not None else None)
