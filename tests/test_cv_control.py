@@ -7,6 +7,8 @@ import csv
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from puretree.cli import main
 from puretree.complexity import cost_complexity, cost_complexity_path, cv_depth, cv_prune
@@ -175,3 +177,21 @@ def test_cv_and_mml_usage_errors(saved, capsys, args, message):
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("puretree: error:") and message in lines[0], captured.err
     assert not (tmp / "out.json").exists()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(12, 40), st.sampled_from([0.0, 0.5, 1.0, 2.0]))
+def test_cv_prune_invariants(seed, n, se):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(n, 2)).astype(float)
+    y = np.where((X[:, 0] > 2) ^ (rng.random(n) < 0.25), "p", "q")
+    y[:3] = ["p", "q", "p"]
+    tree = cart(X, y)
+    out = cv_prune(tree, X, y, k=3, se=se)
+    # The sequence shrinks as alpha grows, ending at the root; the choice is a pruning of the
+    # tree, never larger than the least-error subtree, and within se standard errors of it.
+    assert np.all(np.diff(out.alphas) > 0) and np.all(np.diff(out.leaves) <= 0) and out.leaves[-1] == 1
+    assert is_pruning_of(out.tree, tree) and n_leaves(out.tree) == out.leaves[out.chosen]
+    assert out.leaves[out.chosen] <= out.leaves[out.best]
+    assert out.cv_error[out.chosen] <= out.cv_error[out.best] + se * out.std_error[out.best] + 1e-12
+    assert out.cv_error[out.best] == out.cv_error.min()
