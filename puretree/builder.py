@@ -121,10 +121,13 @@ def _checked_accept(accept: Callable[[np.ndarray, np.ndarray], bool] | None) -> 
     """``accept`` with its failures named (made once per grow call)."""
     if check("accept", accept, *GROW_CONSTRAINTS["accept"]) is None:
         return None
+    # A hook with ``wants_context = True`` (puretree.mml's stopping rule) is also handed the
+    # node's rows and the candidate, as ``node=`` and ``candidate=``.
+    wants = bool(getattr(accept, "wants_context", False))
 
-    def checked(parent: np.ndarray, children: np.ndarray) -> bool:
+    def checked(parent: np.ndarray, children: np.ndarray, **context: Any) -> bool:
         try:
-            return bool(accept(parent, children))  # type: ignore[misc]  # not None: checked above
+            return bool(accept(parent, children, **context) if wants else accept(parent, children))  # type: ignore[misc]  # not None: checked above
         except PuretreeError:
             raise
         except Exception as exc:
@@ -154,7 +157,7 @@ def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], Non
     if cand is None or (cfg.min_gain is not None and not cand.score > cfg.min_gain):
         return Leaf(totals)
     masks, scales, routed = _route(node, cand, cfg.missing)
-    if cfg.accept is not None and not cfg.accept(totals, routed):
+    if cfg.accept is not None and not cfg.accept(totals, routed, node=node, candidate=cand):
         return Leaf(totals)
     drop = cand.feature if cand.kind == "multiway" else None
     # Children's data are built before recursing and released one by one, so that a deep
@@ -416,7 +419,11 @@ def grow(
     check("progress", progress, *GROW_CONSTRAINTS["progress"])
     # A user's score is checked node by node (CheckedScore names the node), which the
     # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
-    use_engine = fast.supports(cfg.splitters) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None)))
+    # The level-wise engine hands accept the statistics only: a hook that wants the node's rows
+    # grows with the recursive builder.
+    if getattr(accept, "wants_context", False) and engine == "fast":
+        raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which engine='fast' does not hand it; use engine='auto' or 'reference'")
+    use_engine = fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None)))
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))

@@ -1,5 +1,7 @@
 """CART's minimal cost-complexity pruning: the weakest-link path, pruning at an alpha, and
-choosing alpha (on held-out rows or by cross-validation). The path equals scikit-learn's
+choosing alpha (on held-out rows or by cross-validation); cross-validated control of a tree's
+size (:func:`cv_prune`, CART's 1-SE rule; :func:`cv_depth`, growth that stops when
+cross-validated accuracy worsens). The path equals scikit-learn's
 ``cost_complexity_pruning_path`` on the same tree.
 
 A node's risk is measured with an impurity: by default the one the tree records as its
@@ -24,7 +26,7 @@ import numpy as np
 
 from .data import Dataset
 from .errors import DataError
-from .fold import subtree_sizes, subtree_sums
+from .fold import n_leaves, subtree_sizes, subtree_sums
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import Tree
 from .params import Interval, check
@@ -40,6 +42,10 @@ __all__ = [
     "best_alpha_on",
     "AlphaChoice",
     "choose_alpha",
+    "CVPruning",
+    "cv_prune",
+    "DepthChoice",
+    "cv_depth",
 ]
 
 #: The impurity that measures a node's risk, by the criterion name a tree records
@@ -272,3 +278,131 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
     mean = scores.mean(axis=0)
     best = int(np.flatnonzero(mean >= mean.max() - 1e-12)[-1])
     return AlphaChoice(alphas, mean, scores.std(axis=0), float(alphas[best]), cost_complexity(full, float(alphas[best]), impurity=impurity))
+
+
+def _candidates(path: CostComplexityPath) -> np.ndarray:
+    """One alpha per subtree of the path: the geometric mean of its interval ``[a_i, a_(i+1))``
+    (Breiman et al.), the last one its own edge."""
+    edges = np.unique(path.ccp_alphas)
+    alphas = np.sqrt(edges * np.append(edges[1:], edges[-1]))
+    alphas[-1] = edges[-1]
+    return alphas
+
+
+@attrs.frozen(eq=False)
+class CVPruning:
+    """The outcome of :func:`cv_prune`: per subtree of the weakest-link sequence (smallest
+    alpha first) its representative alpha, its leaves, its cross-validated error rate and that
+    rate's standard error; the subtree of least error (``best``), the one chosen (``chosen``)
+    and the full tree pruned at the chosen alpha."""
+
+    alphas: np.ndarray
+    leaves: np.ndarray
+    cv_error: np.ndarray
+    std_error: np.ndarray
+    best: int
+    chosen: int
+    alpha: float
+    tree: Tree
+
+
+def cv_prune(tree: Tree, X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k: int = 10, seed: int = 0, se: float = 1.0, impurity: Callable[..., Any] | None = None) -> CVPruning:
+    """CART's cross-validated pruning of ``tree`` grown on ``X``, ``y`` (Breiman et al. 1984,
+    ch. 3.4): the weakest-link sequence of ``tree``; each subtree scored through its alpha by
+    stratified ``k``-fold cross-validation (each fold grows a tree with ``fit``, default
+    :func:`~puretree.grow.cart`, prunes it at the subtree's alpha, the geometric mean of its
+    interval, and classifies the held-out rows); the cross-validated error is the share of
+    all rows misclassified, its standard error ``sqrt(e (1 - e) / N)``. Kept: the smallest
+    subtree whose error is within ``se`` standard errors of the least (the 1-SE rule with
+    ``se=1``: seed 003's "remove nodes that do not significantly change cross-validation
+    performance"; ``se=0``: the least error, ties to the smaller tree).
+
+    >>> from puretree.datasets import load_buys_computer
+    >>> from puretree.grow import cart
+    >>> data = load_buys_computer()
+    >>> out = cv_prune(cart(data), data, k=3)
+    >>> out.leaves.tolist()[0] >= out.leaves.tolist()[-1] == 1, out.chosen >= out.best
+    (True, True)
+    """
+    from .errors import ParameterError
+    from .evaluate import stratified_folds
+    from .builder import cart
+    from .validation import training_dataset
+
+    if tree.schema.is_regression:
+        raise ParameterError("cv_prune needs a classification tree; this is a regression tree")
+    se = check("se", se, Interval(float, 0, None))
+    fit = cart if fit is None else fit
+    data = training_dataset(tree, X, y)  # in the tree's schema: fold trees share its categories
+    path = cost_complexity_path(tree, impurity=impurity)
+    alphas = _candidates(path)
+    wrong = np.zeros(len(alphas))
+    for train, test in stratified_folds(data.y, k=k, seed=seed):
+        fold_tree = fit(data.subset(train))
+        fold_path = cost_complexity_path(fold_tree, impurity=impurity)
+        held = data.subset(test)
+        truth = np.asarray(held.labels().tolist(), dtype=object)
+        for j, a in enumerate(alphas):
+            guess = np.asarray(cost_complexity(fold_tree, float(a), path=fold_path).predict(held).tolist(), dtype=object)
+            wrong[j] += float(np.sum(guess != truth))
+    n = data.n_rows
+    error = wrong / n
+    std_error = np.sqrt(error * (1 - error) / n)
+    best = int(np.flatnonzero(error <= error.min() + 1e-12)[-1])
+    # The largest alpha (the smallest subtree) within se standard errors of the least error.
+    chosen = int(np.flatnonzero(error <= error[best] + se * std_error[best] + 1e-12)[-1])
+    leaves = np.array([n_leaves(cost_complexity(tree, float(a), path=path)) for a in alphas])
+    return CVPruning(alphas, leaves, error, std_error, best, chosen, float(alphas[chosen]), cost_complexity(tree, float(alphas[chosen]), path=path))
+
+
+@attrs.frozen(eq=False)
+class DepthChoice:
+    """The outcome of :func:`cv_depth`: the depths tried, their mean cross-validated accuracy,
+    the depth kept and the tree grown on all the data with it."""
+
+    depths: tuple[int, ...]
+    mean_accuracy: tuple[float, ...]
+    depth: int
+    tree: Tree
+
+
+def cv_depth(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k: int = 10, seed: int = 0, max_depth: int = 64) -> DepthChoice:
+    """Growth that stops once cross-validated accuracy worsens (seed 003): trees of depth 0,
+    1, 2, ... (``fit(data, max_depth=d)``, default :func:`~puretree.grow.cart`) are scored by
+    stratified ``k``-fold cross-validation; growth goes one level deeper while that does not
+    lower the mean accuracy, and stops at the first depth that lowers it, or when a level adds
+    nothing (the trees of all folds stopped growing), or at ``max_depth``. Returns the last
+    depth before the drop and the tree grown on all the data to it.
+
+    >>> from puretree.datasets import load_buys_computer
+    >>> from puretree.grow import id3
+    >>> choice = cv_depth(load_buys_computer(), fit=id3, k=3)
+    >>> choice.depths[0], choice.depth in choice.depths
+    (0, True)
+    """
+    from .data import as_dataset
+    from .errors import ParameterError
+    from .evaluate import accuracy, stratified_folds
+    from .builder import cart
+    from .fold import depth as tree_depth
+
+    fit = cart if fit is None else fit
+    max_depth = check("max_depth", max_depth, Interval(int, 0, None))
+    data = as_dataset(X, y)
+    if data.y is None:
+        raise DataError("cv_depth needs labelled data")
+    if data.schema.is_regression:
+        raise ParameterError("cv_depth scores accuracy: it needs classification data")
+    folds = [(data.subset(train), data.subset(test)) for train, test in stratified_folds(data.y, k=k, seed=seed)]
+    depths: list[int] = []
+    scores: list[float] = []
+    for d in range(max_depth + 1):
+        trees = [fit(train, max_depth=d) for train, _ in folds]
+        if d > 0 and all(tree_depth(t) < d for t in trees):  # no fold's tree reached this depth: deeper adds nothing
+            break
+        score = float(np.mean([accuracy(test.labels().tolist(), t.predict(test).tolist()) for t, (_, test) in zip(trees, folds)]))
+        if scores and score < scores[-1] - 1e-12:
+            break
+        depths.append(d)
+        scores.append(score)
+    return DepthChoice(tuple(depths), tuple(scores), depths[-1], fit(data, max_depth=depths[-1]))

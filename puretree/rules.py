@@ -3,9 +3,9 @@
 :func:`to_rules` turns each leaf into one rule: the tests on its path, with redundant ones
 merged (``x <= 3`` and ``x <= 5`` is ``x <= 3``; ``x in {a, b}`` then ``x in {b, c}`` is
 ``x = b``), its class and the training rows it covers. :func:`prune_rules` is the seeds' rule
-post-pruning: drop each precondition whose removal does not lower the rule's estimated
-accuracy (on a validation set, or pessimistically on the training set), then sort the rules
-by estimated accuracy and end with a default class.
+post-pruning: drop each precondition whose removal strictly improves the rule's accuracy on a
+validation set, or (C4.5rules) does not lower its pessimistic estimate on the training set,
+then sort the rules by estimated accuracy and end with a default class.
 
 A :class:`RuleList` is a frozen value. It predicts like a tree: the first rule whose
 conditions all hold gives the class, and a row no rule covers gets the default class. A
@@ -292,16 +292,20 @@ def _prune_one(rule: Rule, holds: list[np.ndarray], codes: np.ndarray, k: int, h
         return mask
 
     current = _estimate(_class_counts(codes, covered(keep), k), rule.prediction, how, cf)
-    # Greedy, as C4.5rules: drop the precondition whose removal gives the best estimate, as
-    # long as that estimate is not lower than the current one. A rule the data never
-    # reaches has no estimate and is left as it is.
+    # Greedy: drop the precondition whose removal gives the best estimate. On a validation
+    # set (seed 000 §5.2.2) only when that strictly improves the rule's accuracy: a tie keeps
+    # the precondition, so a handful of validation rows cannot empty a rule. With C4.5's
+    # pessimistic estimate, as Quinlan's C4.5rules, when it is not lower (the estimate
+    # already penalises a rule for the rows it covers). A rule the data never reaches has no
+    # estimate and is left as it is.
+    strict = how == "accuracy"
     while current is not None and keep:
         trials = []
         for position in range(len(keep)):
             rest = keep[:position] + keep[position + 1 :]
             trials.append(_estimate(_class_counts(codes, covered(rest), k), rule.prediction, how, cf))
         best = max(range(len(trials)), key=lambda p: (trials[p], -p))  # ties: the first condition
-        if trials[best] < current - 1e-12:  # type: ignore[operator]  # current is not None: the data reach the rule
+        if (trials[best] <= current + 1e-12) if strict else (trials[best] < current - 1e-12):  # type: ignore[operator]  # current is not None: the data reach the rule
             break
         current = trials[best]
         del keep[best]
@@ -317,8 +321,10 @@ def prune_rules(rules: RuleList | Tree, X: Any, y: Any = None, *, estimate: str 
     validation set (the fraction of covered rows of the rule's class); with
     ``estimate="pessimistic"`` the training set, scored by C4.5's upper confidence limit at
     ``cf`` (:func:`~puretree.estimates.c45_added_errors`), which penalises rules that cover few
-    rows. A precondition is dropped while its removal does not lower the estimate (greedily,
-    best removal first). The rules are then sorted by estimated accuracy (ties: more covered
+    rows. Greedily, best removal first, a precondition is dropped while its removal strictly
+    improves the validation accuracy (seed 000: "if this improves its estimated accuracy"; a
+    tie keeps it, so one validation row cannot turn a rule into ``IF TRUE``), or, with the
+    pessimistic estimate, does not lower it (as Quinlan's C4.5rules). The rules are then sorted by estimated accuracy (ties: more covered
     rows first, then the original order; rules the data never reached last), duplicates are
     dropped, and the default class is the majority of the rows no rule covers (the original
     default when every row is covered).

@@ -420,7 +420,7 @@ class Settings:
     min_samples_split: float
     min_samples_leaf: float
     min_gain: float | None
-    accept: Callable[[np.ndarray, np.ndarray], bool] | None
+    accept: Callable[..., bool] | None  # (parent, children), and the node's context for hooks that want it
     missing: str = "majority"
     trusted: bool = False  # a built-in score: no per-call checks
     #: Feature subsampling: how many features each node draws (None: all of them, no drawing).

@@ -1,5 +1,6 @@
 """Labelled rows held out for pruning, encoded for a tree: the rows reduced-error pruning,
-J48's subtree raising and rule pruning measure a tree on.
+J48's subtree raising and rule pruning measure a tree on; and a tree's training rows as a
+labelled dataset in its schema, for the pruning methods that grow trees again on folds.
 
 >>> from puretree.datasets import load_temperature
 >>> from puretree.grow import cart
@@ -21,7 +22,7 @@ from .errors import DataError
 from .nodes import Tree
 from .predict import FlatTree, descend, flatten
 
-__all__ = ["validation_codes", "validation_counts"]
+__all__ = ["validation_codes", "validation_counts", "training_dataset"]
 
 
 def _label_index(classes: tuple[Any, ...]) -> Callable[[Any], int]:
@@ -103,3 +104,26 @@ def validation_counts(tree: Tree, X: Any, y: Any = None) -> tuple[FlatTree, np.n
     own = np.zeros((flat.n_nodes, k + 1))
     np.add.at(own, (ends, np.where(codes[rows] >= 0, codes[rows], k)), weights)
     return flat, own
+
+
+def training_dataset(tree: Tree, X: Any, y: Any = None) -> Dataset:
+    """Labelled rows as a :class:`~puretree.data.Dataset` in ``tree``'s schema (its features'
+    categories, its classes), for methods that grow trees again on parts of the training rows
+    (:func:`~puretree.complexity.cv_prune`). ``X``, ``y`` as for :func:`validation_codes`; a
+    label the tree does not know is a :class:`~puretree.errors.DataError` naming it and its row.
+
+    >>> from puretree.datasets import load_temperature
+    >>> from puretree.grow import cart
+    >>> training_dataset(cart(load_temperature()), [{"temperature": 40}], ["no"]).labels().tolist()
+    ['no']
+    """
+    Xe, codes = validation_codes(tree, X, y)
+    unknown = np.flatnonzero(codes < 0)
+    if unknown.size:
+        i = int(unknown[0])
+        name = X.row_name(i) if isinstance(X, Dataset) else f"row {i}"
+        labels = X.labels() if isinstance(X, Dataset) and y is None else y
+        value = list(labels.tolist() if hasattr(labels, "tolist") else labels)[i] if labels is not None else "?"
+        raise DataError(f"{name}: label {value!r} is not one of the tree's classes {list(tree.schema.classes)}")
+    weights = X.sample_weight if isinstance(X, Dataset) else None
+    return Dataset(tree.schema, Xe, codes, weights, getattr(X, "source", None), getattr(X, "lines", None))

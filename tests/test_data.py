@@ -13,7 +13,7 @@ from puretree.nodes import Feature, Schema
 
 
 def test_shipped_datasets():
-    assert NAMES == ("playtennis", "buys_computer", "temperature", "mammals_train", "mammals_test")
+    assert NAMES == ("playtennis", "buys_computer", "temperature", "mammals_train", "mammals_test", "mammals_5", "mammals_8")
     ds = load_playtennis()
     assert ds.n_rows == 14 and ds.schema.target == "play"
     assert "day" not in ds.schema.feature_names  # the identifier is dropped

@@ -122,7 +122,8 @@ def test_pruning_with_a_validation_set_drops_conditions_that_do_not_hurt():
 
 
 def brute_force_prune(rule: Rule, X, codes, estimate) -> float:
-    """The best estimate over removing conditions one at a time, greedily, as documented."""
+    """The best estimate over removing conditions one at a time, greedily, as documented: on
+    validation accuracy a removal must strictly improve the estimate."""
     conds = list(rule.conditions)
 
     def est(cs):
@@ -136,7 +137,7 @@ def brute_force_prune(rule: Rule, X, codes, estimate) -> float:
     while current is not None and conds:
         trials = [est(conds[:i] + conds[i + 1 :]) for i in range(len(conds))]
         best = max(range(len(trials)), key=lambda i: (trials[i], -i))
-        if trials[best] < current:
+        if trials[best] <= current:
             break
         current = trials[best]
         del conds[best]
@@ -215,3 +216,42 @@ def test_prune_rules_checks_estimate_then_cf_with_the_declared_wording():
     with pytest.raises(ParameterError, match=r"^cf must be a number in \(0, 1\), got 2.0$"):
         prune_rules(tree, data, estimate="pessimistic", cf=2.0)
     assert "estimate" in prune_rules.parameter_constraints
+
+
+def test_a_tie_on_validation_keeps_the_precondition():
+    # Issue 15: one validation row, a sunny, high-humidity "no" day. Dropping either
+    # precondition of "IF outlook = sunny AND humidity = high THEN no" keeps its validation
+    # accuracy at 1/1: a tie, not an improvement (seed 000 §5.2.2), so the rule stays whole
+    # and the list still classifies all 14 PlayTennis days as the tree does.
+    data = load_playtennis()
+    tree = id3(data)
+    day = {"outlook": "sunny", "temperature": "mild", "humidity": "high", "wind": "weak"}
+    pruned = prune_rules(tree, [day], ["no"])
+    assert str(pruned).splitlines()[0] == "IF outlook = sunny AND humidity = high THEN no  [1/1]"
+    assert all(r.conditions for r in pruned.rules)
+    assert int(np.sum(pruned.predict(data) == data.labels())) == 14
+    assert int(np.sum(tree.predict(data) == data.labels())) == 14
+
+
+def test_a_strict_improvement_on_validation_drops_the_precondition():
+    # Two sunny, high-humidity days, one "yes": the rule is 1/2; without "outlook = sunny" it
+    # also covers a rainy high-humidity "no" day (2/3, better), so that precondition goes.
+    tree = id3(load_playtennis())
+    rows = [
+        {"outlook": "sunny", "temperature": "mild", "humidity": "high", "wind": "weak"},
+        {"outlook": "sunny", "temperature": "mild", "humidity": "high", "wind": "weak"},
+        {"outlook": "rain", "temperature": "mild", "humidity": "high", "wind": "weak"},
+    ]
+    pruned = prune_rules(tree, rows, ["no", "yes", "no"])
+    assert "IF humidity = high THEN no  [2/3]" in str(pruned).splitlines()
+
+
+def test_pessimistic_rule_pruning_drops_on_a_tie():
+    # C4.5rules drops a precondition when the pessimistic estimate is not lower: a rule whose
+    # conditions every training row meets loses them on the tie.
+    schema = Schema((Feature("x"),), ("a", "b"))
+    rules = RuleList((Rule((Condition(0, "<=", 10.0),), 0, (3, 0)),), 1, schema)
+    out = prune_rules(rules, [[0.0], [1.0], [2.0]], ["a", "a", "a"], estimate="pessimistic")
+    assert out.rules[0].conditions == ()
+    same = prune_rules(rules, [[0.0], [1.0], [2.0]], ["a", "a", "a"])
+    assert same.rules[0].conditions == (Condition(0, "<=", 10.0),)

@@ -5,28 +5,33 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..complexity import IMPURITIES
+from ..complexity import IMPURITIES, cv_prune
 from ..data import Dataset, read_csv_table, table_dataset
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy
 from ..files import check_not_inputs
 from ..fold import n_leaves
 from ..io import load, save
+from ..mml import message_length, mml_prune
 from ..nodes import Tree
 from ..prune import best_alpha_on, cost_complexity, penalty, pessimistic, reduced_error
 from ..rules import prune_rules, to_rules
 from ..text import summary
-from .core import label_text, number, true_labels
+from .core import ALGORITHMS, label_text, number, true_labels
 
 ORDER = 20
 
-METHODS = ("reduced-error", "pessimistic", "cost-complexity", "penalty")
+METHODS = ("reduced-error", "pessimistic", "cost-complexity", "penalty", "mml", "cv")
+#: Where --data applies; --folds, --seed and --algorithm apply where it cross-validates.
+_DATA_METHODS = ("pessimistic", "cost-complexity", "mml", "cv")
 #: The impurity that measures a node's risk in cost-complexity pruning (None: the tree's own).
 _IMPURITIES = {name: IMPURITIES[name] for name in ("entropy", "gini", "misclassification")}
 
 
 _probability = number(float, low=0, high=1, open_low=True)
 _non_negative = number(float, low=0)
+_folds = number(int, low=2, what="number of folds")
+_seed = number(int, low=0)
 
 
 def _labelled(tree: Tree, path: str) -> tuple[Dataset, list[str]]:
@@ -46,15 +51,42 @@ def _check_usage(args: argparse.Namespace) -> None:
     method = args.method
     if method == "reduced-error" and args.validation is None:
         raise ParameterError("--method reduced-error needs --validation DATA.csv")
-    if method == "cost-complexity" and args.alpha is None and args.validation is None:
-        raise ParameterError("--method cost-complexity needs --alpha A, or --validation DATA.csv to choose alpha")
+    if method == "cv" and args.data is None:
+        raise ParameterError("--method cv needs --data TRAIN.csv (the rows the tree was grown on)")
+    if method == "cost-complexity" and args.alpha is None and args.validation is None and args.data is None:
+        raise ParameterError("--method cost-complexity needs --alpha A, --data TRAIN.csv to choose alpha by cross-validation, or --validation DATA.csv to choose it on held-out rows")
+    if method == "cost-complexity" and args.alpha is None and args.validation is not None and args.data is not None:
+        raise ParameterError("--method cost-complexity chooses alpha by cross-validation on --data or on --validation: give one of them (or --alpha)")
+    cross_validates = method == "cv" or (method == "cost-complexity" and args.alpha is None and args.data is not None)
     unused = {"--cf": args.cf is not None and method != "pessimistic", "--alpha": args.alpha is not None and method != "cost-complexity",
-              "--data": args.data is not None and method != "pessimistic",
-              "--impurity": args.impurity is not None and method != "cost-complexity",
+              "--data": args.data is not None and method not in _DATA_METHODS,
+              "--impurity": args.impurity is not None and method not in ("cost-complexity", "cv"),
               "--penalty": args.penalty is not None and method != "penalty"}
+    unused.update({option: given is not None and not cross_validates for option, given in (("--folds", args.folds), ("--seed", args.seed), ("--algorithm", args.algorithm))})
     for option, given in unused.items():
         if given:
-            raise ParameterError(f"{option} does not apply to --method {method}")
+            cv_only = option in ("--folds", "--seed", "--algorithm")
+            raise ParameterError(f"{option} applies only to --method cv, and to --method cost-complexity with --data and no --alpha" if cv_only else f"{option} does not apply to --method {method}")
+
+
+def _fold_learner(tree: Tree, args: argparse.Namespace) -> Any:
+    """How the folds grow their trees: --algorithm, else by the criterion the tree records
+    (gini: cart; otherwise c45, fit's default)."""
+    name = args.algorithm or ("cart" if tree.criterion == "gini" else "c45")
+    return name, ALGORITHMS[name]
+
+
+def _cross_validated(tree: Tree, args: argparse.Namespace, train: tuple[Dataset, list[str]], se: float) -> Tree:
+    name, fit = _fold_learner(tree, args)
+    folds = 10 if args.folds is None else args.folds
+    seed = 0 if args.seed is None else args.seed
+    if folds > train[0].n_rows:
+        raise ParameterError(f"--folds {folds} is more than the {train[0].n_rows} rows of {args.data}")
+    out = cv_prune(tree, train[0], train[1], fit=fit, k=folds, seed=seed, se=se, impurity=_IMPURITIES.get(args.impurity))
+    rule = "within one standard error of the least (1-SE rule)" if se else "the least"
+    print(f"{folds}-fold cross-validation on {args.data} ({name} trees, seed {seed}): cross-validated error {out.cv_error[out.chosen]:.4f} "
+          f"+/- {out.std_error[out.chosen]:.4f} at alpha {out.alpha:.6g}, {rule}; least {out.cv_error[out.best]:.4f} at {out.leaves[out.best]} leaves")
+    return out.tree
 
 
 def _prune(args: argparse.Namespace) -> int:
@@ -76,6 +108,16 @@ def _prune(args: argparse.Namespace) -> int:
             pruned = pessimistic(tree, train[0], train[1], cf=cf)
     elif args.method == "penalty":
         pruned = penalty(tree, per_leaf=0.5 if args.penalty is None else args.penalty)
+    elif args.method == "mml":
+        rows = None if args.data is None else _labelled(tree, args.data)[0]
+        if rows is None:
+            print("no --data: a threshold's candidate cuts are bounded by its rows (the training rows count them)")
+        pruned = mml_prune(tree, rows)
+        print(f"message length: {message_length(tree, rows):.2f} -> {message_length(pruned, rows):.2f} bits")
+    elif args.method == "cv":
+        pruned = _cross_validated(tree, args, _labelled(tree, args.data), se=1.0)
+    elif args.alpha is None and args.data is not None:
+        pruned = _cross_validated(tree, args, _labelled(tree, args.data), se=0.0)
     else:
         if args.alpha is None:
             assert validation is not None
@@ -119,13 +161,21 @@ def register(sub: Any) -> None:
         "prune",
         help="prune a saved tree",
         description="Prune a saved tree and save the result; prints the number of leaves before and after. "
-        "reduced-error needs --validation; cost-complexity needs --alpha, or --validation to pick the path's "
-        "alpha that is most accurate on it; pessimistic with --data TRAIN.csv also raises subtrees, as J48 does.",
+        "reduced-error needs --validation; cost-complexity needs --alpha, --data TRAIN.csv to choose alpha by "
+        "k-fold cross-validation, or --validation to pick the path's alpha that is most accurate on it; "
+        "pessimistic with --data TRAIN.csv also raises subtrees, as J48 does; mml collapses each subtree a leaf "
+        "encodes in a shorter message (Wallace and Patrick); cv (needs --data) keeps the smallest subtree of the "
+        "weakest-link sequence within one standard error of the least cross-validated error (CART's 1-SE rule).",
     )
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("--method", required=True, choices=METHODS)
     p.add_argument("--validation", metavar="DATA.csv", help="held-out labelled rows with the tree's feature and target columns")
-    p.add_argument("--data", metavar="TRAIN.csv", help="the training rows (pessimistic: subtree raising, as J48)")
+    p.add_argument("--data", metavar="TRAIN.csv",
+                   help="the rows the tree was grown on (pessimistic: subtree raising, as J48; mml: counting cuts; cv, cost-complexity: cross-validation)")
+    p.add_argument("--folds", type=_folds, metavar="K", help="cv, cost-complexity with --data: number of stratified folds (default: 10)")
+    p.add_argument("--seed", type=_seed, metavar="N", help="cv, cost-complexity with --data: the folds' seed (default: 0)")
+    p.add_argument("--algorithm", choices=sorted(ALGORITHMS),
+                   help="cv, cost-complexity with --data: how each fold grows its tree, as fit does (default: cart for a tree grown with gini, else c45)")
     p.add_argument("--cf", type=_probability, metavar="CF", help="pessimistic: confidence level in (0, 1) (default: 0.25)")
     p.add_argument("--alpha", type=_non_negative, metavar="A", help="cost-complexity: complexity parameter >= 0")
     p.add_argument("--penalty", type=_non_negative, metavar="Z", help="penalty: errors added per leaf (default: 0.5)")
@@ -137,8 +187,9 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "rules",
         help="print a tree as IF-THEN rules",
-        description="Print one IF-THEN rule per leaf. With --prune, drop each rule's preconditions that do not "
-        "lower its estimated accuracy on --validation, then sort the rules and add a default class.",
+        description="Print one IF-THEN rule per leaf. With --prune, drop each rule's preconditions whose removal "
+        "strictly improves its accuracy on --validation (with --estimate pessimistic: does not lower C4.5's estimate), "
+        "then sort the rules and add a default class.",
     )
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("--prune", action="store_true", help="post-prune the rules (needs --validation)")

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..data import Dataset, read_csv
 
-__all__ = ["path", "load", "load_playtennis", "load_buys_computer", "load_temperature", "load_mammals", "NAMES"]
+__all__ = ["path", "load", "load_playtennis", "load_buys_computer", "load_temperature", "load_mammals", "load_mammals_small", "NAMES"]
 
 #: name -> (file, target column, identifier column dropped on load)
 _TABLES = {
@@ -23,6 +23,8 @@ _TABLES = {
     "temperature": ("temperature.csv", "play", None),
     "mammals_train": ("mammals_train.csv", "mammal", "name"),
     "mammals_test": ("mammals_test.csv", "mammal", "name"),
+    "mammals_5": ("mammals_5.csv", "mammal", "name"),
+    "mammals_8": ("mammals_8.csv", "mammal", "name"),
 }
 NAMES = tuple(_TABLES)
 
@@ -69,3 +71,14 @@ def load_temperature() -> Dataset:
 def load_mammals() -> tuple[Dataset, Dataset]:
     """The mammals training and testing tables of seed 004."""
     return load("mammals_train"), load("mammals_test")
+
+
+def load_mammals_small() -> tuple[Dataset, Dataset]:
+    """Seed 004's overfitting tables: five animals, then the same five with human, dolphin and
+    elephant added (eight rows; three features: no ``gives_birth``).
+
+    >>> five, eight = load_mammals_small()
+    >>> five.n_rows, eight.n_rows, five.schema.feature_names
+    (5, 8, ('body_temperature', 'four_legged', 'hibernates'))
+    """
+    return load("mammals_5"), load("mammals_8")
