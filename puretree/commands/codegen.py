@@ -72,15 +72,17 @@ def _verify(args: argparse.Namespace) -> int:
     X = encode_table(tree.schema, header, body)
     if args.code is not None:
         name = args.name if args.name_given else None
-        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize)
+        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize, on=args.on)
         if args.target is not None and args.target != manifest["target"]:
             raise CodegenError(f"{args.code}: holds {manifest['target']} code, not {args.target}")
         what = f"{args.code} ({manifest['target']}, {manifest['form']}, {manifest['feature_type']}, name {manifest['name']})"
         code = "the code in " + args.code
     else:
-        report = verify(tree, X, args.target, sanitize=args.sanitize, **_options(args))
+        report = verify(tree, X, args.target, sanitize=args.sanitize, on=args.on, **_options(args))
         what = f"{args.target} ({args.feature_type})"
         code = "generated code"
+    if args.on:
+        what += f" on {args.on} (QEMU)"
     if report.unreached:
         shown = ", ".join(map(str, report.unreached[:10])) + (", ..." if len(report.unreached) > 10 else "")
         print(f"note: {len(report.unreached)} nodes are reached by no row without missing values in the feature type (nodes {shown}): only missing-value rows check them")
@@ -103,4 +105,5 @@ def register(sub: Any) -> None:
     p.add_argument("--code", metavar="DIR", help="check the files exported to DIR (as they are now) instead of generating code; how they were generated comes from their header")
     p.set_defaults(name_given=False)
     p.add_argument("--sanitize", action="store_true", help="C: also build with -fsanitize=address,undefined")
+    p.add_argument("--on", choices=("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7"), metavar="CORE", help="C: run the code on an emulated microcontroller (cortex-m0, cortex-m3, cortex-m4, cortex-m7; needs qemu-system-arm, gcc-arm-none-eabi, libnewlib-arm-none-eabi)")
     p.set_defaults(func=_verify)
