@@ -1,0 +1,218 @@
+"""Generated C on emulated microcontrollers (QEMU) decides exactly as ``predict``.
+
+One firmware per core and feature type (puretree.mcu) holds every model below in both C
+forms; one QEMU run sends it all their rows through semihosting: the rows of the data the
+model learned from plus the rows verify derives (every node, each threshold and its
+neighbours in the feature type, unseen categories, missing values). Every answer, class and
+probabilities or regression value, must equal the library's bit for bit.
+
+Cortex-M0 (micro:bit, soft float, 16 KiB RAM), Cortex-M3 (MPS2 AN385, soft float),
+Cortex-M4F (AN386, single-precision FPU, hard-float ABI) and Cortex-M7 (AN500, double-precision
+FPU). Missing qemu-system-arm or the Arm toolchain fails these tests naming the Debian
+packages (``make test`` installs them through .ci/system-deps).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import attrs
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from puretree import mcu
+from puretree.codegen.lower import FEATURE_TYPES
+from puretree.codegen.render import generate
+from puretree.codegen.verify import check_rows, expected, verify
+from puretree.data import encode_features, from_numpy, read_csv
+from puretree.datasets import load_buys_computer, load_playtennis, load_temperature
+from puretree.errors import CodegenError
+from puretree.grow import c45, cart, cart_regressor, id3
+from puretree.invariants import boundary_cases
+from puretree.io import save
+from puretree.nodes import Multiway, Schema, Subset, Threshold
+from puretree.sklearn import from_sklearn
+from puretree.strategies import trees
+
+DATA = Path(__file__).parent / "data"
+CORES = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7")
+# The quantized forms join the matrix as soon as codegen offers them (mcu's hook).
+TYPES = (*FEATURE_TYPES, *mcu.QUANTIZED_FEATURE_TYPES)
+FORMS = ("c", "c-table")
+
+
+def _regression_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3)) * np.array([1.0, 50.0, 1000.0])
+    y = np.sin(X[:, 0]) * 3.0 + X[:, 1] / 7.0
+    X[rng.random(X.shape) < 0.1] = np.nan
+    return from_numpy(X, y, task="regression")
+
+
+def _sklearn_breast_cancer(max_depth):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    return from_sklearn(DecisionTreeClassifier(max_depth=max_depth, random_state=0).fit(X, y)), X
+
+
+def _models():
+    """(name, tree, training rows, proba): every split kind (threshold, multiway, subset),
+    every missing-value strategy, classification and regression, with and without predict_proba."""
+    cancer = read_csv(DATA / "breast-cancer.csv", target="Class")  # UCI: categorical, with missing cells
+    reg = _regression_data()
+    reg_tree = cart_regressor(reg, missing="distribute", max_depth=6)
+    sk_tree, sk_X = _sklearn_breast_cancer(6)
+    return [
+        ("tennis_id3", id3(load_playtennis()), load_playtennis().X, True),  # multiway, majority
+        ("buys_cart", cart(load_buys_computer(), missing="distribute"), load_buys_computer().X, True),  # subsets
+        ("temp_error", attrs.evolve(c45(load_temperature()), missing="error"), load_temperature().X, True),
+        ("cancer_c45", c45(cancer, missing="distribute"), cancer.X, True),  # multiway, missing cells
+        ("cancer_cart", cart(cancer, missing="majority"), cancer.X, True),  # subsets and thresholds
+        ("sk_cancer", sk_tree, sk_X, True),  # 30 numeric features (scikit-learn's thresholds)
+        ("sk_cancer_np", sk_tree, sk_X, False),  # predict only
+        ("reg_spread", reg_tree, reg.X, False),  # regression, distribute
+        ("reg_error", attrs.evolve(reg_tree, missing="error"), reg.X, False),
+    ]
+
+
+MODELS = _models()
+NAMES = [m[0] for m in MODELS]
+
+
+def _n_classes(tree):
+    return 0 if tree.schema.is_regression else len(tree.schema.classes)
+
+
+def _same(tree, want, got, proba):
+    if want is None or tree.schema.is_regression:
+        return want == got
+    cls = int(np.argmax(want))
+    return got == ((cls, tuple(want)) if proba else cls)
+
+
+def _mismatches(tree, rows, got, proba):
+    want = expected(tree, rows)
+    assert len(got) == len(want)
+    return [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same(tree, w, g, proba)]
+
+
+@pytest.fixture(scope="session")
+def board_runs(tmp_path_factory):
+    """For each (core, feature type), built and run once on first use: {(model, form): (tree, rows, answers)}."""
+    cache = {}
+
+    def run(core, ftype):
+        if (core, ftype) not in cache:
+            mcu.check_tools()  # fails, naming the missing Debian packages
+            work = tmp_path_factory.mktemp(f"{core}-{ftype}")
+            programs, jobs, keys = [], [], []
+            for name, tree, X, proba in MODELS:
+                rows = check_rows(tree, X, ftype)
+                for form in FORMS:
+                    cname = f"{name}_{form.replace('-', '_')}"
+                    files = generate(tree, form, name=cname, feature_type=ftype, proba=proba)
+                    programs.append(mcu.program_for(files, name=cname, n_features=tree.schema.n_features, n_classes=_n_classes(tree), proba=proba))
+                    jobs.append((len(programs) - 1, rows))
+                    keys.append((name, form, tree, rows, proba))
+            elf = mcu.build_firmware(programs, core=core, feature_type=ftype, workdir=work)
+            answers, _, _ = mcu.run_firmware(elf, programs, jobs, core=core, feature_type=ftype, workdir=work)
+            cache[core, ftype] = {(name, form): (tree, rows, proba, got) for (name, form, tree, rows, proba), got in zip(keys, answers)}
+        return cache[core, ftype]
+
+    return run
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("model", NAMES)
+@pytest.mark.parametrize("ftype", TYPES)
+@pytest.mark.parametrize("core", CORES)
+def test_generated_c_on_the_board_equals_predict(board_runs, core, ftype, model, form):
+    tree, rows, proba, got = board_runs(core, ftype)[model, form]
+    n_train = next(X for name, _, X, _ in MODELS if name == model).shape[0]
+    assert len(rows) > n_train  # the training rows and the derived ones
+    assert _mismatches(tree, rows, got, proba) == []
+
+
+def test_the_matrix_holds_every_split_kind_task_and_strategy():
+    # What test_generated_c_on_the_board_equals_predict covers, checked so that it stays so.
+    kinds, strategies, tasks = set(), set(), set()
+    for _, tree, _, _ in MODELS:
+        strategies.add(tree.missing)
+        tasks.add(tree.schema.task)
+        stack = [tree.root]
+        while stack:
+            node = stack.pop()
+            if hasattr(node, "test"):
+                kinds.add(type(node.test))
+                stack.extend(node.children)
+    assert kinds == {Threshold, Multiway, Subset}
+    assert strategies == {"majority", "distribute", "error"}
+    assert tasks == {"classification", "regression"}
+    assert any(np.isnan(X).any() for _, _, X, _ in MODELS)
+
+
+@st.composite
+def random_case(draw):
+    tree = draw(trees(max_depth=4, max_nodes=20, weighted=True))
+    cases = boundary_cases(tree, unseen=True)
+    X = encode_features(tree.schema, cases) if cases else np.zeros((1, tree.schema.n_features))
+    return tree, X
+
+
+@settings(max_examples=6, deadline=None)
+@given(case=random_case(), ftype=st.sampled_from(FEATURE_TYPES), core=st.sampled_from(("cortex-m0", "cortex-m4")))
+def test_random_trees_on_the_board_equal_predict(case, ftype, core, tmp_path_factory):
+    tree, X = case
+    if tree.schema.n_features == 0:
+        return  # C has no arrays of size 0: such a model is refused for C (tested in test_codegen_c)
+    report = verify(tree, X, "c-table", feature_type=ftype, on=core)
+    assert report.mismatches == [] and report.n_checked >= len(X)
+
+
+def test_a_wrong_threshold_is_caught_on_the_board(tmp_path):
+    # The check can fail: code whose threshold was moved disagrees on the board.
+    tree = c45(load_temperature())
+    files = generate(tree, "c", name="tree", feature_type="float")
+    first = re.search(r"<= (-?[0-9.e+-]+)f\)", files["tree.c"])
+    moved = float(first.group(1)) + 1.0
+    files["tree.c"] = files["tree.c"].replace(first.group(0), f"<= {moved!r}f)", 1)
+    run = mcu.rows_runner(files, name="tree", feature_type="float", core="cortex-m0", n_features=1, n_classes=2, proba=True, workdir=tmp_path)
+    rows = check_rows(tree, load_temperature().X, "float")
+    assert _mismatches(tree, rows, run(rows), True) != []
+
+
+def test_missing_tools_are_named(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(CodegenError, match="needs gcc-arm-none-eabi, qemu-system-arm"):
+        mcu.check_tools()
+
+
+def test_verify_on_the_command_line(tmp_path):
+    model = tmp_path / "tennis.json"
+    save(c45(load_playtennis(), missing="distribute"), model)
+    csv = Path(load_playtennis.__code__.co_filename).parent / "playtennis.csv"
+    cmd = [sys.executable, "-m", "puretree", "verify", str(model), str(csv), "--target", "c-table", "--feature-type", "float", "--on", "cortex-m4"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "c-table (float) on cortex-m4 (QEMU): checked" in done.stdout and done.stdout.rstrip().endswith(": 0 mismatches")
+    # Without QEMU or the toolchain: one line naming the packages, a non-zero exit.
+    done = subprocess.run(cmd, capture_output=True, text=True, env={"PATH": str(tmp_path)})
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "qemu-system-arm" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_fault_ends_the_run_with_an_error(tmp_path):
+    # A program that faults stops QEMU through semihosting: an error, not a hang.
+    files = {"bad.h": "int bad_predict(const float *x);\n",
+             "bad.c": '#include "bad.h"\nint bad_predict(const float *x) { return (int)x[0] + *(volatile int *)0xF0000000u; }\n'}
+    program = mcu.Program("bad", files, 1, 2, False)
+    elf = mcu.build_firmware([program], core="cortex-m3", feature_type="float", workdir=tmp_path)
+    with pytest.raises(CodegenError, match="the firmware failed on mps2-an385"):
+        mcu.run_firmware(elf, [program], [(0, np.zeros((1, 1)))], core="cortex-m3", feature_type="float", workdir=tmp_path, timeout=60)
