@@ -14,6 +14,7 @@ packages (``make test`` installs them through .ci/system-deps).
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -82,8 +83,23 @@ def _models():
     ]
 
 
-MODELS = _models()
-NAMES = [m[0] for m in MODELS]
+NAMES = ["tennis_id3", "buys_cart", "temp_error", "cancer_c45", "cancer_cart", "sk_cancer", "sk_cancer_np", "reg_spread", "reg_error"]
+
+
+@functools.cache
+def models():
+    found = _models()
+    assert [m[0] for m in found] == NAMES
+    return found
+
+
+@functools.cache
+def generated(name, form, ftype):
+    """The C files of a model (the same for every core), its check rows and whether it has predict_proba."""
+    _, tree, X, proba = next(m for m in models() if m[0] == name)
+    cname = f"{name}_{form.replace('-', '_')}"
+    files = generate(tree, form, name=cname, feature_type=ftype, proba=proba)
+    return mcu.program_for(files, name=cname, n_features=tree.schema.n_features, n_classes=_n_classes(tree), proba=proba), check_rows(tree, X, ftype)
 
 
 def _n_classes(tree):
@@ -113,12 +129,10 @@ def board_runs(tmp_path_factory):
             mcu.check_tools()  # fails, naming the missing Debian packages
             work = tmp_path_factory.mktemp(f"{core}-{ftype}")
             programs, jobs, keys = [], [], []
-            for name, tree, X, proba in MODELS:
-                rows = check_rows(tree, X, ftype)
+            for name, tree, X, proba in models():
                 for form in FORMS:
-                    cname = f"{name}_{form.replace('-', '_')}"
-                    files = generate(tree, form, name=cname, feature_type=ftype, proba=proba)
-                    programs.append(mcu.program_for(files, name=cname, n_features=tree.schema.n_features, n_classes=_n_classes(tree), proba=proba))
+                    program, rows = generated(name, form, ftype)
+                    programs.append(program)
                     jobs.append((len(programs) - 1, rows))
                     keys.append((name, form, tree, rows, proba))
             elf = mcu.build_firmware(programs, core=core, feature_type=ftype, workdir=work)
@@ -135,7 +149,7 @@ def board_runs(tmp_path_factory):
 @pytest.mark.parametrize("core", CORES)
 def test_generated_c_on_the_board_equals_predict(board_runs, core, ftype, model, form):
     tree, rows, proba, got = board_runs(core, ftype)[model, form]
-    n_train = next(X for name, _, X, _ in MODELS if name == model).shape[0]
+    n_train = next(X for name, _, X, _ in models() if name == model).shape[0]
     assert len(rows) > n_train  # the training rows and the derived ones
     assert _mismatches(tree, rows, got, proba) == []
 
@@ -143,7 +157,7 @@ def test_generated_c_on_the_board_equals_predict(board_runs, core, ftype, model,
 def test_the_matrix_holds_every_split_kind_task_and_strategy():
     # What test_generated_c_on_the_board_equals_predict covers, checked so that it stays so.
     kinds, strategies, tasks = set(), set(), set()
-    for _, tree, _, _ in MODELS:
+    for _, tree, _, _ in models():
         strategies.add(tree.missing)
         tasks.add(tree.schema.task)
         stack = [tree.root]
@@ -155,7 +169,7 @@ def test_the_matrix_holds_every_split_kind_task_and_strategy():
     assert kinds == {Threshold, Multiway, Subset}
     assert strategies == {"majority", "distribute", "error"}
     assert tasks == {"classification", "regression"}
-    assert any(np.isnan(X).any() for _, _, X, _ in MODELS)
+    assert any(np.isnan(X).any() for _, _, X, _ in models())
 
 
 @st.composite
