@@ -51,16 +51,20 @@ __all__ = [
     "OPT_FLAGS",
     "STRICT_FLAGS",
     "STACK_FLAGS",
+    "HELPER_STACK_BYTES",
     "Program",
     "Stack",
     "data_dir",
     "check_tools",
     "program_for",
     "build_firmware",
+    "Run",
     "run_firmware",
     "rows_runner",
     "instructions_per_prediction",
     "measure_stack",
+    "read_stack",
+    "generate_with_stack",
     "stack_block",
     "QUANTIZED_FEATURE_TYPES",
 ]
@@ -90,8 +94,14 @@ OPT_FLAGS = ("-Os", "-ffunction-sections", "-fdata-sections")
 #: The generated files are held to the host's strict flags on the target too.
 STRICT_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wconversion")
 #: What the measured stack figure is for: the core's flags, then these (``-fstack-usage``
-#: writes each function's frame, ``-fcallgraph-info=su`` the calls between them).
-STACK_FLAGS = ("-std=c99", "-Os", "-fstack-usage", "-fcallgraph-info=su")
+#: writes each function's frame, ``-fcallgraph-info=su`` the calls between them). The same
+#: optimisation flags as the firmware: ``-fdata-sections`` alone changes frames (every table
+#: gets its own base register instead of one section anchor).
+_STACK_OUTPUTS = ("-fstack-usage", "-fcallgraph-info=su")
+STACK_FLAGS = ("-std=c99", *OPT_FLAGS, *_STACK_OUTPUTS)
+#: Stack the compiler's helpers (soft-float routines, memcpy) add below a generated function,
+#: at most, as measured on the emulated boards by tests/test_mcu.py (painted stack).
+HELPER_STACK_BYTES = 64
 
 #: Feature types of quantized code, once ``--quantize`` lands in codegen (a hook: empty today;
 #: tests/test_mcu.py runs every type listed here too).
@@ -196,7 +206,8 @@ def build_firmware(programs: Sequence[Program], *, core: str, feature_type: str,
     for p in programs:
         for filename, text in p.files.items():
             (work / filename).write_text(text, encoding="utf-8")
-        _run([*base, *STRICT_FLAGS, "-c", f"{p.name}.c", "-o", f"{p.name}.o"], work, f"compiling {p.name}.c for {core}")
+        # The stack figures come with the build (read_stack): these flags do not change the code.
+        _run([*base, *STRICT_FLAGS, *_STACK_OUTPUTS, "-c", f"{p.name}.c", "-o", f"{p.name}.o"], work, f"compiling {p.name}.c for {core}")
         objects.append(f"{p.name}.o")
     (work / "pt_models.c").write_text(_models_c(programs), encoding="utf-8")
     elf = work / f"firmware-{core}.elf"
@@ -236,6 +247,18 @@ def _decode(p: Program, raw: np.ndarray) -> list[Any]:
     return [None if c < 0 else (int(c), tuple(float(v) for v in ps)) for c, ps in zip(raw["c"].tolist(), raw["p"].tolist())]
 
 
+@attrs.frozen
+class Run:
+    """What a firmware run returned: per job its answers (in the form of
+    :func:`puretree.codegen.verify.run_c`), its ticks ``(predict, empty function)`` and the
+    most stack one call used (when asked for), and the calibration loop's ticks."""
+
+    answers: list[list[Any]]
+    ticks: list[tuple[int, int]]
+    calibration: int
+    stacks: list[int]
+
+
 def run_firmware(
     elf: str | os.PathLike[str],
     programs: Sequence[Program],
@@ -246,12 +269,14 @@ def run_firmware(
     workdir: str | os.PathLike[str],
     count: int = 0,
     calibrate: int = 0,
+    stack: bool = False,
     timeout: float = 900.0,
-) -> tuple[list[list[Any]], list[tuple[int, int]], int]:
-    """Run the firmware once in QEMU on ``jobs`` (``(index of the program, rows)``); returns
-    each job's answers, with ``count`` the SysTick ticks of ``count`` times each job's
+) -> Run:
+    """Run the firmware once in QEMU on ``jobs`` (``(index of the program, rows)``): a
+    :class:`Run` with each job's answers, with ``count`` the SysTick ticks of ``count`` times each job's
     predictions and of as many calls of an empty function, and with ``calibrate`` the ticks of that many
-    two-instruction loop iterations. QEMU runs with ``-icount shift=0``: a tick is a fixed
+    two-instruction loop iterations, and with ``stack`` the most stack any
+    call of each job used, painted and read back (helpers included). QEMU runs with ``-icount shift=0``: a tick is a fixed
     number of executed instructions, not cycles. The timeout only guards against a hang."""
     b = board(core)
     check_tools()
@@ -261,7 +286,8 @@ def run_firmware(
     for index, rows in jobs:
         p = programs[index]
         rows = np.asarray(rows, dtype=np.float64).reshape(-1, p.n_features)
-        chunks.append(np.array([_MAGIC, index, len(rows), (count << 8 | 1) if count else 0], dtype="<u4").tobytes())
+        flags = ((count << 8 | 1) if count else 0) | (2 if stack else 0)
+        chunks.append(np.array([_MAGIC, index, len(rows), flags], dtype="<u4").tobytes())
         chunks.append(_encode(rows, feature_type))
     if calibrate:
         chunks.append(np.array([_MAGIC, _CALIBRATE, calibrate, 0], dtype="<u4").tobytes())
@@ -277,7 +303,7 @@ def run_firmware(
     raw = out.read_bytes() if out.exists() else b""
     if done.returncode != 0 or not raw.endswith(b"PTOK"):
         raise CodegenError(f"the firmware failed on {b.machine} (QEMU exit {done.returncode}): {(done.stdout + done.stderr).strip()[:2000] or 'no output (a fault?)'}")
-    answers, ticks, pos = [], [], 0
+    answers, ticks, stacks, pos = [], [], [], 0
     for index, rows in jobs:
         p = programs[index]
         n = len(np.asarray(rows).reshape(-1, p.n_features))
@@ -288,8 +314,11 @@ def run_firmware(
             t = np.frombuffer(raw, dtype="<u4", count=2, offset=pos)
             ticks.append((int(t[0]), int(t[1])))
             pos += 8
+        if stack:
+            stacks.append(int(np.frombuffer(raw, dtype="<u4", count=1, offset=pos)[0]))
+            pos += 4
     calibration = int(np.frombuffer(raw, dtype="<u4", count=1, offset=pos)[0]) if calibrate else 0
-    return answers, ticks, calibration
+    return Run(answers, ticks, calibration, stacks)
 
 
 def rows_runner(files: Mapping[str, str], *, name: str, feature_type: str, core: str, n_features: int, n_classes: int, proba: bool,
@@ -301,8 +330,7 @@ def rows_runner(files: Mapping[str, str], *, name: str, feature_type: str, core:
     elf = build_firmware(programs, core=core, feature_type=feature_type, workdir=workdir)
 
     def run(rows: np.ndarray) -> list[Any]:
-        answers, _, _ = run_firmware(elf, programs, [(0, rows)], core=core, feature_type=feature_type, workdir=workdir)
-        return answers[0]
+        return run_firmware(elf, programs, [(0, rows)], core=core, feature_type=feature_type, workdir=workdir).answers[0]
 
     return run
 
@@ -314,8 +342,9 @@ def instructions_per_prediction(elf: str | os.PathLike[str], programs: Sequence[
     counts instructions (``-icount``), not cycles: a Cortex-M's cycles per instruction vary
     (flash wait states, pipeline refills on branches, the FPU)."""
     calib_n = 1_000_000
-    _, ticks, calibration = run_firmware(elf, programs, jobs, core=core, feature_type=feature_type, workdir=workdir, count=repeats, calibrate=calib_n)
-    per_tick = 2 * calib_n / calibration  # the loop runs subs + bne per iteration
+    done = run_firmware(elf, programs, jobs, core=core, feature_type=feature_type, workdir=workdir, count=repeats, calibrate=calib_n)
+    ticks = done.ticks
+    per_tick = 2 * calib_n / done.calibration  # the loop runs subs + bne per iteration
     out = []
     for (index, rows), (busy, idle) in zip(jobs, ticks):
         n = len(np.asarray(rows).reshape(-1, programs[index].n_features))
@@ -347,17 +376,24 @@ _FRAME = re.compile(r"(\d+) bytes \((static|dynamic|bounded)[^)]*\)")
 
 def measure_stack(files: Mapping[str, str], *, name: str, core: str, workdir: str | os.PathLike[str]) -> list[Stack]:
     """Compile ``NAME.c`` for ``core`` with :data:`STACK_FLAGS` and return, for each public
-    function, its deepest call chain's stack. A frame that is not static (a variable-length
-    array) is a :class:`CodegenError`: generated code never has one."""
+    function, its deepest call chain's stack (:func:`read_stack`)."""
     b = board(core)
     check_tools(qemu=False)
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     for filename, text in files.items():
         (work / filename).write_text(text, encoding="utf-8")
-    flags = (*b.cflags, *STACK_FLAGS)
-    _run([GCC, *flags, "-c", f"{name}.c", "-o", f"{name}.stack.o"], work, f"compiling {name}.c for {core}")
-    graph = (work / f"{name}.stack.ci").read_text(encoding="utf-8")
+    _run([GCC, *b.cflags, *STACK_FLAGS, "-c", f"{name}.c", "-o", f"{name}.o"], work, f"compiling {name}.c for {core}")
+    return read_stack(work, name=name, core=core)
+
+
+def read_stack(workdir: str | os.PathLike[str], *, name: str, core: str) -> list[Stack]:
+    """The stack of each public function of ``NAME.c`` compiled in ``workdir`` (by
+    :func:`measure_stack` or :func:`build_firmware`): the frames ``-fstack-usage`` gives,
+    summed along the deepest chain of the calls ``-fcallgraph-info`` lists. A frame that is
+    not static (a variable-length array) is a :class:`CodegenError`: generated code has none."""
+    flags = (*board(core).cflags, *STACK_FLAGS)
+    graph = (Path(workdir) / f"{name}.ci").read_text(encoding="utf-8")
     frames: dict[str, int] = {}
     defined: set[str] = set()
     for title, label in _NODE.findall(graph):
@@ -395,8 +431,28 @@ def measure_stack(files: Mapping[str, str], *, name: str, core: str, workdir: st
     for entry in entries:
         total, chain = deepest(entry, ())
         external = tuple(sorted(reachable(entry) - defined))
-        result.append(Stack(entry, total, chain, external, flags))
+        result.append(Stack(entry, total, tuple(f.rsplit(":", 1)[-1] for f in chain), external, flags))
     return result
+
+
+def generate_with_stack(tree: Any, target: str, *, core: str, name: str = "tree", feature_type: str = "double", proba: bool = True,
+                        form: str = "auto", index_type: str = "auto", template_dirs: Sequence[str | os.PathLike[str]] | None = None) -> dict[str, str]:
+    """The files of :func:`puretree.codegen.generate`, the header stating the stack measured
+    for ``core`` (:func:`stack_block`: ``NAME_STACK_BYTES_<CORE>``, for :data:`STACK_FLAGS`)."""
+    import tempfile
+
+    from .codegen.lower import lower
+    from .codegen.render import environment, generate
+
+    if target not in ("c", "c-table"):
+        raise CodegenError(f"the stack is measured for C (targets c and c-table), not {target!r}")
+    options = {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": None}
+    files = generate(tree, target, template_dirs=template_dirs, **{k: v for k, v in options.items() if k != "language"})
+    with tempfile.TemporaryDirectory(prefix="puretree-stack-") as work:
+        block = stack_block(measure_stack(files, name=name, core=core, workdir=work), name=name, core=core)
+    model = lower(tree, target, options)
+    header = environment(template_dirs).get_template(f"{target}/NAME.h.j2").render(model=model, **model, measured_stack=block)
+    return {**files, f"{name}.h": header}
 
 
 def stack_block(stacks: Sequence[Stack], *, name: str, core: str) -> str:
@@ -404,8 +460,10 @@ def stack_block(stacks: Sequence[Stack], *, name: str, core: str) -> str:
     big = name.upper()
     tag = core.upper().replace("-", "_")
     most = max(s.bytes for s in stacks)
-    lines = ["/*", f" * Measured stack on {core} (arm-none-eabi-gcc {' '.join(stacks[0].flags)}; -fstack-usage frames",
-             " * summed along the deepest call chain; compiler helpers called are not counted):"]
+    lines = ["/*", f" * Stack measured on {core}: arm-none-eabi-gcc {' '.join(stacks[0].flags)},",
+             " * each function's frame (-fstack-usage) summed along its deepest call chain. The compiler's",
+             f" * helpers listed add at most {HELPER_STACK_BYTES} bytes more (measured on emulated boards).",
+             " * Other compilers or flags need other figures: measure them the same way."]
     for s in stacks:
         helpers = f" (+ helpers: {', '.join(s.external)})" if s.external else ""
         lines.append(f" *   {s.entry}: {s.bytes} bytes, {' -> '.join(s.chain)}{helpers}")

@@ -136,8 +136,10 @@ def board_runs(tmp_path_factory):
                     jobs.append((len(programs) - 1, rows))
                     keys.append((name, form, tree, rows, proba))
             elf = mcu.build_firmware(programs, core=core, feature_type=ftype, workdir=work)
-            answers, _, _ = mcu.run_firmware(elf, programs, jobs, core=core, feature_type=ftype, workdir=work)
-            cache[core, ftype] = {(name, form): (tree, rows, proba, got) for (name, form, tree, rows, proba), got in zip(keys, answers)}
+            done = mcu.run_firmware(elf, programs, jobs, core=core, feature_type=ftype, workdir=work, stack=True)
+            stacks = [mcu.read_stack(work, name=p.name, core=core) for p in programs]
+            cache[core, ftype] = {(name, form): (tree, rows, proba, got, (used, static))
+                                  for (name, form, tree, rows, proba), got, used, static in zip(keys, done.answers, done.stacks, stacks)}
         return cache[core, ftype]
 
     return run
@@ -148,10 +150,38 @@ def board_runs(tmp_path_factory):
 @pytest.mark.parametrize("ftype", TYPES)
 @pytest.mark.parametrize("core", CORES)
 def test_generated_c_on_the_board_equals_predict(board_runs, core, ftype, model, form):
-    tree, rows, proba, got = board_runs(core, ftype)[model, form]
+    tree, rows, proba, got, _ = board_runs(core, ftype)[model, form]
     n_train = next(X for name, _, X, _ in models() if name == model).shape[0]
     assert len(rows) > n_train  # the training rows and the derived ones
     assert _mismatches(tree, rows, got, proba) == []
+
+
+@pytest.mark.parametrize("ftype", FEATURE_TYPES)
+@pytest.mark.parametrize("core", CORES)
+def test_measured_stack_bounds_what_the_board_uses(board_runs, core, ftype):
+    # The figure -fstack-usage gives along the deepest call chain (what the header states)
+    # against the stack the calls really used on the board, painted and read back, over all
+    # rows: never above it, but for the compiler helpers' share; and not far below it (a
+    # frame's padding and spill slots need not be written), so the rows reach the deepest chain.
+    for (model, form), (_, _, _, _, (used, static)) in board_runs(core, ftype).items():
+        figure = max(s.bytes for s in static)
+        helpers = set().union(*(s.external for s in static))
+        assert figure - 8 <= used <= figure + (mcu.HELPER_STACK_BYTES if helpers else 0), (model, form, used, static)
+
+
+@pytest.mark.parametrize("target", FORMS)
+def test_the_header_states_the_measured_stack(target, tmp_path):
+    tree = c45(load_temperature(), missing="distribute")
+    files = mcu.generate_with_stack(tree, target, core="cortex-m4", name="temp", feature_type="float")
+    plain = generate(tree, target, name="temp", feature_type="float")
+    assert files["temp.c"] == plain["temp.c"]
+    stacks = mcu.measure_stack(plain, name="temp", core="cortex-m4", workdir=tmp_path)
+    block = mcu.stack_block(stacks, name="temp", core="cortex-m4")
+    assert files["temp.h"].replace(block + "\n", "") == plain["temp.h"]  # the block is all that differs
+    figure = max(s.bytes for s in stacks)
+    assert f"#define TEMP_STACK_BYTES_CORTEX_M4 {figure}u" in files["temp.h"] and figure > 0
+    assert " ".join(mcu.STACK_FLAGS) in files["temp.h"]
+    assert "temp_predict -> temp_spread" in files["temp.h"]  # the deepest chain, named
 
 
 def test_the_matrix_holds_every_split_kind_task_and_strategy():

@@ -10,7 +10,9 @@
  * predict_proba, each followed by n_classes doubles), or a double (regression); with flag 1
  * then two uint32: SysTick ticks spent in predict over all rows, and in an empty function
  * of the same type over all rows, each chunk of rows run (flags >> 8) times (a tick is
- * many instructions: repeating makes its rounding small). At the end "PTOK".
+ * many instructions: repeating makes its rounding small); with flag 2 then one uint32: the
+ * most stack any of the job's calls used (painted_call; 0xffffffff: more than PT_PAINT_BYTES).
+ * At the end "PTOK".
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +48,7 @@ static double empty_value(const pt_feature *x)
 static int (*volatile empty_predict_ptr)(const pt_feature *) = empty_predict;
 static double (*volatile empty_value_ptr)(const pt_feature *) = empty_value;
 volatile int pt_sink;
+volatile double pt_value_sink;
 
 static uint32_t ticks_since(uint32_t start)
 {
@@ -82,6 +85,47 @@ static uint32_t timed(const struct pt_model *m, const pt_feature *rows, uint32_t
     return t0;
 }
 
+/*
+ * Stack a call uses, measured: paint PT_PAINT_BYTES below the stack pointer, make the call,
+ * find the deepest word it overwrote. Counts every frame below the caller: the generated
+ * functions' and the compiler helpers' (soft-float routines, memcpy) they call. The same
+ * call of an empty function (which uses none) measures what this function's own frame
+ * adds (the compiler may set it up after the stack pointer is read): it is subtracted.
+ */
+#define PT_PAINT_BYTES 4096u
+#define PT_PAINT 0xDEADBEEFu
+
+static int empty_proba(const pt_feature *x, double *proba)
+{
+    (void)x;
+    (void)proba;
+    return 0;
+}
+
+static int (*volatile empty_proba_ptr)(const pt_feature *, double *) = empty_proba;
+
+static uint32_t painted_call(const struct pt_model *m, const pt_feature *x, double *proba, int which, int empty)
+{
+    volatile uint32_t *sp;
+    volatile uint32_t *p;
+    uint32_t i;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    for (i = 1u; i <= PT_PAINT_BYTES / 4u; i++) {
+        sp[-(int32_t)i] = PT_PAINT;
+    }
+    if (which == 0 && m->n_classes == 0u) {
+        pt_value_sink = (empty ? empty_value_ptr : m->predict_value)(x); /* a store: no helper runs */
+    } else if (which == 0) {
+        pt_sink = (empty ? empty_predict_ptr : m->predict)(x);
+    } else {
+        pt_sink = (empty ? empty_proba_ptr : m->predict_proba)(x, proba);
+    }
+    for (p = sp - PT_PAINT_BYTES / 4u; p < sp && *p == PT_PAINT; p++) {
+    }
+    /* The whole painted area overwritten: the call may have used more; say so. */
+    return p == sp - PT_PAINT_BYTES / 4u ? 0xFFFFFFFFu : (uint32_t)((uintptr_t)sp - (uintptr_t)p);
+}
+
 static uint32_t calibrate(uint32_t n)
 {
     uint32_t t0 = SYST_CVR;
@@ -105,6 +149,7 @@ int main(void)
         uint32_t chunk;
         uint32_t done = 0u;
         uint32_t ticks[2] = {0u, 0u};
+        uint32_t stack = 0u;
         pt_feature *rows;
         double *proba;
         if (head[0] != PT_MAGIC) {
@@ -148,6 +193,17 @@ int main(void)
                     fwrite(&c, sizeof c, 1, out);
                 }
             }
+            if (head[3] & 2u) {
+                for (i = 0u; i < n; i++) {
+                    int which;
+                    for (which = 0; which <= (m->predict_proba != 0); which++) {
+                        uint32_t base = painted_call(m, rows + i * m->n_features, proba, which, 1);
+                        uint32_t used = painted_call(m, rows + i * m->n_features, proba, which, 0);
+                        used = used == 0xFFFFFFFFu ? used : used - base;
+                        stack = used > stack ? used : stack;
+                    }
+                }
+            }
             if (head[3] & 1u) {
                 ticks[0] += timed(m, rows, n, head[3] >> 8, 0);
                 ticks[1] += timed(m, rows, n, head[3] >> 8, 1);
@@ -156,6 +212,9 @@ int main(void)
         }
         if (head[3] & 1u) {
             fwrite(ticks, sizeof ticks[0], 2, out);
+        }
+        if (head[3] & 2u) {
+            fwrite(&stack, sizeof stack, 1, out);
         }
         free(rows);
         free(proba);
