@@ -252,6 +252,17 @@ def test_verify_on_the_command_line(tmp_path):
     assert done.stderr.count("\n") == 1 and "qemu-system-arm" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_export_states_the_measured_stack(tmp_path):
+    model = tmp_path / "temp.json"
+    save(c45(load_temperature(), missing="distribute"), model)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "puretree", "export", str(model), "--target", "c", "--feature-type", "float", "--stack-on", "cortex-m0", "-o", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    figure = max(s.bytes for s in mcu.measure_stack({p.name: p.read_text() for p in out.iterdir()}, name="tree", core="cortex-m0", workdir=tmp_path / "m"))
+    assert f"#define TREE_STACK_BYTES_CORTEX_M0 {figure}u" in (out / "tree.h").read_text()
+
+
 def test_a_fault_ends_the_run_with_an_error(tmp_path):
     # A program that faults stops QEMU through semihosting: an error, not a hang.
     files = {"bad.h": "int bad_predict(const float *x);\n",

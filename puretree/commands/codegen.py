@@ -55,7 +55,13 @@ def _export(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.model, *args.template_dir], folder=True)
     tree = load(args.model)
     extra = {"language": args.language} if args.language else {}
-    paths = export(tree, args.target, out_dir=args.output, **_options(args), **extra)
+    if args.stack_on:
+        from ..files import write_folder
+        from ..mcu import generate_with_stack
+
+        paths = write_folder(args.output, generate_with_stack(tree, args.target, core=args.stack_on, **_options(args)))
+    else:
+        paths = export(tree, args.target, out_dir=args.output, **_options(args), **extra)
     for path in paths:
         print(path)
     return 0
@@ -96,6 +102,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("export", help="compile a tree to Python or C source", description="Write standalone source code whose predictions equal the model's exactly.")
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
+    p.add_argument("--stack-on", choices=("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7"), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage (see docs/codegen.md)")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.set_defaults(func=_export)
 
