@@ -150,13 +150,18 @@ def _rdimon_found() -> bool:
 @attrs.frozen
 class Program:
     """One generated model inside a firmware: its name (the C prefix), files, number of
-    features, of classes (0: regression) and whether it has ``predict_proba``."""
+    features, of classes (0: regression) and whether it has ``predict_proba``; it provides
+    ``NAME_predict`` (and ``NAME_predict_proba``) as generated code does."""
 
     name: str
     files: Mapping[str, str]
     n_features: int
     n_classes: int
     proba: bool
+    #: Generated code is held to :data:`STRICT_FLAGS`; other code (a benchmark's peer) may
+    #: opt out and add flags (include folders).
+    strict: bool = True
+    cflags: tuple[str, ...] = ()
 
 
 def program_for(files: Mapping[str, str], *, name: str, n_features: int, n_classes: int, proba: bool) -> Program:
@@ -207,7 +212,8 @@ def build_firmware(programs: Sequence[Program], *, core: str, feature_type: str,
         for filename, text in p.files.items():
             (work / filename).write_text(text, encoding="utf-8")
         # The stack figures come with the build (read_stack): these flags do not change the code.
-        _run([*base, *STRICT_FLAGS, *_STACK_OUTPUTS, "-c", f"{p.name}.c", "-o", f"{p.name}.o"], work, f"compiling {p.name}.c for {core}")
+        strict = STRICT_FLAGS if p.strict else ("-std=c99",)
+        _run([*base, *strict, *p.cflags, *_STACK_OUTPUTS, "-c", f"{p.name}.c", "-o", f"{p.name}.o"], work, f"compiling {p.name}.c for {core}")
         objects.append(f"{p.name}.o")
     (work / "pt_models.c").write_text(_models_c(programs), encoding="utf-8")
     elf = work / f"firmware-{core}.elf"
