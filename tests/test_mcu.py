@@ -184,6 +184,38 @@ def test_the_header_states_the_measured_stack(target, tmp_path):
     assert "temp_predict -> temp_spread" in files["temp.h"]  # the deepest chain, named
 
 
+def _fused(obj):
+    dis = subprocess.run(["arm-none-eabi-objdump", "-d", str(obj)], capture_output=True, text=True, check=True).stdout
+    return re.findall(r"\bvf[mn][as]", dis)
+
+
+@pytest.mark.parametrize("ftype", ["double", "float"])
+def test_spread_sums_do_not_depend_on_fp_contract(ftype, tmp_path):
+    # Cortex-M7's FPU has fused multiply-add for double: built with -ffp-contract=fast (GCC's
+    # default outside ISO C), a plain `acc += w * p` becomes one VFMA, rounded once, and the
+    # "distribute" sums would differ from predict's. The generated code is exact all the same.
+    probe = tmp_path / "probe.c"
+    probe.write_text("double f(double a, double w, double p);\ndouble f(double a, double w, double p) { return a + w * p; }\n")
+    flags = [*mcu.CORES["cortex-m7"].cflags, *mcu.OPT_FLAGS, "-ffp-contract=fast"]
+    subprocess.run([mcu.GCC, *flags, "-c", str(probe), "-o", str(tmp_path / "probe.o")], check=True)
+    assert _fused(tmp_path / "probe.o")  # these flags do fuse
+    programs, jobs, keys = [], [], []
+    for name, tree, X, proba in models():
+        if tree.missing != "distribute":
+            continue
+        for form in FORMS:
+            program, rows = generated(name, form, ftype)
+            programs.append(attrs.evolve(program, cflags=("-ffp-contract=fast",)))
+            jobs.append((len(programs) - 1, rows))
+            keys.append((tree, rows, proba))
+    elf = mcu.build_firmware(programs, core="cortex-m7", feature_type=ftype, workdir=tmp_path)
+    for p in programs:
+        assert _fused(tmp_path / f"{p.name}.o") == []
+    done = mcu.run_firmware(elf, programs, jobs, core="cortex-m7", feature_type=ftype, workdir=tmp_path)
+    for (tree, rows, proba), got in zip(keys, done.answers):
+        assert _mismatches(tree, rows, got, proba) == []
+
+
 def test_the_matrix_holds_every_split_kind_task_and_strategy():
     # What test_generated_c_on_the_board_equals_predict covers, checked so that it stays so.
     kinds, strategies, tasks = set(), set(), set()
