@@ -35,6 +35,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,11 +44,14 @@ import attrs
 import numpy as np
 
 from .codegen import literals as lit
+from .codegen.lower import lower
+from .codegen.render import environment, generate
 from .errors import CodegenError
 
 __all__ = [
     "Board",
     "CORES",
+    "board",
     "OPT_FLAGS",
     "STRICT_FLAGS",
     "STACK_FLAGS",
@@ -445,11 +449,6 @@ def generate_with_stack(tree: Any, target: str, *, core: str, name: str = "tree"
                         form: str = "auto", index_type: str = "auto", template_dirs: Sequence[str | os.PathLike[str]] | None = None) -> dict[str, str]:
     """The files of :func:`puretree.codegen.generate`, the header stating the stack measured
     for ``core`` (:func:`stack_block`: ``NAME_STACK_BYTES_<CORE>``, for :data:`STACK_FLAGS`)."""
-    import tempfile
-
-    from .codegen.lower import lower
-    from .codegen.render import environment, generate
-
     if target not in ("c", "c-table"):
         raise CodegenError(f"the stack is measured for C (targets c and c-table), not {target!r}")
     options = {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": None}

@@ -11,6 +11,7 @@ from ..codegen.verify import verify, verify_code
 from ..data import encode_table, read_csv_table
 from ..files import check_not_inputs
 from ..io import load
+from ..mcu import CORES
 
 ORDER = 40
 
@@ -102,7 +103,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("export", help="compile a tree to Python or C source", description="Write standalone source code whose predictions equal the model's exactly.")
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
-    p.add_argument("--stack-on", choices=("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7"), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage (see docs/codegen.md)")
+    p.add_argument("--stack-on", choices=tuple(CORES), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage (see docs/codegen.md)")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.set_defaults(func=_export)
 
@@ -112,5 +113,5 @@ def register(sub: Any) -> None:
     p.add_argument("--code", metavar="DIR", help="check the files exported to DIR (as they are now) instead of generating code; how they were generated comes from their header")
     p.set_defaults(name_given=False)
     p.add_argument("--sanitize", action="store_true", help="C: also build with -fsanitize=address,undefined")
-    p.add_argument("--on", choices=("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7"), metavar="CORE", help="C: run the code on an emulated microcontroller (cortex-m0, cortex-m3, cortex-m4, cortex-m7; needs qemu-system-arm, gcc-arm-none-eabi, libnewlib-arm-none-eabi)")
+    p.add_argument("--on", choices=tuple(CORES), metavar="CORE", help="C: run the code on an emulated microcontroller (cortex-m0, cortex-m3, cortex-m4, cortex-m7; needs qemu-system-arm, gcc-arm-none-eabi, libnewlib-arm-none-eabi)")
     p.set_defaults(func=_verify)
