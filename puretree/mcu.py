@@ -107,8 +107,9 @@ STACK_FLAGS = ("-std=c99", *OPT_FLAGS, *_STACK_OUTPUTS)
 #: at most, as measured on the emulated boards by tests/test_mcu.py (painted stack).
 HELPER_STACK_BYTES = 64
 
-#: Feature types of quantized code, once ``--quantize`` lands in codegen (a hook: empty today;
-#: tests/test_mcu.py runs every type listed here too).
+#: HOOK for quantized code (codegen's ``--quantize``, in progress elsewhere): empty today. List
+#: its feature types here and tests/test_mcu.py runs its whole matrix on them too; the runner
+#: needs only the C type of a row value (``lit.C_TYPES``) and :func:`_encode` the row encoding.
 QUANTIZED_FEATURE_TYPES: tuple[str, ...] = ()
 
 GCC = "arm-none-eabi-gcc"
