@@ -40,6 +40,9 @@ def test_wheel_carries_the_templates(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     for template in ("python/NAME.py.j2", "c/NAME.c.j2", "c/NAME.h.j2", "c-table/NAME.c.j2", "c-table/NAME.h.j2"):
         assert f"puretree/codegen_templates/{template}" in names
+    # puretree.mcu's startup code, linker scripts and row runner (package data).
+    for data in ("startup.c", "runner.c", "runner.h", "mps2.ld", "microbit.ld", "sections.ld"):
+        assert f"puretree/mcu_data/{data}" in names
 
 
 def test_code_generation_from_the_installed_wheel(wheel, tmp_path):

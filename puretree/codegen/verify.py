@@ -597,6 +597,7 @@ def verify(
     sanitize: bool = False,
     template_dirs: Iterable[str | os.PathLike[str]] | None = None,
     quantize: Any = None,
+    on: str | None = None,
     **options: Any,
 ) -> Report:
     """Generate ``target`` code for ``tree``, run it on every row of :func:`check_batches`
@@ -607,14 +608,17 @@ def verify(
     is checked exactly against puretree's quantized tree on the quantized rows (and every
     neighbourhood of its integer thresholds), ``NAME_quantize`` against puretree's
     quantization on the rows of ``X`` and :func:`quantize_probes`, and the report counts the
-    rows of ``X`` whose prediction the quantization itself changes."""
+    rows of ``X`` whose prediction the quantization itself changes. ``on``: run the C on an emulated microcontroller (``"cortex-m4"``...:
+    :mod:`puretree.mcu`) instead of the host."""
     if target not in ("python", "c", "c-table"):
         raise CodegenError(f"verify runs the built-in targets python, c and c-table, not {target!r}")
+    if on is not None and target == "python":
+        raise CodegenError("verify runs C (targets c and c-table) on a microcontroller, not python")
     encoded = _encoded(X)
     ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
     use_proba = proba and not tree.schema.is_regression
     files = generate(tree, target, name=name, feature_type=ftype, proba=use_proba, template_dirs=template_dirs, quantize=quantize, **options)
-    return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize, ranges=quantize)
+    return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize, ranges=quantize, on=on)
 
 
 def _answers_differ(tree: Tree, a: list[Any], b: list[Any]) -> int:
@@ -627,8 +631,10 @@ def _answers_differ(tree: Tree, a: list[Any], b: list[Any]) -> int:
     return sum(said(x) != said(y) for x, y in zip(a, b))
 
 
-def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any = None) -> Report:
+def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any = None, on: str | None = None) -> Report:
     if ranges is not None and target != "python":
+        if on is not None:
+            raise CodegenError("the fixed-point check runs on the host only; --on checks the float and integer forms")
         return _run_quantized(tree, X, files, name=name, ftype=ftype, proba=proba, sanitize=sanitize, ranges=ranges)
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as work:
         if target == "python":
@@ -641,6 +647,14 @@ def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str,
             finally:
                 sys.modules.pop(module.__name__, None)
         regression = tree.schema.is_regression
+        if on is not None:
+            from ..mcu import rows_runner
+
+            if sanitize:
+                raise CodegenError("the sanitizers run on the host only, not with a microcontroller")
+            n_classes = 0 if regression else len(tree.schema.classes)
+            run = rows_runner(files, name=name, feature_type=ftype, core=on, n_features=tree.schema.n_features, n_classes=n_classes, proba=proba, workdir=work)
+            return _check(tree, X, ftype, run, proba=proba)
         program = compile_c(files, name, ftype, regression=regression, proba=proba, workdir=work, sanitize=sanitize)
         return _check(tree, X, ftype, lambda rows: run_c(program, rows, ftype, regression=regression, proba=proba), proba=proba)
 
@@ -731,17 +745,19 @@ def find_export(code_dir: str | os.PathLike[str], *, name: str | None = None) ->
     return manifest, files
 
 
-def verify_code(tree: Tree, X: Any, code_dir: str | os.PathLike[str], *, name: str | None = None, sanitize: bool = False) -> tuple[dict[str, Any], Report]:
+def verify_code(tree: Tree, X: Any, code_dir: str | os.PathLike[str], *, name: str | None = None, sanitize: bool = False, on: str | None = None) -> tuple[dict[str, Any], Report]:
     """Check the code already in ``code_dir`` (as written by ``export``, possibly edited since):
     compile or import those files, not freshly generated ones, and compare them with the model
     on every row :func:`verify` checks. How they were generated comes from their
-    ``puretree-export:`` header. Returns the manifest and the report."""
+    ``puretree-export:`` header. Returns the manifest and the report. ``on``: as for :func:`verify`."""
     manifest, files = find_export(code_dir, name=name)
+    if on is not None and manifest["target"] == "python":
+        raise CodegenError(f"{os.fspath(code_dir)}: holds python code; verify runs C on a microcontroller")
     if manifest["n_features"] != tree.schema.n_features or manifest["task"] != tree.schema.task:
         raise CodegenError(
             f"{os.fspath(code_dir)}: the code was exported from a {manifest['task']} model with {manifest['n_features']} features; "
             f"this model is a {tree.schema.task} model with {tree.schema.n_features}"
         )
     report = _run_files(tree, _encoded(X), files, target=manifest["target"], name=manifest["name"], ftype=manifest["feature_type"],
-                        proba=manifest["proba"] and not tree.schema.is_regression, sanitize=sanitize, ranges=manifest.get("quantize"))
+                        proba=manifest["proba"] and not tree.schema.is_regression, sanitize=sanitize, ranges=manifest.get("quantize"), on=on)
     return manifest, report

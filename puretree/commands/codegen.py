@@ -14,6 +14,7 @@ from ..codegen import export, verify, verify_code  # trees and ensembles
 from ..data import encode_table, read_csv_table
 from ..files import check_not_inputs
 from ..io import load
+from ..mcu import CORES
 
 ORDER = 40
 
@@ -84,6 +85,11 @@ def _export(args: argparse.Namespace) -> int:
     options = {**_options(args, tree), **extra}
     if args.layout == "arduino":
         paths = export_arduino(tree, args.target, out_dir=args.output, **options)
+    elif args.stack_on:
+        from ..files import write_folder
+        from ..mcu import generate_with_stack
+
+        paths = write_folder(args.output, generate_with_stack(tree, args.target, core=args.stack_on, **_options(args, tree)))
     else:
         paths = export(tree, args.target, out_dir=args.output, **options)
     for path in paths:
@@ -196,15 +202,17 @@ def _verify(args: argparse.Namespace) -> int:
     X = encode_table(tree.schema, header, body)
     if args.code is not None:
         name = args.name if args.name_given else None
-        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize)
+        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize, on=args.on)
         if args.target is not None and args.target != manifest["target"]:
             raise CodegenError(f"{args.code}: holds {manifest['target']} code, not {args.target}")
         what = f"{args.code} ({manifest['target']}, {manifest['form']}, {manifest['feature_type']}, name {manifest['name']})"
         code = "the code in " + args.code
     else:
-        report = verify(tree, X, args.target, sanitize=args.sanitize, **_options(args, tree))
+        report = verify(tree, X, args.target, sanitize=args.sanitize, on=args.on, **_options(args, tree))
         what = f"{args.target} ({args.feature_type}{', quantized' if args.quantize else ''})"
         code = "generated code"
+    if args.on:
+        what += f" on {args.on} (QEMU)"
     if report.unreached:
         shown = ", ".join(map(str, report.unreached[:10])) + (", ..." if len(report.unreached) > 10 else "")
         print(f"note: {len(report.unreached)} nodes are reached by no row without missing values in the feature type (nodes {shown}): only missing-value rows check them")
@@ -224,6 +232,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("export", help="compile a tree to Python or C source", description="Write standalone source code whose predictions equal the model's exactly.")
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
+    p.add_argument("--stack-on", choices=tuple(CORES), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage (see docs/codegen.md)")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.add_argument("--layout", choices=("flat", "arduino"), default="flat", help="flat: the files in OUT_DIR (default); arduino: an Arduino / PlatformIO library (library.properties, src/, an example sketch)")
     p.add_argument("--report", action="store_true", help="C: print the flash and RAM the generated tables need and the most comparisons one prediction makes")
@@ -235,4 +244,5 @@ def register(sub: Any) -> None:
     p.add_argument("--code", metavar="DIR", help="check the files exported to DIR (as they are now) instead of generating code; how they were generated comes from their header")
     p.set_defaults(name_given=False)
     p.add_argument("--sanitize", action="store_true", help="C: also build with -fsanitize=address,undefined")
+    p.add_argument("--on", choices=tuple(CORES), metavar="CORE", help="C: run the code on an emulated microcontroller (cortex-m0, cortex-m3, cortex-m4, cortex-m7; needs qemu-system-arm, gcc-arm-none-eabi, libnewlib-arm-none-eabi)")
     p.set_defaults(func=_verify)

@@ -1,0 +1,304 @@
+"""Generated C on emulated microcontrollers (QEMU) decides exactly as ``predict``.
+
+One firmware per core and feature type (puretree.mcu) holds every model below in both C
+forms; one QEMU run sends it all their rows through semihosting: the rows of the data the
+model learned from plus the rows verify derives (every node, each threshold and its
+neighbours in the feature type, unseen categories, missing values). Every answer, class and
+probabilities or regression value, must equal the library's bit for bit.
+
+Cortex-M0 (micro:bit, soft float, 16 KiB RAM), Cortex-M3 (MPS2 AN385, soft float),
+Cortex-M4F (AN386, single-precision FPU, hard-float ABI) and Cortex-M7 (AN500, double-precision
+FPU). Missing qemu-system-arm or the Arm toolchain fails these tests naming the Debian
+packages (``make test`` installs them through .ci/system-deps).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import attrs
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from puretree import datasets, mcu
+from puretree.codegen.lower import FEATURE_TYPES
+from puretree.codegen.render import generate
+from puretree.codegen.verify import check_rows, expected, verify
+from puretree.data import encode_features, from_numpy, read_csv
+from puretree.datasets import load_buys_computer, load_playtennis, load_temperature
+from puretree.errors import CodegenError
+from puretree.grow import c45, cart, cart_regressor, id3
+from puretree.invariants import boundary_cases
+from puretree.io import save
+from puretree.nodes import Multiway, Subset, Threshold
+from puretree.sklearn import from_sklearn
+from puretree.strategies import trees
+
+DATA = Path(__file__).parent / "data"
+CORES = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7")
+# The quantized forms join the matrix as soon as codegen offers them (mcu's hook).
+TYPES = (*FEATURE_TYPES, *mcu.QUANTIZED_FEATURE_TYPES)
+FORMS = ("c", "c-table")
+
+
+def _regression_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3)) * np.array([1.0, 50.0, 1000.0])
+    y = np.sin(X[:, 0]) * 3.0 + X[:, 1] / 7.0
+    X[rng.random(X.shape) < 0.1] = np.nan
+    return from_numpy(X, y, task="regression")
+
+
+def _sklearn_breast_cancer(max_depth):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    return from_sklearn(DecisionTreeClassifier(max_depth=max_depth, random_state=0).fit(X, y)), X
+
+
+def _models():
+    """(name, tree, training rows, proba): every split kind (threshold, multiway, subset),
+    every missing-value strategy, classification and regression, with and without predict_proba."""
+    cancer = read_csv(DATA / "breast-cancer.csv", target="Class")  # UCI: categorical, with missing cells
+    reg = _regression_data()
+    reg_tree = cart_regressor(reg, missing="distribute", max_depth=6)
+    sk_tree, sk_X = _sklearn_breast_cancer(6)
+    return [
+        ("tennis_id3", id3(load_playtennis()), load_playtennis().X, True),  # multiway, majority
+        ("buys_cart", cart(load_buys_computer(), missing="distribute"), load_buys_computer().X, True),  # subsets
+        ("temp_error", attrs.evolve(c45(load_temperature()), missing="error"), load_temperature().X, True),
+        ("cancer_c45", c45(cancer, missing="distribute"), cancer.X, True),  # multiway, missing cells
+        ("cancer_cart", cart(cancer, missing="majority"), cancer.X, True),  # subsets and thresholds
+        ("sk_cancer", sk_tree, sk_X, True),  # 30 numeric features (scikit-learn's thresholds)
+        ("sk_cancer_np", sk_tree, sk_X, False),  # predict only
+        ("reg_spread", reg_tree, reg.X, False),  # regression, distribute
+        ("reg_error", attrs.evolve(reg_tree, missing="error"), reg.X, False),
+    ]
+
+
+NAMES = ["tennis_id3", "buys_cart", "temp_error", "cancer_c45", "cancer_cart", "sk_cancer", "sk_cancer_np", "reg_spread", "reg_error"]
+
+
+@functools.cache
+def models():
+    found = _models()
+    assert [m[0] for m in found] == NAMES
+    return found
+
+
+@functools.cache
+def generated(name, form, ftype):
+    """The C files of a model (the same for every core), its check rows and whether it has predict_proba."""
+    _, tree, X, proba = next(m for m in models() if m[0] == name)
+    cname = f"{name}_{form.replace('-', '_')}"
+    files = generate(tree, form, name=cname, feature_type=ftype, proba=proba)
+    return mcu.program_for(files, name=cname, n_features=tree.schema.n_features, n_classes=_n_classes(tree), proba=proba), check_rows(tree, X, ftype)
+
+
+def _n_classes(tree):
+    return 0 if tree.schema.is_regression else len(tree.schema.classes)
+
+
+def _same(tree, want, got, proba):
+    if want is None or tree.schema.is_regression:
+        return want == got
+    cls = int(np.argmax(want))
+    return got == ((cls, tuple(want)) if proba else cls)
+
+
+def _mismatches(tree, rows, got, proba):
+    want = expected(tree, rows)
+    assert len(got) == len(want)
+    return [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same(tree, w, g, proba)]
+
+
+@pytest.fixture(scope="session")
+def board_runs(tmp_path_factory):
+    """For each (core, feature type), built and run once on first use: {(model, form): (tree, rows, answers)}."""
+    cache = {}
+
+    def run(core, ftype):
+        if (core, ftype) not in cache:
+            mcu.check_tools()  # fails, naming the missing Debian packages
+            work = tmp_path_factory.mktemp(f"{core}-{ftype}")
+            programs, jobs, keys = [], [], []
+            for name, tree, X, proba in models():
+                for form in FORMS:
+                    program, rows = generated(name, form, ftype)
+                    programs.append(program)
+                    jobs.append((len(programs) - 1, rows))
+                    keys.append((name, form, tree, rows, proba))
+            elf = mcu.build_firmware(programs, core=core, feature_type=ftype, workdir=work)
+            done = mcu.run_firmware(elf, programs, jobs, core=core, feature_type=ftype, workdir=work, stack=True)
+            stacks = [mcu.read_stack(work, name=p.name, core=core) for p in programs]
+            cache[core, ftype] = {(name, form): (tree, rows, proba, got, (used, static))
+                                  for (name, form, tree, rows, proba), got, used, static in zip(keys, done.answers, done.stacks, stacks)}
+        return cache[core, ftype]
+
+    return run
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("model", NAMES)
+@pytest.mark.parametrize("ftype", TYPES)
+@pytest.mark.parametrize("core", CORES)
+def test_generated_c_on_the_board_equals_predict(board_runs, core, ftype, model, form):
+    tree, rows, proba, got, _ = board_runs(core, ftype)[model, form]
+    n_train = next(X for name, _, X, _ in models() if name == model).shape[0]
+    assert len(rows) > n_train  # the training rows and the derived ones
+    assert _mismatches(tree, rows, got, proba) == []
+
+
+@pytest.mark.parametrize("ftype", FEATURE_TYPES)
+@pytest.mark.parametrize("core", CORES)
+def test_measured_stack_bounds_what_the_board_uses(board_runs, core, ftype):
+    # The figure -fstack-usage gives along the deepest call chain (what the header states)
+    # against the stack the calls really used on the board, painted and read back, over all
+    # rows: never above it, but for the compiler helpers' share; and not far below it (a
+    # frame's padding and spill slots need not be written), so the rows reach the deepest chain.
+    for (model, form), (_, _, _, _, (used, static)) in board_runs(core, ftype).items():
+        figure = max(s.bytes for s in static)
+        helpers = set().union(*(s.external for s in static))
+        assert figure - 8 <= used <= figure + (mcu.HELPER_STACK_BYTES if helpers else 0), (model, form, used, static)
+
+
+@pytest.mark.parametrize("target", FORMS)
+def test_the_header_states_the_measured_stack(target, tmp_path):
+    tree = c45(load_temperature(), missing="distribute")
+    files = mcu.generate_with_stack(tree, target, core="cortex-m4", name="temp", feature_type="float")
+    plain = generate(tree, target, name="temp", feature_type="float")
+    assert files["temp.c"] == plain["temp.c"]
+    stacks = mcu.measure_stack(plain, name="temp", core="cortex-m4", workdir=tmp_path)
+    block = mcu.stack_block(stacks, name="temp", core="cortex-m4")
+    assert files["temp.h"].replace(block + "\n", "") == plain["temp.h"]  # the block is all that differs
+    figure = max(s.bytes for s in stacks)
+    assert f"#define TEMP_STACK_BYTES_CORTEX_M4 {figure}u" in files["temp.h"] and figure > 0
+    assert " ".join(mcu.STACK_FLAGS) in files["temp.h"]
+    assert "temp_predict -> temp_spread" in files["temp.h"]  # the deepest chain, named
+
+
+def _fused(obj):
+    dis = subprocess.run(["arm-none-eabi-objdump", "-d", str(obj)], capture_output=True, text=True, check=True).stdout
+    return re.findall(r"\bvf[mn][as]", dis)
+
+
+@pytest.mark.parametrize("ftype", ["double", "float"])
+def test_spread_sums_do_not_depend_on_fp_contract(ftype, tmp_path):
+    # Cortex-M7's FPU has fused multiply-add for double: built with -ffp-contract=fast (GCC's
+    # default outside ISO C), a plain `acc += w * p` becomes one VFMA, rounded once, and the
+    # "distribute" sums would differ from predict's. The generated code is exact all the same.
+    probe = tmp_path / "probe.c"
+    probe.write_text("double f(double a, double w, double p);\ndouble f(double a, double w, double p) { return a + w * p; }\n")
+    flags = [*mcu.CORES["cortex-m7"].cflags, *mcu.OPT_FLAGS, "-ffp-contract=fast"]
+    subprocess.run([mcu.GCC, *flags, "-c", str(probe), "-o", str(tmp_path / "probe.o")], check=True)
+    assert _fused(tmp_path / "probe.o")  # these flags do fuse
+    programs, jobs, keys = [], [], []
+    for name, tree, X, proba in models():
+        if tree.missing != "distribute":
+            continue
+        for form in FORMS:
+            program, rows = generated(name, form, ftype)
+            programs.append(attrs.evolve(program, cflags=("-ffp-contract=fast",)))
+            jobs.append((len(programs) - 1, rows))
+            keys.append((tree, rows, proba))
+    elf = mcu.build_firmware(programs, core="cortex-m7", feature_type=ftype, workdir=tmp_path)
+    for p in programs:
+        assert _fused(tmp_path / f"{p.name}.o") == []
+    done = mcu.run_firmware(elf, programs, jobs, core="cortex-m7", feature_type=ftype, workdir=tmp_path)
+    for (tree, rows, proba), got in zip(keys, done.answers):
+        assert _mismatches(tree, rows, got, proba) == []
+
+
+def test_the_matrix_holds_every_split_kind_task_and_strategy():
+    # What test_generated_c_on_the_board_equals_predict covers, checked so that it stays so.
+    kinds, strategies, tasks = set(), set(), set()
+    for _, tree, _, _ in models():
+        strategies.add(tree.missing)
+        tasks.add(tree.schema.task)
+        stack = [tree.root]
+        while stack:
+            node = stack.pop()
+            if hasattr(node, "test"):
+                kinds.add(type(node.test))
+                stack.extend(node.children)
+    assert kinds == {Threshold, Multiway, Subset}
+    assert strategies == {"majority", "distribute", "error"}
+    assert tasks == {"classification", "regression"}
+    assert any(np.isnan(X).any() for _, _, X, _ in models())
+
+
+@st.composite
+def random_case(draw):
+    tree = draw(trees(max_depth=4, max_nodes=20, weighted=True))
+    cases = boundary_cases(tree, unseen=True)
+    X = encode_features(tree.schema, cases) if cases else np.zeros((1, tree.schema.n_features))
+    return tree, X
+
+
+@settings(max_examples=6, deadline=None)
+@given(case=random_case(), ftype=st.sampled_from(FEATURE_TYPES), core=st.sampled_from(("cortex-m0", "cortex-m4")))
+def test_random_trees_on_the_board_equal_predict(case, ftype, core):
+    tree, X = case
+    assert tree.schema.n_features >= 1  # trees() draws at least one feature (C has no empty arrays)
+    report = verify(tree, X, "c-table", feature_type=ftype, on=core)
+    assert report.mismatches == [] and report.n_checked >= len(X)
+
+
+def test_a_wrong_threshold_is_caught_on_the_board(tmp_path):
+    # The check can fail: code whose threshold was moved disagrees on the board.
+    tree = c45(load_temperature())
+    files = generate(tree, "c", name="tree", feature_type="float")
+    first = re.search(r"<= (-?[0-9.e+-]+)f\)", files["tree.c"])
+    moved = float(first.group(1)) + 1.0
+    files["tree.c"] = files["tree.c"].replace(first.group(0), f"<= {moved!r}f)", 1)
+    run = mcu.rows_runner(files, name="tree", feature_type="float", core="cortex-m0", n_features=1, n_classes=2, proba=True, workdir=tmp_path)
+    rows = check_rows(tree, load_temperature().X, "float")
+    assert _mismatches(tree, rows, run(rows), True) != []
+
+
+def test_missing_tools_are_named(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(CodegenError, match="needs gcc-arm-none-eabi, qemu-system-arm"):
+        mcu.check_tools()
+
+
+def test_verify_on_the_command_line(tmp_path):
+    model = tmp_path / "tennis.json"
+    save(c45(load_playtennis(), missing="distribute"), model)
+    csv = datasets.path("playtennis")
+    cmd = [sys.executable, "-m", "puretree", "verify", str(model), str(csv), "--target", "c-table", "--feature-type", "float", "--on", "cortex-m4"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "c-table (float) on cortex-m4 (QEMU): checked" in done.stdout and done.stdout.rstrip().endswith(": 0 mismatches")
+    # Without QEMU or the toolchain: one line naming the packages, a non-zero exit.
+    done = subprocess.run(cmd, capture_output=True, text=True, env={"PATH": str(tmp_path)})
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "qemu-system-arm" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_export_states_the_measured_stack(tmp_path):
+    model = tmp_path / "temp.json"
+    save(c45(load_temperature(), missing="distribute"), model)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "puretree", "export", str(model), "--target", "c", "--feature-type", "float", "--stack-on", "cortex-m0", "-o", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    figure = max(s.bytes for s in mcu.measure_stack({p.name: p.read_text() for p in out.iterdir()}, name="tree", core="cortex-m0", workdir=tmp_path / "m"))
+    assert f"#define TREE_STACK_BYTES_CORTEX_M0 {figure}u" in (out / "tree.h").read_text()
+
+
+def test_a_fault_ends_the_run_with_an_error(tmp_path):
+    # A program that faults stops QEMU through semihosting: an error, not a hang.
+    files = {"bad.h": "int bad_predict(const float *x);\n",
+             "bad.c": '#include "bad.h"\nint bad_predict(const float *x) { return (int)x[0] + *(volatile int *)0xF0000000u; }\n'}
+    program = mcu.Program("bad", files, 1, 2, False)
+    elf = mcu.build_firmware([program], core="cortex-m3", feature_type="float", workdir=tmp_path)
+    with pytest.raises(CodegenError, match="the firmware failed on mps2-an385"):
+        mcu.run_firmware(elf, [program], [(0, np.zeros((1, 1)))], core="cortex-m3", feature_type="float", workdir=tmp_path, timeout=60)
