@@ -117,7 +117,7 @@ def _sklearn_impurity(counts: np.ndarray, impurity: Callable[..., Any]) -> tuple
 def _node_risk(tree: Tree, impurity: Callable[..., Any] | None) -> tuple[FlatTree, np.ndarray]:
     """``R(t) = impurity(t) * weight(t) / total weight``, scikit-learn's definition."""
     flat = flatten(tree)
-    counts = flat.counts
+    counts = flat.stats
     if tree.schema.is_regression:
         weight, values = counts[:, 0], variance(counts)
     else:

@@ -214,7 +214,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     ends = starts + lens - 1
     not_last[ends[ends < m - 1]] = False
     pos_in_seg = np.arange(m) - starts[node_at]
-    counts = st.counts
+    counts = st.node_stats
     total = counts[:, 0] if ctx.regression else counts.sum(axis=-1)
     chunk = max(1, _CHUNK // max(1, m * k * 2))
     fs = np.full((N, q), -np.inf)
@@ -374,10 +374,10 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     if incomplete.any():
         last_known = starts[None, :] + n_known - 1
         known_sum = np.where((n_known > 0)[..., None], L[np.arange(c)[:, None], np.maximum(last_known, 0)], 0.0)
-        base = np.where(incomplete[None, :, None], known_sum, st.counts[None])  # (c, N, k)
+        base = np.where(incomplete[None, :, None], known_sum, st.node_stats[None])  # (c, N, k)
         parent = np.repeat(base, lens, axis=1)[:, :-1]  # (c, m-1, k)
     else:
-        parent = np.broadcast_to(st.counts[node_at[:-1]], left.shape)
+        parent = np.broadcast_to(st.node_stats[node_at[:-1]], left.shape)
     s = np.full((c, m), -np.inf)
     if ctx.variance_decrease:
         s[:, :-1] = variance_decrease(parent, left)
@@ -459,7 +459,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     ms = np.full((N, len(ctx.categorical)), -np.inf)
     sub = _Best(N)
     sub_found: list[list[tuple[float, int, tuple[int, ...], np.ndarray]]] = [[] for _ in range(N)]
-    total = st.counts[:, 0] if ctx.regression else st.counts.sum(axis=-1)
+    total = st.node_stats[:, 0] if ctx.regression else st.node_stats.sum(axis=-1)
     for jj, j in enumerate(ctx.categorical):
         usable = st.usable[:, jj] if ctx.allowed is None else st.usable[:, jj] & ctx.allowed[:, j]
         if not usable.any():
@@ -480,7 +480,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
             e = np.flatnonzero(elig)
             if len(e):
                 s = _score(cfg.score, known_sum[e], per[e], name)
-                same = (known_sum[e] == st.counts[e]).all(axis=-1)
+                same = (known_sum[e] == st.node_stats[e]).all(axis=-1)
                 w = known_sum[e][:, 0] if ctx.regression else known_sum[e].sum(axis=-1)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     frac = np.where(total[e] > 0, w / np.where(total[e] > 0, total[e], 1.0), 0.0)
@@ -488,7 +488,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
                 ms[e, jj] = np.where(np.isfinite(s), s, -np.inf)
         if want_subset:
             for i in np.flatnonzero(ok).tolist():
-                hit = _subset_one(per[i], rows[i], known_sum[i], st.counts[i], cfg, ctx, name)
+                hit = _subset_one(per[i], rows[i], known_sum[i], st.node_stats[i], cfg, ctx, name)
                 if hit is not None:
                     score, left_codes, children = hit
                     sub_found[i].append((score, int(j), left_codes, children))
@@ -624,7 +624,7 @@ class _Context:
 
 class _Level:
     """The instances of one level: rows, statistics and node (sorted by node, then row), the
-    per-feature orders, and the per-node counts and usable categorical features."""
+    per-feature orders, and the per-node statistics (``node_stats``) and usable categorical features."""
 
     def __init__(self, row: np.ndarray, stats: np.ndarray, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool) -> None:
         self.row, self.stats, self.node, self.orders, self.usable = row, stats, node, orders, usable
@@ -632,7 +632,7 @@ class _Level:
         self.m = len(row)
         self.lens = np.bincount(node, minlength=n_nodes)
         self.starts = np.concatenate(([0], np.cumsum(self.lens)[:-1])).astype(np.int64)
-        self.counts = _segment_sums(node, stats, n_nodes)
+        self.node_stats = _segment_sums(node, stats, n_nodes)
         self._cls: np.ndarray | None = None
 
     @property
@@ -670,7 +670,7 @@ class _Level:
         lv.row, lv.stats, lv.node = self.row[inst], self.stats[inst], new_node[self.node[inst]]
         lv.orders, lv.usable, lv.n_nodes, lv.integral = orders, self.usable[keep], int(keep.sum()), self.integral
         lv.m = len(lv.row)
-        lv.lens, lv.counts = self.lens[keep], self.counts[keep]
+        lv.lens, lv.node_stats = self.lens[keep], self.node_stats[keep]
         lv._cls = None if self._cls is None else self._cls[inst]
         lv.starts = np.concatenate(([0], np.cumsum(lv.lens)[:-1])).astype(np.int64)
         return lv
@@ -820,7 +820,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any =
     ctx.index = np.int32 if n < 2**31 - 1 else np.int64
     orders = np.argsort(ctx.Xn, axis=1, kind="stable").astype(ctx.index) if ctx.q else np.zeros((0, n), dtype=np.int64)
     st = _Level(np.arange(n), stats, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
-    st.counts[0] = stats.sum(axis=0)  # the reference's own sum (pairwise when there is one column)
+    st.node_stats[0] = stats.sum(axis=0)  # the reference's own sum (pairwise when there is one column)
     # Records of the tree: one entry per node, children filled in as they are created.
     made: list[Any] = []  # Leaf, or a split description (kind, feature, test, counts, child ids)
     frontier = [0]
@@ -842,7 +842,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any =
         if ctx.q == 0:
             leaf |= ~st.usable.any(axis=1)
         for i in np.flatnonzero(leaf).tolist():
-            made[frontier[i]] = Leaf(st.counts[i])
+            made[frontier[i]] = Leaf(st.node_stats[i])
         if leaf.all():
             break
         if leaf.any():
@@ -883,7 +883,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any =
         split = has.copy()
         if not split.any():
             for i in range(N):
-                made[frontier[i]] = Leaf(st.counts[i])
+                made[frontier[i]] = Leaf(st.node_stats[i])
             break
         inst_split = split[st.node]
         nb = np.zeros(N, dtype=np.int64)
@@ -971,7 +971,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any =
                 raise DataError("missing value")
         if cfg.accept is not None:
             for i in np.flatnonzero(split).tolist():
-                if not cfg.accept(st.counts[i], routed[offset[i] : offset[i] + nb[i]]):
+                if not cfg.accept(st.node_stats[i], routed[offset[i] : offset[i] + nb[i]]):
                     split[i] = False
             if not split.all():
                 dropped = ~split[st.node]
@@ -1005,7 +1005,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any =
         for i in range(N):
             g = frontier[i]
             if not split[i]:
-                made[g] = Leaf(st.counts[i])
+                made[g] = Leaf(st.node_stats[i])
                 continue
             kids = []
             for s in range(int(offset[i]), int(offset[i] + nb[i])):
@@ -1023,7 +1023,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any =
             f = int(feature[i])
             kd = kinds[choice[i]]
             test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i)
-            made[g] = (kd, f, test, st.counts[i], kids)
+            made[g] = (kd, f, test, st.node_stats[i], kids)
         if not next_frontier:
             break
         # -- the next level: new instances sorted by (node, row), orders stably partitioned

@@ -108,7 +108,7 @@ class FlatTree:
     offset: np.ndarray
     n_categories: np.ndarray
     table: np.ndarray
-    counts: np.ndarray
+    stats: np.ndarray
     value: np.ndarray
     parent: np.ndarray
     depth: np.ndarray
@@ -139,8 +139,8 @@ class FlatTree:
         return len(self.nodes)
 
 
-def _weight(counts: tuple[float, ...], regression: bool) -> float:
-    return counts[0] if regression else sum(counts)
+def _weight(stats: tuple[float, ...], regression: bool) -> float:
+    return stats[0] if regression else sum(stats)
 
 
 def flatten(tree: Tree) -> FlatTree:
@@ -188,14 +188,14 @@ def _flatten(tree: Tree) -> FlatTree:
     offset = np.zeros(n, dtype=np.int64)
     n_categories = np.zeros(n, dtype=np.int64)
     table: list[int] = []
-    width = len(tree.root.counts)
-    counts = np.zeros((n, width))
+    width = len(tree.root.stats)
+    stats = np.zeros((n, width))
     value = np.zeros((n, width))
     features = tree.schema.features
     for i, node in enumerate(nodes):
-        counts[i] = node.counts
-        own = _weight(node.counts, regression) > 0
-        value[i] = node.counts if own or parent[i] < 0 else value[parent[i]]
+        stats[i] = node.stats
+        own = _weight(node.stats, regression) > 0
+        value[i] = node.stats if own or parent[i] < 0 else value[parent[i]]
         if not isinstance(node, Split):
             continue
         # The arrays code lowering reads, filled from what the test says about its branches.
@@ -218,7 +218,7 @@ def _flatten(tree: Tree) -> FlatTree:
     n_children = np.array([len(k) for k in kids], dtype=np.int64)
     child_offset[1:] = np.cumsum(n_children)[:-1]
     child_table = np.asarray([c for k in kids for c in k], dtype=np.int64)
-    weight = counts[:, 0].copy() if regression else counts.sum(axis=1)
+    weight = stats[:, 0].copy() if regression else stats.sum(axis=1)
     heavy = np.full(n, -1, dtype=np.int64)
     fraction = np.zeros(n)
     fraction[0] = 1.0
@@ -233,7 +233,7 @@ def _flatten(tree: Tree) -> FlatTree:
     ids = np.arange(n, dtype=np.intp)
     return FlatTree(
         kind, feature_of, threshold, left, right, offset, n_categories, np.asarray(table, dtype=np.int64),
-        counts, value, np.asarray(parent, dtype=np.int64), np.asarray(depth, dtype=np.int64), tuple(nodes),
+        stats, value, np.asarray(parent, dtype=np.int64), np.asarray(depth, dtype=np.int64), tuple(nodes),
         child_offset, n_children, child_table, heavy, fraction, regression, features, route, bool((route == BY_TEST).any()),
         dense,
         np.repeat(np.where(leaf, 0, feature_of).astype(np.intp), 2),

@@ -245,7 +245,7 @@ def to_sklearn(tree: Tree) -> Any:
     values = np.zeros((n, 1, width))
     measure = variance if regression else _IMPURITY.get(tree.criterion or "gini", gini)
     for i, (node, parent, branch) in enumerate(nodes):
-        counts = np.asarray(node.counts, dtype=np.float64)
+        counts = np.asarray(node.stats, dtype=np.float64)
         weight = float(counts[0]) if regression else float(counts.sum())
         if parent >= 0:
             array[parent]["left_child" if branch == 0 else "right_child"] = i
@@ -259,7 +259,7 @@ def to_sklearn(tree: Tree) -> Any:
         array[i]["weighted_n_node_samples"] = weight
         array[i]["n_node_samples"] = max(1, int(round(weight)))
         if isinstance(node, Split):
-            kids = [float(c.counts[0]) if regression else float(sum(c.counts)) for c in node.children]
+            kids = [float(c.stats[0]) if regression else float(sum(c.stats)) for c in node.children]
             array[i]["feature"] = node.feature
             array[i]["threshold"] = node.test.value
             # puretree's "majority": the heavier branch, the first (left) on a tie.

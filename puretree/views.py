@@ -176,14 +176,14 @@ class _Rows:
             own = self.shown[me]
             return [(me, value[1] + 1, _clean(text), own) for text in branch_labels(node, schema)]
 
-        for node, (par, d, edge, inherited) in walk(tree.root, down, (-1, 0, "", tree.root.counts)):
+        for node, (par, d, edge, inherited) in walk(tree.root, down, (-1, 0, "", tree.root.stats)):
             self.nodes.append(node)
             self.parent.append(par)
             self.depth.append(d)
             self.edge.append(edge)
-            weight = node.counts[0] if schema.is_regression else sum(node.counts)
-            self.shown.append(node.counts if weight > 0 else inherited)
-            self.label.append(_clean(leaf_label(node.counts, schema, inherited)))
+            weight = node.stats[0] if schema.is_regression else sum(node.stats)
+            self.shown.append(node.stats if weight > 0 else inherited)
+            self.label.append(_clean(leaf_label(node.stats, schema, inherited)))
         self.colours = self._colours()
 
     def _colours(self) -> list[str]:
@@ -211,7 +211,7 @@ class _Rows:
         if self.schema.is_regression:
             w = counts[0]
             return f"mean {format_number(round(counts[1] / w, 6)) if w > 0 else '?'}, weight {format_number(round(w, 6))}"
-        return ", ".join(f"{_clean(c)} {format_number(round(w, 6))}" for c, w in zip(self.schema.classes, self.nodes[i].counts))
+        return ", ".join(f"{_clean(c)} {format_number(round(w, 6))}" for c, w in zip(self.schema.classes, self.nodes[i].stats))
 
 
 def _segments(counts: Sequence[float], colours: Sequence[str]) -> list[tuple[float, str]]:

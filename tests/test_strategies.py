@@ -216,7 +216,7 @@ def test_every_leaf_of_a_drawn_tree_is_reachable(tree):
 
 def _empty_path(flat, i):
     # Leaves under a category that the path excludes hold zero counts; the others must be reached.
-    return flat.counts[i].sum() == 0
+    return flat.stats[i].sum() == 0
 
 
 @pytest.mark.parametrize("kind", [NumericSplit, CategoricalSplit, SubsetSplit])

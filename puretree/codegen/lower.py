@@ -278,7 +278,7 @@ def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str
             j = node.feature
             t = float(lit.float32_floor(node.test.value))
             q = float(quantize(np.array([[t]]), offset[j: j + 1], scale[j: j + 1], ftype)[0, 0])
-            return Split(j, Threshold(q), node.children, node.counts)
+            return Split(j, Threshold(q), node.children, node.stats)
         return None
 
     return rewrite(tree, rule)
