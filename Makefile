@@ -61,10 +61,9 @@ bench: $(VENV)/.test
 	$(BIN)/python -m pip install --quiet m2cgen
 	$(BIN)/python bench/bench_predict.py
 
-# c45 against Weka's J48 side by side: installs Debian's weka (and Java) and liac-arff first.
+# c45 against Weka's J48 side by side: installs Debian's weka (and Java) first (liac-arff is a dependency).
 bench-j48: $(VENV)/.test
 	@command -v java >/dev/null && [ -f /usr/share/java/weka.jar ] || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq weka; } || { echo "bench-j48 needs Debian's weka package: apt-get install weka" >&2; exit 1; }
-	$(BIN)/python -m pip install --quiet liac-arff
 	$(BIN)/python bench/bench_j48.py
 
 # Installs gcc-arm-none-eabi (Debian), emlearn and m2cgen (PyPI) first: benchmarks only.

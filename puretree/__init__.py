@@ -120,7 +120,7 @@ _WHERE: dict[str, tuple[str, str]] = {
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
 # them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
-_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "formats", "importance", "impurity", "io", "nodes", "prune", "rules", "sklearn", "text", "views"})
+_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "formats", "importance", "impurity", "io", "mcu", "mml", "nodes", "prune", "rules", "sklearn", "text", "views"})
 
 
 def __getattr__(name: str) -> Any:
