@@ -250,6 +250,17 @@ def test_two_processes_compiling_at_once_share_one_library(tmp_path):
     assert done.stdout.split() == ["kernel"]
 
 
+def test_without_a_cache_folder_the_library_is_compiled_for_the_process(tmp_path):
+    # XDG_CACHE_HOME is a file: no cache folder can be made; the library is compiled into a
+    # temporary folder (removed once it is loaded) and the fits still use it
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    done = run_python(FITS, "kernel", env={"XDG_CACHE_HOME": str(blocker)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["kernel"]
+    assert blocker.read_text() == ""
+
+
 def test_the_c_code_reads_within_its_arrays(tmp_path):
     # the same fits with the library built under AddressSanitizer and UndefinedBehaviorSanitizer
     # (any out-of-bounds access or undefined operation aborts the child)
