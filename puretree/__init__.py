@@ -27,7 +27,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: `import
 if TYPE_CHECKING:  # what the names are, for type checkers; at run time they load on first use
     from typing import Any
 
-    from . import codegen, costs, criteria, datasets, evaluate, fold, importance, impurity, prune, rules
+    from . import codegen, costs, criteria, datasets, ensemble, evaluate, fold, importance, impurity, prune, rules
     from .codegen import export, generate, verify  # type: ignore[no-redef]  # the function, not the submodule
     from .compiled import to_function
     from .costs import cost_sensitive, nunez, tan_schlimmer
