@@ -40,7 +40,7 @@ shorter. On fourteen days the tree does not pay for itself, and MML pruning keep
 >>> round(leaf_bits((5, 9)), 4), round(math.log2(30030), 4)
 (14.8741, 14.8741)
 >>> mml_prune(tree).root
-Leaf(counts=(5.0, 9.0))
+Leaf(stats=(5.0, 9.0))
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def mml_prune(tree: Tree, X: Any = None) -> Tree:
     >>> from puretree.datasets import load_temperature
     >>> from puretree.grow import id3
     >>> mml_prune(id3(load_temperature())).root
-    Leaf(counts=(3.0, 3.0))
+    Leaf(stats=(3.0, 3.0))
     """
     root, _ = _fold_costs(tree, X, prune=True)
     return attrs.evolve(tree, root=root)
@@ -238,6 +238,6 @@ def mml_stop() -> MMLStop:
     >>> from puretree.datasets import load_playtennis
     >>> from puretree.grow import id3
     >>> id3(load_playtennis(), accept=mml_stop()).root
-    Leaf(counts=(5.0, 9.0))
+    Leaf(stats=(5.0, 9.0))
     """
     return MMLStop()

@@ -207,10 +207,12 @@ def _fit(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.data])
     data = read_args_data(args, args.data, target=args.target, task=args.task)
     checkpoint("fit", args.data)
-    progress = fit_progress(args.progress)
+    progress = None if getattr(args, "ensemble", None) else fit_progress(args.progress)  # progress: one tree's growth
     try:
-        grow_options: dict[str, Any] = fit_options(args) if progress is None else {**fit_options(args), "progress": progress}
-        tree = ALGORITHMS[args.algorithm](data, **grow_options)
+        if progress is None:
+            tree = fit_from_args(args, data)
+        else:
+            tree = ALGORITHMS[args.algorithm](data, **fit_options(args), progress=progress)
     finally:
         if progress is not None:
             progress.close()
