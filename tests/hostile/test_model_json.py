@@ -162,10 +162,10 @@ CASES = [
             extra={"v.csv": "a,c,label\n"}),
     h.cli_ok("show-importances-all-zero-counts", {"m.json": model_text(lambda m: [n.update(counts=[0, 0]) for n in m["nodes"]])}, ["show", "m.json", "--importances"],
              lambda out, err, tmp: None if "nan" not in out.lower() else f"NaN in the output: {out.split()[-6:]}", category=CAT),
-    h.cli_ok("show-50000-level-chain-bounded", {"m.json": CHAIN}, ["show", "m.json"], bounded_output(100_000_000), category=CAT, guard=30),
-    h.cli_ok("rules-50000-level-chain-bounded", {"m.json": CHAIN}, ["rules", "m.json"], bounded_output(100_000_000), category=CAT, guard=30),
+    h.cli_ok("show-50000-level-chain-bounded", {"m.json": CHAIN}, ["show", "m.json"], bounded_output(100_000_000), category=CAT, guard=60),
+    h.cli_ok("rules-50000-level-chain-bounded", {"m.json": CHAIN}, ["rules", "m.json"], bounded_output(100_000_000), category=CAT, guard=60),
     h.cli_ok("predict-50000-level-chain", {"m.json": CHAIN, "new.csv": "f0\n1e9\n0\n"}, ["predict", "m.json", "new.csv"],
-             lambda out, err, tmp: None if out.split() == ["prediction", "n", "p"] else f"output {out.split()[:5]}", category=CAT, guard=30),
+             lambda out, err, tmp: None if out.split() == ["prediction", "n", "p"] else f"output {out.split()[:5]}", category=CAT, guard=60),
 ]
 
 
