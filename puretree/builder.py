@@ -290,7 +290,7 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
 
 
 #: grow's own keyword options, for "did you mean" hints on a misspelt one.
-_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins")
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "bins")
 
 
 def _check_keywords(options: Mapping[str, Any]) -> None:
@@ -357,6 +357,7 @@ def grow(
     threshold: str = "midpoint",
     engine: str = "auto",
     max_bins: int | None = None,
+    bins: Any = None,
     **data_options: Any,
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
@@ -376,6 +377,10 @@ def grow(
     ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
     ``max_bins=N`` (fast engine only): histogram mode, each numeric feature binned once into
     at most ``N`` quantile bins, every threshold the largest training value of a bin.
+    ``bins=edges`` (fast engine only): histogram mode with given bins, one array of upper bin
+    edges per feature (:func:`puretree.dask.bin_edges` computes them on a cluster): each value
+    becomes the first edge at or above it (above the last edge: the last edge), every threshold
+    is an edge, so ``x <= edge`` sends a value where its bin went.
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -392,16 +397,20 @@ def grow(
 
     check("engine", engine, Options(fast.ENGINES))
     max_bins = check_options(max_bins=max_bins)["max_bins"]
+    if bins is not None:
+        if max_bins is not None:
+            raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
+        bins = fast.check_bins(bins, ds.schema)
     # A user's score is checked node by node (CheckedScore names the node), which the
     # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
-    use_engine = fast.supports(cfg.splitters) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None)))
+    use_engine = fast.supports(cfg.splitters) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
-        tree = Tree(fast.build(ds, cfg, max_bins=max_bins), ds.schema, missing)
+        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, bins=bins), ds.schema, missing)
     else:
-        if max_bins is not None:
-            raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
+        if max_bins is not None or bins is not None:
+            raise ParameterError(f"max_bins or bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
         tree = Tree(run(_grow(root_data(ds, missing=missing), cfg)), ds.schema, missing)

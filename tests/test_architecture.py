@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("predict", "text", "importance", "evaluate", "validation"),  # using a tree
     ("splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules"),  # pruning and rules
-    ("io", "sklearn", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify"),  # io and codegen
+    ("io", "sklearn", "dask", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify"),  # io and codegen
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
     ("cli", "__main__", "commands", "commands.core", "commands.prune", "commands.codegen", ""),  # command line; "" is the package
 )
@@ -143,7 +143,7 @@ def test_split_kinds_are_dispatched_on_in_few_modules():
         if any(isinstance(n, ast.Name) and n.id in kind_names for n in ast.walk(tree)):
             naming.add(name)
     defining = {"nodes", "predict"}  # the tests themselves; predict names the flat table's kind codes
-    artefacts = {"io", "codegen.lower", "sklearn", "engine"}  # the JSON registry, lowering, the bridge, the vectorised engine
+    artefacts = {"io", "codegen.lower", "sklearn", "engine", "dask"}  # the JSON registry, lowering, the bridge, the vectorised engine, the Dask engine
     others = {"strategies", "_hypothesis_plugin"}  # how Hypothesis draws each kind, and its st.from_type table
     assert naming <= defining | artefacts | others, naming - (defining | artefacts | others)
 
