@@ -159,3 +159,14 @@ def test_import_puretree_does_not_import_dask():
     code = "import sys, puretree; puretree.cart([[0.0], [1.0]], [0, 1]); print('dask' in sys.modules or 'distributed' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == "False"
+
+
+def test_ties_go_to_the_lowest_threshold_then_the_lowest_feature(client):
+    # cutting after 1 or after 3 scores the same; two identical columns score the same
+    X = np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]])
+    y = np.array([0, 1, 1, 0])
+    Xd, yd = _chunked(X, y, [1, 3])
+    edges = ptdask.bin_edges(Xd)
+    tree = ptdask.cart(Xd, yd, bins=edges, max_depth=1)
+    assert (tree.root.feature, tree.root.threshold) == (0, 1.0)
+    assert tree == puretree.cart(X, y, bins=edges, max_depth=1)
