@@ -3,11 +3,13 @@
 The data (a ``dask.array`` of rows x features, or a ``dask.dataframe``) never comes to one
 machine; only small summaries do:
 
-1. **Bins** (:func:`bin_edges`): one pass computes, per column, the distinct values of each
-   partition (at most ``max_bins + 1`` of them) and dask's approximate percentiles. A column
-   with at most ``max_bins`` distinct values keeps every value as its own bin (as the in-memory
-   :func:`~puretree.engine.quantile_bins` does); otherwise its edges are the percentiles at
-   ``1/max_bins, 2/max_bins, ...`` and its maximum. The edges are a value: a tuple of one sorted
+1. **Bins** (:func:`bin_edges`): one pass computes, per column and partition, its distinct
+   values (at most ``max_bins + 1`` of them) and a quantile sketch (its values at ``8 * max_bins``
+   evenly spaced ranks, each with the number of rows it stands for). A column with at most
+   ``max_bins`` distinct values keeps every value as its own bin (as the in-memory
+   :func:`~puretree.engine.quantile_bins` does); otherwise its edges are the merged sketches'
+   approximate quantiles at ``1/max_bins, 2/max_bins, ...`` (each off by at most
+   ``1 / (8 * max_bins)`` of a partition's rows) and its maximum. The edges are a value: a tuple of one sorted
    float array per feature, the bins' *upper* edges, which the in-memory ``cart(X, y, bins=edges)``
    accepts too. A value belongs to the first bin whose edge is at or above it (a value above the
    last edge, to the last bin), and a threshold is always an edge, so ``x <= edge`` sends a raw
@@ -172,14 +174,24 @@ def _inputs(X: Any, y: Any = None) -> _Parts:
 # -- partition tasks (run on the workers) ------------------------------------------------
 
 
-def _column_values(block: np.ndarray, max_bins: int) -> list[np.ndarray]:
-    """Each column's distinct values (at most ``max_bins + 1``); refuses NaN and infinities."""
+def _column_values(block: np.ndarray, max_bins: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per column: its distinct values (at most ``max_bins + 1``) and a quantile sketch, the
+    values at ``8 * max_bins`` evenly spaced ranks with the number of rows each stands for
+    (its own and those below it down to the previous one). Refuses NaN and infinities."""
     bad = np.argwhere(~np.isfinite(block))
     if len(bad):
         r, c = bad[0]
         what = "a missing value (NaN)" if np.isnan(block[r, c]) else f"the value {float(block[r, c])!r}"
         raise DataError(f"row {int(r)} of the partition, column {int(c)}: {what}; puretree.dask needs finite numbers (missing values: not yet)")
-    return [np.unique(block[:, j])[: max_bins + 1] for j in range(block.shape[1])]
+    n = block.shape[0]
+    g = min(n, 8 * max_bins)
+    ranks = (np.arange(1, g + 1) * n) // g - 1  # the last rank is the largest value
+    out = []
+    for j in range(block.shape[1]):
+        column = np.sort(block[:, j])
+        distinct = column[np.r_[True, column[1:] != column[:-1]]] if n else column
+        out.append((distinct[: max_bins + 1], column[ranks], np.diff(np.r_[-1, ranks])))
+    return out
 
 
 def _labels(block: np.ndarray) -> np.ndarray:
@@ -258,15 +270,22 @@ def _total(dask: Any, values: list[Any]) -> Any:
     return values[0]
 
 
-def _edges_from(values: list[list[np.ndarray]], percentiles: list[np.ndarray], maxima: np.ndarray, max_bins: int) -> tuple[np.ndarray, ...]:
+def _edges_from(summaries: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]], max_bins: int) -> tuple[np.ndarray, ...]:
+    """Each column's edges from the partitions' summaries: its distinct values when there are at
+    most ``max_bins``, else the merged sketches' quantiles at ``i / max_bins`` and the maximum."""
     out = []
-    for j, top in enumerate(np.asarray(maxima, dtype=np.float64).tolist()):
-        distinct = np.unique(np.concatenate([v[j] for v in values]))
+    for j in range(len(summaries[0])):
+        distinct = np.unique(np.concatenate([s[j][0] for s in summaries]))
         if len(distinct) <= max_bins:
             out.append(distinct.astype(np.float64))
-        else:
-            cuts = np.asarray(percentiles[j], dtype=np.float64)
-            out.append(np.unique(np.append(cuts[cuts < top], top)))
+            continue
+        values = np.concatenate([s[j][1] for s in summaries])
+        order = np.argsort(values, kind="stable")
+        values = values[order]
+        rows = np.cumsum(np.concatenate([s[j][2] for s in summaries])[order])
+        targets = rows[-1] * np.arange(1, max_bins) / max_bins
+        cuts = values[np.minimum(np.searchsorted(rows, targets, side="left"), len(values) - 1)]
+        out.append(np.unique(np.append(cuts, values[-1])))
     return tuple(out)
 
 
@@ -275,13 +294,14 @@ def bin_edges(X: Any, *, max_bins: int = 255) -> tuple[np.ndarray, ...]:
     workers: one sorted float array of upper bin edges per column, at most ``max_bins`` each.
 
     A column with at most ``max_bins`` distinct values gets one bin per value; otherwise the
-    edges are dask's approximate percentiles at ``i / max_bins`` and the column's maximum.
+    edges are approximate quantiles at ``i / max_bins`` (merged from the partitions' sketches)
+    and the column's maximum.
     ``puretree.cart(X, y, bins=edges)`` and :func:`cart` accept the result.
 
     >>> import dask.array as da
     >>> X = da.from_array(np.arange(20.0).reshape(10, 2), chunks=(5, 2))
-    >>> [e.tolist() for e in bin_edges(X, max_bins=2)]   # approximate medians, then the maxima
-    [[10.0, 18.0], [11.0, 19.0]]
+    >>> [e.tolist() for e in bin_edges(X, max_bins=2)]   # the medians, then the maxima
+    [[8.0, 18.0], [9.0, 19.0]]
     """
     max_bins = check_options(max_bins=max_bins)["max_bins"]
     if max_bins is None:
@@ -290,13 +310,9 @@ def bin_edges(X: Any, *, max_bins: int = 255) -> tuple[np.ndarray, ...]:
 
 
 def _bin_edges(parts: _Parts, max_bins: int) -> tuple[np.ndarray, ...]:
-    dask, da, _ = _dask()
-    values = _tasks(dask, parts, _column_values, parts.X, shared=(max_bins,))
-    Xa = da.concatenate([da.from_delayed(x, shape=(b - a, parts.n_features), dtype=np.float64) for x, (a, b) in zip(parts.X, parts.rows)])
-    q = 100.0 * np.arange(1, max_bins) / max_bins
-    percentiles = [da.percentile(Xa[:, j], q) for j in range(parts.n_features)]
-    values, percentiles, maxima = _run(dask, values, percentiles, Xa.max(axis=0))
-    return _edges_from(values, percentiles, maxima, max_bins)
+    dask, _, _ = _dask()
+    summaries = _run(dask, _tasks(dask, parts, _column_values, parts.X, shared=(max_bins,)))[0]
+    return _edges_from(summaries, max_bins)
 
 
 @attrs.frozen
