@@ -62,7 +62,7 @@ import attrs
 import numpy as np
 
 from .builder import check_options
-from .criteria import resolve_score
+from .criteria import resolve_score, score_task
 from .data import as_dataset, labels_array
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
@@ -428,6 +428,9 @@ def cart(
     parts = _inputs(X, y)
     names = list(feature_names) if feature_names is not None else parts.names
     chosen = resolve_score(score)
+    task = score_task(chosen)
+    if task is not None and task.is_regression:
+        raise ParameterError(f"the criterion {score!r} is for numeric targets; puretree.dask grows classification trees (regression: not yet)")
     # one pass for the labels, and the edges' pass when they are not given
     labels = _run(dask, _tasks(dask, parts, _labels, parts.y))[0]
     classes = np.unique(np.concatenate(labels))

@@ -147,6 +147,8 @@ def test_options_are_checked():
         ptdask.cart(np.zeros((4, 1)), y)
     with pytest.raises(ParameterError, match="max_depth"):
         ptdask.cart(X, y, max_depth=-1)
+    with pytest.raises(ParameterError, match="'variance' is for numeric targets"):
+        ptdask.cart(X, y, score="variance")
     with pytest.raises(ParameterError, match="not both"):
         puretree.cart([[1.0], [2.0]], ["a", "b"], bins=[[1.0, 2.0]], max_bins=4)
     with pytest.raises(ParameterError, match="one array of bin edges per feature"):
