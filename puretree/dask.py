@@ -72,9 +72,10 @@ from .splits import TIE_TOLERANCE
 
 __all__ = ["bin_edges", "cart", "predict", "HISTOGRAM_BYTES"]
 
-#: Largest size (bytes) of one summed histogram (a batch of frontier nodes); each partition's
-#: task holds one of this size too.
-HISTOGRAM_BYTES = 64 * 2**20
+#: Largest size (bytes) of one summed histogram (a batch of frontier nodes). Each partition's
+#: task makes one of this size too, so a worker holds about (its partitions + 1) of them at a
+#: level's peak, whatever the depth.
+HISTOGRAM_BYTES = 16 * 2**20
 
 
 def _dask() -> tuple[Any, Any, Any]:
