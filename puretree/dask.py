@@ -258,9 +258,14 @@ def _predict_frame(frame: Any, tree: Tree) -> Any:
 
 
 def _tasks(dask: Any, parts: _Parts, fn: Callable[..., Any], *columns: Sequence[Any], shared: tuple[Any, ...] = ()) -> list[Any]:
-    """One delayed task per partition: ``fn(column_1[i], ..., *shared)``, failures named."""
+    """One delayed task per partition: ``fn(column_1[i], ..., *shared)``, failures named; the
+    task's key names the partition too (a lost worker's error names the key)."""
+    from dask.base import tokenize
+
     call = dask.delayed(_in_partition, pure=True)
-    return [call(i, parts.rows[i], fn, *(c[i] for c in columns), *shared) for i in range(len(parts.rows))]
+    token = tokenize(fn.__name__, *columns, shared)
+    what = fn.__name__.strip("_").replace("_", "-")
+    return [call(i, parts.rows[i], fn, *(c[i] for c in columns), *shared, dask_key_name=f"puretree-{what}-partition-{i}-{token}") for i in range(len(parts.rows))]
 
 
 def _total(dask: Any, values: list[Any]) -> Any:

@@ -172,3 +172,13 @@ def test_ties_go_to_the_lowest_threshold_then_the_lowest_feature(client):
     tree = ptdask.cart(Xd, yd, bins=edges, max_depth=1)
     assert (tree.root.feature, tree.root.threshold) == (0, 1.0)
     assert tree == puretree.cart(X, y, bins=edges, max_depth=1)
+
+
+def test_partition_tasks_are_named_by_partition():
+    # a lost worker's error (KilledWorker) names the task's key: it names the partition
+    X, y = _chunked(np.arange(8.0).reshape(4, 2), np.array([0, 1, 0, 1]), [2, 2])
+    parts = ptdask._inputs(X, y)
+    import dask
+
+    keys = [t.key for t in ptdask._tasks(dask, parts, ptdask._labels, parts.y)]
+    assert [k.split("-")[:4] for k in keys] == [["puretree", "labels", "partition", "0"], ["puretree", "labels", "partition", "1"]]
