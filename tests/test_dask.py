@@ -182,3 +182,14 @@ def test_partition_tasks_are_named_by_partition():
 
     keys = [t.key for t in ptdask._tasks(dask, parts, ptdask._labels, parts.y)]
     assert [k.split("-")[:4] for k in keys] == [["puretree", "labels", "partition", "0"], ["puretree", "labels", "partition", "1"]]
+
+
+def test_empty_partitions_are_harmless(client):
+    X = np.arange(20.0).reshape(10, 2)
+    y = np.arange(10) % 3
+    Xd = da.from_array(X, chunks=((4, 0, 6), 2))
+    yd = da.from_array(y, chunks=((4, 0, 6),))
+    edges = ptdask.bin_edges(Xd, max_bins=4)
+    tree = ptdask.cart(Xd, yd, bins=edges)
+    assert tree == puretree.cart(X, y, bins=edges)
+    assert ptdask.predict(tree, Xd).compute().tolist() == tree.predict(X).tolist()
