@@ -49,15 +49,15 @@ def problems(draw):
     return X, y, sizes
 
 
-@settings(max_examples=12, deadline=None)
-@given(problem=problems(), max_bins=st.sampled_from([2, 3, 5, 255]), max_depth=st.none() | st.integers(0, 3), min_samples_leaf=st.integers(1, 3), min_samples_split=st.integers(2, 5))
-def test_dask_tree_equals_the_in_memory_tree_with_the_same_edges(client, problem, max_bins, max_depth, min_samples_leaf, min_samples_split):
+@settings(max_examples=20, deadline=None)
+@given(problem=problems(), max_bins=st.sampled_from([2, 3, 5, 255]), max_depth=st.none() | st.integers(0, 3), min_samples_leaf=st.integers(1, 3), min_samples_split=st.integers(2, 5), batch=st.sampled_from([1, 2**30]))
+def test_dask_tree_equals_the_in_memory_tree_with_the_same_edges(client, problem, max_bins, max_depth, min_samples_leaf, min_samples_split, batch):
     X, y, sizes = problem
     Xd, yd = _chunked(X, y, sizes)
     edges = ptdask.bin_edges(Xd, max_bins=max_bins)
     assert all(len(e) <= max_bins and (np.diff(e) > 0).all() for e in edges)
     options = dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf, min_samples_split=min_samples_split)
-    grown = ptdask.cart(Xd, yd, bins=edges, histogram_bytes=1, **options)  # one node per batch
+    grown = ptdask.cart(Xd, yd, bins=edges, histogram_bytes=batch, **options)  # 1: one node per batch
     assert grown == puretree.cart(X, y, bins=edges, **options)
 
 
