@@ -300,7 +300,7 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
 
 
 #: grow's own keyword options, for "did you mean" hints on a misspelt one.
-_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "max_features", "seed", "progress")
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "bins", "max_features", "seed", "progress")
 
 
 def _check_keywords(options: Mapping[str, Any]) -> None:
@@ -367,6 +367,7 @@ def grow(
     threshold: str = "midpoint",
     engine: str = "auto",
     max_bins: int | None = None,
+    bins: Any = None,
     max_features: int | float | str | None = None,
     seed: int | tuple[int, ...] = 0,
     progress: Callable[[int, int, int], None] | None = None,
@@ -397,6 +398,10 @@ def grow(
     ``progress(depth, nodes, rows)``, if given, hears of the growth as it goes: once per node
     from the recursive builder, once per level from the level-wise engine (the nodes made at
     that depth and the rows they hold); it does not change the tree.
+    ``bins=edges`` (fast engine only): histogram mode with given bins, one array of upper bin
+    edges per feature (:func:`puretree.dask.bin_edges` computes them on a cluster): each value
+    becomes the first edge at or above it (above the last edge: the last edge), every threshold
+    is an edge, so ``x <= edge`` sends a value where its bin went.
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -417,20 +422,24 @@ def grow(
     check("engine", engine, Options(fast.ENGINES))
     max_bins = check_options(max_bins=max_bins)["max_bins"]
     check("progress", progress, *GROW_CONSTRAINTS["progress"])
+    if bins is not None:
+        if max_bins is not None:
+            raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
+        bins = fast.check_bins(bins, ds.schema)
     # A user's score is checked node by node (CheckedScore names the node), which the
     # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
     # The level-wise engine hands accept the statistics only: a hook that wants the node's rows
     # grows with the recursive builder.
     if getattr(accept, "wants_context", False) and engine == "fast":
         raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which engine='fast' does not hand it; use engine='auto' or 'reference'")
-    use_engine = fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None)))
+    use_engine = fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
-        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, progress=progress), ds.schema, missing)
+        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress), ds.schema, missing)
     else:
-        if max_bins is not None:
-            raise ParameterError(f"max_bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
+        if max_bins is not None or bins is not None:
+            raise ParameterError(f"max_bins or bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
         root = root_data(ds, missing=missing)

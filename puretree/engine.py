@@ -72,7 +72,7 @@ from .errors import DataError
 from .nodes import Leaf, Multiway, Node, Split, Subset, Threshold
 from .tasks import as_task
 
-__all__ = ["build", "supports", "quantile_bins", "ENGINES"]
+__all__ = ["build", "supports", "assemble_arrays", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
 
 #: The values of ``grow(..., engine=...)``: ``"auto"`` uses the fast engine when it supports
 #: the splitters given, ``"fast"`` insists on it, ``"reference"`` runs the recursive builder.
@@ -702,6 +702,55 @@ def quantile_bins(column: np.ndarray, max_bins: int) -> np.ndarray:
     return out
 
 
+def edge_bins(column: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Each value replaced by the upper edge of its bin, given the bins' upper edges (sorted):
+    the first edge at or above it; a value above the last edge goes to the last bin. NaN stays NaN.
+
+    So ``x <= edges[b]`` holds exactly for the values of bins ``0..b``, and a tree grown on the
+    binned values, whose thresholds are edges, sends every raw value where its bin went.
+
+    >>> edge_bins(np.array([0.5, 1.0, 1.5, 3.0, 9.0, np.nan]), np.array([1.0, 2.0, 3.0])).tolist()
+    [1.0, 1.0, 2.0, 3.0, 3.0, nan]
+    """
+    out = column.copy()
+    known = ~np.isnan(column)
+    out[known] = edges[np.minimum(np.searchsorted(edges, column[known], side="left"), len(edges) - 1)]
+    return out
+
+
+def check_bins(bins: Any, schema: Any) -> tuple[np.ndarray | None, ...]:
+    """``bins`` (one array of upper bin edges per feature, as :func:`puretree.dask.bin_edges`
+    gives) checked against ``schema``: one entry per feature, a numeric feature's strictly
+    increasing finite numbers (a categorical feature's entry is ignored: ``None``).
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> check_bins([[1, 2]], Schema((Feature("a"),), ("n", "y")))
+    (array([1., 2.]),)
+    >>> check_bins([[2, 1]], Schema((Feature("a"),), ("n", "y")))
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: bins for feature 'a' must be strictly increasing finite numbers (the bins' upper edges), got [2.0, 1.0]
+    """
+    from .errors import ParameterError
+
+    if isinstance(bins, (str, bytes)) or not hasattr(bins, "__len__") or len(bins) != schema.n_features:
+        raise ParameterError(f"bins must hold one array of bin edges per feature ({schema.n_features}), got {bins!r:.200}")
+    out: list[np.ndarray | None] = []
+    for f, edges in zip(schema.features, bins):
+        if not f.is_numeric:
+            out.append(None)
+            continue
+        try:
+            e = np.array(edges, dtype=np.float64).reshape(-1) if np.ndim(edges) == 1 else None
+        except (TypeError, ValueError):
+            e = None
+        if e is None or len(e) == 0 or not np.isfinite(e).all() or not (np.diff(e) > 0).all():
+            shown = e.tolist()[:10] if e is not None else edges
+            raise ParameterError(f"bins for feature {f.name!r} must be strictly increasing finite numbers (the bins' upper edges), got {shown!r:.200}")
+        out.append(e)
+    return tuple(out)
+
+
 #: Whether fits may use the compiled kernel (:mod:`puretree.kernels`): ``None``, when it
 #: compiles here; ``False``, never (the tests set it to check the numpy engine on the same data).
 _USE_KERNEL: bool | None = None
@@ -766,7 +815,7 @@ def _kernel_tree(ds: Dataset, cfg: Any, progress: Any = None) -> Node:
     )
     if progress is not None:  # the compiled loop calls no Python: its levels are reported once it is done
         _report_levels(child, counts, progress)
-    return _assemble_arrays(np.maximum(feature, 0), threshold, child, counts)
+    return assemble_arrays(np.maximum(feature, 0), threshold, child, counts)
 
 
 def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None:
@@ -779,8 +828,10 @@ def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None
         progress(d, int((depth == d).sum()), int(round(float(weight[depth == d].sum()))))
 
 
-def _assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray) -> Node:
-    """Nodes from the kernel's arrays, children (larger ids) before parents."""
+def assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray) -> Node:
+    """Nodes from a threshold tree's arrays (the compiled kernel's, :mod:`puretree.dask`'s): node
+    ``g`` is a leaf when ``child[g] < 0``, else a split on ``feature[g]`` at ``threshold[g]``
+    whose children are ``child[g]`` and ``child[g] + 1`` (larger ids); ``counts[g]`` its statistics."""
     ft, thr, ch, cn = feature.tolist(), threshold.tolist(), child.tolist(), counts.tolist()
     made: list[Any] = [None] * len(ch)
     for g in range(len(ch) - 1, -1, -1):
@@ -793,22 +844,27 @@ def _assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarr
     return made[0]
 
 
-def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, progress: Any = None) -> Node:
+def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None) -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown level by level. ``max_bins``: histogram mode, each numeric
     feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values.
+    ``bins`` (checked by :func:`check_bins`): histogram mode with the bins given, each value
+    replaced by its bin's upper edge (:func:`edge_bins`), thresholds at edges.
     ``progress(depth, nodes, rows)`` is called once per level: its depth, the nodes made at
     that depth, the rows they hold."""
     from .splits import node_statistics
 
     if cfg.missing == "error":
         _refuse_missing(ds)
-    if max_bins is None and _kernel_applies(ds, cfg):
+    if max_bins is None and bins is None and _kernel_applies(ds, cfg):
         return _kernel_tree(ds, cfg, progress)
     ctx = _Context(ds, cfg)
     if max_bins is not None and ctx.q:
         ctx.binned = True
         ctx.Xn = np.ascontiguousarray(np.stack([quantile_bins(row, max_bins) for row in ctx.Xn]).reshape(ctx.Xn.shape))
+    elif bins is not None and ctx.q:
+        ctx.binned = True
+        ctx.Xn = np.ascontiguousarray(np.stack([edge_bins(row, bins[j]) for row, j in zip(ctx.Xn, ctx.numeric.tolist())]).reshape(ctx.Xn.shape))
     kinds = tuple(_kinds()[s] for s in cfg.splitters)
     stats = node_statistics(ds)
     n, k = stats.shape

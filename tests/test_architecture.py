@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("predict", "text", "views", "importance", "evaluate", "validation"),  # using a tree
     ("splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow", "ensemble"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules", "mml"),  # pruning and rules
-    ("io", "sklearn", "estimators", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify", "codegen.ensemble", "compiled", "mcu"),  # io and codegen (mcu: generated C on emulated boards)
+    ("io", "sklearn", "estimators", "dask", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify", "codegen.ensemble", "compiled", "mcu"),  # io and codegen (mcu: generated C on emulated boards)
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
     ("cli", "__main__", "commands", "commands.core", "commands.prune", "commands.codegen", ""),  # command line; "" is the package
 )

@@ -1,0 +1,133 @@
+"""puretree.dask against the in-memory fits, side by side: held-out accuracy, time, workers' peak memory.
+
+Data: make_classification 1,000,000 x 10 (``n_informative=5, random_state=0``, as
+bench/bench_engine.py makes it), the first 80% to train, the last 20% held out (the rows are
+shuffled by make_classification). The training rows go to a ``distributed.LocalCluster`` of
+``--workers`` worker processes as a dask array of ``--chunks`` row blocks.
+
+Fits, each timed (median of ``--repeats`` runs) and scored on the held-out rows:
+
+- ``exact``: ``puretree.cart`` in memory, unbinned (the compiled kernel);
+- ``binned``: ``puretree.cart(X, y, bins=edges)`` in memory, with the edges the cluster computed;
+- ``dask``: ``puretree.dask.cart(X, y, bins=edges)`` on the cluster (the edges' own pass is
+  timed apart, ``bin_edges``), whose tree must equal ``binned``'s.
+
+Every fit uses ``--max-depth`` (default 12: a fully grown tree of a million noisy rows has tens
+of thousands of leaves, each level a pass over the data). Each worker's peak resident size
+(sampled every 10 ms on the worker from before the edges' pass to the end) is set against the
+issue's target, 60% of the training data's size plus 300 MB.
+
+    python bench/bench_dask.py                            # 1,000,000 x 10, 8 chunks, depth 12
+    python bench/bench_dask.py --rows 100000 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+
+def _start_meter(dask_worker) -> float:
+    """On a worker: sample its resident size every 10 ms from now on (ru_maxrss will not do: a
+    worker process inherits its parent's peak at fork); returns the size now, in MB."""
+    import threading
+
+    import psutil
+
+    proc = psutil.Process()
+    state = {"peak": proc.memory_info().rss, "run": True}
+
+    def sample() -> None:
+        while state["run"]:
+            state["peak"] = max(state["peak"], proc.memory_info().rss)
+            time.sleep(0.01)
+
+    threading.Thread(target=sample, daemon=True).start()
+    dask_worker.puretree_meter = state
+    return state["peak"] / 2**20
+
+
+def _stop_meter(dask_worker) -> float:
+    """On a worker: stop sampling; the peak resident size seen, in MB."""
+    state = dask_worker.puretree_meter
+    state["run"] = False
+    return state["peak"] / 2**20
+
+
+def timed(fn, repeats: int):
+    times, out = [], None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return out, statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--features", type=int, default=10)
+    ap.add_argument("--chunks", type=int, default=8)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--max-depth", type=int, default=12)
+    ap.add_argument("--max-bins", type=int, default=255)
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--histogram-mb", type=int, default=16, help="histogram_bytes of puretree.dask.cart, in MiB")
+    ap.add_argument("--worker-memory", default="2GB", help="each worker's memory limit (dask's)")
+    args = ap.parse_args(argv)
+
+    import dask.array as da
+    from distributed import Client, LocalCluster
+    from sklearn.datasets import make_classification
+
+    import puretree
+    from puretree.fold import n_leaves
+    from puretree import dask as ptdask
+
+    X, y = make_classification(n_samples=args.rows, n_features=args.features, n_informative=min(5, args.features), random_state=0)
+    cut = int(0.8 * args.rows)
+    Xtr, ytr, Xte, yte = X[:cut], y[:cut], X[cut:], y[cut:]
+    data_mb = (Xtr.nbytes + ytr.nbytes) / 2**20
+    depth = args.max_depth
+
+    def accuracy(tree) -> float:
+        return 100.0 * float(np.mean(tree.predict(Xte) == yte))
+
+    exact, t_exact = timed(lambda: puretree.cart(Xtr, ytr, max_depth=depth), args.repeats)
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, memory_limit=args.worker_memory, dashboard_address=None) as cluster, Client(cluster) as client:
+        step = -(-cut // args.chunks)
+        # each chunk is scattered to one worker, as a dataset read by the workers would be
+        # (da.from_array would ship the whole array inside the graph to every worker)
+        bounds = [(a, min(cut, a + step)) for a in range(0, cut, step)]
+        xs = client.scatter([Xtr[a:b] for a, b in bounds])
+        ys = client.scatter([ytr[a:b] for a, b in bounds])
+        Xd = da.concatenate([da.from_delayed(f, shape=(b - a, args.features), dtype=Xtr.dtype) for f, (a, b) in zip(xs, bounds)])
+        yd = da.concatenate([da.from_delayed(f, shape=(b - a,), dtype=ytr.dtype) for f, (a, b) in zip(ys, bounds)])
+        ptdask.cart(da.from_array(Xtr[:1000], chunks=(500, args.features)), da.from_array(ytr[:1000], chunks=(500,)), max_depth=2)  # warm-up: workers import puretree
+        before = client.run(_start_meter)  # the workers' size once started, imports and data included
+        edges, t_edges = timed(lambda: ptdask.bin_edges(Xd, max_bins=args.max_bins), args.repeats)
+        grown, t_dask = timed(lambda: ptdask.cart(Xd, yd, bins=edges, max_depth=depth, histogram_bytes=args.histogram_mb * 2**20), args.repeats)
+        held = ptdask.predict(grown, da.from_array(Xte, chunks=(-(-len(Xte) // args.chunks), args.features)))
+        dask_acc = 100.0 * float(np.mean(held.compute() == yte))
+        peaks = client.run(_stop_meter)
+    binned, t_binned = timed(lambda: puretree.cart(Xtr, ytr, bins=edges, max_depth=depth), args.repeats)
+
+    print(f"make_classification {args.rows:,} x {args.features}, train {cut:,} rows ({data_mb:.0f} MB), {args.chunks} chunks, {args.workers} workers, max_depth={depth}, max_bins={args.max_bins}, histograms {args.histogram_mb} MiB, median of {args.repeats}")
+    print(f"{'fit':<28}{'seconds':>10}{'ratio':>8}{'held-out %':>12}{'leaves':>8}")
+    rows = [("exact cart (in memory)", t_exact, accuracy(exact), exact), ("cart(bins=edges) in memory", t_binned, accuracy(binned), binned), ("puretree.dask.cart", t_dask, dask_acc, grown)]
+    for name, t, acc, tree in rows:
+        print(f"{name:<28}{t:>10.2f}{t / t_exact:>8.2f}{acc:>12.3f}{n_leaves(tree):>8}")
+    print(f"{'dask bin_edges':<28}{t_edges:>10.2f}")
+    print(f"dask tree == in-memory cart(bins=edges): {grown == binned}")
+    print(f"accuracy, dask - exact: {dask_acc - accuracy(exact):+.3f} points")
+    for address, mb in sorted(peaks.items()):
+        print(f"worker {address}: peak RSS {mb:.0f} MB, {before[address]:.0f} MB before the fit (imports and its chunks); target 60% of the data + 300 MB = {0.6 * data_mb + 300:.0f} MB")
+    return 0 if grown == binned else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
