@@ -185,7 +185,6 @@ def _run_python(ens: Ensemble, work: Path, name: str, rows: np.ndarray) -> list[
 
 def _driver(ens: Ensemble, name: str, ctype: str) -> str:
     big = name.upper()
-    read = "(%s)strtol(tok, &end, 10)" % ctype if ctype.startswith("int") else "(%s)strtod(tok, &end)" % ctype
     if ens.schema.is_regression:
         body = f'printf("%a\\n", {name}_predict(x));'
     else:
@@ -194,29 +193,7 @@ def _driver(ens: Ensemble, name: str, ctype: str) -> str:
         body = (f"double p[{big}_N_CLASSES]; int k; int c = {name}_predict_proba(x, p);"
                 f' if (c != {name}_predict(x)) {{ printf("inconsistent\\n"); }}'
                 f' printf("%d", c); {votes_} for (k = 0; k < {big}_N_CLASSES; k++) printf(" %a", p[k]); printf("\\n");')
-    return f"""#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "{name}.h"
-int main(void) {{
-    static char tok[128];
-    {ctype} x[{big}_N_FEATURES > 0 ? {big}_N_FEATURES : 1];
-    int j = 0;
-    while (scanf("%127s", tok) == 1) {{
-        char *end;
-        if (strcmp(tok, ";") == 0) {{
-            if (j != {big}_N_FEATURES) {{ return 3; }}
-            {{ {body} }}
-            j = 0;
-            continue;
-        }}
-        if (j >= {big}_N_FEATURES) {{ return 3; }}
-        x[j++] = {read};
-        if (*end != '\\0') {{ return 3; }}
-    }}
-    return 0;
-}}
-"""
+    return single.driver_source(name, ctype, body)
 
 
 def _run_c(ens: Ensemble, work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool) -> list[Any]:

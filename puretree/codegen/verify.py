@@ -44,7 +44,7 @@ from . import literals as lit
 from .lower import MANIFEST_MARK, check_options, quantize, quantized_tree, tree_quantization
 from .render import generate
 
-__all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "FP_FLAGS", "quantize_probes", "run_quantize", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
+__all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "FP_FLAGS", "quantize_probes", "run_quantize", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "driver_source", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
 
 STRICT_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wconversion")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g")
@@ -360,10 +360,7 @@ def compile_c(files: dict[str, str], name: str, feature_type: str, *, regression
 
 
 def _driver(name: str, ctype: str, *, regression: bool, proba: bool) -> str:
-    # One row per ";"-terminated group of tokens: no line length limit, and a row of a
-    # tree without features is still a row. A malformed row makes the driver fail loudly.
     big = name.upper()
-    read = "(%s)strtol(tok, &end, 10)" % ctype if ctype.startswith("int") else "(%s)strtod(tok, &end)" % ctype
     if regression:
         body = f'printf("%a\\n", {name}_predict(x));'
     elif proba:
@@ -372,6 +369,16 @@ def _driver(name: str, ctype: str, *, regression: bool, proba: bool) -> str:
                 f' printf("%d", c); for (k = 0; k < {big}_N_CLASSES; k++) printf(" %a", p[k]); printf("\\n");')
     else:
         body = f'printf("%d\\n", {name}_predict(x));'
+    return driver_source(name, ctype, body)
+
+
+def driver_source(name: str, ctype: str, body: str) -> str:
+    """A C program that reads rows from standard input and runs ``body`` (C statements over the
+    row ``x``) on each: the driver of every compiled check (trees and ensembles)."""
+    # One row per ";"-terminated group of tokens: no line length limit, and a row of a
+    # tree without features is still a row. A malformed row makes the driver fail loudly.
+    big = name.upper()
+    read = "(%s)strtol(tok, &end, 10)" % ctype if ctype.startswith("int") else "(%s)strtod(tok, &end)" % ctype
     return f"""#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
