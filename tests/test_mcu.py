@@ -4,7 +4,11 @@ One firmware per core and feature type (puretree.mcu) holds every model below in
 forms; one QEMU run sends it all their rows through semihosting: the rows of the data the
 model learned from plus the rows verify derives (every node, each threshold and its
 neighbours in the feature type, unseen categories, missing values). Every answer, class and
-probabilities or regression value, must equal the library's bit for bit.
+probabilities or regression value, must equal the library's bit for bit. The int16 and
+int32 firmwares also hold every model's quantized (fixed-point) forms, checked against the
+integer tree as verify checks them on the host; one more firmware per core (double rows) holds
+ensembles (forest, bagging regressor, AdaBoost with its votes) and the quantizers
+(``NAME_quantize``), and runs on the M7 a second time built with ``-ffp-contract=fast``.
 
 Cortex-M0 (micro:bit, soft float, 16 KiB RAM), Cortex-M3 (MPS2 AN385, soft float),
 Cortex-M4F (AN386, single-precision FPU, hard-float ABI) and Cortex-M7 (AN500, double-precision
