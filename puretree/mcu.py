@@ -107,10 +107,10 @@ STACK_FLAGS = ("-std=c99", *OPT_FLAGS, *_STACK_OUTPUTS)
 #: at most, as measured on the emulated boards by tests/test_mcu.py (painted stack).
 HELPER_STACK_BYTES = 64
 
-#: HOOK for quantized code (codegen's ``--quantize``, in progress elsewhere): empty today. List
-#: its feature types here and tests/test_mcu.py runs its whole matrix on them too; the runner
-#: needs only the C type of a row value (``lit.C_TYPES``) and :func:`_encode` the row encoding.
-QUANTIZED_FEATURE_TYPES: tuple[str, ...] = ()
+#: The feature types of quantized (fixed-point) code, codegen's ``quantize=``: tests/test_mcu.py
+#: adds each model's quantized forms to these types' firmwares (the integer rows go through the
+#: runner as any int16/int32 rows do: ``lit.C_TYPES`` and :func:`_encode`).
+QUANTIZED_FEATURE_TYPES: tuple[str, ...] = ("int16", "int32")
 
 GCC = "arm-none-eabi-gcc"
 QEMU = "qemu-system-arm"

@@ -4,7 +4,11 @@ One firmware per core and feature type (puretree.mcu) holds every model below in
 forms; one QEMU run sends it all their rows through semihosting: the rows of the data the
 model learned from plus the rows verify derives (every node, each threshold and its
 neighbours in the feature type, unseen categories, missing values). Every answer, class and
-probabilities or regression value, must equal the library's bit for bit.
+probabilities or regression value, must equal the library's bit for bit. The int16 and
+int32 firmwares also hold every model's quantized (fixed-point) forms, checked against the
+integer tree as verify checks them on the host; one more firmware per core (double rows) holds
+ensembles (forest, bagging regressor, AdaBoost with its votes) and the quantizers
+(``NAME_quantize``), and runs on the M7 a second time built with ``-ffp-contract=fast``.
 
 Cortex-M0 (micro:bit, soft float, 16 KiB RAM), Cortex-M3 (MPS2 AN385, soft float),
 Cortex-M4F (AN386, single-precision FPU, hard-float ABI) and Cortex-M7 (AN500, double-precision
@@ -27,10 +31,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puretree import datasets, mcu
-from puretree.codegen.lower import FEATURE_TYPES
+from puretree import ensemble
+from puretree.codegen import generate as generate_any
+from puretree.codegen.lower import FEATURE_TYPES, feature_ranges, quantize, quantized_tree, tree_quantization
 from puretree.codegen.render import generate
-from puretree.codegen.verify import check_rows, expected, verify
-from puretree.data import encode_features, from_numpy, read_csv
+from puretree.codegen.verify import check_batches, check_rows, expected, quantize_probes, verify
+from puretree.codegen.literals import C_TYPES
+from puretree.data import Dataset, encode_features, from_numpy, read_csv
 from puretree.datasets import load_buys_computer, load_playtennis, load_temperature
 from puretree.errors import CodegenError
 from puretree.grow import c45, cart, cart_regressor, id3
@@ -42,9 +49,11 @@ from puretree.strategies import trees
 
 DATA = Path(__file__).parent / "data"
 CORES = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7")
-# The quantized forms join the matrix as soon as codegen offers them (mcu's hook).
-TYPES = (*FEATURE_TYPES, *mcu.QUANTIZED_FEATURE_TYPES)
+TYPES = FEATURE_TYPES
 FORMS = ("c", "c-table")
+# Quantized (fixed-point) code joins the int16 and int32 firmwares (mcu's hook) in every C
+# form: nested, table and the compact table (where the tree allows it).
+QFORMS = ("c", "c-table", "compact")
 
 
 def _regression_data():
@@ -102,6 +111,32 @@ def generated(name, form, ftype):
     return mcu.program_for(files, name=cname, n_features=tree.schema.n_features, n_classes=_n_classes(tree), proba=proba), check_rows(tree, X, ftype)
 
 
+def _target(form):
+    return ("c-table", {"form": "compact"}) if form == "compact" else (form, {})
+
+
+@functools.cache
+def quantized(name, form, ftype):
+    """A model's quantized C (ranges: its training rows'), the integer tree it must equal
+    (:func:`quantized_tree`) and that tree's check rows among the quantized rows, as verify's
+    host check makes them; None when the form does not hold the tree (compact: thresholds only,
+    no distributed missing values)."""
+    _, tree, X, proba = next(m for m in models() if m[0] == name)
+    ranges = feature_ranges(X)
+    offset, scale = tree_quantization(tree, ranges, ftype)
+    qtree = quantized_tree(tree, offset, scale, ftype)
+    cname = f"{name}_q_{form.replace('-', '_')}"
+    target, opts = _target(form)
+    try:
+        files = generate(tree, target, name=cname, feature_type=ftype, proba=proba, quantize=ranges, **opts)
+    except CodegenError as exc:
+        if form == "compact" and "the compact table holds" in str(exc):
+            return None
+        raise
+    program = mcu.program_for(files, name=cname, n_features=tree.schema.n_features, n_classes=_n_classes(tree), proba=proba)
+    return program, qtree, check_rows(qtree, quantize(X, offset, scale, ftype), ftype)
+
+
 def _n_classes(tree):
     return 0 if tree.schema.is_regression else len(tree.schema.classes)
 
@@ -135,6 +170,13 @@ def board_runs(tmp_path_factory):
                     programs.append(program)
                     jobs.append((len(programs) - 1, rows))
                     keys.append((name, form, tree, rows, proba))
+                for form in QFORMS if ftype in mcu.QUANTIZED_FEATURE_TYPES else ():
+                    made = quantized(name, form, ftype)
+                    if made is not None:
+                        program, qtree, rows = made
+                        programs.append(program)
+                        jobs.append((len(programs) - 1, rows))
+                        keys.append((name, f"quantized {form}", qtree, rows, proba))
             elf = mcu.build_firmware(programs, core=core, feature_type=ftype, workdir=work)
             done = mcu.run_firmware(elf, programs, jobs, core=core, feature_type=ftype, workdir=work, stack=True)
             stacks = [mcu.read_stack(work, name=p.name, core=core) for p in programs]
@@ -154,6 +196,25 @@ def test_generated_c_on_the_board_equals_predict(board_runs, core, ftype, model,
     n_train = next(X for name, _, X, _ in models() if name == model).shape[0]
     assert len(rows) > n_train  # the training rows and the derived ones
     assert _mismatches(tree, rows, got, proba) == []
+
+
+@pytest.mark.parametrize("model", NAMES)
+@pytest.mark.parametrize("ftype", mcu.QUANTIZED_FEATURE_TYPES)
+@pytest.mark.parametrize("core", CORES)
+def test_quantized_c_on_the_board_equals_the_quantized_tree(board_runs, core, ftype, model):
+    # The integer code on the quantized rows (training rows and the integer tree's derived
+    # ones) against the tree verify checks it against on the host: quantized_tree.
+    runs = board_runs(core, ftype)
+    forms = [form for form in QFORMS if (model, f"quantized {form}") in runs]
+    assert forms[:2] == ["c", "c-table"]
+    for form in forms:
+        qtree, rows, proba, got, _ = runs[model, f"quantized {form}"]
+        assert len(rows) > 0 and _mismatches(qtree, rows, got, proba) == [], form
+
+
+def test_the_compact_form_is_quantized_on_the_board_where_it_applies():
+    compact = {name for name in NAMES if quantized(name, "compact", "int16") is not None}
+    assert {"temp_error", "sk_cancer", "reg_error"} <= compact
 
 
 @pytest.mark.parametrize("ftype", FEATURE_TYPES)
@@ -302,3 +363,163 @@ def test_a_fault_ends_the_run_with_an_error(tmp_path):
     elf = mcu.build_firmware([program], core="cortex-m3", feature_type="float", workdir=tmp_path)
     with pytest.raises(CodegenError, match="the firmware failed on mps2-an385"):
         mcu.run_firmware(elf, [program], [(0, np.zeros((1, 1)))], core="cortex-m3", feature_type="float", workdir=tmp_path, timeout=60)
+
+
+# -- ensembles and NAME_quantize on the boards -------------------------------------------------
+
+
+def _ensembles():
+    """(name, ensemble, training rows, target): a forest (classification, categorical features,
+    missing cells), a bagging regressor (missing values distributed) and AdaBoost on three classes."""
+    from sklearn.datasets import load_iris
+
+    cancer = read_csv(DATA / "breast-cancer.csv", target="Class")
+    reg = _regression_data()
+    iris_X, iris_y = load_iris(return_X_y=True)
+    return [
+        ("forest", ensemble.random_forest(cancer, n_trees=4, seed=0, max_depth=4, missing="distribute"), cancer.X, "c-table"),
+        ("bag_reg", ensemble.bagging(reg, n_trees=4, seed=0, base=cart_regressor, max_depth=4, missing="distribute"), reg.X, "c"),
+        ("boost", ensemble.adaboost(iris_X, iris_y, n_rounds=6, seed=0), iris_X, "c-table"),
+    ]
+
+
+@functools.cache
+def ensembles():
+    return _ensembles()
+
+
+def _ensemble_rows(ens, X):
+    # As verify checks an ensemble: the rows given and every member's check rows, without repeats.
+    rows = np.vstack([check_rows(ens.members[0], X, "double"), *(r for tree in ens.members for r in check_batches(tree, X[:0], "double"))])
+    _, first = np.unique(np.ascontiguousarray(rows).view(f"V{rows.itemsize * rows.shape[1]}").ravel(), return_index=True)
+    return rows[np.sort(first)]
+
+
+def _wrapper(name, header, body, *, includes):
+    # A model's extra entry point (AdaBoost's votes, NAME_quantize) in the runner's shape:
+    # predict_proba(x, out) fills out[] (read back as "probabilities") and returns predict's class.
+    decl = f"int {name}_predict(const double *x);\nint {name}_predict_proba(const double *x, double *out);\n"
+    source = "".join(f'#include "{i}"\n' for i in includes) + f'#include "{name}.h"\n{body}'
+    return {f"{name}.h": decl, f"{name}.c": source, **header}
+
+
+# The quantizers checked on the boards: numeric and categorical features, a regression tree.
+QUANTIZE_MODELS = ("cancer_c45", "sk_cancer", "reg_spread")
+
+
+def _quantizer(name, ftype):
+    """A program running a quantized model's NAME_quantize on float rows (sent as doubles that
+    hold float32 values), with the library's quantization of those rows."""
+    _, tree, X, proba = next(m for m in models() if m[0] == name)
+    ranges = feature_ranges(X)
+    offset, scale = tree_quantization(tree, ranges, ftype)
+    model = f"{name}_qm_{ftype}"
+    files = generate(tree, "c-table", name=model, feature_type=ftype, proba=proba, quantize=ranges)
+    n, ctype = tree.schema.n_features, {"int16": "int16_t", "int32": "int32_t"}[ftype]
+    body = (f"int qz_{model}_predict(const double *x) {{ (void)x; return 0; }}\n"
+            f"int qz_{model}_predict_proba(const double *x, double *out) {{\n"
+            f"    float f[{n}];\n    {ctype} q[{n}];\n    int k;\n"
+            f"    for (k = 0; k < {n}; k++) {{ f[k] = (float)x[k]; q[k] = 0; }}\n"
+            f"    {model}_quantize(f, q);\n"
+            f"    for (k = 0; k < {n}; k++) {{ out[k] = (double)q[k]; }}\n    return 0;\n}}\n")
+    # The wrapper compiles the model's source in (the firmware's rows are doubles, the model's integers).
+    program = mcu.Program(f"qz_{model}", _wrapper(f"qz_{model}", files, body, includes=(f"{model}.c",)), n, n, True)
+    with np.errstate(over="ignore"):
+        probes = quantize_probes(tree, X, offset, scale).astype(np.float32).astype(np.float64)
+    return program, probes, quantize(probes, offset, scale, ftype)
+
+
+def _ensemble_programs(ens, X, name, target):
+    """The ensemble's program (and AdaBoost's votes through a wrapper), its rows and the
+    library's answers in the runner's form: (class, probabilities), (class, votes), values."""
+    files = generate_any(ens, target, name=name)
+    k = 0 if ens.schema.is_regression else len(ens.schema.classes)
+    programs = [mcu.program_for(files, name=name, n_features=ens.schema.n_features, n_classes=k, proba=True)]
+    rows = _ensemble_rows(ens, X)
+    ds = Dataset(ens.schema, rows)
+    if not k:
+        return programs, rows, [[float(v) for v in ensemble.predict(ens, ds)]]
+    codes = [ens.schema.classes.index(c) for c in ensemble.predict(ens, ds).tolist()]
+    wants = [[(c, tuple(p)) for c, p in zip(codes, ensemble.predict_proba(ens, ds).tolist())]]
+    if ens.method == "adaboost":
+        body = (f"int {name}_v_predict(const double *x) {{ return {name}_predict(x); }}\n"
+                f"int {name}_v_predict_proba(const double *x, double *out) {{ return {name}_votes(x, out); }}\n")
+        programs.append(mcu.Program(f"{name}_v", _wrapper(f"{name}_v", {}, body, includes=(f"{name}.h",)), ens.schema.n_features, k, True))
+        wants.append([(c, tuple(v)) for c, v in zip(codes, ensemble.votes(ens, ds).tolist())])
+    return programs, rows, wants
+
+
+EXTRA_RUNS = (*CORES, "cortex-m7 -ffp-contract=fast")
+
+
+@pytest.fixture(scope="session")
+def extra_runs(tmp_path_factory):
+    """Per board (and the M7 once more, built with -ffp-contract=fast), one firmware of double
+    rows and one QEMU run: the ensembles, AdaBoost's votes and the quantizers of int16 and int32."""
+    cache = {}
+
+    def run(key):
+        if key not in cache:
+            mcu.check_tools()
+            core, *flags = key.split()
+            work = tmp_path_factory.mktemp(f"{core}-extras")
+            programs, jobs, checks = [], [], []
+            for name, ens, X, target in ensembles():
+                made, rows, wants = _ensemble_programs(ens, X, name, target)
+                for program, want in zip(made, wants):
+                    programs.append(attrs.evolve(program, cflags=tuple(flags)))
+                    jobs.append((len(programs) - 1, rows))
+                    checks.append((program.name, ens, rows, want))
+            for name in QUANTIZE_MODELS:
+                for ftype in mcu.QUANTIZED_FEATURE_TYPES:
+                    program, probes, want = _quantizer(name, ftype)
+                    programs.append(attrs.evolve(program, cflags=tuple(flags)))
+                    jobs.append((len(programs) - 1, probes))
+                    checks.append((program.name, ftype, probes, want))
+            elf = mcu.build_firmware(programs, core=core, feature_type="double", workdir=work)
+            done = mcu.run_firmware(elf, programs, jobs, core=core, feature_type="double", workdir=work)
+            cache[key] = (work, programs, {check[0]: (*check[1:], got) for check, got in zip(checks, done.answers)})
+        return cache[key]
+
+    return run
+
+
+def _ensemble_same(ens, want, got, *, probabilities):
+    if ens.method == "adaboost" and probabilities:  # through exp: to 1e-12, as verify on the host
+        return got is not None and got[0] == want[0] and len(got[1]) == len(want[1]) and all(
+            np.isclose(a, b, rtol=1e-12, atol=1e-300) for a, b in zip(got[1], want[1]))
+    return got == want
+
+
+@pytest.mark.parametrize("model", ["forest", "bag_reg", "boost", "boost_v"])
+@pytest.mark.parametrize("key", EXTRA_RUNS)
+def test_ensembles_on_the_board_equal_predict(extra_runs, key, model):
+    _, _, runs = extra_runs(key)
+    ens, rows, want, got = runs[model]
+    assert len(rows) > 0 and len(got) == len(want)
+    bad = [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _ensemble_same(ens, w, g, probabilities=model == "boost")]
+    assert bad == []
+
+
+@pytest.mark.parametrize("key", EXTRA_RUNS)
+def test_the_quantizer_on_the_board_equals_quantize(extra_runs, key):
+    # NAME_quantize (float32 arithmetic, no fused multiply-add) on float rows against the
+    # library's quantize: the rows of the data and every value where rounding matters.
+    _, _, runs = extra_runs(key)
+    for name in QUANTIZE_MODELS:
+        for ftype in mcu.QUANTIZED_FEATURE_TYPES:
+            _, probes, want, got = runs[f"qz_{name}_qm_{ftype}"]
+            out = np.array([g[1] for g in got], dtype=np.float64).reshape(want.shape)
+            out[out == C_TYPES[ftype][1][0]] = np.nan  # the type's minimum: missing
+            same = (out == want) | (np.isnan(out) & np.isnan(want))
+            assert same.all(), (name, ftype, probes[~same.all(axis=1)][:3].tolist())
+            assert np.isnan(want).any() and len(probes) > len(next(X for n, _, X, _ in models() if n == name))
+
+
+def test_ensemble_sums_and_quantization_do_not_fuse_on_the_m7(extra_runs):
+    # Built with -ffp-contract=fast for the M7 (double and single FMA), the combiner's sums and
+    # the quantizers' arithmetic still hold no fused multiply-add: the answers above are exact.
+    work, programs, _ = extra_runs("cortex-m7 -ffp-contract=fast")
+    assert all(p.cflags == ("-ffp-contract=fast",) for p in programs)
+    for p in programs:
+        assert _fused(work / f"{p.name}.o") == [], p.name
