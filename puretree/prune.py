@@ -24,12 +24,12 @@ The methods:
   cost-complexity pruning, measured with the criterion the tree records (else Gini).
 - :func:`chi_square_test`: a pre-pruning significance test for ``grow(accept=...)``.
 
->>> from puretree.datasets import load_playtennis
->>> from puretree.grow import id3
->>> from puretree.fold import n_leaves
->>> tree = id3(load_playtennis())
->>> n_leaves(tree), n_leaves(penalty(tree, per_leaf=1.0)), n_leaves(penalty(tree, per_leaf=5.0))
-(5, 5, 1)
+The examples live with the code (:mod:`puretree.rewrites` and the others); here the names are
+the same objects:
+
+>>> from puretree import complexity, rewrites
+>>> penalty is rewrites.penalty and cost_complexity is complexity.cost_complexity
+True
 """
 
 from __future__ import annotations

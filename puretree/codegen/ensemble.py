@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -196,21 +195,11 @@ def _driver(ens: Ensemble, name: str, ctype: str) -> str:
     return single.driver_source(name, ctype, body)
 
 
-def _run_c(ens: Ensemble, work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool) -> list[Any]:
-    (work / "driver.c").write_text(_driver(ens, name, lit.C_TYPES[ftype][0]), encoding="utf-8")
-    extra = list(single.SANITIZE_FLAGS) if sanitize else []
-    for cmd in (["gcc", *single.STRICT_FLAGS, *extra, "-O1", "-c", f"{name}.c", "-o", f"{name}.o"], ["gcc", "-std=c99", *extra, "-O0", "-c", "driver.c", "-o", "driver.o"], ["gcc", *extra, f"{name}.o", "driver.o", "-o", "driver", "-lm"]):
-        done = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise CodegenError(f"compiling the generated C failed ({' '.join(cmd)}): {done.stderr.strip()[:2000]}")
-    text = "".join(" ".join([*(_token(v, ftype) for v in row), ";"]) + "\n" for row in rows.tolist())
-    done = subprocess.run([str(work / "driver")], input=text, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise CodegenError(f"the compiled code failed (exit {done.returncode}): {done.stderr.strip()[:2000]}")
+def _run_c(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool) -> list[Any]:
+    driver = _driver(ens, name, lit.C_TYPES[ftype][0])
+    program = single.compile_c(files, name, ftype, regression=ens.schema.is_regression, proba=True, workdir=work, sanitize=sanitize, driver=driver)
     out: list[Any] = []
-    for line in done.stdout.splitlines():
-        if line == "inconsistent":
-            raise CodegenError("predict and predict_proba disagree in the generated C")
+    for line in single.driver_lines(program, rows, ftype):
         if ens.schema.is_regression:
             out.append(float.fromhex(line.split()[0]))
             continue
@@ -222,14 +211,6 @@ def _run_c(ens: Ensemble, work: Path, name: str, ftype: str, rows: np.ndarray, s
         else:
             out.append((c, tuple(float.fromhex(p) for p in parts[1:])))
     return out
-
-
-def _token(v: float, feature_type: str) -> str:
-    if math.isnan(v):
-        return str(lit.C_TYPES[feature_type][1][0]) if feature_type.startswith("int") else "nan"
-    if feature_type.startswith("int"):
-        return str(int(v))
-    return float(v).hex()
 
 
 def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", name: str = "tree", sanitize: bool = False, template_dirs: Iterable[str | os.PathLike[str]] | None = None, **options: Any) -> single.Report:
@@ -249,9 +230,12 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     want = _expected(ens, rows)
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as tmp:
         work = Path(tmp)
-        for filename, text in files.items():
-            (work / filename).write_text(text, encoding="utf-8")
-        got = _run_python(ens, work, name, rows) if target == "python" else _run_c(ens, work, name, ftype, rows, sanitize)
+        if target == "python":
+            for filename, text in files.items():
+                (work / filename).write_text(text, encoding="utf-8")
+            got = _run_python(ens, work, name, rows)
+        else:
+            got = _run_c(ens, files, work, name, ftype, rows, sanitize)
     bad = [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same(ens, w, g)]
     if len(got) != len(want):
         bad.append(("row count", len(want), len(got)))

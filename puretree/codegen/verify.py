@@ -44,7 +44,7 @@ from . import literals as lit
 from .lower import MANIFEST_MARK, check_options, quantize, quantized_tree, tree_quantization
 from .render import generate
 
-__all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "FP_FLAGS", "quantize_probes", "run_quantize", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "driver_source", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
+__all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "FP_FLAGS", "quantize_probes", "run_quantize", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "driver_source", "driver_lines", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
 
 STRICT_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wconversion")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g")
@@ -327,18 +327,19 @@ def _answer(tree: Tree, ds: Dataset) -> list[Any]:
 # -- running generated code -----------------------------------------------------------------
 
 
-def compile_c(files: dict[str, str], name: str, feature_type: str, *, regression: bool, proba: bool, workdir: str | os.PathLike[str], sanitize: bool = False, cc: str = "gcc", quantized: bool = False) -> Path:
+def compile_c(files: dict[str, str], name: str, feature_type: str, *, regression: bool, proba: bool, workdir: str | os.PathLike[str], sanitize: bool = False, cc: str = "gcc", quantized: bool = False, driver: str | None = None) -> Path:
     """Write the generated files and a test driver into ``workdir`` and compile them; the
     generated source with :data:`STRICT_FLAGS` (warnings are errors) and :data:`FP_FLAGS`.
-    Returns the program. With ``quantized``, a second program ``qdriver`` in ``workdir``
-    runs ``NAME_quantize`` (see :func:`run_quantize`)."""
+    Returns the program. ``driver``: the driver's source (:func:`driver_source`; default:
+    a tree's). With ``quantized``, a second program ``qdriver`` in ``workdir`` runs
+    ``NAME_quantize`` (see :func:`run_quantize`)."""
     if shutil.which(cc) is None:
         raise CodegenError(f"no C compiler {cc!r} on this machine")
     work = Path(workdir)
     for filename, text in files.items():
         (work / filename).write_text(text, encoding="utf-8")
     ctype = lit.C_TYPES[feature_type][0]
-    (work / "driver.c").write_text(_driver(name, ctype, regression=regression, proba=proba), encoding="utf-8")
+    (work / "driver.c").write_text(driver if driver is not None else _driver(name, ctype, regression=regression, proba=proba), encoding="utf-8")
     extra = list(SANITIZE_FLAGS) if sanitize else []
     program = work / "driver"
     steps = [
@@ -484,16 +485,22 @@ def _c_token(v: float, feature_type: str) -> str:
     return float(v).hex()
 
 
-def run_c(program: Path, rows: np.ndarray, feature_type: str, *, regression: bool, proba: bool) -> list[Any]:
-    """Run the compiled driver on ``rows``; the answer per row in the form of :func:`expected`."""
+def driver_lines(program: Path, rows: np.ndarray, feature_type: str) -> list[str]:
+    """Run a compiled driver (:func:`driver_source`) on ``rows``: its output, a line per row."""
     text = "".join(" ".join([*(_c_token(v, feature_type) for v in row), ";"]) + "\n" for row in rows.tolist())
     done = subprocess.run([str(program)], input=text, capture_output=True, text=True)
     if done.returncode != 0:
         raise CodegenError(f"the compiled code failed (exit {done.returncode}): {done.stderr.strip()[:2000]}")
+    lines = done.stdout.splitlines()
+    if "inconsistent" in lines:
+        raise CodegenError("predict and predict_proba disagree in the generated C")
+    return lines
+
+
+def run_c(program: Path, rows: np.ndarray, feature_type: str, *, regression: bool, proba: bool) -> list[Any]:
+    """Run the compiled driver on ``rows``; the answer per row in the form of :func:`expected`."""
     out: list[Any] = []
-    for line in done.stdout.splitlines():
-        if line == "inconsistent":
-            raise CodegenError("predict and predict_proba disagree in the generated C")
+    for line in driver_lines(program, rows, feature_type):
         parts = line.split()
         if regression:
             value = float.fromhex(parts[0]) if parts[0] not in ("nan", "-nan") else None
