@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test fuzz docs constraints bench bench-codegen bench-j48 clean
+.PHONY: demo test fuzz docs constraints bench bench-codegen bench-j48 bench-dask clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "puretree needs Python 3.10 or newer"'
@@ -70,6 +70,12 @@ bench-j48: $(VENV)/.test
 bench-codegen: $(VENV)/.test
 	PYTHON=$(BIN)/python bash bench/setup_codegen.sh
 	$(BIN)/python bench/bench_codegen.py
+
+# puretree.dask on a LocalCluster against the in-memory fits and XGBoost's hist method
+# (xgboost-cpu installed from PyPI first: benchmarks only; a 12 GB address-space limit).
+bench-dask: $(VENV)/.test
+	$(BIN)/python -m pip install --quiet xgboost-cpu
+	ulimit -v 12000000 && $(BIN)/python bench/bench_dask.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site

@@ -10,7 +10,12 @@ Fits, each timed (median of ``--repeats`` runs) and scored on the held-out rows:
 - ``exact``: ``puretree.cart`` in memory, unbinned (the compiled kernel);
 - ``binned``: ``puretree.cart(X, y, bins=edges)`` in memory, with the edges the cluster computed;
 - ``dask``: ``puretree.dask.cart(X, y, bins=edges)`` on the cluster (the edges' own pass is
-  timed apart, ``bin_edges``), whose tree must equal ``binned``'s.
+  timed apart, ``bin_edges``), whose tree must equal ``binned``'s;
+- when XGBoost installs (``pip install xgboost-cpu``: an optional benchmark dependency, as
+  ``make bench-dask`` does), its histogram method growing one tree of the same depth and bins
+  (``tree_method="hist", n_estimators=1, learning_rate=1, max_bin=--max-bins``): in memory
+  (``XGBClassifier``, both cores) and distributed on the same cluster and chunks
+  (``xgboost.dask.DaskXGBClassifier``).
 
 Every fit uses ``--max-depth`` (default 12: a fully grown tree of a million noisy rows has tens
 of thousands of leaves, each level a pass over the data). Each worker's peak resident size
@@ -19,6 +24,7 @@ issue's target, 60% of the training data's size plus 300 MB.
 
     python bench/bench_dask.py                            # 1,000,000 x 10, 8 chunks, depth 12
     python bench/bench_dask.py --rows 100000 --repeats 3
+    python bench/bench_dask.py --no-xgboost             # without XGBoost's rows
 """
 
 from __future__ import annotations
@@ -58,6 +64,21 @@ def _stop_meter(dask_worker) -> float:
     return state["peak"] / 2**20
 
 
+def _xgboost():
+    """XGBoost if it is installed (an optional benchmark dependency), else None."""
+    try:
+        import xgboost
+    except ImportError:
+        return None
+    return xgboost
+
+
+def _xgb_leaves(model) -> int:
+    """Leaves of a one-tree XGBoost model."""
+    frame = model.get_booster().trees_to_dataframe()
+    return int((frame["Feature"] == "Leaf").sum())
+
+
 def timed(fn, repeats: int):
     times, out = [], None
     for _ in range(repeats):
@@ -78,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--histogram-mb", type=int, default=16, help="histogram_bytes of puretree.dask.cart, in MiB")
     ap.add_argument("--worker-memory", default="2GB", help="each worker's memory limit (dask's)")
+    ap.add_argument("--no-xgboost", action="store_true", help="skip XGBoost's hist rows even when it is installed")
     args = ap.parse_args(argv)
 
     import dask.array as da
@@ -97,6 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     def accuracy(tree) -> float:
         return 100.0 * float(np.mean(tree.predict(Xte) == yte))
 
+    xgb = None if args.no_xgboost else _xgboost()
+    xgb_options = dict(tree_method="hist", n_estimators=1, learning_rate=1.0, max_depth=depth, max_bin=args.max_bins)
+    extra = []
+    if xgb is not None:
+        model, t_xgb = timed(lambda: xgb.XGBClassifier(n_jobs=2, **xgb_options).fit(Xtr, ytr), args.repeats)
+        extra.append(("xgboost hist (in memory)", t_xgb, 100.0 * float(np.mean(model.predict(Xte) == yte)), _xgb_leaves(model)))
     exact, t_exact = timed(lambda: puretree.cart(Xtr, ytr, max_depth=depth), args.repeats)
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, memory_limit=args.worker_memory, dashboard_address=None) as cluster, Client(cluster) as client:
         step = -(-cut // args.chunks)
@@ -114,13 +142,24 @@ def main(argv: list[str] | None = None) -> int:
         held = ptdask.predict(grown, da.from_array(Xte, chunks=(-(-len(Xte) // args.chunks), args.features)))
         dask_acc = 100.0 * float(np.mean(held.compute() == yte))
         peaks = client.run(_stop_meter)
+        if xgb is not None:
+            import xgboost.dask as dxgb
+
+            def dask_fit():
+                return dxgb.DaskXGBClassifier(**xgb_options).fit(Xd, yd)
+
+            dmodel, t_dxgb = timed(dask_fit, args.repeats)
+            held = dmodel.predict(da.from_array(Xte, chunks=(-(-len(Xte) // args.chunks), args.features))).compute()
+            extra.append(("xgboost.dask hist", t_dxgb, 100.0 * float(np.mean(held == yte)), _xgb_leaves(dmodel)))
     binned, t_binned = timed(lambda: puretree.cart(Xtr, ytr, bins=edges, max_depth=depth), args.repeats)
 
     print(f"make_classification {args.rows:,} x {args.features}, train {cut:,} rows ({data_mb:.0f} MB), {args.chunks} chunks, {args.workers} workers, max_depth={depth}, max_bins={args.max_bins}, histograms {args.histogram_mb} MiB, median of {args.repeats}")
     print(f"{'fit':<28}{'seconds':>10}{'ratio':>8}{'held-out %':>12}{'leaves':>8}")
-    rows = [("exact cart (in memory)", t_exact, accuracy(exact), exact), ("cart(bins=edges) in memory", t_binned, accuracy(binned), binned), ("puretree.dask.cart", t_dask, dask_acc, grown)]
-    for name, t, acc, tree in rows:
-        print(f"{name:<28}{t:>10.2f}{t / t_exact:>8.2f}{acc:>12.3f}{n_leaves(tree):>8}")
+    rows = [("exact cart (in memory)", t_exact, accuracy(exact), n_leaves(exact)), ("cart(bins=edges) in memory", t_binned, accuracy(binned), n_leaves(binned)), ("puretree.dask.cart", t_dask, dask_acc, n_leaves(grown)), *extra]
+    for name, t, acc, leaves in rows:
+        print(f"{name:<28}{t:>10.2f}{t / t_exact:>8.2f}{acc:>12.3f}{leaves:>8}")
+    if xgb is None and not args.no_xgboost:
+        print("xgboost is not installed (pip install xgboost-cpu): its rows are left out")
     print(f"{'dask bin_edges':<28}{t_edges:>10.2f}")
     print(f"dask tree == in-memory cart(bins=edges): {grown == binned}")
     print(f"accuracy, dask - exact: {dask_acc - accuracy(exact):+.3f} points")
