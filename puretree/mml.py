@@ -18,6 +18,13 @@ class labels. Shorter is better; a subtree survives only when it shortens the me
   (missing values distributed over branches, row weights): a smooth interpolation, not a
   count of messages.
 
+Two options generalise it as Wallace and Patrick do (the defaults are the formula above):
+``alpha=``, the leaves' prior a symmetric Dirichlet of that concentration (:func:`leaf_bits`;
+below 1 pure leaves cost less, which data with many classes needs), and
+``code="wallace-patrick"``, their code of the tree's shape (below a split of ``a`` branches a
+node is a split with probability ``1/a``: :func:`structure_bits`) and of its cuts (by binary
+chop from the median: :func:`cut_bits`) in place of one bit per node and a uniform cut.
+
 A worked example, PlayTennis' ID3 tree (``outlook``, then ``humidity`` under sunny and
 ``wind`` under rain; eight nodes, five leaves, no numeric attribute):
 
