@@ -142,18 +142,23 @@ def structure_bits(is_leaf: bool, parent_arity: int | None = None, *, code: str 
     return math.log2(a / (a - 1)) if is_leaf else math.log2(a)
 
 
-def _chop_depths(n: int) -> list[int]:
-    """Each of ``n`` sorted positions' depth in a binary chop (the median first, at depth 1)."""
-    depths = [0] * n
-    stack = [(0, n - 1, 1)]
-    while stack:
-        lo, hi, d = stack.pop()
-        if lo > hi:
-            continue
+def _chop_depth(index: int, n: int) -> int:
+    """The depth at which a binary chop over ``n`` sorted positions (the median first, at depth
+    1; ``(lo + hi) // 2``) reaches ``index``."""
+    lo, hi, d = 0, n - 1, 1
+    while True:
         mid = (lo + hi) // 2
-        depths[mid] = d
-        stack += [(lo, mid - 1, d + 1), (mid + 1, hi, d + 1)]
-    return depths
+        if index == mid:
+            return d
+        lo, hi, d = (lo, mid - 1, d + 1) if index < mid else (mid + 1, hi, d + 1)
+
+
+def _chop_total(n: int) -> float:
+    """The ``n`` positions' probabilities ``2**-(2d-1)`` summed: the chop fills every level
+    but its deepest, ``D``, which holds the rest."""
+    deepest = n.bit_length()
+    full = 1.0 - 2.0 ** -(deepest - 1)  # levels 1 .. D-1: 2**(d-1) positions of 2**-(2d-1)
+    return full + (n - 2 ** (deepest - 1) + 1) * 2.0 ** -(2 * deepest - 1)
 
 
 def cut_bits(index: int | None, n_cuts: int, *, code: str = "flat") -> float:
@@ -174,10 +179,8 @@ def cut_bits(index: int | None, n_cuts: int, *, code: str = "flat") -> float:
     n = max(1, int(n_cuts))
     if _check_code(code) == "flat":
         return math.log2(n)
-    depths = _chop_depths(n)
-    total = sum(2.0 ** -(2 * d - 1) for d in depths)
-    d = max(depths) if index is None else depths[min(max(int(index), 0), n - 1)]
-    return (2 * d - 1) + math.log2(total)
+    d = n.bit_length() if index is None else _chop_depth(min(max(int(index), 0), n - 1), n)
+    return (2 * d - 1) + math.log2(_chop_total(n))
 
 
 def _test_bits(node: Split, schema: Schema, values: np.ndarray | None, code: str) -> float:

@@ -400,3 +400,11 @@ def test_prune_mml_option_errors(saved_model, capsys, args, message):
     err = capsys.readouterr().err
     assert status != 0 and message in err, err
     assert not (tmp / "out.json").exists()
+
+
+@given(st.integers(1, 5000), st.integers(0, 5000), st.integers(0, 5000))
+def test_an_unknown_cut_is_charged_at_least_any_known_one(n, i, more):
+    # Without the rows a threshold is charged the longest code among a bound on its cuts: never
+    # less than the cut itself costs among the node's real candidates.
+    for code in CODES:
+        assert cut_bits(None, n + more, code=code) >= cut_bits(i % n, n, code=code) - 1e-12
