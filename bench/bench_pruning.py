@@ -5,9 +5,11 @@ On Weka's data sets shipped in ``tests/data`` (read from Weka's own ARFF files, 
 (puretree's ``stratified_folds``, seed 0); J48 is run by Weka on each fold's training rows:
 
 - **J48**: Weka's J48 with its defaults (``-C 0.25 -M 2``); leaves of the tree grown on all rows;
-- **MML**: ``mml_prune(c45(X, y, threshold="data"), X)``: C4.5 grown as J48 grows it unpruned,
-  then pruned by Wallace and Patrick's message length (``puretree.mml``);
-- **MML stop**: ``c45(..., accept=mml_stop())``: growth stopped by the same message length;
+- **MML**: ``mml_prune(c45(X, y, threshold="data"), X, alpha=A, code=C)``: C4.5 grown as J48 grows
+  it unpruned, then pruned by Wallace and Patrick's message length (``puretree.mml``; ``--mml-alpha``:
+  the leaves' Dirichlet concentration, default 1; ``--mml-code``: ``flat`` or ``wallace-patrick``);
+- **MML stop**: ``c45(..., accept=mml_stop(alpha=A))``: growth stopped by the same message length
+  (the stopping hook has the flat code only);
 - **CC (CV alpha)**: ``choose_alpha(X, y, fit=cart, k=10).tree``: CART's tree pruned at the alpha of
   best 10-fold cross-validated accuracy (the folds inside each training part: nested);
 - **CV 1-SE**: ``cv_prune(cart(X, y), X, y, k=10).tree``: the weakest-link subtree whose 10-fold
@@ -37,20 +39,20 @@ sys.path.insert(0, str(Path(__file__).parent))
 import puretree as pt  # noqa: E402
 from bench_j48 import j48, leaves, load, predictions, to_arff, weka_leaves  # noqa: E402
 from puretree.complexity import choose_alpha, cv_depth, cv_prune  # noqa: E402
-from puretree.mml import mml_prune, mml_stop  # noqa: E402
+from puretree.mml import CODES, mml_prune, mml_stop  # noqa: E402
 
 SETS = ["labor", "breast-cancer", "vote", "soybean", "credit-g"]  # tests/data's Weka sets
 FOLDS = 10
 
 
-def methods(options: dict) -> dict:
+def methods(options: dict, mml_alpha: float = 1.0, mml_code: str = "flat") -> dict:
     """name -> fit(X, y): each a function of the training rows only."""
 
     def mml(X, y):
-        return mml_prune(pt.c45(X, y, threshold="data", **options), X)
+        return mml_prune(pt.c45(X, y, threshold="data", **options), X, alpha=mml_alpha, code=mml_code)
 
     def mml_stopped(X, y):
-        return pt.c45(X, y, threshold="data", accept=mml_stop(), **options)
+        return pt.c45(X, y, threshold="data", accept=mml_stop(alpha=mml_alpha), **options)
 
     def cc(X, y):
         return choose_alpha(pt.as_dataset(X, y, **options), fit=pt.cart, k=FOLDS).tree
@@ -70,7 +72,11 @@ def main() -> int:
     parser.add_argument("--data", nargs="+", choices=SETS, default=SETS, help="which of Weka's data sets")
     parser.add_argument("--methods", nargs="+", choices=list(methods({})), default=list(methods({})),
                         help="which puretree methods (J48 always runs)")
+    parser.add_argument("--mml-alpha", type=float, default=1.0, help="MML: the leaves' Dirichlet concentration (default: 1)")
+    parser.add_argument("--mml-code", choices=CODES, default="flat", help="MML: the code of the tree's shape and cuts (default: flat)")
     args = parser.parse_args()
+    if any(m.startswith("MML") for m in args.methods):
+        print(f"MML: alpha={args.mml_alpha:g}, code={args.mml_code}\n")
     # 6 GB of address space: bounds the fits, and leaves room for the JVM that Weka runs in
     # (it reserves its 2 GB heap and class space up front).
     resource.setrlimit(resource.RLIMIT_AS, (6 * 10**9, 6 * 10**9))
@@ -84,7 +90,7 @@ def main() -> int:
             options = {"categorical": [c for c in X.columns if kinds[c] is not None]}
             train_path = Path(tmp) / f"{name}.arff"
             train_path.write_text(text)
-            fits = {m: f for m, f in methods(options).items() if m in args.methods}
+            fits = {m: f for m, f in methods(options, args.mml_alpha, args.mml_code).items() if m in args.methods}
             size = {"J48": weka_leaves(j48([], str(train_path)))}
             seconds = {}
             for m, fit in fits.items():

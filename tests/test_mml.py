@@ -14,7 +14,7 @@ from puretree.datasets import load_playtennis, load_temperature
 from puretree.errors import ParameterError
 from puretree.fold import iter_nodes, n_leaves
 from puretree.grow import c45, cart, grow, id3
-from puretree.mml import leaf_bits, message_length, mml_prune, mml_stop, split_bits
+from puretree.mml import CODES, cut_bits, leaf_bits, message_length, mml_prune, mml_stop, split_bits, structure_bits
 from puretree.nodes import Leaf, Split, Tree, children, with_children
 from puretree.prune import is_pruning_of
 from puretree.strategies import class_counts, trees
@@ -193,3 +193,218 @@ def test_fractional_counts_of_distributed_missing_values():
     assert is_pruning_of(mml_prune(tree, data), tree)
     # Without the rows every threshold is charged at least as much: the bound never shortens.
     assert message_length(tree) >= full - 1e-9
+
+
+# -- the Dirichlet concentration (alpha) and Wallace and Patrick's tree code ------------------
+
+alphas = st.floats(0.01, 20.0, allow_nan=False, allow_infinity=False)
+
+
+def adaptive_code_bits(counts, alpha):
+    """The labels sent one by one, class by class, each with probability (n_i + alpha) / (n + k alpha)
+    (n_i of its class and n in all sent before it): the code W&P's leaf length is the total of."""
+    k, sent, seen, bits = len(counts), [0] * len(counts), 0, 0.0
+    for i, c in enumerate(counts):
+        for _ in range(c):
+            bits -= math.log2((sent[i] + alpha) / (seen + k * alpha))
+            sent[i] += 1
+            seen += 1
+    return bits
+
+
+@given(st.lists(st.integers(0, 25), min_size=1, max_size=5), alphas)
+def test_leaf_bits_with_alpha_is_the_adaptive_code(counts, alpha):
+    assert leaf_bits(counts, alpha=alpha) == pytest.approx(adaptive_code_bits(counts, alpha), rel=1e-9, abs=1e-9)
+
+
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=5))
+def test_alpha_one_is_the_issues_closed_formula(counts):
+    # Exactly the default's computation, and log2((n+k-1)! / ((k-1)! n_1! ... n_k!)).
+    assert leaf_bits(counts, alpha=1) == leaf_bits(counts)
+    assert leaf_bits(counts, alpha=1.0) == pytest.approx(exact_leaf_bits(counts), abs=1e-9)
+
+
+@given(st.integers(1, 40), st.integers(1, 25), alphas, alphas)
+def test_a_pure_leaf_is_cheaper_under_a_smaller_alpha(n, k, a, b):
+    # Each label after the first has probability (i + alpha) / (i + k alpha), which falls as alpha grows.
+    lo, hi = sorted((a, b))
+    pure = [n] + [0] * (k - 1)
+    assert leaf_bits(pure, alpha=lo) <= leaf_bits(pure, alpha=hi) + 1e-9
+    # The issue's soybean figure: 10 rows of one class among 19 cost 23.6 bits under alpha = 1.
+    assert leaf_bits([10] + [0] * 18) == pytest.approx(math.log2(math.comb(28, 10)), abs=1e-9)
+
+
+@given(class_counts(weighted=True), alphas)
+def test_one_more_row_never_shortens_a_leaf_under_any_alpha(counts, alpha):
+    bits = leaf_bits(counts, alpha=alpha)
+    assert math.isfinite(bits) and bits >= 0
+    for i in range(len(counts)):
+        more = list(counts)
+        more[i] += 1
+        assert leaf_bits(more, alpha=alpha) >= bits - 1e-9
+
+
+codes = st.sampled_from(CODES)
+
+
+@settings(max_examples=60)
+@given(trees(max_depth=3, max_nodes=9), alphas, codes)
+def test_mml_prune_is_the_shortest_pruning_under_any_alpha_and_code(tree, alpha, code):
+    pruned = mml_prune(tree, alpha=alpha, code=code)
+    assert is_pruning_of(pruned, tree)
+    length = message_length(pruned, alpha=alpha, code=code)
+    best = min(message_length(Tree(r, tree.schema, tree.missing), alpha=alpha, code=code) for r in prunings(tree.root))
+    assert length == pytest.approx(best, abs=1e-9)
+    assert length <= message_length(tree, alpha=alpha, code=code) + 1e-9  # pruning never lengthens the message
+    assert mml_prune(pruned, alpha=alpha, code=code) == pruned
+
+
+def test_default_is_alpha_one_and_the_flat_code():
+    tree = id3(load_playtennis())
+    assert message_length(tree) == message_length(tree, alpha=1.0, code="flat")
+    assert message_length(tree, alpha=0.5) != message_length(tree)
+
+
+def test_worked_example_playtennis_wallace_patrick_code():
+    tree = id3(load_playtennis())
+    # Root: 1 bit. Below outlook (3 branches) a leaf costs log2(3/2), a split log2 3: overcast is
+    # a leaf, sunny and rain split; below humidity and wind (2 branches) each leaf costs 1 bit.
+    shape = 1 + math.log2(3 / 2) + 2 * math.log2(3) + 4 * 1
+    names = 2 + 2 * math.log2(3)  # as in the flat code
+    labels = math.log2(5) + 2 + math.log2(3) + math.log2(3) + 2
+    assert message_length(tree, code="wallace-patrick") == pytest.approx(shape + names + labels, abs=1e-9)
+
+
+def test_wallace_patrick_cuts_by_binary_chop():
+    data = load_temperature()
+    tree = id3(data)  # root: the 1st (from 0) of 5 cuts; right child: the 2nd of its 3 cuts
+    # Five cuts: the median (index 2) at depth 1, indices 0 and 3 at depth 2, 1 and 4 at 3:
+    # probabilities 1/2 + 2/8 + 2/32 = 13/16. Three cuts: 1/2 + 2/8 = 3/4.
+    root_cut = 5 + math.log2(13 / 16)
+    right_cut = 3 + math.log2(3 / 4)
+    by_hand = 5 + root_cut + right_cut + math.log2(3) + 2 + 1  # binary: one bit per node
+    assert message_length(tree, data, code="wallace-patrick") == pytest.approx(by_hand, abs=1e-9)
+    # Without the rows the longest code of each node's bound is charged: never shorter.
+    assert message_length(tree, code="wallace-patrick") >= by_hand - 1e-9
+
+
+@given(st.integers(1, 300))
+def test_the_cut_codes_are_complete(n):
+    # Kraft: the n cuts' probabilities sum to one in both codes; the unknown cut is the longest.
+    for code in CODES:
+        bits = [cut_bits(i, n, code=code) for i in range(n)]
+        assert sum(2.0 ** -b for b in bits) == pytest.approx(1.0, rel=1e-12)
+        assert cut_bits(None, n, code=code) == pytest.approx(max(bits), abs=1e-12)
+
+
+@given(st.integers(2, 50))
+def test_the_shape_code_is_complete(a):
+    # Below a split of a branches, leaf and split share the probability.
+    p = 2.0 ** -structure_bits(True, a, code="wallace-patrick") + 2.0 ** -structure_bits(False, a, code="wallace-patrick")
+    assert p == pytest.approx(1.0, rel=1e-12)
+    assert structure_bits(True, a) == structure_bits(False, a) == 1.0
+
+
+@pytest.mark.parametrize("alpha", [0, -1, float("nan"), float("inf"), True, "1"])
+def test_bad_alpha_is_a_parameter_error(alpha):
+    tree = id3(load_playtennis())
+    for call in (lambda: leaf_bits((1, 2), alpha=alpha), lambda: message_length(tree, alpha=alpha),
+                 lambda: mml_prune(tree, alpha=alpha), lambda: mml_stop(alpha=alpha)):
+        with pytest.raises(ParameterError, match="alpha"):
+            call()
+    with pytest.raises(ParameterError, match="wallace-patrick"):
+        message_length(tree, code="quinlan")
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.3, 3.0])
+def test_mml_stop_with_alpha(alpha):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 10, size=(400, 3))
+    y = np.where((X[:, 0] > 5) & (X[:, 1] > 3), "b", "a")
+    noisy = np.where(rng.random(400) < 0.1, np.where(y == "a", "b", "a"), y)
+    stopped = grow(X, noisy, accept=mml_stop(alpha=alpha))
+    assert is_pruning_of(stopped, grow(X, noisy))
+    k = len(stopped.schema.classes)
+    for node in iter_nodes(stopped):
+        if isinstance(node, Split):
+            assert sum(1 + leaf_bits(c.counts, k, alpha=alpha) for c in children(node)) < leaf_bits(node.counts, k, alpha=alpha)
+    assert repr(mml_stop()) == "mml_stop()" and repr(mml_stop(alpha=0.5)) == "mml_stop(alpha=0.5)"
+
+
+def test_many_classes_a_smaller_alpha_keeps_the_pure_small_leaves():
+    # 19 classes, 5 rows each, told apart by one numeric feature: under alpha = 1 a pure 5-row
+    # leaf costs log2 C(23, 5) = 15.1 bits and splitting two classes apart does not pay (two pure
+    # leaves and the cut: 35.3 bits, against 31.6 for their mixed leaf); under alpha = 0.05 it does.
+    X = np.repeat(np.arange(19.0), 5)[:, None]
+    y = np.array([f"c{int(v):02d}" for v in X[:, 0]])
+    full = grow(X, y)
+    assert n_leaves(full) == 19
+    assert n_leaves(mml_prune(full, X, alpha=0.05)) == 19
+    assert n_leaves(mml_prune(full, X)) < 19
+    assert message_length(mml_prune(full, X, alpha=0.05), X, alpha=0.05) < message_length(Tree(Leaf(full.root.counts), full.schema), X, alpha=0.05)
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def saved_model(tmp_path):
+    from puretree.cli import main
+
+    rng = np.random.default_rng(11)
+    X = np.round(rng.uniform(0, 10, size=(150, 2)), 2)
+    y = np.where((X[:, 0] + X[:, 1] > 10) ^ (rng.random(150) < 0.2), "yes", "no")
+    train = tmp_path / "train.csv"
+    train.write_text("a,b,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, y)))
+    model = tmp_path / "model.json"
+    assert main(["fit", str(train), "--target", "label", "--algorithm", "cart", "-o", str(model)]) == 0
+    return tmp_path, str(train), str(model)
+
+
+def test_prune_mml_alpha_and_code_match_the_library(saved_model, capsys):
+    from puretree.cli import main
+    from puretree.data import read_csv
+    from puretree.io import load, to_dict
+
+    tmp, train, model = saved_model
+    tree, data = load(model), read_csv(train, target="label")
+    out = str(tmp / "mml.json")
+    for extra, options in ((["--mml-alpha", "0.25"], {"alpha": 0.25}), (["--mml-code", "wallace-patrick"], {"code": "wallace-patrick"}),
+                           (["--mml-alpha", "3", "--mml-code", "flat"], {"alpha": 3.0})):
+        capsys.readouterr()
+        assert main(["prune", model, "--method", "mml", "--data", train, *extra, "-o", out]) == 0
+        pruned = mml_prune(tree, data, **options)
+        assert to_dict(load(out)) == to_dict(pruned)
+        assert f"-> {message_length(pruned, data, **options):.2f} bits" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--method", "mml", "--mml-alpha", "0"], "Dirichlet concentration > 0"),
+        (["--method", "mml", "--mml-alpha", "nan"], "finite"),
+        (["--method", "mml", "--mml-code", "qr"], "invalid choice"),
+        (["--method", "penalty", "--mml-alpha", "0.5"], "--mml-alpha does not apply"),
+        (["--method", "pessimistic", "--mml-code", "flat"], "--mml-code does not apply"),
+    ],
+)
+def test_prune_mml_option_errors(saved_model, capsys, args, message):
+    from puretree.cli import main
+
+    tmp, train, model = saved_model
+    capsys.readouterr()
+    try:
+        status = main(["prune", model, *args, "-o", str(tmp / "out.json")])
+    except SystemExit as exit:  # argparse's own usage errors
+        status = exit.code
+    err = capsys.readouterr().err
+    assert status != 0 and message in err, err
+    assert not (tmp / "out.json").exists()
+
+
+@given(st.integers(1, 5000), st.integers(0, 5000), st.integers(0, 5000))
+def test_an_unknown_cut_is_charged_at_least_any_known_one(n, i, more):
+    # Without the rows a threshold is charged the longest code among a bound on its cuts: never
+    # less than the cut itself costs among the node's real candidates.
+    for code in CODES:
+        assert cut_bits(None, n + more, code=code) >= cut_bits(i % n, n, code=code) - 1e-12

@@ -12,7 +12,7 @@ from ..evaluate import accuracy
 from ..files import check_not_inputs
 from ..fold import n_leaves
 from ..io import load, save
-from ..mml import message_length, mml_prune
+from ..mml import CODES, message_length, mml_prune
 from ..nodes import Tree
 from ..prune import best_alpha_on, cost_complexity, penalty, pessimistic, reduced_error
 from ..rules import prune_rules, to_rules
@@ -32,6 +32,7 @@ _probability = number(float, low=0, high=1, open_low=True)
 _non_negative = number(float, low=0)
 _folds = number(int, low=2, what="number of folds")
 _seed = number(int, low=0)
+_concentration = number(float, low=0, open_low=True, what="Dirichlet concentration")
 
 
 def _labelled(tree: Tree, path: str) -> tuple[Dataset, list[str]]:
@@ -61,7 +62,8 @@ def _check_usage(args: argparse.Namespace) -> None:
     unused = {"--cf": args.cf is not None and method != "pessimistic", "--alpha": args.alpha is not None and method != "cost-complexity",
               "--data": args.data is not None and method not in _DATA_METHODS,
               "--impurity": args.impurity is not None and method not in ("cost-complexity", "cv"),
-              "--penalty": args.penalty is not None and method != "penalty"}
+              "--penalty": args.penalty is not None and method != "penalty",
+              "--mml-alpha": args.mml_alpha is not None and method != "mml", "--mml-code": args.mml_code is not None and method != "mml"}
     unused.update({option: given is not None and not cross_validates for option, given in (("--folds", args.folds), ("--seed", args.seed), ("--algorithm", args.algorithm))})
     for option, given in unused.items():
         if given:
@@ -112,8 +114,9 @@ def _prune(args: argparse.Namespace) -> int:
         rows = None if args.data is None else _labelled(tree, args.data)[0]
         if rows is None:
             print("no --data: a threshold's candidate cuts are bounded by its rows (the training rows count them)")
-        pruned = mml_prune(tree, rows)
-        print(f"message length: {message_length(tree, rows):.2f} -> {message_length(pruned, rows):.2f} bits")
+        alpha, code = 1.0 if args.mml_alpha is None else args.mml_alpha, args.mml_code or "flat"
+        pruned = mml_prune(tree, rows, alpha=alpha, code=code)
+        print(f"message length: {message_length(tree, rows, alpha=alpha, code=code):.2f} -> {message_length(pruned, rows, alpha=alpha, code=code):.2f} bits")
     elif args.method == "cv":
         pruned = _cross_validated(tree, args, _labelled(tree, args.data), se=1.0)
     elif args.alpha is None and args.data is not None:
@@ -179,6 +182,10 @@ def register(sub: Any) -> None:
     p.add_argument("--cf", type=_probability, metavar="CF", help="pessimistic: confidence level in (0, 1) (default: 0.25)")
     p.add_argument("--alpha", type=_non_negative, metavar="A", help="cost-complexity: complexity parameter >= 0")
     p.add_argument("--penalty", type=_non_negative, metavar="Z", help="penalty: errors added per leaf (default: 0.5)")
+    p.add_argument("--mml-alpha", type=_concentration, metavar="A",
+                   help="mml: the leaves' symmetric Dirichlet concentration, > 0 (default: 1, the uniform prior; below 1 pure leaves cost less)")
+    p.add_argument("--mml-code", choices=CODES,
+                   help="mml: flat (one bit per node, cuts uniform; the default) or wallace-patrick (leaf/split by the parent's branches, cuts by binary chop)")
     p.add_argument("--impurity", choices=sorted(_IMPURITIES),
                    help="cost-complexity: the impurity of a node's risk, the one the tree was grown with (default: the criterion the tree records, else gini)")
     p.add_argument("-o", "--output", required=True, metavar="PRUNED.json", help="where to save the pruned tree (replaced atomically; may be MODEL.json itself)")
