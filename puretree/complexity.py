@@ -320,6 +320,20 @@ def _fold_losses(full: Tree, data: Dataset, fit: Callable[..., Tree], k: int, se
     return alphas, losses
 
 
+def _select(error: np.ndarray, std_error: np.ndarray, se: float) -> tuple[int, int]:
+    """The subtree of least error and the one kept, as indices into the sequence (smallest
+    alpha first): the least error, ties to the larger alpha (the smaller tree); then the
+    largest alpha whose error is within ``se`` standard errors of the least (Breiman's rule
+    with ``se=1``), the standard error being the least error's. With ``se=0`` both are one.
+
+    >>> _select(np.array([0.30, 0.20, 0.22, 0.25, 0.40]), np.array([0.046, 0.04, 0.041, 0.043, 0.049]), 1.0)
+    (1, 2)
+    """
+    best = int(np.flatnonzero(error <= error.min() + 1e-12)[-1])
+    chosen = int(np.flatnonzero(error <= error[best] + se * std_error[best] + 1e-12)[-1])
+    return best, chosen
+
+
 @attrs.frozen(eq=False)
 class AlphaChoice:
     """The outcome of :func:`choose_alpha`: candidate alphas, their cross-validated accuracy
@@ -365,9 +379,9 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
     alphas, losses = _fold_losses(full, data, fit, k, seed, impurity)
     sizes = np.array([len(test) for _, test in stratified_folds(np.zeros(data.n_rows) if full.schema.is_regression else data.y, k=k, seed=seed)])
     regression = full.schema.is_regression
-    score = -losses.sum(axis=0) / data.n_rows if regression else 1 - losses.sum(axis=0) / data.n_rows
-    per_fold = -losses / sizes[:, None] if regression else 1 - losses / sizes[:, None]
-    best = int(np.flatnonzero(score >= score.max() - 1e-12)[-1])
+    score = -losses.sum(axis=0) / data.n_rows if regression else (data.n_rows - losses.sum(axis=0)) / data.n_rows
+    per_fold = -losses / sizes[:, None] if regression else (sizes[:, None] - losses) / sizes[:, None]
+    best, _ = _select(-score, np.zeros(len(score)), 0.0)
     return AlphaChoice(alphas, score, per_fold.std(axis=0), float(alphas[best]), cost_complexity(full, float(alphas[best]), impurity=impurity))
 
 
@@ -421,9 +435,7 @@ def cv_prune(tree: Tree, X: Any, y: Any = None, *, fit: Callable[..., Tree] | No
     n = data.n_rows
     error = losses.sum(axis=0) / n
     std_error = np.sqrt(error * (1 - error) / n)
-    best = int(np.flatnonzero(error <= error.min() + 1e-12)[-1])
-    # The largest alpha (the smallest subtree) within se standard errors of the least error.
-    chosen = int(np.flatnonzero(error <= error[best] + se * std_error[best] + 1e-12)[-1])
+    best, chosen = _select(error, std_error, se)
     leaves = path.n_leaves[_steps_at(path, alphas)]
     return CVPruning(alphas, leaves, error, std_error, best, chosen, float(alphas[chosen]), cost_complexity(tree, float(alphas[chosen]), path=path))
 
