@@ -47,6 +47,7 @@ __all__ = [
     "cv_prune",
     "DepthChoice",
     "cv_depth",
+    "cut_at_depth",
 ]
 
 #: The impurity that measures a node's risk, by the criterion name a tree records
@@ -440,6 +441,29 @@ def cv_prune(tree: Tree, X: Any, y: Any = None, *, fit: Callable[..., Tree] | No
     return CVPruning(alphas, leaves, error, std_error, best, chosen, float(alphas[chosen]), cost_complexity(tree, float(alphas[chosen]), path=path))
 
 
+def _grows_node_by_node(fit: Callable[..., Tree]) -> bool:
+    """Whether ``fit`` is puretree's own ``cart`` or ``id3`` preset, whose tree grown to depth
+    ``d`` is its deeper tree cut at ``d``. Any other learner (C4.5 collapses subtrees after
+    growing them; a user's ``fit`` may do anything) is grown once per depth."""
+    from .builder import cart, id3
+
+    return fit is cart or fit is id3
+
+
+def cut_at_depth(tree: Tree, depth: int) -> Tree:
+    """``tree`` with every split at ``depth`` (the root: 0) made a leaf of its own counts.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> print(cut_at_depth(id3(load_playtennis()), 1).to_text())
+    outlook = overcast: yes (4)
+    outlook = rain: yes (5/2)
+    outlook = sunny: no (5/2)
+    """
+    flat = flatten(tree)
+    return collapse(tree, np.flatnonzero((flat.depth == depth) & (flat.kind != LEAF)).tolist())
+
+
 @attrs.frozen(eq=False)
 class DepthChoice:
     """The outcome of :func:`cv_depth`: the depths tried, their mean cross-validated accuracy,
@@ -479,10 +503,13 @@ def cv_depth(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k
     if data.schema.is_regression:
         raise ParameterError("cv_depth scores accuracy: it needs classification data")
     folds = [(data.subset(train), data.subset(test)) for train, test in stratified_folds(data.y, k=k, seed=seed)]
+    # cart and id3 choose each split from its node's rows alone: their tree of depth d is their
+    # deeper tree cut at depth d (tests/test_cv_control.py checks it), so each fold grows once.
+    deepest = [fit(train, max_depth=max_depth) for train, _ in folds] if _grows_node_by_node(fit) else None
     depths: list[int] = []
     scores: list[float] = []
     for d in range(max_depth + 1):
-        trees = [fit(train, max_depth=d) for train, _ in folds]
+        trees = [fit(train, max_depth=d) for train, _ in folds] if deepest is None else [cut_at_depth(t, d) for t in deepest]
         if d > 0 and all(tree_depth(t) < d for t in trees):  # no fold's tree reached this depth: deeper adds nothing
             break
         score = float(np.mean([accuracy(test.labels().tolist(), t.predict(test).tolist()) for t, (_, test) in zip(trees, folds)]))

@@ -331,3 +331,27 @@ def test_the_one_se_rule_by_hand():
     assert _select(error, std_error, 2.0) == (1, 3)  # 0.25 <= 0.20 + 2 * 0.04
     tied = np.array([0.30, 0.20, 0.20, 0.50])
     assert _select(tied, np.sqrt(tied * (1 - tied) / 100), 0.0) == (2, 2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(15, 70), st.booleans(), st.sampled_from(["cart", "id3"]))
+def test_cart_and_id3_grown_to_a_depth_are_their_deeper_tree_cut_there(seed, n, missing, builder):
+    """What lets cv_depth grow each fold's tree once for cart and id3."""
+    from puretree.complexity import cut_at_depth
+
+    fit = {"cart": cart, "id3": id3}[builder]
+    data = mixed_data(seed, n, missing)
+    deep = fit(data)
+    for d in range(depth(deep) + 2):
+        assert to_dict(cut_at_depth(deep, d)) == to_dict(fit(data, max_depth=d))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.integers(20, 70), st.booleans(), st.sampled_from(["cart", "id3"]))
+def test_cv_depth_growing_once_equals_growing_per_depth(seed, n, missing, builder):
+    fit = {"cart": cart, "id3": id3}[builder]
+    data = mixed_data(seed, n, missing)
+    fast = cv_depth(data, fit=fit, k=3, seed=2)
+    slow = cv_depth(data, fit=lambda *a, **kw: fit(*a, **kw), k=3, seed=2)  # not the preset: grown per depth
+    assert (fast.depths, fast.mean_accuracy, fast.depth) == (slow.depths, slow.mean_accuracy, slow.depth)
+    assert to_dict(fast.tree) == to_dict(slow.tree)
