@@ -355,3 +355,19 @@ def test_cv_depth_growing_once_equals_growing_per_depth(seed, n, missing, builde
     slow = cv_depth(data, fit=lambda *a, **kw: fit(*a, **kw), k=3, seed=2)  # not the preset: grown per depth
     assert (fast.depths, fast.mean_accuracy, fast.depth) == (slow.depths, slow.mean_accuracy, slow.depth)
     assert to_dict(fast.tree) == to_dict(slow.tree)
+
+
+def test_prune_cv_se_option(saved, capsys):
+    tmp, train, model = saved
+    tree = load(model)
+    data = read_csv(train, target="label")
+    for se, said in ((0.5, "within 0.5 standard errors of the least"), (0, "the least;"), (1, "(1-SE rule)")):
+        out_file = str(tmp / f"se{se}.json")
+        status, captured = run(["prune", model, "--method", "cv", "--data", train, "--folds", "5", "--se", str(se), "-o", out_file], capsys)
+        assert status == 0, captured.err
+        assert to_dict(load(out_file)) == to_dict(cv_prune(tree, data, fit=cart, k=5, se=se).tree)
+        assert said in captured.out
+    for args, message in ((["--method", "cv", "--data", train, "--se", "-1"], "--se"), (["--method", "penalty", "--se", "1"], "--se does not apply")):
+        status, captured = run(["prune", model, *args, "-o", str(tmp / "out.json")], capsys)
+        lines = captured.err.strip().splitlines()
+        assert status != 0 and len(lines) == 1 and message in lines[0], captured.err
