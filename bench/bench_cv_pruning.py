@@ -1,0 +1,125 @@
+"""CART's cross-validated pruning on Weka's data sets: why the 1-SE rule costs accuracy, and how fast it runs.
+
+Two parts, on the sets of ``bench_pruning.py`` (Weka's ARFF files, read as ``bench_j48.py`` does):
+
+- **per fold** (``--folds-table``): the outer stratified 10-fold split of ``bench_pruning.py``
+  (seed 0); inside each training part, ``cv_prune(cart(part), part, k=10)`` scores the weakest-link
+  sequence once. Printed per outer fold: the standard error of the least CV error in rows
+  (``sqrt(e (1 - e) / N) * N``), then for the least-error subtree (``choose_alpha``'s choice, ``se=0``),
+  the 1-SE subtree (``se=1``) and ``se=0.5``: leaves, R^cv in rows, and held-out rows right.
+- **speed**: ``choose_alpha``, ``cv_prune`` and ``cv_depth`` (10 folds, on all rows) against the
+  way they worked before, in one process, medians of ``--repeat`` runs and their ratio. Before:
+  each fold's tree pruned at every candidate alpha and asked to predict (``cost_complexity`` then
+  ``predict``, the reference the tests compare with), and ``cv_depth`` growing each fold once per
+  depth (any ``fit`` that is not the ``cart`` preset itself is grown so). The fits themselves are
+  the same in both.
+
+Run ``.venv/bin/python bench/bench_cv_pruning.py [--data labor breast-cancer] [--folds-table]``
+(needs ``liac-arff``, as ``make bench-j48``; not Weka). Fits run under a 4 GB address-space limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import puretree as pt  # noqa: E402
+import puretree.complexity as complexity  # noqa: E402
+from bench_j48 import load  # noqa: E402
+from puretree.fold import n_leaves  # noqa: E402
+from puretree.predict import predict_proba  # noqa: E402
+
+SETS = ["labor", "breast-cancer", "vote", "soybean", "credit-g"]
+FOLDS = 10
+
+
+def pruned_then_predicted(tree: Any, X: Any, alphas: Any, *, path: Any = None, impurity: Any = None) -> np.ndarray:
+    """The reference for ``path_outputs``: prune at each alpha, then predict."""
+    path = complexity.cost_complexity_path(tree, impurity=impurity) if path is None else path
+    return np.stack([predict_proba(complexity.cost_complexity(tree, float(a), path=path), X) for a in alphas])
+
+
+def per_fold(name: str) -> None:
+    X, y, kinds, _, _ = load(name)
+    options = {"categorical": [c for c in X.columns if kinds[c] is not None]}
+    ds = pt.as_dataset(X, y, **options)
+    right = {"least": 0, "1-SE": 0, "0.5-SE": 0}
+    print(f"\n{name} ({len(y)} rows)\n")
+    print("| fold | SE (rows) | least: leaves, R^cv, right | 1-SE: leaves, R^cv, right | 0.5-SE: leaves, R^cv, right |")
+    print("| ---: | ---: | ---: | ---: | ---: |")
+    for f, (tr, te) in enumerate(pt.stratified_folds(ds.y, k=FOLDS, seed=0)):
+        part, held = ds.subset(tr), ds.subset(te)
+        full = pt.cart(part)
+        out = complexity.cv_prune(full, part, k=FOLDS)
+        half = complexity.cv_prune(full, part, k=FOLDS, se=0.5)
+        n = part.n_rows
+        cells = []
+        for key, j in (("least", out.best), ("1-SE", out.chosen), ("0.5-SE", half.chosen)):
+            tree = complexity.cost_complexity(full, float(out.alphas[j]))
+            ok = int(np.sum(tree.predict(held) == held.labels()))
+            right[key] += ok
+            cells.append(f"{n_leaves(tree)}, {round(out.cv_error[j] * n)}/{n}, {ok}/{held.n_rows}")
+        print(f"| {f} | {out.std_error[out.best] * n:.1f} | " + " | ".join(cells) + " |", flush=True)
+    print(f"\n{name}: outer 10-fold accuracy " + ", ".join(f"{k} {100 * v / len(y):.1f}" for k, v in right.items()))
+
+
+def median_seconds(run: Any, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def speed(name: str, repeat: int) -> None:
+    X, y, kinds, _, _ = load(name)
+    ds = pt.as_dataset(X, y, categorical=[c for c in X.columns if kinds[c] is not None])
+    full = pt.cart(ds)
+    not_the_preset = lambda *a, **kw: pt.cart(*a, **kw)  # noqa: E731  # grown once per depth
+    runs = {
+        "choose_alpha": lambda: complexity.choose_alpha(ds, fit=pt.cart, k=FOLDS),
+        "cv_prune": lambda: complexity.cv_prune(full, ds, fit=pt.cart, k=FOLDS),
+    }
+    fast_path = complexity.path_outputs
+    for what, run in runs.items():
+        now = median_seconds(run, repeat)
+        complexity.path_outputs = pruned_then_predicted  # type: ignore[assignment]
+        try:
+            before = median_seconds(run, repeat)
+        finally:
+            complexity.path_outputs = fast_path
+        print(f"| {name} | {what} | {before:.2f} | {now:.2f} | {before / now:.1f} |", flush=True)
+    now = median_seconds(lambda: complexity.cv_depth(ds, fit=pt.cart, k=FOLDS), repeat)
+    before = median_seconds(lambda: complexity.cv_depth(ds, fit=not_the_preset, k=FOLDS), repeat)
+    print(f"| {name} | cv_depth | {before:.2f} | {now:.2f} | {before / now:.1f} |", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", nargs="+", choices=SETS, default=SETS, help="which of Weka's data sets")
+    parser.add_argument("--folds-table", action="store_true", help="also print the per-fold table")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per timing (the median is printed)")
+    args = parser.parse_args()
+    resource.setrlimit(resource.RLIMIT_AS, (4 * 10**9, 4 * 10**9))
+    print("| data | function | before, s | now, s | ratio |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for name in args.data:
+        speed(name, args.repeat)
+    if args.folds_table:
+        for name in args.data:
+            per_fold(name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
