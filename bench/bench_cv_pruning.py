@@ -7,12 +7,13 @@ Two parts, on the sets of ``bench_pruning.py`` (Weka's ARFF files, read as ``ben
   sequence once. Printed per outer fold: the standard error of the least CV error in rows
   (``sqrt(e (1 - e) / N) * N``), then for the least-error subtree (``choose_alpha``'s choice, ``se=0``),
   the 1-SE subtree (``se=1``) and ``se=0.5``: leaves, R^cv in rows, and held-out rows right.
-- **speed**: ``choose_alpha``, ``cv_prune`` and ``cv_depth`` (10 folds, on all rows) against the
-  way they worked before, in one process, medians of ``--repeat`` runs and their ratio. Before:
-  each fold's tree pruned at every candidate alpha and asked to predict (``cost_complexity`` then
-  ``predict``, the reference the tests compare with), and ``cv_depth`` growing each fold once per
-  depth (any ``fit`` that is not the ``cart`` preset itself is grown so). The fits themselves are
-  the same in both.
+- **speed** (10 folds on all rows, in one process, medians of ``--repeat`` runs, ratios): the 10
+  fold trees' fits alone; then, the fold trees grown, the scoring of every candidate alpha on the
+  held-out rows as it was before (each fold's tree pruned at each candidate and asked to predict:
+  ``cost_complexity`` then ``predict_proba``, the reference the tests compare with) and now
+  (``path_outputs``); the whole ``choose_alpha`` and ``cv_prune`` now (the fits and the scoring);
+  and ``cv_depth`` growing each fold once per depth (any ``fit`` that is not the ``cart`` preset
+  itself is grown so) against now.
 
 ``--impurity misclassification`` measures the per-fold table's weakest links with the
 misclassification rate, as Breiman et al. do (scikit-learn and the defaults: the trees' Gini).
@@ -89,23 +90,22 @@ def speed(name: str, repeat: int) -> None:
     X, y, kinds, _, _ = load(name)
     ds = pt.as_dataset(X, y, categorical=[c for c in X.columns if kinds[c] is not None])
     full = pt.cart(ds)
-    not_the_preset = lambda *a, **kw: pt.cart(*a, **kw)  # noqa: E731  # grown once per depth
-    runs = {
-        "choose_alpha": lambda: complexity.choose_alpha(ds, fit=pt.cart, k=FOLDS),
-        "cv_prune": lambda: complexity.cv_prune(full, ds, fit=pt.cart, k=FOLDS),
+    alphas = complexity._candidates(complexity.cost_complexity_path(full))
+    folds = pt.stratified_folds(ds.y, k=FOLDS, seed=0)
+    fits = median_seconds(lambda: [pt.cart(ds.subset(tr)) for tr, _ in folds], repeat)
+    trees = [(pt.cart(ds.subset(tr)), ds.subset(te)) for tr, te in folds]
+    # Scoring every candidate on the held-out rows, the fold trees grown: the part that changed.
+    before = median_seconds(lambda: [pruned_then_predicted(t, held, alphas) for t, held in trees], repeat)
+    now = median_seconds(lambda: [complexity.path_outputs(t, held, alphas) for t, held in trees], repeat)
+    whole = {
+        "choose_alpha": median_seconds(lambda: complexity.choose_alpha(ds, fit=pt.cart, k=FOLDS), repeat),
+        "cv_prune": median_seconds(lambda: complexity.cv_prune(full, ds, fit=pt.cart, k=FOLDS), repeat),
     }
-    fast_path = complexity.path_outputs
-    for what, run in runs.items():
-        now = median_seconds(run, repeat)
-        complexity.path_outputs = pruned_then_predicted  # type: ignore[assignment]
-        try:
-            before = median_seconds(run, repeat)
-        finally:
-            complexity.path_outputs = fast_path
-        print(f"| {name} | {what} | {before:.2f} | {now:.2f} | {before / now:.1f} |", flush=True)
-    now = median_seconds(lambda: complexity.cv_depth(ds, fit=pt.cart, k=FOLDS), repeat)
-    before = median_seconds(lambda: complexity.cv_depth(ds, fit=not_the_preset, k=FOLDS), repeat)
-    print(f"| {name} | cv_depth | {before:.2f} | {now:.2f} | {before / now:.1f} |", flush=True)
+    not_the_preset = lambda *a, **kw: pt.cart(*a, **kw)  # noqa: E731  # grown once per depth
+    depth_before = median_seconds(lambda: complexity.cv_depth(ds, fit=not_the_preset, k=FOLDS), repeat)
+    depth_now = median_seconds(lambda: complexity.cv_depth(ds, fit=pt.cart, k=FOLDS), repeat)
+    print(f"| {name} | {len(alphas)} | {fits:.2f} | {before:.3f} | {now:.3f} | {before / now:.0f} | {whole['choose_alpha']:.2f} | {whole['cv_prune']:.2f} "
+          f"| {depth_before:.2f} | {depth_now:.2f} | {depth_before / depth_now:.1f} |", flush=True)
 
 
 def main() -> int:
@@ -119,8 +119,8 @@ def main() -> int:
     args = parser.parse_args()
     resource.setrlimit(resource.RLIMIT_AS, (4 * 10**9, 4 * 10**9))
     if args.speed:
-        print("| data | function | before, s | now, s | ratio |")
-        print("| --- | --- | ---: | ---: | ---: |")
+        print("| data | candidates | 10 fold fits, s | scoring: before, s | now, s | ratio | choose_alpha, s | cv_prune, s | cv_depth: before, s | now, s | ratio |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         for name in args.data:
             speed(name, args.repeat)
     if args.folds_table:
