@@ -26,7 +26,7 @@ import numpy as np
 
 from .data import Dataset
 from .errors import DataError
-from .fold import n_leaves, subtree_sizes, subtree_sums
+from .fold import subtree_sizes, subtree_sums
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import Tree
 from .params import Interval, check
@@ -42,10 +42,12 @@ __all__ = [
     "best_alpha_on",
     "AlphaChoice",
     "choose_alpha",
+    "path_outputs",
     "CVPruning",
     "cv_prune",
     "DepthChoice",
     "cv_depth",
+    "cut_at_depth",
 ]
 
 #: The impurity that measures a node's risk, by the criterion name a tree records
@@ -220,11 +222,125 @@ def best_alpha_on(tree: Tree, X: Any, y: Any = None, *, impurity: Callable[..., 
     return best_alpha
 
 
+def _candidates(path: CostComplexityPath) -> np.ndarray:
+    """One alpha per subtree of the path: the geometric mean of its interval ``[a_i, a_(i+1))``
+    (Breiman et al. 1984, 3.4.2: ``sqrt(a_k a_(k+1))``), the last one (the root) its own edge.
+    Steps of equal alpha make one subtree, as Breiman prunes all weakest links at once."""
+    edges = np.unique(path.ccp_alphas)
+    alphas = np.sqrt(edges * np.append(edges[1:], edges[-1]))
+    alphas[-1] = edges[-1]
+    return alphas
+
+
+def _steps_at(path: CostComplexityPath, alphas: np.ndarray) -> np.ndarray:
+    """How many weakest-link steps :func:`cost_complexity` applies at each alpha: the steps
+    before the first whose alpha exceeds it."""
+    reached = np.maximum.accumulate(path.ccp_alphas[1:]) if len(path.pruned) else np.empty(0)
+    return np.searchsorted(reached, alphas, side="right")
+
+
+def path_outputs(tree: Tree, X: Any, alphas: Any, *, path: CostComplexityPath | None = None, impurity: Callable[..., Any] | None = None) -> np.ndarray:
+    """What ``tree`` pruned at each of ``alphas`` answers for the rows ``X``, in one pass
+    over the tree: ``out[j]`` is ``cost_complexity(tree, alphas[j])``'s class probabilities
+    for each row (for a regression tree, its predicted mean in column 0), equal to theirs.
+
+    Rows walk the full tree once. The weakest-link steps are then applied in order, each
+    moving the rows that end inside the collapsed node's subtree (a pre-order id range) up to
+    that node: so each row's end node is known after every step, without pruning or walking
+    the tree again. A row that a missing value spreads over several branches ("distribute")
+    is walked again per subtree, stopping at the collapsed nodes, so that its weights are
+    summed as the pruned tree sums them.
+
+    >>> from puretree.datasets import load_temperature
+    >>> from puretree.grow import cart
+    >>> data = load_temperature()
+    >>> path_outputs(cart(data), data, [0.0, 0.3])[:, :2].tolist()
+    [[[1.0, 0.0], [1.0, 0.0]], [[0.5, 0.5], [0.5, 0.5]]]
+    """
+    from .data import encode_features
+    from .predict import descend, normalised_fractions
+
+    path = cost_complexity_path(tree, impurity=impurity) if path is None else path
+    wanted = np.asarray([_check_alpha(a) for a in np.atleast_1d(np.asarray(alphas, dtype=np.float64)).tolist()])
+    steps = _steps_at(path, wanted)
+    flat = flatten(tree)
+    Xe = encode_features(tree.schema, X)
+    names = tree.schema.feature_names
+    rows, ends, weights = descend(flat, Xe, missing=tree.missing, names=names, stop_at_missing=False, row_name=X.row_name if isinstance(X, Dataset) else "row {}".format)
+    per_node = normalised_fractions(flat)
+    out = np.zeros((len(wanted), Xe.shape[0], per_node.shape[1]))
+    spread = np.bincount(rows, minlength=Xe.shape[0]) > 1
+    one = ~spread[rows]
+    rows, ends, weights = rows[one], ends[one], weights[one]
+    size = subtree_sizes(flat.parent)
+    # The step at which each node becomes a leaf (past the last: never).
+    step_of = np.full(flat.n_nodes, len(path.pruned) + 1)
+    step_of[list(path.pruned)] = np.arange(1, len(path.pruned) + 1)
+    order = np.argsort(steps, kind="stable")
+    at = ends.copy()
+    done = 0
+    for j in order.tolist():
+        # Later steps collapse ancestors of earlier ones: the last step to reach a row's end
+        # names the node it ends at in the pruned tree.
+        for node in path.pruned[done : steps[j]]:
+            inside = (at >= node) & (at < node + size[node])
+            at[inside] = node
+        done = max(done, int(steps[j]))
+        np.add.at(out[j], rows, weights[:, None] * per_node[at])
+    if spread.any():
+        spread_rows = np.flatnonzero(spread)
+        for j in range(len(wanted)):
+            pruned = attrs.evolve(flat, kind=np.where(step_of <= steps[j], LEAF, flat.kind))
+            r, e, w = descend(pruned, Xe[spread_rows], missing=tree.missing, names=names, stop_at_missing=False)
+            np.add.at(out[j], spread_rows[r], w[:, None] * per_node[e])
+    return out + 0.0  # as predict_proba forms its sums: a -0.0 becomes 0.0
+
+
+def _fold_losses(full: Tree, data: Dataset, fit: Callable[..., Tree], k: int, seed: int, impurity: Callable[..., Any] | None) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates of ``full``'s weakest-link sequence (:func:`_candidates`) and, per fold
+    and candidate, the summed loss of the held-out rows (misclassified rows; for regression,
+    squared errors): each of ``k`` folds grows a tree with ``fit`` on the other rows and is
+    pruned at every candidate (:func:`path_outputs`). The folds are stratified by class and
+    seeded (regression targets are not strata: one group, plain shuffled folds). One routine
+    for :func:`choose_alpha` and :func:`cv_prune`: the same sequence, folds and estimates."""
+    from .data import labels_array
+    from .evaluate import stratified_folds
+
+    regression = full.schema.is_regression
+    alphas = _candidates(cost_complexity_path(full, impurity=impurity))
+    losses = np.zeros((k, len(alphas)))
+    for f, (train, test) in enumerate(stratified_folds(np.zeros(data.n_rows) if regression else data.y, k=k, seed=seed)):
+        tree = fit(data.subset(train))
+        held = data.subset(test)
+        out = path_outputs(tree, held, alphas, impurity=impurity)
+        if regression:
+            losses[f] = np.sum((out[:, :, 0] - held.y) ** 2, axis=1)
+        else:
+            guess = labels_array(tree.schema.classes)[np.argmax(out, axis=2)]
+            losses[f] = np.sum(guess != held.labels()[None, :], axis=1)
+    return alphas, losses
+
+
+def _select(error: np.ndarray, std_error: np.ndarray, se: float) -> tuple[int, int]:
+    """The subtree of least error and the one kept, as indices into the sequence (smallest
+    alpha first): the least error, ties to the larger alpha (the smaller tree); then the
+    largest alpha whose error is within ``se`` standard errors of the least (Breiman's rule
+    with ``se=1``), the standard error being the least error's. With ``se=0`` both are one.
+
+    >>> _select(np.array([0.30, 0.20, 0.22, 0.25, 0.40]), np.array([0.046, 0.04, 0.041, 0.043, 0.049]), 1.0)
+    (1, 2)
+    """
+    best = int(np.flatnonzero(error <= error.min() + 1e-12)[-1])
+    chosen = int(np.flatnonzero(error <= error[best] + se * std_error[best] + 1e-12)[-1])
+    return best, chosen
+
+
 @attrs.frozen(eq=False)
 class AlphaChoice:
-    """The outcome of :func:`choose_alpha`: candidate alphas, their mean cross-validated
-    accuracy (minus the mean squared error, for regression) and its standard deviation, the
-    best alpha and the full tree pruned at it."""
+    """The outcome of :func:`choose_alpha`: candidate alphas, their cross-validated accuracy
+    (the share of all rows the fold trees classify right; for regression, minus the mean
+    squared error over all rows), the standard deviation of the per-fold scores, the best
+    alpha and the full tree pruned at it."""
 
     alphas: np.ndarray
     mean_accuracy: np.ndarray
@@ -236,14 +352,16 @@ class AlphaChoice:
 def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k: int = 5, seed: int = 0, impurity: Callable[..., Any] | None = None) -> AlphaChoice:
     """Choose the cost-complexity alpha by stratified k-fold cross-validation (CART's way).
 
-    The full data's tree gives the path; each step's interval ``[a_i, a_(i+1))`` is
-    represented by its geometric mean (Breiman et al.), so that the candidates sit inside
-    the intervals rather than on their edges. Every fold grows a tree with ``fit`` (default:
-    :func:`~puretree.grow.cart`), prunes it at each candidate and scores it on the held-out
-    part (``impurity``: :func:`cost_complexity_path`'s). The best mean accuracy wins; ties go to
-    the larger alpha (the smaller tree). For a
-    regression tree the folds are plain (shuffled, seeded) and the score is minus the mean
-    squared error, so that higher is still better.
+    The full data's tree (grown with ``fit``, default :func:`~puretree.grow.cart`) gives
+    the path; each step's interval ``[a_i, a_(i+1))`` is represented by its geometric mean
+    (Breiman et al.), so that the candidates sit inside the intervals rather than on their
+    edges. Every fold grows a tree with ``fit``, prunes it at each candidate and classifies
+    the held-out rows (``impurity``: :func:`cost_complexity_path`'s). A candidate's score is
+    the share of all rows classified right (Breiman's R^cv, pooled over the folds, not a mean
+    of per-fold rates); the best wins, ties to the larger alpha (the smaller tree). It is
+    :func:`cv_prune` with ``se=0`` on the tree ``fit(X, y)``: the same candidates, folds and
+    estimates. For a regression tree the folds are plain (shuffled, seeded) and the score is
+    minus the mean squared error over all rows, so that higher is still better.
 
     >>> from puretree.datasets import load_playtennis
     >>> choice = choose_alpha(load_playtennis(), k=3)
@@ -251,7 +369,7 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
     (True, True)
     """
     from .data import as_dataset
-    from .evaluate import accuracy, stratified_folds
+    from .evaluate import stratified_folds
     from .builder import cart
 
     fit = cart if fit is None else fit
@@ -259,34 +377,13 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
     if data.y is None:
         raise DataError("choose_alpha needs labelled data")
     full = fit(data)
+    alphas, losses = _fold_losses(full, data, fit, k, seed, impurity)
+    sizes = np.array([len(test) for _, test in stratified_folds(np.zeros(data.n_rows) if full.schema.is_regression else data.y, k=k, seed=seed)])
     regression = full.schema.is_regression
-    edges = np.unique(cost_complexity_path(full, impurity=impurity).ccp_alphas)
-    alphas = np.sqrt(edges * np.append(edges[1:], edges[-1]))
-    alphas[-1] = edges[-1]
-    scores = np.zeros((k, len(alphas)))
-    # Regression targets are not strata: one group gives plain shuffled folds.
-    for f, (train, test) in enumerate(stratified_folds(np.zeros(data.n_rows) if regression else data.y, k=k, seed=seed)):
-        tree = fit(data.subset(train))
-        fold_path = cost_complexity_path(tree, impurity=impurity)
-        held = data.subset(test)
-        for j, a in enumerate(alphas):
-            guess = cost_complexity(tree, float(a), path=fold_path).predict(held)
-            if regression:
-                scores[f, j] = -float(np.mean((guess - held.y) ** 2))
-            else:
-                scores[f, j] = accuracy(held.labels().tolist(), guess.tolist())
-    mean = scores.mean(axis=0)
-    best = int(np.flatnonzero(mean >= mean.max() - 1e-12)[-1])
-    return AlphaChoice(alphas, mean, scores.std(axis=0), float(alphas[best]), cost_complexity(full, float(alphas[best]), impurity=impurity))
-
-
-def _candidates(path: CostComplexityPath) -> np.ndarray:
-    """One alpha per subtree of the path: the geometric mean of its interval ``[a_i, a_(i+1))``
-    (Breiman et al.), the last one its own edge."""
-    edges = np.unique(path.ccp_alphas)
-    alphas = np.sqrt(edges * np.append(edges[1:], edges[-1]))
-    alphas[-1] = edges[-1]
-    return alphas
+    score = -losses.sum(axis=0) / data.n_rows if regression else (data.n_rows - losses.sum(axis=0)) / data.n_rows
+    per_fold = -losses / sizes[:, None] if regression else (sizes[:, None] - losses) / sizes[:, None]
+    best, _ = _select(-score, np.zeros(len(score)), 0.0)
+    return AlphaChoice(alphas, score, per_fold.std(axis=0), float(alphas[best]), cost_complexity(full, float(alphas[best]), impurity=impurity))
 
 
 @attrs.frozen(eq=False)
@@ -308,14 +405,15 @@ class CVPruning:
 
 def cv_prune(tree: Tree, X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k: int = 10, seed: int = 0, se: float = 1.0, impurity: Callable[..., Any] | None = None) -> CVPruning:
     """CART's cross-validated pruning of ``tree`` grown on ``X``, ``y`` (Breiman et al. 1984,
-    ch. 3.4): the weakest-link sequence of ``tree``; each subtree scored through its alpha by
-    stratified ``k``-fold cross-validation (each fold grows a tree with ``fit``, default
-    :func:`~puretree.grow.cart`, prunes it at the subtree's alpha, the geometric mean of its
-    interval, and classifies the held-out rows); the cross-validated error is the share of
-    all rows misclassified, its standard error ``sqrt(e (1 - e) / N)``. Kept: the smallest
-    subtree whose error is within ``se`` standard errors of the least (the 1-SE rule with
-    ``se=1``: seed 003's "remove nodes that do not significantly change cross-validation
-    performance"; ``se=0``: the least error, ties to the smaller tree).
+    3.4 and 11.5): the weakest-link sequence of ``tree``; each subtree scored through its
+    alpha by stratified ``k``-fold cross-validation (each fold grows a tree with ``fit``,
+    default :func:`~puretree.grow.cart`, prunes it at the subtree's alpha, the geometric mean
+    of its interval, and classifies the held-out rows); the cross-validated error is the
+    share of all rows misclassified, its standard error ``sqrt(e (1 - e) / N)`` over all N
+    rows. Kept: the smallest subtree whose error is within ``se`` standard errors of the
+    least (the 1-SE rule with ``se=1``: seed 003's "remove nodes that do not significantly
+    change cross-validation performance"; ``se=0``: the least error, ties to the smaller
+    tree, which is :func:`choose_alpha`'s choice).
 
     >>> from puretree.datasets import load_buys_computer
     >>> from puretree.grow import cart
@@ -325,7 +423,6 @@ def cv_prune(tree: Tree, X: Any, y: Any = None, *, fit: Callable[..., Tree] | No
     (True, True)
     """
     from .errors import ParameterError
-    from .evaluate import stratified_folds
     from .builder import cart
     from .validation import training_dataset
 
@@ -335,24 +432,36 @@ def cv_prune(tree: Tree, X: Any, y: Any = None, *, fit: Callable[..., Tree] | No
     fit = cart if fit is None else fit
     data = training_dataset(tree, X, y)  # in the tree's schema: fold trees share its categories
     path = cost_complexity_path(tree, impurity=impurity)
-    alphas = _candidates(path)
-    wrong = np.zeros(len(alphas))
-    for train, test in stratified_folds(data.y, k=k, seed=seed):
-        fold_tree = fit(data.subset(train))
-        fold_path = cost_complexity_path(fold_tree, impurity=impurity)
-        held = data.subset(test)
-        truth = np.asarray(held.labels().tolist(), dtype=object)
-        for j, a in enumerate(alphas):
-            guess = np.asarray(cost_complexity(fold_tree, float(a), path=fold_path).predict(held).tolist(), dtype=object)
-            wrong[j] += float(np.sum(guess != truth))
+    alphas, losses = _fold_losses(tree, data, fit, k, seed, impurity)
     n = data.n_rows
-    error = wrong / n
+    error = losses.sum(axis=0) / n
     std_error = np.sqrt(error * (1 - error) / n)
-    best = int(np.flatnonzero(error <= error.min() + 1e-12)[-1])
-    # The largest alpha (the smallest subtree) within se standard errors of the least error.
-    chosen = int(np.flatnonzero(error <= error[best] + se * std_error[best] + 1e-12)[-1])
-    leaves = np.array([n_leaves(cost_complexity(tree, float(a), path=path)) for a in alphas])
+    best, chosen = _select(error, std_error, se)
+    leaves = path.n_leaves[_steps_at(path, alphas)]
     return CVPruning(alphas, leaves, error, std_error, best, chosen, float(alphas[chosen]), cost_complexity(tree, float(alphas[chosen]), path=path))
+
+
+def _grows_node_by_node(fit: Callable[..., Tree]) -> bool:
+    """Whether ``fit`` is puretree's own ``cart`` or ``id3`` preset, whose tree grown to depth
+    ``d`` is its deeper tree cut at ``d``. Any other learner (C4.5 collapses subtrees after
+    growing them; a user's ``fit`` may do anything) is grown once per depth."""
+    from .builder import cart, id3
+
+    return fit is cart or fit is id3
+
+
+def cut_at_depth(tree: Tree, depth: int) -> Tree:
+    """``tree`` with every split at ``depth`` (the root: 0) made a leaf of its own counts.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> print(cut_at_depth(id3(load_playtennis()), 1).to_text())
+    outlook = overcast: yes (4)
+    outlook = rain: yes (5/2)
+    outlook = sunny: no (5/2)
+    """
+    flat = flatten(tree)
+    return collapse(tree, np.flatnonzero((flat.depth == depth) & (flat.kind != LEAF)).tolist())
 
 
 @attrs.frozen(eq=False)
@@ -372,7 +481,9 @@ def cv_depth(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k
     stratified ``k``-fold cross-validation; growth goes one level deeper while that does not
     lower the mean accuracy, and stops at the first depth that lowers it, or when a level adds
     nothing (the trees of all folds stopped growing), or at ``max_depth``. Returns the last
-    depth before the drop and the tree grown on all the data to it.
+    depth before the drop and the tree grown on all the data to it. With puretree's ``cart``
+    or ``id3`` preset as ``fit``, a fold's tree of depth ``d`` is its tree of depth ``d + 1``
+    cut at ``d`` (:func:`cut_at_depth`; the same tree), so each fit serves two depths.
 
     >>> from puretree.datasets import load_buys_computer
     >>> from puretree.grow import id3
@@ -394,10 +505,20 @@ def cv_depth(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k
     if data.schema.is_regression:
         raise ParameterError("cv_depth scores accuracy: it needs classification data")
     folds = [(data.subset(train), data.subset(test)) for train, test in stratified_folds(data.y, k=k, seed=seed)]
+    # cart and id3 choose each split from its node's rows alone: their tree of depth d is their
+    # deeper tree cut at depth d (tests/test_cv_control.py checks it). So their folds grow one
+    # level past the depth needed and serve two depths: half the fits. (Not deeper: the deep
+    # levels, with the most nodes, cost the most, and the search often stops a level later.)
+    by_node = _grows_node_by_node(fit)
+    grown: list[Tree] = []
+    grown_to = -1
     depths: list[int] = []
     scores: list[float] = []
     for d in range(max_depth + 1):
-        trees = [fit(train, max_depth=d) for train, _ in folds]
+        if by_node and d > grown_to:
+            grown_to = min(max_depth, d + 1)
+            grown = [fit(train, max_depth=grown_to) for train, _ in folds]
+        trees = [cut_at_depth(t, d) for t in grown] if by_node else [fit(train, max_depth=d) for train, _ in folds]
         if d > 0 and all(tree_depth(t) < d for t in trees):  # no fold's tree reached this depth: deeper adds nothing
             break
         score = float(np.mean([accuracy(test.labels().tolist(), t.predict(test).tolist()) for t, (_, test) in zip(trees, folds)]))

@@ -195,3 +195,179 @@ def test_cv_prune_invariants(seed, n, se):
     assert out.leaves[out.chosen] <= out.leaves[out.best]
     assert out.cv_error[out.chosen] <= out.cv_error[out.best] + se * out.std_error[out.best] + 1e-12
     assert out.cv_error[out.best] == out.cv_error.min()
+
+
+# -- one routine for choose_alpha and cv_prune; every alpha's subtree in one pass -------------
+
+
+def mixed_data(seed, n, missing):
+    """A numeric and a categorical column, 25% label noise; with ``missing``, some cells of each
+    column are missing (so that C4.5's "distribute" spreads rows over branches)."""
+    from puretree.data import from_numpy
+
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.uniform(0, 10, n), 1)
+    colour = rng.choice(["red", "green", "blue"], n)
+    y = np.where((x > 5) ^ (colour == "red") ^ (rng.random(n) < 0.25), "p", "q")
+    y[:2] = ["p", "q"]
+    X = np.empty((n, 2), dtype=object)
+    X[:, 0], X[:, 1] = x, colour
+    if missing:
+        X[rng.random(n) < 0.15, 0] = np.nan
+        X[rng.random(n) < 0.15, 1] = None
+    return from_numpy(X, y, categorical=["x1"])
+
+
+def pruned_outputs(tree, rows, alphas):
+    """The reference: the tree pruned at each alpha, then asked for each row's probabilities."""
+    from puretree.predict import predict_proba
+
+    return np.stack([predict_proba(cost_complexity(tree, float(a)), rows) for a in alphas])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.integers(20, 80), st.booleans(), st.sampled_from(["cart", "c45"]))
+def test_path_outputs_equal_pruning_then_predicting(seed, n, missing, builder):
+    from puretree.complexity import path_outputs
+    from puretree.grow import c45
+
+    data = mixed_data(seed, n, missing)
+    grown = {"cart": cart, "c45": c45}[builder](data.subset(np.arange(0, n, 2)))
+    rows = data.subset(np.arange(1, n, 2))
+    path = cost_complexity_path(grown)
+    rng = np.random.default_rng(seed)
+    # Every edge of the path, points between them, beyond the last, and infinity.
+    alphas = np.concatenate([path.ccp_alphas, rng.uniform(0, 1.5 * path.ccp_alphas.max() + 1e-3, 5), [np.inf]])
+    fast = path_outputs(grown, rows, alphas)
+    assert np.array_equal(fast, pruned_outputs(grown, rows, alphas))  # bit for bit
+    assert np.array_equal(path_outputs(grown, rows, alphas, path=path), fast)
+
+
+def test_path_outputs_of_a_regression_tree_are_the_pruned_trees_means():
+    from puretree.complexity import path_outputs
+    from puretree.data import from_numpy
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] > 0, 3.0, -3.0) + rng.normal(size=60)
+    tree = grow(X[:40], y[:40], task="regression")
+    alphas = np.unique(cost_complexity_path(tree).ccp_alphas)
+    rows = from_numpy(X[40:], task="regression")
+    fast = path_outputs(tree, rows, alphas)[:, :, 0]
+    assert np.array_equal(fast, np.stack([cost_complexity(tree, float(a)).predict(rows) for a in alphas]))
+
+
+def test_path_outputs_refuses_a_negative_alpha():
+    from puretree.complexity import path_outputs
+
+    data = mixed_data(0, 20, False)
+    with pytest.raises(ParameterError, match="alpha"):
+        path_outputs(cart(data), data, [0.0, -1.0])
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.integers(20, 60), st.booleans(), st.integers(2, 5))
+def test_choose_alpha_is_cv_prune_without_the_standard_error(seed, n, missing, k):
+    """One routine: the same candidates, folds and pooled estimates; the least-error choice and
+    the 1-SE choice differ only in the last step, and the 1-SE subtree is never the larger."""
+    from puretree.prune import choose_alpha
+
+    data = mixed_data(seed, n, missing)
+    choice = choose_alpha(data, k=k, seed=seed % 7)
+    tree = cart(data)
+    least = cv_prune(tree, data, k=k, seed=seed % 7, se=0)
+    one_se = cv_prune(tree, data, k=k, seed=seed % 7, se=1)
+    assert np.array_equal(choice.alphas, least.alphas) and np.array_equal(least.cv_error, one_se.cv_error)
+    assert choice.mean_accuracy.tolist() == pytest.approx((1 - least.cv_error).tolist(), abs=1e-12)
+    assert choice.best_alpha == least.alpha and to_dict(choice.tree) == to_dict(least.tree)
+    assert one_se.best == least.best == least.chosen <= one_se.chosen
+    assert n_leaves(one_se.tree) <= n_leaves(least.tree) and is_pruning_of(one_se.tree, least.tree)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.integers(20, 60), st.booleans())
+def test_cv_prune_errors_equal_the_literal_procedure(seed, n, missing):
+    """Each fold's tree pruned at each candidate and asked to predict (the slow way) gives the
+    errors the one-pass routine counts; the leaves are those of the full tree pruned there."""
+    data = mixed_data(seed, n, missing)
+    tree = cart(data)
+    out = cv_prune(tree, data, k=3, seed=1)
+    wrong = np.zeros(len(out.alphas))
+    for train, test in stratified_folds(data.y, k=3, seed=1):
+        fold_tree = cart(data.subset(train))
+        for j, a in enumerate(out.alphas):
+            wrong[j] += np.sum(cost_complexity(fold_tree, float(a)).predict(data.subset(test)) != data.subset(test).labels())
+    assert np.array_equal(out.cv_error, wrong / n)
+    assert out.leaves.tolist() == [n_leaves(cost_complexity(tree, float(a))) for a in out.alphas]
+
+
+def test_choose_alpha_pools_the_folds_as_breiman_does():
+    """R^cv is the share of all rows misclassified, not the mean of per-fold rates: with folds
+    of unequal size the two differ. 23 rows in 4 folds (6, 6, 6, 5)."""
+    from puretree.prune import choose_alpha
+
+    data = mixed_data(4, 23, False)
+    choice = choose_alpha(data, k=4, seed=0)
+    folds = stratified_folds(data.y, k=4, seed=0)
+    assert sorted(len(t) for _, t in folds) == [5, 6, 6, 6]
+    right = np.zeros(len(choice.alphas))
+    for train, test in folds:
+        t = cart(data.subset(train))
+        right += [np.sum(cost_complexity(t, float(a)).predict(data.subset(test)) == data.subset(test).labels()) for a in choice.alphas]
+    assert np.array_equal(choice.mean_accuracy, right / 23)
+
+
+def test_the_one_se_rule_by_hand():
+    """Errors 0.30, 0.20, 0.22, 0.25, 0.40 of 100 rows: the least is 0.20 (subtree 1), its
+    standard error sqrt(0.2 * 0.8 / 100) = 0.04, so 0.22 is within one SE and 0.25 is not;
+    ties of the least go to the smaller tree (the later subtree)."""
+    from puretree.complexity import _select
+
+    error = np.array([0.30, 0.20, 0.22, 0.25, 0.40])
+    std_error = np.sqrt(error * (1 - error) / 100)
+    assert std_error[1] == pytest.approx(0.04)
+    assert _select(error, std_error, 1.0) == (1, 2)
+    assert _select(error, std_error, 0.0) == (1, 1)
+    assert _select(error, std_error, 2.0) == (1, 3)  # 0.25 <= 0.20 + 2 * 0.04
+    tied = np.array([0.30, 0.20, 0.20, 0.50])
+    assert _select(tied, np.sqrt(tied * (1 - tied) / 100), 0.0) == (2, 2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(15, 70), st.booleans(), st.sampled_from(["cart", "id3"]))
+def test_cart_and_id3_grown_to_a_depth_are_their_deeper_tree_cut_there(seed, n, missing, builder):
+    """What lets cv_depth grow each fold's tree once for cart and id3."""
+    from puretree.complexity import cut_at_depth
+
+    fit = {"cart": cart, "id3": id3}[builder]
+    data = mixed_data(seed, n, missing)
+    deep = fit(data)
+    for d in range(depth(deep) + 2):
+        assert to_dict(cut_at_depth(deep, d)) == to_dict(fit(data, max_depth=d))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.integers(20, 70), st.booleans(), st.sampled_from(["cart", "id3"]))
+def test_cv_depth_growing_once_equals_growing_per_depth(seed, n, missing, builder):
+    fit = {"cart": cart, "id3": id3}[builder]
+    data = mixed_data(seed, n, missing)
+    fast = cv_depth(data, fit=fit, k=3, seed=2)
+    slow = cv_depth(data, fit=lambda *a, **kw: fit(*a, **kw), k=3, seed=2)  # not the preset: grown per depth
+    assert (fast.depths, fast.mean_accuracy, fast.depth) == (slow.depths, slow.mean_accuracy, slow.depth)
+    assert to_dict(fast.tree) == to_dict(slow.tree)
+
+
+def test_prune_cv_se_option(saved, capsys):
+    tmp, train, model = saved
+    tree = load(model)
+    data = read_csv(train, target="label")
+    for se, said in ((0.5, "within 0.5 standard errors of the least"), (0, "the least;"), (1, "(1-SE rule)")):
+        out_file = str(tmp / f"se{se}.json")
+        status, captured = run(["prune", model, "--method", "cv", "--data", train, "--folds", "5", "--se", str(se), "-o", out_file], capsys)
+        assert status == 0, captured.err
+        assert to_dict(load(out_file)) == to_dict(cv_prune(tree, data, fit=cart, k=5, se=se).tree)
+        assert said in captured.out
+    for args, message in ((["--method", "cv", "--data", train, "--se", "-1"], "--se"), (["--method", "penalty", "--se", "1"], "--se does not apply")):
+        status, captured = run(["prune", model, *args, "-o", str(tmp / "out.json")], capsys)
+        lines = captured.err.strip().splitlines()
+        assert status != 0 and len(lines) == 1 and message in lines[0], captured.err

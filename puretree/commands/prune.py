@@ -62,7 +62,7 @@ def _check_usage(args: argparse.Namespace) -> None:
     unused = {"--cf": args.cf is not None and method != "pessimistic", "--alpha": args.alpha is not None and method != "cost-complexity",
               "--data": args.data is not None and method not in _DATA_METHODS,
               "--impurity": args.impurity is not None and method not in ("cost-complexity", "cv"),
-              "--penalty": args.penalty is not None and method != "penalty",
+              "--penalty": args.penalty is not None and method != "penalty", "--se": args.se is not None and method != "cv",
               "--mml-alpha": args.mml_alpha is not None and method != "mml", "--mml-code": args.mml_code is not None and method != "mml"}
     unused.update({option: given is not None and not cross_validates for option, given in (("--folds", args.folds), ("--seed", args.seed), ("--algorithm", args.algorithm))})
     for option, given in unused.items():
@@ -85,7 +85,7 @@ def _cross_validated(tree: Tree, args: argparse.Namespace, train: tuple[Dataset,
     if folds > train[0].n_rows:
         raise ParameterError(f"--folds {folds} is more than the {train[0].n_rows} rows of {args.data}")
     out = cv_prune(tree, train[0], train[1], fit=fit, k=folds, seed=seed, se=se, impurity=_IMPURITIES.get(args.impurity))
-    rule = "within one standard error of the least (1-SE rule)" if se else "the least"
+    rule = "the least" if not se else "within one standard error of the least (1-SE rule)" if se == 1 else f"within {se:g} standard errors of the least"
     print(f"{folds}-fold cross-validation on {args.data} ({name} trees, seed {seed}): cross-validated error {out.cv_error[out.chosen]:.4f} "
           f"+/- {out.std_error[out.chosen]:.4f} at alpha {out.alpha:.6g}, {rule}; least {out.cv_error[out.best]:.4f} at {out.leaves[out.best]} leaves")
     return out.tree
@@ -118,7 +118,7 @@ def _prune(args: argparse.Namespace) -> int:
         pruned = mml_prune(tree, rows, alpha=alpha, code=code)
         print(f"message length: {message_length(tree, rows, alpha=alpha, code=code):.2f} -> {message_length(pruned, rows, alpha=alpha, code=code):.2f} bits")
     elif args.method == "cv":
-        pruned = _cross_validated(tree, args, _labelled(tree, args.data), se=1.0)
+        pruned = _cross_validated(tree, args, _labelled(tree, args.data), se=1.0 if args.se is None else args.se)
     elif args.alpha is None and args.data is not None:
         pruned = _cross_validated(tree, args, _labelled(tree, args.data), se=0.0)
     else:
@@ -181,6 +181,8 @@ def register(sub: Any) -> None:
                    help="cv, cost-complexity with --data: how each fold grows its tree, as fit does (default: cart for a tree grown with gini, else c45)")
     p.add_argument("--cf", type=_probability, metavar="CF", help="pessimistic: confidence level in (0, 1) (default: 0.25)")
     p.add_argument("--alpha", type=_non_negative, metavar="A", help="cost-complexity: complexity parameter >= 0")
+    p.add_argument("--se", type=_non_negative, metavar="S",
+                   help="cv: keep the smallest subtree within S standard errors of the least cross-validated error (default: 1, Breiman's 1-SE rule; 0: the least)")
     p.add_argument("--penalty", type=_non_negative, metavar="Z", help="penalty: errors added per leaf (default: 0.5)")
     p.add_argument("--mml-alpha", type=_concentration, metavar="A",
                    help="mml: the leaves' symmetric Dirichlet concentration, > 0 (default: 1, the uniform prior; below 1 pure leaves cost less)")
