@@ -15,12 +15,15 @@ machine; only small summaries do:
    last edge, to the last bin), and a threshold is always an edge, so ``x <= edge`` sends a raw
    value where its bin went.
 2. **Levels** (:func:`cart`): every partition's values are replaced once by their bin numbers
-   (``uint8`` for up to 256 bins) and kept on the workers (persisted), with the class codes and
-   each row's node id (an ``int32`` array per partition, replaced at every level). For each level,
-   every partition counts its rows into a histogram ``(node, feature, bin, class)`` for the open
-   nodes of the frontier; the histograms are added pairwise on the workers (a tree of sums) and
-   only the total comes to the client, which chooses every node's split; a map over the
-   partitions then moves each row to its child. A frontier whose histograms would exceed
+   (``uint8`` for up to 255 bins; a missing value gets one more bin) and kept on the workers
+   (persisted), with the targets (class codes, or numbers), the sample weights and each row's
+   node id (an ``int32`` array per partition, replaced at every level; a row of weight 0 is in
+   no node). For each level, every partition sums its rows' statistics into a histogram
+   ``(node, feature, bin, channel)`` for the open nodes of the frontier: the channels are the
+   (weighted) class counts, or the regression statistics ``(w, w*y, w*y**2)``, and the number
+   of rows. The histograms are added pairwise on the workers (a tree of sums) and only the
+   total comes to the client, which chooses every node's split; a map over the partitions
+   then moves each row to its child. A frontier whose histograms would exceed
    ``histogram_bytes`` is processed in batches of nodes, so memory stays bounded however wide
    (or deep) the tree grows.
 3. **Prediction** (:func:`predict`): the library's own prediction, partition by partition.
@@ -28,13 +31,21 @@ machine; only small summaries do:
 **Equality.** The client scores every node's candidate thresholds with the same score function
 and the same rules as the in-memory engine's histogram mode: candidates between consecutive
 non-empty bins; ``min_samples_leaf`` and ``min_samples_split`` count rows; a node is a leaf
-when pure, below ``min_samples_split`` rows, at ``max_depth``, without a candidate, or when its
-best score is not above ``min_gain``; ties (scores within 1e-12, relative) go to the lowest
-threshold of a feature, then to the lowest feature. Class counts are integers, summed exactly,
-so with the same edges the tree is equal (``==``) to ``puretree.cart(X, y, bins=edges)``.
+when pure (one class, or one target value), below ``min_samples_split`` rows, at
+``max_depth``, without a candidate, or when its best score is not above ``min_gain``; ties
+(scores within 1e-12, relative) go to the lowest threshold of a feature, then to the lowest
+feature. **Missing values** as ``missing="majority"`` treats them in memory: a feature is
+scored on its known rows and, in a node with a missing value in any feature, the score is
+multiplied by the known share of the node's weight; the rows whose value is missing go down
+the heavier branch (by known weight; the left on a tie). Unweighted class counts are
+integers, summed exactly, so with the same edges the tree is equal (``==``) to
+``puretree.cart(X, y, bins=edges)``, missing values or not. Weights and regression
+statistics are summed in another order (each partition's rows, then the partitions), so
+those trees have the in-memory structure with statistics equal to within 1e-9 relative
+(a split could differ only where two candidates' scores tie to within rounding).
 
-**Not yet**: regression, sample and class weights, missing values (refused, naming the
-partition) and categorical features (a dask frame must hold numbers only).
+**Not yet**: class weights, ``missing="distribute"``, categorical features (a dask frame
+must hold numbers only), and the id3/c45 presets.
 
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
 naming the partition (its number and rows).
@@ -61,16 +72,18 @@ from typing import Any, cast
 import attrs
 import numpy as np
 
-from .builder import check_options
-from .criteria import resolve_score, score_task
+from .builder import ByTask, check_options
+from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
 from .data import as_dataset, labels_array
 from .engine import assemble_arrays, check_bins
 from .errors import DataError, ParameterError, PuretreeError
+from .impurity import variance as impurity_variance
 from .nodes import Leaf, Node, Schema, Tree
 from .predict import predict as predict_rows
 from .splits import TIE_TOLERANCE
+from .tasks import CLASSIFICATION, REGRESSION
 
-__all__ = ["bin_edges", "cart", "predict", "HISTOGRAM_BYTES"]
+__all__ = ["bin_edges", "cart", "cart_regressor", "predict", "HISTOGRAM_BYTES"]
 
 #: Largest size (bytes) of one summed histogram (a batch of frontier nodes). Each partition's
 #: task makes one of this size too, so a worker holds about (its partitions + 1) of them at a
@@ -121,16 +134,18 @@ def _persist(dask: Any, parts: list[Any]) -> list[Any]:
 
 @attrs.frozen
 class _Parts:
-    """The data as aligned partitions: row blocks of X (all columns) and of y, their row ranges."""
+    """The data as aligned partitions: row blocks of X (all columns), of y and of the sample
+    weights (None: unweighted), their row ranges."""
 
     X: list[Any]
     y: list[Any] | None
     rows: list[tuple[int, int]]
     names: list[str] | None
     n_features: int
+    w: list[Any] | None = None
 
 
-def _inputs(X: Any, y: Any = None) -> _Parts:
+def _inputs(X: Any, y: Any = None, sample_weight: Any = None) -> _Parts:
     dask, da, dd = _dask()
     names = None
     if isinstance(X, dd.DataFrame):
@@ -150,46 +165,55 @@ def _inputs(X: Any, y: Any = None) -> _Parts:
     sizes = [int(c) for c in Xa.chunks[0]]
     bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
     rows = [(bounds[i], bounds[i + 1]) for i in range(len(sizes))]
-    y_parts = None
-    if y is not None:
-        if isinstance(y, dd.DataFrame):
-            if len(y.columns) != 1:
-                raise DataError(f"y must be one column, got a frame of {len(y.columns)}")
-            y = y[y.columns[0]]
-        if isinstance(y, dd.Series):
-            ya = y.to_dask_array(lengths=True)
-        elif isinstance(y, da.Array):
-            ya = y
-        else:
-            raise ParameterError(f"y must be a dask array or Series, got {type(y).__name__}")
-        if ya.ndim != 1:
-            raise DataError(f"y must be one-dimensional, got {ya.ndim} dimensions")
-        if any(np.isnan(c) for c in ya.chunks[0]):
-            ya = ya.compute_chunk_sizes()
-        if ya.shape[0] != Xa.shape[0]:
-            raise DataError(f"X has {Xa.shape[0]} rows but y has {ya.shape[0]} labels")
-        y_parts = list(ya.rechunk((tuple(sizes),)).to_delayed().ravel())
-    return _Parts(list(Xa.to_delayed().ravel()), y_parts, rows, names, int(Xa.shape[1]))
+    y_parts = None if y is None else _aligned(y, "y", "labels", sizes, da, dd)
+    w_parts = None if sample_weight is None else _aligned(sample_weight, "sample_weight", "weights", sizes, da, dd)
+    return _Parts(list(Xa.to_delayed().ravel()), y_parts, rows, names, int(Xa.shape[1]), w_parts)
+
+
+def _aligned(v: Any, name: str, what: str, sizes: list[int], da: Any, dd: Any) -> list[Any]:
+    """One column (``y``, ``sample_weight``: a dask array or Series) in blocks of X's rows."""
+    if isinstance(v, dd.DataFrame):
+        if len(v.columns) != 1:
+            raise DataError(f"{name} must be one column, got a frame of {len(v.columns)}")
+        v = v[v.columns[0]]
+    if isinstance(v, dd.Series):
+        va = v.to_dask_array(lengths=True)
+    elif isinstance(v, da.Array):
+        va = v
+    else:
+        raise ParameterError(f"{name} must be a dask array or Series, got {type(v).__name__}")
+    if va.ndim != 1:
+        raise DataError(f"{name} must be one-dimensional, got {va.ndim} dimensions")
+    if any(np.isnan(c) for c in va.chunks[0]):
+        va = va.compute_chunk_sizes()
+    if va.shape[0] != sum(sizes):
+        raise DataError(f"X has {sum(sizes)} rows but {name} has {va.shape[0]} {what}")
+    return list(va.rechunk((tuple(sizes),)).to_delayed().ravel())
 
 
 # -- partition tasks (run on the workers) ------------------------------------------------
 
 
-def _column_values(block: np.ndarray, max_bins: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per column: its distinct values (at most ``max_bins + 1``) and a quantile sketch, the
-    values at ``8 * max_bins`` evenly spaced ranks with the number of rows each stands for
-    (its own and those below it down to the previous one). Refuses NaN and infinities."""
-    bad = np.argwhere(~np.isfinite(block))
+def _refuse_infinite(block: np.ndarray) -> None:
+    bad = np.argwhere(np.isinf(block))
     if len(bad):
         r, c = bad[0]
-        what = "a missing value (NaN)" if np.isnan(block[r, c]) else f"the value {float(block[r, c])!r}"
-        raise DataError(f"row {int(r)} of the partition, column {int(c)}: {what}; puretree.dask needs finite numbers (missing values: not yet)")
-    n = block.shape[0]
-    g = min(n, 8 * max_bins)
-    ranks = (np.arange(1, g + 1) * n) // g - 1  # the last rank is the largest value
+        raise DataError(f"row {int(r)} of the partition, column {int(c)}: the value {float(block[r, c])!r} is not finite")
+
+
+def _column_values(block: np.ndarray, max_bins: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per column, over its known (non-NaN) values: its distinct values (at most ``max_bins + 1``)
+    and a quantile sketch, the values at ``8 * max_bins`` evenly spaced ranks with the number
+    of rows each stands for (its own and those below it down to the previous one). Refuses
+    infinities, as the in-memory data does."""
+    _refuse_infinite(block)
     out = []
     for j in range(block.shape[1]):
         column = np.sort(block[:, j])
+        column = column[: len(column) - int(np.isnan(column).sum())]  # NaN sorts last
+        n = len(column)
+        g = min(n, 8 * max_bins)
+        ranks = (np.arange(1, g + 1) * n) // g - 1 if g else np.zeros(0, dtype=np.int64)  # the last rank is the largest value
         distinct = column[np.r_[True, column[1:] != column[:-1]]] if n else column
         out.append((distinct[: max_bins + 1], column[ranks], np.diff(np.r_[-1, ranks])))
     return out
@@ -201,11 +225,40 @@ def _labels(block: np.ndarray) -> np.ndarray:
     return np.unique(block)
 
 
-def _bin_block(block: np.ndarray, edges: tuple[np.ndarray, ...], dtype: Any) -> np.ndarray:
-    """Each value's bin number (:func:`puretree.engine.edge_bins`'s bins), column by column."""
+def _check_targets(block: np.ndarray) -> np.ndarray:
+    """Regression targets as float64; a target that is not a finite number is refused, as in memory."""
+    if block.dtype.kind not in "biuf":
+        raise DataError(f"the regression target holds {block.dtype}, not numbers")
+    y = block.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(y))
+    if len(bad):
+        raise DataError(f"row {int(bad[0])} of the partition: the regression target {float(y[bad[0]])!r} is not a finite number")
+    return y
+
+
+def _check_weights(block: np.ndarray) -> np.ndarray:
+    """Sample weights as float64; a negative or non-finite weight is refused, as in memory."""
+    if block.dtype.kind not in "biuf":
+        raise DataError(f"sample_weight holds {block.dtype}, not numbers")
+    w = block.astype(np.float64)
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if len(bad):
+        raise DataError(f"row {int(bad[0])} of the partition: sample weight {float(w[bad[0]])!r} is negative or not finite")
+    return w
+
+
+def _bin_block(block: np.ndarray, edges: tuple[np.ndarray, ...], dtype: Any, missing: int, refuse_missing: bool) -> np.ndarray:
+    """Each value's bin number (:func:`puretree.engine.edge_bins`'s bins), column by column; a
+    missing value (NaN) gets the bin ``missing``, past every feature's bins."""
+    _refuse_infinite(block)
+    nan = np.isnan(block)
+    if refuse_missing and nan.any():
+        r, c = np.argwhere(nan)[0]
+        raise DataError(f"row {int(r)} of the partition, column {int(c)}: missing value (missing='error' refuses them; use 'majority')")
     out = np.empty(block.shape, dtype=dtype)
     for j, e in enumerate(edges):
         out[:, j] = np.minimum(np.searchsorted(e, block[:, j], side="left"), len(e) - 1)
+    out[nan] = missing
     return out
 
 
@@ -214,32 +267,78 @@ def _class_codes(block: np.ndarray, index: dict[Any, int]) -> np.ndarray:
     return np.array([index[v] for v in values.tolist()], dtype=np.int32)[inverse.reshape(-1)]
 
 
-def _class_counts(codes: np.ndarray, k: int) -> np.ndarray:
-    return np.bincount(codes, minlength=k).astype(np.int64)
+def _root_ids(target: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
+    """Every row in the root (0), but a row of weight 0, which is no row (as in memory): -1."""
+    out = np.zeros(len(target), dtype=np.int32)
+    if weight is not None:
+        out[weight == 0] = -1
+    return out
 
 
-def _root_ids(codes: np.ndarray) -> np.ndarray:
-    return np.zeros(len(codes), dtype=np.int32)
+def _row_stats(target: np.ndarray, weight: np.ndarray | None, rows: np.ndarray, k: int) -> np.ndarray:
+    """The rows' statistics (:meth:`puretree.tasks.Task.row_statistics`): weighted one-hot class
+    counts (``k`` classes), or ``(w, w*y, w*y**2)`` (``k == 0``: regression)."""
+    w = np.ones(len(rows)) if weight is None else weight[rows]
+    if k == 0:
+        y = target[rows]
+        return np.column_stack((w, w * y, w * y * y))
+    out = np.zeros((len(rows), k))
+    out[np.arange(len(rows)), target[rows]] = w
+    return out
 
 
-def _histogram(bins: np.ndarray, codes: np.ndarray, node: np.ndarray, slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> np.ndarray:
-    """Class counts ``(slot, feature, bin, class)`` of the rows whose node has a slot in this batch."""
+def _histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: np.ndarray, slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The statistics ``(slot, feature, bin, channel)`` of the rows whose node has a slot in this
+    batch: the channels are the statistics (``k`` class counts, or 3 for regression, ``k ==
+    0``) and the number of rows; bin ``n_bins - 1`` holds the missing values. Regression adds
+    each slot's smallest and largest target (a node whose targets are all equal is a leaf)."""
     mine = node >= 0
     s = np.full(len(node), -1, dtype=np.int64)
     s[mine] = slot[node[mine]]
     rows = np.flatnonzero(s >= 0)
     p = bins.shape[1]
-    idx = (s[rows, None] * p + np.arange(p)) * n_bins + bins[rows]
-    idx = idx * k + codes[rows, None]
-    return np.bincount(idx.reshape(-1), minlength=n_slots * p * n_bins * k).reshape(n_slots, p, n_bins, k)
+    cells = n_slots * p * n_bins
+    idx = ((s[rows, None] * p + np.arange(p)) * n_bins + bins[rows]).reshape(-1)  # row by row, p cells each
+    if k and weight is None:
+        # unweighted classes: integer counts in one bincount, exact; rows are their sum
+        counts = np.bincount(idx * k + np.repeat(target[rows], p), minlength=cells * k).reshape(cells, k)
+        H = np.concatenate((counts, counts.sum(axis=1, keepdims=True)), axis=1).astype(np.float64)
+    else:
+        stats = _row_stats(target, weight, rows, k)
+        H = np.empty((cells, stats.shape[1] + 1))
+        for c in range(stats.shape[1]):  # bincount adds in row order
+            H[:, c] = np.bincount(idx, weights=np.repeat(stats[:, c], p), minlength=cells)
+        H[:, -1] = np.bincount(idx, minlength=cells)
+    H = H.reshape(n_slots, p, n_bins, -1)
+    if k:
+        return H, None, None
+    lo, hi = np.full(n_slots, np.inf), np.full(n_slots, -np.inf)
+    np.minimum.at(lo, s[rows], target[rows])
+    np.maximum.at(hi, s[rows], target[rows])
+    return H, lo, hi
 
 
-def _move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Every row's node at the next level (-1: its node became a leaf)."""
+def _root_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The root's statistics and row count (one bin, every row in it), and its targets' range."""
+    one = np.zeros((len(node), 1), dtype=np.uint8)
+    return _histogram(one, target, weight, node, np.zeros(1, dtype=np.int64), 1, 1, k)
+
+
+def _merge(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+    """Two partitions' histograms as one: statistics added, target ranges joined (a monoid)."""
+    if a[1] is None:
+        return a[0] + b[0], None, None
+    return a[0] + b[0], np.minimum(a[1], b[1]), np.maximum(a[2], b[2])
+
+
+def _move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int) -> np.ndarray:
+    """Every row's node at the next level (-1: its node became a leaf); a row whose value of
+    the split's feature is missing goes to the heavier child (``heavy``: 0 left, 1 right)."""
     out = np.full(len(node), -1, dtype=np.int32)
     mine = np.flatnonzero(node >= 0)
     g = node[mine]
-    goes_right = bins[mine, feature[g]] > cut[g]
+    b = bins[mine, feature[g]]
+    goes_right = np.where(b == missing, heavy[g] == 1, b > cut[g])
     out[mine] = np.where(goes_right, right[g], left[g])
     return out
 
@@ -268,9 +367,9 @@ def _tasks(dask: Any, parts: _Parts, fn: Callable[..., Any], *columns: Sequence[
     return [call(i, parts.rows[i], fn, *(c[i] for c in columns), *shared, dask_key_name=f"puretree-{what}-partition-{i}-{token}") for i in range(len(parts.rows))]
 
 
-def _total(dask: Any, values: list[Any]) -> Any:
-    """The sum of delayed arrays, added pairwise on the workers (a tree of additions)."""
-    add = dask.delayed(np.add, pure=True)
+def _total(dask: Any, values: list[Any], combine: Callable[[Any, Any], Any] = np.add) -> Any:
+    """The partitions' values combined pairwise on the workers (a tree of ``combine`` calls)."""
+    add = dask.delayed(combine, pure=True)
     while len(values) > 1:
         values = [add(values[i], values[i + 1]) if i + 1 < len(values) else values[i] for i in range(0, len(values), 2)]
     return values[0]
@@ -282,6 +381,9 @@ def _edges_from(summaries: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]
     out = []
     for j in range(len(summaries[0])):
         distinct = np.unique(np.concatenate([s[j][0] for s in summaries]))
+        if len(distinct) == 0:  # every value missing: one bin, which no known value fills
+            out.append(np.zeros(1))
+            continue
         if len(distinct) <= max_bins:
             out.append(distinct.astype(np.float64))
             continue
@@ -327,37 +429,60 @@ class _Rules:
 
     score: Any
     names: np.ndarray
-    edges: tuple[np.ndarray, ...]
     max_depth: int | None
     min_samples_split: float
     min_samples_leaf: float
     min_gain: float | None
+    regression: bool
+    variance: bool  # the variance decrease: scored by the engine's own formula
 
 
-def _choose(H: np.ndarray, counts: np.ndarray, rules: _Rules) -> list[tuple[int, int, float] | None]:
-    """Each node's split from its histogram ``(feature, bin, class)``: ``(feature, bin, score)`` or None.
+def _weight(stats: np.ndarray, rules: _Rules) -> np.ndarray:
+    """The weight statistics hold (:meth:`puretree.tasks.Task.weight`): column 0, or the classes' sum."""
+    return stats[..., 0] if rules.regression else stats.sum(axis=-1)
 
-    Candidates lie between consecutive non-empty bins; the left side is every bin up to the
-    cut. Scores as the engine's: the same call ``score(parent, children, names)``, NaN as
-    -inf, the first (lowest) cut within tolerance of a feature's best, then the first feature.
+
+def _choose(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[int, int, float] | None]:
+    """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
+    values; the last channel: rows): ``(feature, bin, score)`` or None. ``parents``: the nodes'
+    statistics and rows.
+
+    Candidates lie between consecutive non-empty bins; the left side is every known bin up to
+    the cut. Scores as the engine's: the same call ``score(parent, children, names)`` (the
+    variance decrease by the engine's formula), on the known rows of the feature when the node
+    has a missing value in any feature, then scaled by their share of the node's weight; NaN
+    as -inf; the first (lowest) cut within tolerance of a feature's best, then the first feature.
     """
-    n, p, nb, k = H.shape
-    C = np.cumsum(H, axis=2)
-    left_rows = C.sum(axis=-1)
-    total = counts.sum(axis=-1)
-    valid = (H.sum(axis=-1) > 0) & (left_rows < total[:, None, None])
+    from .splits import variance_decrease
+
+    n, p, _, _ = H.shape
+    C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
+    left_rows = C[..., -1]
+    known_rows = left_rows[:, :, -1]
+    known_sum = C[:, :, -1, :-1]  # (n, p, c)
+    incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))  # a missing value in the node, any feature
+    valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
     if rules.min_samples_leaf > 1:
-        valid &= (left_rows >= rules.min_samples_leaf) & (total[:, None, None] - left_rows >= rules.min_samples_leaf)
+        valid &= (left_rows >= rules.min_samples_leaf) & (known_rows[:, :, None] - left_rows >= rules.min_samples_leaf)
     ni, fj, bb = np.nonzero(valid)  # ordered by node, feature, bin: groups are contiguous
     fs = np.full((n, p), -np.inf)
     fb = np.zeros((n, p), dtype=np.int64)
     if len(ni):
-        left = C[ni, fj, bb].astype(np.float64)
-        parent = counts[ni]
-        children = np.empty((len(ni), 2, k))
-        children[:, 0] = left
-        children[:, 1] = np.maximum(parent - left, 0.0)
-        s = np.broadcast_to(np.asarray(rules.score(parent, children, rules.names[fj]), dtype=np.float64), (len(ni),))
+        left = C[ni, fj, bb, :-1]
+        total = parents[:, :-1]
+        parent = np.where(incomplete[ni, None], known_sum[ni, fj], total[ni])
+        if rules.variance:
+            s = variance_decrease(parent, left)
+        else:
+            children = np.empty((len(ni), 2, left.shape[1]))
+            children[:, 0] = left
+            children[:, 1] = parent - left if rules.regression else np.maximum(parent - left, 0.0)
+            s = np.broadcast_to(np.asarray(rules.score(parent, children, rules.names[fj]), dtype=np.float64), (len(ni),))
+        if incomplete.any():
+            w, t = _weight(parent, rules), _weight(total, rules)[ni]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
+            s = np.where(incomplete[ni], s * frac, s)
         s = np.where(np.isnan(s), -np.inf, s)
         group = ni * p + fj
         g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
@@ -382,6 +507,21 @@ def _choose(H: np.ndarray, counts: np.ndarray, rules: _Rules) -> list[tuple[int,
     return out
 
 
+def _children(h: np.ndarray, b: int, rules: _Rules) -> tuple[np.ndarray, np.ndarray, int]:
+    """The two children's statistics and rows of a node cut after bin ``b`` of one feature's
+    histogram ``h`` (bin, channel), and where its missing values go: to the heavier side by the
+    known weight, the left on a tie (the engine's ``missing="majority"``). Each side is a sum
+    of its own bins, so a class absent from a side is exactly 0 there."""
+    left, right, absent = h[: b + 1].sum(axis=0), h[b + 1 : -1].sum(axis=0), h[-1]
+    heavy = int(_weight(right[:-1], rules) > _weight(left[:-1], rules))
+    if absent[-1] > 0:
+        if heavy:
+            right = right + absent
+        else:
+            left = left + absent
+    return left, right, heavy
+
+
 def _assemble(made: list[Any]) -> Node:
     """Nodes from the records (children have larger ids than their parent, the two children of
     a split consecutive), through the arrays the level-wise engine assembles its kernel's trees
@@ -397,8 +537,10 @@ def _assemble(made: list[Any]) -> Node:
     return assemble_arrays(feature, threshold, child, np.array(stats, dtype=np.float64))
 
 
-def _schema(classes: np.ndarray, n_features: int, names: list[str] | None) -> Schema:
+def _schema(classes: np.ndarray, n_features: int, names: list[str] | None, task: str) -> Schema:
     """The schema the in-memory ``cart`` gives data with these labels and features."""
+    if task == "regression":
+        return as_dataset(np.zeros((1, n_features)), np.zeros(1), feature_names=names, task=task).schema
     return as_dataset(np.zeros((len(classes), n_features)), classes, feature_names=names).schema
 
 
@@ -408,7 +550,10 @@ def cart(
     *,
     bins: Any = None,
     max_bins: int | None = None,
-    score: Any = "gini",
+    score: Any = ByTask("gini", "variance"),
+    task: str = "classification",
+    sample_weight: Any = None,
+    missing: str = "majority",
     max_depth: int | None = None,
     min_samples_split: float = 2,
     min_samples_leaf: float = 1,
@@ -416,94 +561,136 @@ def cart(
     feature_names: Sequence[str] | None = None,
     histogram_bytes: int = HISTOGRAM_BYTES,
 ) -> Tree:
-    """A CART classification tree grown from ``X`` (a dask array or DataFrame of numbers) and
-    ``y`` (a dask array or Series of labels, partitioned as ``X``), without gathering the data.
+    """A CART tree grown from ``X`` (a dask array or DataFrame of numbers, NaN for a missing
+    value) and ``y`` (a dask array or Series of labels, or of numbers with
+    ``task="regression"``, partitioned as ``X``), without gathering the data.
 
     ``bins``: the bin edges (:func:`bin_edges`); else they are computed with ``max_bins``
-    (default 255). ``score`` is a classification score (a name of
-    :data:`puretree.criteria.SCORES` or a score function, called on the client). The other
-    options mean what they mean for :func:`puretree.cart`; with the same edges the tree is equal
-    to ``puretree.cart(X, y, bins=edges, ...)`` on the same data in memory.
+    (default 255). ``score`` is a score (a name of :data:`puretree.criteria.SCORES` or a score
+    function, called on the client); by default Gini for classes and the variance decrease for
+    regression, as :func:`puretree.cart`. ``sample_weight``: one non-negative weight per row, a
+    dask array or Series (a row of weight 0 is no row). ``missing``: ``"majority"`` (a missing
+    value goes down the heavier branch, :func:`puretree.cart`'s default) or ``"error"``. The
+    other options mean what they mean for :func:`puretree.cart`; with the same edges the tree
+    is the one ``puretree.cart(X, y, bins=edges, ...)`` grows from the same data in memory.
     ``histogram_bytes`` bounds one batch of the frontier's histograms.
     """
     dask, _, _ = _dask()
-    opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins)
+    opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins, missing=missing)
+    if missing == "distribute":
+        raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask supports 'majority' and 'error' (not yet 'distribute')")
+    if task not in ("classification", "regression"):
+        raise ParameterError(f"task must be 'classification' or 'regression', got {task!r}")
     if bins is not None and max_bins is not None:
         raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
     if not isinstance(histogram_bytes, int) or histogram_bytes < 1:
         raise ParameterError(f"histogram_bytes must be a positive integer, got {histogram_bytes!r}")
-    parts = _inputs(X, y)
+    regression = task == "regression"
+    chosen = _task_score(score, REGRESSION if regression else CLASSIFICATION)
+    parts = _inputs(X, y, sample_weight)
     names = list(feature_names) if feature_names is not None else parts.names
-    chosen = resolve_score(score)
-    task = score_task(chosen)
-    if task is not None and task.is_regression:
-        raise ParameterError(f"the criterion {score!r} is for numeric targets; puretree.dask grows classification trees (regression: not yet)")
     assert parts.y is not None  # _inputs requires the labels
-    # one pass for the labels, and the edges' pass when they are not given
-    labels = _run(dask, _tasks(dask, parts, _labels, parts.y))[0]
-    classes = np.unique(np.concatenate(labels))
-    schema = _schema(classes, parts.n_features, names)
-    if schema.is_regression:
-        raise ParameterError("puretree.dask grows classification trees only (regression: not yet)")
+    weights = parts.w if parts.w is not None else [None] * len(parts.rows)
+    if parts.w is not None:
+        weights = _persist(dask, _tasks(dask, parts, _check_weights, parts.w))
+    if regression:
+        schema = _schema(np.zeros(0), parts.n_features, names, task)
+        target = _persist(dask, _tasks(dask, parts, _check_targets, parts.y))
+        k = 0
+    else:
+        labels = _run(dask, _tasks(dask, parts, _labels, parts.y))[0]  # one pass for the labels
+        schema = _schema(np.unique(np.concatenate(labels)), parts.n_features, names, task)
+        k = len(schema.classes)
+        target = _persist(dask, _tasks(dask, parts, _class_codes, parts.y, shared=({c: i for i, c in enumerate(schema.classes)},)))
     # Every feature is numeric here (a Dask array of numbers), so every entry is an array.
     edges = cast("tuple[np.ndarray, ...]", _bin_edges(parts, opts["max_bins"] or 255) if bins is None else check_bins(bins, schema))
-    k = len(schema.classes)
-    n_bins = max(len(e) for e in edges)
+    n_bins = max(len(e) for e in edges) + 1  # the last bin: missing values
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
-    index = {c: i for i, c in enumerate(schema.classes)}
-    binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype)))
-    codes = _persist(dask, _tasks(dask, parts, _class_codes, parts.y, shared=(index,)))
-    node = _persist(dask, _tasks(dask, parts, _root_ids, codes))
-    root = _run(dask, _total(dask, _tasks(dask, parts, _class_counts, codes, shared=(k,))))[0]
-    rules = _Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), edges, opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"])
-    per_node = parts.n_features * n_bins * k * 8
+    binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error")))
+    node = _persist(dask, _tasks(dask, parts, _root_ids, target, weights))
+    root, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _root_histogram, binned, target, weights, node, shared=(k,)), _merge))[0]
+    root = root[0, 0, 0]
+    if root[-1] == 0:
+        raise DataError("every sample weight is zero")
+    if not np.isfinite(root).all():
+        raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
+    variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
+    rules = _Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance)
+    per_node = parts.n_features * n_bins * (max(k, 3) + 1) * 8
     batch = max(1, histogram_bytes // per_node)
     made: list[Any] = [None]
     frontier = [0]  # the records' ids of the level's nodes; a row's node id indexes this list
-    counts = [root.astype(np.float64)]
+    counts = [root]  # each node's statistics, then its rows
     depth = 0
     while frontier:
         open_ = [i for i, c in enumerate(counts) if not _is_leaf(c, depth, rules)]
         for i, c in enumerate(counts):
-            made[frontier[i]] = Leaf(c)
-        splits: dict[int, tuple[int, int, np.ndarray]] = {}
+            made[frontier[i]] = Leaf(c[:-1])
+        splits: dict[int, tuple[int, int, np.ndarray, np.ndarray, int]] = {}
         for a in range(0, len(open_), batch):
             some = open_[a : a + batch]
             slot = np.full(len(frontier), -1, dtype=np.int64)
             slot[some] = np.arange(len(some))
-            H = _run(dask, _total(dask, _tasks(dask, parts, _histogram, binned, codes, node, shared=(slot, len(some), n_bins, k))))[0]
+            H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), _merge))[0]
             for s, (i, found) in enumerate(zip(some, _choose(H, np.stack([counts[i] for i in some]), rules))):
-                if found is not None:
+                if found is not None and not (regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
                     j, b, _ = found
-                    splits[i] = (j, b, H[s, j, : b + 1].sum(axis=0).astype(np.float64))
+                    splits[i] = (j, b, *_children(H[s, j], b, rules))
             del H
         if not splits:
             break
         n = len(frontier)
-        feature, cut = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        feature, cut, heavy = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8)
         left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
         next_frontier: list[int] = []
         next_counts: list[np.ndarray] = []
         for i in sorted(splits):
-            j, b, lc = splits[i]
-            feature[i], cut[i] = j, b
+            j, b, lc, rc, hv = splits[i]
+            feature[i], cut[i], heavy[i] = j, b, hv
             left[i], right[i] = len(next_frontier), len(next_frontier) + 1
             g = len(made)
             made.extend([None, None])
-            made[frontier[i]] = (j, float(edges[j][b]), g, g + 1, counts[i])
+            made[frontier[i]] = (j, float(edges[j][b]), g, g + 1, counts[i][:-1])
             next_frontier += [g, g + 1]
-            next_counts += [lc, np.maximum(counts[i] - lc, 0.0)]
-        node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right)))
+            next_counts += [lc, rc]
+        node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1)))
         frontier, counts = next_frontier, next_counts
         depth += 1
-    tree = Tree(_assemble(made), schema, "majority")
+    tree = Tree(_assemble(made), schema, missing)
     impurity = getattr(chosen, "impurity", None)
     return attrs.evolve(tree, criterion=getattr(impurity, "__name__", None))
 
 
+def _task_score(score: Any, task: Any) -> Any:
+    """The score for the task (a :class:`~puretree.builder.ByTask` picks one); a built-in
+    score made for the other task is refused, as :func:`puretree.grow` refuses it."""
+    chosen = score.for_task(task) if isinstance(score, ByTask) else score
+    if isinstance(chosen, str) and chosen in SCORES and score_task(SCORES[chosen]) is not task:
+        kind = "numeric targets; this is a classification task" if task is CLASSIFICATION else "class labels; a regression tree needs 'variance'"
+        raise ParameterError(f"the criterion {chosen!r} is for {kind}")
+    return resolve_score(chosen)
+
+
+def cart_regressor(X: Any, y: Any, **options: Any) -> Tree:
+    """A CART regression tree (the variance decrease; leaves predict the weighted mean):
+    :func:`cart` with ``task="regression"``, as :func:`puretree.cart_regressor` is in memory.
+
+    >>> import dask.array as da
+    >>> X = da.from_array(np.array([[1.0], [2.0], [3.0], [4.0]]), chunks=2)
+    >>> y = da.from_array(np.array([1.0, 1.5, 8.0, 9.0]), chunks=2)
+    >>> print(cart_regressor(X, y, bins=[[1.0, 2.0, 3.0, 4.0]], max_depth=1).to_text())
+    x0 <= 2: 1.25 (2)
+    x0 > 2: 8.5 (2)
+    """
+    return cart(X, y, task="regression", **options)
+
+
 def _is_leaf(counts: np.ndarray, depth: int, rules: _Rules) -> bool:
-    """A node is a leaf before any split is searched: pure, too few rows, or at max_depth."""
-    return bool(np.count_nonzero(counts) <= 1 or counts.sum() < rules.min_samples_split or (rules.max_depth is not None and depth >= rules.max_depth))
+    """A node is a leaf before any split is searched: too few rows, at max_depth, or (classes)
+    pure; a regression node whose targets are all equal is found a leaf by its histogram pass."""
+    if counts[-1] < rules.min_samples_split or (rules.max_depth is not None and depth >= rules.max_depth):
+        return True
+    return not rules.regression and bool(np.count_nonzero(counts[:-1]) <= 1)
 
 
 def predict(tree: Tree, X: Any) -> Any:
