@@ -74,13 +74,13 @@ import numpy as np
 
 from .builder import ByTask, check_options
 from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
-from .data import as_dataset, labels_array
-from .engine import assemble_arrays, check_bins
+from .data import as_dataset, category_key, encode_features, is_missing, labels_array
+from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .impurity import variance as impurity_variance
-from .nodes import Leaf, Node, Schema, Tree
+from .nodes import Leaf, Node, Schema, Split, Subset, Threshold, Tree
 from .predict import predict as predict_rows
-from .splits import TIE_TOLERANCE
+from .splits import TIE_TOLERANCE, subset_candidates, tie_first
 from .tasks import CLASSIFICATION, REGRESSION
 
 __all__ = ["bin_edges", "cart", "cart_regressor", "predict", "HISTOGRAM_BYTES"]
@@ -143,6 +143,9 @@ class _Parts:
     names: list[str] | None
     n_features: int
     w: list[Any] | None = None
+    #: The columns that are categories (a frame's non-numeric columns): the partitions of X are
+    #: then pandas frames, encoded on the workers against the schema.
+    categorical: tuple[int, ...] = ()
 
 
 def _inputs(X: Any, y: Any = None, sample_weight: Any = None) -> _Parts:
@@ -150,6 +153,10 @@ def _inputs(X: Any, y: Any = None, sample_weight: Any = None) -> _Parts:
     names = None
     if isinstance(X, dd.DataFrame):
         names = [str(c) for c in X.columns]
+        # as the in-memory from_pandas: numeric dtypes are numeric, the others categorical
+        categorical = tuple(j for j, c in enumerate(X.columns) if X[c].dtype.kind not in "iuf")
+        if categorical:
+            return _frame_inputs(X, y, sample_weight, names, categorical, dask, da, dd)
         Xa = X.to_dask_array(lengths=True)
     elif isinstance(X, da.Array):
         Xa = X
@@ -168,6 +175,17 @@ def _inputs(X: Any, y: Any = None, sample_weight: Any = None) -> _Parts:
     y_parts = None if y is None else _aligned(y, "y", "labels", sizes, da, dd)
     w_parts = None if sample_weight is None else _aligned(sample_weight, "sample_weight", "weights", sizes, da, dd)
     return _Parts(list(Xa.to_delayed().ravel()), y_parts, rows, names, int(Xa.shape[1]), w_parts)
+
+
+def _frame_inputs(X: Any, y: Any, sample_weight: Any, names: list[str], categorical: tuple[int, ...], dask: Any, da: Any, dd: Any) -> _Parts:
+    """A frame with categorical columns: its partitions stay frames (one pass counts their rows)."""
+    frames = list(X.to_delayed())
+    sizes = [int(n) for n in _run(dask, *[dask.delayed(len)(f) for f in frames])]
+    bounds = np.concatenate(([0], np.cumsum(sizes))).astype(int).tolist()
+    rows = [(bounds[i], bounds[i + 1]) for i in range(len(sizes))]
+    y_parts = None if y is None else _aligned(y, "y", "labels", sizes, da, dd)
+    w_parts = None if sample_weight is None else _aligned(sample_weight, "sample_weight", "weights", sizes, da, dd)
+    return _Parts(frames, y_parts, rows, names, len(names), w_parts, categorical)
 
 
 def _aligned(v: Any, name: str, what: str, sizes: list[int], da: Any, dd: Any) -> list[Any]:
@@ -201,11 +219,37 @@ def _refuse_infinite(block: np.ndarray) -> None:
         raise DataError(f"row {int(r)} of the partition, column {int(c)}: the value {float(block[r, c])!r} is not finite")
 
 
-def _column_values(block: np.ndarray, max_bins: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per column, over its known (non-NaN) values: its distinct values (at most ``max_bins + 1``)
+def _numbers(block: Any, numeric: tuple[str, ...] | None) -> np.ndarray:
+    """The numeric columns of a partition as float64 (a frame's ``numeric`` columns; an array as it is)."""
+    return block if numeric is None else block[list(numeric)].to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _distinct_categories(frame: Any, columns: tuple[str, ...]) -> list[list[Any]]:
+    """Each categorical column's distinct known values in this partition (Python objects)."""
+    out = []
+    for c in columns:
+        column = frame[c]
+        values = column[~column.isna()].to_numpy(dtype=object).tolist()
+        seen: dict[Any, Any] = {}
+        # (type, value) first: True == 1 == 1.0 for a dict, not for category_key
+        for v in dict.fromkeys(zip(map(type, values), values)):
+            if not is_missing(v[1]):
+                seen.setdefault(category_key(v[1]), v[1])
+        out.append(list(seen.values()))
+    return out
+
+
+def _encode(frame: Any, schema: Schema) -> np.ndarray:
+    """A frame partition encoded as the in-memory data is: numbers, category codes, NaN."""
+    return encode_features(schema, frame)
+
+
+def _column_values(block: Any, max_bins: int, numeric: tuple[str, ...] | None = None) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per (numeric) column, over its known (non-NaN) values: its distinct values (at most ``max_bins + 1``)
     and a quantile sketch, the values at ``8 * max_bins`` evenly spaced ranks with the number
     of rows each stands for (its own and those below it down to the previous one). Refuses
     infinities, as the in-memory data does."""
+    block = _numbers(block, numeric)
     _refuse_infinite(block)
     out = []
     for j in range(block.shape[1]):
@@ -247,9 +291,12 @@ def _check_weights(block: np.ndarray) -> np.ndarray:
     return w
 
 
-def _bin_block(block: np.ndarray, edges: tuple[np.ndarray, ...], dtype: Any, missing: int, refuse_missing: bool) -> np.ndarray:
+def _bin_block(block: Any, edges: tuple[np.ndarray | None, ...], dtype: Any, missing: int, refuse_missing: bool, schema: Schema | None = None) -> np.ndarray:
     """Each value's bin number (:func:`puretree.engine.edge_bins`'s bins), column by column; a
-    missing value (NaN) gets the bin ``missing``, past every feature's bins."""
+    category's bin is its code (``edges`` None); a missing value (NaN) gets the bin
+    ``missing``, past every feature's bins. A frame (``schema`` given) is encoded first."""
+    if schema is not None:
+        block = _encode(block, schema)
     _refuse_infinite(block)
     nan = np.isnan(block)
     if refuse_missing and nan.any():
@@ -257,7 +304,10 @@ def _bin_block(block: np.ndarray, edges: tuple[np.ndarray, ...], dtype: Any, mis
         raise DataError(f"row {int(r)} of the partition, column {int(c)}: missing value (missing='error' refuses them; use 'majority')")
     out = np.empty(block.shape, dtype=dtype)
     for j, e in enumerate(edges):
-        out[:, j] = np.minimum(np.searchsorted(e, block[:, j], side="left"), len(e) - 1)
+        if e is None:
+            out[:, j] = np.where(nan[:, j], 0, block[:, j]).astype(dtype)
+        else:
+            out[:, j] = np.minimum(np.searchsorted(e, block[:, j], side="left"), len(e) - 1)
     out[nan] = missing
     return out
 
@@ -331,14 +381,19 @@ def _merge(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, 
     return a[0] + b[0], np.minimum(a[1], b[1]), np.maximum(a[2], b[2])
 
 
-def _move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int) -> np.ndarray:
+def _move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, subset: np.ndarray, goes_left: np.ndarray) -> np.ndarray:
     """Every row's node at the next level (-1: its node became a leaf); a row whose value of
-    the split's feature is missing goes to the heavier child (``heavy``: 0 left, 1 right)."""
+    the split's feature is missing goes to the heavier child (``heavy``: 0 left, 1 right). A
+    subset split (``subset[g] >= 0``) sends the categories of row ``goes_left[subset[g]]`` left."""
     out = np.full(len(node), -1, dtype=np.int32)
     mine = np.flatnonzero(node >= 0)
     g = node[mine]
     b = bins[mine, feature[g]]
     goes_right = np.where(b == missing, heavy[g] == 1, b > cut[g])
+    sub = subset[g]
+    by_set = np.flatnonzero((sub >= 0) & (b != missing))
+    if len(by_set):
+        goes_right[by_set] = ~goes_left[sub[by_set], b[by_set]]
     out[mine] = np.where(goes_right, right[g], left[g])
     return out
 
@@ -397,9 +452,10 @@ def _edges_from(summaries: list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]
     return tuple(out)
 
 
-def bin_edges(X: Any, *, max_bins: int = 255) -> tuple[np.ndarray, ...]:
-    """The bins of every column of ``X`` (a dask array or DataFrame of numbers), computed on the
-    workers: one sorted float array of upper bin edges per column, at most ``max_bins`` each.
+def bin_edges(X: Any, *, max_bins: int = 255) -> tuple[np.ndarray | None, ...]:
+    """The bins of every column of ``X`` (a dask array or DataFrame), computed on the workers:
+    one sorted float array of upper bin edges per numeric column, at most ``max_bins`` each
+    (None for a categorical column: a frame's non-numeric column, whose categories are its bins).
 
     A column with at most ``max_bins`` distinct values gets one bin per value; otherwise the
     edges are approximate quantiles at ``i / max_bins`` (merged from the partitions' sketches)
@@ -417,10 +473,14 @@ def bin_edges(X: Any, *, max_bins: int = 255) -> tuple[np.ndarray, ...]:
     return _bin_edges(_inputs(X), max_bins)
 
 
-def _bin_edges(parts: _Parts, max_bins: int) -> tuple[np.ndarray, ...]:
+def _bin_edges(parts: _Parts, max_bins: int) -> tuple[np.ndarray | None, ...]:
+    """The numeric columns' edges; a categorical column's entry is None (its codes are its bins)."""
     dask, _, _ = _dask()
-    summaries = _run(dask, _tasks(dask, parts, _column_values, parts.X, shared=(max_bins,)))[0]
-    return _edges_from(summaries, max_bins)
+    numeric = [j for j in range(parts.n_features) if j not in parts.categorical]
+    names = tuple(parts.names[j] for j in numeric) if parts.categorical and parts.names else None
+    summaries = _run(dask, _tasks(dask, parts, _column_values, parts.X, shared=(max_bins, names)))[0]
+    edges = iter(_edges_from(summaries, max_bins) if numeric else ())
+    return tuple(None if j in parts.categorical else next(edges) for j in range(parts.n_features))
 
 
 @attrs.frozen
@@ -435,6 +495,8 @@ class _Rules:
     min_gain: float | None
     regression: bool
     variance: bool  # the variance decrease: scored by the engine's own formula
+    categorical: np.ndarray  # per feature: whether it is categorical
+    n_categories: tuple[int, ...]  # per feature: its categories (0: numeric)
 
 
 def _weight(stats: np.ndarray, rules: _Rules) -> np.ndarray:
@@ -442,16 +504,49 @@ def _weight(stats: np.ndarray, rules: _Rules) -> np.ndarray:
     return stats[..., 0] if rules.regression else stats.sum(axis=-1)
 
 
-def _choose(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[int, int, float] | None]:
+def _choose(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[str, int, Any, float] | None]:
     """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
-    values; the last channel: rows): ``(feature, bin, score)`` or None. ``parents``: the nodes'
-    statistics and rows.
+    values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
+    feature, left categories, score)`` or None. ``parents``: the nodes' statistics and rows.
+
+    As the in-memory engine chooses: the best threshold of the numeric features, the best
+    subset of the categorical ones (:func:`_best_subset`), then the better of the two, the
+    lower feature on a tie (scores within 1e-12, relative), and ``min_gain``.
+    """
+    n = H.shape[0]
+    numeric = _best_thresholds(H[:, ~rules.categorical], parents, rules)
+    number_of = np.flatnonzero(~rules.categorical)
+    out: list[tuple[str, int, Any, float] | None] = []
+    for i in range(n):
+        found: list[tuple[str, int, Any, float]] = []
+        if numeric[i] is not None:
+            j, b, score = numeric[i]  # type: ignore[misc]
+            found.append(("threshold", int(number_of[j]), b, score))
+        subsets = [(f, hit) for f in np.flatnonzero(rules.categorical).tolist() if (hit := _best_subset(H[i, f], parents[i], rules, f)) is not None]
+        if subsets:
+            f, (score, codes) = subsets[tie_first(np.array([h[0] for _, h in subsets]))]
+            found.append(("subset", f, codes, score))
+        if not found:
+            out.append(None)
+            continue
+        scores = np.array([c[3] for c in found])
+        best = scores.max()
+        tied = [c for c in found if c[3] >= best - TIE_TOLERANCE * max(1.0, abs(best))]
+        pick = min(tied, key=lambda c: c[1])  # the lowest feature; the threshold first on one feature
+        out.append(None if rules.min_gain is not None and not pick[3] > rules.min_gain else pick)
+    return out
+
+
+def _best_thresholds(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[int, int, float] | None]:
+    """Each node's best threshold over the numeric features' histograms ``H``: ``(feature
+    among them, bin, score)`` or None.
 
     Candidates lie between consecutive non-empty bins; the left side is every known bin up to
     the cut. Scores as the engine's: the same call ``score(parent, children, names)`` (the
     variance decrease by the engine's formula), on the known rows of the feature when the node
-    has a missing value in any feature, then scaled by their share of the node's weight; NaN
-    as -inf; the first (lowest) cut within tolerance of a feature's best, then the first feature.
+    has a missing value in any numeric feature, then scaled by their share of the node's
+    weight; NaN as -inf; the first (lowest) cut within tolerance of a feature's best, then the
+    first feature.
     """
     from .splits import variance_decrease
 
@@ -460,7 +555,7 @@ def _choose(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[int
     left_rows = C[..., -1]
     known_rows = left_rows[:, :, -1]
     known_sum = C[:, :, -1, :-1]  # (n, p, c)
-    incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))  # a missing value in the node, any feature
+    incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))  # a missing value in the node, any numeric feature
     valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
     if rules.min_samples_leaf > 1:
         valid &= (left_rows >= rules.min_samples_leaf) & (known_rows[:, :, None] - left_rows >= rules.min_samples_leaf)
@@ -477,7 +572,7 @@ def _choose(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[int
             children = np.empty((len(ni), 2, left.shape[1]))
             children[:, 0] = left
             children[:, 1] = parent - left if rules.regression else np.maximum(parent - left, 0.0)
-            s = np.broadcast_to(np.asarray(rules.score(parent, children, rules.names[fj]), dtype=np.float64), (len(ni),))
+            s = np.broadcast_to(np.asarray(rules.score(parent, children, rules.names[~rules.categorical][fj]), dtype=np.float64), (len(ni),))
         if incomplete.any():
             w, t = _weight(parent, rules), _weight(total, rules)[ni]
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -495,24 +590,58 @@ def _choose(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[int
         fb[ni[pick], fj[pick]] = bb[pick]
     out: list[tuple[int, int, float] | None] = []
     for i in range(n):
-        best = fs[i].max()
+        best = fs[i].max() if p else -np.inf
         if np.isneginf(best):
             out.append(None)
             continue
         j = int(np.argmax(fs[i] >= best - TIE_TOLERANCE * max(1.0, abs(best))))
-        if rules.min_gain is not None and not fs[i, j] > rules.min_gain:
-            out.append(None)
-            continue
         out.append((j, int(fb[i, j]), float(fs[i, j])))
     return out
 
 
-def _children(h: np.ndarray, b: int, rules: _Rules) -> tuple[np.ndarray, np.ndarray, int]:
-    """The two children's statistics and rows of a node cut after bin ``b`` of one feature's
-    histogram ``h`` (bin, channel), and where its missing values go: to the heavier side by the
-    known weight, the left on a tie (the engine's ``missing="majority"``). Each side is a sum
-    of its own bins, so a class absent from a side is exactly 0 there."""
-    left, right, absent = h[: b + 1].sum(axis=0), h[b + 1 : -1].sum(axis=0), h[-1]
+def _best_subset(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> tuple[float, tuple[int, ...]] | None:
+    """One node's best subset split of categorical feature ``f`` from its histogram ``h``
+    (category, channel): ``(score, left categories)`` or None, as the in-memory engine finds it
+    (:func:`puretree.splits.subset_candidates`' partitions of the present categories, scored on
+    the known rows and scaled by their share of the weight when some are missing)."""
+    m = rules.n_categories[f]
+    rows = h[:m, -1]
+    present = np.flatnonzero(rows > 0)
+    if len(present) < 2:
+        return None
+    stats = h[present, :-1]
+    known = stats[0].copy()
+    for r in stats[1:]:  # in category order, as the engine adds them
+        known += r
+    masks = subset_candidates(stats, present, known, task=REGRESSION if rules.regression else CLASSIFICATION)
+    left = masks.astype(np.float64) @ stats
+    right = known - left
+    if not rules.regression:
+        np.maximum(right, 0.0, out=right)
+    children = np.stack((left, right), axis=-2)
+    s = np.broadcast_to(np.asarray(rules.score(known, children, np.asarray(rules.names[f])), dtype=np.float64), children.shape[:-2])
+    if h[-1, -1] > 0:  # missing values: the known share of the node's weight
+        total = float(_weight(parent[:-1], rules))
+        s = s * (float(_weight(known, rules)) / total if total > 0 else 0.0)
+    if rules.min_samples_leaf > 1:
+        n_left = masks.astype(np.int64) @ rows[present]
+        n_right = rows.sum() - n_left
+        s = np.where((n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf), s, -np.inf)
+    s = np.where(np.isnan(s), -np.inf, s)
+    if np.isneginf(s).all():
+        return None
+    b = tie_first(s)
+    return float(s[b]), tuple(int(c) for c in present[masks[b]])
+
+
+def _children(h: np.ndarray, goes_left: np.ndarray, rules: _Rules) -> tuple[np.ndarray, np.ndarray, int]:
+    """The two children's statistics and rows of a node split on one feature whose histogram
+    is ``h`` (bin, channel): ``goes_left`` marks the known bins going left. The missing values
+    go to the heavier side by the known weight, the left on a tie (the engine's
+    ``missing="majority"``). Each side is a sum of its own bins, so a class absent from a
+    side is exactly 0 there."""
+    known = h[:-1]
+    left, right, absent = known[goes_left].sum(axis=0), known[~goes_left].sum(axis=0), h[-1]
     heavy = int(_weight(right[:-1], rules) > _weight(left[:-1], rules))
     if absent[-1] > 0:
         if heavy:
@@ -524,24 +653,29 @@ def _children(h: np.ndarray, b: int, rules: _Rules) -> tuple[np.ndarray, np.ndar
 
 def _assemble(made: list[Any]) -> Node:
     """Nodes from the records (children have larger ids than their parent, the two children of
-    a split consecutive), through the arrays the level-wise engine assembles its kernel's trees
-    from: a threshold split is the engine's artefact, not one more kind dispatch here."""
-    n = len(made)
-    feature, threshold, child = np.full(n, -1, dtype=np.int64), np.zeros(n), np.full(n, -1, dtype=np.int64)
-    stats: list[Any] = [None] * n
-    for g, rec in enumerate(made):
-        if isinstance(rec, Leaf):
-            stats[g] = rec.stats
-        else:
-            feature[g], threshold[g], child[g], _, stats[g] = rec
-    return assemble_arrays(feature, threshold, child, np.array(stats, dtype=np.float64))
+    a split consecutive): a Leaf, or ``(feature, test, first child id, statistics)``."""
+    for g in range(len(made) - 1, -1, -1):
+        rec = made[g]
+        if not isinstance(rec, Leaf):
+            f, test, c, stats = rec
+            made[g] = Split(f, test, (made[c], made[c + 1]), stats)
+            made[c] = made[c + 1] = None  # each node is referenced by its parent only
+    return made[0]
 
 
-def _schema(classes: np.ndarray, n_features: int, names: list[str] | None, task: str) -> Schema:
-    """The schema the in-memory ``cart`` gives data with these labels and features."""
-    if task == "regression":
-        return as_dataset(np.zeros((1, n_features)), np.zeros(1), feature_names=names, task=task).schema
-    return as_dataset(np.zeros((len(classes), n_features)), classes, feature_names=names).schema
+def _schema(classes: np.ndarray, parts: _Parts, names: list[str] | None, task: str, categories: list[list[Any]]) -> Schema:
+    """The schema the in-memory ``cart`` gives data with these labels, features and (for a
+    frame's categorical columns) categories: it is inferred from a small frame holding them."""
+    m = max([len(classes), 1] + [len(c) for c in categories])
+    y = np.zeros(m) if task == "regression" else np.resize(classes, m)
+    if not parts.categorical:
+        return as_dataset(np.zeros((m, parts.n_features)), y, feature_names=names, task=task).schema
+    import pandas as pd
+
+    own = list(names if names is not None else cast("list[str]", parts.names))
+    cats = iter(categories)
+    frame = pd.DataFrame({n: (pd.Series(list(np.resize(np.array(next(cats) or [None], dtype=object), m)), dtype=object) if j in parts.categorical else np.zeros(m)) for j, n in enumerate(own)})
+    return as_dataset(frame, y, task=task, categorical=[own[j] for j in parts.categorical]).schema
 
 
 def cart(
@@ -593,20 +727,21 @@ def cart(
     weights = parts.w if parts.w is not None else [None] * len(parts.rows)
     if parts.w is not None:
         weights = _persist(dask, _tasks(dask, parts, _check_weights, parts.w))
+    categories = _categories(dask, parts)
     if regression:
-        schema = _schema(np.zeros(0), parts.n_features, names, task)
+        schema = _schema(np.zeros(0), parts, names, task, categories)
         target = _persist(dask, _tasks(dask, parts, _check_targets, parts.y))
         k = 0
     else:
         labels = _run(dask, _tasks(dask, parts, _labels, parts.y))[0]  # one pass for the labels
-        schema = _schema(np.unique(np.concatenate(labels)), parts.n_features, names, task)
+        schema = _schema(np.unique(np.concatenate(labels)), parts, names, task, categories)
         k = len(schema.classes)
         target = _persist(dask, _tasks(dask, parts, _class_codes, parts.y, shared=({c: i for i, c in enumerate(schema.classes)},)))
-    # Every feature is numeric here (a Dask array of numbers), so every entry is an array.
-    edges = cast("tuple[np.ndarray, ...]", _bin_edges(parts, opts["max_bins"] or 255) if bins is None else check_bins(bins, schema))
-    n_bins = max(len(e) for e in edges) + 1  # the last bin: missing values
+    edges = _bin_edges(parts, opts["max_bins"] or 255) if bins is None else check_bins(bins, schema)
+    n_categories = tuple(len(f.categories) if not f.is_numeric else 0 for f in schema.features)
+    n_bins = max(len(e) if e is not None else c for e, c in zip(edges, n_categories)) + 1  # the last bin: missing values
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
-    binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error")))
+    binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)))
     node = _persist(dask, _tasks(dask, parts, _root_ids, target, weights))
     root, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _root_histogram, binned, target, weights, node, shared=(k,)), _merge))[0]
     root = root[0, 0, 0]
@@ -615,7 +750,7 @@ def cart(
     if not np.isfinite(root).all():
         raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
-    rules = _Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance)
+    rules = _Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), n_categories)
     per_node = parts.n_features * n_bins * (max(k, 3) + 1) * 8
     batch = max(1, histogram_bytes // per_node)
     made: list[Any] = [None]
@@ -626,7 +761,7 @@ def cart(
         open_ = [i for i, c in enumerate(counts) if not _is_leaf(c, depth, rules)]
         for i, c in enumerate(counts):
             made[frontier[i]] = Leaf(c[:-1])
-        splits: dict[int, tuple[int, int, np.ndarray, np.ndarray, int]] = {}
+        splits: dict[int, tuple[int, Any, np.ndarray, np.ndarray, np.ndarray, int]] = {}
         for a in range(0, len(open_), batch):
             some = open_[a : a + batch]
             slot = np.full(len(frontier), -1, dtype=np.int64)
@@ -634,8 +769,9 @@ def cart(
             H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), _merge))[0]
             for s, (i, found) in enumerate(zip(some, _choose(H, np.stack([counts[i] for i in some]), rules))):
                 if found is not None and not (regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
-                    j, b, _ = found
-                    splits[i] = (j, b, *_children(H[s, j], b, rules))
+                    kind, j, test, _ = found
+                    goes_left = np.arange(n_bins - 1) <= test if kind == "threshold" else np.isin(np.arange(n_bins - 1), test)
+                    splits[i] = (j, Threshold(float(cast("np.ndarray", edges[j])[test])) if kind == "threshold" else Subset(test), goes_left, *_children(H[s, j], goes_left, rules))
             del H
         if not splits:
             break
@@ -644,21 +780,46 @@ def cart(
         left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
         next_frontier: list[int] = []
         next_counts: list[np.ndarray] = []
+        subset = np.full(n, -1, dtype=np.int64)
+        tables: list[np.ndarray] = []
         for i in sorted(splits):
-            j, b, lc, rc, hv = splits[i]
-            feature[i], cut[i], heavy[i] = j, b, hv
+            j, test, goes_left, lc, rc, hv = splits[i]
+            feature[i], heavy[i] = j, hv
+            if isinstance(test, Threshold):
+                cut[i] = int(np.count_nonzero(goes_left)) - 1
+            else:
+                subset[i] = len(tables)
+                tables.append(np.append(goes_left, False))
             left[i], right[i] = len(next_frontier), len(next_frontier) + 1
             g = len(made)
             made.extend([None, None])
-            made[frontier[i]] = (j, float(edges[j][b]), g, g + 1, counts[i][:-1])
+            made[frontier[i]] = (j, test, g, counts[i][:-1])
             next_frontier += [g, g + 1]
             next_counts += [lc, rc]
-        node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1)))
+        goes = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=bool)
+        node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, subset, goes)))
         frontier, counts = next_frontier, next_counts
         depth += 1
     tree = Tree(_assemble(made), schema, missing)
     impurity = getattr(chosen, "impurity", None)
     return attrs.evolve(tree, criterion=getattr(impurity, "__name__", None))
+
+
+def _categories(dask: Any, parts: _Parts) -> list[list[Any]]:
+    """Each categorical column's distinct values over all partitions (one pass; none: no pass)."""
+    if not parts.categorical:
+        return []
+    assert parts.names is not None  # a frame's columns are named
+    columns = tuple(parts.names[j] for j in parts.categorical)
+    found = _run(dask, _tasks(dask, parts, _distinct_categories, parts.X, shared=(columns,)))[0]
+    out = []
+    for c in range(len(columns)):
+        seen: dict[Any, Any] = {}
+        for values in found:
+            for v in values[c]:
+                seen.setdefault(category_key(v), v)
+        out.append(list(seen.values()))
+    return out
 
 
 def _task_score(score: Any, task: Any) -> Any:
