@@ -195,3 +195,46 @@ def test_options_are_checked():
         ptdask.cart(Xd, yd, sample_weight=np.ones(4))
     with pytest.raises(DataError, match="X has 4 rows but sample_weight has 3 weights"):
         ptdask.cart(Xd, yd, sample_weight=da.ones(3, chunks=3))
+
+
+@st.composite
+def frames(draw):
+    """A small frame: a pandas category column, an object column of numbers and a numeric
+    column, each with missing cells, in 1-3 partitions; 2-3 classes."""
+    n = draw(st.integers(4, 40))
+    colours = draw(st.lists(st.sampled_from(["red", "green", "blue", "grey", "teal", None]), min_size=n, max_size=n))
+    shapes = draw(st.lists(st.sampled_from([1, 2, 3, 5, 8, 13, None]), min_size=n, max_size=n))
+    sizes = draw(hnp.arrays(np.float64, n, elements=st.integers(0, 6).map(float) | st.just(np.nan)))
+    frame = pd.DataFrame({"colour": pd.Categorical(colours), "shape": pd.Series(shapes, dtype=object), "size": sizes})
+    y = draw(hnp.arrays(np.int64, n, elements=st.integers(0, draw(st.integers(1, 2)))))
+    return frame, y, draw(st.integers(1, 3))
+
+
+@settings(max_examples=15, deadline=None)
+@given(problem=frames(), max_depth=st.none() | st.integers(0, 3), min_samples_leaf=st.integers(1, 3), batch=st.sampled_from([1, 2**30]))
+def test_categorical_features_give_the_in_memory_tree(client, problem, max_depth, min_samples_leaf, batch):
+    frame, y, npartitions = problem
+    ddf, dy = dd.from_pandas(frame, npartitions=npartitions), dd.from_pandas(pd.Series(y), npartitions=npartitions)
+    edges = ptdask.bin_edges(ddf, max_bins=4)
+    assert edges[0] is None and edges[1] is None  # categories are their own bins
+    options = dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf)
+    grown = ptdask.cart(ddf, dy, bins=edges, histogram_bytes=batch, **options)
+    # the frame as its partitions hold it (dask may store an object column as strings)
+    assert grown == puretree.cart(ddf.compute(), y, bins=edges, **options)
+
+
+def test_subset_splits_on_a_category_column(client):
+    rng = np.random.default_rng(5)
+    colour = rng.choice(["red", "green", "blue", "grey"], 200)
+    size = rng.normal(size=200)
+    y = np.where(np.isin(colour, ["red", "grey"]) ^ (size > 1.0), "warm", "cold")
+    frame = pd.DataFrame({"colour": pd.Categorical(colour), "size": size})
+    ddf, dy = dd.from_pandas(frame, npartitions=4), dd.from_pandas(pd.Series(y), npartitions=4)
+    tree = ptdask.cart(ddf, dy, max_bins=16, max_depth=2)
+    assert tree.to_text().splitlines()[0].startswith("colour in {blue, green}")
+    assert tree == puretree.cart(frame, y, bins=ptdask.bin_edges(ddf, max_bins=16), max_depth=2)
+    assert ptdask.predict(tree, ddf).compute().tolist() == tree.predict(frame).tolist()
+    weights = rng.integers(0, 3, 200).astype(float)
+    price = np.isin(colour, ["red"]) * 10.0 + size + rng.normal(size=200)
+    grown = ptdask.cart_regressor(ddf, dd.from_pandas(pd.Series(price), npartitions=4), sample_weight=dd.from_pandas(pd.Series(weights), npartitions=4), max_bins=16, max_depth=3)
+    _same_tree(grown, puretree.cart_regressor(frame, price, sample_weight=weights, bins=ptdask.bin_edges(ddf, max_bins=16), max_depth=3))
