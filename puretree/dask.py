@@ -44,8 +44,13 @@ statistics are summed in another order (each partition's rows, then the partitio
 those trees have the in-memory structure with statistics equal to within 1e-9 relative
 (a split could differ only where two candidates' scores tie to within rounding).
 
-**Not yet**: class weights, ``missing="distribute"``, categorical features (a dask frame
-must hold numbers only), and the id3/c45 presets.
+**Categorical features**: a dask frame's non-numeric columns, as in memory; one pass collects
+their distinct values (the schema orders them as ``puretree.cart`` does), each partition
+encodes its rows against the schema, a category's code is its bin, and the client chooses
+subset splits from the per-category histograms as the engine does (the same
+:func:`~puretree.splits.subset_candidates`, scores, scaling for missing values and ties).
+
+**Not yet**: class weights, ``missing="distribute"``, and the id3/c45 presets.
 
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
 naming the partition (its number and rows).
