@@ -83,12 +83,12 @@ from .data import as_dataset, category_key, encode_features, is_missing, labels_
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .impurity import variance as impurity_variance
-from .nodes import Leaf, Node, Schema, Split, Subset, Threshold, Tree
+from .nodes import Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree
 from .predict import predict as predict_rows
 from .splits import TIE_TOLERANCE, subset_candidates, tie_first
 from .tasks import CLASSIFICATION, REGRESSION
 
-__all__ = ["bin_edges", "cart", "cart_regressor", "predict", "HISTOGRAM_BYTES"]
+__all__ = ["bin_edges", "cart", "cart_regressor", "id3", "predict", "HISTOGRAM_BYTES"]
 
 #: Largest size (bytes) of one summed histogram (a batch of frontier nodes). Each partition's
 #: task makes one of this size too, so a worker holds about (its partitions + 1) of them at a
@@ -386,20 +386,21 @@ def _merge(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, 
     return a[0] + b[0], np.minimum(a[1], b[1]), np.maximum(a[2], b[2])
 
 
-def _move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, subset: np.ndarray, goes_left: np.ndarray) -> np.ndarray:
-    """Every row's node at the next level (-1: its node became a leaf); a row whose value of
-    the split's feature is missing goes to the heavier child (``heavy``: 0 left, 1 right). A
-    subset split (``subset[g] >= 0``) sends the categories of row ``goes_left[subset[g]]`` left."""
+def _move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray) -> np.ndarray:
+    """Every row's node at the next level (-1: its node became a leaf). A threshold split sends
+    a row left or right by its bin, a missing value to the heavier child (``heavy``: 0 left,
+    1 right); a subset or multiway split (``table_of[g] >= 0``) sends it to the node
+    ``dest[table_of[g], bin]`` (its missing bin names the heavier child)."""
     out = np.full(len(node), -1, dtype=np.int32)
     mine = np.flatnonzero(node >= 0)
     g = node[mine]
     b = bins[mine, feature[g]]
     goes_right = np.where(b == missing, heavy[g] == 1, b > cut[g])
-    sub = subset[g]
-    by_set = np.flatnonzero((sub >= 0) & (b != missing))
-    if len(by_set):
-        goes_right[by_set] = ~goes_left[sub[by_set], b[by_set]]
     out[mine] = np.where(goes_right, right[g], left[g])
+    t = table_of[g]
+    by_table = np.flatnonzero(t >= 0)
+    if len(by_table):
+        out[mine[by_table]] = dest[t[by_table], b[by_table]]
     return out
 
 
@@ -501,6 +502,7 @@ class _Rules:
     regression: bool
     variance: bool  # the variance decrease: scored by the engine's own formula
     categorical: np.ndarray  # per feature: whether it is categorical
+    multiway: bool  # categorical splits: one branch per category (id3), else subsets (cart)
     n_categories: tuple[int, ...]  # per feature: its categories (0: numeric)
 
 
@@ -509,14 +511,17 @@ def _weight(stats: np.ndarray, rules: _Rules) -> np.ndarray:
     return stats[..., 0] if rules.regression else stats.sum(axis=-1)
 
 
-def _choose(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[str, int, Any, float] | None]:
+def _choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: _Rules) -> list[tuple[str, int, Any, float] | None]:
     """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
     values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
-    feature, left categories, score)`` or None. ``parents``: the nodes' statistics and rows.
+    feature, left categories, score)``, ``("multiway", feature, feature, score)`` or None.
+    ``parents``: the nodes' statistics and rows; ``usable``: the categorical features each
+    node may split on (not used by a multiway split above it).
 
     As the in-memory engine chooses: the best threshold of the numeric features, the best
-    subset of the categorical ones (:func:`_best_subset`), then the better of the two, the
-    lower feature on a tie (scores within 1e-12, relative), and ``min_gain``.
+    subset (:func:`_best_subset`, cart) or multiway split (:func:`_multiway_score`, id3) of the
+    categorical ones, then the better of the two, the lower feature on a tie (scores within
+    1e-12, relative), and ``min_gain``.
     """
     n = H.shape[0]
     numeric = _best_thresholds(H[:, ~rules.categorical], parents, rules)
@@ -527,7 +532,12 @@ def _choose(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[str
         if numeric[i] is not None:
             j, b, score = numeric[i]  # type: ignore[misc]
             found.append(("threshold", int(number_of[j]), b, score))
-        subsets = [(f, hit) for f in np.flatnonzero(rules.categorical).tolist() if (hit := _best_subset(H[i, f], parents[i], rules, f)) is not None]
+        if rules.multiway:
+            ways = [(f, hit) for f in np.flatnonzero(usable[i]).tolist() if (hit := _multiway_score(H[i, f], parents[i], rules, f)) is not None]
+            if ways:
+                f, score = ways[tie_first(np.array([h for _, h in ways]))]
+                found.append(("multiway", f, f, score))
+        subsets = [] if rules.multiway else [(f, sub) for f in np.flatnonzero(rules.categorical).tolist() if (sub := _best_subset(H[i, f], parents[i], rules, f)) is not None]
         if subsets:
             f, (score, codes) = subsets[tie_first(np.array([h[0] for _, h in subsets]))]
             found.append(("subset", f, codes, score))
@@ -604,6 +614,27 @@ def _best_thresholds(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[
     return out
 
 
+def _multiway_score(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> float | None:
+    """One node's score of a split with one branch per category of feature ``f`` (histogram
+    ``h``: category, channel), or None, as the in-memory engine scores it: at least two
+    categories present, each present one with ``min_samples_leaf`` rows, scored on the known
+    rows (every category a child, empty ones too), scaled by their share of the weight when
+    some are missing; not finite: no split."""
+    m = rules.n_categories[f]
+    per, rows = h[:m, :-1], h[:m, -1]
+    present = rows > 0
+    if present.sum() < 2 or (rows[present] < rules.min_samples_leaf).any():
+        return None
+    known = per[0].copy()
+    for r in per[1:]:  # in category order, as the engine adds them
+        known += r
+    s = float(np.asarray(rules.score(known, per, np.asarray(rules.names[f])), dtype=np.float64))
+    if h[-1, -1] > 0:  # missing values: the known share of the node's weight
+        total = float(_weight(parent[:-1], rules))
+        s = s * (float(_weight(known, rules)) / total if total > 0 else 0.0)
+    return s if np.isfinite(s) else None
+
+
 def _best_subset(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> tuple[float, tuple[int, ...]] | None:
     """One node's best subset split of categorical feature ``f`` from its histogram ``h``
     (category, channel): ``(score, left categories)`` or None, as the in-memory engine finds it
@@ -639,32 +670,40 @@ def _best_subset(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> tu
     return float(s[b]), tuple(int(c) for c in present[masks[b]])
 
 
-def _children(h: np.ndarray, goes_left: np.ndarray, rules: _Rules) -> tuple[np.ndarray, np.ndarray, int]:
-    """The two children's statistics and rows of a node split on one feature whose histogram
-    is ``h`` (bin, channel): ``goes_left`` marks the known bins going left. The missing values
-    go to the heavier side by the known weight, the left on a tie (the engine's
-    ``missing="majority"``). Each side is a sum of its own bins, so a class absent from a
-    side is exactly 0 there."""
-    known = h[:-1]
-    left, right, absent = known[goes_left].sum(axis=0), known[~goes_left].sum(axis=0), h[-1]
-    heavy = int(_weight(right[:-1], rules) > _weight(left[:-1], rules))
-    if absent[-1] > 0:
-        if heavy:
-            right = right + absent
-        else:
-            left = left + absent
-    return left, right, heavy
+def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules) -> tuple[np.ndarray, np.ndarray]:
+    """A split's branch for every bin of its feature's histogram ``h`` (bin, channel), the
+    missing bin included, and its children's statistics and rows. Threshold: bins up to
+    ``test`` go left (0); subset: the categories ``test`` go left; multiway: a branch per
+    category. The missing values go to the heaviest branch by the known weight, the first on
+    a tie (the engine's ``missing="majority"``). Each branch sums its own bins, so a class
+    absent from a branch is exactly 0 there."""
+    bins = np.arange(len(h) - 1)
+    if kind == "threshold":
+        branch, nb = (bins > test).astype(np.int64), 2
+    elif kind == "subset":
+        branch, nb = np.where(np.isin(bins, test), 0, 1), 2
+    else:
+        nb = rules.n_categories[test]
+        branch = np.minimum(bins, nb - 1)  # bins past the categories hold no row
+    children = np.zeros((nb, h.shape[1]))
+    for b in range(nb):
+        children[b] = h[:-1][branch == b].sum(axis=0)
+    heavy = int(np.argmax(_weight(children[:, :-1], rules)))
+    if h[-1, -1] > 0:
+        children[heavy] += h[-1]
+    return np.append(branch, heavy), children
 
 
 def _assemble(made: list[Any]) -> Node:
-    """Nodes from the records (children have larger ids than their parent, the two children of
-    a split consecutive): a Leaf, or ``(feature, test, first child id, statistics)``."""
+    """Nodes from the records (children have larger ids than their parent): a Leaf, or
+    ``(feature, test, children's ids, statistics)``."""
     for g in range(len(made) - 1, -1, -1):
         rec = made[g]
         if not isinstance(rec, Leaf):
-            f, test, c, stats = rec
-            made[g] = Split(f, test, (made[c], made[c + 1]), stats)
-            made[c] = made[c + 1] = None  # each node is referenced by its parent only
+            f, test, kids, stats = rec
+            made[g] = Split(f, test, tuple(made[c] for c in kids), stats)
+            for c in kids:
+                made[c] = None  # each node is referenced by its parent only
     return made[0]
 
 
@@ -683,9 +722,10 @@ def _schema(classes: np.ndarray, parts: _Parts, names: list[str] | None, task: s
     return as_dataset(frame, y, task=task, categorical=[own[j] for j in parts.categorical]).schema
 
 
-def cart(
+def _grow(
     X: Any,
     y: Any,
+    multiway: bool,
     *,
     bins: Any = None,
     max_bins: int | None = None,
@@ -700,9 +740,11 @@ def cart(
     feature_names: Sequence[str] | None = None,
     histogram_bytes: int = HISTOGRAM_BYTES,
 ) -> Tree:
-    """A CART tree grown from ``X`` (a dask array or DataFrame of numbers, NaN for a missing
+    """The tree grown from ``X`` (a dask array or DataFrame, NaN for a missing
     value) and ``y`` (a dask array or Series of labels, or of numbers with
-    ``task="regression"``, partitioned as ``X``), without gathering the data.
+    ``task="regression"``, partitioned as ``X``), without gathering the data: categorical
+    features split by subsets (:func:`cart`) or with one branch per category (``multiway``,
+    :func:`id3`).
 
     ``bins``: the bin edges (:func:`bin_edges`); else they are computed with ``max_bins``
     (default 255). ``score`` is a score (a name of :data:`puretree.criteria.SCORES` or a score
@@ -755,55 +797,64 @@ def cart(
     if not np.isfinite(root).all():
         raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
-    rules = _Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), n_categories)
+    rules = _Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories)
     per_node = parts.n_features * n_bins * (max(k, 3) + 1) * 8
     batch = max(1, histogram_bytes // per_node)
     made: list[Any] = [None]
     frontier = [0]  # the records' ids of the level's nodes; a row's node id indexes this list
     counts = [root]  # each node's statistics, then its rows
+    usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
     depth = 0
     while frontier:
         open_ = [i for i, c in enumerate(counts) if not _is_leaf(c, depth, rules)]
         for i, c in enumerate(counts):
             made[frontier[i]] = Leaf(c[:-1])
-        splits: dict[int, tuple[int, Any, np.ndarray, np.ndarray, np.ndarray, int]] = {}
+        splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray]] = {}
         for a in range(0, len(open_), batch):
             some = open_[a : a + batch]
             slot = np.full(len(frontier), -1, dtype=np.int64)
             slot[some] = np.arange(len(some))
             H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), _merge))[0]
-            for s, (i, found) in enumerate(zip(some, _choose(H, np.stack([counts[i] for i in some]), rules))):
+            for s, (i, found) in enumerate(zip(some, _choose(H, np.stack([counts[i] for i in some]), [usable[i] for i in some], rules))):
                 if found is not None and not (regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
                     kind, j, test, _ = found
-                    goes_left = np.arange(n_bins - 1) <= test if kind == "threshold" else np.isin(np.arange(n_bins - 1), test)
-                    splits[i] = (j, Threshold(float(cast("np.ndarray", edges[j])[test])) if kind == "threshold" else Subset(test), goes_left, *_children(H[s, j], goes_left, rules))
+                    splits[i] = (kind, j, test, *_branches(kind, test, H[s, j], rules))
             del H
         if not splits:
             break
         n = len(frontier)
         feature, cut, heavy = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8)
         left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
+        table_of = np.full(n, -1, dtype=np.int64)
+        tables: list[np.ndarray] = []
         next_frontier: list[int] = []
         next_counts: list[np.ndarray] = []
-        subset = np.full(n, -1, dtype=np.int64)
-        tables: list[np.ndarray] = []
+        next_usable: list[np.ndarray] = []
         for i in sorted(splits):
-            j, test, goes_left, lc, rc, hv = splits[i]
-            feature[i], heavy[i] = j, hv
-            if isinstance(test, Threshold):
-                cut[i] = int(np.count_nonzero(goes_left)) - 1
-            else:
-                subset[i] = len(tables)
-                tables.append(np.append(goes_left, False))
-            left[i], right[i] = len(next_frontier), len(next_frontier) + 1
+            kind, j, test, branch_of_bin, kids_stats = splits[i]
             g = len(made)
-            made.extend([None, None])
-            made[frontier[i]] = (j, test, g, counts[i][:-1])
-            next_frontier += [g, g + 1]
-            next_counts += [lc, rc]
-        goes = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=bool)
-        node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, subset, goes)))
-        frontier, counts = next_frontier, next_counts
+            made.extend([None] * len(kids_stats))
+            ids = []
+            for b, st in enumerate(kids_stats):
+                if st[-1] > 0:
+                    ids.append(len(next_frontier))
+                    next_frontier.append(g + b)
+                    next_counts.append(st)
+                    next_usable.append(usable[i] if kind != "multiway" else np.where(np.arange(len(usable[i])) == j, False, usable[i]))
+                else:  # a category no row reached: a leaf of zero statistics, as in memory
+                    ids.append(-1)
+                    made[g + b] = Leaf(st[:-1])
+            if kind == "threshold":
+                feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
+                test = Threshold(float(cast("np.ndarray", edges[j])[test]))
+            else:
+                feature[i], table_of[i] = j, len(tables)
+                tables.append(np.array(ids, dtype=np.int32)[branch_of_bin])
+                test = Subset(test) if kind == "subset" else Multiway(len(kids_stats))
+            made[frontier[i]] = (j, test, range(g, g + len(kids_stats)), counts[i][:-1])
+        dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
+        node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, table_of, dest)))
+        frontier, counts, usable = next_frontier, next_counts, next_usable
         depth += 1
     tree = Tree(_assemble(made), schema, missing)
     impurity = getattr(chosen, "impurity", None)
@@ -835,6 +886,37 @@ def _task_score(score: Any, task: Any) -> Any:
         kind = "numeric targets; this is a classification task" if task is CLASSIFICATION else "class labels; a regression tree needs 'variance'"
         raise ParameterError(f"the criterion {chosen!r} is for {kind}")
     return resolve_score(chosen)
+
+
+def cart(X: Any, y: Any, **options: Any) -> Tree:
+    """A CART tree (binary splits: thresholds on numeric features, subsets of categories) grown
+    from data on Dask workers, without gathering it: ``X`` a dask array or DataFrame, ``y`` a
+    dask array or Series of labels (numbers with ``task="regression"``) partitioned as ``X``.
+
+    Options (keyword-only): ``bins`` (the edges, :func:`bin_edges`) or ``max_bins`` (computes
+    them, default 255); ``score`` (default Gini, the variance decrease for regression);
+    ``task``; ``sample_weight`` (a dask array or Series, one non-negative weight per row);
+    ``missing`` (``"majority"``, the default, or ``"error"``); ``max_depth``,
+    ``min_samples_split``, ``min_samples_leaf``, ``min_gain``, ``feature_names``, as for
+    :func:`puretree.cart`; ``histogram_bytes`` (default :data:`HISTOGRAM_BYTES`) bounds one
+    batch of the frontier's histograms. See :func:`_grow`. With the same edges the tree is
+    the one ``puretree.cart(X, y, bins=edges, ...)`` grows in memory.
+    """
+    return _grow(X, y, False, **options)
+
+
+def id3(X: Any, y: Any, *, score: Any = ByTask("information_gain", "variance"), **options: Any) -> Tree:
+    """An ID3 tree (information gain; one branch per category, a categorical feature not
+    reused below its multiway split; thresholds on numeric features) grown on Dask workers, as
+    :func:`puretree.id3` grows it in memory with the same edges. Options as :func:`cart`.
+
+    >>> import dask.array as da
+    >>> X = da.from_array(np.array([[1.0], [2.0], [3.0], [4.0]]), chunks=2)
+    >>> print(id3(X, da.from_array(np.array([0, 0, 1, 1]), chunks=2), bins=[[1.0, 2.0, 3.0, 4.0]]).to_text())
+    x0 <= 2: 0 (2)
+    x0 > 2: 1 (2)
+    """
+    return _grow(X, y, True, score=score, **options)
 
 
 def cart_regressor(X: Any, y: Any, **options: Any) -> Tree:

@@ -238,3 +238,32 @@ def test_subset_splits_on_a_category_column(client):
     price = np.isin(colour, ["red"]) * 10.0 + size + rng.normal(size=200)
     grown = ptdask.cart_regressor(ddf, dd.from_pandas(pd.Series(price), npartitions=4), sample_weight=dd.from_pandas(pd.Series(weights), npartitions=4), max_bins=16, max_depth=3)
     _same_tree(grown, puretree.cart_regressor(frame, price, sample_weight=weights, bins=ptdask.bin_edges(ddf, max_bins=16), max_depth=3))
+
+
+@settings(max_examples=15, deadline=None)
+@given(problem=frames(), max_depth=st.none() | st.integers(0, 3), min_samples_leaf=st.integers(1, 3), batch=st.sampled_from([1, 2**30]))
+def test_id3_multiway_splits_give_the_in_memory_tree(client, problem, max_depth, min_samples_leaf, batch):
+    frame, y, npartitions = problem
+    ddf, dy = dd.from_pandas(frame, npartitions=npartitions), dd.from_pandas(pd.Series(y), npartitions=npartitions)
+    edges = ptdask.bin_edges(ddf, max_bins=4)
+    options = dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf)
+    grown = ptdask.id3(ddf, dy, bins=edges, histogram_bytes=batch, **options)
+    assert grown == puretree.id3(ddf.compute(), y, bins=edges, **options)
+
+
+def test_id3_uses_a_category_once_and_grows_regression_with_weights(client):
+    rng = np.random.default_rng(11)
+    colour = rng.choice(["red", "green", "blue"], 150)
+    size = rng.normal(size=150)
+    frame = pd.DataFrame({"colour": pd.Categorical(colour), "size": size})
+    y = np.where((colour == "red") | (size > 0.5), 1, 0)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    tree = ptdask.id3(ddf, dd.from_pandas(pd.Series(y), npartitions=3), max_bins=8)
+    assert tree.to_text().splitlines()[0].startswith("colour = blue")  # one branch per category
+    assert sum(line.lstrip("| ").startswith("colour =") for line in tree.to_text().splitlines()) == 3  # never again below
+    edges = ptdask.bin_edges(ddf, max_bins=8)
+    assert tree == puretree.id3(frame, y, bins=edges)
+    price = (colour == "red") * 4.0 + size + rng.normal(size=150)
+    weights = rng.exponential(size=150)
+    grown = ptdask.id3(ddf, dd.from_pandas(pd.Series(price), npartitions=3), task="regression", sample_weight=dd.from_pandas(pd.Series(weights), npartitions=3), bins=edges, max_depth=3)
+    _same_tree(grown, puretree.id3(frame, price, task="regression", sample_weight=weights, bins=edges, max_depth=3))
