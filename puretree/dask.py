@@ -50,7 +50,11 @@ encodes its rows against the schema, a category's code is its bin, and the clien
 subset splits from the per-category histograms as the engine does (the same
 :func:`~puretree.splits.subset_candidates`, scores, scaling for missing values and ties).
 
-**Not yet**: class weights, ``missing="distribute"``, and the id3/c45 presets.
+:func:`id3` splits them with one branch per category instead (a feature so used is not
+offered again below), from the same histograms.
+
+**Not yet**: class weights, ``missing="distribute"``, and C4.5 (whose split generator has
+no in-memory histogram mode either).
 
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
 naming the partition (its number and rows).
@@ -83,7 +87,7 @@ from .data import as_dataset, category_key, encode_features, is_missing, labels_
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .impurity import variance as impurity_variance
-from .nodes import Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree
+from .nodes import TESTS, Leaf, Node, Schema, Split, Tree
 from .predict import predict as predict_rows
 from .splits import TIE_TOLERANCE, subset_candidates, tie_first
 from .tasks import CLASSIFICATION, REGRESSION
@@ -846,11 +850,11 @@ def _grow(
                     made[g + b] = Leaf(st[:-1])
             if kind == "threshold":
                 feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
-                test = Threshold(float(cast("np.ndarray", edges[j])[test]))
+                test = TESTS[kind](float(cast("np.ndarray", edges[j])[test]))  # the cut: an edge
             else:
                 feature[i], table_of[i] = j, len(tables)
                 tables.append(np.array(ids, dtype=np.int32)[branch_of_bin])
-                test = Subset(test) if kind == "subset" else Multiway(len(kids_stats))
+                test = TESTS[kind](test if kind == "subset" else len(kids_stats))  # the left categories, or the branches
             made[frontier[i]] = (j, test, range(g, g + len(kids_stats)), counts[i][:-1])
         dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
         node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, table_of, dest)))
