@@ -174,7 +174,7 @@ def _inputs(X: Any, y: Any = None, sample_weight: Any = None) -> _Parts:
     if Xa.ndim != 2:
         raise DataError(f"X must be two-dimensional (rows x features), got {Xa.ndim} dimensions")
     if Xa.dtype.kind not in "iuf":
-        raise DataError(f"X holds {Xa.dtype}; puretree.dask grows on numeric features only (categorical features: not yet)")
+        raise DataError(f"X holds {Xa.dtype}; a dask array of features must hold numbers (categorical features come as a dask DataFrame's non-numeric columns)")
     if any(np.isnan(c) for c in Xa.chunks[0]):
         Xa = Xa.compute_chunk_sizes()
     Xa = Xa.astype(np.float64).rechunk({1: -1})
@@ -802,7 +802,7 @@ def _grow(
         raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
     rules = _Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories)
-    per_node = parts.n_features * n_bins * (max(k, 3) + 1) * 8
+    per_node = parts.n_features * n_bins * ((k or 3) + 1) * 8  # the statistics' channels, and rows
     batch = max(1, histogram_bytes // per_node)
     made: list[Any] = [None]
     frontier = [0]  # the records' ids of the level's nodes; a row's node id indexes this list
