@@ -116,12 +116,13 @@ def test_dataframe_input_names_the_features_and_predicts_a_series(client):
     assert ptdask.cart(ddf, dy, max_bins=8, max_depth=3) == tree  # max_bins computes the same edges
 
 
-def test_a_missing_value_is_refused_naming_the_partition(client):
+def test_a_missing_value_is_refused_with_missing_error_naming_the_partition(client):
     X = np.arange(60.0).reshape(30, 2)
     X[24, 1] = np.nan
     Xd, yd = _chunked(X, np.arange(30) % 2, [10, 10, 10])
-    with pytest.raises(DataError, match=r"partition 2 \(rows 20\.\.29\): row 4 of the partition, column 1: a missing value"):
-        ptdask.cart(Xd, yd)
+    with pytest.raises(DataError, match=r"partition 2 \(rows 20\.\.29\): row 4 of the partition, column 1: missing value"):
+        ptdask.cart(Xd, yd, missing="error")
+    assert ptdask.cart(Xd, yd) == puretree.cart(X, np.arange(30) % 2, bins=ptdask.bin_edges(Xd))  # missing="majority", as in memory
 
 
 def test_a_failing_task_surfaces_as_a_puretree_error_naming_the_partition(client, monkeypatch):
