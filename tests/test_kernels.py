@@ -203,6 +203,8 @@ FITS = textwrap.dedent(
                 assert cart(X, y) == cart(X, y, engine="reference")
                 assert cart(X, y, max_depth=2, min_samples_leaf=2) == cart(X, y, max_depth=2, min_samples_leaf=2, engine="reference")
                 weighted = cart(X, y, sample_weight=w)
+                drawn = {"max_features": max(1, q // 2), "seed": (1, n)}  # nodes of 33 to 74 rows sort their ranks by radix
+                assert cart(X, y, **drawn) == cart(X, y, engine="reference", **drawn)
             assert spy.called == expect_kernel, "the kernel did not grow these trees"
             assert abs(sum(weighted.root.counts) - w.sum()) <= 1e-9 * w.sum()
             with mock.patch.multiple(c45_vector, KERNEL=True, KERNEL_MIN_WORK=0):
