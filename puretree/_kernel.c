@@ -251,6 +251,32 @@ int pt_draw_features(const uint32_t *entropy, int64_t n, const uint32_t *path, i
     return PT_OK;
 }
 
+/* The presorted orders (`rows` of n entries each) of the rows kept (keep[r] != 0), renumbered
+ * in row order, into out (`rows` of m entries, m the rows kept): a stable sort's order with
+ * rows taken out stays one (puretree.kernels.subset_orders). */
+int pt_subset_orders(const int32_t *orders, int64_t rows, int64_t n, const unsigned char *keep, int64_t m, int32_t *out) {
+    int32_t *renumbered = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+    if (!renumbered) return PT_NO_MEMORY;
+    int64_t next = 0;
+    for (int64_t r = 0; r < n; r++) renumbered[r] = keep[r] ? (int32_t)next++ : -1;
+    int rc = next == m ? PT_OK : PT_BAD_INPUT;
+    for (int64_t f = 0; f < rows && rc == PT_OK; f++) {
+        int32_t *to = out + f * m;
+        int64_t j = 0;
+        for (int64_t p = 0; p < n; p++) {
+            int32_t r = orders[f * n + p];
+            if (r < 0 || r >= n) {
+                rc = PT_BAD_INPUT;
+                break;
+            }
+            if (renumbered[r] >= 0 && j < m) to[j++] = renumbered[r];
+        }
+        if (j != m) rc = PT_BAD_INPUT;
+    }
+    free(renumbered);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- cart's growth */
 
 typedef struct {
@@ -439,7 +465,7 @@ static int node_best(level_t *L, int64_t i) {
     const int32_t *rows = L->orders + q * n + s;
     double *scratch = malloc(sizeof(double) * (size_t)(3 * L->k + len));
     uint32_t *ranks = malloc(sizeof(uint32_t) * (size_t)(2 * len));
-    int32_t *sorted = malloc(sizeof(int32_t) * (size_t)len);
+    int32_t *sorted = malloc(sizeof(int32_t) * (size_t)(len + 1)); /* + 1: the branchless pick below */
     if (!scratch || !ranks || !sorted) {
         free(scratch);
         free(ranks);
@@ -454,8 +480,11 @@ static int node_best(level_t *L, int64_t i) {
         const int32_t *order = L->orders + f * n;
         if (len * 4 >= n) {
             int64_t m = 0;
-            for (int64_t p = 0; p < n; p++)
-                if (L->row_node[order[p]] == g) sorted[m++] = order[p];
+            for (int64_t p = 0; p < n && m < len; p++) { /* written always, kept when it is the node's (no branch to mispredict) */
+                int32_t r = order[p];
+                sorted[m] = r;
+                m += L->row_node[r] == g;
+            }
         } else {
             const int32_t *rank = L->ranks + f * n;
             for (int64_t x = 0; x < len; x++) ranks[x] = (uint32_t)rank[rows[x]];

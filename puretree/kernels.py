@@ -183,6 +183,8 @@ def _declare(lib: Any) -> Any:
     lib.pt_free.restype = None
     lib.pt_draw_features.argtypes = [p, i64, p, i64, i64, i64, p]
     lib.pt_draw_features.restype = i32
+    lib.pt_subset_orders.argtypes = [p, i64, i64, p, i64, p]
+    lib.pt_subset_orders.restype = i32
     lib.pt_gini.argtypes = [p, i64]
     lib.pt_gini.restype = f64
     lib.pt_gini_decrease.argtypes = [f64, p, p, i64]
@@ -383,13 +385,19 @@ def subset_orders(orders: np.ndarray, keep: np.ndarray) -> np.ndarray:
 
     >>> X = np.array([[2.0], [1.0], [3.0], [1.0]])
     >>> keep = np.array([True, False, True, True])
-    >>> subset_orders(presort(X), keep).tolist() == presort(X[keep]).tolist()
-    True
+    >>> if AVAILABLE:
+    ...     assert subset_orders(presort(X), keep).tolist() == presort(X[keep]).tolist() == [[2, 0, 1], [0, 1, 2]]
     """
-    keep = np.asarray(keep, dtype=bool)
-    renumbered = (np.cumsum(keep) - 1).astype(np.int32)
-    kept = keep[orders]
-    return renumbered[orders[kept].reshape(orders.shape[0], -1)]
+    keep = np.ascontiguousarray(keep, dtype=bool)
+    orders = np.ascontiguousarray(orders, dtype=np.int32)
+    if orders.ndim != 2 or keep.shape != (orders.shape[1],):
+        raise ValueError(f"puretree.kernels: a mask of {keep.shape} for orders shaped {orders.shape}")
+    m = int(np.count_nonzero(keep))
+    out = np.empty((orders.shape[0], m), dtype=np.int32)
+    code = _required().pt_subset_orders(_pointer(orders), orders.shape[0], orders.shape[1], _pointer(keep), m, _pointer(out))
+    if code != 0:
+        raise ValueError("puretree.kernels: these orders are not permutations of the rows")
+    return out
 
 
 @contextlib.contextmanager
