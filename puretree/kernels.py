@@ -77,6 +77,7 @@ __all__ = [
     "library",
     "loaded",
     "presort",
+    "recording",
     "seed_entropy",
     "shared_presort",
     "subset_orders",
@@ -354,6 +355,27 @@ def draw_features(n_features: int, max_features: int, key: tuple[int, ...], path
 
 
 _FITS = [0]
+_RECORDER = threading.local()
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
+    """Within the block, every tree this thread grows with :func:`grow_arrays` is also kept, as
+    its arrays, in the list given (a forest's out-of-bag score walks its members' arrays
+    instead of their nodes).
+
+    >>> with recording() as grown:
+    ...     pass
+    >>> grown
+    []
+    """
+    got: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    outer = getattr(_RECORDER, "into", None)
+    _RECORDER.into = got
+    try:
+        yield got
+    finally:
+        _RECORDER.into = outer
 
 
 def fits() -> int:
@@ -511,6 +533,9 @@ def grow_arrays(
         counts = np.ctypeslib.as_array(tree.counts, shape=(m * k,)).reshape(m, k).copy()
     finally:
         lib.pt_free(ctypes.byref(tree))
+    into = getattr(_RECORDER, "into", None)
+    if into is not None:
+        into.append((feature, threshold, child, counts))
     return feature, threshold, child, counts
 
 
