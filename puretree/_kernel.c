@@ -252,8 +252,8 @@ int pt_draw_features(const uint32_t *entropy, int64_t n, const uint32_t *path, i
 }
 
 /* The presorted orders (`rows` of n entries each) of the rows kept (keep[r] != 0), renumbered
- * in row order, into out (`rows` of m entries, m the rows kept): a stable sort's order with
- * rows taken out stays one (puretree.kernels.subset_orders). */
+ * in row order, into out (`rows` of m entries, m the rows kept, and one spare entry at the
+ * end): a stable sort's order with rows taken out stays one (puretree.kernels.subset_orders). */
 int pt_subset_orders(const int32_t *orders, int64_t rows, int64_t n, const unsigned char *keep, int64_t m, int32_t *out) {
     int32_t *renumbered = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
     if (!renumbered) return PT_NO_MEMORY;
@@ -263,13 +263,16 @@ int pt_subset_orders(const int32_t *orders, int64_t rows, int64_t n, const unsig
     for (int64_t f = 0; f < rows && rc == PT_OK; f++) {
         int32_t *to = out + f * m;
         int64_t j = 0;
-        for (int64_t p = 0; p < n; p++) {
+        for (int64_t p = 0; p < n && j <= m; p++) {
             int32_t r = orders[f * n + p];
             if (r < 0 || r >= n) {
                 rc = PT_BAD_INPUT;
                 break;
             }
-            if (renumbered[r] >= 0 && j < m) to[j++] = renumbered[r];
+            /* written always, kept when the row is (no branch to mispredict); at most one
+             * entry past the row's m, the next row's first or the spare */
+            to[j] = renumbered[r];
+            j += renumbered[r] >= 0;
         }
         if (j != m) rc = PT_BAD_INPUT;
     }

@@ -439,11 +439,11 @@ def _oob(ens: Ensemble, ds: Dataset, walks: dict[int, Any] | None = None) -> flo
         out = bootstrap_counts(ds.n_rows, ens.seed, m) == 0
         if not out.any():
             continue
-        sub = ds.subset(out)
         arrays = ((walks or {}).get(m) or _threshold_arrays(tree)) if plain else None
         if arrays is not None:
-            total[out] += _walk(arrays, sub.X)
+            total[out] += _walk(arrays, ds.X[out])
         else:
+            sub = ds.subset(out)
             total[out] += tree_value(tree, sub)[:, None] if ds.schema.is_regression else tree_proba(tree, sub)
         votes_[out] += 1
     seen = votes_ > 0

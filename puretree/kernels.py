@@ -415,11 +415,11 @@ def subset_orders(orders: np.ndarray, keep: np.ndarray) -> np.ndarray:
     if orders.ndim != 2 or keep.shape != (orders.shape[1],):
         raise ValueError(f"puretree.kernels: a mask of {keep.shape} for orders shaped {orders.shape}")
     m = int(np.count_nonzero(keep))
-    out = np.empty((orders.shape[0], m), dtype=np.int32)
-    code = _required().pt_subset_orders(_pointer(orders), orders.shape[0], orders.shape[1], _pointer(keep), m, _pointer(out))
+    room = np.empty(orders.shape[0] * m + 1, dtype=np.int32)  # + 1: the C code's spare entry
+    code = _required().pt_subset_orders(_pointer(orders), orders.shape[0], orders.shape[1], _pointer(keep), m, _pointer(room))
     if code != 0:
         raise ValueError("puretree.kernels: these orders are not permutations of the rows")
-    return out
+    return room[:-1].reshape(orders.shape[0], m)
 
 
 @contextlib.contextmanager
