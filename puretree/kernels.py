@@ -16,6 +16,15 @@ is found by passes along its segment. Levels with little work run on one core (a
 cores (POSIX threads). Memory: the data as given (read in place), the orders (int32,
 features + 1 rows) and the nodes made, whatever the depth.
 
+Feature subsampling (``max_features``, random forests): each node draws its features in C,
+the very set :func:`puretree.splits.node_features` draws with numpy (:func:`draw_features`:
+numpy's ``SeedSequence``, PCG64 and ``Generator.choice`` reproduced), and only those are
+scanned, each along the node's own rows sorted by it on demand (by their ranks in the
+feature's presorted order, which is the order partitioning would keep); only the rows' own
+order is partitioned from level to level. A node then costs the work of its drawn features,
+not of all of them. Fits of one array's row subsets (a forest's members) can start from
+orders sorted once (:func:`presort`, :func:`subset_orders`, :func:`shared_presort`).
+
 Ties break as the reference breaks them because the scores are the reference's numbers:
 the same formulas in the same order (:func:`puretree.impurity.gini`'s proportions first,
 :func:`puretree.impurity.sum_last`'s order of addition, a branch's weight as its share of
