@@ -848,18 +848,24 @@ def assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarra
     """
     ft, thr, ch, cn = feature.tolist(), threshold.tolist(), child.tolist(), counts.tolist()
     made: list[Any] = [None] * len(ch)
-    leaf, split = (Leaf, Split) if checked else (_trusted_leaf, _trusted_split)
+    leaf, split, test = (Leaf, Split, Threshold) if checked else (_trusted_leaf, _trusted_split, _trusted_threshold)
     for g in range(len(ch) - 1, -1, -1):
         c = ch[g]
         if c < 0:
             made[g] = leaf(cn[g])
         else:
-            made[g] = split(ft[g], Threshold(thr[g]), (made[c], made[c + 1]), cn[g])
+            made[g] = split(ft[g], test(thr[g]), (made[c], made[c + 1]), cn[g])
             made[c] = made[c + 1] = None  # each node is referenced by its parent only
     return made[0]
 
 
 _set = object.__setattr__  # the nodes are frozen: set their slots as attrs' own __init__ does
+
+
+def _trusted_threshold(value: float) -> Threshold:
+    test = object.__new__(Threshold)
+    _set(test, "value", value + 0.0)  # one zero, as Threshold's converter makes it
+    return test
 
 
 def _trusted_leaf(stats: list[float]) -> Leaf:
