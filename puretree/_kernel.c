@@ -280,6 +280,21 @@ int pt_subset_orders(const int32_t *orders, int64_t rows, int64_t n, const unsig
     return rc;
 }
 
+/* The node each of the n rows of X (X[r, f] = X[r * rs + f * cs], no NaN) ends in, down a
+ * threshold tree's arrays (child[g] < 0: a leaf; else x <= threshold[g] goes to child[g], the
+ * rest to child[g] + 1), into out (puretree.kernels.walk). */
+int pt_walk(const int64_t *feature, const double *threshold, const int64_t *child, int64_t n_nodes, const double *X, int64_t n, int64_t q,
+            int64_t rs, int64_t cs, int64_t *out) {
+    for (int64_t g = 0; g < n_nodes; g++)
+        if (child[g] >= 0 && (child[g] <= g || child[g] + 1 >= n_nodes || feature[g] < 0 || feature[g] >= q)) return PT_BAD_INPUT;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t g = 0;
+        while (child[g] >= 0) g = child[g] + (X[r * rs + feature[g] * cs] > threshold[g]);
+        out[r] = g;
+    }
+    return PT_OK;
+}
+
 /* ---------------------------------------------------------------- cart's growth */
 
 typedef struct {

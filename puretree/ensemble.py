@@ -505,6 +505,10 @@ def _walk(arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], X: np.n
     """Each row's class probabilities down :func:`_threshold_arrays`' tree (``x <= t`` goes
     left; ``X`` without NaN), a level at a time over the rows still at a split."""
     feature, threshold, child, proba = arrays
+    from . import kernels
+
+    if X.shape[0] and kernels.library() is not None:
+        return proba[kernels.walk(feature, threshold, child, X)]
     node = np.zeros(X.shape[0], dtype=np.intp)
     at = np.arange(X.shape[0])
     while len(at):

@@ -90,6 +90,7 @@ __all__ = [
     "seed_entropy",
     "shared_presort",
     "subset_orders",
+    "walk",
 ]
 
 #: The C source, shipped as package data.
@@ -195,6 +196,8 @@ def _declare(lib: Any) -> Any:
     lib.pt_draw_features.restype = i32
     lib.pt_subset_orders.argtypes = [p, i64, i64, p, i64, p]
     lib.pt_subset_orders.restype = i32
+    lib.pt_walk.argtypes = [p, p, p, i64, p, i64, i64, i64, i64, p]
+    lib.pt_walk.restype = i32
     lib.pt_gini.argtypes = [p, i64]
     lib.pt_gini.restype = f64
     lib.pt_gini_decrease.argtypes = [f64, p, p, i64]
@@ -391,6 +394,28 @@ def fits() -> int:
     """How many trees the kernel has grown in this process (an ensemble checks whether its
     first member went through the kernel, whose calls let other threads run)."""
     return _FITS[0]
+
+
+def walk(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """The node each row of ``X`` (no NaN) ends in, down a threshold tree's arrays: node ``g``
+    is a leaf when ``child[g] < 0``, else ``x[feature[g]] <= threshold[g]`` goes to ``child[g]``
+    and the rest to ``child[g] + 1`` (children after their parents).
+
+    >>> if AVAILABLE:
+    ...     ends = walk(np.array([0, 0, 0]), np.array([1.5, 0.0, 0.0]), np.array([1, -1, -1]), np.array([[1.0], [2.0]]))
+    ...     assert ends.tolist() == [1, 2]
+    """
+    f = np.ascontiguousarray(feature, dtype=np.int64)
+    t = np.ascontiguousarray(threshold, dtype=np.float64)
+    c = np.ascontiguousarray(child, dtype=np.int64)
+    X = X if X.dtype == np.float64 and X.ndim == 2 else np.asarray(X, dtype=np.float64)
+    if not (len(f) == len(t) == len(c) > 0) or X.ndim != 2:
+        raise ValueError("puretree.kernels: a tree's arrays of one length and a 2-d X")
+    out = np.empty(X.shape[0], dtype=np.int64)
+    rs, cs = (s // X.itemsize for s in X.strides)
+    if _required().pt_walk(_pointer(f), _pointer(t), _pointer(c), len(c), _pointer(X), X.shape[0], X.shape[1], rs, cs, _pointer(out)) != 0:
+        raise ValueError("puretree.kernels: not a threshold tree's arrays (children after parents, features within X)")
+    return out
 
 
 #: Arrays whose presorted orders fits share (:func:`shared_presort`): id -> (X, its orders).

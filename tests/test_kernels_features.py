@@ -136,7 +136,10 @@ def test_the_out_of_bag_walk_is_predict_proba(ds, seed):
     data = as_dataset(ds.X, ds.labels())
     forest = random_forest(data, n_trees=3, seed=seed, max_features=None if seed % 2 else 1)
     for tree in forest.members:
-        assert np.array_equal(ensemble._walk(ensemble._threshold_arrays(tree), data.X), predict_proba(tree, data.X))
+        arrays = ensemble._threshold_arrays(tree)
+        assert np.array_equal(ensemble._walk(arrays, data.X), predict_proba(tree, data.X))
+        with mock.patch.object(kernels, "library", return_value=None):  # numpy's walk, without the kernel
+            assert np.array_equal(ensemble._walk(arrays, data.X), predict_proba(tree, data.X))
     with mock.patch.object(ensemble, "_threshold_arrays", return_value=None):  # the general path
         general = ensemble._oob(forest, data)
     assert forest.oob_score == general
