@@ -104,6 +104,197 @@ double pt_gini_decrease(double g_parent, const double *left, const double *right
     return gini_decrease(g_parent, left, right, k, tmp);
 }
 
+/* ---------------------------------------------------------------- feature subsampling's draws */
+
+/* The features a node may split on are numpy's own draw (puretree.splits.node_features):
+ * np.random.default_rng(SeedSequence(seed, spawn_key=(*member, 1, *path))).choice(q, size=m,
+ * replace=False), the set it returns. Reproduced here operation for operation so that this
+ * kernel, the numpy engine and the recursive builder split every node on the same features:
+ * SeedSequence's entropy mixing (numpy/random/bit_generator.pyx), PCG64 seeded from its state
+ * (pcg64.h: XSL-RR 128/64, 32-bit outputs handed out low half first), Lemire's bounded draws
+ * on 32 bits (distributions.c) and Floyd's algorithm (Generator.choice, populations up to
+ * 10,000). Every word of the entropy past the first four is mixed into the pool one at a
+ * time, so a node's pool is its parent's with one more word (its branch): each frontier
+ * node carries its pool and the mixer's hash constant (RNG_WORDS words). */
+
+#define RNG_WORDS 5
+#define SS_INIT_A 0x43b0d7e5u
+#define SS_MULT_A 0x931e8875u
+#define SS_INIT_B 0x8b51f9ddu
+#define SS_MULT_B 0x58f38dedu
+#define SS_MIX_L 0xca01f9ddu
+#define SS_MIX_R 0x4973f715u
+
+static inline uint32_t ss_hashmix(uint32_t value, uint32_t *h) {
+    value ^= *h;
+    *h *= SS_MULT_A;
+    value *= *h;
+    value ^= value >> 16;
+    return value;
+}
+
+static inline uint32_t ss_mix(uint32_t x, uint32_t y) {
+    uint32_t r = SS_MIX_L * x - SS_MIX_R * y;
+    r ^= r >> 16;
+    return r;
+}
+
+/* One more entropy word (past the first four) into pool s[0..3], hash constant s[4]. */
+static void ss_add(uint32_t *s, uint32_t word) {
+    for (int d = 0; d < 4; d++) s[d] = ss_mix(s[d], ss_hashmix(word, &s[4]));
+}
+
+/* The pool of n >= 4 entropy words (the run entropy padded to four words, then the spawn key's). */
+static void ss_start(uint32_t *s, const uint32_t *entropy, int64_t n) {
+    s[4] = SS_INIT_A;
+    for (int i = 0; i < 4; i++) s[i] = ss_hashmix(entropy[i], &s[4]);
+    for (int a = 0; a < 4; a++)
+        for (int d = 0; d < 4; d++)
+            if (a != d) s[d] = ss_mix(s[d], ss_hashmix(s[a], &s[4]));
+    for (int64_t i = 4; i < n; i++) ss_add(s, entropy[i]);
+}
+
+typedef struct {
+    unsigned __int128 state, inc;
+    int has32;
+    uint32_t half;
+} pcg_t;
+
+#define PCG_MULT (((unsigned __int128)2549297995355413924ULL << 64) + 4865540595714422341ULL)
+
+static inline void pcg_step(pcg_t *g) { g->state = g->state * PCG_MULT + g->inc; }
+
+/* PCG64 seeded as numpy seeds it from a SeedSequence: generate_state(4, uint64) gives
+ * (seed high, seed low, increment high, increment low). */
+static void pcg_seed(pcg_t *g, const uint32_t *pool) {
+    uint32_t h = SS_INIT_B, w[8];
+    for (int i = 0; i < 8; i++) {
+        uint32_t v = pool[i % 4];
+        v ^= h;
+        h *= SS_MULT_B;
+        v *= h;
+        v ^= v >> 16;
+        w[i] = v;
+    }
+    uint64_t v[4];
+    for (int i = 0; i < 4; i++) v[i] = (uint64_t)w[2 * i] | ((uint64_t)w[2 * i + 1] << 32);
+    unsigned __int128 seed = ((unsigned __int128)v[0] << 64) | v[1], inc = ((unsigned __int128)v[2] << 64) | v[3];
+    g->state = 0;
+    g->inc = (inc << 1) | 1u;
+    pcg_step(g);
+    g->state += seed;
+    pcg_step(g);
+    g->has32 = 0;
+    g->half = 0;
+}
+
+static inline uint64_t pcg_next64(pcg_t *g) {
+    pcg_step(g);
+    uint64_t hi = (uint64_t)(g->state >> 64), lo = (uint64_t)g->state;
+    uint64_t x = hi ^ lo;
+    unsigned r = (unsigned)(hi >> 58);
+    return (x >> r) | (x << ((64 - r) & 63));
+}
+
+static inline uint32_t pcg_next32(pcg_t *g) {
+    if (g->has32) {
+        g->has32 = 0;
+        return g->half;
+    }
+    uint64_t next = pcg_next64(g);
+    g->has32 = 1;
+    g->half = (uint32_t)(next >> 32);
+    return (uint32_t)next;
+}
+
+/* A uniform integer in [0, rng] (rng < 2**32 - 1): Lemire's method on 32-bit draws. */
+static uint32_t pcg_bounded(pcg_t *g, uint32_t rng) {
+    if (rng == 0) return 0;
+    const uint32_t excl = rng + 1;
+    uint64_t m = (uint64_t)pcg_next32(g) * excl;
+    uint32_t leftover = (uint32_t)m;
+    if (leftover < excl) {
+        const uint32_t threshold = (UINT32_MAX - rng) % excl;
+        while (leftover < threshold) {
+            m = (uint64_t)pcg_next32(g) * excl;
+            leftover = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* allowed[0..q): 1 for the m features drawn from the node's pool (q <= PT_MAX_DRAW). */
+static void draw_features(const uint32_t *pool, int64_t q, int64_t m, unsigned char *allowed) {
+    pcg_t g;
+    pcg_seed(&g, pool);
+    memset(allowed, 0, (size_t)q);
+    for (int64_t j = q - m; j < q; j++) {
+        uint32_t v = pcg_bounded(&g, (uint32_t)j);
+        if (allowed[v])
+            allowed[j] = 1;
+        else
+            allowed[v] = 1;
+    }
+}
+
+/* Largest feature count drawn here (numpy's choice takes another route above it). */
+#define PT_MAX_DRAW 10000
+
+/* For the tests: the features drawn for the node whose pool follows from `entropy` (n words)
+ * and then the path's words. */
+int pt_draw_features(const uint32_t *entropy, int64_t n, const uint32_t *path, int64_t depth, int64_t q, int64_t m, unsigned char *allowed) {
+    if (n < 4 || q < 1 || q > PT_MAX_DRAW || m < 1 || m > q || depth < 0) return PT_BAD_INPUT;
+    uint32_t s[RNG_WORDS];
+    ss_start(s, entropy, n);
+    for (int64_t i = 0; i < depth; i++) ss_add(s, path[i]);
+    draw_features(s, q, m, allowed);
+    return PT_OK;
+}
+
+/* The presorted orders (`rows` of n entries each) of the rows kept (keep[r] != 0), renumbered
+ * in row order, into out (`rows` of m entries, m the rows kept, and one spare entry at the
+ * end): a stable sort's order with rows taken out stays one (puretree.kernels.subset_orders). */
+int pt_subset_orders(const int32_t *orders, int64_t rows, int64_t n, const unsigned char *keep, int64_t m, int32_t *out) {
+    int32_t *renumbered = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+    if (!renumbered) return PT_NO_MEMORY;
+    int64_t next = 0;
+    for (int64_t r = 0; r < n; r++) renumbered[r] = keep[r] ? (int32_t)next++ : -1;
+    int rc = next == m ? PT_OK : PT_BAD_INPUT;
+    for (int64_t f = 0; f < rows && rc == PT_OK; f++) {
+        int32_t *to = out + f * m;
+        int64_t j = 0;
+        for (int64_t p = 0; p < n && j <= m; p++) {
+            int32_t r = orders[f * n + p];
+            if (r < 0 || r >= n) {
+                rc = PT_BAD_INPUT;
+                break;
+            }
+            /* written always, kept when the row is (no branch to mispredict); at most one
+             * entry past the row's m, the next row's first or the spare */
+            to[j] = renumbered[r];
+            j += renumbered[r] >= 0;
+        }
+        if (j != m) rc = PT_BAD_INPUT;
+    }
+    free(renumbered);
+    return rc;
+}
+
+/* The node each of the n rows of X (X[r, f] = X[r * rs + f * cs], no NaN) ends in, down a
+ * threshold tree's arrays (child[g] < 0: a leaf; else x <= threshold[g] goes to child[g], the
+ * rest to child[g] + 1), into out (puretree.kernels.walk). */
+int pt_walk(const int64_t *feature, const double *threshold, const int64_t *child, int64_t n_nodes, const double *X, int64_t n, int64_t q,
+            int64_t rs, int64_t cs, int64_t *out) {
+    for (int64_t g = 0; g < n_nodes; g++)
+        if (child[g] >= 0 && (child[g] <= g || child[g] + 1 >= n_nodes || feature[g] < 0 || feature[g] >= q)) return PT_BAD_INPUT;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t g = 0;
+        while (child[g] >= 0) g = child[g] + (X[r * rs + feature[g] * cs] > threshold[g]);
+        out[r] = g;
+    }
+    return PT_OK;
+}
+
 /* ---------------------------------------------------------------- cart's growth */
 
 typedef struct {
@@ -146,96 +337,189 @@ typedef struct {
     unsigned char *goes_left; /* per row */
     int64_t *n_left_of;       /* per frontier node */
     int64_t longest;          /* longest splitting segment */
+    unsigned char *allowed;   /* F x q: the features each node drew (NULL: every feature) */
+    const int32_t *ranks;     /* q x n, feature subsampling: each row's position in each presorted order */
+    int64_t *row_node;        /* feature subsampling: each row's node (its id in the tree) */
+    double *best_lo, *best_hi; /* F x q, feature subsampling: the values either side of the best threshold */
     int failed;               /* a worker could not allocate its scratch */
     int64_t next;             /* next feature to hand out (atomic) */
 } level_t;
 
 static inline double xat(const level_t *L, int64_t r, int64_t f) { return L->X[r * L->rs + f * L->cs]; }
 
-/* Every splitting node's first near-best threshold on feature f, along the node's segment of
- * the feature's order, between distinct values. A first pass ranks the positions by
- * sum(left**2)/w_left + sum(right**2)/w_right (W times one minus the children's impurity,
- * two divisions); only those within SCREEN of the best get the reference's score (six). */
-static int feature_best(level_t *L, int64_t f) {
-    const int64_t k = L->k, q = L->q;
-    double *scratch = malloc(sizeof(double) * (size_t)(3 * k + (L->longest > 1 ? L->longest : 1)));
-    if (!scratch) return PT_NO_MEMORY;
+/* Node i's first near-best threshold on feature f along `sorted` (its len rows sorted by f's
+ * values, equal values in row order), between distinct values: its score in *best (left alone
+ * where there is none) and the offset in `sorted` of the last row on its left in *at. A first
+ * pass ranks the positions by sum(left**2)/w_left + sum(right**2)/w_right (W times one minus
+ * the children's impurity, two divisions); only those within SCREEN of the best get the
+ * reference's score (six). `scratch` holds 3 * k + len doubles. */
+static void scan_node(const level_t *L, int64_t i, int64_t f, const int32_t *sorted, int64_t len, double *scratch, double *best_out, int64_t *at) {
+    const int64_t k = L->k;
     double *left = scratch, *right = scratch + k, *tmp = scratch + 2 * k, *scores = scratch + 3 * k;
+    const double *parent = L->counts + L->fr_node[i] * k;
+    double gp = L->g_parent[i];
+    double total = 0.0;
+    for (int64_t j = 0; j < k; j++) total += parent[j];
+    /* pass 1: the ranking value of every candidate position (-inf elsewhere) */
+    memset(left, 0, sizeof(double) * (size_t)k);
+    double top = -INFINITY;
+    int exact_all = 0;
+    int64_t r = sorted[0];
+    double v = xat(L, r, f);
+    for (int64_t p = 0; p < len - 1; p++) {
+        left[L->y[r]] += L->w ? L->w[r] : 1.0;
+        int64_t r_next = sorted[p + 1];
+        double v_next = xat(L, r_next, f);
+        int64_t n_left = p + 1;
+        double rank = -INFINITY;
+        if (v < v_next && (double)n_left >= L->min_leaf && (double)(len - n_left) >= L->min_leaf) {
+            double sq_left = 0.0, sq_right = 0.0, w_left = 0.0, w_right = 0.0;
+            for (int64_t j = 0; j < k; j++) {
+                double c = left[j];
+                double d = parent[j] - c;
+                if (d < 0.0) d = 0.0;
+                sq_left += c * c;
+                sq_right += d * d;
+                w_left += c;
+                w_right += d;
+            }
+            if (w_left > 0.0 && w_right > 0.0) {
+                rank = sq_left / w_left + sq_right / w_right;
+            } else {
+                exact_all = 1; /* an empty side (rounding): score everything exactly */
+                rank = INFINITY;
+            }
+        }
+        scores[p] = rank;
+        if (rank > top) top = rank;
+        r = r_next;
+        v = v_next;
+    }
+    if (top == -INFINITY) return;
+    double bar = exact_all ? -INFINITY : top - SCREEN * total;
+    /* pass 2: the reference's score where the ranking comes close to the best */
+    memset(left, 0, sizeof(double) * (size_t)k);
+    double best = -INFINITY;
+    for (int64_t p = 0; p < len - 1; p++) {
+        int64_t rr = sorted[p];
+        left[L->y[rr]] += L->w ? L->w[rr] : 1.0;
+        if (scores[p] > -INFINITY && scores[p] >= bar) {
+            for (int64_t j = 0; j < k; j++) {
+                double d = parent[j] - left[j];
+                right[j] = d > 0.0 ? d : 0.0; /* np.maximum(parent - left, 0) */
+            }
+            double sc = gini_decrease(gp, left, right, k, tmp);
+            if (isnan(sc)) sc = -INFINITY;
+            scores[p] = sc;
+            if (sc > best) best = sc;
+        } else {
+            scores[p] = -INFINITY;
+        }
+    }
+    if (best == -INFINITY) return;
+    bar = best - TIE_TOLERANCE * fmax(1.0, fabs(best));
+    for (int64_t p = 0; p < len - 1; p++) { /* the first threshold within tolerance of the best */
+        if (scores[p] >= bar) {
+            *best_out = scores[p];
+            *at = p;
+            return;
+        }
+    }
+}
+
+/* Every splitting node's first near-best threshold on feature f, along the node's segment of
+ * the feature's order (kept sorted within every node by partitioning). */
+static int feature_best(level_t *L, int64_t f) {
+    const int64_t q = L->q;
+    double *scratch = malloc(sizeof(double) * (size_t)(3 * L->k + (L->longest > 1 ? L->longest : 1)));
+    if (!scratch) return PT_NO_MEMORY;
     const int32_t *order = L->orders + f * L->n;
     for (int64_t i = 0; i < L->F; i++) {
         if (!L->splits[i]) continue;
-        int64_t s = L->fr_start[i], e = L->fr_end[i];
-        const double *parent = L->counts + L->fr_node[i] * k;
-        double gp = L->g_parent[i];
-        double total = 0.0;
-        for (int64_t j = 0; j < k; j++) total += parent[j];
-        /* pass 1: the ranking value of every candidate position (-inf elsewhere) */
-        memset(left, 0, sizeof(double) * (size_t)k);
-        double top = -INFINITY;
-        int exact_all = 0;
-        int64_t r = order[s];
-        double v = xat(L, r, f);
-        for (int64_t p = s; p < e - 1; p++) {
-            left[L->y[r]] += L->w ? L->w[r] : 1.0;
-            int64_t r_next = order[p + 1];
-            double v_next = xat(L, r_next, f);
-            int64_t n_left = p - s + 1;
-            double rank = -INFINITY;
-            if (v < v_next && (double)n_left >= L->min_leaf && (double)((e - s) - n_left) >= L->min_leaf) {
-                double sq_left = 0.0, sq_right = 0.0, w_left = 0.0, w_right = 0.0;
-                for (int64_t j = 0; j < k; j++) {
-                    double c = left[j];
-                    double d = parent[j] - c;
-                    if (d < 0.0) d = 0.0;
-                    sq_left += c * c;
-                    sq_right += d * d;
-                    w_left += c;
-                    w_right += d;
-                }
-                if (w_left > 0.0 && w_right > 0.0) {
-                    rank = sq_left / w_left + sq_right / w_right;
-                } else {
-                    exact_all = 1; /* an empty side (rounding): score everything exactly */
-                    rank = INFINITY;
-                }
+        int64_t s = L->fr_start[i], at = -1;
+        scan_node(L, i, f, order + s, L->fr_end[i] - s, scratch, &L->best_score[i * q + f], &at);
+        if (at >= 0) L->best_pos[i * q + f] = s + at;
+    }
+    free(scratch);
+    return PT_OK;
+}
+
+/* a[0 .. len) sorted ascending (distinct values below 2**bits): insertion sort for short runs,
+ * else least significant digit first, 8 bits a pass, through `spare` (len entries). */
+static void sort_ranks(uint32_t *a, int64_t len, int bits, uint32_t *spare) {
+    if (len <= 32) {
+        for (int64_t x = 1; x < len; x++) {
+            uint32_t v = a[x];
+            int64_t y = x - 1;
+            while (y >= 0 && a[y] > v) {
+                a[y + 1] = a[y];
+                y--;
             }
-            scores[p - s] = rank;
-            if (rank > top) top = rank;
-            r = r_next;
-            v = v_next;
+            a[y + 1] = v;
         }
-        if (top == -INFINITY) continue;
-        double bar = exact_all ? -INFINITY : top - SCREEN * total;
-        /* pass 2: the reference's score where the ranking comes close to the best */
-        memset(left, 0, sizeof(double) * (size_t)k);
-        double best = -INFINITY;
-        for (int64_t p = s; p < e - 1; p++) {
-            int64_t rr = order[p];
-            left[L->y[rr]] += L->w ? L->w[rr] : 1.0;
-            if (scores[p - s] > -INFINITY && scores[p - s] >= bar) {
-                for (int64_t j = 0; j < k; j++) {
-                    double d = parent[j] - left[j];
-                    right[j] = d > 0.0 ? d : 0.0; /* np.maximum(parent - left, 0) */
-                }
-                double sc = gini_decrease(gp, left, right, k, tmp);
-                if (isnan(sc)) sc = -INFINITY;
-                scores[p - s] = sc;
-                if (sc > best) best = sc;
-            } else {
-                scores[p - s] = -INFINITY;
+        return;
+    }
+    uint32_t *from = a, *to = spare;
+    for (int shift = 0; shift < bits; shift += 8) {
+        int64_t count[257] = {0};
+        for (int64_t x = 0; x < len; x++) count[((from[x] >> shift) & 255u) + 1]++;
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (int64_t x = 0; x < len; x++) to[count[(from[x] >> shift) & 255u]++] = from[x];
+        uint32_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != a) memcpy(a, from, sizeof(uint32_t) * (size_t)len);
+}
+
+/* Feature subsampling: node i's best threshold on each feature it drew. Only the rows' own
+ * order is kept partitioned; each drawn feature's order of the node's rows is made on demand,
+ * the very order partitioning would keep (the rows sorted by value, equal values in row
+ * order: by their rank in the feature's presorted order). A large node picks its rows out of
+ * the whole presorted order (one pass over all rows); a small one sorts its rows' ranks. */
+static int node_best(level_t *L, int64_t i) {
+    if (!L->splits[i]) return PT_OK;
+    const int64_t q = L->q, n = L->n, s = L->fr_start[i], len = L->fr_end[i] - s;
+    const int32_t *rows = L->orders + q * n + s;
+    double *scratch = malloc(sizeof(double) * (size_t)(3 * L->k + len));
+    uint32_t *ranks = malloc(sizeof(uint32_t) * (size_t)(2 * len));
+    int32_t *sorted = malloc(sizeof(int32_t) * (size_t)(len + 1)); /* + 1: the branchless pick below */
+    if (!scratch || !ranks || !sorted) {
+        free(scratch);
+        free(ranks);
+        free(sorted);
+        return PT_NO_MEMORY;
+    }
+    int bits = 0;
+    while (bits < 32 && ((int64_t)1 << bits) < n) bits++;
+    const int64_t g = L->fr_node[i];
+    for (int64_t f = 0; f < q; f++) {
+        if (!L->allowed[i * q + f]) continue;
+        const int32_t *order = L->orders + f * n;
+        if (len * 4 >= n) {
+            int64_t m = 0;
+            for (int64_t p = 0; p < n && m < len; p++) { /* written always, kept when it is the node's (no branch to mispredict) */
+                int32_t r = order[p];
+                sorted[m] = r;
+                m += L->row_node[r] == g;
             }
+        } else {
+            const int32_t *rank = L->ranks + f * n;
+            for (int64_t x = 0; x < len; x++) ranks[x] = (uint32_t)rank[rows[x]];
+            sort_ranks(ranks, len, bits, ranks + len);
+            for (int64_t x = 0; x < len; x++) sorted[x] = order[ranks[x]];
         }
-        if (best == -INFINITY) continue;
-        bar = best - TIE_TOLERANCE * fmax(1.0, fabs(best));
-        for (int64_t p = s; p < e - 1; p++) { /* the first threshold within tolerance of the best */
-            if (scores[p - s] >= bar) {
-                L->best_score[i * q + f] = scores[p - s];
-                L->best_pos[i * q + f] = p;
-                break;
-            }
+        int64_t at = -1;
+        scan_node(L, i, f, sorted, len, scratch, &L->best_score[i * q + f], &at);
+        if (at >= 0) {
+            L->best_pos[i * q + f] = at;
+            L->best_lo[i * q + f] = xat(L, sorted[at], f);
+            L->best_hi[i * q + f] = xat(L, sorted[at + 1], f);
         }
     }
     free(scratch);
+    free(ranks);
+    free(sorted);
     return PT_OK;
 }
 
@@ -263,7 +547,7 @@ static int partition(level_t *L, int64_t f) {
 
 typedef struct {
     level_t *L;
-    int which; /* 0: best thresholds, 1: partition */
+    int which; /* 0: best thresholds, 1: partition, 2: best thresholds node by node (drawn features) */
     int64_t count;
 } job_t;
 
@@ -274,7 +558,7 @@ static void *work(void *arg) {
     for (;;) {
         int64_t f = __atomic_fetch_add(&job->L->next, 1, __ATOMIC_RELAXED);
         if (f >= job->count) break;
-        int rc = job->which == 0 ? feature_best(job->L, f) : partition(job->L, f);
+        int rc = job->which == 0 ? feature_best(job->L, f) : job->which == 1 ? partition(job->L, f) : node_best(job->L, f);
         if (rc != PT_OK) __atomic_store_n(&job->L->failed, 1, __ATOMIC_RELAXED);
     }
     return NULL;
@@ -324,12 +608,17 @@ static int with_room(pt_tree *t, int64_t *cap, int64_t need, int64_t k) {
 /* Grows the tree level by level. X is n x q (any strides), y the class codes (0 .. k-1), w the
  * row weights (NULL: 1 each), root_counts the root's counts as the reference sums them, orders (q + 1) x n
  * with each feature's stable presorted order and then 0 .. n-1. Levels whose rows x features
- * reach min_work share their features between `threads` threads. */
+ * reach min_work share their features between `threads` threads. max_features > 0: each node
+ * splits on max_features features drawn from its SeedSequence, whose entropy words before the
+ * node's path are entropy[0 .. n_entropy) (see draw_features); only those are scanned. */
 int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const int64_t *y, const double *w, int64_t k,
             const double *root_counts, int32_t *orders, double min_split, double min_leaf, int64_t max_depth, double min_gain,
-            int use_min_gain, int64_t min_work, int threads, pt_tree *out) {
+            int use_min_gain, int64_t min_work, int threads, int64_t max_features, const uint32_t *entropy, int64_t n_entropy,
+            pt_tree *out) {
     memset(out, 0, sizeof(*out));
     if (n < 1 || q < 1 || k < 1 || n > INT32_MAX) return PT_BAD_INPUT;
+    int drawing = max_features > 0;
+    if (drawing && (max_features > q || q > PT_MAX_DRAW || n_entropy < 4 || !entropy)) return PT_BAD_INPUT;
     for (int64_t r = 0; r < n; r++)
         if (y[r] < 0 || y[r] >= k) return PT_BAD_INPUT;
     for (int64_t r = 0; r < (q + 1) * n; r++)
@@ -342,8 +631,18 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
     L.fr_node = malloc(sizeof(int64_t));
     L.fr_start = malloc(sizeof(int64_t));
     L.fr_end = malloc(sizeof(int64_t));
+    uint32_t *fr_pool = drawing ? malloc(sizeof(uint32_t) * RNG_WORDS) : NULL; /* each frontier node's pool */
+    int32_t *ranks = drawing ? malloc(sizeof(int32_t) * (size_t)(q * n)) : NULL;
+    L.row_node = drawing ? calloc((size_t)n, sizeof(int64_t)) : NULL;
     int64_t *first_child = NULL;
-    if (!tmp || !L.goes_left || !L.fr_node || !L.fr_start || !L.fr_end) goto done;
+    if (!tmp || !L.goes_left || !L.fr_node || !L.fr_start || !L.fr_end || (drawing && (!fr_pool || !ranks || !L.row_node))) goto done;
+    if (drawing) {
+        ss_start(fr_pool, entropy, n_entropy);
+        /* the presorted orders stay as given; each row's rank in each of them */
+        for (int64_t f = 0; f < q; f++)
+            for (int64_t p = 0; p < n; p++) ranks[f * n + orders[f * n + p]] = (int32_t)p;
+        L.ranks = ranks;
+    }
     if (with_room(out, &cap, 2 * n + 1 < 1024 ? 2 * n + 1 : 1024, k) != PT_OK) goto done;
     L.fr_node[0] = 0;
     L.fr_start[0] = 0;
@@ -359,6 +658,11 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
         free(L.best_pos);
         free(L.n_left_of);
         free(first_child);
+        free(L.allowed);
+        free(L.best_lo);
+        free(L.best_hi);
+        L.allowed = NULL;
+        L.best_lo = L.best_hi = NULL;
         L.splits = calloc((size_t)F, 1);
         L.g_parent = calloc((size_t)F, sizeof(double));
         L.best_score = malloc(sizeof(double) * (size_t)(F * q));
@@ -400,9 +704,21 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
             work_rows += len;
             if (len > L.longest) L.longest = len;
         }
-        int level_threads = (q > 1 && work_rows * q >= min_work) ? threads : 1;
+        if (drawing) {
+            L.allowed = malloc((size_t)(F * q));
+            L.best_lo = malloc(sizeof(double) * (size_t)(F * q));
+            L.best_hi = malloc(sizeof(double) * (size_t)(F * q));
+            if (!L.allowed || !L.best_lo || !L.best_hi) goto done;
+            for (int64_t i = 0; i < F; i++) {
+                if (!L.splits[i]) continue;
+                draw_features(fr_pool + i * RNG_WORDS, q, max_features, L.allowed + i * q);
+                for (int64_t p = L.fr_start[i]; p < L.fr_end[i]; p++) L.row_node[rows[p]] = L.fr_node[i];
+            }
+        }
+        int64_t scanned = drawing ? max_features : q; /* features each node scans */
+        int level_threads = (q > 1 && work_rows * scanned >= min_work) ? threads : 1;
         for (int64_t x = 0; x < F * q; x++) L.best_score[x] = -INFINITY;
-        if (run(&L, 0, q, level_threads) != PT_OK) goto done;
+        if (run(&L, drawing ? 2 : 0, drawing ? F : q, level_threads) != PT_OK) goto done;
         /* each node's split: the first feature within tolerance of the node's best, its
          * threshold (puretree.grow.midpoint), child ids, and every row's side */
         int64_t n_next = 0;
@@ -426,7 +742,14 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
             }
             int64_t pos = L.best_pos[i * q + fb];
             const int32_t *order = orders + fb * n;
-            double lo_value = xat(&L, order[pos], fb), hi_value = xat(&L, order[pos + 1], fb);
+            double lo_value, hi_value;
+            if (drawing) { /* pos: the offset in the node's own sorted rows */
+                lo_value = L.best_lo[i * q + fb];
+                hi_value = L.best_hi[i * q + fb];
+            } else {
+                lo_value = xat(&L, order[pos], fb);
+                hi_value = xat(&L, order[pos + 1], fb);
+            }
             double mid = lo_value / 2.0 + hi_value / 2.0;
             int64_t g = L.fr_node[i];
             out->feature[g] = fb;
@@ -435,22 +758,31 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
             first_child[i] = n_made;
             n_made += 2;
             n_next += 2;
-            L.n_left_of[i] = pos - L.fr_start[i] + 1;
-            for (int64_t pp = L.fr_start[i]; pp < L.fr_end[i]; pp++) L.goes_left[order[pp]] = pp <= pos;
+            if (drawing) {
+                /* the rows up to pos in value order: those at most its value (the next is larger) */
+                L.n_left_of[i] = pos + 1;
+                for (int64_t pp = L.fr_start[i]; pp < L.fr_end[i]; pp++) L.goes_left[rows[pp]] = xat(&L, rows[pp], fb) <= lo_value;
+            } else {
+                L.n_left_of[i] = pos - L.fr_start[i] + 1;
+                for (int64_t pp = L.fr_start[i]; pp < L.fr_end[i]; pp++) L.goes_left[order[pp]] = pp <= pos;
+            }
         }
         if (n_next == 0) break;
         L.longest = 0;
         for (int64_t i = 0; i < F; i++)
             if (L.splits[i] && L.fr_end[i] - L.fr_start[i] - L.n_left_of[i] > L.longest) L.longest = L.fr_end[i] - L.fr_start[i] - L.n_left_of[i];
-        if (run(&L, 1, q + 1, level_threads) != PT_OK) goto done;
+        /* feature subsampling keeps the rows' own order only (the last); else every order */
+        if ((drawing ? partition(&L, q) : run(&L, 1, q + 1, level_threads)) != PT_OK) goto done;
         /* the next frontier: each split node's two children, left then right */
         int64_t *nf_node = malloc(sizeof(int64_t) * (size_t)n_next);
         int64_t *nf_start = malloc(sizeof(int64_t) * (size_t)n_next);
         int64_t *nf_end = malloc(sizeof(int64_t) * (size_t)n_next);
-        if (!nf_node || !nf_start || !nf_end) {
+        uint32_t *nf_pool = drawing ? malloc(sizeof(uint32_t) * RNG_WORDS * (size_t)n_next) : NULL;
+        if (!nf_node || !nf_start || !nf_end || (drawing && !nf_pool)) {
             free(nf_node);
             free(nf_start);
             free(nf_end);
+            free(nf_pool);
             goto done;
         }
         int64_t j = 0;
@@ -463,8 +795,16 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
             nf_node[j + 1] = first_child[i] + 1;
             nf_start[j + 1] = cut;
             nf_end[j + 1] = L.fr_end[i];
+            if (drawing) { /* the children's paths: the parent's, then branch 0 or 1 */
+                for (int b = 0; b < 2; b++) {
+                    memcpy(nf_pool + (j + b) * RNG_WORDS, fr_pool + i * RNG_WORDS, sizeof(uint32_t) * RNG_WORDS);
+                    ss_add(nf_pool + (j + b) * RNG_WORDS, (uint32_t)b);
+                }
+            }
             j += 2;
         }
+        free(fr_pool);
+        fr_pool = nf_pool;
         free(L.fr_node);
         free(L.fr_start);
         free(L.fr_end);
@@ -488,6 +828,12 @@ done:
     free(L.best_pos);
     free(L.n_left_of);
     free(first_child);
+    free(L.allowed);
+    free(L.best_lo);
+    free(L.best_hi);
+    free(L.row_node);
+    free(ranks);
+    free(fr_pool);
     if (rc != PT_OK) pt_free(out);
     return rc;
 }

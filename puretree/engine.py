@@ -775,8 +775,6 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
     from .impurity import gini
 
     schema = ds.schema
-    if getattr(cfg, "max_features", None) is not None:  # feature subsampling: the numpy engine's
-        return False
     if schema.is_regression or cfg.accept is not None or not schema.features or not all(f.is_numeric for f in schema.features):
         return False
     if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
@@ -786,7 +784,12 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
     kernels = _kernels()
     if kernels is None or max(1, len(schema.classes)) > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
         return False
-    if ds.sample_weight is not None and not (float(ds.sample_weight.sum()) < kernels.MAX_WEIGHT and float(ds.sample_weight.min()) >= kernels.MIN_WEIGHT):
+    if getattr(cfg, "max_features", None) is not None and len(schema.features) > kernels.MAX_DRAW:
+        return False  # numpy draws from so many features another way
+    # weights of zero (rows left out of a bootstrap sample) add exactly nothing; others must
+    # keep their squares normal floats
+    w = ds.sample_weight
+    if w is not None and not (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT):
         return False
     return not _any_nan(ds.X)
 
@@ -811,11 +814,12 @@ def _kernel_tree(ds: Dataset, cfg: Any, progress: Any = None) -> Node:
         root = stats.sum(axis=0)  # the reference's own sum
         del stats
     feature, threshold, child, counts = kernels.grow_arrays(
-        ds.X, np.asarray(ds.y), w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain
-    )
+        ds.X, np.asarray(ds.y), w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain,
+        max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)),
+    )  # fmt: skip
     if progress is not None:  # the compiled loop calls no Python: its levels are reported once it is done
         _report_levels(child, counts, progress)
-    return assemble_arrays(np.maximum(feature, 0), threshold, child, counts)
+    return assemble_arrays(np.maximum(feature, 0), threshold, child, counts, checked=False)
 
 
 def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None:
@@ -828,20 +832,57 @@ def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None
         progress(d, int((depth == d).sum()), int(round(float(weight[depth == d].sum()))))
 
 
-def assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray) -> Node:
+def assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray, *, checked: bool = True) -> Node:
     """Nodes from a threshold tree's arrays (the compiled kernel's, :mod:`puretree.dask`'s): node
     ``g`` is a leaf when ``child[g] < 0``, else a split on ``feature[g]`` at ``threshold[g]``
-    whose children are ``child[g]`` and ``child[g] + 1`` (larger ids); ``counts[g]`` its statistics."""
+    whose children are ``child[g]`` and ``child[g] + 1`` (larger ids); ``counts[g]`` its statistics.
+
+    ``checked=False`` (the compiled kernel's own arrays: feature indices, finite thresholds and
+    counts by construction) sets the nodes' fields without running their converters and
+    validators again, which cost more than the kernel's growth on small data; the nodes are
+    the same values (their digest is computed as always).
+
+    >>> args = (np.array([0, -1, -1]), np.array([2.5, 0.0, 0.0]), np.array([1, -1, -1]), np.array([[2.0, 2.0], [2.0, 0.0], [0.0, 2.0]]))
+    >>> assemble_arrays(*args, checked=False) == assemble_arrays(*args)
+    True
+    """
     ft, thr, ch, cn = feature.tolist(), threshold.tolist(), child.tolist(), counts.tolist()
     made: list[Any] = [None] * len(ch)
+    leaf, split, test = (Leaf, Split, Threshold) if checked else (_trusted_leaf, _trusted_split, _trusted_threshold)
     for g in range(len(ch) - 1, -1, -1):
         c = ch[g]
         if c < 0:
-            made[g] = Leaf(cn[g])
+            made[g] = leaf(cn[g])
         else:
-            made[g] = Split(ft[g], Threshold(thr[g]), (made[c], made[c + 1]), cn[g])
+            made[g] = split(ft[g], test(thr[g]), (made[c], made[c + 1]), cn[g])
             made[c] = made[c + 1] = None  # each node is referenced by its parent only
     return made[0]
+
+
+_set = object.__setattr__  # the nodes are frozen: set their slots as attrs' own __init__ does
+
+
+def _trusted_threshold(value: float) -> Threshold:
+    test = object.__new__(Threshold)
+    _set(test, "value", value + 0.0)  # one zero, as Threshold's converter makes it
+    return test
+
+
+def _trusted_leaf(stats: list[float]) -> Leaf:
+    node = object.__new__(Leaf)
+    _set(node, "stats", tuple(stats))
+    node.__attrs_post_init__()  # the digest
+    return node
+
+
+def _trusted_split(feature: int, test: Threshold, kids: tuple[Node, Node], stats: list[float]) -> Split:
+    node = object.__new__(Split)
+    _set(node, "feature", feature)
+    _set(node, "test", test)
+    _set(node, "children", kids)
+    _set(node, "stats", tuple(stats))
+    node.__attrs_post_init__()  # the digest
+    return node
 
 
 def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None) -> Node:

@@ -36,10 +36,12 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 import os
 import pickle
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from typing import Any
@@ -50,9 +52,9 @@ import numpy as np
 from .data import DATA_OPTIONS, Dataset, as_dataset, encode_features, labels_array
 from .errors import DataError, ModelFormatError, ParameterError
 from .fold import depth, n_leaves, n_nodes
-from .grow import cart
+from .grow import cart, grow
 from .importance import feature_importances as tree_importances
-from .nodes import Schema, Tree
+from .nodes import Schema, Split, Tree
 from .predict import predict_proba as tree_proba
 from .predict import predict_value as tree_value
 
@@ -204,17 +206,67 @@ def _dataset(X: Any, y: Any, data_options: dict[str, Any]) -> Dataset:
     return ds
 
 
-def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool) -> Tree:
+def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool, orders: np.ndarray | None = None, walks: dict[int, Any] | None = None) -> Tree:
+    """Member ``member``; with ``walks``, the arrays :func:`_oob` walks for it are kept there
+    when the compiled kernel grew it (one kernel fit: its own tree)."""
+    if walks is None:
+        return _grow_sorted(ds, base, options, seed, member, bootstrap, orders)
+    from . import kernels
+
+    with kernels.recording() as grown:
+        tree = _grow_sorted(ds, base, options, seed, member, bootstrap, orders)
+    if len(grown) == 1:
+        walks[member] = _kernel_walk(grown[0])
+    return tree
+
+
+def _kernel_walk(arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> Any:
+    """:func:`_threshold_arrays`' form of a tree from the kernel's arrays (None when a node has
+    no weight, which the kernel's trees never have: then the tree's own nodes answer)."""
+    feature, threshold, child, counts = arrays
+    total = counts.sum(axis=1, keepdims=True)  # as predict's normalised_fractions, row by row
+    if not (total > 0).all():
+        return None
+    return np.maximum(feature, 0).astype(np.intp), threshold, child.astype(np.intp), counts / total + 0.0
+
+
+def _grow_sorted(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool, orders: np.ndarray | None) -> Tree:
     weight = ds.sample_weight
     if bootstrap:
         counts = bootstrap_counts(ds.n_rows, seed, member).astype(np.float64)
         weight = counts if weight is None else weight * counts
     data = attrs.evolve(ds, sample_weight=weight)
-    return base(data, seed=(seed, member), **options)
+    if orders is None or weight is None or "sample_weight" in options:  # (grow's own weights replace the data's)
+        return base(data, seed=(seed, member), **options)
+    from . import kernels
+
+    # grow leaves the rows of weight 0 out (builder._prepare); leaving them out here first
+    # lets the kernel start from the data set's sorted columns, less those rows
+    keep = weight > 0
+    if keep.all() or not keep.any():
+        with kernels.shared_presort(data.X, orders):
+            return base(data, seed=(seed, member), **options)
+    data = data.subset(keep)
+    with kernels.shared_presort(data.X, kernels.subset_orders(orders, keep)):
+        return base(data, seed=(seed, member), **options)
 
 
-def _grow_chunk(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: Sequence[int], bootstrap: bool) -> list[Tree]:
-    return [_grow_member(ds, base, options, seed, m, bootstrap) for m in members]
+def _grow_chunk(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: Sequence[int], bootstrap: bool, orders: np.ndarray | None = None, walks: dict[int, Any] | None = None) -> list[Tree]:
+    return [_grow_member(ds, base, options, seed, m, bootstrap, orders, walks) for m in members]
+
+
+def _presorted(ds: Dataset, base: Any) -> np.ndarray | None:
+    """The data set's sorted columns (:func:`puretree.kernels.presort`), shared by the members
+    when ``base`` is :func:`~puretree.grow.grow` or a preset of it (a partial, such as
+    :func:`~puretree.grow.cart` and :func:`stump`): grow leaves rows of weight 0 out exactly as
+    :func:`_grow_member` does, and its fits go through the compiled kernel when it applies."""
+    if (base.func if isinstance(base, partial) else base) is not grow or ds.n_rows < 2 or not ds.schema.features:
+        return None
+    from . import kernels
+
+    if not all(f.is_numeric for f in ds.schema.features) or kernels.library() is None:
+        return None
+    return kernels.presort(ds.X)
 
 
 #: Below this much work (rows x features x members) the members are grown in this process:
@@ -238,13 +290,55 @@ def _workers(n_jobs: Any, n_members: int, ds: Dataset, base: Any, options: dict[
     return n
 
 
-def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any) -> list[Tree]:
-    """Members 0..n-1, grown in worker processes when it pays; the same trees either way,
-    since each member's randomness is keyed by its number, not by who grows it."""
+def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any, walks: dict[int, Any] | None = None) -> list[Tree]:
+    """Members 0..n-1, grown in worker threads or processes when it pays; the same trees
+    either way, since each member's randomness is keyed by its number, not by who grows it.
+
+    The members share ``ds.X`` (they differ by their row weights), so its columns are sorted
+    once for all of them (:func:`puretree.kernels.shared_presort`). Member 0 is grown here
+    first: when the compiled kernel grew it (which lets go of the GIL while it works), the
+    others are grown in threads, which share that sort and need no copy of the data; else
+    (the numpy engine, which holds the GIL) in processes."""
+    with _collector_paused():
+        return _grow_members(ds, base, options, seed, n, bootstrap, n_jobs, walks)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused: the members' nodes make no cycles, and each
+    collection would walk every node made so far (a fifth of a forest's time on small data)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _grow_members(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any, walks: dict[int, Any] | None) -> list[Tree]:
+    from . import kernels
+
+    orders = _presorted(ds, base)
     workers = _workers(n_jobs, n, ds, base, options)
     if workers == 1:
-        return _grow_chunk(ds, base, options, seed, range(n), bootstrap)
-    chunks = [list(range(n))[i::workers] for i in range(workers)]
+        return _grow_chunk(ds, base, options, seed, range(n), bootstrap, orders, walks)
+    before = kernels.fits()
+    first = _grow_chunk(ds, base, options, seed, [0], bootstrap, orders, walks)
+    if kernels.fits() > before:
+        from concurrent.futures import ThreadPoolExecutor
+
+        # one member per task, handed out as threads come free (their sizes differ)
+        grow_one = partial(_grow_member, ds, base, options, seed, bootstrap=bootstrap, orders=orders, walks=walks)
+        with ThreadPoolExecutor(max_workers=workers) as threads:
+            return first + list(threads.map(grow_one, range(1, n)))
+    return first + _grow_in_processes(ds, base, options, seed, list(range(1, n)), bootstrap, workers)
+
+
+def _grow_in_processes(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: list[int], bootstrap: bool, workers: int) -> list[Tree]:
+    """``members`` grown by ``workers`` processes, in the order given."""
+    n = len(members)
+    chunks = [members[i::workers] for i in range(workers)]
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
@@ -252,9 +346,10 @@ def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], s
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         grown = list(pool.map(_grow_chunk, *zip(*[(ds, base, options, seed, c, bootstrap) for c in chunks])))
     out: list[Tree | None] = [None] * n
+    where = {m: i for i, m in enumerate(members)}
     for chunk, trees in zip(chunks, grown):
         for m, tree in zip(chunk, trees):
-            out[m] = tree
+            out[where[m]] = tree
     return out  # type: ignore[return-value]
 
 
@@ -326,23 +421,30 @@ def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, 
         raise ParameterError(f"base must be a grow preset (a function such as cart), got {base!r}")
     data_options, grow_options = _split_options(options)
     ds = _dataset(X, y, data_options)
-    members = _grow_all(ds, base, grow_options, seed, n, bootstrap, n_jobs)
+    walks: dict[int, Any] = {}  # the kernel's members as arrays, for the out-of-bag walk
+    members = _grow_all(ds, base, grow_options, seed, n, bootstrap, n_jobs, walks if bootstrap else None)
     recorded = {"base": _base_name(base), "n_trees": n, "bootstrap": bootstrap, **grow_options}
     ens = Ensemble(tuple(members), (1.0,) * n, members[0].schema, method, seed, recorded)
-    return attrs.evolve(ens, oob_score=_oob(ens, ds) if bootstrap else None)
+    return attrs.evolve(ens, oob_score=_oob(ens, ds, walks) if bootstrap else None)
 
 
-def _oob(ens: Ensemble, ds: Dataset) -> float | None:
+def _oob(ens: Ensemble, ds: Dataset, walks: dict[int, Any] | None = None) -> float | None:
     """Out-of-bag score: each row predicted by the members whose bootstrap left it out
-    (accuracy; R squared for regression), over the rows left out at least once."""
+    (accuracy; R squared for regression), over the rows left out at least once. ``walks``:
+    members already as :func:`_threshold_arrays`' arrays (:func:`_kernel_walk`)."""
     total = np.zeros((ds.n_rows, 1 if ds.schema.is_regression else len(ds.schema.classes)))
     votes_ = np.zeros(ds.n_rows)
+    plain = not ds.schema.is_regression and all(f.is_numeric for f in ds.schema.features) and not np.isnan(ds.X).any()
     for m, tree in enumerate(ens.members):
         out = bootstrap_counts(ds.n_rows, ens.seed, m) == 0
         if not out.any():
             continue
-        sub = ds.subset(out)
-        total[out] += tree_value(tree, sub)[:, None] if ds.schema.is_regression else tree_proba(tree, sub)
+        arrays = ((walks or {}).get(m) or _threshold_arrays(tree)) if plain else None
+        if arrays is not None:
+            total[out] += _walk(arrays, ds.X[out])
+        else:
+            sub = ds.subset(out)
+            total[out] += tree_value(tree, sub)[:, None] if ds.schema.is_regression else tree_proba(tree, sub)
         votes_[out] += 1
     seen = votes_ > 0
     if not seen.any():
@@ -356,6 +458,66 @@ def _oob(ens: Ensemble, ds: Dataset) -> float | None:
         ss_tot = float(np.sum(w * (y - mean) ** 2))
         return 1.0 - float(np.sum(w * (y - pred) ** 2)) / ss_tot if ss_tot > 0 else 0.0
     return float(np.mean(np.argmax(total[seen], axis=1) == y))
+
+
+def _threshold_arrays(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """A classification tree of threshold splits only as arrays, nodes breadth first: feature,
+    threshold, first child (the second is next; -1: a leaf) and each node's class
+    probabilities as :func:`puretree.predict.predict_proba` computes them (a node without
+    weight answers with its parent's counts); None for any other split. Cheaper than the
+    general flat form, for the out-of-bag score of forests of many small trees.
+
+    >>> from puretree.nodes import Feature, Leaf, Threshold
+    >>> root = Split(0, Threshold(1.5), (Leaf((2.0, 0.0)), Leaf((1.0, 3.0))), (3.0, 3.0))
+    >>> schema = Schema(features=(Feature("x"),), classes=("a", "b"))
+    >>> [a.tolist() for a in _threshold_arrays(Tree(root, schema))]
+    [[0, 0, 0], [1.5, 0.0, 0.0], [1, -1, -1], [[0.5, 0.5], [1.0, 0.0], [0.25, 0.75]]]
+    """
+    nodes = [tree.root]
+    parent = [0]
+    feature: list[int] = []
+    threshold: list[float] = []
+    child: list[int] = []
+    value: list[tuple[float, ...]] = []
+    for i, node in enumerate(nodes):  # the list grows as children are appended: breadth first
+        stats = node.stats
+        value.append(stats if sum(stats) > 0 or i == 0 else value[parent[i]])
+        if type(node) is Split:
+            if node.test.kind != "threshold":
+                return None
+            feature.append(node.feature)
+            threshold.append(node.test.value)
+            child.append(len(nodes))
+            nodes.extend(node.children)
+            parent.extend((i, i))
+        else:
+            feature.append(0)
+            threshold.append(0.0)
+            child.append(-1)
+    counts = np.array(value, dtype=np.float64)
+    total = counts.sum(axis=1, keepdims=True)  # as predict's normalised_fractions, row by row
+    uniform = 1.0 / max(1, counts.shape[1])
+    proba = np.where(total > 0, counts / np.where(total > 0, total, 1.0), uniform) + 0.0
+    return np.array(feature, dtype=np.intp), np.array(threshold), np.array(child, dtype=np.intp), proba
+
+
+def _walk(arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], X: np.ndarray) -> np.ndarray:
+    """Each row's class probabilities down :func:`_threshold_arrays`' tree (``x <= t`` goes
+    left; ``X`` without NaN), a level at a time over the rows still at a split."""
+    feature, threshold, child, proba = arrays
+    from . import kernels
+
+    if X.shape[0] and kernels.library() is not None:
+        return proba[kernels.walk(feature, threshold, child, X)]
+    node = np.zeros(X.shape[0], dtype=np.intp)
+    at = np.arange(X.shape[0])
+    while len(at):
+        g = node[at]
+        first = child[g]
+        inner = first >= 0
+        at, g, first = at[inner], g[inner], first[inner]
+        node[at] = first + (X[at, feature[g]] > threshold[g])
+    return proba[node]
 
 
 def adaboost(

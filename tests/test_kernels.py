@@ -189,6 +189,7 @@ FITS = textwrap.dedent(
     import numpy as np
     from puretree import c45_vector, engine, kernels
     from puretree.c45 import C45Splits, c45
+    from puretree.ensemble import random_forest
     from puretree.grow import cart
 
     expect_kernel = sys.argv[1] == "kernel"
@@ -203,6 +204,11 @@ FITS = textwrap.dedent(
                 assert cart(X, y) == cart(X, y, engine="reference")
                 assert cart(X, y, max_depth=2, min_samples_leaf=2) == cart(X, y, max_depth=2, min_samples_leaf=2, engine="reference")
                 weighted = cart(X, y, sample_weight=w)
+                drawn = {"max_features": max(1, q // 2), "seed": (1, n)}  # nodes of 33 to 74 rows sort their ranks by radix
+                assert cart(X, y, **drawn) == cart(X, y, engine="reference", **drawn)
+                # a forest: shared sorted columns (subset_orders), threads, the out-of-bag walk
+                forest = random_forest(X, y, n_trees=3, seed=n, max_features=max(1, q // 2), n_jobs=2)
+                assert forest == random_forest(X, y, n_trees=3, seed=n, max_features=max(1, q // 2), n_jobs=1)
             assert spy.called == expect_kernel, "the kernel did not grow these trees"
             assert abs(sum(weighted.root.counts) - w.sum()) <= 1e-9 * w.sum()
             with mock.patch.multiple(c45_vector, KERNEL=True, KERNEL_MIN_WORK=0):
