@@ -180,8 +180,13 @@ def bootstrap_counts(n_rows: int, seed: int, member: int) -> np.ndarray:
 
 
 def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    data = {k: v for k, v in options.items() if k in DATA_OPTIONS}
-    grow = {k: v for k, v in options.items() if k not in DATA_OPTIONS}
+    # sample_weight belongs to the data: each member multiplies it by its bootstrap counts (and
+    # AdaBoost starts from it); passed on to grow it would replace them
+    def of_data(k: str) -> bool:
+        return k in DATA_OPTIONS or k == "sample_weight"
+
+    data = {k: v for k, v in options.items() if of_data(k)}
+    grow = {k: v for k, v in options.items() if not of_data(k)}
     return data, grow
 
 

@@ -257,6 +257,22 @@ def test_out_of_bag_accuracy_is_the_left_out_members_vote():
     assert forest.oob_score == np.mean(np.argmax(total[seen], axis=1) == y[seen])
 
 
+@settings(max_examples=25)
+@given(ds=small, seed=st.integers(0, 2**16), weights=st.data())
+def test_sample_weights_multiply_each_members_bootstrap_counts(ds, seed, weights):
+    w = np.array(weights.draw(st.lists(st.integers(1, 3), min_size=ds.n_rows, max_size=ds.n_rows)), dtype=np.float64)
+    given_w = w.copy()
+    ens = bagging(ds.X, ds.y, base=cart, n_trees=3, seed=seed, sample_weight=w)
+    assert np.array_equal(w, given_w)  # not mutated
+    classes = np.unique(ds.y)  # ds.y holds class codes: the members' classes
+    codes = np.searchsorted(classes, ds.y)
+    for m, tree in enumerate(ens.members):
+        per_row = w * bootstrap_counts(ds.n_rows, seed, m)
+        # the member is grown on weight x counts: its root holds their class totals
+        expected = np.bincount(codes, weights=per_row, minlength=len(classes))
+        assert np.array_equal(np.asarray(tree.root.stats, dtype=np.float64), expected)
+
+
 def test_feature_importances_are_normalised_as_scikit_learn():
     X, y = _wine()
     forest = random_forest(X, y, n_trees=5, seed=1)
