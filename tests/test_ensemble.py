@@ -205,6 +205,18 @@ def test_adaboost_is_scikit_learns_samme_exactly():
     assert np.array_equal(np.array(list(puretree.feature_importances(ours).values())), theirs.feature_importances_)
 
 
+def test_adaboost_with_sample_weights_is_scikit_learns():
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = _wine()
+    w = 1.0 + (np.arange(len(y)) % 4)  # the starting weights, as scikit-learn's fit(sample_weight=)
+    ours = adaboost(X, y, n_rounds=10, sample_weight=w)
+    theirs = AdaBoostClassifier(DecisionTreeClassifier(max_depth=1), n_estimators=10, random_state=0).fit(X, y, sample_weight=w)
+    assert np.allclose(np.array(ours.weights), theirs.estimator_weights_[: len(ours.weights)], rtol=1e-12)
+    assert np.array_equal(puretree.predict(ours, X), theirs.predict(X))
+
+
 def test_adaboost_two_classes_as_scikit_learn():
     from sklearn.datasets import load_breast_cancer
     from sklearn.ensemble import AdaBoostClassifier
