@@ -78,11 +78,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+import math
+
 import attrs
 import numpy as np
 
 from .builder import ByTask, check_options
-from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
+from .c45 import choose_option, collapse_unhelpful
+from .c45_scan import J48_EPSILON, VALUE_TOLERANCE, Option, at_least, best_cut, known_gain, split_info
+from .criteria import SCORES, GainRatio, ImpurityDecrease, resolve_score, score_task
 from .data import as_dataset, category_key, encode_features, is_missing, labels_array
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
@@ -92,7 +96,7 @@ from .predict import predict as predict_rows
 from .splits import TIE_TOLERANCE, subset_candidates, tie_first
 from .tasks import CLASSIFICATION, REGRESSION
 
-__all__ = ["bin_edges", "cart", "cart_regressor", "id3", "predict", "HISTOGRAM_BYTES"]
+__all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HISTOGRAM_BYTES"]
 
 #: Largest size (bytes) of one summed histogram (a batch of frontier nodes). Each partition's
 #: task makes one of this size too, so a worker holds about (its partitions + 1) of them at a
@@ -618,6 +622,99 @@ def _best_thresholds(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[
     return out
 
 
+@attrs.frozen
+class _C45Rules:
+    """What C4.5's choice needs beyond :class:`_Rules`: gain ratio (else gain), the gain's
+    impurity, and the training rows (J48's many-valued attributes are compared with them)."""
+
+    by_ratio: bool
+    impurity: Any
+    root_rows: float
+
+
+def _c45_score(score: Any) -> tuple[bool, Any]:
+    """Whether C4.5 maximises the gain ratio (else the gain), and the gain's impurity, as
+    :class:`puretree.c45.C45Splits` reads its score; another score is refused."""
+    if isinstance(score, GainRatio):
+        return True, score.impurity
+    if isinstance(score, ImpurityDecrease):
+        return False, score.impurity
+    raise ParameterError(f"c45 chooses splits by gain_ratio(impurity) or information_gain(impurity) (impurity_decrease); got {score!r}")
+
+
+def _c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: _Rules, edges: Sequence[np.ndarray | None], c45: _C45Rules) -> list[tuple[str, int, Any, float] | None]:
+    """Each node's C4.5 split from its histogram ``(feature, bin, channel)`` (the last bin:
+    missing values; the last channel: rows), as :class:`puretree.c45.C45Splits` chooses it on
+    the binned values in memory (:func:`_c45_numeric`, :func:`_c45_categorical`, then the same
+    :func:`puretree.c45.choose_option`): ``("threshold", feature, bin, score)``,
+    ``("multiway", feature, feature, score)`` or None."""
+    numeric = np.flatnonzero(~rules.categorical).tolist()
+    out: list[tuple[str, int, Any, float] | None] = []
+    for i in range(H.shape[0]):
+        total = float(parents[i, :-1].sum())
+        min_leaf = float(rules.min_samples_leaf)
+        if total - 2 * min_leaf < -J48_EPSILON:
+            out.append(None)
+            continue
+        n_classes = parents.shape[1] - 1
+        categorical = np.flatnonzero(usable[i]).tolist()
+        many = [j for j in categorical if rules.n_categories[j] >= 0.3 * c45.root_rows]
+        all_many = not numeric and len(many) == len(categorical)
+        options = [o for j in numeric if (o := _c45_numeric(H[i, j], cast("np.ndarray", edges[j]), j, total, n_classes, min_leaf, c45.impurity)) is not None]
+        options += [o for j in categorical if (o := _c45_categorical(H[i, j], rules.n_categories[j], j, total, min_leaf, j in many and not all_many, c45.impurity)) is not None]
+        chosen = choose_option(options, c45.by_ratio)
+        if chosen is None or (rules.min_gain is not None and not chosen[1] > rules.min_gain):
+            out.append(None)
+        elif chosen[0].kind == "threshold":
+            out.append(("threshold", chosen[0].feature, int(cast(float, chosen[0].threshold)), chosen[1]))
+        else:
+            out.append(("multiway", chosen[0].feature, chosen[0].feature, chosen[1]))
+    return out
+
+
+def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> Option | None:
+    """J48's best cut of numeric feature ``j`` from its histogram ``h`` (bin, channel), as
+    :func:`puretree.c45_scan.numeric_option` finds it on the rows' binned values (each value
+    its bin's upper edge): the sorted rows' cuts are the gaps between consecutive non-empty
+    bins whose edges are more than 1e-5 apart, and the same sums give the same floats. The
+    option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""
+    known = h[:-1]
+    rows = known[:, -1]
+    stats = known[:, :-1]
+    n_known = float(rows.sum())
+    known_parent = stats.sum(axis=0)
+    known_weight = float(known_parent.sum())
+    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
+    if known_weight - 2 * least < -J48_EPSILON or n_known < 2:
+        return None
+    present = np.flatnonzero(rows > 0)
+    cuts = present[:-1][edges[present[:-1]] + VALUE_TOLERANCE < edges[present[1:]]]
+    w_left = np.cumsum(stats.sum(axis=1))[cuts]
+    cuts = cuts[at_least(w_left, least) & at_least(known_weight - w_left, least)]
+    if len(cuts) == 0:
+        return None
+    left = np.cumsum(stats, axis=0)[cuts]
+    gains = known_gain(known_parent, np.stack((left, known_parent - left), axis=-2), total, impurity)
+    best, where = best_cut(gains)
+    corrected = best - math.log2(len(cuts)) / total
+    if where < 0 or corrected < J48_EPSILON:
+        return None
+    branches = np.stack((left[where], known_parent - left[where]))
+    info = float(split_info(branches.sum(axis=1), total))
+    return Option(j, corrected, corrected / info if info > 0 else 0.0, True, "threshold", threshold=float(cuts[where]), branches=branches)
+
+
+def _c45_categorical(h: np.ndarray, m: int, j: int, total: float, min_leaf: float, many_values: bool, impurity: Any) -> Option | None:
+    """J48's split of categorical feature ``j`` (one branch per category) from its histogram
+    ``h``, as :func:`puretree.c45_scan.categorical_option` scores it."""
+    per = h[:m, :-1]
+    if np.count_nonzero(at_least(per.sum(axis=1), min_leaf)) < 2:
+        return None
+    gain = float(known_gain(per.sum(axis=0), per, total, impurity))
+    info = float(split_info(per.sum(axis=1), total))
+    return Option(j, gain, gain / info if info > 0 else 0.0, not many_values, "multiway", branches=per)
+
+
 def _multiway_score(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> float | None:
     """One node's score of a split with one branch per category of feature ``f`` (histogram
     ``h``: category, channel), or None, as the in-memory engine scores it: at least two
@@ -731,6 +828,7 @@ def _grow(
     y: Any,
     multiway: bool,
     *,
+    c45: bool = False,
     bins: Any = None,
     max_bins: int | None = None,
     score: Any = ByTask("gini", "variance"),
@@ -762,7 +860,7 @@ def _grow(
     """
     dask, _, _ = _dask()
     opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins, missing=missing)
-    if missing == "distribute":
+    if missing == "distribute" and not c45:
         raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask supports 'majority' and 'error' (not yet 'distribute')")
     if task not in ("classification", "regression"):
         raise ParameterError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -771,7 +869,10 @@ def _grow(
     if not isinstance(histogram_bytes, int) or histogram_bytes < 1:
         raise ParameterError(f"histogram_bytes must be a positive integer, got {histogram_bytes!r}")
     regression = task == "regression"
+    if c45 and regression:
+        raise ParameterError("puretree.dask.c45 grows classification trees; C4.5 on numeric targets is not yet supported on Dask (use puretree.dask.cart_regressor)")
     chosen = _task_score(score, REGRESSION if regression else CLASSIFICATION)
+    by_ratio, impurity = _c45_score(chosen) if c45 else (False, None)
     parts = _inputs(X, y, sample_weight)
     names = list(feature_names) if feature_names is not None else parts.names
     assert parts.y is not None  # _inputs requires the labels
@@ -819,7 +920,11 @@ def _grow(
             slot = np.full(len(frontier), -1, dtype=np.int64)
             slot[some] = np.arange(len(some))
             H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), _merge))[0]
-            for s, (i, found) in enumerate(zip(some, _choose(H, np.stack([counts[i] for i in some]), [usable[i] for i in some], rules))):
+            if c45 and missing == "distribute" and H[:, :, -1, -1].any():
+                raise ParameterError("missing='distribute' (C4.5's fractional rows, sent down every branch) is not yet supported on Dask, and the data has missing values: pass missing='majority' (the heavier branch) or 'error'")
+            parents = np.stack([counts[i] for i in some])
+            chosen_splits = _c45_choose(H, parents, [usable[i] for i in some], rules, edges, _C45Rules(by_ratio, impurity, float(root[-1]))) if c45 else _choose(H, parents, [usable[i] for i in some], rules)
+            for s, (i, found) in enumerate(zip(some, chosen_splits)):
                 if found is not None and not (regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
                     kind, j, test, _ = found
                     splits[i] = (kind, j, test, *_branches(kind, test, H[s, j], rules))
@@ -921,6 +1026,28 @@ def id3(X: Any, y: Any, *, score: Any = ByTask("information_gain", "variance"), 
     x0 > 2: 1 (2)
     """
     return _grow(X, y, True, score=score, **options)
+
+
+def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_samples_leaf: float = 2, missing: str = "distribute", collapse: bool = True, **options: Any) -> Tree:
+    """A C4.5 tree (gain ratio among the attributes of at least average gain, J48's
+    MDL-corrected numeric cuts and minimum branch sizes, one branch per category, then
+    :func:`puretree.c45.collapse_unhelpful`) grown on Dask workers from the same per-bin
+    histograms as :func:`cart`: with the same edges it is the tree
+    ``puretree.c45(X, y, bins=edges, ...)`` grows in memory (its thresholds are bin edges).
+    Classification only. ``missing``: ``"distribute"`` (C4.5's, the default) works while the
+    data has no missing value (a tree grown so is the same); with missing values it is not
+    yet supported (a ParameterError): pass ``"majority"`` (the heavier branch) or ``"error"``.
+    Other options as :func:`cart` (``min_samples_leaf`` is J48's ``-M``, default 2).
+
+    >>> import dask.array as da
+    >>> X = da.from_array(np.array([[0.5], [1.2], [1.7], [2.5], [3.1], [3.9]]), chunks=3)
+    >>> y = da.from_array(np.array(["a", "a", "a", "b", "b", "b"]), chunks=3)
+    >>> print(c45(X, y, bins=[[1.0, 2.0, 3.0, 4.0]], min_samples_leaf=1).to_text())
+    x0 <= 2: a (3)
+    x0 > 2: b (3)
+    """
+    tree = _grow(X, y, True, c45=True, score=score, min_samples_leaf=min_samples_leaf, missing=missing, **options)
+    return collapse_unhelpful(tree) if collapse else tree
 
 
 def cart_regressor(X: Any, y: Any, **options: Any) -> Tree:
