@@ -53,8 +53,11 @@ subset splits from the per-category histograms as the engine does (the same
 :func:`id3` splits them with one branch per category instead (a feature so used is not
 offered again below), from the same histograms.
 
-**Not yet**: class weights, ``missing="distribute"``, and C4.5 (whose split generator has
-no in-memory histogram mode either).
+:func:`c45` chooses C4.5's splits (gain ratio, average-gain filter, MDL-corrected cuts,
+one branch per category) from the same histograms, as ``puretree.c45(X, y, bins=edges)``
+grows C4.5 on the bins' edges in memory.
+
+**Not yet**: class weights, and ``missing="distribute"`` on data with missing values.
 
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
 naming the partition (its number and rows).
