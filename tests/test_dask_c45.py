@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import puretree
 from puretree.errors import ParameterError
+from puretree.fold import n_leaves
 from puretree.nodes import Threshold
 
 da = pytest.importorskip("dask.array")
@@ -142,3 +143,20 @@ def test_options_are_checked():
         ptdask.c45(Xd, yd, score=lambda parent, children, names: np.zeros(children.shape[:-2]))
     with pytest.raises(ParameterError, match="not both"):
         ptdask.c45(Xd, yd, bins=[[1.0, 2.0]], max_bins=4)
+
+
+def test_a_larger_sample_through_the_compiled_scan_and_with_weights(client):
+    # 3,000 rows x 5: big enough for the in-memory c45's compiled scan of whole counts
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 5)).round(2)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=3000) > 0).astype(int) + (X[:, 3] > 1.2)
+    Xd, yd = _dask([750] * 4, X, y)
+    edges = ptdask.bin_edges(Xd, max_bins=32)
+    grown = ptdask.c45(Xd, yd, bins=edges)
+    assert grown == puretree.c45(X, y, bins=edges)
+    assert n_leaves(grown) > 5  # a real tree, not a stump
+    # weights: the in-memory structure, the statistics summed in another order
+    w = rng.choice([0.5, 1.0, 2.0], size=3000)
+    weighted = ptdask.c45(Xd, yd, bins=edges, sample_weight=_dask([750] * 4, w)[0])
+    expected = puretree.c45(X, y, bins=edges, sample_weight=w)
+    assert weighted.to_text() == expected.to_text()
