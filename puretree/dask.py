@@ -1031,7 +1031,7 @@ def id3(X: Any, y: Any, *, score: Any = ByTask("information_gain", "variance"), 
     return _grow(X, y, True, score=score, **options)
 
 
-def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_samples_leaf: float = 2, missing: str = "distribute", collapse: bool = True, **options: Any) -> Tree:
+def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_samples_leaf: float = 2, missing: str = "distribute", collapse: bool = True, threshold: str = "midpoint", **options: Any) -> Tree:
     """A C4.5 tree (gain ratio among the attributes of at least average gain, J48's
     MDL-corrected numeric cuts and minimum branch sizes, one branch per category, then
     :func:`puretree.c45.collapse_unhelpful`) grown on Dask workers from the same per-bin
@@ -1040,7 +1040,8 @@ def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_sa
     Classification only. ``missing``: ``"distribute"`` (C4.5's, the default) works while the
     data has no missing value (a tree grown so is the same); with missing values it is not
     yet supported (a ParameterError): pass ``"majority"`` (the heavier branch) or ``"error"``.
-    Other options as :func:`cart` (``min_samples_leaf`` is J48's ``-M``, default 2).
+    Other options as :func:`cart` (``min_samples_leaf`` is J48's ``-M``, default 2);
+    ``threshold`` is checked and, as in memory with bins, has no effect: every threshold is an edge.
 
     >>> import dask.array as da
     >>> X = da.from_array(np.array([[0.5], [1.2], [1.7], [2.5], [3.1], [3.9]]), chunks=3)
@@ -1049,6 +1050,9 @@ def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_sa
     x0 <= 2: a (3)
     x0 > 2: b (3)
     """
+    check_options(threshold=threshold)
+    if not isinstance(collapse, bool):
+        raise ParameterError(f"collapse must be True or False, got {collapse!r}")
     tree = _grow(X, y, True, c45=True, score=score, min_samples_leaf=min_samples_leaf, missing=missing, **options)
     return collapse_unhelpful(tree) if collapse else tree
 

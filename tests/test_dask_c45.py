@@ -143,6 +143,10 @@ def test_options_are_checked():
         ptdask.c45(Xd, yd, score=lambda parent, children, names: np.zeros(children.shape[:-2]))
     with pytest.raises(ParameterError, match="not both"):
         ptdask.c45(Xd, yd, bins=[[1.0, 2.0]], max_bins=4)
+    with pytest.raises(ParameterError, match="threshold"):
+        ptdask.c45(Xd, yd, threshold="middle")
+    with pytest.raises(ParameterError, match="collapse"):
+        ptdask.c45(Xd, yd, collapse="yes")
 
 
 def test_a_larger_sample_through_the_compiled_scan_and_with_weights(client):
