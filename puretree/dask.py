@@ -57,7 +57,12 @@ offered again below), from the same histograms.
 one branch per category) from the same histograms, as ``puretree.c45(X, y, bins=edges)``
 grows C4.5 on the bins' edges in memory.
 
-**Not yet**: class weights, and ``missing="distribute"`` on data with missing values.
+With ``missing="distribute"`` (C4.5's default) a row whose value is missing goes down every
+branch with a fraction of its weight (each branch's share of the known weight): each
+partition then keeps its rows as *instances* ``(row, node, fraction)`` rather than one node id
+per row, and the histograms sum the instances' weights times their fractions.
+
+**Not yet**: class weights, and ``missing="distribute"`` for :func:`cart` and :func:`id3`.
 
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
 naming the partition (its number and rows).
@@ -413,6 +418,39 @@ def _move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarr
     if len(by_table):
         out[mine[by_table]] = dest[t[by_table], b[by_table]]
     return out
+
+
+def _root_instances(target: np.ndarray, weight: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``missing="distribute"``: a partition's rows as instances ``(row, node, fraction)``, a
+    row being in several nodes with fractions of its weight once a missing value has sent it
+    down every branch; at the root every row of positive weight is one whole instance."""
+    rows = np.arange(len(target)) if weight is None else np.flatnonzero(weight != 0)
+    return rows, np.zeros(len(rows), dtype=np.int32), np.ones(len(rows))
+
+
+def _instance_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, inst: tuple[np.ndarray, np.ndarray, np.ndarray], slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """:func:`_histogram` of the instances, each weighing its row's weight times its fraction
+    (the rows channel counts instances, as the in-memory node counts its rows)."""
+    rows, node, frac = inst
+    return _histogram(bins[rows], target[rows], frac if weight is None else weight[rows] * frac, node, slot, n_slots, n_bins, k)
+
+
+def _instance_root_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, inst: tuple[np.ndarray, np.ndarray, np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    one = np.zeros((len(bins), 1), dtype=np.uint8)
+    return _instance_histogram(one, target, weight, inst, np.zeros(1, dtype=np.int64), 1, 1, k)
+
+
+def _move_instances(bins: np.ndarray, inst: tuple[np.ndarray, np.ndarray, np.ndarray], feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray, kids: np.ndarray, share: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The instances of the next level: a known value follows its branch (:func:`_move`); a
+    missing one goes down every branch ``b`` of positive ``share[node, b]`` (the branch's part of
+    the known weight) to node ``kids[node, b]``, its fraction multiplied by the share (C4.5)."""
+    rows, node, frac = inst
+    out = _move(bins[rows], node, feature, cut, left, right, np.zeros(len(feature), dtype=np.int8), missing, table_of, dest)
+    absent = bins[rows, feature[node]] == missing
+    out[absent] = -1
+    keep = np.flatnonzero(out >= 0)
+    at, b = np.nonzero((share[node] > 0) & (kids[node] >= 0) & absent[:, None])
+    return (np.concatenate((rows[keep], rows[at])), np.concatenate((out[keep], kids[node[at], b])).astype(np.int32), np.concatenate((frac[keep], frac[at] * share[node[at], b])))
 
 
 def _predict_block(block: Any, tree: Tree) -> Any:
@@ -774,13 +812,14 @@ def _best_subset(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> tu
     return float(s[b]), tuple(int(c) for c in present[masks[b]])
 
 
-def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules) -> tuple[np.ndarray, np.ndarray]:
+def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules, spread: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A split's branch for every bin of its feature's histogram ``h`` (bin, channel), the
     missing bin included, and its children's statistics and rows. Threshold: bins up to
     ``test`` go left (0); subset: the categories ``test`` go left; multiway: a branch per
     category. The missing values go to the heaviest branch by the known weight, the first on
-    a tie (the engine's ``missing="majority"``). Each branch sums its own bins, so a class
-    absent from a branch is exactly 0 there."""
+    a tie (the engine's ``missing="majority"``), or (``spread``: C4.5's ``"distribute"``) down
+    every branch with its ``share`` of the known weight, returned too. Each branch sums its own
+    bins, so a class absent from a branch is exactly 0 there."""
     bins = np.arange(len(h) - 1)
     if kind == "threshold":
         branch, nb = (bins > test).astype(np.int64), 2
@@ -792,10 +831,16 @@ def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules) -> tuple[np.nd
     children = np.zeros((nb, h.shape[1]))
     for b in range(nb):
         children[b] = h[:-1][branch == b].sum(axis=0)
-    heavy = int(np.argmax(_weight(children[:, :-1], rules)))
-    if h[-1, -1] > 0:
+    known = _weight(children[:, :-1], rules)
+    heavy = int(np.argmax(known))
+    share = np.zeros(nb)
+    if h[-1, -1] > 0 and spread:  # C4.5's "distribute": every branch its share of the known weight
+        share = known / known.sum()
+        children[:, :-1] += share[:, None] * h[-1, :-1]
+        children[share > 0, -1] += h[-1, -1]
+    elif h[-1, -1] > 0:
         children[heavy] += h[-1]
-    return np.append(branch, heavy), children
+    return np.append(branch, heavy), children, share
 
 
 def _assemble(made: list[Any]) -> Node:
@@ -897,8 +942,9 @@ def _grow(
     n_bins = max(len(e) if e is not None else c for e, c in zip(edges, n_categories)) + 1  # the last bin: missing values
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
     binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)))
-    node = _persist(dask, _tasks(dask, parts, _root_ids, target, weights))
-    root, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _root_histogram, binned, target, weights, node, shared=(k,)), _merge))[0]
+    spread = c45 and missing == "distribute"  # rows as fractional instances (C4.5)
+    node = _persist(dask, _tasks(dask, parts, _root_instances if spread else _root_ids, target, weights))
+    root, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _instance_root_histogram if spread else _root_histogram, binned, target, weights, node, shared=(k,)), _merge))[0]
     root = root[0, 0, 0]
     if root[-1] == 0:
         raise DataError("every sample weight is zero")
@@ -917,20 +963,18 @@ def _grow(
         open_ = [i for i, c in enumerate(counts) if not _is_leaf(c, depth, rules)]
         for i, c in enumerate(counts):
             made[frontier[i]] = Leaf(c[:-1])
-        splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray]] = {}
+        splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
         for a in range(0, len(open_), batch):
             some = open_[a : a + batch]
             slot = np.full(len(frontier), -1, dtype=np.int64)
             slot[some] = np.arange(len(some))
-            H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), _merge))[0]
-            if c45 and missing == "distribute" and H[:, :, -1, -1].any():
-                raise ParameterError("missing='distribute' (C4.5's fractional rows, sent down every branch) is not yet supported on Dask, and the data has missing values: pass missing='majority' (the heavier branch) or 'error'")
+            H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _instance_histogram if spread else _histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), _merge))[0]
             parents = np.stack([counts[i] for i in some])
             chosen_splits = _c45_choose(H, parents, [usable[i] for i in some], rules, edges, _C45Rules(by_ratio, impurity, float(root[-1]))) if c45 else _choose(H, parents, [usable[i] for i in some], rules)
             for s, (i, found) in enumerate(zip(some, chosen_splits)):
                 if found is not None and not (regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
                     kind, j, test, _ = found
-                    splits[i] = (kind, j, test, *_branches(kind, test, H[s, j], rules))
+                    splits[i] = (kind, j, test, *_branches(kind, test, H[s, j], rules, spread))
             del H
         if not splits:
             break
@@ -939,11 +983,13 @@ def _grow(
         left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
         table_of = np.full(n, -1, dtype=np.int64)
         tables: list[np.ndarray] = []
+        widest = max(len(v[4]) for v in splits.values())
+        kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
         next_frontier: list[int] = []
         next_counts: list[np.ndarray] = []
         next_usable: list[np.ndarray] = []
         for i in sorted(splits):
-            kind, j, test, branch_of_bin, kids_stats = splits[i]
+            kind, j, test, branch_of_bin, kids_stats, share = splits[i]
             g = len(made)
             made.extend([None] * len(kids_stats))
             ids = []
@@ -956,6 +1002,7 @@ def _grow(
                 else:  # a category no row reached: a leaf of zero statistics, as in memory
                     ids.append(-1)
                     made[g + b] = Leaf(st[:-1])
+            kids[i, : len(ids)], shares[i, : len(share)] = ids, share
             if kind == "threshold":
                 feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
                 test = TESTS[kind](float(cast("np.ndarray", edges[j])[test]))  # the cut: an edge
@@ -965,7 +1012,10 @@ def _grow(
                 test = TESTS[kind](test if kind == "subset" else len(kids_stats))  # the left categories, or the branches
             made[frontier[i]] = (j, test, range(g, g + len(kids_stats)), counts[i][:-1])
         dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
-        node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, table_of, dest)))
+        if spread:
+            node = _persist(dask, _tasks(dask, parts, _move_instances, binned, node, shared=(feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares)))
+        else:
+            node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, table_of, dest)))
         frontier, counts, usable = next_frontier, next_counts, next_usable
         depth += 1
     tree = Tree(_assemble(made), schema, missing)
@@ -1037,9 +1087,12 @@ def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_sa
     :func:`puretree.c45.collapse_unhelpful`) grown on Dask workers from the same per-bin
     histograms as :func:`cart`: with the same edges it is the tree
     ``puretree.c45(X, y, bins=edges, ...)`` grows in memory (its thresholds are bin edges).
-    Classification only. ``missing``: ``"distribute"`` (C4.5's, the default) works while the
-    data has no missing value (a tree grown so is the same); with missing values it is not
-    yet supported (a ParameterError): pass ``"majority"`` (the heavier branch) or ``"error"``.
+    Classification only. ``missing``: ``"distribute"`` (C4.5's, the default: a missing value
+    sends its row down every branch with a fraction of its weight, kept on the workers as
+    instances of the row), ``"majority"`` (the heavier branch) or ``"error"``. With fractions
+    (or weights) the sums are added in another order than in memory: the in-memory structure,
+    statistics within 1e-9 relative; unweighted without missing values, or with ``"majority"``,
+    the same tree (``==``).
     Other options as :func:`cart` (``min_samples_leaf`` is J48's ``-M``, default 2);
     ``threshold`` is checked and, as in memory with bins, has no effect: every threshold is an edge.
 

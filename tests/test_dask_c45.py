@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 import puretree
 from puretree.errors import ParameterError
 from puretree.fold import n_leaves
-from puretree.nodes import Threshold
+from puretree.nodes import Split, Threshold
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -127,12 +127,43 @@ def test_max_bins_computes_the_edges_on_the_workers(client):
     assert grown == ptdask.c45(Xd, yd, bins=ptdask.bin_edges(Xd, max_bins=8))
 
 
-def test_distribute_with_missing_values_is_not_yet_supported(client):
-    X = np.array([[1.0], [np.nan], [3.0], [4.0]])
-    Xd, yd = _dask([2, 2], X, np.array([0, 0, 1, 1]))
-    with pytest.raises(ParameterError, match="missing='distribute' .* not yet supported on Dask.*'majority'"):
-        ptdask.c45(Xd, yd, max_bins=4, min_samples_leaf=1)
-    assert ptdask.c45(Xd, yd, max_bins=4, min_samples_leaf=1, missing="majority").missing == "majority"
+def _same_structure(a, b, rtol=1e-9):
+    """The same splits (feature, test) in the same shape, statistics within ``rtol`` relative."""
+    assert type(a) is type(b)
+    np.testing.assert_allclose(a.stats, b.stats, rtol=rtol, atol=1e-12)
+    if isinstance(a, Split):
+        assert (a.feature, a.test) == (b.feature, b.test)
+        assert len(a.children) == len(b.children)
+        for x, y in zip(a.children, b.children):
+            _same_structure(x, y, rtol)
+
+
+@settings(max_examples=20, deadline=None)
+@given(problem=problems(nan=True), **_OPTIONS)
+def test_distribute_sends_fractions_of_rows_down_every_branch_as_in_memory(client, problem, max_bins, batch, **options):
+    # the fractions are summed in another order (each partition's instances, then the
+    # partitions): the in-memory structure, statistics within 1e-9
+    X, y, sizes = problem
+    Xd, yd = _dask(sizes, X, y)
+    edges = ptdask.bin_edges(Xd, max_bins=max_bins)
+    grown = ptdask.c45(Xd, yd, bins=edges, missing="distribute", histogram_bytes=batch, **options)
+    expected = puretree.c45(X, y, bins=edges, missing="distribute", **options)
+    assert (grown.schema, grown.missing, grown.criterion) == (expected.schema, expected.missing, expected.criterion)
+    _same_structure(grown.root, expected.root)
+
+
+def test_distribute_on_an_exact_example(client):
+    # x0 of row 3 is missing: it goes down both branches, 3/5 and 2/5 of a row (the known weights)
+    X = np.array([[1.0], [1.0], [np.nan], [1.0], [3.0], [3.0]])
+    y = np.array([0, 0, 1, 0, 1, 1])
+    Xd, yd = _dask([3, 3], X, y)
+    tree = ptdask.c45(Xd, yd, bins=[[1.0, 2.0, 3.0]], min_samples_leaf=1, collapse=False)
+    _same_structure(tree.root, puretree.c45(X, y, bins=[[1.0, 2.0, 3.0]], min_samples_leaf=1, collapse=False).root)
+    assert tree.root.test == Threshold(1.0)
+    np.testing.assert_allclose(tree.root.children[0].stats, (3.0, 0.6))
+    np.testing.assert_allclose(tree.root.children[1].stats, (0.0, 2.4))
+    with pytest.raises(ParameterError, match="not yet 'distribute'"):  # cart and id3: not yet
+        ptdask.cart(Xd, yd, bins=[[1.0, 2.0, 3.0]], missing="distribute")
 
 
 def test_options_are_checked():
