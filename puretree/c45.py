@@ -79,7 +79,9 @@ class C45Splits:
 
     ``vectorised`` (the default) scores the cuts of all numeric features of a node at once
     (:func:`puretree.c45_vector.numeric_options`, entropy only); ``False`` runs this module's
-    feature-by-feature specification. Both choose the same splits.
+    feature-by-feature specification. Both choose the same splits. ``lower`` places a cut at
+    the lower of the node's two values around it instead of their midpoint (histogram mode,
+    :func:`c45` with ``bins=``, where the values are bin edges).
     """
 
     vectorised: bool = True

@@ -93,6 +93,7 @@ def test_thresholds_are_edges_not_midpoints():
     tree = puretree.c45(X, y, bins=[[1.0, 2.0, 3.0, 4.0]], min_samples_leaf=1)
     assert tree.root.test == Threshold(2.0)
     assert puretree.c45(X, y, min_samples_leaf=1).root.test == Threshold(2.1)  # unbinned: the midpoint
+    assert puretree.c45(X, y, bins=[[1.0, 2.0, 3.0, 4.0]], min_samples_leaf=1, threshold="data") == tree  # no effect with bins
     # with an empty bin between the two non-empty ones, the threshold is the lower edge
     assert puretree.c45(X, y, bins=[[1.0, 2.0, 2.2, 3.0, 4.0]], min_samples_leaf=1).root.test == Threshold(2.0)
 
