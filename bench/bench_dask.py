@@ -26,6 +26,7 @@ issue's target, 60% of the training data's size plus 300 MB.
     python bench/bench_dask.py --rows 100000 --repeats 3
     python bench/bench_dask.py --task regression          # make_regression, cart_regressor; R^2 in %
     python bench/bench_dask.py --no-xgboost               # without XGBoost's rows
+    python bench/bench_dask.py --algorithm c45            # C4.5: puretree.c45 / c45(bins=) / dask.c45
 """
 
 from __future__ import annotations
@@ -102,7 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--worker-memory", default="2GB", help="each worker's memory limit (dask's)")
     ap.add_argument("--no-xgboost", action="store_true", help="skip XGBoost's hist rows even when it is installed")
     ap.add_argument("--task", choices=("classification", "regression"), default="classification", help="regression: make_regression, the held-out column is R^2 in %%")
+    ap.add_argument("--algorithm", choices=("cart", "c45"), default="cart", help="c45: puretree.c45 exact and with bins=edges, puretree.dask.c45 (classification)")
     args = ap.parse_args(argv)
+    if args.algorithm == "c45" and args.task == "regression":
+        ap.error("--algorithm c45 grows classification trees")
 
     import dask.array as da
     from distributed import Client, LocalCluster
@@ -129,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     def accuracy(tree) -> float:
         return score(tree.predict(Xte))
 
-    grow = puretree.cart_regressor if regression else puretree.cart
+    grow = puretree.cart_regressor if regression else puretree.c45 if args.algorithm == "c45" else puretree.cart
+    spread_fit = ptdask.c45 if args.algorithm == "c45" else ptdask.cart
+    algo = args.algorithm
     xgb = None if args.no_xgboost else _xgboost()
     xgb_options = dict(tree_method="hist", n_estimators=1, learning_rate=1.0, max_depth=depth, max_bin=args.max_bins)
     extra = []
@@ -150,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         ptdask.cart(da.from_array(Xtr[:1000], chunks=(500, args.features)), da.from_array(ytr[:1000], chunks=(500,)), max_depth=2)  # warm-up: workers import puretree
         before = client.run(_start_meter)  # the workers' size once started, imports and data included
         edges, t_edges = timed(lambda: ptdask.bin_edges(Xd, max_bins=args.max_bins), args.repeats)
-        grown, t_dask = timed(lambda: ptdask.cart(Xd, yd, bins=edges, max_depth=depth, task=args.task, histogram_bytes=args.histogram_mb * 2**20), args.repeats)
+        grown, t_dask = timed(lambda: spread_fit(Xd, yd, bins=edges, max_depth=depth, task=args.task, histogram_bytes=args.histogram_mb * 2**20), args.repeats)
         held = ptdask.predict(grown, da.from_array(Xte, chunks=(-(-len(Xte) // args.chunks), args.features)))
         dask_acc = score(held.compute())
         peaks = client.run(_stop_meter)
@@ -170,13 +176,13 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{make.__name__} {args.rows:,} x {args.features}, train {cut:,} rows ({data_mb:.0f} MB), {args.chunks} chunks, {args.workers} workers, max_depth={depth}, max_bins={args.max_bins}, histograms {args.histogram_mb} MiB, median of {args.repeats}")
     print(f"{'fit':<28}{'seconds':>10}{'ratio':>8}{'held-out %':>12}{'leaves':>8}")
-    rows = [("exact cart (in memory)", t_exact, accuracy(exact), n_leaves(exact)), ("cart(bins=edges) in memory", t_binned, accuracy(binned), n_leaves(binned)), ("puretree.dask.cart", t_dask, dask_acc, n_leaves(grown)), *extra]
+    rows = [(f"exact {algo} (in memory)", t_exact, accuracy(exact), n_leaves(exact)), (f"{algo}(bins=edges) in memory", t_binned, accuracy(binned), n_leaves(binned)), (f"puretree.dask.{algo}", t_dask, dask_acc, n_leaves(grown)), *extra]
     for name, t, acc, leaves in rows:
         print(f"{name:<28}{t:>10.2f}{t / t_exact:>8.2f}{acc:>12.3f}{leaves:>8}")
     if xgb is None and not args.no_xgboost:
         print("xgboost is not installed (pip install xgboost-cpu): its rows are left out")
     print(f"{'dask bin_edges':<28}{t_edges:>10.2f}")
-    print(f"dask tree == in-memory cart(bins=edges): {grown == binned}" + ("" if grown == binned else f" (same text: {same})"))
+    print(f"dask tree == in-memory {algo}(bins=edges): {grown == binned}" + ("" if grown == binned else f" (same text: {same})"))
     print(f"accuracy, dask - exact: {dask_acc - accuracy(exact):+.3f} points")
     for address, mb in sorted(peaks.items()):
         print(f"worker {address}: peak RSS {mb:.0f} MB, {before[address]:.0f} MB before the fit (imports and its chunks); target 60% of the data + 300 MB = {0.6 * data_mb + 300:.0f} MB")

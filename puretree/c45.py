@@ -57,6 +57,7 @@ from .nodes import Leaf, Node, Tree, children, with_children
 __all__ = [
     "c45",
     "c45_splits",
+    "choose_option",
     "C45Splits",
     "collapse_unhelpful",
     "c45_scores",
@@ -78,10 +79,15 @@ class C45Splits:
 
     ``vectorised`` (the default) scores the cuts of all numeric features of a node at once
     (:func:`puretree.c45_vector.numeric_options`, entropy only); ``False`` runs this module's
-    feature-by-feature specification. Both choose the same splits.
+    feature-by-feature specification. Both choose the same splits. ``lower`` places a cut at
+    the lower of the node's two values around it instead of their midpoint (histogram mode,
+    :func:`c45` with ``bins=``, where the values are bin edges).
     """
 
     vectorised: bool = True
+    #: Cuts at the lower of the two values (the node's largest known value going left)
+    #: instead of their midpoint: histogram mode's thresholds, where the values are bin edges.
+    lower: bool = False
 
     def __call__(self, node: NodeData, *, score: Any, min_samples_leaf: float) -> Candidate | None:
         if node.schema.is_regression:
@@ -109,24 +115,32 @@ class C45Splits:
         for j in node.categorical:
             if (o := categorical_option(node, j, total, min_leaf, j in many and not all_many, impurity)) is not None:
                 options.append(o)
-        if not options:
+        if (chosen := choose_option(options, by_ratio)) is None:
             return None
-        options.sort(key=lambda o: o.feature)  # J48 looks at the attributes in order
-        if not by_ratio:
-            best_gain = max(o.gain for o in options)
-            chosen = next(o for o in options if not greater(best_gain, o.gain))
-            if chosen.gain < J48_EPSILON:
-                return None
-            return _candidate(node, chosen.option(), chosen.gain)
-        counted = [o.gain for o in options if o.counts_in_average]
-        average = sum(counted) / len(counted) if counted else 0.0
-        best_ratio, chosen_option = 0.0, None
-        for option in options:
-            if option.gain >= average - AVERAGE_GAIN_SLACK and greater(option.ratio, best_ratio):
-                best_ratio, chosen_option = option.ratio, option
-        if chosen_option is None or abs(best_ratio) < J48_EPSILON:
-            return None
-        return _candidate(node, chosen_option.option(), best_ratio)
+        return _candidate(node, chosen[0].option(), chosen[1], self.lower)
+
+
+def choose_option(options: list[Any], by_ratio: bool) -> tuple[Any, float] | None:
+    """C4.5's choice among a node's attribute options (:class:`~puretree.c45_scan.Option` or
+    :class:`~puretree.c45_scan.Scored`) and its score, or None: by gain ratio among the options
+    of at least average gain (``by_ratio``), else by gain; J48's order and tolerances.
+    :func:`puretree.dask.c45` chooses with it from histograms."""
+    if not options:
+        return None
+    options = sorted(options, key=lambda o: o.feature)  # J48 looks at the attributes in order
+    if not by_ratio:
+        best_gain = max(o.gain for o in options)
+        chosen = next(o for o in options if not greater(best_gain, o.gain))
+        return None if chosen.gain < J48_EPSILON else (chosen, chosen.gain)
+    counted = [o.gain for o in options if o.counts_in_average]
+    average = sum(counted) / len(counted) if counted else 0.0
+    best_ratio, chosen_option = 0.0, None
+    for option in options:
+        if option.gain >= average - AVERAGE_GAIN_SLACK and greater(option.ratio, best_ratio):
+            best_ratio, chosen_option = option.ratio, option
+    if chosen_option is None or abs(best_ratio) < J48_EPSILON:
+        return None
+    return chosen_option, best_ratio
 
 
 def _uses_ratio(score: Any) -> tuple[bool, Any]:
@@ -140,9 +154,15 @@ def _uses_ratio(score: Any) -> tuple[bool, Any]:
     raise ParameterError(f"c45 chooses splits by gain_ratio(impurity) or information_gain(impurity) (impurity_decrease); got {score!r}: use grow() with your own splitters for other scores")
 
 
-def _candidate(node: NodeData, o: Option, score: float) -> Candidate:
+def _candidate(node: NodeData, o: Option, score: float, lower: bool = False) -> Candidate:
     column = node.X[:, o.feature]
     if o.kind == "threshold":
+        if lower:  # the largest known value at or below the midpoint: the lower of the two
+            i = int(np.flatnonzero(node.numeric == o.feature)[0])
+            values = node.values[i][~np.isnan(node.values[i])]
+            cut = float(o.threshold if o.threshold is not None else np.nan)  # a threshold option has its cut
+            at = int(np.searchsorted(values, cut, side="right")) - 1
+            o = attrs.evolve(o, threshold=float(values[at]))
         branch = np.where(np.isnan(column), MISSING_BRANCH, column > o.threshold).astype(np.int64)
         return Candidate(score, o.feature, "threshold", branch, o.branches, threshold=o.threshold)  # type: ignore[arg-type]  # an option has its branches
     branch = np.where(np.isnan(column), MISSING_BRANCH, np.nan_to_num(column, nan=0.0)).astype(np.int64)
@@ -254,6 +274,8 @@ def c45(
     collapse: bool = True,
     missing: str = "distribute",
     splitters: Any = (c45_splits,),
+    bins: Any = None,
+    max_bins: int | None = None,
     **options: Any,
 ) -> Tree:
     """C4.5 (release 8, as Weka's J48 grows it unpruned): gain ratio among the attributes of at
@@ -262,10 +284,49 @@ def c45(
     the branches, then :func:`collapse_unhelpful`. ``threshold="data"`` places cuts at training
     values as J48 does. Prune with :func:`puretree.prune.pessimistic` (with the training data,
     for subtree raising) to get J48's default tree. Other options are :func:`~puretree.grow.grow`'s.
+
+    **Histogram mode.** ``bins=edges`` (one array of upper bin edges per feature, as
+    :func:`puretree.dask.bin_edges` gives and ``puretree.cart(X, y, bins=edges)`` takes) or
+    ``max_bins=N`` (each numeric feature cut into at most ``N`` quantile bins,
+    :func:`~puretree.engine.quantile_bins`): every numeric value is first replaced by its bin's
+    upper edge (:func:`~puretree.engine.edge_bins`), then C4.5 grows as above on those values,
+    so its numeric cuts are those between a node's non-empty bins (the MDL correction counts
+    them) and **every threshold is the upper edge of the node's last non-empty bin on the
+    left** (not a midpoint; ``threshold=`` has no effect). A raw value goes where its bin went.
+    This is exactly the tree :func:`puretree.dask.c45` grows on a cluster from per-bin histograms.
+
+    >>> X = [[0.5], [1.2], [1.7], [2.5], [3.1], [3.9]]
+    >>> print(c45(X, ["a", "a", "a", "b", "b", "b"], bins=[[1.0, 2.0, 3.0, 4.0]], min_samples_leaf=1).to_text())
+    x0 <= 2: a (3)
+    x0 > 2: b (3)
     """
+    if bins is not None or max_bins is not None:
+        X, y, options = _binned(X, y, bins, max_bins, options)
+        splitters = tuple(attrs.evolve(s, lower=True) if isinstance(s, C45Splits) else s for s in splitters)
     tree = grow(X, y, score=score, min_samples_leaf=min_samples_leaf, missing=missing, splitters=splitters, threshold=threshold, **options)
     return collapse_unhelpful(tree) if collapse else tree
 
+
+def _binned(X: Any, y: Any, bins: Any, max_bins: int | None, options: dict[str, Any]) -> tuple[Any, None, dict[str, Any]]:
+    """The dataset with every numeric value replaced by its bin's upper edge (``bins``) or by
+    the largest value of its quantile bin (``max_bins``), and the options left for grow."""
+    from .builder import check_options
+    from .data import DATA_OPTIONS, as_dataset
+    from .engine import check_bins, edge_bins, quantile_bins
+
+    if bins is not None and max_bins is not None:
+        raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
+    max_bins = check_options(max_bins=max_bins)["max_bins"]
+    rest = {k: v for k, v in options.items() if k not in DATA_OPTIONS or k == "task"}
+    ds = as_dataset(X, y, sample_weight=rest.pop("sample_weight", None), **{k: v for k, v in options.items() if k in DATA_OPTIONS})
+    if ds.sample_weight is not None and (keep := ds.sample_weight > 0).any() and not keep.all():
+        ds = ds.subset(keep)  # a row of weight 0 is no row, as grow has it: not binned either
+    edges = check_bins(bins, ds.schema) if bins is not None else None
+    Xb = ds.X.copy()  # the user's data is not touched
+    for j, f in enumerate(ds.schema.features):
+        if f.is_numeric:
+            Xb[:, j] = edge_bins(ds.X[:, j], edges[j]) if edges is not None else quantile_bins(ds.X[:, j], max_bins)  # type: ignore[arg-type]  # numeric: an array
+    return attrs.evolve(ds, X=Xb), None, rest
 
 
 # -- pruning with subtree raising (J48's C45PruneableClassifierTree.prune) --------------------

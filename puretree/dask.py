@@ -53,8 +53,16 @@ subset splits from the per-category histograms as the engine does (the same
 :func:`id3` splits them with one branch per category instead (a feature so used is not
 offered again below), from the same histograms.
 
-**Not yet**: class weights, ``missing="distribute"``, and C4.5 (whose split generator has
-no in-memory histogram mode either).
+:func:`c45` chooses C4.5's splits (gain ratio, average-gain filter, MDL-corrected cuts,
+one branch per category) from the same histograms, as ``puretree.c45(X, y, bins=edges)``
+grows C4.5 on the bins' edges in memory.
+
+With ``missing="distribute"`` (C4.5's default) a row whose value is missing goes down every
+branch with a fraction of its weight (each branch's share of the known weight): each
+partition then keeps its rows as *instances* ``(row, node, fraction)`` rather than one node id
+per row, and the histograms sum the instances' weights times their fractions.
+
+**Not yet**: class weights, and ``missing="distribute"`` for :func:`cart` and :func:`id3`.
 
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
 naming the partition (its number and rows).
@@ -78,11 +86,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+import math
+
 import attrs
 import numpy as np
 
 from .builder import ByTask, check_options
-from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
+from .c45 import choose_option, collapse_unhelpful
+from .c45_scan import J48_EPSILON, VALUE_TOLERANCE, Option, at_least, best_cut, known_gain, split_info
+from .criteria import SCORES, GainRatio, ImpurityDecrease, resolve_score, score_task
 from .data import as_dataset, category_key, encode_features, is_missing, labels_array
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
@@ -92,7 +104,7 @@ from .predict import predict as predict_rows
 from .splits import TIE_TOLERANCE, subset_candidates, tie_first
 from .tasks import CLASSIFICATION, REGRESSION
 
-__all__ = ["bin_edges", "cart", "cart_regressor", "id3", "predict", "HISTOGRAM_BYTES"]
+__all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HISTOGRAM_BYTES"]
 
 #: Largest size (bytes) of one summed histogram (a batch of frontier nodes). Each partition's
 #: task makes one of this size too, so a worker holds about (its partitions + 1) of them at a
@@ -408,6 +420,39 @@ def _move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarr
     return out
 
 
+def _root_instances(target: np.ndarray, weight: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``missing="distribute"``: a partition's rows as instances ``(row, node, fraction)``, a
+    row being in several nodes with fractions of its weight once a missing value has sent it
+    down every branch; at the root every row of positive weight is one whole instance."""
+    rows = np.arange(len(target)) if weight is None else np.flatnonzero(weight != 0)
+    return rows, np.zeros(len(rows), dtype=np.int32), np.ones(len(rows))
+
+
+def _instance_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, inst: tuple[np.ndarray, np.ndarray, np.ndarray], slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """:func:`_histogram` of the instances, each weighing its row's weight times its fraction
+    (the rows channel counts instances, as the in-memory node counts its rows)."""
+    rows, node, frac = inst
+    return _histogram(bins[rows], target[rows], frac if weight is None else weight[rows] * frac, node, slot, n_slots, n_bins, k)
+
+
+def _instance_root_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, inst: tuple[np.ndarray, np.ndarray, np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    one = np.zeros((len(bins), 1), dtype=np.uint8)
+    return _instance_histogram(one, target, weight, inst, np.zeros(1, dtype=np.int64), 1, 1, k)
+
+
+def _move_instances(bins: np.ndarray, inst: tuple[np.ndarray, np.ndarray, np.ndarray], feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray, kids: np.ndarray, share: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The instances of the next level: a known value follows its branch (:func:`_move`); a
+    missing one goes down every branch ``b`` of positive ``share[node, b]`` (the branch's part of
+    the known weight) to node ``kids[node, b]``, its fraction multiplied by the share (C4.5)."""
+    rows, node, frac = inst
+    out = _move(bins[rows], node, feature, cut, left, right, np.zeros(len(feature), dtype=np.int8), missing, table_of, dest)
+    absent = bins[rows, feature[node]] == missing
+    out[absent] = -1
+    keep = np.flatnonzero(out >= 0)
+    at, b = np.nonzero((share[node] > 0) & (kids[node] >= 0) & absent[:, None])
+    return (np.concatenate((rows[keep], rows[at])), np.concatenate((out[keep], kids[node[at], b])).astype(np.int32), np.concatenate((frac[keep], frac[at] * share[node[at], b])))
+
+
 def _predict_block(block: Any, tree: Tree) -> Any:
     return predict_rows(tree, block)
 
@@ -618,6 +663,99 @@ def _best_thresholds(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[
     return out
 
 
+@attrs.frozen
+class _C45Rules:
+    """What C4.5's choice needs beyond :class:`_Rules`: gain ratio (else gain), the gain's
+    impurity, and the training rows (J48's many-valued attributes are compared with them)."""
+
+    by_ratio: bool
+    impurity: Any
+    root_rows: float
+
+
+def _c45_score(score: Any) -> tuple[bool, Any]:
+    """Whether C4.5 maximises the gain ratio (else the gain), and the gain's impurity, as
+    :class:`puretree.c45.C45Splits` reads its score; another score is refused."""
+    if isinstance(score, GainRatio):
+        return True, score.impurity
+    if isinstance(score, ImpurityDecrease):
+        return False, score.impurity
+    raise ParameterError(f"c45 chooses splits by gain_ratio(impurity) or information_gain(impurity) (impurity_decrease); got {score!r}")
+
+
+def _c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: _Rules, edges: Sequence[np.ndarray | None], c45: _C45Rules) -> list[tuple[str, int, Any, float] | None]:
+    """Each node's C4.5 split from its histogram ``(feature, bin, channel)`` (the last bin:
+    missing values; the last channel: rows), as :class:`puretree.c45.C45Splits` chooses it on
+    the binned values in memory (:func:`_c45_numeric`, :func:`_c45_categorical`, then the same
+    :func:`puretree.c45.choose_option`): ``("threshold", feature, bin, score)``,
+    ``("multiway", feature, feature, score)`` or None."""
+    numeric = np.flatnonzero(~rules.categorical).tolist()
+    out: list[tuple[str, int, Any, float] | None] = []
+    for i in range(H.shape[0]):
+        total = float(parents[i, :-1].sum())
+        min_leaf = float(rules.min_samples_leaf)
+        if total - 2 * min_leaf < -J48_EPSILON:
+            out.append(None)
+            continue
+        n_classes = parents.shape[1] - 1
+        categorical = np.flatnonzero(usable[i]).tolist()
+        many = [j for j in categorical if rules.n_categories[j] >= 0.3 * c45.root_rows]
+        all_many = not numeric and len(many) == len(categorical)
+        options = [o for j in numeric if (o := _c45_numeric(H[i, j], cast("np.ndarray", edges[j]), j, total, n_classes, min_leaf, c45.impurity)) is not None]
+        options += [o for j in categorical if (o := _c45_categorical(H[i, j], rules.n_categories[j], j, total, min_leaf, j in many and not all_many, c45.impurity)) is not None]
+        chosen = choose_option(options, c45.by_ratio)
+        if chosen is None or (rules.min_gain is not None and not chosen[1] > rules.min_gain):
+            out.append(None)
+        elif chosen[0].kind == "threshold":
+            out.append(("threshold", chosen[0].feature, int(cast(float, chosen[0].threshold)), chosen[1]))
+        else:
+            out.append(("multiway", chosen[0].feature, chosen[0].feature, chosen[1]))
+    return out
+
+
+def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> Option | None:
+    """J48's best cut of numeric feature ``j`` from its histogram ``h`` (bin, channel), as
+    :func:`puretree.c45_scan.numeric_option` finds it on the rows' binned values (each value
+    its bin's upper edge): the sorted rows' cuts are the gaps between consecutive non-empty
+    bins whose edges are more than 1e-5 apart, and the same sums give the same floats. The
+    option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""
+    known = h[:-1]
+    rows = known[:, -1]
+    stats = known[:, :-1]
+    n_known = float(rows.sum())
+    known_parent = stats.sum(axis=0)
+    known_weight = float(known_parent.sum())
+    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
+    if known_weight - 2 * least < -J48_EPSILON or n_known < 2:
+        return None
+    present = np.flatnonzero(rows > 0)
+    cuts = present[:-1][edges[present[:-1]] + VALUE_TOLERANCE < edges[present[1:]]]
+    w_left = np.cumsum(stats.sum(axis=1))[cuts]
+    cuts = cuts[at_least(w_left, least) & at_least(known_weight - w_left, least)]
+    if len(cuts) == 0:
+        return None
+    left = np.cumsum(stats, axis=0)[cuts]
+    gains = known_gain(known_parent, np.stack((left, known_parent - left), axis=-2), total, impurity)
+    best, where = best_cut(gains)
+    corrected = best - math.log2(len(cuts)) / total
+    if where < 0 or corrected < J48_EPSILON:
+        return None
+    branches = np.stack((left[where], known_parent - left[where]))
+    info = float(split_info(branches.sum(axis=1), total))
+    return Option(j, corrected, corrected / info if info > 0 else 0.0, True, "threshold", threshold=float(cuts[where]), branches=branches)
+
+
+def _c45_categorical(h: np.ndarray, m: int, j: int, total: float, min_leaf: float, many_values: bool, impurity: Any) -> Option | None:
+    """J48's split of categorical feature ``j`` (one branch per category) from its histogram
+    ``h``, as :func:`puretree.c45_scan.categorical_option` scores it."""
+    per = h[:m, :-1]
+    if np.count_nonzero(at_least(per.sum(axis=1), min_leaf)) < 2:
+        return None
+    gain = float(known_gain(per.sum(axis=0), per, total, impurity))
+    info = float(split_info(per.sum(axis=1), total))
+    return Option(j, gain, gain / info if info > 0 else 0.0, not many_values, "multiway", branches=per)
+
+
 def _multiway_score(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> float | None:
     """One node's score of a split with one branch per category of feature ``f`` (histogram
     ``h``: category, channel), or None, as the in-memory engine scores it: at least two
@@ -674,13 +812,14 @@ def _best_subset(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> tu
     return float(s[b]), tuple(int(c) for c in present[masks[b]])
 
 
-def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules) -> tuple[np.ndarray, np.ndarray]:
+def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules, spread: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A split's branch for every bin of its feature's histogram ``h`` (bin, channel), the
     missing bin included, and its children's statistics and rows. Threshold: bins up to
     ``test`` go left (0); subset: the categories ``test`` go left; multiway: a branch per
     category. The missing values go to the heaviest branch by the known weight, the first on
-    a tie (the engine's ``missing="majority"``). Each branch sums its own bins, so a class
-    absent from a branch is exactly 0 there."""
+    a tie (the engine's ``missing="majority"``), or (``spread``: C4.5's ``"distribute"``) down
+    every branch with its ``share`` of the known weight, returned too. Each branch sums its own
+    bins, so a class absent from a branch is exactly 0 there."""
     bins = np.arange(len(h) - 1)
     if kind == "threshold":
         branch, nb = (bins > test).astype(np.int64), 2
@@ -692,10 +831,16 @@ def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules) -> tuple[np.nd
     children = np.zeros((nb, h.shape[1]))
     for b in range(nb):
         children[b] = h[:-1][branch == b].sum(axis=0)
-    heavy = int(np.argmax(_weight(children[:, :-1], rules)))
-    if h[-1, -1] > 0:
+    known = _weight(children[:, :-1], rules)
+    heavy = int(np.argmax(known))
+    share = np.zeros(nb)
+    if h[-1, -1] > 0 and spread:  # C4.5's "distribute": every branch its share of the known weight
+        share = known / known.sum()
+        children[:, :-1] += share[:, None] * h[-1, :-1]
+        children[share > 0, -1] += h[-1, -1]
+    elif h[-1, -1] > 0:
         children[heavy] += h[-1]
-    return np.append(branch, heavy), children
+    return np.append(branch, heavy), children, share
 
 
 def _assemble(made: list[Any]) -> Node:
@@ -731,6 +876,7 @@ def _grow(
     y: Any,
     multiway: bool,
     *,
+    c45: bool = False,
     bins: Any = None,
     max_bins: int | None = None,
     score: Any = ByTask("gini", "variance"),
@@ -762,7 +908,7 @@ def _grow(
     """
     dask, _, _ = _dask()
     opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins, missing=missing)
-    if missing == "distribute":
+    if missing == "distribute" and not c45:
         raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask supports 'majority' and 'error' (not yet 'distribute')")
     if task not in ("classification", "regression"):
         raise ParameterError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -771,7 +917,10 @@ def _grow(
     if not isinstance(histogram_bytes, int) or histogram_bytes < 1:
         raise ParameterError(f"histogram_bytes must be a positive integer, got {histogram_bytes!r}")
     regression = task == "regression"
+    if c45 and regression:
+        raise ParameterError("puretree.dask.c45 grows classification trees; C4.5 on numeric targets is not yet supported on Dask (use puretree.dask.cart_regressor)")
     chosen = _task_score(score, REGRESSION if regression else CLASSIFICATION)
+    by_ratio, impurity = _c45_score(chosen) if c45 else (False, None)
     parts = _inputs(X, y, sample_weight)
     names = list(feature_names) if feature_names is not None else parts.names
     assert parts.y is not None  # _inputs requires the labels
@@ -793,8 +942,9 @@ def _grow(
     n_bins = max(len(e) if e is not None else c for e, c in zip(edges, n_categories)) + 1  # the last bin: missing values
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
     binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)))
-    node = _persist(dask, _tasks(dask, parts, _root_ids, target, weights))
-    root, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _root_histogram, binned, target, weights, node, shared=(k,)), _merge))[0]
+    spread = c45 and missing == "distribute"  # rows as fractional instances (C4.5)
+    node = _persist(dask, _tasks(dask, parts, _root_instances if spread else _root_ids, target, weights))
+    root, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _instance_root_histogram if spread else _root_histogram, binned, target, weights, node, shared=(k,)), _merge))[0]
     root = root[0, 0, 0]
     if root[-1] == 0:
         raise DataError("every sample weight is zero")
@@ -813,16 +963,18 @@ def _grow(
         open_ = [i for i, c in enumerate(counts) if not _is_leaf(c, depth, rules)]
         for i, c in enumerate(counts):
             made[frontier[i]] = Leaf(c[:-1])
-        splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray]] = {}
+        splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
         for a in range(0, len(open_), batch):
             some = open_[a : a + batch]
             slot = np.full(len(frontier), -1, dtype=np.int64)
             slot[some] = np.arange(len(some))
-            H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), _merge))[0]
-            for s, (i, found) in enumerate(zip(some, _choose(H, np.stack([counts[i] for i in some]), [usable[i] for i in some], rules))):
+            H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _instance_histogram if spread else _histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), _merge))[0]
+            parents = np.stack([counts[i] for i in some])
+            chosen_splits = _c45_choose(H, parents, [usable[i] for i in some], rules, edges, _C45Rules(by_ratio, impurity, float(root[-1]))) if c45 else _choose(H, parents, [usable[i] for i in some], rules)
+            for s, (i, found) in enumerate(zip(some, chosen_splits)):
                 if found is not None and not (regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
                     kind, j, test, _ = found
-                    splits[i] = (kind, j, test, *_branches(kind, test, H[s, j], rules))
+                    splits[i] = (kind, j, test, *_branches(kind, test, H[s, j], rules, spread))
             del H
         if not splits:
             break
@@ -831,11 +983,13 @@ def _grow(
         left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
         table_of = np.full(n, -1, dtype=np.int64)
         tables: list[np.ndarray] = []
+        widest = max(len(v[4]) for v in splits.values())
+        kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
         next_frontier: list[int] = []
         next_counts: list[np.ndarray] = []
         next_usable: list[np.ndarray] = []
         for i in sorted(splits):
-            kind, j, test, branch_of_bin, kids_stats = splits[i]
+            kind, j, test, branch_of_bin, kids_stats, share = splits[i]
             g = len(made)
             made.extend([None] * len(kids_stats))
             ids = []
@@ -848,6 +1002,7 @@ def _grow(
                 else:  # a category no row reached: a leaf of zero statistics, as in memory
                     ids.append(-1)
                     made[g + b] = Leaf(st[:-1])
+            kids[i, : len(ids)], shares[i, : len(share)] = ids, share
             if kind == "threshold":
                 feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
                 test = TESTS[kind](float(cast("np.ndarray", edges[j])[test]))  # the cut: an edge
@@ -857,7 +1012,10 @@ def _grow(
                 test = TESTS[kind](test if kind == "subset" else len(kids_stats))  # the left categories, or the branches
             made[frontier[i]] = (j, test, range(g, g + len(kids_stats)), counts[i][:-1])
         dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
-        node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, table_of, dest)))
+        if spread:
+            node = _persist(dask, _tasks(dask, parts, _move_instances, binned, node, shared=(feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares)))
+        else:
+            node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, table_of, dest)))
         frontier, counts, usable = next_frontier, next_counts, next_usable
         depth += 1
     tree = Tree(_assemble(made), schema, missing)
@@ -921,6 +1079,35 @@ def id3(X: Any, y: Any, *, score: Any = ByTask("information_gain", "variance"), 
     x0 > 2: 1 (2)
     """
     return _grow(X, y, True, score=score, **options)
+
+
+def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_samples_leaf: float = 2, missing: str = "distribute", collapse: bool = True, threshold: str = "midpoint", **options: Any) -> Tree:
+    """A C4.5 tree (gain ratio among the attributes of at least average gain, J48's
+    MDL-corrected numeric cuts and minimum branch sizes, one branch per category, then
+    :func:`puretree.c45.collapse_unhelpful`) grown on Dask workers from the same per-bin
+    histograms as :func:`cart`: with the same edges it is the tree
+    ``puretree.c45(X, y, bins=edges, ...)`` grows in memory (its thresholds are bin edges).
+    Classification only. ``missing``: ``"distribute"`` (C4.5's, the default: a missing value
+    sends its row down every branch with a fraction of its weight, kept on the workers as
+    instances of the row), ``"majority"`` (the heavier branch) or ``"error"``. With fractions
+    (or weights) the sums are added in another order than in memory: the in-memory structure,
+    statistics within 1e-9 relative; unweighted without missing values, or with ``"majority"``,
+    the same tree (``==``).
+    Other options as :func:`cart` (``min_samples_leaf`` is J48's ``-M``, default 2);
+    ``threshold`` is checked and, as in memory with bins, has no effect: every threshold is an edge.
+
+    >>> import dask.array as da
+    >>> X = da.from_array(np.array([[0.5], [1.2], [1.7], [2.5], [3.1], [3.9]]), chunks=3)
+    >>> y = da.from_array(np.array(["a", "a", "a", "b", "b", "b"]), chunks=3)
+    >>> print(c45(X, y, bins=[[1.0, 2.0, 3.0, 4.0]], min_samples_leaf=1).to_text())
+    x0 <= 2: a (3)
+    x0 > 2: b (3)
+    """
+    check_options(threshold=threshold)
+    if not isinstance(collapse, bool):
+        raise ParameterError(f"collapse must be True or False, got {collapse!r}")
+    tree = _grow(X, y, True, c45=True, score=score, min_samples_leaf=min_samples_leaf, missing=missing, **options)
+    return collapse_unhelpful(tree) if collapse else tree
 
 
 def cart_regressor(X: Any, y: Any, **options: Any) -> Tree:
