@@ -86,6 +86,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+import difflib
+import inspect
 import math
 
 import attrs
@@ -871,6 +873,17 @@ def _schema(classes: np.ndarray, parts: _Parts, names: list[str] | None, task: s
     return as_dataset(frame, y, task=task, categorical=[own[j] for j in parts.categorical]).schema
 
 
+def _options_known(options: dict[str, Any]) -> None:
+    """Refuse a keyword :func:`_grow` does not take (``max_dept=1``), naming it, as the
+    in-memory builders do, rather than with Python's TypeError."""
+    known = [name for name in inspect.signature(_grow).parameters if name not in ("X", "y", "multiway", "c45")]
+    for name in options:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ParameterError(f"unknown option {name!r} for puretree.dask{hint}; its options are {known}")
+
+
 def _grow(
     X: Any,
     y: Any,
@@ -1064,6 +1077,7 @@ def cart(X: Any, y: Any, **options: Any) -> Tree:
     batch of the frontier's histograms. See :func:`_grow`. With the same edges the tree is
     the one ``puretree.cart(X, y, bins=edges, ...)`` grows in memory.
     """
+    _options_known(options)
     return _grow(X, y, False, **options)
 
 
@@ -1078,6 +1092,7 @@ def id3(X: Any, y: Any, *, score: Any = ByTask("information_gain", "variance"), 
     x0 <= 2: 0 (2)
     x0 > 2: 1 (2)
     """
+    _options_known(options)
     return _grow(X, y, True, score=score, **options)
 
 
@@ -1104,6 +1119,7 @@ def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_sa
     x0 > 2: b (3)
     """
     check_options(threshold=threshold)
+    _options_known(options)
     if not isinstance(collapse, bool):
         raise ParameterError(f"collapse must be True or False, got {collapse!r}")
     tree = _grow(X, y, True, c45=True, score=score, min_samples_leaf=min_samples_leaf, missing=missing, **options)

@@ -156,6 +156,11 @@ def test_options_are_checked():
         puretree.cart([[1.0], [2.0]], ["a", "b"], bins=[[1.0], [2.0]])
     with pytest.raises(ParameterError, match="feature 'x0' must be strictly increasing"):
         puretree.cart([[1.0], [2.0]], ["a", "b"], bins=[[2.0, 1.0]])
+    for grow in (ptdask.cart, ptdask.id3, ptdask.c45, ptdask.cart_regressor):
+        with pytest.raises(ParameterError, match=r"unknown option 'max_dept' for puretree.dask \(did you mean 'max_depth'\?\)"):
+            grow(X, y, max_dept=1)
+    with pytest.raises(ParameterError, match="unknown option 'class_weight'"):  # in memory, not (yet) on Dask
+        ptdask.cart(X, y, class_weight="balanced")
 
 
 def test_import_puretree_does_not_import_dask():
