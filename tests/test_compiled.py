@@ -220,3 +220,62 @@ def test_dense_walk_on_a_deep_tree_and_its_fallbacks(block, monkeypatch):
     with_inf[5, 0] = np.inf
     with pytest.raises(DataError, match="row 5, column 'x': value inf is not finite"):
         predict(tree, with_inf)
+
+
+def lopsided(missing="majority"):
+    """x <= 0 -> a chain of splits on y and z (the larger branch); x > 0 -> 'b' (a leaf). The
+    generated module writes the smaller branch first: ``if x > 0`` (smaller_first)."""
+    schema = Schema((Feature("x"), Feature("y"), Feature("z")), ("a", "b", "c"))
+    deep = NumericSplit(2, -1.0, Leaf((3, 0, 0)), NumericSplit(2, 1.0, Leaf((0, 0, 2)), Leaf((1, 0, 0)), (1, 0, 2)), (4, 0, 2))
+    left = NumericSplit(1, 0.5, deep, NumericSplit(1, 2.0, Leaf((0, 0, 3)), Leaf((2, 0, 0)), (2, 0, 3)), (6, 0, 5))
+    return Tree(NumericSplit(0, 0.0, left, Leaf((0, 4, 0)), (6, 4, 5)), schema, missing)
+
+
+@pytest.mark.parametrize("missing", ["majority", "error", "distribute"])
+def test_generated_python_with_the_smaller_branch_first_answers_as_predict(missing):
+    from decimal import Decimal
+    from fractions import Fraction
+
+    tree = lopsided(missing)
+    source = generate(tree, "python")["tree.py"]
+    if missing == "majority":
+        assert "if f0 > 0.0:" in source  # the leaf branch comes first
+    module = module_of(tree)
+    values = [-math.inf, -2.0, np.nextafter(-1.0, -2.0), -1.0, np.nextafter(-1.0, 0.0), -0.0, 0.0, np.nextafter(0.0, 1.0),
+              0.5, np.nextafter(0.5, 1.0), 1.0, np.nextafter(1.0, 2.0), 2.0, np.nextafter(2.0, 3.0), 3.0, math.inf, math.nan, None,
+              "?", "0.5", 1, -1, True, False, Decimal("0.5"), Fraction(1, 2), np.float32(0.5), np.int64(-1), "abc"]
+    for x in values:
+        for y in values:
+            for z in values:
+                row = [x, y, z]
+                try:
+                    want = predict(tree, {"x": x, "y": y, "z": z})
+                except DataError:
+                    want = DataError
+                try:
+                    got = module.predict(row)
+                except ValueError:
+                    got = DataError
+                if got is DataError and want is not DataError:
+                    # The module refuses only what the row's path reads, the library every cell:
+                    # here the library answered, so the module must have too.
+                    raise AssertionError(f"{row}: the module refused, the library answered {want!r}")
+                if want is not DataError:
+                    assert got == want, row
+
+
+def test_generated_python_refuses_a_decimal_as_the_library_does():
+    from decimal import Decimal
+    from fractions import Fraction
+
+    tree = two_level()
+    module = module_of(tree)
+    with pytest.raises(ValueError, match="column 'x': Decimal"):
+        module.predict([Decimal("1.5"), 0.0, 0.0])
+    with pytest.raises(DataError):
+        predict(tree, {"x": Decimal("1.5"), "y": 0.0, "z": 0.0})
+    with pytest.raises(DataError, match="column 'x': Decimal"):
+        to_function(tree)([Decimal("1.5"), 0.0, 0.0])
+    # Other numbers convert as before: a Fraction, numpy's scalars.
+    for x in (Fraction(3, 2), np.float32(1.5), np.int64(2)):
+        assert module.predict([x, 1.0, 0.0]) == predict(tree, {"x": x, "y": 1.0, "z": 0.0}) == "high"
