@@ -28,7 +28,7 @@ from ..errors import CodegenError
 from ..nodes import Tree
 from .lower import lower
 
-__all__ = ["template_roots", "environment", "targets", "smaller_first", "first_reads", "generate", "export"]
+__all__ = ["template_roots", "environment", "targets", "smaller_first", "first_reads", "loop_form", "generate", "export"]
 
 
 def template_roots() -> list[Path]:
@@ -205,6 +205,75 @@ def first_reads(lines: list[dict[str, Any]], categorical: Iterable[int] = ()) ->
     return out
 
 
+#: Statements in a split's first branch above which loop_form leaves it through a loop:
+#: about where CPython's jump over the branch needs an EXTENDED_ARG (255 instructions).
+LOOP_LINES = 24
+#: Loops nested at most (CPython allows 20 nested blocks; the function's try is one).
+LOOP_NESTING = 16
+
+
+def loop_form(lines: list[dict[str, Any]], *, min_lines: int = LOOP_LINES, max_nesting: int = LOOP_NESTING) -> list[dict[str, Any]]:
+    """The nested form's statements (marked by :func:`first_reads`), where a long first branch
+    is left through a loop, so that the split's comparison jumps over one ``break``.
+
+    ``if test: A else: B`` (an ``x <= t`` split; A more than ``min_lines`` statements) becomes
+    a ``loop`` statement (rendered ``while True: if test: break``) followed by B inside the
+    loop (B always returns or raises), and A after it, one level less indented; each branch's
+    check for an infinity becomes a ``check`` statement at its start. Why: CPython 3.11 only
+    specializes a comparison of two floats when the jump after it is short; a jump over a
+    long branch takes an EXTENDED_ARG and leaves the comparison on its generic (slower)
+    path, at every split near the root. At most ``max_nesting`` loops enclose one another.
+
+    >>> leaf = lambda d, k: {"depth": d, "op": "result", "outcome": k}
+    >>> lines = [{"depth": 0, "op": "if", "test": {"feature": 0, "kind": "le"}, "infinite": (0, -1)},
+    ...          {"depth": 1, "op": "if", "test": {"feature": 1, "kind": "le"}}, leaf(2, 0),
+    ...          {"depth": 1, "op": "else"}, leaf(2, 1), {"depth": 1, "op": "end"},
+    ...          {"depth": 0, "op": "else", "infinite": (0, 1)}, leaf(1, 2), {"depth": 0, "op": "end"}]
+    >>> [(x["depth"], x["op"], x.get("outcome", x.get("infinite"))) for x in loop_form(lines, min_lines=3)]
+    [(0, 'loop', None), (1, 'check', (0, 1)), (1, 'result', 2), (0, 'check', (0, -1)), (0, 'if', None), (1, 'result', 0), (0, 'else', None), (1, 'result', 1), (0, 'end', None), (0, 'end', None)]
+    """
+
+    def end_of(i: int) -> int:
+        # Where the block of statements deeper than lines[i - 1] ends.
+        d = lines[i - 1]["depth"]
+        k = i
+        while k < len(lines) and lines[k]["depth"] > d:
+            k += 1
+        return k
+
+    def shifted(block: list[dict[str, Any]], by: int) -> list[dict[str, Any]]:
+        return [{**x, "depth": x["depth"] + by} for x in block] if by else block
+
+    def rewrite(start: int, stop: int, nesting: int) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        i = start
+        while i < stop:
+            line = lines[i]
+            if line["op"] == "if" and line["test"]["kind"] == "le":
+                k = end_of(i + 1)
+                if k < stop and lines[k]["op"] == "else" and lines[k]["depth"] == line["depth"] and k - i - 1 > min_lines and nesting < max_nesting:
+                    m = end_of(k + 1)
+                    d = line["depth"]
+                    loop = {key: v for key, v in line.items() if key != "infinite"}
+                    out.append({**loop, "op": "loop"})
+                    if lines[k].get("infinite"):
+                        out.append({"depth": d + 1, "op": "check", "infinite": lines[k]["infinite"]})
+                    out += rewrite(k + 1, m, nesting + 1)
+                    if line.get("infinite"):
+                        out.append({"depth": d, "op": "check", "infinite": line["infinite"]})
+                    out += shifted(rewrite(i + 1, k, nesting), -1)
+                    i = m
+                    if i < stop and lines[i]["op"] == "end" and lines[i]["depth"] == d:
+                        out.append(lines[i])
+                        i += 1
+                    continue
+            out.append(line)
+            i += 1
+        return out
+
+    return rewrite(0, len(lines), 0) if lines else []
+
+
 def _outputs(env: jinja2.Environment, target: str) -> list[str]:
     prefix = f"{target}/"
     names = sorted(t for t in env.list_templates() if t.startswith(prefix) and "/" not in t[len(prefix):] and t.endswith(".j2") and not t[len(prefix):].startswith("_"))
@@ -244,8 +313,9 @@ def generate(
     env = environment(template_dirs)
     outputs = _outputs(env, target)
     model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language, "quantize": quantize})
-    lines = smaller_first(model["lines"]) if model.get("language") == "python" else model["lines"]
-    model["lines"] = first_reads(lines, [f["index"] for f in model["features"] if f["categorical"]])
+    python = model.get("language") == "python"
+    lines = first_reads(smaller_first(model["lines"]) if python else model["lines"], [f["index"] for f in model["features"] if f["categorical"]])
+    model["lines"] = loop_form(lines) if python else lines
     files = {}
     for template in outputs:
         filename = template.split("/", 1)[1][: -len(".j2")].replace("NAME", name)
