@@ -136,7 +136,7 @@ def smaller_first(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         i = start
         while i < stop:
             line = lines[i]
-            test = line.get("test")
+            test: dict[str, Any] = line.get("test") or {}
             if line["op"] == "if" and test["kind"] == "le":
                 body, k = block(i + 1)
                 if k < stop and lines[k]["op"] == "else" and lines[k]["depth"] == line["depth"]:
