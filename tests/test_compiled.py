@@ -282,17 +282,19 @@ def test_generated_python_refuses_a_decimal_as_the_library_does():
 
 
 @pytest.mark.parametrize("regression", [False, True])
-def test_generated_python_with_loops_answers_as_the_table_form(regression):
+@pytest.mark.parametrize("width", [6, 30])  # cells unpacked at once (up to 24), or fetched one by one
+def test_generated_python_with_loops_answers_as_the_table_form(regression, width):
     # A tree whose splits near the root have long first branches: the nested form leaves them
     # through loops (render.loop_form). It must answer and refuse exactly as the table form,
     # the plain checked walk, on values at and around thresholds, infinities, missing values
     # and bad types, wherever they sit in the row.
     rng = np.random.default_rng(7)
-    X = rng.normal(size=(3000, 6))
+    X = rng.normal(size=(3000, width))
     y = (X[:, 0] + X[:, 1] * X[:, 2] > 0.3).astype(int) if not regression else X[:, 0] - 2 * X[:, 3] ** 2
     tree = (puretree.cart_regressor if regression else puretree.cart)(X, y, max_depth=9)
     source = generate(tree, "python")["tree.py"]
     assert "while True:" in source
+    assert ("f0, f1," in source) == (width <= 24)
     nested, table = module_of(tree, form="nested"), module_of(tree, form="table")
     thresholds = sorted({v for v in flatten(tree).threshold.tolist() if math.isfinite(v)})
     palette = [t for v in thresholds[::7] for t in (np.nextafter(v, -math.inf), v, np.nextafter(v, math.inf))]
@@ -305,7 +307,7 @@ def test_generated_python_with_loops_answers_as_the_table_form(regression):
             return str(exc)
 
     for _ in range(4000):
-        row = [float(v) for v in rng.normal(size=6)]
-        for j in rng.choice(6, size=int(rng.integers(1, 4)), replace=False):
+        row = [float(v) for v in rng.normal(size=width)]
+        for j in rng.choice(width, size=int(rng.integers(1, 4)), replace=False):
             row[j] = palette[int(rng.integers(len(palette)))]
         assert outcome(nested, row) == outcome(table, row), row
