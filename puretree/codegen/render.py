@@ -207,7 +207,7 @@ def first_reads(lines: list[dict[str, Any]], categorical: Iterable[int] = ()) ->
 
 #: Statements in a split's first branch above which loop_form leaves it through a loop:
 #: about where CPython's jump over the branch needs an EXTENDED_ARG (255 instructions).
-LOOP_LINES = 24
+LOOP_LINES = 16
 #: Loops nested at most (CPython allows 20 nested blocks; the function's try is one).
 LOOP_NESTING = 16
 
