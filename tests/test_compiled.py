@@ -220,3 +220,94 @@ def test_dense_walk_on_a_deep_tree_and_its_fallbacks(block, monkeypatch):
     with_inf[5, 0] = np.inf
     with pytest.raises(DataError, match="row 5, column 'x': value inf is not finite"):
         predict(tree, with_inf)
+
+
+def lopsided(missing="majority"):
+    """x <= 0 -> a chain of splits on y and z (the larger branch); x > 0 -> 'b' (a leaf). The
+    generated module writes the smaller branch first: ``if x > 0`` (smaller_first)."""
+    schema = Schema((Feature("x"), Feature("y"), Feature("z")), ("a", "b", "c"))
+    deep = NumericSplit(2, -1.0, Leaf((3, 0, 0)), NumericSplit(2, 1.0, Leaf((0, 0, 2)), Leaf((1, 0, 0)), (1, 0, 2)), (4, 0, 2))
+    left = NumericSplit(1, 0.5, deep, NumericSplit(1, 2.0, Leaf((0, 0, 3)), Leaf((2, 0, 0)), (2, 0, 3)), (6, 0, 5))
+    return Tree(NumericSplit(0, 0.0, left, Leaf((0, 4, 0)), (6, 4, 5)), schema, missing)
+
+
+@pytest.mark.parametrize("missing", ["majority", "error", "distribute"])
+def test_generated_python_with_the_smaller_branch_first_answers_as_predict(missing):
+    from decimal import Decimal
+    from fractions import Fraction
+
+    tree = lopsided(missing)
+    source = generate(tree, "python")["tree.py"]
+    if missing == "majority":
+        assert "if f0 > 0.0:" in source  # the leaf branch comes first
+    module = module_of(tree)
+    values = [-math.inf, -2.0, np.nextafter(-1.0, -2.0), -1.0, np.nextafter(-1.0, 0.0), -0.0, 0.0, np.nextafter(0.0, 1.0),
+              0.5, np.nextafter(0.5, 1.0), 1.0, np.nextafter(1.0, 2.0), 2.0, np.nextafter(2.0, 3.0), 3.0, math.inf, math.nan, None,
+              "?", "0.5", 1, -1, True, False, Decimal("0.5"), Fraction(1, 2), np.float32(0.5), np.int64(-1), "abc"]
+    for x in values:
+        for y in values:
+            for z in values:
+                row = [x, y, z]
+                try:
+                    want = predict(tree, {"x": x, "y": y, "z": z})
+                except DataError:
+                    want = DataError
+                try:
+                    got = module.predict(row)
+                except ValueError:
+                    got = DataError
+                if got is DataError and want is not DataError:
+                    # The module refuses only what the row's path reads, the library every cell:
+                    # here the library answered, so the module must have too.
+                    raise AssertionError(f"{row}: the module refused, the library answered {want!r}")
+                if want is not DataError:
+                    assert got == want, row
+
+
+def test_generated_python_refuses_a_decimal_as_the_library_does():
+    from decimal import Decimal
+    from fractions import Fraction
+
+    tree = two_level()
+    module = module_of(tree)
+    with pytest.raises(ValueError, match="column 'x': Decimal"):
+        module.predict([Decimal("1.5"), 0.0, 0.0])
+    with pytest.raises(DataError):
+        predict(tree, {"x": Decimal("1.5"), "y": 0.0, "z": 0.0})
+    with pytest.raises(DataError, match="column 'x': Decimal"):
+        to_function(tree)([Decimal("1.5"), 0.0, 0.0])
+    # Other numbers convert as before: a Fraction, numpy's scalars.
+    for x in (Fraction(3, 2), np.float32(1.5), np.int64(2)):
+        assert module.predict([x, 1.0, 0.0]) == predict(tree, {"x": x, "y": 1.0, "z": 0.0}) == "high"
+
+
+@pytest.mark.parametrize("regression", [False, True])
+@pytest.mark.parametrize("width", [6, 30])  # cells unpacked at once (up to 24), or fetched one by one
+def test_generated_python_with_loops_answers_as_the_table_form(regression, width):
+    # A tree whose splits near the root have long first branches: the nested form leaves them
+    # through loops (render.loop_form). It must answer and refuse exactly as the table form,
+    # the plain checked walk, on values at and around thresholds, infinities, missing values
+    # and bad types, wherever they sit in the row.
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3000, width))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0.3).astype(int) if not regression else X[:, 0] - 2 * X[:, 3] ** 2
+    tree = (puretree.cart_regressor if regression else puretree.cart)(X, y, max_depth=9)
+    source = generate(tree, "python")["tree.py"]
+    assert "while True:" in source
+    assert ("f0, f1," in source) == (width <= 24)
+    nested, table = module_of(tree, form="nested"), module_of(tree, form="table")
+    thresholds = sorted({v for v in flatten(tree).threshold.tolist() if math.isfinite(v)})
+    palette = [t for v in thresholds[::7] for t in (np.nextafter(v, -math.inf), v, np.nextafter(v, math.inf))]
+    palette += [math.inf, -math.inf, math.nan, None, "?", True, "abc", "0.25", 3, -2]
+
+    def outcome(module, row):
+        try:
+            return module.predict(row)
+        except ValueError as exc:
+            return str(exc)
+
+    for _ in range(4000):
+        row = [float(v) for v in rng.normal(size=width)]
+        for j in rng.choice(width, size=int(rng.integers(1, 4)), replace=False):
+            row[j] = palette[int(rng.integers(len(palette)))]
+        assert outcome(nested, row) == outcome(table, row), row

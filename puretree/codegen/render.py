@@ -28,7 +28,7 @@ from ..errors import CodegenError
 from ..nodes import Tree
 from .lower import lower
 
-__all__ = ["template_roots", "environment", "targets", "first_reads", "generate", "export"]
+__all__ = ["template_roots", "environment", "targets", "smaller_first", "first_reads", "loop_form", "generate", "export"]
 
 
 def template_roots() -> list[Path]:
@@ -94,6 +94,69 @@ def targets(template_dirs: Iterable[str | os.PathLike[str]] | None = None) -> li
     return sorted(found)
 
 
+def smaller_first(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The nested form's statements with the smaller branch of each ``x <= t`` split first.
+
+    A split written ``if test: A else: B`` whose ``B`` has fewer statements than ``A`` becomes
+    ``if not test: B else: A``; its test gets ``swapped`` (the template writes the negated
+    comparison, which sends a missing value the same way). Why: CPython jumps over the
+    ``if`` body to reach the ``else``; a jump over more than 255 instructions takes an
+    ``EXTENDED_ARG``, and a comparison followed by one is never specialized (CPython 3.11
+    compares two floats through the generic path there, several times slower). With the
+    smaller body first, most jumps stay short whichever branch a row takes.
+
+    >>> lines = [{"depth": 0, "op": "if", "test": {"feature": 3, "kind": "le"}},
+    ...          {"depth": 1, "op": "result", "outcome": 0},
+    ...          {"depth": 0, "op": "else"},
+    ...          {"depth": 1, "op": "if", "test": {"feature": 1, "kind": "le"}},
+    ...          {"depth": 2, "op": "result", "outcome": 1},
+    ...          {"depth": 1, "op": "else"},
+    ...          {"depth": 2, "op": "result", "outcome": 2},
+    ...          {"depth": 1, "op": "end"},
+    ...          {"depth": 0, "op": "end"}]
+    >>> [(x["op"], x.get("outcome", x.get("test", {}).get("swapped"))) for x in smaller_first(lines)]
+    [('if', None), ('result', 0), ('else', None), ('if', None), ('result', 1), ('else', None), ('result', 2), ('end', None), ('end', None)]
+    >>> lines[1:3] = [{"depth": 1, "op": "if", "test": {"feature": 2, "kind": "le"}}, {"depth": 2, "op": "result", "outcome": 3},
+    ...               {"depth": 1, "op": "else"}, {"depth": 2, "op": "result", "outcome": 4}, {"depth": 1, "op": "end"}, {"depth": 0, "op": "else"}]
+    >>> lines[7:] = [{"depth": 1, "op": "result", "outcome": 0}, {"depth": 0, "op": "end"}]
+    >>> [(x["op"], x.get("outcome", x.get("test", {}).get("swapped"))) for x in smaller_first(lines)]
+    [('if', True), ('result', 0), ('else', None), ('if', None), ('result', 3), ('else', None), ('result', 4), ('end', None), ('end', None)]
+    """
+
+    def block(i: int) -> tuple[list[dict[str, Any]], int]:
+        # The statements from i on, deeper than lines[i - 1], and where they end.
+        d = lines[i - 1]["depth"]
+        k = i
+        while k < len(lines) and lines[k]["depth"] > d:
+            k += 1
+        return rewrite(i, k), k
+
+    def rewrite(start: int, stop: int) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        i = start
+        while i < stop:
+            line = lines[i]
+            test: dict[str, Any] = line.get("test") or {}
+            if line["op"] == "if" and test["kind"] == "le":
+                body, k = block(i + 1)
+                if k < stop and lines[k]["op"] == "else" and lines[k]["depth"] == line["depth"]:
+                    other, m = block(k + 1)
+                    if len(other) < len(body):
+                        body, other = other, body
+                        line = {**line, "test": {**test, "swapped": True}}
+                    out += [line, *body, lines[k], *other]
+                    i = m
+                    continue
+                out += [line, *body]
+                i = k
+                continue
+            out.append(line)
+            i += 1
+        return out
+
+    return rewrite(0, len(lines)) if lines else []
+
+
 def first_reads(lines: list[dict[str, Any]], categorical: Iterable[int] = ()) -> list[dict[str, Any]]:
     """The nested form's statements, marked for code that reads a row lazily.
 
@@ -119,6 +182,7 @@ def first_reads(lines: list[dict[str, Any]], categorical: Iterable[int] = ()) ->
     out = []
     path: list[int] = []  # path[d]: the feature read by the split whose ``if`` is at depth d
     opened: dict[int, int | None] = {}  # depth -> the numeric feature its split reads first
+    swapped: dict[int, bool] = {}  # depth -> whether its split's if is the x > t branch
     for line in lines:
         op, d = line["op"], line["depth"]
         if op == "if":
@@ -129,14 +193,85 @@ def first_reads(lines: list[dict[str, Any]], categorical: Iterable[int] = ()) ->
             path.append(j)
             opened[d] = j if first and j not in skip else None
         j = opened.get(d)
+        if op == "if":
+            swapped[d] = bool(line["test"].get("swapped"))
         if j is not None and op in ("if", "elif") and line["test"]["kind"] == "le":
-            line = {**line, "infinite": (j, -1)}
+            line = {**line, "infinite": (j, 1 if swapped.get(d) else -1)}
         elif j is not None and op == "else":
-            line = {**line, "infinite": (j, 1)}
+            line = {**line, "infinite": (j, -1 if swapped.get(d) else 1)}
         elif op == "end":
             opened.pop(d, None)
         out.append(line)
     return out
+
+
+#: Statements in a split's first branch above which loop_form leaves it through a loop:
+#: about where CPython's jump over the branch needs an EXTENDED_ARG (255 instructions).
+LOOP_LINES = 16
+#: Loops nested at most (CPython allows 20 nested blocks; the function's try is one).
+LOOP_NESTING = 16
+
+
+def loop_form(lines: list[dict[str, Any]], *, min_lines: int = LOOP_LINES, max_nesting: int = LOOP_NESTING) -> list[dict[str, Any]]:
+    """The nested form's statements (marked by :func:`first_reads`), where a long first branch
+    is left through a loop, so that the split's comparison jumps over one ``break``.
+
+    ``if test: A else: B`` (an ``x <= t`` split; A more than ``min_lines`` statements) becomes
+    a ``loop`` statement (rendered ``while True: if test: break``) followed by B inside the
+    loop (B always returns or raises), and A after it, one level less indented; each branch's
+    check for an infinity becomes a ``check`` statement at its start. Why: CPython 3.11 only
+    specializes a comparison of two floats when the jump after it is short; a jump over a
+    long branch takes an EXTENDED_ARG and leaves the comparison on its generic (slower)
+    path, at every split near the root. At most ``max_nesting`` loops enclose one another.
+
+    >>> leaf = lambda d, k: {"depth": d, "op": "result", "outcome": k}
+    >>> lines = [{"depth": 0, "op": "if", "test": {"feature": 0, "kind": "le"}, "infinite": (0, -1)},
+    ...          {"depth": 1, "op": "if", "test": {"feature": 1, "kind": "le"}}, leaf(2, 0),
+    ...          {"depth": 1, "op": "else"}, leaf(2, 1), {"depth": 1, "op": "end"},
+    ...          {"depth": 0, "op": "else", "infinite": (0, 1)}, leaf(1, 2), {"depth": 0, "op": "end"}]
+    >>> [(x["depth"], x["op"], x.get("outcome", x.get("infinite"))) for x in loop_form(lines, min_lines=3)]
+    [(0, 'loop', None), (1, 'check', (0, 1)), (1, 'result', 2), (0, 'check', (0, -1)), (0, 'if', None), (1, 'result', 0), (0, 'else', None), (1, 'result', 1), (0, 'end', None), (0, 'end', None)]
+    """
+
+    def end_of(i: int) -> int:
+        # Where the block of statements deeper than lines[i - 1] ends.
+        d = lines[i - 1]["depth"]
+        k = i
+        while k < len(lines) and lines[k]["depth"] > d:
+            k += 1
+        return k
+
+    def shifted(block: list[dict[str, Any]], by: int) -> list[dict[str, Any]]:
+        return [{**x, "depth": x["depth"] + by} for x in block] if by else block
+
+    def rewrite(start: int, stop: int, nesting: int) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        i = start
+        while i < stop:
+            line = lines[i]
+            if line["op"] == "if" and line["test"]["kind"] == "le":
+                k = end_of(i + 1)
+                if k < stop and lines[k]["op"] == "else" and lines[k]["depth"] == line["depth"] and k - i - 1 > min_lines and nesting < max_nesting:
+                    m = end_of(k + 1)
+                    d = line["depth"]
+                    loop = {key: v for key, v in line.items() if key != "infinite"}
+                    out.append({**loop, "op": "loop"})
+                    if lines[k].get("infinite"):
+                        out.append({"depth": d + 1, "op": "check", "infinite": lines[k]["infinite"]})
+                    out += rewrite(k + 1, m, nesting + 1)
+                    if line.get("infinite"):
+                        out.append({"depth": d, "op": "check", "infinite": line["infinite"]})
+                    out += shifted(rewrite(i + 1, k, nesting), -1)
+                    i = m
+                    if i < stop and lines[i]["op"] == "end" and lines[i]["depth"] == d:
+                        out.append(lines[i])
+                        i += 1
+                    continue
+            out.append(line)
+            i += 1
+        return out
+
+    return rewrite(0, len(lines), 0) if lines else []
 
 
 def _outputs(env: jinja2.Environment, target: str) -> list[str]:
@@ -178,7 +313,9 @@ def generate(
     env = environment(template_dirs)
     outputs = _outputs(env, target)
     model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language, "quantize": quantize})
-    model["lines"] = first_reads(model["lines"], [f["index"] for f in model["features"] if f["categorical"]])
+    python = model.get("language") == "python"
+    lines = first_reads(smaller_first(model["lines"]) if python else model["lines"], [f["index"] for f in model["features"] if f["categorical"]])
+    model["lines"] = loop_form(lines) if python else lines
     files = {}
     for template in outputs:
         filename = template.split("/", 1)[1][: -len(".j2")].replace("NAME", name)
