@@ -193,22 +193,23 @@ def _inputs(X: Any, y: Any = None, sample_weight: Any = None) -> _Parts:
         Xa = Xa.compute_chunk_sizes()
     Xa = Xa.astype(np.float64).rechunk({1: -1})
     sizes = [int(c) for c in Xa.chunks[0]]
-    bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
-    rows = [(bounds[i], bounds[i + 1]) for i in range(len(sizes))]
-    y_parts = None if y is None else _aligned(y, "y", "labels", sizes, da, dd)
-    w_parts = None if sample_weight is None else _aligned(sample_weight, "sample_weight", "weights", sizes, da, dd)
-    return _Parts(list(Xa.to_delayed().ravel()), y_parts, rows, names, int(Xa.shape[1]), w_parts)
+    return _parts(list(Xa.to_delayed().ravel()), sizes, y, sample_weight, names, int(Xa.shape[1]), (), da, dd)
 
 
 def _frame_inputs(X: Any, y: Any, sample_weight: Any, names: list[str], categorical: tuple[int, ...], dask: Any, da: Any, dd: Any) -> _Parts:
     """A frame with categorical columns: its partitions stay frames (one pass counts their rows)."""
     frames = list(X.to_delayed())
     sizes = [int(n) for n in _run(dask, *[dask.delayed(len)(f) for f in frames])]
+    return _parts(frames, sizes, y, sample_weight, names, len(names), categorical, da, dd)
+
+
+def _parts(blocks: list[Any], sizes: list[int], y: Any, sample_weight: Any, names: list[str] | None, n_features: int, categorical: tuple[int, ...], da: Any, dd: Any) -> _Parts:
+    """X's row blocks of ``sizes`` rows, with ``y`` and the weights cut into the same blocks."""
     bounds = np.concatenate(([0], np.cumsum(sizes))).astype(int).tolist()
     rows = [(bounds[i], bounds[i + 1]) for i in range(len(sizes))]
     y_parts = None if y is None else _aligned(y, "y", "labels", sizes, da, dd)
     w_parts = None if sample_weight is None else _aligned(sample_weight, "sample_weight", "weights", sizes, da, dd)
-    return _Parts(frames, y_parts, rows, names, len(names), w_parts, categorical)
+    return _Parts(blocks, y_parts, rows, names, n_features, w_parts, categorical)
 
 
 def _aligned(v: Any, name: str, what: str, sizes: list[int], da: Any, dd: Any) -> list[Any]:

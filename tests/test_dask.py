@@ -26,12 +26,6 @@ pd = pytest.importorskip("pandas")
 from puretree import dask as ptdask  # noqa: E402  (after the optional imports are known)
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, distributed.Client(cluster) as c:
-        yield c
-
-
 def _chunked(X, y, sizes):
     return da.from_array(X, chunks=(tuple(sizes), X.shape[1])), da.from_array(y, chunks=(tuple(sizes),))
 

@@ -25,12 +25,6 @@ pd = pytest.importorskip("pandas")
 from puretree import dask as ptdask  # noqa: E402  (after the optional imports are known)
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, distributed.Client(cluster) as c:
-        yield c
-
-
 @st.composite
 def problems(draw, *, nan):
     """Small numeric data with ties (and maybe missing values), 2-3 classes, in 1-4 partitions."""

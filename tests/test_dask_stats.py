@@ -27,12 +27,6 @@ pd = pytest.importorskip("pandas")
 from puretree import dask as ptdask  # noqa: E402  (after the optional imports are known)
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, distributed.Client(cluster) as c:
-        yield c
-
-
 def _same_structure(a, b, rtol=1e-9):
     """The same splits (feature, test) in the same shape, statistics within ``rtol`` relative."""
     assert type(a) is type(b)
