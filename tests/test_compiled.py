@@ -281,6 +281,30 @@ def test_generated_python_refuses_a_decimal_as_the_library_does():
         assert module.predict([x, 1.0, 0.0]) == predict(tree, {"x": x, "y": 1.0, "z": 0.0}) == "high"
 
 
+class _OnlyFloat:
+    """Converts with float() and adds to a float, but is no number of the numeric tower."""
+
+    def __float__(self):
+        return 1.5
+
+    def __add__(self, other):
+        return 1.5 + other
+
+    def __repr__(self):
+        return "_OnlyFloat()"
+
+
+@pytest.mark.parametrize("cell", [np.True_, np.False_, _OnlyFloat()], ids=["np.True_", "np.False_", "only __float__"])
+def test_generated_python_refuses_what_the_library_refuses_as_no_number(cell):
+    tree = two_level()
+    with pytest.raises(DataError, match="is not a number"):
+        predict(tree, {"x": cell, "y": 0.0, "z": 0.0})
+    with pytest.raises(ValueError, match=r"column 'x': .* is not a number"):
+        module_of(tree).predict([cell, 0.0, 0.0])
+    with pytest.raises(DataError, match="is not a number"):
+        to_function(tree)([cell, 0.0, 0.0])
+
+
 @pytest.mark.parametrize("regression", [False, True])
 @pytest.mark.parametrize("width", [6, 30])  # cells unpacked at once (up to 24), or fetched one by one
 def test_generated_python_with_loops_answers_as_the_table_form(regression, width):
