@@ -545,6 +545,28 @@ static int partition(level_t *L, int64_t f) {
     return PT_OK;
 }
 
+/* Frees one level's buffers (those allocated again for every frontier) and forgets them, so
+ * that the clean-up at the end may free them again. */
+static void free_level(level_t *L, int64_t **first_child) {
+    free(L->splits);
+    free(L->g_parent);
+    free(L->best_score);
+    free(L->best_pos);
+    free(L->n_left_of);
+    free(*first_child);
+    free(L->allowed);
+    free(L->best_lo);
+    free(L->best_hi);
+    L->splits = NULL;
+    L->g_parent = NULL;
+    L->best_score = NULL;
+    L->best_pos = NULL;
+    L->n_left_of = NULL;
+    *first_child = NULL;
+    L->allowed = NULL;
+    L->best_lo = L->best_hi = NULL;
+}
+
 typedef struct {
     level_t *L;
     int which; /* 0: best thresholds, 1: partition, 2: best thresholds node by node (drawn features) */
@@ -652,17 +674,7 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
     const int32_t *rows = orders + q * n;
     while (L.F > 0) {
         int64_t F = L.F;
-        free(L.splits);
-        free(L.g_parent);
-        free(L.best_score);
-        free(L.best_pos);
-        free(L.n_left_of);
-        free(first_child);
-        free(L.allowed);
-        free(L.best_lo);
-        free(L.best_hi);
-        L.allowed = NULL;
-        L.best_lo = L.best_hi = NULL;
+        free_level(&L, &first_child);
         L.splits = calloc((size_t)F, 1);
         L.g_parent = calloc((size_t)F, sizeof(double));
         L.best_score = malloc(sizeof(double) * (size_t)(F * q));
@@ -822,15 +834,7 @@ done:
     free(L.fr_node);
     free(L.fr_start);
     free(L.fr_end);
-    free(L.splits);
-    free(L.g_parent);
-    free(L.best_score);
-    free(L.best_pos);
-    free(L.n_left_of);
-    free(first_child);
-    free(L.allowed);
-    free(L.best_lo);
-    free(L.best_hi);
+    free_level(&L, &first_child);
     free(L.row_node);
     free(ranks);
     free(fr_pool);
