@@ -946,6 +946,28 @@ def read_csv_table(path: str | os.PathLike[str], *, sep: str = ",") -> tuple[lis
     return header, CsvRows(rows, source=source, lines=lines)
 
 
+def _line_start(text: str, line: int, last_line: int) -> int:
+    """Where ``line`` (1-based) starts in ``text``, whose last line is ``last_line``: found from
+    the end, in a window that grows until it holds the line break before ``line``, so that
+    finding the last row of a file costs the size of that row, not of the file.
+
+    >>> text = "a\\r\\nb\\nc\\rd"
+    >>> [text[_line_start(text, n, 4):][:1] for n in (1, 2, 3, 4)]
+    ['a', 'b', 'c', 'd']
+    """
+    back = last_line - line + (1 if text.endswith(("\n", "\r")) else 0)  # line breaks from the line's start on
+    width = 4096
+    while True:
+        begin = max(0, len(text) - width)
+        # A window starting inside "\r\n" finds its "\n": the same end, the same line.
+        ends = [m.end() for m in _LINE_BREAK.finditer(text, begin)]
+        if len(ends) > back:
+            return ends[-back - 1]
+        if begin == 0:
+            return 0
+        width *= 4
+
+
 def _refuse_open_quote(text: str, sep: str, source: str, line: int, last_line: int) -> None:
     """Refuse a quote that opens a cell of the row starting at ``line`` and never closes.
 
@@ -958,10 +980,7 @@ def _refuse_open_quote(text: str, sep: str, source: str, line: int, last_line: i
     ...
     puretree.errors.DataError: d.csv: line 2: a quote opens a cell and never closes, so the rest of the file (lines 2-3) would be one cell; close it, or write a quote inside a quoted cell as ""
     """
-    start = 0
-    for _, match in zip(range(line - 1), _LINE_BREAK.finditer(text)):
-        start = match.end()  # the start of the row's first line
-    pos = start
+    start = pos = _line_start(text, line, last_line)
     plain = re.compile(f"[^{re.escape(sep)}\r\n]*")
     while pos < len(text):
         if text[pos] == '"':
