@@ -936,6 +936,8 @@ def _grow(
     chosen = _task_score(score, REGRESSION if regression else CLASSIFICATION)
     by_ratio, impurity = _c45_score(chosen) if c45 else (False, None)
     parts = _inputs(X, y, sample_weight)
+    if not parts.rows or parts.rows[-1][1] == 0:  # else the labels' schema would hold no class
+        raise DataError(f"X has no rows: its {len(parts.rows)} partition(s) are all empty")
     names = list(feature_names) if feature_names is not None else parts.names
     assert parts.y is not None  # _inputs requires the labels
     weights = parts.w if parts.w is not None else [None] * len(parts.rows)

@@ -59,6 +59,8 @@ import attrs
 import numpy as np
 
 from .errors import DataError, ParameterError, SchemaError
+from .errors import digits
+from .errors import shown as _shown
 from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Schema
 
 __all__ = [
@@ -106,6 +108,10 @@ _BOOLEAN_TEXT = {"true": True, "false": False}
 # An integer in text, up to 4,000 digits (int() refuses more than 4,300).
 _WHOLE_TEXT = re.compile(r"[+-]?[0-9]{1,4000}", re.ASCII)
 _KEY_STARTS = frozenset("0123456789+-.tTfF")
+# A line break as the csv module reads text opened with newline="".
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# A quoted CSV cell, closed (possessive: a doubled quote "" stays inside the cell).
+_QUOTED = re.compile(r'"(?:[^"]|"")*+"')
 
 
 @attrs.frozen(eq=False)
@@ -197,12 +203,6 @@ def _where_of(body: Sequence[Any]) -> Where:
     if source:  # a file without lines (Parquet): its rows, counted from 0
         return lambda i: f"{source}: row {i}"
     return _row
-
-
-def _shown(value: Any, limit: int = 40) -> str:
-    """``repr`` of a user's value, cut short: an error message stays one readable line."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 5] + "...'" if isinstance(value, str) else text[: limit - 3] + "..."
 
 
 def did_you_mean(name: Any, names: Iterable[Any]) -> str:
@@ -346,7 +346,8 @@ def _check_value(value: Any, what: str) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         raise DataError(f"{what}: {value!r} is not finite")
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_EXACT_INT:
-        raise DataError(f"{what}: the integer {_shown(value)} is too large: integers must lie within +-2**53 ({MAX_EXACT_INT}), which a saved model keeps exactly")
+        number = _shown(value) if abs(value) < 10**40 else f"of {digits(value)} digits"
+        raise DataError(f"{what}: the integer {number} is too large: integers must lie within +-2**53 ({MAX_EXACT_INT}), which a saved model keeps exactly")
     return value
 
 
@@ -556,9 +557,9 @@ def _encode_column(feature: Feature, cells: Sequence[Any], *, column: int, stric
             out[row] = value
         return out
     index = {category_key(c): i for i, c in enumerate(feature.categories)}
-    if len(index) != len(feature.categories):  # e.g. a hand-edited model with both 1 and "1"
-        _distinct_values(list(feature.categories), f"the tree's categories of column {name!r}", lambda i: f"category {i}", range(len(feature.categories)))
     learned = {k[0] for k in index}
+    if len(index) != len(feature.categories) or {"bool", "number"} <= learned:  # a Feature made by hand with 1 and "1", or True and 1
+        _distinct_values(list(feature.categories), f"the tree's categories of column {name!r}", lambda i: f"category {i}", range(len(feature.categories)))
     # Keys by (type, value): True and 1 hash alike, and must not share a cache entry.
     memo: dict[tuple[type, Any], int] = {}
     for row, cell in enumerate(cells):
@@ -936,8 +937,67 @@ def read_csv_table(path: str | os.PathLike[str], *, sep: str = ",") -> tuple[lis
         raise DataError(f"{source}: the file is empty")
     if not rows:
         raise DataError(f"{source}: the file has a header but no data rows")
+    # A quote that never closes makes the rest of the file one cell of the last row (the csv
+    # module does not say so): only a last row with a line break in a cell, or a file that
+    # does not end with one, can hold such a quote.
+    if any("\n" in c or "\r" in c for c in rows[-1]) or not text.endswith(("\n", "\r")):
+        _refuse_open_quote(text, sep, source, lines[-1], reader.line_num)
     _check_names(header, source=f"{source}: line {header_line}")
     return header, CsvRows(rows, source=source, lines=lines)
+
+
+def _line_start(text: str, line: int, last_line: int) -> int:
+    """Where ``line`` (1-based) starts in ``text``, whose last line is ``last_line``: found from
+    the end, in a window that grows until it holds the line break before ``line``, so that
+    finding the last row of a file costs the size of that row, not of the file.
+
+    >>> text = "a\\r\\nb\\nc\\rd"
+    >>> [text[_line_start(text, n, 4):][:1] for n in (1, 2, 3, 4)]
+    ['a', 'b', 'c', 'd']
+    """
+    back = last_line - line + (1 if text.endswith(("\n", "\r")) else 0)  # line breaks from the line's start on
+    width = 4096
+    while True:
+        begin = max(0, len(text) - width)
+        # A window starting inside "\r\n" finds its "\n": the same end, the same line.
+        ends = [m.end() for m in _LINE_BREAK.finditer(text, begin)]
+        if len(ends) > back:
+            return ends[-back - 1]
+        if begin == 0:
+            return 0
+        width *= 4
+
+
+def _refuse_open_quote(text: str, sep: str, source: str, line: int, last_line: int) -> None:
+    """Refuse a quote that opens a cell of the row starting at ``line`` and never closes.
+
+    The row's cells are scanned as the csv module reads them: a quote opens a cell only at its
+    start, a doubled quote inside is a quote, text after the closing quote belongs to the cell.
+
+    >>> _refuse_open_quote('a,b\\n1,"x""y"\\n', ",", "d.csv", 2, 2)
+    >>> _refuse_open_quote('a,b\\n1,"x\\n2,y\\n', ",", "d.csv", 2, 3)
+    Traceback (most recent call last):
+    ...
+    puretree.errors.DataError: d.csv: line 2: a quote opens a cell and never closes, so the rest of the file (lines 2-3) would be one cell; close it, or write a quote inside a quoted cell as ""
+    """
+    start = pos = _line_start(text, line, last_line)
+    plain = re.compile(f"[^{re.escape(sep)}\r\n]*")
+    while pos < len(text):
+        if text[pos] == '"':
+            quoted = _QUOTED.match(text, pos)
+            if quoted is None:
+                at = line + len(_LINE_BREAK.findall(text, start, pos))
+                span = f"line {at}" if at >= last_line else f"lines {at}-{last_line}"
+                raise DataError(
+                    f"{source}: line {at}: a quote opens a cell and never closes, so the rest of the file ({span}) "
+                    'would be one cell; close it, or write a quote inside a quoted cell as ""'
+                )
+            pos = quoted.end()
+        pos = plain.match(text, pos).end()  # type: ignore[union-attr]  # matches the empty text
+        if pos < len(text) and text[pos] == sep:
+            pos += 1
+            continue
+        return  # the row ends: every quote in it closed
 
 
 def read_csv(
@@ -1109,8 +1169,29 @@ def encode_features(schema: Schema, X: Any) -> np.ndarray:
             r, c = bad[0]
             raise DataError(f"row {int(r)}, column {names[c]!r}: value {float(out[r, c])!r} is not finite")
         return out
+    if arr.dtype.kind in "iuf":
+        _refuse_numbers_for_categories(schema, arr)
     columns = [arr[:, j].tolist() for j in range(arr.shape[1])]
     return _stack(schema, columns, arr.shape[0])
+
+
+def _refuse_numbers_for_categories(schema: Schema, arr: np.ndarray) -> None:
+    """Refuse a numeric array whose cell would be read as a category value that cannot be:
+    a number, for a feature whose categories are text or booleans. Such a cell would be an
+    unseen category (every row answered at the split), and the likely cause is a matrix of
+    category codes such as a :class:`Dataset`'s ``X``: the Dataset itself says they are codes."""
+    for j, f in enumerate(schema.features):
+        if f.is_numeric or any(category_key(c)[0] == "number" for c in f.categories):
+            continue  # numbers are values here: a number category, or a numeric feature
+        present = np.flatnonzero(~np.isnan(arr[:, j].astype(np.float64)))
+        if present.size:
+            r = int(present[0])
+            raise SchemaError(
+                f"row {r}, column {f.name!r}: a numeric array holds the number {_shown(arr[r, j].item())}, but the tree's "
+                f"categories for this column are {_shown(list(f.categories), 60)}; pass the rows with their category values "
+                "(a DataFrame, mappings or an object array), or, for category codes such as a Dataset's X, "
+                "the Dataset itself: predict(tree, dataset), not predict(tree, dataset.X)"
+            )
 
 
 def _decode_columns(ds: Dataset) -> list[list[Any]]:

@@ -50,7 +50,7 @@ import attrs
 import numpy as np
 
 from .data import DATA_OPTIONS, Dataset, as_dataset, encode_features, labels_array
-from .errors import DataError, ModelFormatError, ParameterError
+from .errors import DataError, ModelFormatError, ParameterError, shown
 from .fold import depth, n_leaves, n_nodes
 from .grow import cart, grow
 from .importance import feature_importances as tree_importances
@@ -788,23 +788,33 @@ def _fail(where: str, message: str) -> ModelFormatError:
     return ModelFormatError(f"{where}: {message}")
 
 
+def _plain_number(value: Any) -> bool:
+    """A JSON number a model holds: a finite float, or an integer within +-2**53 (which a double
+    holds exactly; math.isfinite of a longer one overflows)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) <= 2**53
+    return isinstance(value, float) and math.isfinite(value)
+
+
 def from_dict(obj: dict[str, Any], tree_from_dict: Callable[[Any], Tree]) -> Ensemble:
     """An ensemble from its dictionary, validated (:class:`ModelFormatError` names the field);
     ``tree_from_dict`` reads (and validates) one tree."""
     if obj.get("version") != ENSEMBLE_VERSION or isinstance(obj.get("version"), bool):
-        raise _fail("model", f"unsupported ensemble version {obj.get('version')!r} (this puretree reads version {ENSEMBLE_VERSION})")
+        raise _fail("model", f"unsupported ensemble version {shown(obj.get('version'))} (this puretree reads version {ENSEMBLE_VERSION})")
     method = obj.get("method")
     if method not in METHODS:
-        raise _fail("model.method", f"unknown method {method!r}; expected one of {list(METHODS)}")
+        raise _fail("model.method", f"unknown method {shown(method)}; expected one of {list(METHODS)}")
     seed = obj.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise _fail("model.seed", f"expected a non-negative integer, got {seed!r}")
+        raise _fail("model.seed", f"expected a non-negative integer, got {shown(seed)}")
     options = obj.get("options")
-    if not isinstance(options, dict) or not all(isinstance(v, (str, int, float, bool, type(None))) and not (isinstance(v, float) and not math.isfinite(v)) for v in options.values()):
+    if not isinstance(options, dict) or not all(isinstance(v, (str, bool, type(None))) or _plain_number(v) for v in options.values()):
         raise _fail("model.options", "expected an object of names to numbers, text, true/false or null")
     oob = obj.get("oob_score")
-    if oob is not None and (isinstance(oob, bool) or not isinstance(oob, (int, float)) or not math.isfinite(oob)):
-        raise _fail("model.oob_score", f"expected a number or null, got {oob!r}")
+    if oob is not None and not _plain_number(oob):
+        raise _fail("model.oob_score", f"expected a number or null, got {shown(oob)}")
     members = obj.get("members")
     if not isinstance(members, list) or not members:
         raise _fail("model.members", "expected a non-empty list of trees")
@@ -812,8 +822,8 @@ def from_dict(obj: dict[str, Any], tree_from_dict: Callable[[Any], Tree]) -> Ens
     if not isinstance(weights, list) or len(weights) != len(members):
         raise _fail("model.weights", f"expected one weight per member ({len(members)})")
     for i, w in enumerate(weights):
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
-            raise _fail(f"model.weights[{i}]", f"expected a finite number >= 0, got {w!r}")
+        if not _plain_number(w) or w < 0:
+            raise _fail(f"model.weights[{i}]", f"expected a finite number >= 0, got {shown(w)}")
     if not sum(weights) > 0:
         raise _fail("model.weights", "the weights are all zero")
     head = obj.get("tree_format")

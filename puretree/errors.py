@@ -10,7 +10,12 @@ True
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 __all__ = [
+    "shown",
+    "digits",
     "PuretreeError",
     "DataError",
     "SchemaError",
@@ -42,3 +47,41 @@ class ParameterError(PuretreeError, ValueError):
 
 class CodegenError(PuretreeError, ValueError):
     """A tree cannot be compiled with the requested options (e.g. it is too large for an index type)."""
+
+
+def digits(value: int) -> int:
+    """How many decimal digits an integer has, computed without ``str`` (which refuses
+    integers of more than 4,300 digits).
+
+    >>> digits(0), digits(-999), digits(10**5000)
+    (1, 3, 5001)
+    """
+    n = abs(value)
+    if n < 10:
+        return 1
+    d = int(math.log10(n)) + 1  # a float's estimate, corrected below where it is off by one
+    if 10 ** (d - 1) > n:
+        d -= 1
+    elif 10**d <= n:
+        d += 1
+    return d
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """A user's value as an error message shows it: its ``repr``, cut short so that the
+    message stays one readable line; an integer too long for ``repr`` by its digit count.
+
+    >>> shown("x" * 50)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"
+    >>> shown(10**5000), shown(-(10**45))
+    ('an integer of 5001 digits', '-100000000000000000000000000000000000...')
+    """
+    try:
+        text = repr(value)
+    except ValueError:  # an integer of 4,300+ digits, or a list holding one
+        if isinstance(value, int):
+            return f"an integer of {digits(value)} digits"
+        return f"a {type(value).__name__} holding an integer too long to show"
+    if len(text) <= limit:
+        return text
+    return text[: limit - 5] + "...'" if isinstance(value, str) else text[: limit - 3] + "..."

@@ -145,6 +145,8 @@ def _text(cell: Any, at: str) -> str:
         return ""
     if isinstance(cell, str):
         return cell
+    if isinstance(cell, _LongInteger):
+        raise DataError(f"{at}: an integer of {cell.digits} digits is too large (a number must lie within a double's range, a category or a label within +-2**53)")
     if type(cell).__name__ in ("NAType", "NaTType"):  # pandas' missing values
         return ""
     if hasattr(cell, "item") and not isinstance(cell, (list, dict)):  # a numpy scalar
@@ -194,9 +196,18 @@ def _without_comment(line: str) -> str:
     return line
 
 
-def _arff_header(text: str) -> tuple[str, list[int]]:
+def _arff_header(text: str, source: str) -> tuple[str, list[int]]:
     """The text with declaration comments dropped, and the 1-based line of each data row
-    (liac-arff reads one row per line, skipping blank lines and ``%`` comments)."""
+    (liac-arff reads one row per line, skipping blank lines and ``%`` comments).
+
+    A file without its ``@data`` line is refused here, by name (liac-arff says only
+    "Invalid layout of the ARFF file"):
+
+    >>> _arff_header("@relation r\\n@attribute a numeric\\n1\\n", "r.arff")
+    Traceback (most recent call last):
+    ...
+    puretree.errors.DataError: r.arff: line 3: a data row before the @data line: an ARFF file's rows follow a line '@data' after the @attribute declarations
+    """
     lines = text.split("\n")
     rows: list[int] = []
     in_data = False
@@ -209,6 +220,12 @@ def _arff_header(text: str) -> tuple[str, list[int]]:
             in_data = True
         elif stripped.startswith("@"):
             lines[i] = _without_comment(line)
+        elif stripped and not stripped.startswith("%"):
+            if not any(d.strip().startswith("@") for d in lines[:i]):
+                raise DataError(f"{source}: line {i + 1}: not a readable ARFF file (it starts with {_short(stripped)}, not with @relation and @attribute declarations)")
+            raise DataError(f"{source}: line {i + 1}: a data row before the @data line: an ARFF file's rows follow a line '@data' after the @attribute declarations")
+    if not in_data:
+        raise DataError(f"{source}: no @data line: an ARFF file's rows follow a line '@data' after the @attribute declarations")
     return "\n".join(lines), rows
 
 
@@ -216,7 +233,7 @@ def _arff_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows, Kinds
     import arff  # liac-arff
 
     source, text = read_text(path, what="ARFF")
-    cleaned, lines = _arff_header(text)
+    cleaned, lines = _arff_header(text, source)
     try:
         decoded = arff.loads(cleaned)
     except arff.ArffException as exc:
@@ -286,6 +303,37 @@ def _parquet_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows, Ki
 # -- JSON lines ---------------------------------------------------------------------------
 
 
+class _LongInteger:
+    """A JSON integer literal of more digits than ``int()`` takes (4,300), kept as its length,
+    so that the cell's error names its line and column rather than Python's conversion limit."""
+
+    __slots__ = ("digits",)
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+def _integer(literal: str) -> Any:
+    """``json.loads``'s ``parse_int``: an int, or a :class:`_LongInteger` for a literal too long."""
+    return int(literal) if len(literal) <= 4000 else _LongInteger(len(literal.lstrip("-")))
+
+
+class _RepeatedKey(Exception):
+    """A key given twice in one JSON object (``json`` would keep the last value, silently)."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook``: an object's pairs as a dict, refusing a repeated key."""
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return record
+
+
 def _jsonl_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows, Kinds]:
     source, text = read_text(path, what="JSON lines")
     records: list[dict[str, Any]] = []
@@ -294,7 +342,9 @@ def _jsonl_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows, Kind
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, object_pairs_hook=_object, parse_int=_integer)
+        except _RepeatedKey as exc:
+            raise DataError(f"{source}: line {i}: the key {_short(exc.args[0])} appears twice in one record; a record gives each column once") from None
         except (ValueError, RecursionError) as exc:
             raise DataError(f"{source}: line {i}: not a JSON record ({getattr(exc, 'msg', exc)})") from None
         if not isinstance(record, dict):

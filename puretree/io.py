@@ -54,7 +54,8 @@ from typing import Any
 
 import attrs
 
-from .errors import ModelFormatError
+from .data import category_key
+from .errors import ModelFormatError, digits, shown
 from .fold import LEAVE, events
 from .nodes import MISSING_STRATEGIES, CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree
 
@@ -170,8 +171,8 @@ def _text(value: str, where: str) -> str:
 
 def _exact_int(value: int, where: str, what: str) -> int:
     if abs(value) > MAX_EXACT_INT:
-        shown = str(value) if abs(value) < 10**30 else f"of {len(str(abs(value)))} digits"
-        raise _fail(where, f"{what} {shown} is beyond 2**53, the largest integer a double holds exactly")
+        number = str(value) if abs(value) < 10**30 else f"of {digits(value)} digits"  # str() refuses 4,300+ digits
+        raise _fail(where, f"{what} {number} is beyond 2**53, the largest integer a double holds exactly")
     return value
 
 
@@ -187,9 +188,9 @@ def _require(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> A
     value = obj[key]
     if not isinstance(value, kind) or (kind in (int, float, (int, float)) and isinstance(value, bool)):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise _fail(where, f"field {key!r} must be {names}, got {value!r}")
+        raise _fail(where, f"field {key!r} must be {names}, got {shown(value)}")
     if isinstance(value, int) and not isinstance(value, bool):
-        _exact_int(value, where, f"field {key!r}:")
+        _exact_int(value, where, f"field {key!r}: the integer")
     if isinstance(value, str):
         _text(value, f"{where}.{key}")
     return value
@@ -204,7 +205,35 @@ def _scalar_label(value: Any, where: str) -> Any:
         return _exact_int(value, where, "integer label")
     if isinstance(value, float) and math.isfinite(value):
         return value
-    raise _fail(where, f"{value!r} is not a string, integer, boolean or finite number")
+    raise _fail(where, f"{shown(value)} is not a string, integer, boolean or finite number")
+
+
+def _distinct(values: list[Any], where: str) -> None:
+    """Refuse labels or categories that the cell rules (:func:`~puretree.data.category_key`)
+    make one value: a repeat, two spellings of one value (``1`` and ``1.0``, ``1`` and
+    ``"1"``, ``true`` and ``"True"``), or booleans mixed with numbers, which the data encoders
+    refuse too (``True == 1`` in Python: generated code and dictionaries would take a row's
+    ``True`` down the branch of ``1``).
+
+    >>> _distinct(["a", "b"], "schema.classes")
+    >>> _distinct([True, 1], "schema.classes")
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ModelFormatError: schema.classes: mixes booleans and numbers (entry 0 is True, entry 1 is 1): True == 1 in Python, so they would be one value; a model holds all booleans or all numbers
+    """
+    first: dict[tuple[str, Any], int] = {}
+    kinds: dict[str, int] = {}
+    for i, v in enumerate(values):
+        key = category_key(v)
+        j = first.setdefault(key, i)
+        if j != i:
+            if type(values[j]) is type(v) and values[j] == v:
+                raise _fail(where, f"duplicate value {shown(v)} (entries {j} and {i})")
+            raise _fail(where, f"entries {j} and {i} ({shown(values[j])} and {shown(v)}) are one value under puretree's cell rules, so a cell could not choose between them; write it once")
+        kinds.setdefault(key[0], i)
+    if "bool" in kinds and "number" in kinds:
+        b, n = kinds["bool"], kinds["number"]
+        raise _fail(where, f"mixes booleans and numbers (entry {b} is {shown(values[b])}, entry {n} is {shown(values[n])}): True == 1 in Python, so they would be one value; a model holds all booleans or all numbers")
 
 
 def _unique(values: list[Any], where: str) -> None:
@@ -222,7 +251,7 @@ def _parse_schema(obj: Any) -> Schema:
         raise _fail("schema", f"unknown task {task!r}")
     target = _require(obj, "target", str, "schema")
     classes = [_scalar_label(c, "schema.classes") for c in _require(obj, "classes", list, "schema")]
-    _unique(classes, "schema.classes")
+    _distinct(classes, "schema.classes")
     if task == CLASSIFICATION and not classes:
         raise _fail("schema.classes", "a classification tree needs at least one class")
     if task == REGRESSION and classes:
@@ -236,7 +265,7 @@ def _parse_schema(obj: Any) -> Schema:
             features.append(Feature(name, NUMERIC))
         elif kind == CATEGORICAL:
             cats = [_scalar_label(c, where + ".categories") for c in _require(f, "categories", list, where)]
-            _unique(cats, where + ".categories")
+            _distinct(cats, where + ".categories")
             features.append(Feature(name, CATEGORICAL, tuple(cats)))
         else:
             raise _fail(where, f"unknown kind {kind!r}")
@@ -316,7 +345,7 @@ def _read_subset(entry: dict[str, Any], feature: Feature, n_children: int, where
     m = len(feature.categories)
     for c in codes:
         if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < m:
-            raise _fail(where, f"category code {c!r} is out of range (0..{m - 1})")
+            raise _fail(where, f"category code {shown(c)} is out of range (0..{m - 1})")
     if n_children != 2:
         raise _fail(where, f"a {entry['kind']} split has 2 children, got {n_children}")
     # Both branches must receive some known category; otherwise one is dead code
@@ -364,7 +393,7 @@ def _criterion(obj: dict[str, Any], version: int) -> str | None:
         return None
     value = obj["criterion"]
     if not isinstance(value, str):
-        raise _fail("model", f"field 'criterion' must be a string or null, got {value!r}")
+        raise _fail("model", f"field 'criterion' must be a string or null, got {shown(value)}")
     return _text(value, "model.criterion")
 
 
@@ -377,10 +406,10 @@ def from_dict(obj: Any) -> Tree:
 
         return ensemble.from_dict(obj, from_dict)  # type: ignore[return-value]
     if obj.get("format") != FORMAT:
-        raise _fail("model", f"not a puretree model (format {obj.get('format')!r}, expected {FORMAT!r})")
+        raise _fail("model", f"not a puretree model (format {shown(obj.get('format'))}, expected {FORMAT!r})")
     version = obj.get("version")
     if type(version) is not int or version not in READS:  # True == 1, but true is not a version
-        raise _fail("model", f"unsupported version {version!r} (this puretree reads versions {', '.join(map(str, READS))})")
+        raise _fail("model", f"unsupported version {shown(version)} (this puretree reads versions {', '.join(map(str, READS))})")
     kind_names = _KIND_NAMES[version]
     schema = _parse_schema(obj.get("schema"))
     entries = _require(obj, "nodes", list, "model")
@@ -402,7 +431,7 @@ def from_dict(obj: Any) -> Tree:
         kids = _require(entry, "children", list, where)
         for c in kids:
             if isinstance(c, bool) or not isinstance(c, int) or not i < c < n:
-                raise _fail(where, f"child index {c!r} must be an integer between {i + 1} and {n - 1}")
+                raise _fail(where, f"child index {shown(c)} must be an integer between {i + 1} and {n - 1}")
             if referenced[c]:
                 raise _fail(where, f"node {c} is the child of more than one node")
             referenced[c] = True
@@ -439,45 +468,59 @@ def from_dict(obj: Any) -> Tree:
     assert root is not None
     missing = obj.get("missing", "majority")
     if missing not in MISSING_STRATEGIES:
-        raise _fail("model", f"unknown missing-value strategy {missing!r}; expected one of {list(MISSING_STRATEGIES)}")
+        raise _fail("model", f"unknown missing-value strategy {shown(missing)}; expected one of {list(MISSING_STRATEGIES)}")
     return Tree(root, schema, missing, criterion=_criterion(obj, version))
 
 
-def _reject_constant(name: str) -> Any:
-    raise ModelFormatError(f"model: {name} is not a valid JSON number")
+class _Unreadable:
+    """A number a model cannot hold, kept as a placeholder that no field accepts, so that the
+    validation names the node and field that hold it: ``NaN``, ``Infinity`` or ``-Infinity``
+    (not JSON, though Python's json reads them), or an integer literal too long for a model
+    (int() of 4,300+ digits raises), kept as its length only."""
 
+    __slots__ = ("what",)
 
-class _LongNumber:
-    """An integer literal too long to be a model's number, kept as its length only: the
-    validation then names the node and field that hold it (int() of 4,300+ digits raises)."""
-
-    __slots__ = ("digits",)
-
-    def __init__(self, digits: int) -> None:
-        self.digits = digits
+    def __init__(self, what: str) -> None:
+        self.what = what
 
     def __repr__(self) -> str:
-        return f"a {self.digits}-digit number (too long: beyond 2**53, the largest integer a double holds exactly)"
+        return self.what
 
 
-def _parse_int(literal: str) -> Any:
-    return int(literal) if len(literal) <= 400 else _LongNumber(len(literal.lstrip("-")))
+def _reader() -> tuple[Callable[[str], Any], Callable[[str], Any], list[_Unreadable]]:
+    """``json.loads``'s ``parse_constant`` and ``parse_int`` hooks, and the placeholders they made."""
+    made: list[_Unreadable] = []
+
+    def unreadable(what: str) -> _Unreadable:
+        made.append(_Unreadable(what))
+        return made[-1]
+
+    def constant(name: str) -> Any:
+        return unreadable(f"{name} (not a valid JSON number)")
+
+    def integer(literal: str) -> Any:
+        if len(literal) <= 400:
+            return int(literal)
+        return unreadable(f"a {len(literal.lstrip('-'))}-digit number (too long: beyond 2**53, the largest integer a double holds exactly)")
+
+    return constant, integer, made
 
 
 def from_json(text: str | bytes) -> Tree:
     """A tree from JSON text, validated."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise ModelFormatError(f"model: expected JSON text (str or bytes), got {type(text).__name__}")
+    constant, integer, unreadable = _reader()
     try:
-        obj = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
+        obj = json.loads(text, parse_constant=constant, parse_int=integer)
     except json.JSONDecodeError as exc:
         raise ModelFormatError(f"model: not valid JSON ({exc})") from None
-    except ValueError as exc:
-        # Python refuses to turn a number of more than 4300 digits into an int.
-        raise ModelFormatError(f"model: a number in the model is too long ({exc})") from None
     except RecursionError:
         raise ModelFormatError("model: nested too deeply to be a puretree model") from None
-    return from_dict(obj)
+    model = from_dict(obj)  # names the field that holds a placeholder, if it reads that field
+    if unreadable:  # in a field no reader looks at: still not a model's JSON
+        raise ModelFormatError(f"model: {unreadable[0]!r} in a field puretree does not read")
+    return model
 
 
 def load(path: str | os.PathLike[str]) -> Tree:

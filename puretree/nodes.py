@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Union
 import attrs
 import numpy as np
 
-from .errors import ParameterError
+from .errors import DataError, ParameterError, digits
 
 __all__ = [
     "NUMERIC",
@@ -89,6 +89,15 @@ def _finite_values(instance: Any, attribute: attrs.Attribute, value: tuple[float
             raise ParameterError(f"{type(instance).__name__}.{attribute.name} holds a non-finite value {v!r}")
 
 
+def _exact_integers(instance: Any, attribute: attrs.Attribute, value: tuple[Any, ...]) -> None:
+    # A label or category integer beyond 2**53 cannot be saved exactly (io) nor shown (a
+    # 5,000-digit int has no str): the data encoders refuse them, and so does a schema built by hand.
+    for v in value:
+        if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**53:
+            shown = str(v) if abs(v) < 10**40 else f"of {digits(v)} digits"
+            raise DataError(f"{type(instance).__name__}.{attribute.name}: the integer {shown} is beyond 2**53, the largest integer a double (a saved model) holds exactly")
+
+
 def _index(instance: Any, attribute: attrs.Attribute, value: int) -> None:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
         raise ParameterError(f"{type(instance).__name__}.{attribute.name} must be an index >= 0, got {value!r}")
@@ -116,7 +125,7 @@ class Feature:
 
     name: str = attrs.field(validator=attrs.validators.instance_of(str))
     kind: str = attrs.field(default=NUMERIC, validator=attrs.validators.in_((NUMERIC, CATEGORICAL)))
-    categories: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
+    categories: tuple[Any, ...] = attrs.field(default=(), converter=_tuple, validator=_exact_integers)
 
     @property
     def is_numeric(self) -> bool:
@@ -139,7 +148,7 @@ class Schema:
     """
 
     features: tuple[Feature, ...] = attrs.field(converter=_tuple)
-    classes: tuple[Any, ...] = attrs.field(default=(), converter=_tuple)
+    classes: tuple[Any, ...] = attrs.field(default=(), converter=_tuple, validator=_exact_integers)
     target: str = "target"
     task: str = attrs.field(default=CLASSIFICATION, validator=attrs.validators.in_((CLASSIFICATION, REGRESSION)))
 

@@ -106,7 +106,7 @@ def test_arff_grows_the_tree_a_csv_with_the_same_kinds_grows(weather, tmp_path):
         ("@relation r\n@attribute a numeric\n@attribute c {p,q}\n@data\nabc,p\n", "line 5: not a readable ARFF file \\(Invalid numerical value"),
         ("@relation r\n@attribute a numeric\n@attribute c {p,q}\n@data\n1,p,3\n", "line 5: not a readable ARFF file"),
         ("@relation r\n@attribute a date\n@attribute c {p,q}\n@data\n", "line 2: not a readable ARFF file \\(Bad @ATTRIBUTE type; puretree reads numeric, real, integer, nominal and string attributes\\)"),
-        ("a,b\n1,2\n", "line 2: not a readable ARFF file \\(Invalid layout"),
+        ("a,b\n1,2\n", "line 1: not a readable ARFF file \\(it starts with 'a,b', not with @relation"),
         ("@relation r\n@attribute a numeric\n@attribute c {p,q}\n@data\n", "the file declares its attributes but has no data rows"),
     ],
 )
