@@ -100,8 +100,9 @@ from .criteria import SCORES, GainRatio, ImpurityDecrease, resolve_score, score_
 from .data import as_dataset, category_key, encode_features, is_missing, labels_array
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
+from .growth.assemble import from_records
 from .impurity import variance as impurity_variance
-from .nodes import TESTS, Leaf, Node, Schema, Split, Tree
+from .nodes import TESTS, Leaf, Node, Schema, Tree
 from .predict import predict as predict_rows
 from .splits import TIE_TOLERANCE, subset_candidates, tie_first
 from .tasks import CLASSIFICATION, REGRESSION
@@ -846,19 +847,6 @@ def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules, spread: bool =
     return np.append(branch, heavy), children, share
 
 
-def _assemble(made: list[Any]) -> Node:
-    """Nodes from the records (children have larger ids than their parent): a Leaf, or
-    ``(feature, test, children's ids, statistics)``."""
-    for g in range(len(made) - 1, -1, -1):
-        rec = made[g]
-        if not isinstance(rec, Leaf):
-            f, test, kids, stats = rec
-            made[g] = Split(f, test, tuple(made[c] for c in kids), stats)
-            for c in kids:
-                made[c] = None  # each node is referenced by its parent only
-    return made[0]
-
-
 def _schema(classes: np.ndarray, parts: _Parts, names: list[str] | None, task: str, categories: list[list[Any]]) -> Schema:
     """The schema the in-memory ``cart`` gives data with these labels, features and (for a
     frame's categorical columns) categories: it is inferred from a small frame holding them."""
@@ -1032,7 +1020,7 @@ def _grow(
             node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, table_of, dest)))
         frontier, counts, usable = next_frontier, next_counts, next_usable
         depth += 1
-    tree = Tree(_assemble(made), schema, missing)
+    tree = Tree(from_records(made), schema, missing)
     impurity = getattr(chosen, "impurity", None)
     return attrs.evolve(tree, criterion=getattr(impurity, "__name__", None))
 

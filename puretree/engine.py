@@ -69,10 +69,11 @@ import numpy as np
 
 from .data import Dataset
 from .errors import DataError
-from .nodes import Leaf, Multiway, Node, Split, Subset, Threshold
+from .growth.assemble import from_arrays, from_records
+from .nodes import TESTS, Leaf, Node
 from .tasks import as_task
 
-__all__ = ["build", "supports", "assemble_arrays", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
+__all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
 
 #: The values of ``grow(..., engine=...)``: ``"auto"`` uses the fast engine when it supports
 #: the splitters given, ``"fast"`` insists on it, ``"reference"`` runs the recursive builder.
@@ -819,7 +820,7 @@ def _kernel_tree(ds: Dataset, cfg: Any, progress: Any = None) -> Node:
     )  # fmt: skip
     if progress is not None:  # the compiled loop calls no Python: its levels are reported once it is done
         _report_levels(child, counts, progress)
-    return assemble_arrays(np.maximum(feature, 0), threshold, child, counts, checked=False)
+    return from_arrays(np.maximum(feature, 0), threshold, child, counts, checked=False)
 
 
 def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None:
@@ -830,59 +831,6 @@ def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None
     weight = counts.sum(axis=1)
     for d in range(int(depth.max()) + 1):
         progress(d, int((depth == d).sum()), int(round(float(weight[depth == d].sum()))))
-
-
-def assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray, *, checked: bool = True) -> Node:
-    """Nodes from a threshold tree's arrays (the compiled kernel's, :mod:`puretree.dask`'s): node
-    ``g`` is a leaf when ``child[g] < 0``, else a split on ``feature[g]`` at ``threshold[g]``
-    whose children are ``child[g]`` and ``child[g] + 1`` (larger ids); ``counts[g]`` its statistics.
-
-    ``checked=False`` (the compiled kernel's own arrays: feature indices, finite thresholds and
-    counts by construction) sets the nodes' fields without running their converters and
-    validators again, which cost more than the kernel's growth on small data; the nodes are
-    the same values (their digest is computed as always).
-
-    >>> args = (np.array([0, -1, -1]), np.array([2.5, 0.0, 0.0]), np.array([1, -1, -1]), np.array([[2.0, 2.0], [2.0, 0.0], [0.0, 2.0]]))
-    >>> assemble_arrays(*args, checked=False) == assemble_arrays(*args)
-    True
-    """
-    ft, thr, ch, cn = feature.tolist(), threshold.tolist(), child.tolist(), counts.tolist()
-    made: list[Any] = [None] * len(ch)
-    leaf, split, test = (Leaf, Split, Threshold) if checked else (_trusted_leaf, _trusted_split, _trusted_threshold)
-    for g in range(len(ch) - 1, -1, -1):
-        c = ch[g]
-        if c < 0:
-            made[g] = leaf(cn[g])
-        else:
-            made[g] = split(ft[g], test(thr[g]), (made[c], made[c + 1]), cn[g])
-            made[c] = made[c + 1] = None  # each node is referenced by its parent only
-    return made[0]
-
-
-_set = object.__setattr__  # the nodes are frozen: set their slots as attrs' own __init__ does
-
-
-def _trusted_threshold(value: float) -> Threshold:
-    test = object.__new__(Threshold)
-    _set(test, "value", value + 0.0)  # one zero, as Threshold's converter makes it
-    return test
-
-
-def _trusted_leaf(stats: list[float]) -> Leaf:
-    node = object.__new__(Leaf)
-    _set(node, "stats", tuple(stats))
-    node.__attrs_post_init__()  # the digest
-    return node
-
-
-def _trusted_split(feature: int, test: Threshold, kids: tuple[Node, Node], stats: list[float]) -> Split:
-    node = object.__new__(Split)
-    _set(node, "feature", feature)
-    _set(node, "test", test)
-    _set(node, "children", kids)
-    _set(node, "stats", tuple(stats))
-    node.__attrs_post_init__()  # the digest
-    return node
 
 
 def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None) -> Node:
@@ -919,7 +867,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     st = _Level(np.arange(n), stats, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
     st.node_stats[0] = stats.sum(axis=0)  # the reference's own sum (pairwise when there is one column)
     # Records of the tree: one entry per node, children filled in as they are created.
-    made: list[Any] = []  # Leaf, or a split description (kind, feature, test, counts, child ids)
+    made: list[Any] = []  # Leaf, or a split's record (feature, test, child ids, counts): growth.assemble
     frontier = [0]
     made.append(None)
     path_of: dict[int, tuple[int, ...]] = {0: ()}  # feature subsampling: each pending node's path
@@ -1119,8 +1067,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
                     made.append(Leaf(np.zeros(k)))
             f = int(feature[i])
             kd = kinds[choice[i]]
-            test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i)
-            made[g] = (kd, f, test, st.node_stats[i], kids)
+            test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i) if kd == "subset" else len(kids)
+            made[g] = (f, TESTS[kd](test), kids, st.node_stats[i])
         if not next_frontier:
             break
         # -- the next level: new instances sorted by (node, row), orders stably partitioned
@@ -1185,22 +1133,5 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         depth += 1
     if progress is not None and len(made) > reported:  # the last level's children, all leaves made at once
         progress(depth + 1, len(made) - reported, 0)
-    return _assemble(made)
+    return from_records(made)
 
-
-def _assemble(made: list[Any]) -> Node:
-    """Nodes from the records, children before parents (ids grow with depth)."""
-    for g in range(len(made) - 1, -1, -1):
-        rec = made[g]
-        if isinstance(rec, tuple):
-            kind, f, test, counts, kids = rec
-            children = [made[c] for c in kids]
-            if kind == "threshold":
-                made[g] = Split(f, Threshold(test), children, counts)
-            elif kind == "subset":
-                made[g] = Split(f, Subset(test), children, counts)
-            else:
-                made[g] = Split(f, Multiway(len(children)), children, counts)
-            for c in kids:
-                made[c] = None  # release: each node is referenced by its parent only
-    return made[0]
