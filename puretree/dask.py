@@ -101,10 +101,11 @@ from .data import as_dataset, category_key, encode_features, is_missing, labels_
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .growth.assemble import from_records
+from .growth.choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, weight_of
 from .impurity import variance as impurity_variance
 from .nodes import TESTS, Leaf, Node, Schema, Tree
 from .predict import predict as predict_rows
-from .splits import TIE_TOLERANCE, subset_candidates, tie_first
+from .splits import tie_first
 from .tasks import CLASSIFICATION, REGRESSION
 
 __all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HISTOGRAM_BYTES"]
@@ -559,11 +560,6 @@ class _Rules:
     n_categories: tuple[int, ...]  # per feature: its categories (0: numeric)
 
 
-def _weight(stats: np.ndarray, rules: _Rules) -> np.ndarray:
-    """The weight statistics hold (:meth:`puretree.tasks.Task.weight`): column 0, or the classes' sum."""
-    return stats[..., 0] if rules.regression else stats.sum(axis=-1)
-
-
 def _choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: _Rules) -> list[tuple[str, int, Any, float] | None]:
     """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
     values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
@@ -571,53 +567,67 @@ def _choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules:
     ``parents``: the nodes' statistics and rows; ``usable``: the categorical features each
     node may split on (not used by a multiway split above it).
 
-    As the in-memory engine chooses: the best threshold of the numeric features, the best
-    subset (:func:`_best_subset`, cart) or multiway split (:func:`_multiway_score`, id3) of the
-    categorical ones, then the better of the two, the lower feature on a tie (scores within
-    1e-12, relative), and ``min_gain``.
+    As the in-memory engine chooses, with the same chooser (:mod:`puretree.growth.choose`):
+    the best threshold of the numeric features, the best subset (cart) or multiway split (id3)
+    of the categorical ones, then the better of the two, the lower feature on a tie, and
+    ``min_gain``.
     """
     n = H.shape[0]
-    numeric = _best_thresholds(H[:, ~rules.categorical], parents, rules)
-    number_of = np.flatnonzero(~rules.categorical)
-    out: list[tuple[str, int, Any, float] | None] = []
-    for i in range(n):
-        found: list[tuple[str, int, Any, float]] = []
-        if numeric[i] is not None:
-            j, b, score = numeric[i]  # type: ignore[misc]
-            found.append(("threshold", int(number_of[j]), b, score))
-        if rules.multiway:
-            ways = [(f, hit) for f in np.flatnonzero(usable[i]).tolist() if (hit := _multiway_score(H[i, f], parents[i], rules, f)) is not None]
-            if ways:
-                f, score = ways[tie_first(np.array([h for _, h in ways]))]
-                found.append(("multiway", f, f, score))
-        subsets = [] if rules.multiway else [(f, sub) for f in np.flatnonzero(rules.categorical).tolist() if (sub := _best_subset(H[i, f], parents[i], rules, f)) is not None]
-        if subsets:
-            f, (score, codes) = subsets[tie_first(np.array([h[0] for _, h in subsets]))]
-            found.append(("subset", f, codes, score))
-        if not found:
-            out.append(None)
-            continue
-        scores = np.array([c[3] for c in found])
-        best = scores.max()
-        tied = [c for c in found if c[3] >= best - TIE_TOLERANCE * max(1.0, abs(best))]
-        pick = min(tied, key=lambda c: c[1])  # the lowest feature; the threshold first on one feature
-        out.append(None if rules.min_gain is not None and not pick[3] > rules.min_gain else pick)
-    return out
+    task = REGRESSION if rules.regression else CLASSIFICATION
+    total = weight_of(parents[:, :-1], rules.regression)
+    categorical = np.flatnonzero(rules.categorical).tolist()
+    kinds = ("threshold", "multiway" if rules.multiway else "subset")
+    scores, feats = np.full((n, 2), -np.inf), np.zeros((n, 2), dtype=np.int64)
+    tests: list[list[Any]] = [[None] * n, [None] * n]
+    numeric = np.flatnonzero(~rules.categorical)
+    fs, fb = _best_thresholds(H[:, ~rules.categorical], parents, rules)
+    has = ~np.isneginf(fs).all(axis=1) if len(numeric) else np.zeros(n, dtype=bool)
+    if has.any():
+        r = np.flatnonzero(has)
+        at = first_tied(fs[r])
+        scores[r, 0], feats[r, 0] = fs[r, at], numeric[at]
+        for i, b in zip(r.tolist(), fb[r, at].tolist()):
+            tests[0][i] = b
+    if categorical and rules.multiway:
+        ms = np.full((n, len(categorical)), -np.inf)
+        among = np.array(usable, dtype=bool).reshape(n, -1)
+        for jj, f in enumerate(categorical):
+            m = rules.n_categories[f]
+            per = H[:, f, :m, :-1]
+            ms[:, jj] = multiway_scores(rules.score, per, H[:, f, :m, -1], _in_order(per), total, np.asarray(rules.names[f]), among=among[:, f], incomplete=H[:, f, -1, -1] > 0, min_samples_leaf=rules.min_samples_leaf, regression=rules.regression)
+        r = np.flatnonzero(~np.isneginf(ms).all(axis=1))
+        at = first_tied(ms[r])
+        scores[r, 1], feats[r, 1] = ms[r, at], np.asarray(categorical)[at]
+        for i in r.tolist():
+            tests[1][i] = int(feats[i, 1])
+    elif categorical:
+        for i in range(n):
+            hits = [(f, hit) for f in categorical if (hit := _best_subset(H[i, f], float(total[i]), rules, f, task)) is not None]
+            if hits:
+                f, (score, codes, _) = hits[tie_first(np.array([h[0] for _, h in hits]))]
+                scores[i, 1], feats[i, 1], tests[1][i] = score, f, codes
+    split, choice = among_kinds(scores, feats, rules.min_gain)
+    return [(kinds[c], int(feats[i, c]), tests[c][i], float(scores[i, c])) if split[i] else None for i, c in enumerate(choice.tolist())]
 
 
-def _best_thresholds(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[int, int, float] | None]:
-    """Each node's best threshold over the numeric features' histograms ``H``: ``(feature
-    among them, bin, score)`` or None.
+def _in_order(per: np.ndarray) -> np.ndarray:
+    """The sum over categories (axis -2), added in category order as the engine adds them."""
+    known = per[..., 0, :].copy()
+    for c in range(1, per.shape[-2]):
+        known += per[..., c, :]
+    return known
+
+
+def _best_thresholds(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's best threshold of each numeric feature from their histograms ``H``: the
+    scores (node, feature; -inf: none) and the cuts' bins.
 
     Candidates lie between consecutive non-empty bins; the left side is every known bin up to
-    the cut. Scores as the engine's: the same call ``score(parent, children, names)`` (the
-    variance decrease by the engine's formula), on the known rows of the feature when the node
-    has a missing value in any numeric feature, then scaled by their share of the node's
-    weight; NaN as -inf; the first (lowest) cut within tolerance of a feature's best, then the
-    first feature.
+    the cut. Scores as the engine's (:func:`puretree.growth.choose.binary_scores`), on the
+    known rows of the feature when the node has a missing value in any numeric feature, then
+    scaled by their share of the node's weight; NaN as -inf; the first (lowest) cut within
+    tolerance of a feature's best.
     """
-    from .splits import variance_decrease
-
     n, p, _, _ = H.shape
     C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
     left_rows = C[..., -1]
@@ -634,37 +644,15 @@ def _best_thresholds(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[
         left = C[ni, fj, bb, :-1]
         total = parents[:, :-1]
         parent = np.where(incomplete[ni, None], known_sum[ni, fj], total[ni])
-        if rules.variance:
-            s = variance_decrease(parent, left)
-        else:
-            children = np.empty((len(ni), 2, left.shape[1]))
-            children[:, 0] = left
-            children[:, 1] = parent - left if rules.regression else np.maximum(parent - left, 0.0)
-            s = np.broadcast_to(np.asarray(rules.score(parent, children, rules.names[~rules.categorical][fj]), dtype=np.float64), (len(ni),))
+        names = rules.names[~rules.categorical][fj]
+        s = binary_scores(rules.score, parent, left, names, regression=rules.regression, variance=rules.variance)
         if incomplete.any():
-            w, t = _weight(parent, rules), _weight(total, rules)[ni]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
-            s = np.where(incomplete[ni], s * frac, s)
+            s = known_share(s, weight_of(parent, rules.regression), weight_of(total, rules.regression)[ni], incomplete[ni])
         s = np.where(np.isnan(s), -np.inf, s)
-        group = ni * p + fj
-        g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-        g_best = np.maximum.reduceat(s, g_start)
-        g_of = np.repeat(np.arange(len(g_start)), np.diff(np.r_[g_start, len(group)]))
-        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(g_best), g_best, 0.0)))
-        ok = np.flatnonzero(s >= (g_best - tol)[g_of])
-        pick = ok[np.r_[True, g_of[ok][1:] != g_of[ok][:-1]]]
+        pick = first_tied_in_groups(s, ni * p + fj)
         fs[ni[pick], fj[pick]] = s[pick]
         fb[ni[pick], fj[pick]] = bb[pick]
-    out: list[tuple[int, int, float] | None] = []
-    for i in range(n):
-        best = fs[i].max() if p else -np.inf
-        if np.isneginf(best):
-            out.append(None)
-            continue
-        j = int(np.argmax(fs[i] >= best - TIE_TOLERANCE * max(1.0, abs(best))))
-        out.append((j, int(fb[i, j]), float(fs[i, j])))
-    return out
+    return fs, fb
 
 
 @attrs.frozen
@@ -760,60 +748,12 @@ def _c45_categorical(h: np.ndarray, m: int, j: int, total: float, min_leaf: floa
     return Option(j, gain, gain / info if info > 0 else 0.0, not many_values, "multiway", branches=per)
 
 
-def _multiway_score(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> float | None:
-    """One node's score of a split with one branch per category of feature ``f`` (histogram
-    ``h``: category, channel), or None, as the in-memory engine scores it: at least two
-    categories present, each present one with ``min_samples_leaf`` rows, scored on the known
-    rows (every category a child, empty ones too), scaled by their share of the weight when
-    some are missing; not finite: no split."""
-    m = rules.n_categories[f]
-    per, rows = h[:m, :-1], h[:m, -1]
-    present = rows > 0
-    if present.sum() < 2 or (rows[present] < rules.min_samples_leaf).any():
-        return None
-    known = per[0].copy()
-    for r in per[1:]:  # in category order, as the engine adds them
-        known += r
-    s = float(np.asarray(rules.score(known, per, np.asarray(rules.names[f])), dtype=np.float64))
-    if h[-1, -1] > 0:  # missing values: the known share of the node's weight
-        total = float(_weight(parent[:-1], rules))
-        s = s * (float(_weight(known, rules)) / total if total > 0 else 0.0)
-    return s if np.isfinite(s) else None
-
-
-def _best_subset(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> tuple[float, tuple[int, ...]] | None:
+def _best_subset(h: np.ndarray, total: float, rules: _Rules, f: int, task: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
     """One node's best subset split of categorical feature ``f`` from its histogram ``h``
-    (category, channel): ``(score, left categories)`` or None, as the in-memory engine finds it
-    (:func:`puretree.splits.subset_candidates`' partitions of the present categories, scored on
-    the known rows and scaled by their share of the weight when some are missing)."""
+    (category, channel), by :func:`puretree.growth.choose.best_subset` as the engine finds it."""
     m = rules.n_categories[f]
-    rows = h[:m, -1]
-    present = np.flatnonzero(rows > 0)
-    if len(present) < 2:
-        return None
-    stats = h[present, :-1]
-    known = stats[0].copy()
-    for r in stats[1:]:  # in category order, as the engine adds them
-        known += r
-    masks = subset_candidates(stats, present, known, task=REGRESSION if rules.regression else CLASSIFICATION)
-    left = masks.astype(np.float64) @ stats
-    right = known - left
-    if not rules.regression:
-        np.maximum(right, 0.0, out=right)
-    children = np.stack((left, right), axis=-2)
-    s = np.broadcast_to(np.asarray(rules.score(known, children, np.asarray(rules.names[f])), dtype=np.float64), children.shape[:-2])
-    if h[-1, -1] > 0:  # missing values: the known share of the node's weight
-        total = float(_weight(parent[:-1], rules))
-        s = s * (float(_weight(known, rules)) / total if total > 0 else 0.0)
-    if rules.min_samples_leaf > 1:
-        n_left = masks.astype(np.int64) @ rows[present]
-        n_right = rows.sum() - n_left
-        s = np.where((n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf), s, -np.inf)
-    s = np.where(np.isnan(s), -np.inf, s)
-    if np.isneginf(s).all():
-        return None
-    b = tie_first(s)
-    return float(s[b]), tuple(int(c) for c in present[masks[b]])
+    per = h[:m, :-1]
+    return best_subset(rules.score, per, h[:m, -1], _in_order(per), total, np.asarray(rules.names[f]), task=task, incomplete=bool(h[-1, -1] > 0), min_samples_leaf=rules.min_samples_leaf)
 
 
 def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules, spread: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -835,7 +775,7 @@ def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules, spread: bool =
     children = np.zeros((nb, h.shape[1]))
     for b in range(nb):
         children[b] = h[:-1][branch == b].sum(axis=0)
-    known = _weight(children[:, :-1], rules)
+    known = weight_of(children[:, :-1], rules.regression)
     heavy = int(np.argmax(known))
     share = np.zeros(nb)
     if h[-1, -1] > 0 and spread:  # C4.5's "distribute": every branch its share of the known weight

@@ -43,7 +43,7 @@ here.
 
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
 orders (int32), one chunk of sorted statistics (at most ``_CHUNK`` floats) and one slice of
-candidates handed to the score (at most ``_SCORE_CHUNK``). A level costs
+candidates handed to the score (at most :data:`puretree.growth.choose.SCORE_CHUNK`). A level costs
 ``O(instances x features)`` numpy work plus a few dozen numpy calls, so a chain 10,000 levels
 deep costs 10,000 small levels, not 10,000 copies of the data.
 
@@ -70,6 +70,7 @@ import numpy as np
 from .data import Dataset
 from .errors import DataError
 from .growth.assemble import from_arrays, from_records
+from .growth.choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, weight_of
 from .nodes import TESTS, Leaf, Node
 from .tasks import as_task
 
@@ -81,8 +82,6 @@ ENGINES = ("auto", "fast", "reference")
 
 #: Largest number of floats one chunk of sorted statistics holds (memory bound, as the reference).
 _CHUNK = 4_000_000
-#: Largest number of candidate splits handed to a score at once.
-_SCORE_CHUNK = 100_000
 #: A lone node of at most this many sorted statistics (rows x numeric features x k) is
 #: searched by the reference's split generators (fewer numpy calls); larger ones by the
 #: level machinery, whose chunks bound memory more tightly.
@@ -105,22 +104,6 @@ def supports(splitters: Any) -> bool:
     known = _kinds()
     kinds = [known.get(s) for s in splitters]
     return None not in kinds and len(set(kinds)) == len(kinds)
-
-
-def _score(score: Any, parent: np.ndarray, children: np.ndarray, names: Any) -> np.ndarray:
-    """Every call of a user's score goes through here: ``parent`` (..., k), ``children``
-    (..., b, k), ``names`` broadcastable to (...); returns float64 scores shaped (...)."""
-    return np.broadcast_to(np.asarray(score(parent, children, names), dtype=np.float64), children.shape[:-2])
-
-
-def _first_tied(scores: np.ndarray) -> np.ndarray:
-    """Row-wise :func:`puretree.splits.tie_first`: the first column within tolerance of the row's best."""
-    from .splits import TIE_TOLERANCE
-
-    best = scores.max(axis=-1)
-    with np.errstate(invalid="ignore"):
-        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(best))
-        return np.argmax(scores >= (best - tol)[..., None], axis=-1)
 
 
 def _seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
@@ -201,8 +184,6 @@ class _Best:
 
 def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     """Best threshold split per node over all numeric features (threshold_splits)."""
-    from .splits import TIE_TOLERANCE, variance_decrease
-
     N, q = st.n_nodes, ctx.q
     out = _Best(N)
     m = st.m
@@ -296,51 +277,13 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
             parent = base_all.reshape(c * N, k)[fp * N + nodes]
         else:
             parent = counts[nodes]
-        if ctx.variance_decrease:
-            s = variance_decrease(parent, left)
-        else:
-            # scored in slices of at most _SCORE_CHUNK candidates: a score's temporaries are
-            # several times its input, and bound the peak memory of a level
-            s = np.empty(len(fp))
-            for a in range(0, len(fp), _SCORE_CHUNK):
-                b = min(len(fp), a + _SCORE_CHUNK)
-                par = parent if one else parent[a:b]
-                children = np.empty((b - a, 2, k))
-                children[:, 0] = left[a:b]
-                right = children[:, 1]
-                np.subtract(par, left[a:b], out=right)
-                if not ctx.regression:
-                    np.maximum(right, 0.0, out=right)
-                f0, f1 = fp[a], fp[b - 1]
-                names = np.broadcast_to(ctx.numeric_names[start + f0], (b - a,)) if f0 == f1 else ctx.numeric_names[start + fp[a:b]]
-                s[a:b] = _score(cfg.score, par, children, names)
-                del children, right
+        names = None if ctx.variance_decrease else ctx.numeric_names[start + fp]
+        s = binary_scores(cfg.score, parent, left, names, regression=ctx.regression, variance=ctx.variance_decrease)
         inc = incomplete[nodes]
-        if one and inc.any():
-            parent = np.broadcast_to(parent, left.shape)
         if inc.any():
-            w = parent[:, 0] if ctx.regression else parent.sum(axis=-1)
-            t = total[nodes]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
-                s = np.where(inc, s * frac, s)
+            s = known_share(s, weight_of(np.broadcast_to(parent, left.shape), ctx.regression), total[nodes], inc)
         s = np.where(np.isnan(s), -np.inf, s)
-        if fp[0] == fp[-1] and nodes[0] == nodes[-1]:
-            # one (node, feature) group: the reference's own search
-            best = s.max()
-            tol = TIE_TOLERANCE * max(1.0, abs(best) if np.isfinite(best) else 0.0)
-            i = int(np.argmax(s >= best - tol))
-            fs[nodes[0], start + fp[0]] = s[i]
-            fa[nodes[0], start + fp[0]] = V[fp[0], pp[i]]
-            fb[nodes[0], start + fp[0]] = V[fp[0], pp[i] + 1]
-            continue
-        group = fp * N + nodes  # non-decreasing: nonzero walks (feature, position)
-        g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-        g_best = np.maximum.reduceat(s, g_start)
-        g_of = np.repeat(np.arange(len(g_start)), np.diff(np.r_[g_start, len(group)]))
-        g_tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(g_best), g_best, 0.0)))
-        ok = np.flatnonzero(s >= (g_best - g_tol)[g_of])
-        pick = ok[np.r_[True, g_of[ok][1:] != g_of[ok][:-1]]]  # first near-best threshold per group
+        pick = first_tied_in_groups(s, fp * N + nodes)  # groups non-decreasing: nonzero walks (feature, position)
         pf, pn, pp_ = fp[pick], nodes[pick], pp[pick]
         fs[pn, start + pf] = s[pick]
         fa[pn, start + pf] = V[pf, pp_]
@@ -350,7 +293,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     has = ~np.isneginf(fs).all(axis=1)
     if has.any():
         rows_ = np.flatnonzero(has)
-        at = _first_tied(fs[rows_])
+        at = first_tied(fs[rows_])
         out.score[rows_] = fs[rows_, at]
         out.feature[rows_] = ctx.numeric[at]
         a, b = fa[rows_, at], fb[rows_, at]
@@ -364,7 +307,7 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     """Every position of every segment of a chunk of features scored, invalid ones set to
     -inf, and each (node, feature)'s first near-best threshold found by segmented reductions;
     the same choice as the gathered path, with sequential passes only."""
-    from .splits import TIE_TOLERANCE, variance_decrease
+    from .splits import TIE_TOLERANCE
 
     c, m = V.shape
     k = ctx.k
@@ -380,28 +323,10 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     else:
         parent = np.broadcast_to(st.node_stats[node_at[:-1]], left.shape)
     s = np.full((c, m), -np.inf)
-    if ctx.variance_decrease:
-        s[:, :-1] = variance_decrease(parent, left)
-    else:
-        step = max(1, _SCORE_CHUNK // max(1, m - 1))
-        for a in range(0, c, step):
-            b = min(c, a + step)
-            children = np.empty((b - a, m - 1, 2, k))
-            children[:, :, 0] = left[a:b]
-            right = children[:, :, 1]
-            np.subtract(parent[a:b], left[a:b], out=right)
-            if not ctx.regression:
-                np.maximum(right, 0.0, out=right)
-            names = ctx.numeric_names[start + a : start + b, None]  # (features, 1), as the reference passes them
-            s[a:b, :-1] = _score(cfg.score, parent[a:b], children, names)
-            del children, right
+    names = ctx.numeric_names[start : start + c, None]  # (features, 1), as the reference passes them
+    s[:, :-1] = binary_scores(cfg.score, parent, left, names, regression=ctx.regression, variance=ctx.variance_decrease)
     if incomplete.any():
-        inc = np.repeat(incomplete, lens)[:-1]
-        w = parent[..., 0] if ctx.regression else parent.sum(axis=-1)
-        t = np.repeat(total, lens)[:-1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
-            s[:, :-1] = np.where(inc, s[:, :-1] * frac, s[:, :-1])
+        s[:, :-1] = known_share(s[:, :-1], weight_of(parent, ctx.regression), np.repeat(total, lens)[:-1], np.repeat(incomplete, lens)[:-1])
     body = s[:, :-1]
     body[~valid | np.isnan(body)] = -np.inf
     best = np.maximum.reduceat(s, starts, axis=1)  # (c, N)
@@ -477,19 +402,11 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         ok = usable & (n_present >= 2)
         name = np.asarray(ctx.feature_names[j])
         if want_multi:
-            elig = ok & ~((rows < cfg.min_samples_leaf) & present).any(axis=1)
-            e = np.flatnonzero(elig)
-            if len(e):
-                s = _score(cfg.score, known_sum[e], per[e], name)
-                same = (known_sum[e] == st.node_stats[e]).all(axis=-1)
-                w = known_sum[e][:, 0] if ctx.regression else known_sum[e].sum(axis=-1)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    frac = np.where(total[e] > 0, w / np.where(total[e] > 0, total[e], 1.0), 0.0)
-                    s = np.where(same, s, s * frac)
-                ms[e, jj] = np.where(np.isfinite(s), s, -np.inf)
+            incomplete = ~(known_sum == st.node_stats).all(axis=-1)
+            ms[:, jj] = multiway_scores(cfg.score, per, rows, known_sum, total, name, among=usable, incomplete=incomplete, min_samples_leaf=cfg.min_samples_leaf, regression=ctx.regression)
         if want_subset:
             for i in np.flatnonzero(ok).tolist():
-                hit = _subset_one(per[i], rows[i], known_sum[i], st.node_stats[i], cfg, ctx, name)
+                hit = best_subset(cfg.score, per[i], rows[i], known_sum[i], float(total[i]), name, task=ctx.task, incomplete=not np.array_equal(known_sum[i], st.node_stats[i]), min_samples_leaf=cfg.min_samples_leaf)
                 if hit is not None:
                     score, left_codes, children = hit
                     sub_found[i].append((score, int(j), left_codes, children))
@@ -499,7 +416,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         has = ~np.isneginf(ms).all(axis=1)
         if has.any():
             r = np.flatnonzero(has)
-            at = _first_tied(ms[r])
+            at = first_tied(ms[r])
             best.score[r] = ms[r, at]
             best.feature[r] = np.asarray(ctx.categorical)[at]
         out["multiway"] = best
@@ -514,35 +431,6 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     return out
 
 
-def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np.ndarray, cfg: Any, ctx: "_Context", name: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
-    """One node's best subset split of one feature, as :func:`puretree.splits.subset_splits` finds it."""
-    from .splits import subset_candidates, tie_first  # the same candidates as the reference
-
-    regression = ctx.regression
-    present = np.flatnonzero(rows > 0)
-    stats = per[present]
-    masks = subset_candidates(stats, present, known, task=ctx.task)
-    left = masks.astype(np.float64) @ stats
-    right = known - left
-    if not regression:
-        np.maximum(right, 0.0, out=right)
-    children = np.stack((left, right), axis=-2)
-    s = _score(cfg.score, known, children, name)
-    if not np.array_equal(known, parent):
-        total = float(parent[0] if regression else parent.sum(axis=-1))
-        frac = (known[0] if regression else known.sum(axis=-1)) / total if total > 0 else 0.0
-        s = s * frac
-    if cfg.min_samples_leaf > 1:
-        n_left = masks.astype(np.int64) @ rows[present]
-        n_right = int(rows.sum()) - n_left
-        s = np.where((n_left >= cfg.min_samples_leaf) & (n_right >= cfg.min_samples_leaf), s, -np.inf)
-    s = np.where(np.isnan(s), -np.inf, s)
-    if np.isneginf(s).all():
-        return None
-    b = tie_first(s)
-    return float(s[b]), tuple(int(c) for c in present[masks[b]]), children[b]
-
-
 class _Through:
     """A score called through :func:`_score`, for the reference's split generators."""
 
@@ -550,7 +438,7 @@ class _Through:
         self.score = score
 
     def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
-        return _score(self.score, np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64), features)
+        return score_of(self.score, np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64), features)
 
 
 def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...], depth: int) -> list[_Best]:
@@ -910,19 +798,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
             found = [_numeric_candidates(st, cfg, ctx) if kind == "threshold" else cat.get(kind, _Best(N)) for kind in kinds]
-        scores = np.stack([f.score for f in found], axis=1)  # (N, kinds)
-        feats = np.stack([f.feature for f in found], axis=1)
-        from .splits import TIE_TOLERANCE
-
-        best = scores.max(axis=1)
-        has = ~np.isneginf(best)
-        with np.errstate(invalid="ignore"):
-            tied = scores >= (best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best)))[:, None]
-        big = np.iinfo(np.int64).max
-        choice = np.argmin(np.where(tied, feats, big), axis=1)  # lowest feature; first splitter on equal
-        chosen = scores[np.arange(N), choice]
-        if cfg.min_gain is not None:
-            has &= chosen > cfg.min_gain
+        feats = np.stack([f.feature for f in found], axis=1)  # (N, kinds)
+        has, choice = among_kinds(np.stack([f.score for f in found], axis=1), feats, cfg.min_gain)
         feature = feats[np.arange(N), choice]
         # -- the branch of every instance
         split = has.copy()
