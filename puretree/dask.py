@@ -88,20 +88,18 @@ from typing import Any, cast
 
 import difflib
 import inspect
-import math
 
 import attrs
 import numpy as np
 
 from .builder import ByTask, check_options
-from .c45 import choose_option, collapse_unhelpful
-from .c45_scan import J48_EPSILON, VALUE_TOLERANCE, Option, at_least, best_cut, known_gain, split_info
-from .criteria import SCORES, GainRatio, ImpurityDecrease, resolve_score, score_task
+from .c45 import collapse_unhelpful
+from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
 from .data import as_dataset, category_key, encode_features, is_missing, labels_array
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .growth.assemble import from_records
-from .growth.choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, weight_of
+from .growth.choose import J48_EPSILON, VALUE_TOLERANCE, Option, among_kinds, best_subset, binary_scores, c45_criterion, c45_cut, c45_least, c45_multiway, choose_option, first_tied, first_tied_in_groups, known_gain, known_share, many_valued, multiway_scores, weight_of
 from .impurity import variance as impurity_variance
 from .nodes import TESTS, Leaf, Node, Schema, Tree
 from .predict import predict as predict_rows
@@ -665,22 +663,11 @@ class _C45Rules:
     root_rows: float
 
 
-def _c45_score(score: Any) -> tuple[bool, Any]:
-    """Whether C4.5 maximises the gain ratio (else the gain), and the gain's impurity, as
-    :class:`puretree.c45.C45Splits` reads its score; another score is refused."""
-    if isinstance(score, GainRatio):
-        return True, score.impurity
-    if isinstance(score, ImpurityDecrease):
-        return False, score.impurity
-    raise ParameterError(f"c45 chooses splits by gain_ratio(impurity) or information_gain(impurity) (impurity_decrease); got {score!r}")
-
-
 def _c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: _Rules, edges: Sequence[np.ndarray | None], c45: _C45Rules) -> list[tuple[str, int, Any, float] | None]:
     """Each node's C4.5 split from its histogram ``(feature, bin, channel)`` (the last bin:
     missing values; the last channel: rows), as :class:`puretree.c45.C45Splits` chooses it on
-    the binned values in memory (:func:`_c45_numeric`, :func:`_c45_categorical`, then the same
-    :func:`puretree.c45.choose_option`): ``("threshold", feature, bin, score)``,
-    ``("multiway", feature, feature, score)`` or None."""
+    the binned values in memory, with the same chooser (:mod:`puretree.growth.choose`):
+    ``("threshold", feature, bin, score)``, ``("multiway", feature, feature, score)`` or None."""
     numeric = np.flatnonzero(~rules.categorical).tolist()
     out: list[tuple[str, int, Any, float] | None] = []
     for i in range(H.shape[0]):
@@ -691,10 +678,9 @@ def _c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], ru
             continue
         n_classes = parents.shape[1] - 1
         categorical = np.flatnonzero(usable[i]).tolist()
-        many = [j for j in categorical if rules.n_categories[j] >= 0.3 * c45.root_rows]
-        all_many = not numeric and len(many) == len(categorical)
+        many = many_valued(categorical, rules.n_categories.__getitem__, len(numeric), c45.root_rows)
         options = [o for j in numeric if (o := _c45_numeric(H[i, j], cast("np.ndarray", edges[j]), j, total, n_classes, min_leaf, c45.impurity)) is not None]
-        options += [o for j in categorical if (o := _c45_categorical(H[i, j], rules.n_categories[j], j, total, min_leaf, j in many and not all_many, c45.impurity)) is not None]
+        options += [o for j in categorical if (o := c45_multiway(j, H[i, j, : rules.n_categories[j], :-1], total, min_leaf, j in many, c45.impurity)) is not None]
         chosen = choose_option(options, c45.by_ratio)
         if chosen is None or (rules.min_gain is not None and not chosen[1] > rules.min_gain):
             out.append(None)
@@ -714,38 +700,18 @@ def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_class
     known = h[:-1]
     rows = known[:, -1]
     stats = known[:, :-1]
-    n_known = float(rows.sum())
     known_parent = stats.sum(axis=0)
-    known_weight = float(known_parent.sum())
-    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
-    if known_weight - 2 * least < -J48_EPSILON or n_known < 2:
+    if (least := c45_least(known_parent, float(rows.sum()), n_classes, min_leaf)) is None:
         return None
     present = np.flatnonzero(rows > 0)
     cuts = present[:-1][edges[present[:-1]] + VALUE_TOLERANCE < edges[present[1:]]]
-    w_left = np.cumsum(stats.sum(axis=1))[cuts]
-    cuts = cuts[at_least(w_left, least) & at_least(known_weight - w_left, least)]
-    if len(cuts) == 0:
-        return None
-    left = np.cumsum(stats, axis=0)[cuts]
-    gains = known_gain(known_parent, np.stack((left, known_parent - left), axis=-2), total, impurity)
-    best, where = best_cut(gains)
-    corrected = best - math.log2(len(cuts)) / total
-    if where < 0 or corrected < J48_EPSILON:
-        return None
-    branches = np.stack((left[where], known_parent - left[where]))
-    info = float(split_info(branches.sum(axis=1), total))
-    return Option(j, corrected, corrected / info if info > 0 else 0.0, True, "threshold", threshold=float(cuts[where]), branches=branches)
-
-
-def _c45_categorical(h: np.ndarray, m: int, j: int, total: float, min_leaf: float, many_values: bool, impurity: Any) -> Option | None:
-    """J48's split of categorical feature ``j`` (one branch per category) from its histogram
-    ``h``, as :func:`puretree.c45_scan.categorical_option` scores it."""
-    per = h[:m, :-1]
-    if np.count_nonzero(at_least(per.sum(axis=1), min_leaf)) < 2:
-        return None
-    gain = float(known_gain(per.sum(axis=0), per, total, impurity))
-    info = float(split_info(per.sum(axis=1), total))
-    return Option(j, gain, gain / info if info > 0 else 0.0, not many_values, "multiway", branches=per)
+    cum = np.cumsum(stats, axis=0)
+    return c45_cut(
+        j, cuts, np.cumsum(stats.sum(axis=1))[cuts], least, known_parent, total,
+        gains=lambda cuts: known_gain(known_parent, np.stack((cum[cuts], known_parent - cum[cuts]), axis=-2), total, impurity),
+        left=lambda p: cum[p],
+        threshold=float,
+    )
 
 
 def _best_subset(h: np.ndarray, total: float, rules: _Rules, f: int, task: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
@@ -862,7 +828,7 @@ def _grow(
     if c45 and regression:
         raise ParameterError("puretree.dask.c45 grows classification trees; C4.5 on numeric targets is not yet supported on Dask (use puretree.dask.cart_regressor)")
     chosen = _task_score(score, REGRESSION if regression else CLASSIFICATION)
-    by_ratio, impurity = _c45_score(chosen) if c45 else (False, None)
+    by_ratio, impurity = c45_criterion(chosen) if c45 else (False, None)
     parts = _inputs(X, y, sample_weight)
     names = list(feature_names) if feature_names is not None else parts.names
     assert parts.y is not None  # _inputs requires the labels

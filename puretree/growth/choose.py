@@ -12,17 +12,30 @@ share of the node's weight (:func:`known_share`); the first candidate within
 lowest feature (:func:`among_kinds`). Categorical features: one branch per category
 (:func:`multiway_scores`) or the best subset (:func:`best_subset`).
 
+**C4.5** (``c45``), J48's numbers: a numeric feature's option from its candidate cuts
+(:func:`c45_least`, :func:`c45_cut`: admissible cuts, J48's scan, the MDL correction), a
+categorical feature's (:func:`c45_multiway`), and the choice among a node's options
+(:func:`choose_option`: the gain ratio among the options of at least average gain). The
+specification (:mod:`puretree.c45`, over :mod:`puretree.c45_scan`'s scans of a node's rows),
+its vectorised scan (:mod:`puretree.c45_vector`) and Dask's histograms feed them.
+
 >>> first_tied(np.array([[0.5, 0.7, 0.7 - 1e-14, 0.7], [1.0, 0.0, 1.0, 0.0]])).tolist()
 [1, 0]
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
+import attrs
 import numpy as np
 
-from ..splits import TIE_TOLERANCE, subset_candidates, tie_first, variance_decrease
+from ..criteria import GainRatio, ImpurityDecrease
+from ..errors import ParameterError
+from ..impurity import entropy
+from ..splits import TIE_TOLERANCE, CheckedScore, subset_candidates, tie_first, variance_decrease
 
 __all__ = [
     "SCORE_CHUNK",
@@ -36,6 +49,24 @@ __all__ = [
     "multiway_scores",
     "best_subset",
     "among_kinds",
+    "J48_EPSILON",
+    "VALUE_TOLERANCE",
+    "AVERAGE_GAIN_SLACK",
+    "bits",
+    "weighted_entropy",
+    "known_gain",
+    "split_info",
+    "greater",
+    "at_least",
+    "Option",
+    "Scored",
+    "best_cut",
+    "c45_least",
+    "c45_cut",
+    "c45_multiway",
+    "many_valued",
+    "choose_option",
+    "c45_criterion",
 ]
 
 #: Largest number of candidate splits handed to a score at once: a score's temporaries are
@@ -177,3 +208,190 @@ def among_kinds(scores: np.ndarray, features: np.ndarray, min_gain: float | None
     if min_gain is not None:
         has &= scores[np.arange(len(scores)), choice] > min_gain
     return has, choice
+
+
+# -- C4.5 -------------------------------------------------------------------------------
+
+#: J48's tolerance in every comparison of gains, ratios and weights (Weka's ``Utils.SMALL``).
+J48_EPSILON = 1e-6
+#: Two sorted values closer than this are not separated by a cut.
+VALUE_TOLERANCE = 1e-5
+#: An attribute competes on gain ratio when its gain is at least the average minus this.
+AVERAGE_GAIN_SLACK = 1e-3
+
+
+def bits(x: np.ndarray) -> np.ndarray:
+    """``x * log2(x)``, with 0 for weights below J48's 1e-6 (its ``logFunc``)."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x < J48_EPSILON, 0.0, x * np.log2(np.where(x < J48_EPSILON, 1.0, x)))
+
+
+def weighted_entropy(counts: np.ndarray) -> np.ndarray:
+    """``weight x entropy`` (bits) of counts shaped ``(..., k)``: J48's ``oldEnt`` / ``newEnt`` terms."""
+    return bits(counts.sum(axis=-1)) - bits(counts).sum(axis=-1)
+
+
+def known_gain(known_parent: np.ndarray, branches: np.ndarray, total: float, impurity: Any = entropy) -> np.ndarray:
+    """C4.5's gain of splits whose known rows' counts are ``branches`` ``(..., b, k)``.
+
+    The entropy decrease on the known rows, times their share of the node's weight ``total``
+    (``(1 - unknown rate) x (oldEnt - newEnt) / known weight``); 0 when the decrease is within
+    1e-6 of none. Another impurity's decrease is scaled alike.
+    """
+    known = float(known_parent.sum())
+    if impurity is not entropy:
+        decrease = np.asarray(ImpurityDecrease(impurity)(known_parent, branches), dtype=np.float64)
+        return np.where(np.isfinite(decrease), decrease * (known / total), 0.0) if known > 0 else np.zeros(decrease.shape)
+    numerator = (known / total) * (weighted_entropy(known_parent) - weighted_entropy(branches).sum(axis=-1))
+    return np.where(np.abs(numerator) < J48_EPSILON, 0.0, numerator / known) if known > 0 else np.zeros(numerator.shape)
+
+
+def split_info(branch_weights: np.ndarray, total: float) -> np.ndarray:
+    """Split information (bits) of the branches plus one branch of the unknown rows; 0 if trivial."""
+    unknown = total - branch_weights.sum(axis=-1)
+    ent = -bits(branch_weights).sum(axis=-1) - bits(np.maximum(unknown, 0.0)) + bits(np.asarray(total))
+    return np.where(np.abs(ent) < J48_EPSILON, 0.0, ent / total)
+
+
+def greater(a: float, b: float) -> bool:
+    return a - b > J48_EPSILON
+
+
+def at_least(a: Any, b: float) -> Any:
+    return a - b > -J48_EPSILON
+
+
+@attrs.frozen
+class Option:
+    """One attribute's C4.5 split at a node: its gain, ratio and how rows go."""
+
+    feature: int
+    gain: float
+    ratio: float
+    counts_in_average: bool
+    kind: str
+    threshold: float | None = None
+    branches: np.ndarray | None = None
+
+    def option(self) -> "Option":
+        return self
+
+
+class Scored(NamedTuple):
+    """An attribute's C4.5 scores, its :class:`Option` built (``build(index)``) only if it
+    wins: the fast path's, which scores many attributes and needs the option of one."""
+
+    feature: int
+    gain: float
+    ratio: float
+    counts_in_average: bool
+    build: Callable[[int], Option]
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which nothing here calls
+
+    def option(self) -> Option:
+        return self.build(self.index)
+
+
+def best_cut(gains: np.ndarray) -> tuple[float, int]:
+    """J48's scan of a feature's cuts in order: the best gain and its index (-1: none above 1e-6).
+
+    The scan moves on only for a gain better by 1e-6. Every gain before the current best is at
+    most 1e-6 above it, so the next move is the first place where the running maximum exceeds
+    best + 1e-6: a binary search, not a rescan.
+
+    >>> best_cut(np.array([0.5, 0.5000008, 0.5000015, 0.2]))      # 0.5000008 is no better
+    (0.5000015, 2)
+    """
+    best, where = 0.0, -1
+    record = np.maximum.accumulate(gains)
+    while (at := int(np.searchsorted(record, best + J48_EPSILON, side="right"))) < len(gains):
+        best, where = float(gains[at]), at
+    return best, where
+
+
+def c45_least(known_parent: np.ndarray, n_known: float, n_classes: int, min_leaf: float) -> float | None:
+    """The least weight J48 allows on either side of a numeric feature's cut, given the class
+    counts ``known_parent`` of the node's ``n_known`` rows with a known value; None when the
+    feature cannot split (fewer than 2 known rows, or too little weight for two sides).
+
+    J48 compares the number of known rows here; the known weight keeps "weight k is k copies"
+    true (the same for unweighted data without missing values).
+    """
+    known_weight = float(known_parent.sum())
+    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
+    return None if known_weight - 2 * least < -J48_EPSILON or n_known < 2 else least
+
+
+def c45_cut(feature: int, cuts: np.ndarray, w_left: np.ndarray, least: float, known_parent: np.ndarray, total: float, *, gains: Callable[[np.ndarray], np.ndarray], left: Callable[[int], np.ndarray], threshold: Callable[[int], float]) -> Option | None:
+    """J48's ``handleNumericAttribute`` from a feature's candidate cuts, whatever holds its
+    rows: ``cuts`` (positions between values more than :data:`VALUE_TOLERANCE` apart) with
+    the known weight ``w_left`` left of each; only cuts leaving ``least`` on both sides are
+    admissible; ``gains(cuts)`` their gains, scanned as J48 scans (:func:`best_cut`), the best
+    one less the MDL correction ``log2(admissible cuts) / total``; ``left(p)`` the class counts
+    left of cut ``p`` and ``threshold(p)`` where it goes."""
+    known_weight = float(known_parent.sum())
+    cuts = cuts[at_least(w_left, least) & at_least(known_weight - w_left, least)]
+    if len(cuts) == 0:
+        return None
+    best, where = best_cut(gains(cuts))
+    corrected = best - math.log2(len(cuts)) / total
+    if where < 0 or corrected < J48_EPSILON:
+        return None
+    p = int(cuts[where])
+    at = left(p)
+    branches = np.stack((at, known_parent - at))
+    info = float(split_info(branches.sum(axis=1), total))
+    return Option(feature, corrected, corrected / info if info > 0 else 0.0, True, "threshold", threshold=threshold(p), branches=branches)
+
+
+def c45_multiway(feature: int, per: np.ndarray, total: float, min_leaf: float, many_values: bool, impurity: Any) -> Option | None:
+    """J48's ``handleEnumeratedAttribute``: one branch per category, from the class counts
+    ``per`` (category, class) of the rows with a known value; None unless two categories hold
+    ``min_leaf``. A feature of ``many_values`` does not count towards the average gain."""
+    if np.count_nonzero(at_least(per.sum(axis=1), min_leaf)) < 2:
+        return None
+    gain = float(known_gain(per.sum(axis=0), per, total, impurity))
+    info = float(split_info(per.sum(axis=1), total))
+    return Option(feature, gain, gain / info if info > 0 else 0.0, not many_values, "multiway", branches=per)
+
+
+def many_valued(categorical: Sequence[int], n_categories: Callable[[int], int], n_numeric: int, root_rows: float) -> set[int]:
+    """The categorical features whose gain does not count towards J48's average: those with
+    at least 0.3 categories per training row, unless every feature of the node is one."""
+    many = {j for j in categorical if n_categories(j) >= 0.3 * root_rows}
+    return set() if n_numeric == 0 and len(many) == len(categorical) else many
+
+
+def choose_option(options: list[Any], by_ratio: bool) -> tuple[Any, float] | None:
+    """C4.5's choice among a node's attribute options (:class:`Option` or :class:`Scored`) and
+    its score, or None: by gain ratio among the options of at least average gain
+    (``by_ratio``), else by gain; J48's order and tolerances."""
+    if not options:
+        return None
+    options = sorted(options, key=lambda o: o.feature)  # J48 looks at the attributes in order
+    if not by_ratio:
+        best_gain = max(o.gain for o in options)
+        chosen = next(o for o in options if not greater(best_gain, o.gain))
+        return None if chosen.gain < J48_EPSILON else (chosen, chosen.gain)
+    counted = [o.gain for o in options if o.counts_in_average]
+    average = sum(counted) / len(counted) if counted else 0.0
+    best_ratio, chosen_option = 0.0, None
+    for option in options:
+        if option.gain >= average - AVERAGE_GAIN_SLACK and greater(option.ratio, best_ratio):
+            best_ratio, chosen_option = option.ratio, option
+    if chosen_option is None or abs(best_ratio) < J48_EPSILON:
+        return None
+    return chosen_option, best_ratio
+
+
+def c45_criterion(score: Any) -> tuple[bool, Any]:
+    """Whether C4.5 maximises the gain ratio (else the gain), and the gain's impurity; another
+    score is refused."""
+    if isinstance(score, CheckedScore):  # a user's impurity inside a built-in combinator
+        score = score.score
+    if isinstance(score, GainRatio):
+        return True, score.impurity
+    if isinstance(score, ImpurityDecrease):
+        return False, score.impurity
+    raise ParameterError(f"c45 chooses splits by gain_ratio(impurity) or information_gain(impurity) (impurity_decrease); got {score!r}: grow() with your own splitters takes other scores, in memory")
