@@ -310,7 +310,6 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     from .splits import TIE_TOLERANCE
 
     c, m = V.shape
-    k = ctx.k
     starts, lens, node_at = st.starts, st.lens, st.node
     if isinstance(L, _Offset):
         L = L.C - np.repeat(L.off, lens, axis=1)

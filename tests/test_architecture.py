@@ -19,7 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("nodes", "data", "formats", "datasets", "fold"),  # values
     ("impurity", "tasks", "criteria", "costs", "estimates", "significance"),  # criteria and estimates
     ("predict", "text", "views", "importance", "evaluate", "validation"),  # using a tree
-    ("growth", "growth.assemble", "growth.choose", "splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow", "ensemble"),  # builders (grow gathers their public names)
+    ("growth", "growth.assemble", "growth.choose", "growth.histograms", "splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow", "ensemble"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules", "mml"),  # pruning and rules
     ("io", "sklearn", "estimators", "dask", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify", "codegen.ensemble", "compiled", "mcu"),  # io and codegen (mcu: generated C on emulated boards)
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
