@@ -107,7 +107,7 @@ from .growth.assemble import from_records
 from .growth import histograms as hist
 from .growth.choose import c45_criterion
 from .impurity import variance as impurity_variance
-from .nodes import TESTS, Leaf, Schema, Tree
+from .nodes import Schema, Tree
 from .predict import predict as predict_rows
 from .tasks import CLASSIFICATION, REGRESSION
 
@@ -528,85 +528,36 @@ def _grow(
     n_bins = max(len(e) if e is not None else c for e, c in zip(edges, n_categories)) + 1  # the last bin: missing values
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
     binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)))
-    spread = c45 and missing == "distribute"  # rows as fractional instances (C4.5)
-    node = _persist(dask, _tasks(dask, parts, hist.root_instances if spread else hist.root_ids, target, weights))
-    root, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, hist.instance_root_histogram if spread else hist.root_histogram, binned, target, weights, node, shared=(k,)), hist.merge))[0]
-    root = root[0, 0, 0]
-    if root[-1] == 0:
-        raise DataError("every sample weight is zero")
-    if not np.isfinite(root).all():
-        raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
     rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories)
-    per_node = parts.n_features * n_bins * ((k or 3) + 1) * 8  # the statistics' channels, and rows
-    batch = max(1, histogram_bytes // per_node)
-    made: list[Any] = [None]
-    frontier = [0]  # the records' ids of the level's nodes; a row's node id indexes this list
-    counts = [root]  # each node's statistics, then its rows
-    usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
-    depth = 0
-    while frontier:
-        open_ = [i for i, c in enumerate(counts) if not hist.is_leaf(c, depth, rules)]
-        for i, c in enumerate(counts):
-            made[frontier[i]] = Leaf(c[:-1])
-        splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
-        for a in range(0, len(open_), batch):
-            some = open_[a : a + batch]
-            slot = np.full(len(frontier), -1, dtype=np.int64)
-            slot[some] = np.arange(len(some))
-            H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, hist.instance_histogram if spread else hist.histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), hist.merge))[0]
-            parents = np.stack([counts[i] for i in some])
-            chosen_splits = hist.c45_choose(H, parents, [usable[i] for i in some], rules, edges, hist.C45Rules(by_ratio, impurity, float(root[-1]))) if c45 else hist.choose(H, parents, [usable[i] for i in some], rules)
-            for s, (i, found) in enumerate(zip(some, chosen_splits)):
-                if found is not None and not (regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
-                    kind, j, test, _ = found
-                    splits[i] = (kind, j, test, *hist.branches(kind, test, H[s, j], rules, spread))
-            del H
-        if not splits:
-            break
-        n = len(frontier)
-        feature, cut, heavy = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8)
-        left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
-        table_of = np.full(n, -1, dtype=np.int64)
-        tables: list[np.ndarray] = []
-        widest = max(len(v[4]) for v in splits.values())
-        kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
-        next_frontier: list[int] = []
-        next_counts: list[np.ndarray] = []
-        next_usable: list[np.ndarray] = []
-        for i in sorted(splits):
-            kind, j, test, branch_of_bin, kids_stats, share = splits[i]
-            g = len(made)
-            made.extend([None] * len(kids_stats))
-            ids = []
-            for b, st in enumerate(kids_stats):
-                if st[-1] > 0:
-                    ids.append(len(next_frontier))
-                    next_frontier.append(g + b)
-                    next_counts.append(st)
-                    next_usable.append(usable[i] if kind != "multiway" else np.where(np.arange(len(usable[i])) == j, False, usable[i]))
-                else:  # a category no row reached: a leaf of zero statistics, as in memory
-                    ids.append(-1)
-                    made[g + b] = Leaf(st[:-1])
-            kids[i, : len(ids)], shares[i, : len(share)] = ids, share
-            if kind == "threshold":
-                feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
-                test = TESTS[kind](float(cast("np.ndarray", edges[j])[test]))  # the cut: an edge
-            else:
-                feature[i], table_of[i] = j, len(tables)
-                tables.append(np.array(ids, dtype=np.int32)[branch_of_bin])
-                test = TESTS[kind](test if kind == "subset" else len(kids_stats))  # the left categories, or the branches
-            made[frontier[i]] = (j, test, range(g, g + len(kids_stats)), counts[i][:-1])
-        dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
-        if spread:
-            node = _persist(dask, _tasks(dask, parts, hist.move_instances, binned, node, shared=(feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares)))
-        else:
-            node = _persist(dask, _tasks(dask, parts, hist.move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, table_of, dest)))
-        frontier, counts, usable = next_frontier, next_counts, next_usable
-        depth += 1
+    blocks = _Blocks(dask, parts, binned, target, weights)
+    made = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes)
     tree = Tree(from_records(made), schema, missing)
     impurity = getattr(chosen, "impurity", None)
     return attrs.evolve(tree, criterion=getattr(impurity, "__name__", None))
+
+
+@attrs.define
+class _Blocks:
+    """The partitions as the histogram source's blocks (:class:`puretree.growth.histograms.Blocks`):
+    each block function runs as one task per partition, histograms are summed on the workers,
+    and the rows' nodes stay there (persisted)."""
+
+    dask: Any
+    parts: _Parts
+    binned: list[Any]
+    target: list[Any]
+    weights: list[Any]
+    node: list[Any] = attrs.field(factory=list)
+
+    def start(self, fn: Callable[..., Any]) -> None:
+        self.node = _persist(self.dask, _tasks(self.dask, self.parts, fn, self.target, self.weights))
+
+    def total(self, fn: Callable[..., Any], *shared: Any) -> Any:
+        return _run(self.dask, _total(self.dask, _tasks(self.dask, self.parts, fn, self.binned, self.target, self.weights, self.node, shared=shared), hist.merge))[0]
+
+    def update(self, fn: Callable[..., Any], *shared: Any) -> None:
+        self.node = _persist(self.dask, _tasks(self.dask, self.parts, fn, self.binned, self.node, shared=shared))
 
 
 def _categories(dask: Any, parts: _Parts) -> list[list[Any]]:

@@ -23,12 +23,14 @@ decision's children's statistics. :mod:`puretree.dask` runs the first part on it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, cast
 
 import attrs
 import numpy as np
 
+from ..errors import DataError
+from ..nodes import TESTS, Leaf
 from ..splits import tie_first
 from ..tasks import CLASSIFICATION, REGRESSION
 from .choose import (
@@ -69,6 +71,8 @@ __all__ = [
     "c45_choose",
     "branches",
     "is_leaf",
+    "Blocks",
+    "grow",
 ]
 
 
@@ -308,11 +312,12 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[n
 @attrs.frozen
 class C45Rules:
     """What C4.5's choice needs beyond :class:`Rules`: gain ratio (else gain), the gain's
-    impurity, and the training rows (J48's many-valued attributes are compared with them)."""
+    impurity, and the training rows (J48's many-valued attributes are compared with them;
+    :func:`grow` sets them from the root's histogram)."""
 
     by_ratio: bool
     impurity: Any
-    root_rows: float
+    root_rows: float = 0.0
 
 
 def c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, edges: Sequence[np.ndarray | None], c45: C45Rules) -> list[tuple[str, int, Any, float] | None]:
@@ -411,3 +416,103 @@ def is_leaf(counts: np.ndarray, depth: int, rules: Rules) -> bool:
     if counts[-1] < rules.min_samples_split or (rules.max_depth is not None and depth >= rules.max_depth):
         return True
     return not rules.regression and bool(np.count_nonzero(counts[:-1]) <= 1)
+
+
+# -- the level loop ------------------------------------------------------------------------
+
+
+class Blocks(Protocol):
+    """Where the rows are: blocks of binned rows (``bins``), with their targets, weights and
+    nodes (or instances), each block's functions run where the block is."""
+
+    def start(self, fn: Callable[..., Any]) -> None:
+        """Every block's nodes made: ``fn(target, weight)``."""
+
+    def total(self, fn: Callable[..., Any], *shared: Any) -> Any:
+        """``fn(bins, target, weight, node, *shared)`` of every block, added up with :func:`merge`."""
+
+    def update(self, fn: Callable[..., Any], *shared: Any) -> None:
+        """Every block's nodes moved: ``node = fn(bins, node, *shared)``."""
+
+
+def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int) -> list[Any]:
+    """The records of the tree grown level by level from the rows of ``blocks`` (for
+    :func:`puretree.growth.assemble.from_records`): at each level the open nodes' histograms
+    (in batches of at most ``histogram_bytes``), every node's split chosen from them
+    (:func:`choose`, or C4.5's :func:`c45_choose` with ``c45``), then the rows moved to their
+    children. ``edges``: each numeric feature's bin edges (a threshold is an edge); ``n_bins``:
+    the bins of the widest feature and the missing bin; ``k``: the classes (0: regression);
+    ``spread``: C4.5's ``missing="distribute"``, rows as fractional instances."""
+    blocks.start(root_instances if spread else root_ids)
+    root = blocks.total(instance_root_histogram if spread else root_histogram, k)[0][0, 0, 0]
+    if root[-1] == 0:
+        raise DataError("every sample weight is zero")
+    if not np.isfinite(root).all():
+        raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
+    per_node = len(rules.categorical) * n_bins * ((k or 3) + 1) * 8  # the statistics' channels, and rows
+    batch = max(1, histogram_bytes // per_node)
+    made: list[Any] = [None]
+    frontier = [0]  # the records' ids of the level's nodes; a row's node id indexes this list
+    counts = [root]  # each node's statistics, then its rows
+    usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
+    depth = 0
+    while frontier:
+        open_ = [i for i, c in enumerate(counts) if not is_leaf(c, depth, rules)]
+        for i, c in enumerate(counts):
+            made[frontier[i]] = Leaf(c[:-1])
+        splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
+        for a in range(0, len(open_), batch):
+            some = open_[a : a + batch]
+            slot = np.full(len(frontier), -1, dtype=np.int64)
+            slot[some] = np.arange(len(some))
+            H, lo, hi = blocks.total(instance_histogram if spread else histogram, slot, len(some), n_bins, k)
+            parents = np.stack([counts[i] for i in some])
+            chosen_splits = c45_choose(H, parents, [usable[i] for i in some], rules, edges, attrs.evolve(c45, root_rows=float(root[-1]))) if c45 is not None else choose(H, parents, [usable[i] for i in some], rules)
+            for s, (i, found) in enumerate(zip(some, chosen_splits)):
+                if found is not None and not (rules.regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
+                    kind, j, test, _ = found
+                    splits[i] = (kind, j, test, *branches(kind, test, H[s, j], rules, spread))
+            del H
+        if not splits:
+            break
+        n = len(frontier)
+        feature, cut, heavy = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8)
+        left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
+        table_of = np.full(n, -1, dtype=np.int64)
+        tables: list[np.ndarray] = []
+        widest = max(len(v[4]) for v in splits.values())
+        kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
+        next_frontier: list[int] = []
+        next_counts: list[np.ndarray] = []
+        next_usable: list[np.ndarray] = []
+        for i in sorted(splits):
+            kind, j, test, branch_of_bin, kids_stats, share = splits[i]
+            g = len(made)
+            made.extend([None] * len(kids_stats))
+            ids = []
+            for b, st in enumerate(kids_stats):
+                if st[-1] > 0:
+                    ids.append(len(next_frontier))
+                    next_frontier.append(g + b)
+                    next_counts.append(st)
+                    next_usable.append(usable[i] if kind != "multiway" else np.where(np.arange(len(usable[i])) == j, False, usable[i]))
+                else:  # a category no row reached: a leaf of zero statistics, as in memory
+                    ids.append(-1)
+                    made[g + b] = Leaf(st[:-1])
+            kids[i, : len(ids)], shares[i, : len(share)] = ids, share
+            if kind == "threshold":
+                feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
+                test = TESTS[kind](float(cast("np.ndarray", edges[j])[test]))  # the cut: an edge
+            else:
+                feature[i], table_of[i] = j, len(tables)
+                tables.append(np.array(ids, dtype=np.int32)[branch_of_bin])
+                test = TESTS[kind](test if kind == "subset" else len(kids_stats))  # the left categories, or the branches
+            made[frontier[i]] = (j, test, range(g, g + len(kids_stats)), counts[i][:-1])
+        dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
+        if spread:
+            blocks.update(move_instances, feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares)
+        else:
+            blocks.update(move, feature, cut, left, right, heavy, n_bins - 1, table_of, dest)
+        frontier, counts, usable = next_frontier, next_counts, next_usable
+        depth += 1
+    return made
