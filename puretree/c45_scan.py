@@ -20,19 +20,17 @@ from typing import Any
 import numpy as np
 
 from .growth.choose import J48_EPSILON, VALUE_TOLERANCE, Option, bits, c45_cut, c45_least, c45_multiway, known_gain
-from .splits import NodeData, midpoint
+from .splits import CHUNK, NodeData, midpoint
 
 __all__ = ["chunked_gains", "numeric_option", "categorical_option", "J48_EPSILON", "VALUE_TOLERANCE", "bits"]
 
-#: At most this many class counts are held at once while scoring cuts (about 32 MB).
-_CHUNK = 4_000_000
 
 
 def chunked_gains(stats: np.ndarray, order: np.ndarray, cuts: np.ndarray, known_parent: np.ndarray, total: float, impurity: Any) -> np.ndarray:
     """The gain of every cut, computed over blocks of sorted rows, so that the memory held
     is bounded whatever the number of rows times classes (10,000 classes, say)."""
     k = stats.shape[1]
-    step = max(1, _CHUNK // max(1, 2 * k))
+    step = max(1, CHUNK // max(1, 2 * k))
     gains = np.empty(len(cuts))
     running = np.zeros(k)
     for start in range(0, int(cuts[-1]) + 1, step):

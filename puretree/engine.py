@@ -42,7 +42,7 @@ without missing values (``cart``'s common case) is handed whole to :mod:`puretre
 here.
 
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
-orders (int32), one chunk of sorted statistics (at most ``_CHUNK`` floats) and one slice of
+orders (int32), one chunk of sorted statistics (at most :data:`puretree.splits.CHUNK` floats) and one slice of
 candidates handed to the score (at most :data:`puretree.growth.choose.SCORE_CHUNK`). A level costs
 ``O(instances x features)`` numpy work plus a few dozen numpy calls, so a chain 10,000 levels
 deep costs 10,000 small levels, not 10,000 copies of the data.
@@ -70,8 +70,9 @@ import numpy as np
 from .data import Dataset
 from .errors import DataError
 from .growth.assemble import from_arrays, from_records
-from .growth.choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, weight_of
+from .growth.choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
 from .nodes import TESTS, Leaf, Node
+from .splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the reference's memory bound
 from .tasks import as_task
 
 __all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
@@ -80,8 +81,6 @@ __all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "ENG
 #: the splitters given, ``"fast"`` insists on it, ``"reference"`` runs the recursive builder.
 ENGINES = ("auto", "fast", "reference")
 
-#: Largest number of floats one chunk of sorted statistics holds (memory bound, as the reference).
-_CHUNK = 4_000_000
 #: A lone node of at most this many sorted statistics (rows x numeric features x k) is
 #: searched by the reference's split generators (fewer numpy calls); larger ones by the
 #: level machinery, whose chunks bound memory more tightly.
@@ -307,8 +306,6 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     """Every position of every segment of a chunk of features scored, invalid ones set to
     -inf, and each (node, feature)'s first near-best threshold found by segmented reductions;
     the same choice as the gathered path, with sequential passes only."""
-    from .splits import TIE_TOLERANCE
-
     c, m = V.shape
     starts, lens, node_at = st.starts, st.lens, st.node
     if isinstance(L, _Offset):
@@ -329,8 +326,7 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     body = s[:, :-1]
     body[~valid | np.isnan(body)] = -np.inf
     best = np.maximum.reduceat(s, starts, axis=1)  # (c, N)
-    tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(best), best, 0.0)))
-    ok = s >= np.repeat(best - tol, lens, axis=1)
+    ok = s >= np.repeat(best - tolerance(best), lens, axis=1)
     first = np.minimum.reduceat(np.where(ok, np.arange(m), m), starts, axis=1)  # (c, N)
     first = np.minimum(first, m - 2) if m >= 2 else first
     f_idx = np.arange(c)[:, None]

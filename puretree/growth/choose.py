@@ -41,6 +41,7 @@ __all__ = [
     "SCORE_CHUNK",
     "score_of",
     "weight_of",
+    "tolerance",
     "first_tied",
     "first_tied_in_groups",
     "known_share",
@@ -85,7 +86,8 @@ def weight_of(stats: np.ndarray, regression: bool) -> np.ndarray:
     return stats[..., 0] if regression else stats.sum(axis=-1)
 
 
-def _tolerance(best: np.ndarray) -> np.ndarray:
+def tolerance(best: np.ndarray) -> np.ndarray:
+    """How far below each best score (finite, else 0) a score still ties with it."""
     return TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(best), best, 0.0)))
 
 
@@ -107,7 +109,7 @@ def first_tied_in_groups(s: np.ndarray, group: np.ndarray) -> np.ndarray:
     g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     g_best = np.maximum.reduceat(s, g_start)
     g_of = np.repeat(np.arange(len(g_start)), np.diff(np.r_[g_start, len(group)]))
-    ok = np.flatnonzero(s >= (g_best - _tolerance(g_best))[g_of])
+    ok = np.flatnonzero(s >= (g_best - tolerance(g_best))[g_of])
     return ok[np.r_[True, g_of[ok][1:] != g_of[ok][:-1]]]
 
 
