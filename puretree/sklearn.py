@@ -129,12 +129,19 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
     value = inner.value[:, 0, :]
     weight = inner.weighted_n_node_samples
     counts = [_node_counts(value[i], float(weight[i]), float(inner.impurity[i]), regression) for i in range(inner.node_count)]
-    # scikit-learn adds a node's children after the node, so their ids are larger.
-    kids = [() if left[i] < 0 else (int(left[i]), int(right[i])) for i in range(inner.node_count)]
-    if any(c <= i for i, ids in enumerate(kids) for c in ids):
-        raise ParameterError("the estimator's tree_ numbers a child before its parent, which scikit-learn never does")
+    # Renumbered in pre-order, children after their parent as assemble builds them (scikit-learn
+    # numbers nodes so already; only the structure is relied on).
+    order, stack = [], [0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        if left[i] >= 0:
+            stack.extend((int(right[i]), int(left[i])))
+    at = {i: n for n, i in enumerate(order)}
+    kids = [() if left[i] < 0 else (at[int(left[i])], at[int(right[i])]) for i in order]
 
-    def node(i: int, children: tuple[Node, ...]) -> Node:
+    def node(n: int, children: tuple[Node, ...]) -> Node:
+        i = order[n]
         if not children:
             return Leaf(counts[i])
         return Split(int(inner.feature[i]), Threshold(float32_threshold(float(inner.threshold[i]))), children, counts[i])
