@@ -42,8 +42,8 @@ without missing values (``cart``'s common case) is handed whole to :mod:`puretre
 here.
 
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
-orders (int32), one chunk of sorted statistics (at most ``_CHUNK`` floats) and one slice of
-candidates handed to the score (at most ``_SCORE_CHUNK``). A level costs
+orders (int32), one chunk of sorted statistics (at most :data:`puretree.splits.CHUNK` floats) and one slice of
+candidates handed to the score (at most :data:`puretree.growth.choose.SCORE_CHUNK`). A level costs
 ``O(instances x features)`` numpy work plus a few dozen numpy calls, so a chain 10,000 levels
 deep costs 10,000 small levels, not 10,000 copies of the data.
 
@@ -69,19 +69,18 @@ import numpy as np
 
 from .data import Dataset
 from .errors import DataError
-from .nodes import Leaf, Multiway, Node, Split, Subset, Threshold
+from .growth.assemble import from_arrays, from_records
+from .growth.choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
+from .nodes import TESTS, Leaf, Node
+from .splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the reference's memory bound
 from .tasks import as_task
 
-__all__ = ["build", "supports", "assemble_arrays", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
+__all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
 
 #: The values of ``grow(..., engine=...)``: ``"auto"`` uses the fast engine when it supports
 #: the splitters given, ``"fast"`` insists on it, ``"reference"`` runs the recursive builder.
 ENGINES = ("auto", "fast", "reference")
 
-#: Largest number of floats one chunk of sorted statistics holds (memory bound, as the reference).
-_CHUNK = 4_000_000
-#: Largest number of candidate splits handed to a score at once.
-_SCORE_CHUNK = 100_000
 #: A lone node of at most this many sorted statistics (rows x numeric features x k) is
 #: searched by the reference's split generators (fewer numpy calls); larger ones by the
 #: level machinery, whose chunks bound memory more tightly.
@@ -104,22 +103,6 @@ def supports(splitters: Any) -> bool:
     known = _kinds()
     kinds = [known.get(s) for s in splitters]
     return None not in kinds and len(set(kinds)) == len(kinds)
-
-
-def _score(score: Any, parent: np.ndarray, children: np.ndarray, names: Any) -> np.ndarray:
-    """Every call of a user's score goes through here: ``parent`` (..., k), ``children``
-    (..., b, k), ``names`` broadcastable to (...); returns float64 scores shaped (...)."""
-    return np.broadcast_to(np.asarray(score(parent, children, names), dtype=np.float64), children.shape[:-2])
-
-
-def _first_tied(scores: np.ndarray) -> np.ndarray:
-    """Row-wise :func:`puretree.splits.tie_first`: the first column within tolerance of the row's best."""
-    from .splits import TIE_TOLERANCE
-
-    best = scores.max(axis=-1)
-    with np.errstate(invalid="ignore"):
-        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(best))
-        return np.argmax(scores >= (best - tol)[..., None], axis=-1)
 
 
 def _seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
@@ -200,8 +183,6 @@ class _Best:
 
 def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     """Best threshold split per node over all numeric features (threshold_splits)."""
-    from .splits import TIE_TOLERANCE, variance_decrease
-
     N, q = st.n_nodes, ctx.q
     out = _Best(N)
     m = st.m
@@ -295,51 +276,13 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
             parent = base_all.reshape(c * N, k)[fp * N + nodes]
         else:
             parent = counts[nodes]
-        if ctx.variance_decrease:
-            s = variance_decrease(parent, left)
-        else:
-            # scored in slices of at most _SCORE_CHUNK candidates: a score's temporaries are
-            # several times its input, and bound the peak memory of a level
-            s = np.empty(len(fp))
-            for a in range(0, len(fp), _SCORE_CHUNK):
-                b = min(len(fp), a + _SCORE_CHUNK)
-                par = parent if one else parent[a:b]
-                children = np.empty((b - a, 2, k))
-                children[:, 0] = left[a:b]
-                right = children[:, 1]
-                np.subtract(par, left[a:b], out=right)
-                if not ctx.regression:
-                    np.maximum(right, 0.0, out=right)
-                f0, f1 = fp[a], fp[b - 1]
-                names = np.broadcast_to(ctx.numeric_names[start + f0], (b - a,)) if f0 == f1 else ctx.numeric_names[start + fp[a:b]]
-                s[a:b] = _score(cfg.score, par, children, names)
-                del children, right
+        names = None if ctx.variance_decrease else ctx.numeric_names[start + fp]
+        s = binary_scores(cfg.score, parent, left, names, regression=ctx.regression, variance=ctx.variance_decrease)
         inc = incomplete[nodes]
-        if one and inc.any():
-            parent = np.broadcast_to(parent, left.shape)
         if inc.any():
-            w = parent[:, 0] if ctx.regression else parent.sum(axis=-1)
-            t = total[nodes]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
-                s = np.where(inc, s * frac, s)
+            s = known_share(s, weight_of(np.broadcast_to(parent, left.shape), ctx.regression), total[nodes], inc)
         s = np.where(np.isnan(s), -np.inf, s)
-        if fp[0] == fp[-1] and nodes[0] == nodes[-1]:
-            # one (node, feature) group: the reference's own search
-            best = s.max()
-            tol = TIE_TOLERANCE * max(1.0, abs(best) if np.isfinite(best) else 0.0)
-            i = int(np.argmax(s >= best - tol))
-            fs[nodes[0], start + fp[0]] = s[i]
-            fa[nodes[0], start + fp[0]] = V[fp[0], pp[i]]
-            fb[nodes[0], start + fp[0]] = V[fp[0], pp[i] + 1]
-            continue
-        group = fp * N + nodes  # non-decreasing: nonzero walks (feature, position)
-        g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-        g_best = np.maximum.reduceat(s, g_start)
-        g_of = np.repeat(np.arange(len(g_start)), np.diff(np.r_[g_start, len(group)]))
-        g_tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(g_best), g_best, 0.0)))
-        ok = np.flatnonzero(s >= (g_best - g_tol)[g_of])
-        pick = ok[np.r_[True, g_of[ok][1:] != g_of[ok][:-1]]]  # first near-best threshold per group
+        pick = first_tied_in_groups(s, fp * N + nodes)  # groups non-decreasing: nonzero walks (feature, position)
         pf, pn, pp_ = fp[pick], nodes[pick], pp[pick]
         fs[pn, start + pf] = s[pick]
         fa[pn, start + pf] = V[pf, pp_]
@@ -349,7 +292,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     has = ~np.isneginf(fs).all(axis=1)
     if has.any():
         rows_ = np.flatnonzero(has)
-        at = _first_tied(fs[rows_])
+        at = first_tied(fs[rows_])
         out.score[rows_] = fs[rows_, at]
         out.feature[rows_] = ctx.numeric[at]
         a, b = fa[rows_, at], fb[rows_, at]
@@ -363,10 +306,7 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     """Every position of every segment of a chunk of features scored, invalid ones set to
     -inf, and each (node, feature)'s first near-best threshold found by segmented reductions;
     the same choice as the gathered path, with sequential passes only."""
-    from .splits import TIE_TOLERANCE, variance_decrease
-
     c, m = V.shape
-    k = ctx.k
     starts, lens, node_at = st.starts, st.lens, st.node
     if isinstance(L, _Offset):
         L = L.C - np.repeat(L.off, lens, axis=1)
@@ -379,33 +319,14 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     else:
         parent = np.broadcast_to(st.node_stats[node_at[:-1]], left.shape)
     s = np.full((c, m), -np.inf)
-    if ctx.variance_decrease:
-        s[:, :-1] = variance_decrease(parent, left)
-    else:
-        step = max(1, _SCORE_CHUNK // max(1, m - 1))
-        for a in range(0, c, step):
-            b = min(c, a + step)
-            children = np.empty((b - a, m - 1, 2, k))
-            children[:, :, 0] = left[a:b]
-            right = children[:, :, 1]
-            np.subtract(parent[a:b], left[a:b], out=right)
-            if not ctx.regression:
-                np.maximum(right, 0.0, out=right)
-            names = ctx.numeric_names[start + a : start + b, None]  # (features, 1), as the reference passes them
-            s[a:b, :-1] = _score(cfg.score, parent[a:b], children, names)
-            del children, right
+    names = ctx.numeric_names[start : start + c, None]  # (features, 1), as the reference passes them
+    s[:, :-1] = binary_scores(cfg.score, parent, left, names, regression=ctx.regression, variance=ctx.variance_decrease)
     if incomplete.any():
-        inc = np.repeat(incomplete, lens)[:-1]
-        w = parent[..., 0] if ctx.regression else parent.sum(axis=-1)
-        t = np.repeat(total, lens)[:-1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
-            s[:, :-1] = np.where(inc, s[:, :-1] * frac, s[:, :-1])
+        s[:, :-1] = known_share(s[:, :-1], weight_of(parent, ctx.regression), np.repeat(total, lens)[:-1], np.repeat(incomplete, lens)[:-1])
     body = s[:, :-1]
     body[~valid | np.isnan(body)] = -np.inf
     best = np.maximum.reduceat(s, starts, axis=1)  # (c, N)
-    tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(best), best, 0.0)))
-    ok = s >= np.repeat(best - tol, lens, axis=1)
+    ok = s >= np.repeat(best - tolerance(best), lens, axis=1)
     first = np.minimum.reduceat(np.where(ok, np.arange(m), m), starts, axis=1)  # (c, N)
     first = np.minimum(first, m - 2) if m >= 2 else first
     f_idx = np.arange(c)[:, None]
@@ -476,19 +397,11 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         ok = usable & (n_present >= 2)
         name = np.asarray(ctx.feature_names[j])
         if want_multi:
-            elig = ok & ~((rows < cfg.min_samples_leaf) & present).any(axis=1)
-            e = np.flatnonzero(elig)
-            if len(e):
-                s = _score(cfg.score, known_sum[e], per[e], name)
-                same = (known_sum[e] == st.node_stats[e]).all(axis=-1)
-                w = known_sum[e][:, 0] if ctx.regression else known_sum[e].sum(axis=-1)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    frac = np.where(total[e] > 0, w / np.where(total[e] > 0, total[e], 1.0), 0.0)
-                    s = np.where(same, s, s * frac)
-                ms[e, jj] = np.where(np.isfinite(s), s, -np.inf)
+            incomplete = ~(known_sum == st.node_stats).all(axis=-1)
+            ms[:, jj] = multiway_scores(cfg.score, per, rows, known_sum, total, name, among=usable, incomplete=incomplete, min_samples_leaf=cfg.min_samples_leaf, regression=ctx.regression)
         if want_subset:
             for i in np.flatnonzero(ok).tolist():
-                hit = _subset_one(per[i], rows[i], known_sum[i], st.node_stats[i], cfg, ctx, name)
+                hit = best_subset(cfg.score, per[i], rows[i], known_sum[i], float(total[i]), name, task=ctx.task, incomplete=not np.array_equal(known_sum[i], st.node_stats[i]), min_samples_leaf=cfg.min_samples_leaf)
                 if hit is not None:
                     score, left_codes, children = hit
                     sub_found[i].append((score, int(j), left_codes, children))
@@ -498,7 +411,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         has = ~np.isneginf(ms).all(axis=1)
         if has.any():
             r = np.flatnonzero(has)
-            at = _first_tied(ms[r])
+            at = first_tied(ms[r])
             best.score[r] = ms[r, at]
             best.feature[r] = np.asarray(ctx.categorical)[at]
         out["multiway"] = best
@@ -513,35 +426,6 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     return out
 
 
-def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np.ndarray, cfg: Any, ctx: "_Context", name: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
-    """One node's best subset split of one feature, as :func:`puretree.splits.subset_splits` finds it."""
-    from .splits import subset_candidates, tie_first  # the same candidates as the reference
-
-    regression = ctx.regression
-    present = np.flatnonzero(rows > 0)
-    stats = per[present]
-    masks = subset_candidates(stats, present, known, task=ctx.task)
-    left = masks.astype(np.float64) @ stats
-    right = known - left
-    if not regression:
-        np.maximum(right, 0.0, out=right)
-    children = np.stack((left, right), axis=-2)
-    s = _score(cfg.score, known, children, name)
-    if not np.array_equal(known, parent):
-        total = float(parent[0] if regression else parent.sum(axis=-1))
-        frac = (known[0] if regression else known.sum(axis=-1)) / total if total > 0 else 0.0
-        s = s * frac
-    if cfg.min_samples_leaf > 1:
-        n_left = masks.astype(np.int64) @ rows[present]
-        n_right = int(rows.sum()) - n_left
-        s = np.where((n_left >= cfg.min_samples_leaf) & (n_right >= cfg.min_samples_leaf), s, -np.inf)
-    s = np.where(np.isnan(s), -np.inf, s)
-    if np.isneginf(s).all():
-        return None
-    b = tie_first(s)
-    return float(s[b]), tuple(int(c) for c in present[masks[b]]), children[b]
-
-
 class _Through:
     """A score called through :func:`_score`, for the reference's split generators."""
 
@@ -549,7 +433,7 @@ class _Through:
         self.score = score
 
     def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
-        return _score(self.score, np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64), features)
+        return score_of(self.score, np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64), features)
 
 
 def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...], depth: int) -> list[_Best]:
@@ -819,7 +703,7 @@ def _kernel_tree(ds: Dataset, cfg: Any, progress: Any = None) -> Node:
     )  # fmt: skip
     if progress is not None:  # the compiled loop calls no Python: its levels are reported once it is done
         _report_levels(child, counts, progress)
-    return assemble_arrays(np.maximum(feature, 0), threshold, child, counts, checked=False)
+    return from_arrays(np.maximum(feature, 0), threshold, child, counts, checked=False)
 
 
 def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None:
@@ -830,59 +714,6 @@ def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None
     weight = counts.sum(axis=1)
     for d in range(int(depth.max()) + 1):
         progress(d, int((depth == d).sum()), int(round(float(weight[depth == d].sum()))))
-
-
-def assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray, *, checked: bool = True) -> Node:
-    """Nodes from a threshold tree's arrays (the compiled kernel's, :mod:`puretree.dask`'s): node
-    ``g`` is a leaf when ``child[g] < 0``, else a split on ``feature[g]`` at ``threshold[g]``
-    whose children are ``child[g]`` and ``child[g] + 1`` (larger ids); ``counts[g]`` its statistics.
-
-    ``checked=False`` (the compiled kernel's own arrays: feature indices, finite thresholds and
-    counts by construction) sets the nodes' fields without running their converters and
-    validators again, which cost more than the kernel's growth on small data; the nodes are
-    the same values (their digest is computed as always).
-
-    >>> args = (np.array([0, -1, -1]), np.array([2.5, 0.0, 0.0]), np.array([1, -1, -1]), np.array([[2.0, 2.0], [2.0, 0.0], [0.0, 2.0]]))
-    >>> assemble_arrays(*args, checked=False) == assemble_arrays(*args)
-    True
-    """
-    ft, thr, ch, cn = feature.tolist(), threshold.tolist(), child.tolist(), counts.tolist()
-    made: list[Any] = [None] * len(ch)
-    leaf, split, test = (Leaf, Split, Threshold) if checked else (_trusted_leaf, _trusted_split, _trusted_threshold)
-    for g in range(len(ch) - 1, -1, -1):
-        c = ch[g]
-        if c < 0:
-            made[g] = leaf(cn[g])
-        else:
-            made[g] = split(ft[g], test(thr[g]), (made[c], made[c + 1]), cn[g])
-            made[c] = made[c + 1] = None  # each node is referenced by its parent only
-    return made[0]
-
-
-_set = object.__setattr__  # the nodes are frozen: set their slots as attrs' own __init__ does
-
-
-def _trusted_threshold(value: float) -> Threshold:
-    test = object.__new__(Threshold)
-    _set(test, "value", value + 0.0)  # one zero, as Threshold's converter makes it
-    return test
-
-
-def _trusted_leaf(stats: list[float]) -> Leaf:
-    node = object.__new__(Leaf)
-    _set(node, "stats", tuple(stats))
-    node.__attrs_post_init__()  # the digest
-    return node
-
-
-def _trusted_split(feature: int, test: Threshold, kids: tuple[Node, Node], stats: list[float]) -> Split:
-    node = object.__new__(Split)
-    _set(node, "feature", feature)
-    _set(node, "test", test)
-    _set(node, "children", kids)
-    _set(node, "stats", tuple(stats))
-    node.__attrs_post_init__()  # the digest
-    return node
 
 
 def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None) -> Node:
@@ -919,7 +750,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     st = _Level(np.arange(n), stats, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
     st.node_stats[0] = stats.sum(axis=0)  # the reference's own sum (pairwise when there is one column)
     # Records of the tree: one entry per node, children filled in as they are created.
-    made: list[Any] = []  # Leaf, or a split description (kind, feature, test, counts, child ids)
+    made: list[Any] = []  # Leaf, or a split's record (feature, test, child ids, counts): growth.assemble
     frontier = [0]
     made.append(None)
     path_of: dict[int, tuple[int, ...]] = {0: ()}  # feature subsampling: each pending node's path
@@ -962,19 +793,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
             found = [_numeric_candidates(st, cfg, ctx) if kind == "threshold" else cat.get(kind, _Best(N)) for kind in kinds]
-        scores = np.stack([f.score for f in found], axis=1)  # (N, kinds)
-        feats = np.stack([f.feature for f in found], axis=1)
-        from .splits import TIE_TOLERANCE
-
-        best = scores.max(axis=1)
-        has = ~np.isneginf(best)
-        with np.errstate(invalid="ignore"):
-            tied = scores >= (best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best)))[:, None]
-        big = np.iinfo(np.int64).max
-        choice = np.argmin(np.where(tied, feats, big), axis=1)  # lowest feature; first splitter on equal
-        chosen = scores[np.arange(N), choice]
-        if cfg.min_gain is not None:
-            has &= chosen > cfg.min_gain
+        feats = np.stack([f.feature for f in found], axis=1)  # (N, kinds)
+        has, choice = among_kinds(np.stack([f.score for f in found], axis=1), feats, cfg.min_gain)
         feature = feats[np.arange(N), choice]
         # -- the branch of every instance
         split = has.copy()
@@ -1119,8 +939,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
                     made.append(Leaf(np.zeros(k)))
             f = int(feature[i])
             kd = kinds[choice[i]]
-            test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i)
-            made[g] = (kd, f, test, st.node_stats[i], kids)
+            test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i) if kd == "subset" else len(kids)
+            made[g] = (f, TESTS[kd](test), kids, st.node_stats[i])
         if not next_frontier:
             break
         # -- the next level: new instances sorted by (node, row), orders stably partitioned
@@ -1185,22 +1005,5 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         depth += 1
     if progress is not None and len(made) > reported:  # the last level's children, all leaves made at once
         progress(depth + 1, len(made) - reported, 0)
-    return _assemble(made)
+    return from_records(made)
 
-
-def _assemble(made: list[Any]) -> Node:
-    """Nodes from the records, children before parents (ids grow with depth)."""
-    for g in range(len(made) - 1, -1, -1):
-        rec = made[g]
-        if isinstance(rec, tuple):
-            kind, f, test, counts, kids = rec
-            children = [made[c] for c in kids]
-            if kind == "threshold":
-                made[g] = Split(f, Threshold(test), children, counts)
-            elif kind == "subset":
-                made[g] = Split(f, Subset(test), children, counts)
-            else:
-                made[g] = Split(f, Multiway(len(children)), children, counts)
-            for c in kids:
-                made[c] = None  # release: each node is referenced by its parent only
-    return made[0]

@@ -57,6 +57,7 @@ import attrs
 from .data import category_key
 from .errors import ModelFormatError, digits, shown
 from .fold import LEAVE, events
+from .growth.assemble import assemble
 from .nodes import MISSING_STRATEGIES, CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree
 
 __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
@@ -439,19 +440,16 @@ def from_dict(obj: Any) -> Tree:
     unreached = [i for i in range(1, n) if not referenced[i]]
     if unreached:
         raise _fail(f"nodes[{unreached[0]}]", "is not reachable from the root")
-    built: list[Node | None] = [None] * n
     table_entries = 0
-    for i in range(n - 1, -1, -1):  # children have larger indices: build bottom-up
+
+    def node(i: int, kids: tuple[Node, ...]) -> Node:
+        nonlocal table_entries
         entry, where = entries[i], f"nodes[{i}]"
         kind = entry["kind"]
         counts = _stats(entry, _STATS_FIELD[version], width, regression, where)
-        kids = [built[c] for c in child_lists[i]]
-        for c in child_lists[i]:
-            built[c] = None  # each node is referenced once; free the slot
         if kind == "leaf":
-            built[i] = Leaf(counts)
-            continue
-        if not math.isfinite(sum(_weight(k.stats, regression) for k in kids if k is not None)):
+            return Leaf(counts)
+        if not math.isfinite(sum(_weight(k.stats, regression) for k in kids)):
             # "distribute" divides each child's weight by their total.
             raise _fail(where, "the children's weights add up to more than a double holds")
         fmt = SPLIT_FORMATS[kind_names[kind]]
@@ -463,9 +461,9 @@ def from_dict(obj: Any) -> Tree:
         table_entries += fmt.table_entries(feature)
         if table_entries > MAX_SUBSET_ENTRIES:
             raise _fail(where, f"the subset splits together cover more than {MAX_SUBSET_ENTRIES} categories; predicting with this model would need a table that large")
-        built[i] = Split(j, test, tuple(kids), counts)
-    root = built[0]
-    assert root is not None
+        return Split(j, test, kids, counts)
+
+    root = assemble(child_lists, node)  # children have larger indices, checked above
     missing = obj.get("missing", "majority")
     if missing not in MISSING_STRATEGIES:
         raise _fail("model", f"unknown missing-value strategy {shown(missing)}; expected one of {list(MISSING_STRATEGIES)}")

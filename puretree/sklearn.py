@@ -42,7 +42,8 @@ from .data import labels_array
 from .errors import ParameterError
 from .fold import depth, walk
 from .impurity import entropy, gini, misclassification, variance
-from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Schema, Split, Threshold, Tree, children
+from .growth.assemble import assemble
+from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold, Tree, children
 
 __all__ = ["from_sklearn", "to_sklearn", "float32_threshold", "TreeClassifier", "TreeRegressor", "UnsupportedTreeError"]
 
@@ -128,21 +129,24 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
     value = inner.value[:, 0, :]
     weight = inner.weighted_n_node_samples
     counts = [_node_counts(value[i], float(weight[i]), float(inner.impurity[i]), regression) for i in range(inner.node_count)]
-    # Children before parents: node ids in reverse pre-order (scikit-learn numbers nodes depth first).
+    # Renumbered in pre-order, children after their parent as assemble builds them (scikit-learn
+    # numbers nodes so already; only the structure is relied on).
     order, stack = [], [0]
     while stack:
         i = stack.pop()
         order.append(i)
         if left[i] >= 0:
             stack.extend((int(right[i]), int(left[i])))
-    built: dict[int, Any] = {}
-    for i in reversed(order):
-        if left[i] < 0:
-            built[i] = Leaf(counts[i])
-        else:
-            test = Threshold(float32_threshold(float(inner.threshold[i])))
-            built[i] = Split(int(inner.feature[i]), test, (built.pop(int(left[i])), built.pop(int(right[i]))), counts[i])
-    return Tree(built[0], schema, missing=missing, criterion=_CRITERIA.get(str(getattr(estimator, "criterion", ""))))
+    at = {i: n for n, i in enumerate(order)}
+    kids = [() if left[i] < 0 else (at[int(left[i])], at[int(right[i])]) for i in order]
+
+    def node(n: int, children: tuple[Node, ...]) -> Node:
+        i = order[n]
+        if not children:
+            return Leaf(counts[i])
+        return Split(int(inner.feature[i]), Threshold(float32_threshold(float(inner.threshold[i]))), children, counts[i])
+
+    return Tree(assemble(kids, node), schema, missing=missing, criterion=_CRITERIA.get(str(getattr(estimator, "criterion", ""))))
 
 
 #: scikit-learn's criterion names -> the impurity puretree measures the tree with (None: another).
