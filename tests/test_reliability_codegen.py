@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from puretree import ensemble, mcu
 from puretree.codegen import export, generate, verify
@@ -293,3 +295,12 @@ def test_a_bad_max_changed_is_refused(value):
     tree, x = _one_feature_tree()
     with pytest.raises(ParameterError, match="max_changed"):
         verify(tree, x[:5, None], "python", max_changed=value)
+
+
+@given(n=st.integers(0, 10_000), share=st.floats(0, 100), other=st.floats(0, 100))
+def test_a_share_allows_a_whole_number_of_rows_growing_with_it(n, share, other):
+    low, high = sorted((share, other))
+    a = codegen_verify.allowed_changes(f"{low!r}%", n)
+    b = codegen_verify.allowed_changes(f"{high!r}%", n)
+    assert 0 <= a <= b <= n
+    assert codegen_verify.allowed_changes("100%", n) == n and codegen_verify.allowed_changes(str(n), 0) == n

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from puretree import datasets, files
 from puretree.cli import build_parser
@@ -163,6 +165,28 @@ def test_a_socket_is_refused_and_stays(work, monkeypatch):
         with pytest.raises(ParameterError, match="socket"):
             save(load(work / "m.json"), "sock")
         assert _is(work / "sock", stat.S_ISSOCK)
+
+
+def test_a_block_device_is_refused_and_stays(work):
+    if os.geteuid() != 0:
+        pytest.skip("making a device node needs root")
+    node = work / "disk"
+    try:
+        os.mknod(node, stat.S_IFBLK | 0o600, os.makedev(7, 0))  # a loop device's numbers; never opened
+    except PermissionError:
+        pytest.skip("device nodes are not permitted here")
+    with pytest.raises(ParameterError, match="block device"):
+        save(load(work / "m.json"), node)
+    assert _is(node, stat.S_ISBLK)
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.binary(max_size=200_000))
+def test_any_bytes_reach_a_pipe_reader_whole(tmp_path_factory, data):
+    pipe = _fifo(tmp_path_factory.mktemp("pipe") / "p")
+    reader = _Reader(pipe)
+    files.write_bytes(pipe, data)
+    assert reader.finish() == data and _is(pipe, stat.S_ISFIFO)
 
 
 def test_write_through_a_link_to_a_regular_file_keeps_the_link(work):
