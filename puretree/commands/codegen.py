@@ -31,6 +31,18 @@ def _name(text: str) -> str:
     return text
 
 
+def _max_changed(text: str) -> str:
+    """``--max-changed``: a count of rows or a share ``P%`` (checked by :func:`~puretree.codegen.verify.allowed_changes`)."""
+    from ..codegen.verify import allowed_changes
+    from ..errors import ParameterError
+
+    try:
+        allowed_changes(text, 0)
+    except ParameterError:
+        raise argparse.ArgumentTypeError(f"expected a number of rows (N) or a share of them (P%), got {text!r}") from None
+    return text
+
+
 class _Given(argparse.Action):
     """Store the value and remember that the user gave it (a default name is not a choice)."""
 
@@ -202,13 +214,13 @@ def _verify(args: argparse.Namespace) -> int:
     X = encode_table(tree.schema, header, body)
     if args.code is not None:
         name = args.name if args.name_given else None
-        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize, on=args.on)
+        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize, on=args.on, max_changed=args.max_changed)
         if args.target is not None and args.target != manifest["target"]:
             raise CodegenError(f"{args.code}: holds {manifest['target']} code, not {args.target}")
         what = f"{args.code} ({manifest['target']}, {manifest['form']}, {manifest['feature_type']}, name {manifest['name']})"
         code = "the code in " + args.code
     else:
-        report = verify(tree, X, args.target, sanitize=args.sanitize, on=args.on, **_options(args, tree))
+        report = verify(tree, X, args.target, sanitize=args.sanitize, on=args.on, max_changed=args.max_changed, **_options(args, tree))
         what = f"{args.target} ({args.feature_type}{', quantized' if args.quantize else ''})"
         code = "generated code"
     if args.on:
@@ -223,7 +235,11 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"  quantize: feature {tree.schema.features[feature].name!r}, value {value!r}: puretree {want!r}, {code} {got!r}")
         qname = manifest["name"] if args.code is not None else args.name
         print(f"{qname}_quantize: checked {report.n_quantized} values against puretree's quantization: {report.n_quantize_mismatches} mismatches")
-        print(f"quantization changes the prediction of {report.changed_by_quantization} of the {len(body)} rows of {args.data} (the quantized tree on quantized rows against the float model)")
+        changed, n = report.changed_by_quantization, len(body)
+        share = f"{100 * changed / n:.3g}%" if n else "0%"
+        verdict = "more than" if report.too_many_changed else "within"
+        print(f"quantization changes the prediction of {changed} of the {n} rows ({share}) of {args.data} (the quantized model on quantized rows "
+              f"against the float model): {verdict} the {report.max_changed} allowed (--max-changed {args.max_changed})")
     print(f"{what}: checked {report.n_checked} rows ({len(body)} from {args.data}, the rest at every node, threshold, unseen category and missing value): {report.n_mismatches} mismatches")
     return 0 if report.ok else 1
 
@@ -244,5 +260,7 @@ def register(sub: Any) -> None:
     p.add_argument("--code", metavar="DIR", help="check the files exported to DIR (as they are now) instead of generating code; how they were generated comes from their header")
     p.set_defaults(name_given=False)
     p.add_argument("--sanitize", action="store_true", help="C: also build with -fsanitize=address,undefined")
+    p.add_argument("--max-changed", type=_max_changed, default="0", metavar="N|P%",
+                   help="with --quantize: fail (exit 1) when the quantization changes the prediction of more than N rows of DATA.csv, or more than P%% of them (default: 0)")
     p.add_argument("--on", choices=tuple(CORES), metavar="CORE", help="C: run the code on an emulated microcontroller (cortex-m0, cortex-m3, cortex-m4, cortex-m7; needs qemu-system-arm, gcc-arm-none-eabi, libnewlib-arm-none-eabi)")
     p.set_defaults(func=_verify)
