@@ -40,8 +40,8 @@ import numpy as np
 
 from .codegen.render import generate
 from .data import MISSING_TOKENS, labels_array
-from .errors import CodegenError, DataError
-from .nodes import Tree
+from .errors import CodegenError, DataError, ParameterError
+from .tree import Tree
 
 __all__ = ["to_function", "Compiled", "compiled", "one_row"]
 
@@ -165,8 +165,6 @@ def to_function(tree: Tree) -> Callable[[Any], Any]:
     :func:`puretree.predict` exactly.
     """
     if not isinstance(tree, Tree):
-        from .errors import ParameterError
-
         raise ParameterError(f"to_function needs a Tree, got {type(tree).__name__}")
     found = compiled(tree)
     if found is None:

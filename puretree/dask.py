@@ -101,10 +101,11 @@ from .data import as_dataset, category_key, encode_features, is_missing, labels_
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .impurity import variance as impurity_variance
-from .nodes import TESTS, Leaf, Node, Schema, Split, Tree
+from .nodes import TESTS, Leaf, Node, Schema, Split
 from .predict import predict as predict_rows
 from .splits import TIE_TOLERANCE, subset_candidates, tie_first
 from .tasks import CLASSIFICATION, REGRESSION
+from .tree import Tree
 
 __all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HISTOGRAM_BYTES"]
 

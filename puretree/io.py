@@ -56,7 +56,8 @@ import attrs
 
 from .errors import ModelFormatError
 from .fold import LEAVE, events
-from .nodes import MISSING_STRATEGIES, CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree
+from .nodes import CATEGORICAL, CLASSIFICATION, MISSING_STRATEGIES, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold
+from .tree import Tree
 
 __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
 

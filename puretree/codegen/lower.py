@@ -42,11 +42,12 @@ from typing import Any
 
 import numpy as np
 
+from .._version import __version__
 from ..errors import CodegenError
-from ..fold import ENTER, events
-from ..fold import rewrite
-from ..nodes import Split, Threshold, Tree
-from ..predict import KIND_CODES, LEAF, normalised_fractions, flatten
+from ..flat import KIND_CODES, LEAF, flatten, normalised_fractions
+from ..fold import ENTER, events, rewrite
+from ..nodes import Split, Threshold
+from ..tree import Tree
 from . import literals as lit
 
 #: The flat table's kind codes of the split tests lowering writes particular code for.
@@ -560,8 +561,6 @@ MANIFEST_MARK = "puretree-export:"
 def _manifest(**fields: Any) -> str:
     """The export manifest as one line of JSON (only names, numbers and fixed words: it cannot
     end a comment or hold anything from the model's labels)."""
-    from .. import __version__
-
     return json.dumps({"format": "puretree-export", "version": 1, **fields, "puretree": __version__}, sort_keys=True, separators=(", ", ": "))
 
 

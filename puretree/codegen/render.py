@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 
 from ..errors import CodegenError
-from ..nodes import Tree
+from ..tree import Tree
 from .lower import lower
 
 __all__ = ["template_roots", "environment", "targets", "smaller_first", "first_reads", "loop_form", "generate", "export"]
