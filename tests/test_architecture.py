@@ -133,13 +133,6 @@ def test_no_import_circle_at_all_but_the_listed_ones():
     assert _circles(every) == set()
 
 
-def test_function_local_imports_only_load_optional_dependencies():
-    # An import inside a function hides an edge from a reader of the module's head; it is there
-    # only for the reasons LOCAL_ALLOWED gives, never to dodge a circle.
-    local = {(name, target) for name, edges in EDGES.items() for target, _, at_load in edges if not at_load and target != name}
-    assert local == set(LOCAL_ALLOWED)
-
-
 def test_no_private_name_is_imported_from_another_module():
     private = {(name, target, imported) for name, edges in EDGES.items() for target, imported, _ in edges
                if imported.startswith("_") and not imported.startswith("__") and target != name and target in MODULES}
