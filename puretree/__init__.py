@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from typing import Any
 
     from . import codegen, costs, criteria, datasets, ensemble, evaluate, fold, importance, impurity, prune, rules
-    from .codegen import export, generate, verify  # type: ignore[no-redef]  # the function, not the submodule
+    from .codegen.ensemble import export, generate, verify
     from .compiled import to_function
     from .costs import cost_sensitive, nunez, tan_schlimmer
     from .criteria import gain_ratio, impurity_decrease, information_gain, per_feature, split_info

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .codegen import verify
+from .codegen.ensemble import verify
 from .data import Dataset, as_dataset, encode_features, labels_array
 from .fold import path_down, path_of, walk
 from .io import from_json, to_dict, to_json

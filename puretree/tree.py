@@ -1,8 +1,9 @@
 """The tree value: a root node with the schema that gives its indices a meaning.
 
 :class:`Tree` sits above the functions that read a tree (:mod:`puretree.predict`,
-:mod:`puretree.text`), so that its conveniences (``tree.predict(X)``, ``print(tree)``) call
-them without an import circle; the layers below name it only for type checkers.
+:mod:`puretree.answers`, :mod:`puretree.text`), so that its conveniences (``tree.predict(X)``,
+``print(tree)``) call them without an import circle; the layers below name it only for type
+checkers.
 
 >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
 >>> schema = Schema(features=(Feature("x"),), classes=("no", "yes"))
@@ -20,7 +21,8 @@ from typing import Any
 import attrs
 
 from .nodes import MISSING_STRATEGIES, Node, Schema
-from .predict import apply, decision_path, predict, predict_proba
+from .answers import predict, predict_proba
+from .predict import apply, decision_path
 from .text import to_text
 
 __all__ = ["Tree"]
@@ -31,8 +33,9 @@ class Tree:
     """A learned tree: its root, the schema that gives the root's indices a meaning, its
     missing-value strategy (see :data:`MISSING_STRATEGIES`) and the criterion it was grown with.
 
-    The methods are thin conveniences over the functions of :mod:`puretree.predict`
-    and :mod:`puretree.text`; the tree itself is an immutable value.
+    The methods are thin conveniences over :func:`puretree.predict` (one row through the tree
+    compiled to Python, :mod:`puretree.answers`), :mod:`puretree.predict` and
+    :mod:`puretree.text`; the tree itself is an immutable value.
     """
 
     root: Node

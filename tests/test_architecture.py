@@ -18,10 +18,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "files", "params", "_version"),  # foundation
     ("nodes", "data", "formats", "datasets", "fold"),  # values (the tree value itself sits above what reads it: "tree")
     ("impurity", "tasks", "criteria", "costs", "estimates", "significance"),  # criteria and estimates
-    ("flat", "predict", "text", "tree", "views", "importance", "evaluate", "validation"),  # using a tree (tree: the value, whose conveniences call predict and text)
+    # using a tree; the tree value itself sits above what its conveniences call: the walker (predict),
+    # text, and one row through the generated Python (answers, compiled, and the lowering and
+    # rendering of codegen; the codegen functions that take ensembles load on first use)
+    ("flat", "predict", "text", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "compiled", "answers", "tree", "views", "importance", "evaluate", "validation"),
     ("splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow", "ensemble"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules", "mml"),  # pruning and rules
-    ("io", "sklearn", "estimators", "dask", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "codegen.verify", "codegen.ensemble", "compiled", "answers", "mcu"),  # io and codegen (mcu: generated C on emulated boards; answers: one row through the compiled tree)
+    ("io", "sklearn", "estimators", "dask", "codegen.verify", "codegen.ensemble", "mcu"),  # io and codegen (mcu: generated C on emulated boards)
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
     ("cli", "__main__", "commands", "commands.core", "commands.prune", "commands.codegen", ""),  # command line; "" is the package
 )

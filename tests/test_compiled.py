@@ -341,8 +341,8 @@ def test_generated_python_with_loops_answers_as_the_table_form(regression, width
 
 
 def test_one_row_goes_through_the_compiled_tree_and_a_batch_through_the_walker(monkeypatch):
-    # puretree.predict is answers.predict: one row through the compiled tree, a batch (and
-    # a tree's own method) through the walker of puretree.predict, a layer below.
+    # puretree.predict and tree.predict are answers.predict: one row through the compiled
+    # tree, a batch through the walker of puretree.predict, a layer below.
     import puretree.answers as answers
 
     calls = []
@@ -354,5 +354,6 @@ def test_one_row_goes_through_the_compiled_tree_and_a_batch_through_the_walker(m
     assert puretree.predict(tree, np.array([[1.0, -1.0, 0.0]])).tolist() == ["mid"]
     assert calls == ["predict", "proba", "predict"]
     assert puretree.predict(tree, np.zeros((2, 3))).tolist() == tree.predict(np.zeros((2, 3))).tolist()
-    assert tree.predict(row) == "mid"
     assert calls == ["predict", "proba", "predict"]
+    assert tree.predict(row) == "mid" and tree.predict_proba(row).tolist() == [0.0, 0.0, 1.0]
+    assert calls == ["predict", "proba", "predict", "predict", "proba"]

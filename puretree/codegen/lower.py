@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,11 +47,13 @@ from ..errors import CodegenError
 from ..flat import KIND_CODES, LEAF, flatten, normalised_fractions
 from ..fold import ENTER, events, rewrite
 from ..nodes import Split, Threshold
-from ..tree import Tree
 from . import literals as lit
 
 #: The flat table's kind codes of the split tests lowering writes particular code for.
 THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CODES["multiway"], KIND_CODES["subset"]
+
+if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
+    from ..tree import Tree
 
 __all__ = ["QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 
@@ -269,6 +271,7 @@ def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str
     only the values above ``t'`` that share its integer can change side.
 
     >>> from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+    >>> from puretree.tree import Tree
     >>> tree = Tree(NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1)), Schema((Feature("x"),), ("a", "b")))
     >>> quantized_tree(tree, np.array([1.0], np.float32), np.array([32767.0], np.float32), "int16").root.test.value
     -16384.0
