@@ -45,14 +45,20 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .errors import ParameterError
-from .fold import run
+from .builder import ByTask, check_options, grow
 from .c45_scan import categorical_option, numeric_option
+from .c45_vector import numeric_options
+from .data import DATA_OPTIONS, as_dataset
+from .engine import check_bins, edge_bins, quantile_bins
+from .errors import DataError, ParameterError
+from .estimates import c45_added_errors, check_cf
+from .fold import run
 from .growth.choose import AVERAGE_GAIN_SLACK, J48_EPSILON, VALUE_TOLERANCE, Option, Scored, c45_criterion, choose_option, many_valued
-from .builder import ByTask, grow
-from .splits import MISSING_BRANCH, Candidate, NodeData, multiway_splits, threshold_splits
 from .impurity import entropy
-from .nodes import Leaf, Node, Tree, children, with_children
+from .nodes import Leaf, Node, children, with_children
+from .splits import MISSING_BRANCH, Candidate, NodeData, multiway_splits, root_data, threshold_splits
+from .tree import Tree
+from .validation import validation_codes
 
 __all__ = [
     "c45",
@@ -104,8 +110,6 @@ class C45Splits:
         many = many_valued(node.categorical, lambda j: len(features[j].categories), len(node.numeric), node.root_rows)
         options: list[Option | Scored] = []
         if self.vectorised and impurity is entropy:
-            from .c45_vector import numeric_options  # it builds on this module
-
             options.extend(numeric_options(node, total, n_classes, min_leaf))
         else:
             for i in range(len(node.numeric)):
@@ -166,9 +170,6 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     >>> round(s.gain, 3), round(s.gain / s.ratio, 3), round(s.ratio, 3)
     (0.199, 1.809, 0.11)
     """
-    from .data import as_dataset
-    from .builder import check_options
-    from .splits import root_data
 
     check_options(min_samples_leaf=min_samples_leaf)
     ds = as_dataset(X, y, **data_options)
@@ -274,9 +275,6 @@ def c45(
 def _binned(X: Any, y: Any, bins: Any, max_bins: int | None, options: dict[str, Any]) -> tuple[Any, None, dict[str, Any]]:
     """The dataset with every numeric value replaced by its bin's upper edge (``bins``) or by
     the largest value of its quantile bin (``max_bins``), and the options left for grow."""
-    from .builder import check_options
-    from .data import DATA_OPTIONS, as_dataset
-    from .engine import check_bins, edge_bins, quantile_bins
 
     if bins is not None and max_bins is not None:
         raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
@@ -334,8 +332,6 @@ def _split_rows(node: Node, X: np.ndarray, rows: np.ndarray, weights: np.ndarray
     out = []
     absent = ~known
     if absent.any() and missing == "error":
-        from .errors import DataError
-
         raise DataError("missing value in the training data, and the tree's missing-value strategy is 'error'")
     total = known_weight.sum()
     # Shares of the known weight here (J48's resetDistribution); with none known, the tree's own.
@@ -356,8 +352,6 @@ def _split_rows(node: Node, X: np.ndarray, rows: np.ndarray, weights: np.ndarray
 
 
 def _estimated(dist: np.ndarray, cf: float) -> float:
-    from .estimates import c45_added_errors
-
     total = float(dist.sum())
     if total < J48_EPSILON:
         return 0.0
@@ -459,8 +453,6 @@ def pessimistic_with_raising(tree: Tree, X: Any, y: Any = None, *, cf: float = 0
     x0 <= 0.5: 0 (8/2)
     x0 > 0.5: 1 (14/3)
     """
-    from .estimates import check_cf
-    from .validation import validation_codes
 
     if tree.schema.is_regression:
         raise ParameterError("pessimistic pruning needs a classification tree; this is a regression tree")

@@ -103,13 +103,14 @@ from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
 from .data import as_dataset, category_key, encode_features, is_missing, labels_array
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
-from .growth.assemble import from_records
 from .growth import histograms as hist
+from .growth.assemble import from_records
 from .growth.choose import c45_criterion
 from .impurity import variance as impurity_variance
-from .nodes import Schema, Tree
+from .nodes import Schema
 from .predict import predict as predict_rows
 from .tasks import CLASSIFICATION, REGRESSION
+from .tree import Tree
 
 __all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HISTOGRAM_BYTES"]
 

@@ -3,7 +3,7 @@ estimators :class:`TreeClassifier` and :class:`TreeRegressor` (in :mod:`puretree
 loaded with scikit-learn on first use of their names).
 
 A fitted :class:`~sklearn.tree.DecisionTreeClassifier` or
-:class:`~sklearn.tree.DecisionTreeRegressor` becomes a :class:`~puretree.nodes.Tree` whose
+:class:`~sklearn.tree.DecisionTreeRegressor` becomes a :class:`~puretree.tree.Tree` whose
 predictions are identical, so scikit-learn users get puretree's exact code generation,
 text, JSON and pruning. scikit-learn stays optional: it is imported by nobody but the caller.
 
@@ -38,12 +38,14 @@ from typing import Any
 
 import numpy as np
 
+from .codegen.literals import float32_floor
 from .data import labels_array
 from .errors import ParameterError
 from .fold import depth, walk
-from .impurity import entropy, gini, misclassification, variance
 from .growth.assemble import assemble
-from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold, Tree, children
+from .impurity import entropy, gini, misclassification, variance
+from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold, children
+from .tree import Tree
 
 __all__ = ["from_sklearn", "to_sklearn", "float32_threshold", "TreeClassifier", "TreeRegressor", "UnsupportedTreeError"]
 
@@ -54,7 +56,7 @@ _ESTIMATORS = ("TreeClassifier", "TreeRegressor")
 def __getattr__(name: str) -> Any:
     """``TreeClassifier`` and ``TreeRegressor``, imported (with scikit-learn) on first use (PEP 562)."""
     if name in _ESTIMATORS:
-        from . import estimators
+        from . import estimators  # imports scikit-learn, an optional dependency
 
         return getattr(estimators, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -78,8 +80,6 @@ def float32_threshold(t: float) -> float:
     >>> float32_threshold(1e300) < _OVERFLOW <= float32_threshold(1e300) + 2.0**75
     True
     """
-    from .codegen.literals import float32_floor
-
     u = float32_floor(t)
     if np.isneginf(u):
         m = -_OVERFLOW

@@ -43,7 +43,8 @@ from .data import Dataset
 from .growth.assemble import assemble
 from .impurity import entropy, gini, misclassification
 from .invariants import boundary_cases, next_down, next_up
-from .nodes import CATEGORICAL, MISSING_STRATEGIES, NUMERIC, OLD_KIND_NAMES, TESTS, Codes, Feature, Interval, Leaf, Node, Schema, Split, Tree
+from .nodes import CATEGORICAL, MISSING_STRATEGIES, NUMERIC, OLD_KIND_NAMES, TESTS, Codes, Feature, Interval, Leaf, Node, Schema, Split
+from .tree import Tree
 
 __all__ = [
     "EDGE_FLOATS",

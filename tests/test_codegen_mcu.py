@@ -34,7 +34,8 @@ from puretree.datasets import load_buys_computer, load_playtennis, load_temperat
 from puretree.errors import CodegenError
 from puretree.grow import c45, cart, cart_regressor
 from puretree.io import save
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+from puretree.tree import Tree
 from puretree.strategies import datasets
 
 MISSING = ("majority", "distribute", "error")

@@ -38,19 +38,22 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._version import __version__
 from ..errors import CodegenError
-from ..fold import ENTER, events
-from ..fold import rewrite
-from ..nodes import Split, Threshold, Tree
-from ..predict import KIND_CODES, LEAF, normalised_fractions, flatten
+from ..flat import KIND_CODES, LEAF, flatten, normalised_fractions
+from ..fold import ENTER, events, rewrite
+from ..nodes import Split, Threshold
 from . import literals as lit
 
 #: The flat table's kind codes of the split tests lowering writes particular code for.
 THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CODES["multiway"], KIND_CODES["subset"]
+
+if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
+    from ..tree import Tree
 
 __all__ = ["QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantizer_model", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 
@@ -273,6 +276,7 @@ def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str
     only the values above ``t'`` that share its integer can change side.
 
     >>> from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+    >>> from puretree.tree import Tree
     >>> tree = Tree(NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1)), Schema((Feature("x"),), ("a", "b")))
     >>> quantized_tree(tree, np.array([1.0], np.float32), np.array([32767.0], np.float32), "int16").root.test.value
     -16384.0
@@ -580,8 +584,6 @@ MANIFEST_MARK = "puretree-export:"
 def _manifest(**fields: Any) -> str:
     """The export manifest as one line of JSON (only names, numbers and fixed words: it cannot
     end a comment or hold anything from the model's labels)."""
-    from .. import __version__
-
     return json.dumps({"format": "puretree-export", "version": 1, **fields, "puretree": __version__}, sort_keys=True, separators=(", ", ": "))
 
 

@@ -20,13 +20,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from ..errors import CodegenError
-from ..nodes import Tree
 from .lower import lower
+
+if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
+    from ..tree import Tree
 
 __all__ = ["template_roots", "environment", "targets", "smaller_first", "first_reads", "loop_form", "generate", "export"]
 

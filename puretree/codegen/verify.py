@@ -37,9 +37,10 @@ import numpy as np
 
 from ..data import Dataset, as_dataset
 from ..errors import CodegenError
-from ..nodes import Tree
+from ..flat import LEAF, flatten
 from ..nodes import Codes, Interval
-from ..predict import LEAF, apply, flatten, predict_proba, predict_value
+from ..predict import apply, predict_proba, predict_value
+from ..tree import Tree
 from . import literals as lit
 from .lower import MANIFEST_MARK, check_options, quantize, quantized_tree, tree_quantization
 from .render import generate

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options
-from ..codegen import export, verify, verify_code  # trees and ensembles
+from ..codegen.ensemble import export, verify, verify_code  # trees and ensembles
 from ..data import encode_table, read_csv_table
 from ..files import check_not_inputs
 from ..io import load

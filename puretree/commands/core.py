@@ -13,19 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from ..data import category_key, is_missing, parse_number, table_dataset
-from ..formats import FORMATS, format_of, read_data, read_table
-from ..errors import DataError, ParameterError
-from ..files import check_not_inputs, checkpoint, write_text
-from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
 from ..cli import fit_progress
+from ..data import category_key, is_missing, parse_number, table_dataset
+from ..errors import DataError, ParameterError
+from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
+from ..files import check_not_inputs, checkpoint, write_text
+from ..formats import FORMATS, format_of, read_data, read_table
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
 from ..io import load, save
 from ..nodes import MISSING_STRATEGIES
-from ..nodes import Tree
 from ..predict import predict, predict_proba
 from ..text import format_number, summary, to_text
+from ..tree import Tree
 from ..views import VIEW_FORMATS, SlowLayoutWarning, render_view
 
 ORDER = 10
