@@ -36,7 +36,9 @@ from itertools import repeat
 import numpy as np
 
 from . import c45_kernel
+from .c45_scan import numeric_option
 from .growth.choose import J48_EPSILON, VALUE_TOLERANCE, Option, Scored, at_least, best_cut, bits, split_info, weighted_entropy
+from .impurity import entropy
 from .splits import NodeData, midpoint
 
 __all__ = ["numeric_options", "scan", "BLOCK", "KERNEL", "KERNEL_MIN_WORK", "TABLE_LIMIT"]
@@ -64,8 +66,6 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
         at = np.flatnonzero(where >= 0)
         return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
     if n * k > BLOCK:  # one feature's arrays alone would be too big: the specification's chunked scan
-        from .c45_scan import numeric_option
-        from .impurity import entropy
 
         return [o for i in range(q) if (o := numeric_option(node, i, total, n_classes, min_leaf, entropy)) is not None]  # type: ignore[misc]
     row_weight = node.stats.sum(axis=1)

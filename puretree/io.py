@@ -54,8 +54,10 @@ from typing import Any
 
 import attrs
 
+from . import ensemble
 from .data import category_key
 from .errors import ModelFormatError, digits, shown
+from .files import write_text
 from .fold import LEAVE, events
 from .growth.assemble import assemble
 from .nodes import CATEGORICAL, CLASSIFICATION, MISSING_STRATEGIES, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold
@@ -96,8 +98,6 @@ def to_dict(tree: Tree) -> dict[str, Any]:
     """The JSON-ready dictionary of a tree (see the module docs for the format), or of an
     ensemble (format ``puretree-ensemble``: :func:`puretree.ensemble.to_dict`)."""
     if not isinstance(tree, Tree):
-        from . import ensemble  # imported here: reading and writing trees does not need the builders
-
         if isinstance(tree, ensemble.Ensemble):
             return ensemble.to_dict(tree, to_dict)
     # Ids are pre-order: a node's is the number of nodes entered before it. The splits entered
@@ -138,8 +138,6 @@ def save(tree: Tree, path: str | os.PathLike[str]) -> None:
     over it (:func:`puretree.files.write_text`): a crash, a kill or a concurrent save leaves
     the old model or a complete new one, never a truncated file.
     """
-    from .files import write_text  # imported here: saving is the only part of io that writes
-
     write_text(path, to_json(tree, indent=1) + "\n")
 
 
@@ -404,8 +402,6 @@ def from_dict(obj: Any) -> Tree:
     if not isinstance(obj, dict):
         raise _fail("model", f"expected a JSON object, got {type(obj).__name__}")
     if obj.get("format") == "puretree-ensemble":
-        from . import ensemble
-
         return ensemble.from_dict(obj, from_dict)  # type: ignore[return-value]
     if obj.get("format") != FORMAT:
         raise _fail("model", f"not a puretree model (format {shown(obj.get('format'))}, expected {FORMAT!r})")

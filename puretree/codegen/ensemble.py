@@ -39,13 +39,12 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ..data import Dataset
-from ..ensemble import Ensemble, predict_proba, vote_total, votes
-from ..ensemble import predict as ensemble_predict
+from ..data import Dataset, as_dataset
+from ..ensemble import Ensemble, predict as ensemble_predict, predict_proba, vote_total, votes
 from ..errors import CodegenError
-from . import literals as lit
-from . import render
-from . import verify as single
+from ..files import write_folder
+from ..mcu import rows_runner
+from . import literals as lit, render, verify as single
 from .lower import check_options, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
 __all__ = ["generate", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble"]
@@ -137,7 +136,6 @@ def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **option
     (:func:`puretree.files.write_folder`); returns their paths."""
     if not isinstance(model, Ensemble):
         return render.export(model, target, out_dir=out_dir, **options)
-    from ..files import write_folder
 
     return write_folder(out_dir, ensemble_files(model, target, **options))
 
@@ -247,8 +245,6 @@ def _run_board(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftyp
     """The answers of the ensemble's C on an emulated microcontroller (:mod:`puretree.mcu`),
     in the form of :func:`_expected`; AdaBoost's votes are not among a board's answers, so
     its answers are ``(class, None, probabilities)``."""
-    from ..mcu import rows_runner
-
     k = 0 if ens.schema.is_regression else len(ens.schema.classes)
     run = rows_runner(files, name=name, feature_type=ftype, core=core, n_features=ens.schema.n_features, n_classes=k, proba=True, workdir=work)
     answers = run(rows)
@@ -337,7 +333,6 @@ def _changed(ens: Ensemble, qens: Ensemble, X: np.ndarray, QX: np.ndarray) -> in
 def _encode(X: Any) -> np.ndarray:
     if isinstance(X, np.ndarray) and X.dtype.kind == "f" and X.ndim == 2:
         return X
-    from ..data import as_dataset
 
     return X.X if isinstance(X, Dataset) else as_dataset(X).X
 

@@ -36,8 +36,9 @@ import attrs
 import numpy as np
 
 from ..data import Dataset, as_dataset
-from ..errors import CodegenError
+from ..errors import CodegenError, ParameterError
 from ..flat import LEAF, flatten
+from ..mcu import rows_runner
 from ..nodes import Codes, Interval
 from ..predict import apply, predict_proba, predict_value
 from ..tree import Tree
@@ -99,8 +100,6 @@ def allowed_changes(max_changed: Any, n_rows: int) -> int:
     ...
     puretree.errors.ParameterError: max_changed must be a number of rows (0, 3) or a share of them ('5%'), got 0.05
     """
-    from ..errors import ParameterError
-
     bad = ParameterError(f"max_changed must be a number of rows (0, 3) or a share of them ('5%'), got {max_changed!r}")
     if isinstance(max_changed, bool):
         raise bad
@@ -714,8 +713,6 @@ def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str,
                 sys.modules.pop(module.__name__, None)
         regression = tree.schema.is_regression
         if on is not None:
-            from ..mcu import rows_runner
-
             if sanitize:
                 raise CodegenError("the sanitizers run on the host only, not with a microcontroller")
             n_classes = 0 if regression else len(tree.schema.classes)

@@ -9,12 +9,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options
-from ..codegen.ensemble import export, verify, verify_code  # trees and ensembles
+from ..cli import CommandLineError
+from ..codegen.ensemble import export, verify, verify_code
+from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
+from ..codegen.render import environment, generate
+from ..codegen.verify import allowed_changes
 from ..data import encode_table, read_csv_table
-from ..files import check_not_inputs
+from ..errors import CodegenError, ParameterError
+from ..files import check_not_inputs, write_folder
 from ..io import load
-from ..mcu import CORES
+from ..mcu import CORES, generate_with_stack
 
 ORDER = 40
 
@@ -22,8 +26,6 @@ BUILT_IN = ("python", "c", "c-table")
 
 
 def _name(text: str) -> str:
-    from ..errors import CodegenError
-
     try:
         check_options("c", {"name": text})
     except CodegenError as exc:
@@ -33,8 +35,6 @@ def _name(text: str) -> str:
 
 def _max_changed(text: str) -> str:
     """``--max-changed``: a count of rows or a share ``P%`` (checked by :func:`~puretree.codegen.verify.allowed_changes`)."""
-    from ..codegen.verify import allowed_changes
-    from ..errors import ParameterError
 
     try:
         allowed_changes(text, 0)
@@ -69,16 +69,12 @@ def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
     if tree is not None and args.quantize:
         options["quantize"] = _ranges(args, tree)
     elif tree is not None and args.ranges_from is not None:
-        from ..cli import CommandLineError
-
         raise CommandLineError("--ranges-from goes with --quantize")
     return options
 
 
 def _ranges(args: argparse.Namespace, tree: Any) -> Any:
     """The feature ranges to quantize with: each column's smallest and largest value in --ranges-from."""
-    from ..cli import CommandLineError
-    from ..codegen.lower import feature_ranges
 
     if args.feature_type not in ("int16", "int32"):
         raise CommandLineError(f"--quantize needs --feature-type int16 or int32, not {args.feature_type}")
@@ -98,8 +94,6 @@ def _export(args: argparse.Namespace) -> int:
     if args.layout == "arduino":
         paths = export_arduino(tree, args.target, out_dir=args.output, **options)
     elif args.stack_on:
-        from ..files import write_folder
-        from ..mcu import generate_with_stack
 
         paths = write_folder(args.output, generate_with_stack(tree, args.target, core=args.stack_on, **_options(args, tree)))
     else:
@@ -116,9 +110,6 @@ def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: 
     C in ``src/``, ``library.properties`` and an example sketch in ``examples/NAME_example/``
     (templates ``_arduino_library.properties.j2`` and ``_arduino_example.ino.j2`` of the C
     target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
-    from ..codegen.lower import lower
-    from ..codegen.render import environment, generate
-    from ..errors import CodegenError
 
     files = generate(tree, target, name=name, template_dirs=template_dirs, **options)
     model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k != "template_dirs"}})
@@ -136,8 +127,6 @@ def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> l
     it (each file written, flushed and fsynced by :func:`puretree.files.write_folder`), then
     renamed into place. An existing ``out_dir`` must be such a library exported before: it
     is replaced as a whole."""
-    from ..errors import ParameterError
-    from ..files import write_folder
 
     files = arduino_files(tree, target, **options)
     target_dir = os.path.abspath(out_dir)
@@ -186,8 +175,6 @@ def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> l
 
 def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
     """What the generated C needs (:func:`puretree.codegen.lower.resources`), as text."""
-    from ..codegen.lower import lower, resources
-
     lowered = {k: v for k, v in options.items() if k != "template_dirs"}
     model = lower(tree, target, lowered)
     if model["language"] != "c":
@@ -204,8 +191,6 @@ def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from ..cli import CommandLineError
-    from ..errors import CodegenError
 
     if args.code is None and args.target is None:
         raise CommandLineError("verify needs --target (to generate the code) or --code DIR (to check code already exported)")

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..cli import fit_progress
+from ..cli import CommandLineError, fit_progress
 from ..data import category_key, is_missing, parse_number, table_dataset
+from ..ensemble import adaboost, bagging, random_forest, stump
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
 from ..files import check_not_inputs, checkpoint, write_text
@@ -130,8 +131,6 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
 def read_args_data(args: argparse.Namespace, path: str, *, target: str | None, task: str = "classification") -> Any:
     """The dataset of a fit (or --cv): ARFF's class is its last attribute unless --target names one."""
     if target is None and format_of(path, args.data_format) != "arff":
-        from ..cli import CommandLineError
-
         raise CommandLineError(f"puretree {args.command}: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)")
     return read_data(path, target=target, categorical=args.categorical or None, ignore=args.ignore, task=task, sep=args.sep, format=args.data_format)
 
@@ -181,8 +180,6 @@ def fit_from_args(args: argparse.Namespace, data: Any) -> Any:
 
 
 def _ensemble_from_args(args: argparse.Namespace, data: Any) -> Any:
-    from ..ensemble import adaboost, bagging, random_forest, stump
-
     options = {k: v for k, v in fit_options(args).items() if v is not None}
     if args.max_features is not None:
         options["max_features"] = None if args.max_features == "none" else args.max_features
