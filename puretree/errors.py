@@ -17,6 +17,7 @@ __all__ = [
     "ModelFormatError",
     "ParameterError",
     "CodegenError",
+    "MemoryLimitError",
 ]
 
 
@@ -42,3 +43,8 @@ class ParameterError(PuretreeError, ValueError):
 
 class CodegenError(PuretreeError, ValueError):
     """A tree cannot be compiled with the requested options (e.g. it is too large for an index type)."""
+
+
+class MemoryLimitError(PuretreeError, MemoryError):
+    """A fit would need more memory than this process may use, found before it is allocated:
+    the message names the rows and classes (or nodes and classes) and the memory they need."""
