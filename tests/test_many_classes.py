@@ -48,3 +48,58 @@ def test_sliced_scan_grows_the_reference_tree(ds, weights, preset, score, missin
     assert same_tree(fast.root, ref.root)
     if weights != "fractional" and missing == "majority":
         assert fast == ref  # integer counts: every sum exact, whatever the grouping
+
+
+# -- memory, in a child process under an address-space limit ---------------------------------
+
+#: 20,000 rows, 20,000 classes (one row each), 5 features of 8 values: the one-hot statistics
+#: the engine used to make (rows x classes floats) take 3.0 GiB, three times LIMIT.
+CHILD = """
+import json, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, ({limit},) * 2)
+import numpy as np
+import puretree as pt
+rng = np.random.default_rng(0)
+X = rng.integers(0, 8, (20_000, 5)).astype(np.float64)
+y = rng.permutation(20_000)
+try:
+    tree = pt.{call}
+    out = {{"ok": pt.n_nodes(tree)}}
+except BaseException as e:
+    out = {{"error": type(e).__name__, "puretree": isinstance(e, pt.PuretreeError), "message": str(e)}}
+out["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps(out))
+"""
+LIMIT = 1 << 30
+
+
+def _in_child(call: str) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CHILD.format(limit=LIMIT, call=call)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_many_classes_grow_within_an_address_space_limit():
+    # before issue 23's fix: MemoryError asking for the 3 GiB one-hot array
+    out = _in_child("cart(X, y, max_depth=4)")
+    assert out.get("ok") == 31, out  # 16 leaves: 5 features of 8 values split every node
+    assert out["peak"] < LIMIT
+
+
+def test_reference_builder_refuses_rows_by_classes_before_allocating():
+    out = _in_child('grow(X, y, engine="reference", max_depth=2)')
+    assert out.get("error") == "MemoryLimitError" and out["puretree"], out
+    assert "20,000 rows x 20,000 classes" in out["message"]
+    assert out["peak"] < LIMIT // 4  # refused before the 3 GiB array, not by the allocator
+
+
+def test_a_tree_too_large_for_memory_is_refused_before_it_is_made():
+    # grown to purity, the tree would need 20,000 leaves x 20,000 counts (about 16 GB as floats)
+    out = _in_child("cart(X, y)")
+    assert out.get("error") == "MemoryLimitError" and out["puretree"], out
+    assert "with 20,000 classes" in out["message"]
+    assert out["peak"] < LIMIT
