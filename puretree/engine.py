@@ -6,9 +6,10 @@ same tree (same splits, same thresholds, same counts) without a Python call per 
 without copying any ancestor's arrays:
 
 1. **Instances.** Every row reaching the current level is an *instance*: its original row,
-   its statistics (weighted one-hot class counts, or ``(w, w*y, w*y**2)``) and the node of
-   the level it sits in. Instances are kept sorted by (node, original row), so the rows of a
-   node form a contiguous *segment* in the order the reference sees them. A row with a
+   its statistics (its class code and weight, never a one-hot row of classes; or
+   ``(w, w*y, w*y**2)``) and the node of the level it sits in. Instances are kept sorted
+   by (node, original row), so the rows of a node form a contiguous *segment* in the order
+   the reference sees them. A row with a
    missing value that ``missing="distribute"`` sends down several branches becomes several
    instances, each with its fractional weight.
 2. **One presorted order per numeric feature** (``orders``, shaped ``(features, instances)``)
@@ -16,8 +17,9 @@ without copying any ancestor's arrays:
    by the instances' new node ids: each segment of each order stays sorted by the feature's
    value (NaN last, equal values in row order), exactly the order the reference's
    ``NodeData.restrict`` keeps.
-3. **Per-node statistics by segmented sums**: ``np.bincount`` over node ids, which adds in
-   row order, so a node's counts are bit for bit the reference's ``stats.sum(axis=0)``.
+3. **Per-node statistics by segmented sums**: ``np.bincount`` over ``node * k + class``,
+   which adds in row order, so a node's counts are bit for bit the reference's
+   ``stats.sum(axis=0)``.
 4. **Every threshold of every node and feature of the level is scored together**: the
    sorted statistics are cumulated within segments (exactly, segment by segment, when the
    statistics are not integers), the candidate positions between distinct values are
@@ -43,7 +45,11 @@ here.
 
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
 orders (int32), one chunk of sorted statistics (at most ``_CHUNK`` floats) and one slice of
-candidates handed to the score (at most ``_SCORE_CHUNK``). A level costs
+candidates handed to the score (at most ``_SCORE_CHUNK``). It never grows as rows x classes:
+with many classes a feature's candidates are scored a slice at a time
+(:func:`_blocked_candidates`), so growth holds the node statistics (classes x nodes of a
+level) and the tree; a tree whose class counts alone would not fit in memory is refused
+with :class:`~puretree.errors.MemoryLimitError` before they are made. A level costs
 ``O(instances x features)`` numpy work plus a few dozen numpy calls, so a chain 10,000 levels
 deep costs 10,000 small levels, not 10,000 copies of the data.
 
@@ -51,7 +57,8 @@ Equality with the reference: on unweighted classification data every statistic i
 and every sum exact, so the trees are ``==``. Regression statistics and fractional weights
 are summed in the reference's order wherever that order is defined (node counts, the
 cumulative sums along a sorted feature, category sums); the remaining differences (the sum
-of the known rows of a node with missing values, subset sums computed by a matrix product)
+of the known rows of a node with missing values, subset sums computed by a matrix product,
+the left counts of a feature scored slice by slice with many classes and fractional weights)
 are a few ulps, and only change a split when two candidates' scores lie within those ulps of
 the edge of :data:`~puretree.grow.TIE_TOLERANCE` of each other.
 
