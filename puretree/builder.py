@@ -426,6 +426,8 @@ def grow(
             raise ParameterError(f"max_bins or bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
+        if not ds.schema.is_regression:  # rows x classes statistics: refused before they are made
+            fast.check_rows_by_classes(ds.n_rows, len(ds.schema.classes))
         root = root_data(ds, missing=missing)
         if cfg.max_features is not None:  # the nodes' paths key their feature draws
             root = attrs.evolve(root, path=())

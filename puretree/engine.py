@@ -6,9 +6,10 @@ same tree (same splits, same thresholds, same counts) without a Python call per 
 without copying any ancestor's arrays:
 
 1. **Instances.** Every row reaching the current level is an *instance*: its original row,
-   its statistics (weighted one-hot class counts, or ``(w, w*y, w*y**2)``) and the node of
-   the level it sits in. Instances are kept sorted by (node, original row), so the rows of a
-   node form a contiguous *segment* in the order the reference sees them. A row with a
+   its statistics (its class code and weight, never a one-hot row of classes; or
+   ``(w, w*y, w*y**2)``) and the node of the level it sits in. Instances are kept sorted
+   by (node, original row), so the rows of a node form a contiguous *segment* in the order
+   the reference sees them. A row with a
    missing value that ``missing="distribute"`` sends down several branches becomes several
    instances, each with its fractional weight.
 2. **One presorted order per numeric feature** (``orders``, shaped ``(features, instances)``)
@@ -16,8 +17,9 @@ without copying any ancestor's arrays:
    by the instances' new node ids: each segment of each order stays sorted by the feature's
    value (NaN last, equal values in row order), exactly the order the reference's
    ``NodeData.restrict`` keeps.
-3. **Per-node statistics by segmented sums**: ``np.bincount`` over node ids, which adds in
-   row order, so a node's counts are bit for bit the reference's ``stats.sum(axis=0)``.
+3. **Per-node statistics by segmented sums**: ``np.bincount`` over ``node * k + class``,
+   which adds in row order, so a node's counts are bit for bit the reference's
+   ``stats.sum(axis=0)``.
 4. **Every threshold of every node and feature of the level is scored together**: the
    sorted statistics are cumulated within segments (exactly, segment by segment, when the
    statistics are not integers), the candidate positions between distinct values are
@@ -43,7 +45,11 @@ here.
 
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
 orders (int32), one chunk of sorted statistics (at most :data:`puretree.splits.CHUNK` floats) and one slice of
-candidates handed to the score (at most :data:`puretree.growth.choose.SCORE_CHUNK`). A level costs
+candidates handed to the score (at most :data:`puretree.growth.choose.SCORE_CHUNK`). It never grows as rows x classes:
+with many classes a feature's candidates are scored a slice at a time
+(:func:`_blocked_candidates`), so growth holds the node statistics (classes x nodes of a
+level) and the tree; a tree whose class counts alone would not fit in memory is refused
+with :class:`~puretree.errors.MemoryLimitError` before they are made. A level costs
 ``O(instances x features)`` numpy work plus a few dozen numpy calls, so a chain 10,000 levels
 deep costs 10,000 small levels, not 10,000 copies of the data.
 
@@ -51,7 +57,8 @@ Equality with the reference: on unweighted classification data every statistic i
 and every sum exact, so the trees are ``==``. Regression statistics and fractional weights
 are summed in the reference's order wherever that order is defined (node counts, the
 cumulative sums along a sorted feature, category sums); the remaining differences (the sum
-of the known rows of a node with missing values, subset sums computed by a matrix product)
+of the known rows of a node with missing values, subset sums computed by a matrix product,
+the left counts of a feature scored slice by slice with many classes and fractional weights)
 are a few ulps, and only change a split when two candidates' scores lie within those ulps of
 the edge of :data:`~puretree.grow.TIE_TOLERANCE` of each other.
 
@@ -63,19 +70,20 @@ True
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 from .data import Dataset
-from .errors import DataError
+from .errors import DataError, MemoryLimitError
 from .growth.assemble import from_arrays, from_records
 from .growth.choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
 from .nodes import TESTS, Leaf, Node
 from .splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the reference's memory bound
 from .tasks import as_task
 
-__all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
+__all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "memory_budget", "check_rows_by_classes", "ENGINES"]
 
 #: The values of ``grow(..., engine=...)``: ``"auto"`` uses the fast engine when it supports
 #: the splitters given, ``"fast"`` insists on it, ``"reference"`` runs the recursive builder.
@@ -85,6 +93,70 @@ ENGINES = ("auto", "fast", "reference")
 #: searched by the reference's split generators (fewer numpy calls); larger ones by the
 #: level machinery, whose chunks bound memory more tightly.
 _SINGLE_NODE_MAX = 1_000_000
+
+
+#: Bytes one class count costs in a grown tree: a Python float (24) in its node's tuple (8),
+#: and the level's numpy row it was read from (8) until the tree is assembled.
+_BYTES_PER_TREE_COUNT = 40
+#: Numbers per row and class the recursive builder holds at its root: the one-hot
+#: statistics, their cumulative sums along one feature, a child's copy (measured on 20,000
+#: rows x 4,904 classes, a 0.73 GiB one-hot array: C4.5 peaked at 2.3 GB resident, the
+#: reference grow failed under a 3 GiB address-space limit).
+_REFERENCE_COPIES = 5
+
+
+def memory_budget() -> float:
+    """Bytes this process may use: its address-space limit (``RLIMIT_AS``) when one is set,
+    and at most the machine's physical memory (``inf`` where neither is known).
+
+    >>> memory_budget() > 0
+    True
+    """
+    limit = float("inf")
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            limit = float(soft)
+    except (ImportError, ValueError, OSError):  # pragma: no cover - not a Unix
+        pass
+    try:
+        limit = min(limit, float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - no sysconf
+        pass
+    return limit
+
+
+def _refuse(need: float, what: str, advice: str, *, share: float = 1.0) -> None:
+    """:class:`~puretree.errors.MemoryLimitError` when ``need`` bytes exceed ``share`` of the budget."""
+    budget = memory_budget()
+    if need > share * budget:
+        raise MemoryLimitError(f"{what} need about {need / 2**30:.1f} GiB, more than the {share * budget / 2**30:.1f} GiB this process may use; {advice}")
+
+
+def check_rows_by_classes(n_rows: int, n_classes: int) -> None:
+    """Refuse, before anything is allocated, a fit of the recursive builder (``engine="reference"``,
+    a user's split generator, C4.5) whose rows x classes statistics cannot fit: it holds every
+    row's one-hot class counts and their cumulative sums (:data:`_REFERENCE_COPIES` numbers a
+    row and class), where the level-wise engine holds classes x nodes.
+
+    >>> check_rows_by_classes(100, 3)
+    >>> check_rows_by_classes(10**9, 10**6)
+    Traceback (most recent call last):
+    ...
+    puretree.errors.MemoryLimitError: 1,000,000,000 rows x 1,000,000 classes need about ...
+    """
+    need = float(n_rows) * n_classes * 8 * _REFERENCE_COPIES
+    what = f"{n_rows:,} rows x {n_classes:,} classes"
+    _refuse(need, what, "the recursive builder (engine='reference', C4.5, a user's split generator) holds rows x classes numbers; grow with the level-wise engine (cart, id3, grow with the built-in split generators), or merge classes")
+
+
+def _check_tree_size(n_nodes: int, k: int) -> None:
+    """Refuse to grow a tree whose nodes' class counts alone (nodes x classes numbers, each a
+    Python float) would take more than half the memory this process may use."""
+    need = float(n_nodes) * k * _BYTES_PER_TREE_COUNT
+    _refuse(need, f"a tree of {n_nodes:,} nodes or more with {k:,} classes (a count per node and class)", "limit its growth (max_depth, min_samples_leaf, min_gain), or merge classes", share=0.5)
 
 
 def _kinds() -> dict[Any, str]:
@@ -209,6 +281,11 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     runs = not ctx.regression and st.integral and not ctx.numeric_missing
     if runs:
         chunk = max(1, (_CHUNK // 16) // max(1, m))
+    # Many classes: one feature's sorted statistics (rows x classes) would not fit in a chunk;
+    # its candidates are scored a slice at a time from class codes (see _blocked_candidates).
+    blocked = not ctx.regression and m * k * 2 > _CHUNK
+    if blocked:
+        chunk = 1
     seg_first = np.zeros(m, dtype=bool)
     seg_first[starts] = True
     for start in range(0, q, chunk) if ctx.numeric_missing else ():
@@ -218,7 +295,9 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         nan = np.isnan(V)
         if nan.any():
             incomplete |= np.bitwise_or.reduceat(nan.any(axis=0), starts)
-    for start in range(0, q, chunk):
+    for f in range(q) if blocked else ():
+        _blocked_candidates(f, st, cfg, ctx, incomplete, fs, fa, fb)
+    for start in range(0, q, chunk) if not blocked else ():
         c = min(chunk, q - start)
         idx = st.orders[start : start + c]
         V = np.take_along_axis(ctx.Xn[start : start + c], st.row[idx], axis=1)  # (c, m)
@@ -234,7 +313,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
                 continue
             L: Any = None
         else:
-            S = st.stats[idx]  # (c, m, k)
+            S = st.dense(idx)  # (c, m, k)
             if st.integral:
                 # integer statistics: one cumsum per feature; each segment's offset is
                 # subtracted at the candidates only (exact)
@@ -282,11 +361,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         if inc.any():
             s = known_share(s, weight_of(np.broadcast_to(parent, left.shape), ctx.regression), total[nodes], inc)
         s = np.where(np.isnan(s), -np.inf, s)
-        pick = first_tied_in_groups(s, fp * N + nodes)  # groups non-decreasing: nonzero walks (feature, position)
-        pf, pn, pp_ = fp[pick], nodes[pick], pp[pick]
-        fs[pn, start + pf] = s[pick]
-        fa[pn, start + pf] = V[pf, pp_]
-        fb[pn, start + pf] = V[pf, pp_ + 1]
+        _pick_thresholds(s, fp, nodes, pp, V, start, N, fs, fa, fb)
     if ctx.allowed is not None:  # feature subsampling: each node's drawn features only
         fs[~ctx.allowed[:, ctx.numeric]] = -np.inf
     has = ~np.isneginf(fs).all(axis=1)
@@ -300,6 +375,79 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         # binned: values are their bin's largest training value, the cut goes right above it
         out.threshold[rows_] = a if ctx.binned else np.where((a <= mid) & (mid < b), mid, a)
     return out
+
+
+def _blocked_candidates(f: int, st: "_Level", cfg: Any, ctx: "_Context", incomplete: np.ndarray, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
+    """Numeric feature ``f``'s best threshold per node when there are too many classes for its
+    sorted statistics (rows x classes) to be held: the candidates are scored a slice at a
+    time, each slice's left counts summed from class codes (bincount over the rows between
+    consecutive candidates, then cumulated), so no array exceeds about ``_CHUNK / 4`` numbers
+    besides the node statistics. Exact on integer statistics; on fractional weights the sums
+    are grouped differently from the reference's row-by-row cumsum (a few ulps)."""
+    N, m, k = st.n_nodes, st.m, ctx.k
+    node_at, starts, lens = st.node, st.starts, st.lens
+    idx = st.orders[f]
+    V = ctx.Xn[f][st.row[idx]]
+    not_last = np.ones(m - 1, dtype=bool)
+    ends = starts + lens - 1
+    not_last[ends[ends < m - 1]] = False
+    valid = (V[:-1] < V[1:]) & not_last  # between distinct values of one segment
+    known = ~np.isnan(V)
+    if cfg.min_samples_leaf > 1:
+        n_known = np.add.reduceat(known, starts) if ctx.numeric_missing else lens
+        n_left = np.arange(m - 1) - starts[node_at[:-1]] + 1
+        valid &= (n_left >= cfg.min_samples_leaf) & (n_known[node_at[:-1]] - n_left >= cfg.min_samples_leaf)
+    pp = np.flatnonzero(valid)
+    if len(pp) == 0:
+        return
+    nodes = node_at[pp]
+    counts = st.node_stats
+    total = counts.sum(axis=-1)
+    base = counts
+    if incomplete.any():
+        # the known rows' sums, added in the feature's sorted order as the cumsum would
+        kp = np.flatnonzero(known)
+        base = np.where(incomplete[:, None], st.sums(node_at[kp], idx[kp], N), counts)
+    one = N == 1  # a single node: one parent, as the reference passes it
+    step = max(1, (_CHUNK // 4) // k)
+    s = np.empty(len(pp))
+    carry, carry_node, lo = np.zeros(k), -1, 0
+    name = ctx.numeric_names[f]
+    for a in range(0, len(pp), step):
+        p, nd = pp[a : a + step], nodes[a : a + step]
+        b = len(p)
+        # rows lo..p[-1]: each goes to the first candidate at or after it, within its node
+        pos = np.arange(lo, p[-1] + 1)
+        to = np.searchsorted(p, pos)
+        mine = node_at[pos] == nd[to]
+        left = np.cumsum(st.sums(to[mine], idx[pos[mine]], b), axis=0)
+        # restart at each node's first candidate of the slice (exact: integer counts)
+        first = np.flatnonzero(np.r_[True, nd[1:] != nd[:-1]])
+        before = np.zeros((len(first), k))
+        before[1:] = left[first[1:] - 1]
+        if nd[0] == carry_node:
+            before[0] -= carry
+        left -= np.repeat(before, np.diff(np.r_[first, b]), axis=0)
+        carry, carry_node, lo = left[-1].copy(), nd[-1], p[-1] + 1
+        parent = base[0] if one else base[nd]
+        sc = binary_scores(cfg.score, parent, left, np.broadcast_to(name, (b,)), regression=False, variance=False)
+        if incomplete.any():
+            sc = known_share(sc, weight_of(np.broadcast_to(parent, left.shape), False), total[nd], incomplete[nd])
+        s[a : a + b] = sc
+        del left, parent
+    s = np.where(np.isnan(s), -np.inf, s)
+    _pick_thresholds(s, np.zeros(len(pp), dtype=np.int64), nodes, pp, V[None], f, N, fs, fa, fb)
+
+
+def _pick_thresholds(s: np.ndarray, fp: np.ndarray, nodes: np.ndarray, pp: np.ndarray, V: np.ndarray, start: int, N: int, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
+    """The first near-best threshold of each (node, feature) group of scored candidates
+    (``s``, at feature ``start + fp``, position ``pp`` of the sorted values ``V``), as the
+    reference picks it; its score and the values either side go to ``fs``, ``fa``, ``fb``."""
+    pick = first_tied_in_groups(s, fp * N + nodes)  # groups non-decreasing: nonzero walks (feature, position)
+    pf, pn, pp_ = fp[pick], nodes[pick], pp[pick]
+    fs[pn, start + pf] = s[pick]
+    fa[pn, start + pf] = V[pf, pp_]
+    fb[pn, start + pf] = V[pf, pp_ + 1]
 
 
 def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg: Any, ctx: "_Context", st: "_Level", incomplete: np.ndarray, n_known: np.ndarray, total: np.ndarray, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
@@ -389,7 +537,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         column = ctx.X[st.row, j]
         known = ~np.isnan(column)
         key = st.node[known] * mj + column[known].astype(np.int64)
-        per = _segment_sums(key, st.stats[known], N * mj).reshape(N, mj, k)
+        per = st.sums(key, known, N * mj).reshape(N, mj, k)
         rows = np.bincount(key, minlength=N * mj).reshape(N, mj)
         known_sum = _seq_sum(per, axis=1)
         present = rows > 0
@@ -508,36 +656,63 @@ class _Context:
 
 class _Level:
     """The instances of one level: rows, statistics and node (sorted by node, then row), the
-    per-feature orders, and the per-node statistics (``node_stats``) and usable categorical features."""
+    per-feature orders, and the per-node statistics (``node_stats``) and usable categorical features.
 
-    def __init__(self, row: np.ndarray, stats: np.ndarray, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool) -> None:
-        self.row, self.stats, self.node, self.orders, self.usable = row, stats, node, orders, usable
+    A classification instance is its class code and weight (``cls``, ``w``), never a one-hot
+    row: rows x classes numbers would not fit with many classes. Its statistics are made
+    dense (:meth:`dense`) for a few instances at a time only; regression instances keep their
+    three statistics (``stats``)."""
+
+    def __init__(self, row: np.ndarray, cls: np.ndarray | None, w: np.ndarray, stats: np.ndarray | None, k: int, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool) -> None:
+        self.row, self.w, self.k = row, w, k
+        self.cls: Any = cls  # None in regression
+        self._stats: Any = stats  # None in classification
+        self.node, self.orders, self.usable = node, orders, usable
         self.n_nodes, self.integral = n_nodes, integral
         self.m = len(row)
         self.lens = np.bincount(node, minlength=n_nodes)
         self.starts = np.concatenate(([0], np.cumsum(self.lens)[:-1])).astype(np.int64)
-        self.node_stats = _segment_sums(node, stats, n_nodes)
-        self._cls: np.ndarray | None = None
+        self.node_stats = self.sums(node, None, n_nodes)
+        self.unit = bool(np.all(w == 1.0))  # every instance weighs exactly 1 (counts by rows)
+
+    def dense(self, idx: Any) -> np.ndarray:
+        """The statistics of the instances ``idx`` (any shape or a mask), shaped ``(..., k)``."""
+        if self.cls is None:
+            return self._stats[idx]  # type: ignore[index]
+        cls, w = self.cls[idx], self.w[idx]
+        out = np.zeros((*cls.shape, self.k))
+        np.put_along_axis(out, cls[..., None], w[..., None], axis=-1)
+        return out
 
     @property
-    def cls(self) -> np.ndarray:
-        """Class code of each instance (classification), from its one-hot statistics."""
-        if self._cls is None:
-            self._cls = np.argmax(self.stats, axis=1)
-        return self._cls
+    def stats(self) -> np.ndarray:
+        """Every instance's statistics (small levels only: rows x k numbers)."""
+        return self.dense(slice(None))
 
-    @property
-    def w(self) -> np.ndarray:
-        if getattr(self, "_w", None) is None:
-            self._w = self.stats.sum(axis=1)
-        return self._w
+    def sums(self, key: np.ndarray, sel: Any, n: int) -> np.ndarray:
+        """Per-key sums ``(n, k)`` of the statistics of the instances ``sel`` (``None``: all),
+        added in instance order (bincount is sequential), as the reference's ``sum(axis=0)``."""
+        if self.cls is None:
+            return _segment_sums(key, self._stats if sel is None else self._stats[sel], n)
+        cls, w = (self.cls, self.w) if sel is None else (self.cls[sel], self.w[sel])
+        if len(key) == 0:
+            return np.zeros((n, self.k))
+        flat = np.bincount(key * self.k + cls, weights=w, minlength=n * self.k)
+        return flat.reshape(n, self.k).astype(np.float64, copy=False)
 
-    @property
-    def unit(self) -> bool:
-        """Whether every instance weighs exactly 1 (counts by rows)."""
-        if getattr(self, "_unit", None) is None:
-            self._unit = bool(np.all(self.w == 1.0))
-        return self._unit
+    def take(self, src: np.ndarray, scale: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None]:
+        """``(cls, w, stats)`` of the instances ``src``, each scaled by ``scale`` (fractional copies)."""
+        cls = None if self.cls is None else self.cls[src]
+        w = self.w[src]
+        stats = None if self._stats is None else self._stats[src]
+        if scale is not None:
+            frac = scale != 1.0
+            if frac.any():
+                w = w.copy()
+                w[frac] = w[frac] * scale[frac]
+                if stats is not None:
+                    stats[frac] = stats[frac] * scale[frac, None]
+        return cls, w, stats
 
     def keep_nodes(self, keep: np.ndarray) -> "_Level":
         """The level restricted to the nodes ``keep`` (a boolean mask), renumbered in order."""
@@ -551,11 +726,12 @@ class _Level:
             orders = self.orders[inst[self.orders]].reshape(q, int(inst.sum()))
             np.take(new_id.astype(orders.dtype), orders, out=orders)
         lv = _Level.__new__(_Level)
-        lv.row, lv.stats, lv.node = self.row[inst], self.stats[inst], new_node[self.node[inst]]
+        lv.row, lv.node, lv.k = self.row[inst], new_node[self.node[inst]], self.k
+        lv.cls, lv.w, lv._stats = self.take(inst)
         lv.orders, lv.usable, lv.n_nodes, lv.integral = orders, self.usable[keep], int(keep.sum()), self.integral
         lv.m = len(lv.row)
         lv.lens, lv.node_stats = self.lens[keep], self.node_stats[keep]
-        lv._cls = None if self._cls is None else self._cls[inst]
+        lv.unit = self.unit
         lv.starts = np.concatenate(([0], np.cumsum(lv.lens)[:-1])).astype(np.int64)
         return lv
 
@@ -738,17 +914,28 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         ctx.binned = True
         ctx.Xn = np.ascontiguousarray(np.stack([edge_bins(row, bins[j]) for row, j in zip(ctx.Xn, ctx.numeric.tolist())]).reshape(ctx.Xn.shape))
     kinds = tuple(_kinds()[s] for s in cfg.splitters)
-    stats = node_statistics(ds)
-    n, k = stats.shape
-    ctx.k = k
     regression = ctx.regression
     y: Any = ds.y  # labelled data: not None
-    integral = bool(np.all(stats == np.floor(stats)) and stats.sum() < 2.0**52)
+    n = ds.n_rows
+    w = np.ones(n) if ds.sample_weight is None else np.asarray(ds.sample_weight, dtype=np.float64)
+    if regression:
+        rows_stats = node_statistics(ds)  # (w, w*y, w*y**2): three numbers a row
+        stats, cls, k = rows_stats, None, 3
+        integral = bool(np.all(rows_stats == np.floor(rows_stats)) and rows_stats.sum() < 2.0**52)
+    else:
+        # an instance is its class code and weight: a rows x classes array is never made
+        stats, cls, k = None, np.asarray(y, dtype=np.int64), max(1, len(ds.schema.classes))
+        integral = bool(np.all(w == np.floor(w)) and w.sum() < 2.0**52)
+    ctx.k = k
     # int32 positions while they fit: the orders are the engine's largest arrays
     ctx.index = np.int32 if n < 2**31 - 1 else np.int64
     orders = np.argsort(ctx.Xn, axis=1, kind="stable").astype(ctx.index) if ctx.q else np.zeros((0, n), dtype=np.int64)
-    st = _Level(np.arange(n), stats, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
-    st.node_stats[0] = stats.sum(axis=0)  # the reference's own sum (pairwise when there is one column)
+    st = _Level(np.arange(n), cls, w, stats, k, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
+    # the reference's own sum: pairwise when there is one column (else bincount's, row by row)
+    if stats is not None:
+        st.node_stats[0] = stats.sum(axis=0)
+    elif k == 1:
+        st.node_stats[0, 0] = w.sum()
     # Records of the tree: one entry per node, children filled in as they are created.
     made: list[Any] = []  # Leaf, or a split's record (feature, test, child ids, counts): growth.assemble
     frontier = [0]
@@ -846,11 +1033,13 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
             offset = np.concatenate(([0], np.cumsum(nb)[:-1])).astype(np.int64)
             n_children = int(nb.sum())
             known_inst = inst_split & (branch >= 0)
-            child_known = _segment_sums(offset[st.node[known_inst]] + branch[known_inst], st.stats[known_inst], n_children)
+            child_known = st.sums(offset[st.node[known_inst]] + branch[known_inst], known_inst, n_children)
             for c, kind in enumerate(kinds):
                 for i, ch in found[c].children.items():
                     if split[i] and choice[i] == c:
                         child_known[offset[i] : offset[i] + nb[i]] = ch  # the reference's own sums (subsets: a matrix product)
+        if not regression:  # the children's class counts: refused before they are made
+            _check_tree_size(len(made) + n_children, k)
         absent = inst_split & (branch < 0)
         copies = inst_split.astype(np.int64)
         child_weight = ctx.task.weight(child_known)
@@ -866,7 +1055,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
                     heavy[i] = int(np.argmax(child_weight[offset[i] : offset[i] + nb[i]]))
                 branch[a_idx] = heavy[st.node[a_idx]]
                 if cfg.accept is not None:
-                    routed = _segment_sums(offset[st.node[inst_split]] + branch[inst_split], st.stats[inst_split], n_children)
+                    routed = st.sums(offset[st.node[inst_split]] + branch[inst_split], inst_split, n_children)
             elif cfg.missing == "distribute":
                 copies[a_idx] = 0  # replaced by one copy per branch with known weight
                 share_all = np.zeros(n_children)
@@ -882,7 +1071,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
                     extra_node.append(offset[st.node[src]] + b)
                     extra_scale.append(sh)
                 if cfg.accept is not None:
-                    absent_stats = _segment_sums(st.node[a_idx], st.stats[a_idx], N)
+                    absent_stats = st.sums(st.node[a_idx], a_idx, N)
                     routed = child_known + share_all[:, None] * absent_stats[np.repeat(np.arange(N), nb)]
             else:  # pragma: no cover - missing="error" refused the data above
                 raise DataError("missing value")
@@ -956,11 +1145,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         new_id_of_pre[perm] = np.arange(len(perm))
         src = pre_src[perm]
         row = st.row[src]
-        new_stats = st.stats[src]
-        sc = pre_scale[perm]
-        frac_rows = sc != 1.0
-        if frac_rows.any():
-            new_stats[frac_rows] = new_stats[frac_rows] * sc[frac_rows, None]
+        new_cls, new_w, new_stats = st.take(src, pre_scale[perm])
         nn = new_node[perm]
         # usable categorical features: the parent's, less a multiway split's feature
         parent_of_next = np.repeat(np.arange(N), nb)[occupied]
@@ -1000,7 +1185,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         else:
             new_orders = np.zeros((0, len(row)), dtype=np.int64)
         del st  # the old level's orders go before the new level's sums are made
-        st = _Level(row, new_stats, nn, new_orders, usable, n_next, integral)
+        st = _Level(row, new_cls, new_w, new_stats, k, nn, new_orders, usable, n_next, integral)
         frontier = next_frontier
         depth += 1
     if progress is not None and len(made) > reported:  # the last level's children, all leaves made at once
