@@ -1,4 +1,4 @@
-"""The growth package's pieces on their own, without Dask: the histogram source's level loop
+"""The growth package's pieces on their own, without Dask: the frontier loop over the histogram source
 (:func:`puretree.growth.histograms.grow`) over blocks of rows held in memory grows the tree the
 in-memory engine grows from the same bin edges, and the chooser keeps the reference's tie rule."""
 
@@ -15,7 +15,6 @@ from hypothesis.extra import numpy as hnp
 import puretree
 from puretree.criteria import SCORES
 from puretree.growth import choose, histograms
-from puretree.growth.assemble import from_records
 from puretree.splits import tie_first
 
 
@@ -51,9 +50,9 @@ def _grown(X, y, sizes, edges, *, c45: bool, max_depth, min_samples_leaf) -> pur
     p = X.shape[1]
     rules = histograms.Rules(score, np.array([f"x{j}" for j in range(p)]), max_depth, 2.0, float(min_samples_leaf), None, False, False, np.zeros(p, dtype=bool), c45, (0,) * p)
     blocks = MemoryBlocks(_bins(X, edges, n_bins - 1), y, sizes)
-    made = histograms.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=histograms.C45Rules(True, score.impurity) if c45 else None, spread=False, histogram_bytes=2**20)
+    root = histograms.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=histograms.C45Rules(True, score.impurity) if c45 else None, spread=False, histogram_bytes=2**20)
     schema = puretree.as_dataset(X, y).schema
-    return puretree.Tree(from_records(made), schema, "majority")
+    return puretree.Tree(root, schema, "majority")
 
 
 @st.composite

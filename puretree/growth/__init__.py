@@ -14,7 +14,7 @@ trees from the pieces here:
   level-wise engine's);
 - :mod:`puretree.growth.limits`: the memory a fit may take;
 - :mod:`puretree.growth.histograms`: the histogram source, blocks of binned rows summed into
-  per-node histograms, and its level loop over a ``Blocks`` protocol (:mod:`puretree.dask`
+  per-node histograms, over a ``Blocks`` protocol, driven by the same frontier loop (:mod:`puretree.dask`
   runs the blocks as its partitions).
 
 This module imports nothing when it loads, so that loading one piece loads only that piece.
