@@ -14,8 +14,9 @@ from hypothesis.extra import numpy as hnp
 
 import puretree
 from puretree.criteria import SCORES
-from puretree.growth import choose, histograms
-from puretree.splits import tie_first
+from puretree.growth import choose, histograms, level
+from puretree.nodes import Leaf, Split, Threshold
+from puretree.splits import node_features, tie_first
 
 
 class MemoryBlocks:
@@ -97,3 +98,72 @@ def test_choosing_among_kinds_takes_the_lowest_feature_among_ties_and_honours_mi
     assert has.tolist() == [True, False, False]
     with pytest.raises(puretree.errors.ParameterError, match="c45 chooses splits"):
         choose.c45_criterion(SCORES["gini"].impurity)
+
+
+class _Complete:
+    """A source of a complete binary tree ``depth`` levels deep (every node splits on feature 0),
+    recording what the frontier loop hands it."""
+
+    def __init__(self, depth: int) -> None:
+        self.depth, self.n, self.seen = depth, 1, []
+
+    def rows(self) -> int:
+        return 4 * self.n
+
+    def stats(self) -> np.ndarray:
+        return np.ones((self.n, 2))
+
+    def closed(self, depth: int) -> np.ndarray:
+        return np.full(self.n, depth >= self.depth)
+
+    def keep(self, mask: np.ndarray) -> None:
+        self.n = int(mask.sum())
+
+    def split(self, depth, allowed, paths, n_made):
+        self.seen.append((depth, allowed, paths, n_made))
+        return [(0, Threshold(float(depth)), [None, None]) for _ in range(self.n)]
+
+    def advance(self) -> None:
+        self.n *= 2
+
+
+@settings(max_examples=30)
+@given(depth=st.integers(0, 4), n_features=st.integers(1, 12), data=st.data())
+def test_the_frontier_loop_numbers_records_draws_features_once_per_node_and_reports_each_depth(depth, n_features, data):
+    max_features = data.draw(st.none() | st.integers(1, n_features))
+    source, reports = _Complete(depth), []
+    root = level.grow(source, n_features=n_features, max_features=max_features, feature_key=(3, 1), progress=lambda *a: reports.append(a))
+    # the tree: complete, each split's test its depth, every node's statistics the source's
+    kids = [root]
+    for d in range(depth):
+        assert all(isinstance(n, Split) and n.test == Threshold(float(d)) and n.stats == (1.0, 1.0) for n in kids)
+        kids = [c for n in kids for c in n.children]
+    assert len(kids) == 2**depth and all(isinstance(n, Leaf) and n.stats == (1.0, 1.0) for n in kids)
+    # one split() per depth, the nodes made before it, and each node's draw from its own path
+    assert [(d, made) for d, _, _, made in source.seen] == [(d, 2 ** (d + 1) - 1) for d in range(depth)]
+    for d, allowed, paths, _ in source.seen:
+        if max_features is None:
+            assert allowed is None and paths is None
+            continue
+        assert paths == [tuple(int(b) for b in format(i, f"0{d}b")) if d else () for i in range(2**d)]
+        assert [np.flatnonzero(a).tolist() for a in allowed] == [node_features(n_features, max_features, (3, 1), p).tolist() for p in paths]
+    # progress: each depth's new nodes and its frontier's rows
+    assert reports == [(d, 2**d, 4 * 2**d) for d in range(depth + 1)]
+
+
+def test_feature_subsampling_draws_in_the_frontier_loop_only():
+    # A lone node (the root, here) is searched by the reference's generators (the sorted
+    # source's small-node path); they see the loop's draw and do not draw again.
+    from unittest import mock
+
+    from puretree import engine, splits
+    from puretree.fold import iter_nodes
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    ds = puretree.as_dataset(X, (X[:, 0] + X[:, 3] > 0).astype(int) + (X[:, 5] > 1))
+    with mock.patch.object(engine, "_USE_KERNEL", False), mock.patch.object(splits, "node_features", wraps=splits.node_features) as again, mock.patch.object(level, "node_features", wraps=level.node_features) as drawn:
+        tree = puretree.cart(ds, max_features=2, seed=4, engine="fast")
+    assert again.call_count == 0
+    assert drawn.call_count >= sum(isinstance(n, Split) for n in iter_nodes(tree.root)) > 1  # every split searched a draw
+    assert tree == puretree.cart(ds, max_features=2, seed=4, engine="reference")

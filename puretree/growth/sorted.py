@@ -73,7 +73,7 @@ from ..errors import DataError
 from ..impurity import variance
 from ..nodes import TESTS
 from ..splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the reference's memory bound
-from ..splits import NodeData, best_candidate, node_statistics, tie_first
+from ..splits import NodeData, best_candidate, node_statistics, only_features, tie_first
 from ..tasks import as_task
 from .choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
 from .limits import check_tree_size
@@ -479,7 +479,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
 
 
 class _Through:
-    """A score called through :func:`_score`, for the reference's split generators."""
+    """A score called through :func:`~puretree.growth.choose.score_of`, for the reference's split generators."""
 
     def __init__(self, score: Any) -> None:
         self.score = score
@@ -504,10 +504,13 @@ def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]
         categorical=tuple(j for j, u in zip(ctx.categorical, st.usable[0].tolist()) if u),
         schema=ctx.schema,
         depth=depth,
-        path=ctx.paths[0] if ctx.paths else (),
+        path=(),
     )
+    if ctx.allowed is not None:  # the features the frontier loop drew for the node: no second draw
+        node = only_features(node, np.flatnonzero(ctx.allowed[0]))
+        cfg = attrs.evolve(cfg, max_features=None)
     # The variance shortcut of threshold_splits recognises the score itself; other scores
-    # are called through _score.
+    # are called through score_of.
     score = cfg.score if ctx.variance_decrease else _Through(cfg.score)
     cand = best_candidate(node, attrs.evolve(cfg, score=score))
     found = [_Best(1) for _ in kinds]
@@ -545,10 +548,8 @@ class _Context:
         self.variance_decrease = self.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is variance
         self.k = 0
         self.index: Any = np.int64  # the dtype of positions, chosen by build
-        #: Feature subsampling: the features each node of the level may split on (None: all),
-        #: and the nodes' paths from the root, which key their generators.
+        #: Feature subsampling: the features each node of the frontier may split on (None: all).
         self.allowed: np.ndarray | None = None
-        self.paths: list[tuple[int, ...]] = []
 
 
 class _Level:
@@ -701,7 +702,7 @@ class Sorted:
         features each node may split on (feature subsampling); ``n_made``: the tree's nodes so far."""
         st, cfg, ctx, kinds = self.st, self.cfg, self.ctx, self.kinds
         k, N = ctx.k, st.n_nodes
-        ctx.allowed, ctx.paths = allowed, list(paths) if paths is not None else []
+        ctx.allowed = allowed  # drawn by the frontier loop from the nodes' paths
         if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned:
             found = _single_node(st, cfg, ctx, kinds, depth)
         else:
