@@ -113,15 +113,16 @@ class _Complete:
     def stats(self) -> np.ndarray:
         return np.ones((self.n, 2))
 
-    def closed(self, depth: int) -> np.ndarray:
-        return np.full(self.n, depth >= self.depth)
+    def closed(self, depths: np.ndarray) -> np.ndarray:
+        return depths >= self.depth
 
     def keep(self, mask: np.ndarray) -> None:
         self.n = int(mask.sum())
 
-    def split(self, depth, allowed, paths, n_made):
-        self.seen.append((depth, allowed, paths, n_made))
-        return [(0, Threshold(float(depth)), [None, None]) for _ in range(self.n)]
+    def split(self, depths, allowed, paths, n_made):
+        assert len(depths) == self.n and len(set(depths.tolist())) == 1
+        self.seen.append((int(depths[0]), allowed, paths, n_made))
+        return [(0, Threshold(float(d)), [None, None]) for d in depths.tolist()]
 
     def advance(self) -> None:
         self.n *= 2

@@ -469,13 +469,13 @@ class Histograms:
     def stats(self) -> list[np.ndarray]:
         return [self.counts[i][:-1] for i in self.open.tolist()]
 
-    def closed(self, depth: int) -> np.ndarray:
-        return np.array([is_leaf(self.counts[i], depth, self.rules) for i in self.open.tolist()], dtype=bool)
+    def closed(self, depths: np.ndarray) -> np.ndarray:
+        return np.array([is_leaf(self.counts[i], d, self.rules) for i, d in zip(self.open.tolist(), depths.tolist())], dtype=bool)
 
     def keep(self, mask: np.ndarray) -> None:
         self.open = self.open[mask]
 
-    def split(self, depth: int, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
+    def split(self, depths: np.ndarray, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
         """Each open node's decision from its summed histogram; the rows' moves kept for :meth:`advance`."""
         if allowed is not None:
             raise ParameterError("the histogram source draws no features (max_features): grow in memory")

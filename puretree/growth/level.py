@@ -11,8 +11,9 @@ the one draw of every source) and assembles the nodes (:func:`puretree.growth.as
 The sources: :class:`puretree.growth.sorted.Sorted` (sorted columns in memory, the
 level-wise engine) and :class:`puretree.growth.histograms.Histograms` (binned rows in blocks,
 which :mod:`puretree.dask` runs on its partitions). The loop takes a whole frontier at a time
-(every open node of a depth); a source addresses its nodes by their place in the frontier, so
-a loop that takes some nodes best-first hands the source those nodes.
+(every open node of a depth); a source addresses its nodes by their place in the frontier and
+is told each one's depth, so a loop that takes some nodes best-first hands the source those
+nodes.
 
 >>> import numpy as np
 >>> from puretree.nodes import Threshold
@@ -20,9 +21,9 @@ a loop that takes some nodes best-first hands the source those nodes.
 ...     def __init__(self): self.counts = [np.array([1.0, 1.0])]
 ...     def rows(self): return 2
 ...     def stats(self): return self.counts
-...     def closed(self, depth): return np.array([c.min() == 0 for c in self.counts])
+...     def closed(self, depths): return np.array([c.min() == 0 for c in self.counts])
 ...     def keep(self, mask): self.counts = [c for c, m in zip(self.counts, mask) if m]
-...     def split(self, depth, allowed, paths, n_made): return [(0, Threshold(0.5), [None, None])]
+...     def split(self, depths, allowed, paths, n_made): return [(0, Threshold(0.5), [None, None])]
 ...     def advance(self): self.counts = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
 >>> root = grow(Stump(), n_features=1)
 >>> root.test, [kid.stats for kid in root.children]
@@ -57,13 +58,13 @@ class Source(Protocol):
     def stats(self) -> Any:
         """The statistics of the frontier's nodes, one per node (indexable)."""
 
-    def closed(self, depth: int) -> np.ndarray:
-        """Which of the frontier's nodes, at ``depth``, are leaves before any search."""
+    def closed(self, depths: np.ndarray) -> np.ndarray:
+        """Which of the frontier's nodes, at ``depths``, are leaves before any search."""
 
     def keep(self, mask: np.ndarray) -> None:
         """The frontier reduced to the nodes ``mask`` (the others are leaves)."""
 
-    def split(self, depth: int, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
+    def split(self, depths: np.ndarray, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
         """Each node's :data:`Decision` (None: a leaf), from its candidate statistics;
         ``allowed`` (nodes, features): the features each may split on (None: all), drawn
         from the nodes' ``paths``; ``n_made``: the nodes of the tree so far."""
@@ -87,7 +88,8 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
         if progress is not None:  # this depth's nodes, and the leaves made early at this depth
             progress(depth, len(made) - reported, source.rows())
             reported = len(made)
-        closed = source.closed(depth)
+        depths = np.full(len(frontier), depth)  # level by level: the frontier is one depth
+        closed = source.closed(depths)
         stats = source.stats()
         for i in np.flatnonzero(closed).tolist():
             made[frontier[i]] = Leaf(stats[i])
@@ -96,14 +98,14 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
         if closed.any():
             frontier = [g for g, c in zip(frontier, closed.tolist()) if not c]
             source.keep(~closed)
-            stats = source.stats()
+            stats, depths = source.stats(), depths[~closed]
         paths = allowed = None
         if max_features is not None:
             paths = [path_of.pop(g) for g in frontier]
             allowed = np.zeros((len(frontier), n_features), dtype=bool)
             for i, path in enumerate(paths):
                 allowed[i, node_features(n_features, max_features, feature_key, path)] = True
-        decisions = source.split(depth, allowed, paths, len(made))
+        decisions = source.split(depths, allowed, paths, len(made))
         next_frontier: list[int] = []
         for i, (g, decision) in enumerate(zip(frontier, decisions)):
             if decision is None:

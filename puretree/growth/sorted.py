@@ -679,14 +679,14 @@ class Sorted:
         """The statistics of the frontier's nodes."""
         return self.st.node_stats
 
-    def closed(self, depth: int) -> np.ndarray:
+    def closed(self, depths: np.ndarray) -> np.ndarray:
         """The frontier's nodes that are leaves before any search: pure, too few rows, at
         ``max_depth``, or with nothing to split on."""
         st, cfg = self.st, self.cfg
         yv = self.ctx.y[st.row]
         leaf = (np.minimum.reduceat(yv, st.starts) == np.maximum.reduceat(yv, st.starts)) | (st.lens < cfg.min_samples_split)
-        if cfg.max_depth is not None and depth >= cfg.max_depth:
-            leaf[:] = True
+        if cfg.max_depth is not None:
+            leaf |= depths >= cfg.max_depth
         if self.ctx.q == 0:
             leaf |= ~st.usable.any(axis=1)
         return leaf
@@ -695,7 +695,7 @@ class Sorted:
         """The frontier restricted to the nodes ``keep`` (a boolean mask)."""
         self.st = self.st.keep_nodes(keep)
 
-    def split(self, depth: int, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
+    def split(self, depths: np.ndarray, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
         """Each node's decision: the best candidate per split kind chosen among the kinds
         (:func:`~puretree.growth.choose.among_kinds`), ``accept``'s veto, its children's
         statistics; every instance's branch is kept for :meth:`advance`. ``allowed``: the
@@ -704,7 +704,7 @@ class Sorted:
         k, N = ctx.k, st.n_nodes
         ctx.allowed = allowed  # drawn by the frontier loop from the nodes' paths
         if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned:
-            found = _single_node(st, cfg, ctx, kinds, depth)
+            found = _single_node(st, cfg, ctx, kinds, int(depths[0]))
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
             found = [_numeric_candidates(st, cfg, ctx) if kind == "threshold" else cat.get(kind, _Best(N)) for kind in kinds]
@@ -821,8 +821,8 @@ class Sorted:
             in_split = copies > 0
             rows_in = np.bincount(slot[in_split], minlength=n_children)
             early = (rows_in > 0) & (((child_known > 0).sum(axis=1) <= 1) | (rows_in < cfg.min_samples_split))
-            if cfg.max_depth is not None and depth + 1 >= cfg.max_depth:
-                early = rows_in > 0
+            if cfg.max_depth is not None:  # children at max_depth: every one with rows
+                early |= (rows_in > 0) & np.repeat(depths + 1 >= cfg.max_depth, nb)
             if early.any():
                 copies[in_split & early[np.where(in_split, slot, 0)]] = 0
         # -- the decisions: a child with instances grows on (None), the others are leaves
