@@ -43,6 +43,7 @@ from .choose import (
     c45_cut,
     c45_least,
     c45_multiway,
+    category_sum,
     choose_option,
     first_tied,
     first_tied_in_groups,
@@ -251,7 +252,7 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
         for jj, f in enumerate(categorical):
             m = rules.n_categories[f]
             per = H[:, f, :m, :-1]
-            ms[:, jj] = multiway_scores(rules.score, per, H[:, f, :m, -1], _in_order(per), total, np.asarray(rules.names[f]), among=among[:, f], incomplete=H[:, f, -1, -1] > 0, min_samples_leaf=rules.min_samples_leaf, regression=rules.regression)
+            ms[:, jj] = multiway_scores(rules.score, per, H[:, f, :m, -1], category_sum(per), total, np.asarray(rules.names[f]), among=among[:, f], incomplete=H[:, f, -1, -1] > 0, min_samples_leaf=rules.min_samples_leaf, regression=rules.regression)
         r = np.flatnonzero(~np.isneginf(ms).all(axis=1))
         at = first_tied(ms[r])
         scores[r, 1], feats[r, 1] = ms[r, at], np.asarray(categorical)[at]
@@ -265,14 +266,6 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
                 scores[i, 1], feats[i, 1], tests[1][i] = score, f, codes
     split, choice = among_kinds(scores, feats, rules.min_gain)
     return [(kinds[c], int(feats[i, c]), tests[c][i], float(scores[i, c])) if split[i] else None for i, c in enumerate(choice.tolist())]
-
-
-def _in_order(per: np.ndarray) -> np.ndarray:
-    """The sum over categories (axis -2), added in category order as the engine adds them."""
-    known = per[..., 0, :].copy()
-    for c in range(1, per.shape[-2]):
-        known += per[..., c, :]
-    return known
 
 
 def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
@@ -379,7 +372,7 @@ def _subset(h: np.ndarray, total: float, rules: Rules, f: int, task: Any) -> tup
     (category, channel), by :func:`puretree.growth.choose.best_subset` as the engine finds it."""
     m = rules.n_categories[f]
     per = h[:m, :-1]
-    return best_subset(rules.score, per, h[:m, -1], _in_order(per), total, np.asarray(rules.names[f]), task=task, incomplete=bool(h[-1, -1] > 0), min_samples_leaf=rules.min_samples_leaf)
+    return best_subset(rules.score, per, h[:m, -1], category_sum(per), total, np.asarray(rules.names[f]), task=task, incomplete=bool(h[-1, -1] > 0), min_samples_leaf=rules.min_samples_leaf)
 
 
 def branches(kind: str, test: Any, h: np.ndarray, rules: Rules, spread: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -75,7 +75,7 @@ from ..nodes import TESTS
 from ..splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the reference's memory bound
 from ..splits import NodeData, best_candidate, node_statistics, only_features, tie_first
 from ..tasks import as_task
-from .choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
+from .choose import among_kinds, best_subset, binary_scores, category_sum, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
 from .limits import check_tree_size
 from .level import Decision
 
@@ -85,17 +85,6 @@ __all__ = ["Sorted"]
 #: searched by the reference's split generators (fewer numpy calls); larger ones by the
 #: frontier's machinery, whose chunks bound memory more tightly.
 _SINGLE_NODE_MAX = 1_000_000
-
-
-def _seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
-    """Sum along ``axis`` adding in index order (numpy's ``sum(axis=0)`` over rows of several columns)."""
-    a = np.moveaxis(a, axis, 0)
-    if a.shape[0] == 0:
-        return np.zeros(a.shape[1:])
-    out = a[0].copy()
-    for i in range(1, a.shape[0]):
-        out += a[i]
-    return out
 
 
 def _segment_sums(key: np.ndarray, stats: np.ndarray, n: int) -> np.ndarray:
@@ -443,7 +432,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         key = st.node[known] * mj + column[known].astype(np.int64)
         per = st.sums(key, known, N * mj).reshape(N, mj, k)
         rows = np.bincount(key, minlength=N * mj).reshape(N, mj)
-        known_sum = _seq_sum(per, axis=1)
+        known_sum = category_sum(per)
         present = rows > 0
         n_present = present.sum(axis=1)
         ok = usable & (n_present >= 2)
