@@ -80,6 +80,7 @@ from .criteria import SCORES, Score, resolve_score, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
+from .growth.limits import check_rows_by_classes
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
 from .params import Interval, IsCallable, Options, check, check_all
@@ -427,7 +428,7 @@ def grow(
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
         if not ds.schema.is_regression:  # rows x classes statistics: refused before they are made
-            fast.check_rows_by_classes(ds.n_rows, len(ds.schema.classes))
+            check_rows_by_classes(ds.n_rows, len(ds.schema.classes))
         root = root_data(ds, missing=missing)
         if cfg.max_features is not None:  # the nodes' paths key their feature draws
             root = attrs.evolve(root, path=())

@@ -30,7 +30,8 @@ machine; only small summaries do:
 
 This module is the Dask plumbing: inputs, bin edges, tasks and their errors. What a partition
 computes (its histograms, its rows' moves) and how the client chooses from the summed
-histograms is the histogram source, :mod:`puretree.growth.histograms`, over the one chooser of
+histograms is the histogram source, :mod:`puretree.growth.histograms`, grown by the one frontier
+loop (:mod:`puretree.growth.level`) with the one chooser of
 :mod:`puretree.growth.choose` that the in-memory engine uses too.
 
 **Equality.** The client scores every node's candidate thresholds with the same score function
@@ -104,7 +105,6 @@ from .data import as_dataset, category_key, encode_features, is_missing, labels_
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .growth import histograms as hist
-from .growth.assemble import from_records
 from .growth.choose import c45_criterion
 from .impurity import variance as impurity_variance
 from .nodes import Schema
@@ -534,8 +534,8 @@ def _grow(
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
     rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories)
     blocks = _Blocks(dask, parts, binned, target, weights)
-    made = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes)
-    tree = Tree(from_records(made), schema, missing)
+    root = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes)
+    tree = Tree(root, schema, missing)
     impurity = getattr(chosen, "impurity", None)
     return attrs.evolve(tree, criterion=getattr(impurity, "__name__", None))
 

@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from unittest import mock
 
 from puretree import engine
+from puretree.growth import sorted as sorted_source
 from puretree.data import Dataset
 from puretree.errors import DataError, ParameterError
 from puretree.grow import by_task, cart, grow, id3, midpoint, threshold_splits
@@ -134,7 +135,7 @@ def test_level_machinery_on_lone_nodes_too(ds, weighted, preset, score, missing,
     # machinery everywhere so that its single-node shortcuts are checked as well.
     if weighted:
         ds = Dataset(ds.schema, ds.X, ds.y, np.linspace(0.5, 3.0, ds.n_rows))
-    with mock.patch.object(engine, "_SINGLE_NODE_MAX", 0):
+    with mock.patch.object(sorted_source, "_SINGLE_NODE_MAX", 0):
         fast, ref = both(PRESETS[preset], ds, score=score, missing=missing, **opts)
     assert same_tree(fast.root, ref.root)
     if not weighted and missing == "majority":

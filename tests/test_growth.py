@@ -1,4 +1,4 @@
-"""The growth package's pieces on their own, without Dask: the histogram source's level loop
+"""The growth package's pieces on their own, without Dask: the frontier loop over the histogram source
 (:func:`puretree.growth.histograms.grow`) over blocks of rows held in memory grows the tree the
 in-memory engine grows from the same bin edges, and the chooser keeps the reference's tie rule."""
 
@@ -14,9 +14,9 @@ from hypothesis.extra import numpy as hnp
 
 import puretree
 from puretree.criteria import SCORES
-from puretree.growth import choose, histograms
-from puretree.growth.assemble import from_records
-from puretree.splits import tie_first
+from puretree.growth import choose, histograms, level
+from puretree.nodes import Leaf, Split, Threshold
+from puretree.splits import node_features, tie_first
 
 
 class MemoryBlocks:
@@ -51,9 +51,9 @@ def _grown(X, y, sizes, edges, *, c45: bool, max_depth, min_samples_leaf) -> pur
     p = X.shape[1]
     rules = histograms.Rules(score, np.array([f"x{j}" for j in range(p)]), max_depth, 2.0, float(min_samples_leaf), None, False, False, np.zeros(p, dtype=bool), c45, (0,) * p)
     blocks = MemoryBlocks(_bins(X, edges, n_bins - 1), y, sizes)
-    made = histograms.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=histograms.C45Rules(True, score.impurity) if c45 else None, spread=False, histogram_bytes=2**20)
+    root = histograms.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=histograms.C45Rules(True, score.impurity) if c45 else None, spread=False, histogram_bytes=2**20)
     schema = puretree.as_dataset(X, y).schema
-    return puretree.Tree(from_records(made), schema, "majority")
+    return puretree.Tree(root, schema, "majority")
 
 
 @st.composite
@@ -98,3 +98,73 @@ def test_choosing_among_kinds_takes_the_lowest_feature_among_ties_and_honours_mi
     assert has.tolist() == [True, False, False]
     with pytest.raises(puretree.errors.ParameterError, match="c45 chooses splits"):
         choose.c45_criterion(SCORES["gini"].impurity)
+
+
+class _Complete:
+    """A source of a complete binary tree ``depth`` levels deep (every node splits on feature 0),
+    recording what the frontier loop hands it."""
+
+    def __init__(self, depth: int) -> None:
+        self.depth, self.n, self.seen = depth, 1, []
+
+    def rows(self) -> int:
+        return 4 * self.n
+
+    def stats(self) -> np.ndarray:
+        return np.ones((self.n, 2))
+
+    def closed(self, depths: np.ndarray) -> np.ndarray:
+        return depths >= self.depth
+
+    def keep(self, mask: np.ndarray) -> None:
+        self.n = int(mask.sum())
+
+    def split(self, depths, allowed, paths, n_made):
+        assert len(depths) == self.n and len(set(depths.tolist())) == 1
+        self.seen.append((int(depths[0]), allowed, paths, n_made))
+        return [(0, Threshold(float(d)), [None, None]) for d in depths.tolist()]
+
+    def advance(self) -> None:
+        self.n *= 2
+
+
+@settings(max_examples=30)
+@given(depth=st.integers(0, 4), n_features=st.integers(1, 12), data=st.data())
+def test_the_frontier_loop_numbers_records_draws_features_once_per_node_and_reports_each_depth(depth, n_features, data):
+    max_features = data.draw(st.none() | st.integers(1, n_features))
+    source, reports = _Complete(depth), []
+    root = level.grow(source, n_features=n_features, max_features=max_features, feature_key=(3, 1), progress=lambda *a: reports.append(a))
+    # the tree: complete, each split's test its depth, every node's statistics the source's
+    kids = [root]
+    for d in range(depth):
+        assert all(isinstance(n, Split) and n.test == Threshold(float(d)) and n.stats == (1.0, 1.0) for n in kids)
+        kids = [c for n in kids for c in n.children]
+    assert len(kids) == 2**depth and all(isinstance(n, Leaf) and n.stats == (1.0, 1.0) for n in kids)
+    # one split() per depth, the nodes made before it, and each node's draw from its own path
+    assert [(d, made) for d, _, _, made in source.seen] == [(d, 2 ** (d + 1) - 1) for d in range(depth)]
+    for d, allowed, paths, _ in source.seen:
+        if max_features is None:
+            assert allowed is None and paths is None
+            continue
+        assert paths == [tuple(int(b) for b in format(i, f"0{d}b")) if d else () for i in range(2**d)]
+        assert [np.flatnonzero(a).tolist() for a in allowed] == [node_features(n_features, max_features, (3, 1), p).tolist() for p in paths]
+    # progress: each depth's new nodes and its frontier's rows
+    assert reports == [(d, 2**d, 4 * 2**d) for d in range(depth + 1)]
+
+
+def test_feature_subsampling_draws_in_the_frontier_loop_only():
+    # A lone node (the root, here) is searched by the reference's generators (the sorted
+    # source's small-node path); they see the loop's draw and do not draw again.
+    from unittest import mock
+
+    from puretree import engine, splits
+    from puretree.fold import iter_nodes
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    ds = puretree.as_dataset(X, (X[:, 0] + X[:, 3] > 0).astype(int) + (X[:, 5] > 1))
+    with mock.patch.object(engine, "_USE_KERNEL", False), mock.patch.object(splits, "node_features", wraps=splits.node_features) as again, mock.patch.object(level, "node_features", wraps=level.node_features) as drawn:
+        tree = puretree.cart(ds, max_features=2, seed=4, engine="fast")
+    assert again.call_count == 0
+    assert drawn.call_count >= sum(isinstance(n, Split) for n in iter_nodes(tree.root)) > 1  # every split searched a draw
+    assert tree == puretree.cart(ds, max_features=2, seed=4, engine="reference")

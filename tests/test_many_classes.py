@@ -3,7 +3,7 @@ rows x classes (issue 23).
 
 The level-wise engine keeps an instance as its class code and weight, and scores a feature's
 candidates a slice at a time when its sorted statistics (rows x classes) would not fit in one
-chunk (:func:`puretree.engine._blocked_candidates`). The property below forces that path on
+chunk (:func:`puretree.growth.sorted._blocked_candidates`). The property below forces that path on
 small data (``_CHUNK`` patched down) and checks it grows the reference builder's tree; the
 memory tests run a fit in a child process under an address-space limit
 (``resource.setrlimit(RLIMIT_AS)``) that rows x classes numbers would exceed.
@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from puretree import engine
+from puretree.growth import sorted as sorted_source
 from puretree.data import Dataset
 from puretree.grow import by_task, cart, grow, id3
 from puretree.strategies import datasets
@@ -33,7 +34,7 @@ options = st.fixed_dictionaries({}, optional={"max_depth": st.integers(0, 4), "m
 def _sliced(fit, ds, **opts):
     """The fast engine's numpy path with every numeric feature scored slice by slice
     (one candidate per slice), and the reference's tree."""
-    with mock.patch.object(engine, "_CHUNK", 4), mock.patch.object(engine, "_SINGLE_NODE_MAX", 0), mock.patch.object(engine, "_USE_KERNEL", False):
+    with mock.patch.object(sorted_source, "_CHUNK", 4), mock.patch.object(sorted_source, "_SINGLE_NODE_MAX", 0), mock.patch.object(engine, "_USE_KERNEL", False):
         fast = fit(ds, engine="fast", **opts)
     return fast, fit(ds, engine="reference", **opts)
 

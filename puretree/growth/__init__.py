@@ -9,8 +9,12 @@ trees from the pieces here:
 - :mod:`puretree.growth.choose`: the best split from candidate statistics, one chooser per
   family (CART's impurity decrease with its tie rule; C4.5's options with J48's filter),
   fed by the in-memory engine and by Dask alike;
+- :mod:`puretree.growth.level`: the one frontier loop over a source of statistics;
+- :mod:`puretree.growth.sorted`: the sorted source, presorted columns in memory (the
+  level-wise engine's);
+- :mod:`puretree.growth.limits`: the memory a fit may take;
 - :mod:`puretree.growth.histograms`: the histogram source, blocks of binned rows summed into
-  per-node histograms, and its level loop over a ``Blocks`` protocol (:mod:`puretree.dask`
+  per-node histograms, over a ``Blocks`` protocol, driven by the same frontier loop (:mod:`puretree.dask`
   runs the blocks as its partitions).
 
 This module imports nothing when it loads, so that loading one piece loads only that piece.

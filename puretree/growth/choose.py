@@ -47,6 +47,7 @@ __all__ = [
     "known_share",
     "binary_children",
     "binary_scores",
+    "category_sum",
     "multiway_scores",
     "best_subset",
     "among_kinds",
@@ -149,6 +150,22 @@ def binary_scores(score: Any, parent: np.ndarray, left: np.ndarray, names: Any, 
         par = parent if parent.ndim == 1 else parent[a:b]
         s[a:b] = score_of(score, par, binary_children(par, left[a:b], regression), names if np.ndim(names) == 0 else names[a:b])
     return s
+
+
+def category_sum(per: np.ndarray) -> np.ndarray:
+    """The sum over categories (axis -2) of per-category statistics, added in category order
+    (the ``known`` that :func:`multiway_scores` and :func:`best_subset` take), as every source
+    adds them.
+
+    >>> category_sum(np.array([[[1.0, 0.0], [2.0, 3.0]]])).tolist()
+    [[3.0, 3.0]]
+    """
+    if per.shape[-2] == 0:
+        return np.zeros(per.shape[:-2] + per.shape[-1:])
+    out = per[..., 0, :].copy()
+    for c in range(1, per.shape[-2]):
+        out += per[..., c, :]
+    return out
 
 
 def multiway_scores(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: np.ndarray, name: Any, *, among: np.ndarray, incomplete: np.ndarray, min_samples_leaf: float, regression: bool) -> np.ndarray:

@@ -29,8 +29,8 @@ from typing import Any, Protocol, cast
 import attrs
 import numpy as np
 
-from ..errors import DataError
-from ..nodes import TESTS, Leaf
+from ..errors import DataError, ParameterError
+from ..nodes import TESTS, Node
 from ..splits import tie_first
 from ..tasks import CLASSIFICATION, REGRESSION
 from .choose import (
@@ -43,6 +43,7 @@ from .choose import (
     c45_cut,
     c45_least,
     c45_multiway,
+    category_sum,
     choose_option,
     first_tied,
     first_tied_in_groups,
@@ -52,6 +53,8 @@ from .choose import (
     multiway_scores,
     weight_of,
 )
+from .level import Decision
+from .level import grow as grow_frontier
 
 __all__ = [
     "root_ids",
@@ -72,6 +75,7 @@ __all__ = [
     "branches",
     "is_leaf",
     "Blocks",
+    "Histograms",
     "grow",
 ]
 
@@ -248,7 +252,7 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
         for jj, f in enumerate(categorical):
             m = rules.n_categories[f]
             per = H[:, f, :m, :-1]
-            ms[:, jj] = multiway_scores(rules.score, per, H[:, f, :m, -1], _in_order(per), total, np.asarray(rules.names[f]), among=among[:, f], incomplete=H[:, f, -1, -1] > 0, min_samples_leaf=rules.min_samples_leaf, regression=rules.regression)
+            ms[:, jj] = multiway_scores(rules.score, per, H[:, f, :m, -1], category_sum(per), total, np.asarray(rules.names[f]), among=among[:, f], incomplete=H[:, f, -1, -1] > 0, min_samples_leaf=rules.min_samples_leaf, regression=rules.regression)
         r = np.flatnonzero(~np.isneginf(ms).all(axis=1))
         at = first_tied(ms[r])
         scores[r, 1], feats[r, 1] = ms[r, at], np.asarray(categorical)[at]
@@ -262,14 +266,6 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
                 scores[i, 1], feats[i, 1], tests[1][i] = score, f, codes
     split, choice = among_kinds(scores, feats, rules.min_gain)
     return [(kinds[c], int(feats[i, c]), tests[c][i], float(scores[i, c])) if split[i] else None for i, c in enumerate(choice.tolist())]
-
-
-def _in_order(per: np.ndarray) -> np.ndarray:
-    """The sum over categories (axis -2), added in category order as the engine adds them."""
-    known = per[..., 0, :].copy()
-    for c in range(1, per.shape[-2]):
-        known += per[..., c, :]
-    return known
 
 
 def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
@@ -376,7 +372,7 @@ def _subset(h: np.ndarray, total: float, rules: Rules, f: int, task: Any) -> tup
     (category, channel), by :func:`puretree.growth.choose.best_subset` as the engine finds it."""
     m = rules.n_categories[f]
     per = h[:m, :-1]
-    return best_subset(rules.score, per, h[:m, -1], _in_order(per), total, np.asarray(rules.names[f]), task=task, incomplete=bool(h[-1, -1] > 0), min_samples_leaf=rules.min_samples_leaf)
+    return best_subset(rules.score, per, h[:m, -1], category_sum(per), total, np.asarray(rules.names[f]), task=task, incomplete=bool(h[-1, -1] > 0), min_samples_leaf=rules.min_samples_leaf)
 
 
 def branches(kind: str, test: Any, h: np.ndarray, rules: Rules, spread: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -418,7 +414,7 @@ def is_leaf(counts: np.ndarray, depth: int, rules: Rules) -> bool:
     return not rules.regression and bool(np.count_nonzero(counts[:-1]) <= 1)
 
 
-# -- the level loop ------------------------------------------------------------------------
+# -- the source --------------------------------------------------------------------------
 
 
 class Blocks(Protocol):
@@ -435,70 +431,86 @@ class Blocks(Protocol):
         """Every block's nodes moved: ``node = fn(bins, node, *shared)``."""
 
 
-def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int) -> list[Any]:
-    """The records of the tree grown level by level from the rows of ``blocks`` (for
-    :func:`puretree.growth.assemble.from_records`): at each level the open nodes' histograms
-    (in batches of at most ``histogram_bytes``), every node's split chosen from them
-    (:func:`choose`, or C4.5's :func:`c45_choose` with ``c45``), then the rows moved to their
-    children. ``edges``: each numeric feature's bin edges (a threshold is an edge); ``n_bins``:
-    the bins of the widest feature and the missing bin; ``k``: the classes (0: regression);
-    ``spread``: C4.5's ``missing="distribute"``, rows as fractional instances."""
-    blocks.start(root_instances if spread else root_ids)
-    root = blocks.total(instance_root_histogram if spread else root_histogram, k)[0][0, 0, 0]
-    if root[-1] == 0:
-        raise DataError("every sample weight is zero")
-    if not np.isfinite(root).all():
-        raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
-    per_node = len(rules.categorical) * n_bins * ((k or 3) + 1) * 8  # the statistics' channels, and rows
-    batch = max(1, histogram_bytes // per_node)
-    made: list[Any] = [None]
-    frontier = [0]  # the records' ids of the level's nodes; a row's node id indexes this list
-    counts = [root]  # each node's statistics, then its rows
-    usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
-    depth = 0
-    while frontier:
-        open_ = [i for i, c in enumerate(counts) if not is_leaf(c, depth, rules)]
-        for i, c in enumerate(counts):
-            made[frontier[i]] = Leaf(c[:-1])
+class Histograms:
+    """The histogram source of ``blocks`` for :func:`puretree.growth.level.grow`: each
+    frontier's histograms summed over the blocks (in batches of at most ``histogram_bytes``),
+    every node's split chosen from them (:func:`choose`, or C4.5's :func:`c45_choose` with
+    ``c45``), then the rows moved to their children. ``edges``: each numeric feature's bin
+    edges (a threshold is an edge); ``n_bins``: the bins of the widest feature and the missing
+    bin; ``k``: the classes (0: regression); ``spread``: C4.5's ``missing="distribute"``, rows
+    as fractional instances. A row's node id is its node's place in the frontier."""
+
+    def __init__(self, blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int) -> None:
+        blocks.start(root_instances if spread else root_ids)
+        root = blocks.total(instance_root_histogram if spread else root_histogram, k)[0][0, 0, 0]
+        if root[-1] == 0:
+            raise DataError("every sample weight is zero")
+        if not np.isfinite(root).all():
+            raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
+        per_node = len(rules.categorical) * n_bins * ((k or 3) + 1) * 8  # the statistics' channels, and rows
+        self.blocks, self.rules, self.edges, self.n_bins, self.k, self.spread = blocks, rules, edges, n_bins, k, spread
+        self.c45 = attrs.evolve(c45, root_rows=float(root[-1])) if c45 is not None else None
+        self.batch = max(1, histogram_bytes // per_node)
+        self.counts = [root]  # each frontier node's statistics, then its rows
+        self.usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
+        self.open = np.arange(1)  # the frontier's nodes still open: their places (the rows' node ids)
+        self._next: Any = None  # what split() decided, for advance()
+
+    def rows(self) -> int:
+        return int(round(sum(float(self.counts[i][-1]) for i in self.open.tolist())))
+
+    def stats(self) -> list[np.ndarray]:
+        return [self.counts[i][:-1] for i in self.open.tolist()]
+
+    def closed(self, depths: np.ndarray) -> np.ndarray:
+        return np.array([is_leaf(self.counts[i], d, self.rules) for i, d in zip(self.open.tolist(), depths.tolist())], dtype=bool)
+
+    def keep(self, mask: np.ndarray) -> None:
+        self.open = self.open[mask]
+
+    def split(self, depths: np.ndarray, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
+        """Each open node's decision from its summed histogram; the rows' moves kept for :meth:`advance`."""
+        if allowed is not None:
+            raise ParameterError("the histogram source draws no features (max_features): grow in memory")
+        rules, edges, n_bins, k = self.rules, self.edges, self.n_bins, self.k
+        open_ = self.open.tolist()
         splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
-        for a in range(0, len(open_), batch):
-            some = open_[a : a + batch]
-            slot = np.full(len(frontier), -1, dtype=np.int64)
+        for a in range(0, len(open_), self.batch):
+            some = open_[a : a + self.batch]
+            slot = np.full(len(self.counts), -1, dtype=np.int64)
             slot[some] = np.arange(len(some))
-            H, lo, hi = blocks.total(instance_histogram if spread else histogram, slot, len(some), n_bins, k)
-            parents = np.stack([counts[i] for i in some])
-            chosen_splits = c45_choose(H, parents, [usable[i] for i in some], rules, edges, attrs.evolve(c45, root_rows=float(root[-1]))) if c45 is not None else choose(H, parents, [usable[i] for i in some], rules)
+            H, lo, hi = self.blocks.total(instance_histogram if self.spread else histogram, slot, len(some), n_bins, k)
+            parents = np.stack([self.counts[i] for i in some])
+            usable = [self.usable[i] for i in some]
+            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules)
             for s, (i, found) in enumerate(zip(some, chosen_splits)):
                 if found is not None and not (rules.regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
                     kind, j, test, _ = found
-                    splits[i] = (kind, j, test, *branches(kind, test, H[s, j], rules, spread))
+                    splits[i] = (kind, j, test, *branches(kind, test, H[s, j], rules, self.spread))
             del H
-        if not splits:
-            break
-        n = len(frontier)
+        n = len(self.counts)
         feature, cut, heavy = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8)
         left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
         table_of = np.full(n, -1, dtype=np.int64)
         tables: list[np.ndarray] = []
-        widest = max(len(v[4]) for v in splits.values())
+        widest = max((len(v[4]) for v in splits.values()), default=0)
         kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
-        next_frontier: list[int] = []
         next_counts: list[np.ndarray] = []
         next_usable: list[np.ndarray] = []
-        for i in sorted(splits):
+        out: list[Decision | None] = []
+        for i in open_:
+            if i not in splits:
+                out.append(None)
+                continue
             kind, j, test, branch_of_bin, kids_stats, share = splits[i]
-            g = len(made)
-            made.extend([None] * len(kids_stats))
             ids = []
-            for b, st in enumerate(kids_stats):
+            for st in kids_stats:
                 if st[-1] > 0:
-                    ids.append(len(next_frontier))
-                    next_frontier.append(g + b)
+                    ids.append(len(next_counts))
                     next_counts.append(st)
-                    next_usable.append(usable[i] if kind != "multiway" else np.where(np.arange(len(usable[i])) == j, False, usable[i]))
+                    next_usable.append(self.usable[i] if kind != "multiway" else np.where(np.arange(len(self.usable[i])) == j, False, self.usable[i]))
                 else:  # a category no row reached: a leaf of zero statistics, as in memory
                     ids.append(-1)
-                    made[g + b] = Leaf(st[:-1])
             kids[i, : len(ids)], shares[i, : len(share)] = ids, share
             if kind == "threshold":
                 feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
@@ -507,12 +519,24 @@ def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_
                 feature[i], table_of[i] = j, len(tables)
                 tables.append(np.array(ids, dtype=np.int32)[branch_of_bin])
                 test = TESTS[kind](test if kind == "subset" else len(kids_stats))  # the left categories, or the branches
-            made[frontier[i]] = (j, test, range(g, g + len(kids_stats)), counts[i][:-1])
+            out.append((j, test, [None if b >= 0 else st[:-1] for b, st in zip(ids, kids_stats)]))
         dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
-        if spread:
-            blocks.update(move_instances, feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares)
+        if self.spread:
+            self._next = (move_instances, (feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares), next_counts, next_usable)
         else:
-            blocks.update(move, feature, cut, left, right, heavy, n_bins - 1, table_of, dest)
-        frontier, counts, usable = next_frontier, next_counts, next_usable
-        depth += 1
-    return made
+            self._next = (move, (feature, cut, left, right, heavy, n_bins - 1, table_of, dest), next_counts, next_usable)
+        return out
+
+    def advance(self) -> None:
+        """Every block's rows moved to the next frontier's nodes."""
+        fn, shared, self.counts, self.usable = self._next
+        self._next = None
+        self.blocks.update(fn, *shared)
+        self.open = np.arange(len(self.counts))
+
+
+def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int) -> Node:
+    """The root of the tree grown from the rows of ``blocks`` by the frontier loop
+    (:func:`puretree.growth.level.grow`) over the histogram source (:class:`Histograms`)."""
+    source = Histograms(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=c45, spread=spread, histogram_bytes=histogram_bytes)
+    return grow_frontier(source, n_features=len(rules.categorical))

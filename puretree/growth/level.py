@@ -1,0 +1,132 @@
+"""The frontier loop: one way to grow a tree from any source of statistics.
+
+A *source* holds the rows of the open nodes (the *frontier*) and answers for them: which are
+leaves before any search (:meth:`Source.closed`), each one's decision, found from its
+candidate statistics by the chooser of :mod:`puretree.growth.choose` (:meth:`Source.split`),
+and, once decided, the rows moved to the children that grow on (:meth:`Source.advance`). The
+loop keeps the records of the tree, numbers the nodes (children after their parent), draws
+the features each node may split on (``max_features``, :func:`puretree.splits.node_features`:
+the one draw of every source) and assembles the nodes (:func:`puretree.growth.assemble.from_records`).
+
+The sources: :class:`puretree.growth.sorted.Sorted` (sorted columns in memory, the
+level-wise engine) and :class:`puretree.growth.histograms.Histograms` (binned rows in blocks,
+which :mod:`puretree.dask` runs on its partitions). The loop takes a whole frontier at a time
+(every open node of a depth); a source addresses its nodes by their place in the frontier and
+is told each one's depth, so a loop that takes some nodes best-first hands the source those
+nodes.
+
+>>> import numpy as np
+>>> from puretree.nodes import Threshold
+>>> class Stump:  # a source of two rows, classes 0 and 1, split once at 0.5
+...     def __init__(self): self.counts = [np.array([1.0, 1.0])]
+...     def rows(self): return 2
+...     def stats(self): return self.counts
+...     def closed(self, depths): return np.array([c.min() == 0 for c in self.counts])
+...     def keep(self, mask): self.counts = [c for c, m in zip(self.counts, mask) if m]
+...     def split(self, depths, allowed, paths, n_made): return [(0, Threshold(0.5), [None, None])]
+...     def advance(self): self.counts = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
+>>> root = grow(Stump(), n_features=1)
+>>> root.test, [kid.stats for kid in root.children]
+(Threshold(value=0.5), [(1.0, 0.0), (0.0, 1.0)])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..nodes import Leaf, Node, Test
+from ..splits import node_features
+from .assemble import from_records
+
+__all__ = ["Decision", "Source", "grow"]
+
+#: A node's decision: its feature, its test, and per branch ``None`` (the child grows on: the
+#: source has rows for it) or the statistics of a leaf.
+Decision = tuple[int, Test, Sequence[Any]]
+
+
+class Source(Protocol):
+    """Where the frontier's rows are, and what can be said of them; nodes are addressed by
+    their place in the frontier."""
+
+    def rows(self) -> int:
+        """The rows (or instances) of the frontier (for ``progress``)."""
+
+    def stats(self) -> Any:
+        """The statistics of the frontier's nodes, one per node (indexable)."""
+
+    def closed(self, depths: np.ndarray) -> np.ndarray:
+        """Which of the frontier's nodes, at ``depths``, are leaves before any search."""
+
+    def keep(self, mask: np.ndarray) -> None:
+        """The frontier reduced to the nodes ``mask`` (the others are leaves)."""
+
+    def split(self, depths: np.ndarray, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
+        """Each node's :data:`Decision` (None: a leaf), from its candidate statistics;
+        ``allowed`` (nodes, features): the features each may split on (None: all), drawn
+        from the nodes' ``paths``; ``n_made``: the nodes of the tree so far."""
+
+    def advance(self) -> None:
+        """The rows moved to the children that grow on: the next frontier, in the order of the
+        decisions and their branches."""
+
+
+def grow(source: Source, *, n_features: int, max_features: Any = None, feature_key: Any = (0,), progress: Callable[[int, int, int], Any] | None = None) -> Node:
+    """The root of the tree grown from ``source``, a frontier at a time until no node is open.
+    ``max_features``: each node splits on its own draw of the ``n_features`` features
+    (:func:`puretree.splits.node_features`, keyed by ``feature_key`` and its path).
+    ``progress(depth, nodes, rows)``: called once per depth, with the nodes made at that depth
+    and the rows of the frontier."""
+    made: list[Any] = [None]  # a Leaf, or a split's record (feature, test, children's ids, statistics)
+    frontier = [0]  # the records' ids of the open nodes, in the source's order
+    path_of: dict[int, tuple[int, ...]] = {0: ()}  # feature subsampling: each open node's path
+    depth = reported = 0
+    while frontier:
+        if progress is not None:  # this depth's nodes, and the leaves made early at this depth
+            progress(depth, len(made) - reported, source.rows())
+            reported = len(made)
+        depths = np.full(len(frontier), depth)  # level by level: the frontier is one depth
+        closed = source.closed(depths)
+        stats = source.stats()
+        for i in np.flatnonzero(closed).tolist():
+            made[frontier[i]] = Leaf(stats[i])
+        if closed.all():
+            break
+        if closed.any():
+            frontier = [g for g, c in zip(frontier, closed.tolist()) if not c]
+            source.keep(~closed)
+            stats, depths = source.stats(), depths[~closed]
+        paths = allowed = None
+        if max_features is not None:
+            paths = [path_of.pop(g) for g in frontier]
+            allowed = np.zeros((len(frontier), n_features), dtype=bool)
+            for i, path in enumerate(paths):
+                allowed[i, node_features(n_features, max_features, feature_key, path)] = True
+        decisions = source.split(depths, allowed, paths, len(made))
+        next_frontier: list[int] = []
+        for i, (g, decision) in enumerate(zip(frontier, decisions)):
+            if decision is None:
+                made[g] = Leaf(stats[i])
+                continue
+            feature, test, branches = decision
+            kids = range(len(made), len(made) + len(branches))
+            for b, child in zip(kids, branches):
+                if child is None:  # grows on
+                    made.append(None)
+                    next_frontier.append(b)
+                    if paths is not None:
+                        path_of[b] = (*paths[i], b - kids.start)
+                else:
+                    made.append(Leaf(child))
+            made[g] = (feature, test, kids, stats[i])
+        if not next_frontier:
+            break
+        source.advance()
+        frontier = next_frontier
+        depth += 1
+    if progress is not None and len(made) > reported:  # the last children, all leaves made at once
+        progress(depth + 1, len(made) - reported, 0)
+    return from_records(made)
