@@ -582,6 +582,116 @@ def _encode_column(feature: Feature, cells: Sequence[Any], *, column: int, stric
     return out
 
 
+# -- whole columns at once (pandas) ------------------------------------------------------
+
+# The value types (pandas' ``infer_dtype``) whose cells pandas' equality tells apart exactly
+# as the per-cell path's (type, value) cache does: one Python type per column. A column of
+# mixed types (True, 1 and 1.0 are equal to pandas) takes the per-cell path.
+_ONE_TYPE = frozenset({"string", "integer", "floating", "boolean", "empty"})
+
+
+@attrs.frozen(eq=False)
+class _Coded:
+    """A column as ``codes`` into its distinct cells ``values`` (in order of first appearance,
+    -1 for a missing cell): the per-cell rules run once per distinct cell, not once per row."""
+
+    codes: np.ndarray
+    values: list[Any]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def where(self, where: Where) -> Where:
+        """Name distinct value ``i`` by the row where it first appears, as the per-cell path does."""
+        first: list[np.ndarray] = []
+
+        def name(i: int) -> str:
+            if not first:
+                present = np.flatnonzero(self.codes >= 0)
+                _, at = np.unique(self.codes[present], return_index=True)
+                first.append(present[at])
+            return where(int(first[0][i]))
+
+        return name
+
+    def expand(self, encoded: np.ndarray) -> np.ndarray:
+        """The rows' values from each distinct cell's ``encoded`` value (NaN where missing)."""
+        out = np.take(np.append(encoded, np.nan), self.codes)  # code -1 takes the NaN at the end
+        return out.astype(np.float64, copy=False)
+
+
+def _is_numeric_dtype(dtype: Any) -> bool:
+    """A dtype of real numbers (numpy or a pandas extension such as ``Int64``), not booleans."""
+    return getattr(dtype, "kind", "O") in "iuf"
+
+
+def _floats(series: Any) -> np.ndarray | None:
+    """A numeric pandas column as a new float64 array (missing as NaN), or ``None`` when a cell
+    is not finite (the per-cell path names it)."""
+    out = np.array(series.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64, copy=True)
+    return None if np.isinf(out).any() else out
+
+
+def _coded(series: Any, *, strip: bool = False) -> _Coded | None:
+    """A pandas column as a :class:`_Coded` (``pandas.factorize``), or ``None`` when pandas'
+    equality could merge cells that mean different things (a column of mixed types).
+    ``strip`` drops the whitespace around text cells (CSV cells)."""
+    import pandas as pd
+
+    dtype = series.dtype
+    values = dtype.categories if isinstance(dtype, pd.CategoricalDtype) else series
+    if getattr(dtype, "kind", "O") == "O" or isinstance(dtype, pd.CategoricalDtype):
+        if pd.api.types.infer_dtype(values, skipna=True) not in _ONE_TYPE:
+            return None
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    cells = uniques.tolist()
+    if strip:
+        cells = [c.strip() if isinstance(c, str) else c for c in cells]
+    return _Coded(np.asarray(codes, dtype=np.intp), cells)
+
+
+def _array_coded(column: np.ndarray) -> _Coded:
+    """A 1-D array of numbers or booleans as a :class:`_Coded` (NaN is missing). Each distinct
+    value is spelt as at its first row (``-0.0`` and ``0.0`` are one value, as in a dict)."""
+    present = np.flatnonzero(~np.isnan(column)) if column.dtype.kind == "f" else np.arange(len(column))
+    cells = column[present]
+    _, first, inverse = np.unique(cells, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # the distinct values in order of first appearance
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    codes = np.full(len(column), -1, dtype=np.intp)
+    codes[present] = rank[inverse.reshape(-1)]
+    return _Coded(codes, cells[first[order]].tolist())
+
+
+def _array_column(column: np.ndarray, *, numeric: bool) -> Any:
+    """A column of a numeric array, ready for :func:`build_dataset`: finite floats (or NaN) as a
+    float64 array, categories as a :class:`_Coded`, or cells (for the per-cell path to name the
+    cell that is not finite)."""
+    if not numeric:
+        return _array_coded(column)
+    floats = np.array(column, dtype=np.float64, copy=True)
+    return column.tolist() if np.isinf(floats).any() else floats
+
+
+def _encode_coded(feature: Feature, column: _Coded, *, where: Where = _row) -> np.ndarray:
+    """:func:`_encode_column` of a coded column: the same values, errors naming the same rows."""
+    return column.expand(_encode_column(feature, column.values, column=0, where=column.where(where)))
+
+
+def _encode_series(feature: Feature, series: Any, *, where: Where = _row) -> np.ndarray:
+    """One pandas column encoded under ``feature``, as :func:`_encode_column` encodes its cells:
+    numbers as an array, categories through their codes, anything odd cell by cell."""
+    if feature.is_numeric and _is_numeric_dtype(series.dtype):
+        floats = _floats(series)
+        if floats is not None:
+            return floats
+    coded = _coded(series)
+    if coded is not None:
+        return _encode_coded(feature, coded, where=where)
+    return _encode_column(feature, series.to_numpy(dtype=object).tolist(), column=0, where=where)
+
+
 def _check_kind(key: tuple[str, Any], learned: set[str], feature: Feature, cell: Any, at: str) -> None:
     """Refuse a boolean for a column of numbers (or a number for booleans): ambiguous, not unseen."""
     kind = key[0]
@@ -625,13 +735,18 @@ def build_dataset(
         if n not in names:
             raise DataError(f"unknown column {n!r}{did_you_mean(n, names)}; the columns are {list(names)}")
     features = tuple(
-        _infer_feature(n, col, categorical=True if n in cat_set else (False if n in num_set else None), where=where)
+        _column_feature(n, col, categorical=True if n in cat_set else (False if n in num_set else None), where=where)
         for n, col in zip(names, columns)
     )
     n_rows = len(columns[0]) if columns else (0 if y is None else len(_as_list(y)))
     X = np.empty((n_rows, len(features)), dtype=np.float64)
     for j, (f, col) in enumerate(zip(features, columns)):
-        X[:, j] = _encode_column(f, col, column=j, where=where)
+        if isinstance(col, _Coded):
+            X[:, j] = _encode_coded(f, col, where=where)
+        elif isinstance(col, np.ndarray) and f.is_numeric:
+            X[:, j] = col
+        else:
+            X[:, j] = _encode_column(f, col, column=j, where=where)
     classes: tuple[Any, ...] = ()
     codes = None
     if y is not None:
@@ -641,6 +756,16 @@ def build_dataset(
             raise DataError(f"the target has {len(codes)} values but the data has {n_rows} rows")
     weights = None if sample_weight is None else _check_weights(sample_weight, n_rows)
     return Dataset(Schema(features, classes, target=target, task=task), X, codes, weights)
+
+
+def _column_feature(name: str, column: Any, *, categorical: bool | None, where: Where) -> Feature:
+    """:func:`_infer_feature` of a column given as cells, as a :class:`_Coded`, or as a float64
+    array of finite numbers or NaN (a column known to be numeric: nothing to infer)."""
+    if isinstance(column, _Coded):
+        return _infer_feature(name, column.values, categorical=categorical, where=column.where(where))
+    if isinstance(column, np.ndarray) and column.dtype == np.float64 and not categorical:
+        return Feature(name, NUMERIC)
+    return _infer_feature(name, column, categorical=categorical, where=where)
 
 
 def _name_set(names: Iterable[str] | None, option: str) -> set[str]:
@@ -767,7 +892,10 @@ def from_numpy(
         weights = None if sample_weight is None else _check_weights(sample_weight, arr.shape[0])
         features = tuple(Feature(n, NUMERIC) for n in names)
         return Dataset(Schema(features, classes, target=target, task=task), Xf, codes, weights)
-    columns = [list(arr[:, j]) for j in range(arr.shape[1])]
+    if arr.dtype.kind in "iuf":  # numbers, some named categorical: each column at once
+        columns: list[Any] = [_array_column(arr[:, j], numeric=str(n) not in cat) for j, n in enumerate(names)]
+    else:
+        columns = [list(arr[:, j]) for j in range(arr.shape[1])]
     return build_dataset(names, columns, y, categorical=cat, target=target, task=task, sample_weight=sample_weight)
 
 
@@ -808,7 +936,15 @@ def from_pandas(
             numeric.add(name)
         elif name not in cat:
             cat.add(name)
-    columns = [df[c].to_numpy(dtype=object).tolist() if str(c) in cat else df[c].to_numpy(dtype=np.float64).tolist() for c in df.columns]
+    # Numbers as arrays, categories through their codes; a column of mixed types (or with a
+    # cell that is not finite, which the per-cell path names) cell by cell.
+    columns: list[Any] = []
+    for name, c in zip(names, df.columns):
+        series = df[c]
+        column: Any = _floats(series) if name in numeric else _coded(series)
+        if column is None:
+            column = series.to_numpy(dtype=object).tolist() if name in cat else series.to_numpy(dtype=np.float64).tolist()
+        columns.append(column)
     target_name = target if target is not None else (str(getattr(y, "name", None) or "target"))
     return build_dataset(names, columns, y, categorical=cat, numeric=numeric, target=target_name, task=task, sample_weight=sample_weight)
 
@@ -1144,8 +1280,10 @@ def encode_features(schema: Schema, X: Any) -> np.ndarray:
         cols = _frame_names(X)
         _check_column_set(cols, names)
         lookup = {str(c): c for c in X.columns}
-        columns = [X[lookup[n]].to_numpy(dtype=object).tolist() for n in names]
-        return _stack(schema, columns, len(X))
+        out = np.empty((len(X), len(names)), dtype=np.float64)
+        for j, (f, n) in enumerate(zip(schema.features, names)):
+            out[:, j] = _encode_series(f, X[lookup[n]])
+        return out
     if isinstance(X, Sequence) and not isinstance(X, (str, bytes)) and len(X) == 0:
         return np.empty((0, len(names)), dtype=np.float64)
     if isinstance(X, Sequence) and len(X) > 0 and isinstance(X[0], Mapping):
@@ -1171,6 +1309,16 @@ def encode_features(schema: Schema, X: Any) -> np.ndarray:
         return out
     if arr.dtype.kind in "iuf":
         _refuse_numbers_for_categories(schema, arr)
+        out = np.empty(arr.shape, dtype=np.float64)
+        for j, f in enumerate(schema.features):
+            column = _array_column(arr[:, j], numeric=f.is_numeric)
+            if isinstance(column, _Coded):
+                out[:, j] = _encode_coded(f, column)
+            elif isinstance(column, np.ndarray):
+                out[:, j] = column
+            else:
+                out[:, j] = _encode_column(f, column, column=j)
+        return out
     columns = [arr[:, j].tolist() for j in range(arr.shape[1])]
     return _stack(schema, columns, arr.shape[0])
 

@@ -243,6 +243,19 @@ def _flatten(tree: Tree) -> FlatTree:
     )
 
 
+def _numeric_rows(tree: Tree, X: Any) -> Any:
+    """A DataFrame for a tree of numeric features as the float64 matrix it encodes to (so that
+    the numpy walk of :func:`dense_ends` applies to it as to an array); anything else as it is."""
+    if hasattr(X, "columns") and hasattr(X, "dtypes") and all(f.is_numeric for f in tree.schema.features):
+        if [str(c) for c in X.columns] == list(tree.schema.feature_names) and all(d == np.float64 for d in X.dtypes):
+            # The frame's own values, read only (a view when they are one block): nothing to encode.
+            values = X.to_numpy(dtype=np.float64, copy=False).view()
+            values.flags.writeable = False
+            return values
+        return encode_features(tree.schema, X)
+    return X
+
+
 def _encode(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     single = isinstance(X, Mapping)
     return encode_features(tree.schema, X), single
@@ -363,26 +376,33 @@ def dense_ends(flat: FlatTree, X: Any, features: tuple[Feature, ...]) -> np.ndar
         return None
     if X.shape[1] != len(features) or not all(f.is_numeric for f in features):
         return None
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    m, k = X.shape
+    if X.dtype == np.float64 and X.flags.f_contiguous and not X.flags.c_contiguous:
+        # Column by column (a DataFrame's values): walked where they are, not copied.
+        cells, feature_step, row_step = X.T.reshape(-1), m, 1
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        cells, feature_step, row_step = X.reshape(-1), 1, k
     with np.errstate(over="ignore", invalid="ignore"):  # only whether the sum is finite matters
         total = X.sum()
     if not np.isfinite(total):  # a NaN or an infinity (or a huge sum): descend decides
         return None
-    m, k = X.shape
-    cells = X.reshape(-1)
     out = np.empty(m, dtype=np.intp)
     levels = int(flat.depth.max())
     for start in range(0, m, DENSE_BLOCK):
         stop = min(m, start + DENSE_BLOCK)
         rows = np.arange(start, stop, dtype=np.intp)
-        _walk_block(flat, cells, rows, rows * k, levels, out)
+        _walk_block(flat, cells, rows, rows * row_step, levels, out, feature_step=feature_step)
     return out
 
 
-def _walk_block(flat: FlatTree, cells: np.ndarray, rows: np.ndarray, base: np.ndarray, levels: int, out: np.ndarray) -> None:
-    """Walk ``rows`` (whose cells start at ``base``) down ``levels`` levels; their end nodes go to ``out``."""
+def _walk_block(flat: FlatTree, cells: np.ndarray, rows: np.ndarray, base: np.ndarray, levels: int, out: np.ndarray, *, feature_step: int = 1) -> None:
+    """Walk ``rows`` (whose cells start at ``base``, a feature's cell ``feature_step`` after
+    the one before) down ``levels`` levels; their end nodes go to ``out``."""
     feature, threshold, child, leaf = flat.dense_feature, flat.dense_threshold, flat.dense_child, flat.dense_leaf
     assert feature is not None and threshold is not None and child is not None and leaf is not None  # a dense tree
+    if feature_step != 1:
+        feature = feature * feature_step
     slot = np.zeros(len(rows), dtype=np.intp)
     while True:
         steps = min(DENSE_LEVELS, levels)
@@ -427,6 +447,7 @@ def normalised_fractions(flat: FlatTree) -> np.ndarray:
 def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     """Per row: class probabilities (or the predicted mean, as one column)."""
     flat = flatten(tree)
+    X = _numeric_rows(tree, X)
     ends = dense_ends(flat, X, tree.schema.features)
     if ends is not None:
         # 0.0 + p, as the sums below form it (a -0.0 mean becomes 0.0).
@@ -515,6 +536,7 @@ def predict(tree: Tree, X: Any) -> Any:
     if tree.schema.is_regression:
         return predict_value(tree, X)
     flat = flatten(tree)
+    X = _numeric_rows(tree, X)
     ends = dense_ends(flat, X, tree.schema.features)
     if ends is not None:  # the first most probable class of each end node
         return labels_array(tree.schema.classes)[np.argmax(normalised_fractions(flat), axis=1)[ends]]
