@@ -751,7 +751,14 @@ def build_dataset(
     codes = None
     if y is not None:
         label_where = where if where is _row else (lambda i: f"{where(i)}, column {target!r}")
-        classes, codes = encode_labels(y, task=task, where=label_where)
+        if isinstance(y, _Coded):  # text labels, each distinct one checked once
+            missing = np.flatnonzero(y.codes < 0)
+            if len(missing):
+                raise DataError(f"{label_where(int(missing[0]))}: the target is missing")
+            classes, distinct = encode_labels(y.values, task=task, where=y.where(label_where))
+            codes = distinct[y.codes]
+        else:
+            classes, codes = encode_labels(y, task=task, where=label_where)
         if len(codes) != n_rows:
             raise DataError(f"the target has {len(codes)} values but the data has {n_rows} rows")
     weights = None if sample_weight is None else _check_weights(sample_weight, n_rows)
@@ -1152,8 +1159,132 @@ def read_csv(
     are left out. ``sep`` is the delimiter; ``path`` ``-`` reads standard input. Errors name
     the file, line and column (see the module notes), and a mistyped column name the closest one.
     """
+    fast = _fast_csv(path, sep=sep, target=target, categorical=categorical, ignore=ignore, task=task)
+    if fast is not None:
+        return fast
     header, body = read_csv_table(path, sep=sep)
     return table_to_dataset(header, body, target=target, categorical=categorical, ignore=ignore, task=task)
+
+
+# -- CSV through pandas ------------------------------------------------------------------
+
+
+def _csv_counts(path: str | os.PathLike[str], sep: str) -> tuple[int, int] | None:
+    """``(lines, separators)`` of a CSV file, counted in one streaming pass; ``None`` for a file
+    only the csv module's reader reads as puretree means it: one with a quote (a cell may span
+    lines or hold the separator), a NUL byte, or a line ending in a lone carriage return."""
+    sep_bytes = sep.encode("utf-8")
+    breaks = seps = 0
+    last = b""
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 24)
+            if not chunk:
+                break
+            if chunk.endswith(b"\r"):  # keep "\r\n" in one chunk
+                chunk += fh.read(1)
+            if b'"' in chunk or b"\x00" in chunk or (b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n")):
+                return None
+            breaks += chunk.count(b"\n")
+            seps += chunk.count(sep_bytes)
+            last = chunk[-1:]
+    return breaks + (0 if last == b"\n" or not last else 1), seps
+
+
+def _csv_header(path: str | os.PathLike[str], sep: str) -> list[str] | None:
+    """The first line's column names (stripped), or ``None`` if it is blank or not UTF-8."""
+    with open(path, "rb") as fh:
+        first = fh.readline()
+    try:
+        line = first.decode("utf-8-sig").rstrip("\r\n")
+    except UnicodeDecodeError:
+        return None
+    return [h.strip() for h in line.split(sep)] if line.strip() else None
+
+
+def _fast_csv(
+    path: str | os.PathLike[str],
+    *,
+    sep: str,
+    target: str | None,
+    categorical: Iterable[str] | None,
+    ignore: Iterable[str],
+    task: str,
+) -> Dataset | None:
+    """:func:`read_csv` through ``pandas.read_csv`` (its C engine), or ``None`` where the pure
+    reader must decide (pandas missing, standard input, a file with quotes, blank lines, a
+    ragged row, a repeated or unknown column name, any error: that reader names it).
+
+    The result is the pure reader's, cell for cell: numbers pandas types as int64 or float64
+    (finite) are the numbers ``float()`` reads from the same text (pandas' parser rounds
+    correctly, and reads no NaN but the missing tokens given to it); every other column is read
+    again as text and typed by the per-cell rules, once per distinct cell."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    if os.fspath(path) == STDIN or not isinstance(sep, str) or len(sep) != 1 or sep in "\r\n\"":
+        return None
+    source = os.fspath(path)
+    try:
+        counts = _csv_counts(path, sep)
+        header = _csv_header(path, sep)
+    except OSError:
+        return None
+    if counts is None or header is None or len(set(header)) != len(header):
+        return None
+    n_lines, n_seps = counts
+    ignored = _name_set(ignore, "ignore")
+    named = _name_set(categorical, "categorical")
+    if (target is not None and target not in header) or not (ignored | named) <= set(header) or target in ignored | named:
+        return None
+    if n_lines < 2 or n_seps != n_lines * (len(header) - 1):  # a ragged row (or no rows): the pure reader names it
+        return None
+    keep = [n for n in header if n != target and n not in ignored]
+    text = {n for n in keep if n in named}
+    if target is not None and task == CLASSIFICATION:
+        text.add(target)
+    read = dict(sep=sep, header=0, names=header, index_col=False, encoding="utf-8-sig", engine="c", keep_default_na=False, skip_blank_lines=True)
+    tokens = sorted(MISSING_TOKENS)
+    try:
+        frame = pd.read_csv(path, usecols=keep + ([target] if target is not None else []), dtype={n: str for n in text},
+                            na_values={n: tokens for n in keep + [target] if n not in text and n is not None}, **read)
+        if len(frame) != n_lines - 1:  # a blank line was skipped: the pure reader decides
+            return None
+        columns: dict[str, Any] = {}
+        for n in [*keep, *([target] if target is not None else [])]:
+            if n in text or frame[n].dtype not in (np.float64, np.int64, np.uint64):
+                continue
+            floats = frame[n].to_numpy(dtype=np.float64)
+            if not np.isinf(floats).any():
+                columns[n] = floats
+        again = [n for n in [*keep, *([target] if target is not None else [])] if n not in columns and n not in text]
+        cells = pd.read_csv(path, usecols=again, dtype=str, na_filter=False, **read) if again else None
+    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError):
+        return None
+    for n in keep:
+        if n not in columns:
+            series = frame[n] if n in text else cells[n]  # type: ignore[index]
+            columns[n] = _coded(series, strip=True)
+    lines = np.arange(2, n_lines + 1, dtype=np.int64)
+    where = _lines(source, lines)  # type: ignore[arg-type]
+    y: Any = None
+    if target is not None:
+        if target in columns:  # regression targets pandas read as finite numbers (NaN: missing)
+            y = columns.pop(target)
+            missing = np.flatnonzero(np.isnan(y))
+            if len(missing):
+                raise DataError(f"{where(int(missing[0]))}, column {target!r}: the regression target is missing")
+        else:
+            raw = frame[target] if target in text else cells[target]  # type: ignore[index]
+            if task == CLASSIFICATION:
+                y = _coded(raw, strip=True)
+            else:
+                y = [_regression_cell(v.strip(), where(i), target) for i, v in enumerate(raw.tolist())]
+    del frame, cells
+    numeric = {n for n in keep if isinstance(columns[n], np.ndarray)}
+    ds = build_dataset(keep, [columns[n] for n in keep], y, categorical=named, numeric=numeric, target=target or "target", task=task, where=where)
+    return attrs.evolve(ds, source=source, lines=lines)
 
 
 def table_to_dataset(

@@ -51,7 +51,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from .data import STDIN, CsvRows, Dataset, did_you_mean, read_csv_table, read_text, table_to_dataset
+from .data import STDIN, CsvRows, Dataset, _fast_csv, did_you_mean, read_csv_table, read_text, table_to_dataset
 from .errors import DataError, ParameterError
 from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC
 
@@ -95,10 +95,15 @@ def read_table(path: str | os.PathLike[str], *, sep: str | None = None, format: 
         return _parquet_table(path)
     if chosen == "jsonl":
         return _jsonl_table(path)
-    if sep is None:
-        sep = "\t" if os.fspath(path).lower().endswith(".tsv") else ","
-    header, body = read_csv_table(path, sep=sep)
+    header, body = read_csv_table(path, sep=_csv_sep(path, sep))
     return header, body, {}
+
+
+def _csv_sep(path: str | os.PathLike[str], sep: str | None) -> str:
+    """The separator of a CSV file: ``sep``, else a tab for ``.tsv`` files, else a comma."""
+    if sep is not None:
+        return sep
+    return "\t" if os.fspath(path).lower().endswith(".tsv") else ","
 
 
 def read_data(
@@ -116,6 +121,11 @@ def read_data(
     The kinds the file declares are kept (``categorical`` overrides them). For ARFF,
     ``target=None`` is the last attribute, as in Weka; for the others it means no target.
     """
+    if format_of(path, format) == "csv":
+        # A plain CSV file through pandas' C reader when pandas is installed (the same cells, the same errors).
+        fast = _fast_csv(path, sep=_csv_sep(path, sep), target=target, categorical=categorical, ignore=ignore, task=task)
+        if fast is not None:
+            return fast
     header, body, kinds = read_table(path, sep=sep, format=format)
     if target is None and format_of(path, format) == "arff":
         target = header[-1]

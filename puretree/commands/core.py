@@ -8,6 +8,7 @@ import io
 import math
 import re
 import sys
+import time
 import warnings
 from typing import Any
 
@@ -205,7 +206,19 @@ def _summary(model: Any) -> str:
 
 def _fit(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.data])
+    # Reading a large file takes a while too: where progress is shown, say so, and how long it took.
+    shown = not getattr(args, "ensemble", None) and (args.progress if args.progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)()))
+    if shown:
+        try:
+            import tqdm  # noqa: F401  # without it, fit_progress below says what to install, alone
+        except ImportError:
+            shown = False
+    started = time.perf_counter()
+    if shown:
+        print(f"reading {args.data} ...", file=sys.stderr, flush=True)
     data = read_args_data(args, args.data, target=args.target, task=args.task)
+    if shown:
+        print(f"read {data.n_rows:,} rows x {len(data.schema.features)} features in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     checkpoint("fit", args.data)
     progress = None if getattr(args, "ensemble", None) else fit_progress(args.progress)  # progress: one tree's growth
     try:
