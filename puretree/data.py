@@ -166,7 +166,7 @@ class Dataset:
 
 
 def labels_array(classes: Sequence[Any]) -> np.ndarray:
-    """The classes as a numpy array of their natural dtype (str, int or bool)."""
+    """The classes as a numpy array of their natural dtype (str, int, float or bool)."""
     kinds = {type(c) for c in classes}
     if kinds and kinds <= {str}:
         return np.array(classes, dtype=str)
@@ -174,6 +174,8 @@ def labels_array(classes: Sequence[Any]) -> np.ndarray:
         return np.array(classes, dtype=bool)
     if kinds and kinds <= {int}:
         return np.array(classes, dtype=np.int64)
+    if kinds and kinds <= {float}:
+        return np.array(classes, dtype=np.float64)
     out = np.empty(len(classes), dtype=object)
     out[:] = list(classes)
     return out
@@ -1283,7 +1285,7 @@ def _fast_csv(
                 y = [_regression_cell(v.strip(), where(i), target) for i, v in enumerate(raw.tolist())]
     del frame, cells
     numeric = {n for n in keep if isinstance(columns[n], np.ndarray)}
-    ds = build_dataset(keep, [columns[n] for n in keep], y, categorical=named, numeric=numeric, target=target or "target", task=task, where=where)
+    ds = _with_typed_labels(build_dataset(keep, [columns[n] for n in keep], y, categorical=named, numeric=numeric, target=target or "target", task=task, where=where))
     return attrs.evolve(ds, source=source, lines=lines)
 
 
@@ -1332,8 +1334,48 @@ def table_to_dataset(
     declared = dict(kinds or {})
     numeric = {n for n in kept if declared.get(n) == NUMERIC and n not in categorical}
     categorical = {n for n in kept if n in categorical or declared.get(n) == CATEGORICAL}
-    ds = build_dataset([names[j] for j in keep], columns, y, categorical=categorical, numeric=numeric, target=target or "target", task=task, where=where)
+    ds = _with_typed_labels(build_dataset([names[j] for j in keep], columns, y, categorical=categorical, numeric=numeric, target=target or "target", task=task, where=where))
     return attrs.evolve(ds, source=source, lines=None if body.lines is None else np.asarray(body.lines, dtype=np.int64))
+
+
+# A class label written as a whole number (a file's text): such labels are ints.
+_INTEGER_LABEL = re.compile(r"-?[0-9]+", re.ASCII)
+
+
+def _typed_classes(classes: Sequence[Any]) -> list[Any] | None:
+    """Class labels read from a file's text as the type they all spell, or ``None`` to keep the
+    text: all whole numbers (``-?[0-9]+``, within +-2**53) are ints, all plain decimal numbers
+    (finite; see the module notes) floats, all ``true``/``false`` in any case booleans.
+
+    >>> _typed_classes(["0", "1", "10"]), _typed_classes(["-1", "2.5"]), _typed_classes(["FALSE", "true"])
+    ([0, 1, 10], [-1.0, 2.5], [False, True])
+    >>> _typed_classes(["1", "yes"]), _typed_classes(["1_000", "2"]), _typed_classes(["inf", "1"])
+    (None, None, None)
+    """
+    if not classes or not all(isinstance(c, str) for c in classes):
+        return None
+    if all(_INTEGER_LABEL.fullmatch(c) for c in classes):
+        whole = [int(c) for c in classes]
+        return whole if all(abs(v) <= MAX_EXACT_INT for v in whole) else None
+    numbers = [_parse_number(c) for c in classes]
+    if all(v is not None for v in numbers):
+        return numbers
+    if all(c.lower() in _BOOLEAN_TEXT for c in classes):
+        return [_BOOLEAN_TEXT[c.lower()] for c in classes]
+    return None
+
+
+def _with_typed_labels(ds: Dataset) -> Dataset:
+    """A dataset read from a file with its class labels typed (:func:`_typed_classes`): the
+    classes sorted as their type sorts (9 before 10), the codes following them."""
+    typed = None if ds.schema.is_regression or ds.y is None else _typed_classes(ds.schema.classes)
+    if typed is None:
+        return ds
+    order = sorted(range(len(typed)), key=lambda i: _sort_key(typed[i]))
+    new_code = np.empty(len(typed), dtype=np.int64)
+    new_code[order] = np.arange(len(typed))
+    schema = attrs.evolve(ds.schema, classes=tuple(typed[i] for i in order))
+    return attrs.evolve(ds, schema=schema, y=new_code[ds.y])
 
 
 def _regression_cell(text: str, at: str, column: str) -> float:

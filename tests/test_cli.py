@@ -112,7 +112,7 @@ def test_fit_options(cli, tmp_path):
 def test_numeric_data_and_labels(cli, tmp_path):
     write(tmp_path / "t.csv", "x,label\n1,10\n2,10\n3,20\n4,20\n")
     assert cli("fit", "t.csv", "--target", "label", "--algorithm", "c45", "-o", "t.json")[0] == 0
-    assert load(tmp_path / "t.json").schema.classes == ("10", "20")  # CSV labels are text
+    assert load(tmp_path / "t.json").schema.classes == (10, 20)  # whole-number labels are ints (issue 26)
     write(tmp_path / "n.csv", "x\n0.5\n3.5\n2.5\n")
     code, out, _ = cli("predict", "t.json", "n.csv")
     assert (code, out) == (0, "prediction\n10\n20\n10\n")
