@@ -51,7 +51,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from .data import STDIN, CsvRows, Dataset, _fast_csv, did_you_mean, read_csv_table, read_text, table_to_dataset
+from .data import STDIN, CsvRows, Dataset, did_you_mean, read_csv, read_csv_table, read_text, table_to_dataset
 from .errors import DataError, ParameterError
 from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC
 
@@ -121,11 +121,8 @@ def read_data(
     The kinds the file declares are kept (``categorical`` overrides them). For ARFF,
     ``target=None`` is the last attribute, as in Weka; for the others it means no target.
     """
-    if format_of(path, format) == "csv":
-        # A plain CSV file through pandas' C reader when pandas is installed (the same cells, the same errors).
-        fast = _fast_csv(path, sep=_csv_sep(path, sep), target=target, categorical=categorical, ignore=ignore, task=task)
-        if fast is not None:
-            return fast
+    if format_of(path, format) == "csv":  # read_csv: through pandas' C reader where it reads the same cells
+        return read_csv(path, target=target, categorical=categorical, ignore=ignore, task=task, sep=_csv_sep(path, sep))
     header, body, kinds = read_table(path, sep=sep, format=format)
     if target is None and format_of(path, format) == "arff":
         target = header[-1]

@@ -31,6 +31,7 @@ branch with its training weight fraction, combining the leaves' class probabilit
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from collections.abc import Mapping
 from typing import Any
@@ -39,10 +40,13 @@ import attrs
 import numpy as np
 
 from .data import Dataset, encode_features, labels_array
-from .errors import DataError
+from .errors import DataError, ParameterError
 from .nodes import MISSING, MISSING_STRATEGIES, TESTS, UNSEEN, Feature, Interval, Node, Split, Tree, children
 
 __all__ = [
+    "UNSEEN_OPTIONS",
+    "UnseenCategoryWarning",
+    "unseen_cells",
     "descend",
     "dense_ends",
     "DENSE_LEVELS",
@@ -256,6 +260,97 @@ def _numeric_rows(tree: Tree, X: Any) -> Any:
     return X
 
 
+#: What ``predict`` and its kin do with a category never seen in training: ``"warn"`` (the
+#: default: the row is answered, and a warning says how many rows and where), ``"error"``
+#: (a :class:`~puretree.errors.DataError`) or ``"ignore"`` (answered in silence).
+UNSEEN_OPTIONS = ("warn", "error", "ignore")
+
+
+class UnseenCategoryWarning(UserWarning):
+    """Rows hold categories the tree did not see in training (each answered at the split it
+    cannot pass); ``unseen="ignore"`` says nothing, ``unseen="error"`` refuses them."""
+
+
+def unseen_cells(schema: Any, Xe: np.ndarray) -> list[tuple[str, int, int]]:
+    """``(column, rows, first row)`` for each categorical column of the encoded matrix ``Xe``
+    that holds categories the schema does not know (encoded as -1).
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> s = Schema((Feature("c", "categorical", ("x",)),), ("n",))
+    >>> unseen_cells(s, np.array([[0.0], [-1.0], [np.nan], [-1.0]]))
+    [('c', 2, 1)]
+    """
+    found = []
+    for j, f in enumerate(schema.features):
+        if not f.is_numeric:
+            rows = np.flatnonzero(Xe[:, j] < 0)  # NaN (missing) is not < 0
+            if len(rows):
+                found.append((f.name, int(len(rows)), int(rows[0])))
+    return found
+
+
+def _cell(X: Any, row: int, name: str, j: int) -> Any:
+    """The raw cell of ``X`` at ``row`` and column ``name`` (``j``), to show; ``None`` if unknown."""
+    try:
+        if isinstance(X, Mapping):
+            return X[name]
+        if hasattr(X, "columns") and hasattr(X, "iloc"):
+            return X[name].iloc[row]
+        if isinstance(X, (list, tuple)) and isinstance(X[row], Mapping):
+            return X[row][name]
+        if isinstance(X, np.ndarray) and X.ndim == 2:
+            return X[row, j].item() if hasattr(X[row, j], "item") else X[row, j]
+    except (KeyError, IndexError, TypeError):
+        pass
+    return None
+
+
+def _check_unseen(tree: Tree, X: Any, Xe: np.ndarray, unseen: str, row_name: Any) -> None:
+    """Say (or refuse) the categories of ``X`` (encoded as ``Xe``) the tree never saw."""
+    if unseen == "ignore":
+        return
+    found = unseen_cells(tree.schema, Xe)
+    if not found:
+        return
+    rows = int(np.count_nonzero((Xe[:, [tree.schema.feature_names.index(n) for n, _, _ in found]] < 0).any(axis=1)))
+    parts = []
+    for name, count, first in found:
+        value = _cell(X, first, name, tree.schema.feature_names.index(name))
+        shown = "" if value is None else f" {value!r}"
+        parts.append(f"column {name!r}: {count} row{'s' if count != 1 else ''}, the first{shown} at {row_name(first)}")
+    text = f"{rows} row{'s' if rows != 1 else ''} hold{'s' if rows == 1 else ''} a category the tree did not see in training ({'; '.join(parts)})"
+    if unseen == "error":
+        raise DataError(f"{text}; unseen='warn' or 'ignore' answers such a row at the split it cannot pass")
+    warnings.warn(f"{text}; each is answered at the split it cannot pass (unseen='ignore' says nothing, 'error' refuses)", UnseenCategoryWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that names the first caller outside puretree (the user's line)."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
+
+
+def _check_unseen_option(unseen: Any) -> None:
+    if unseen not in UNSEEN_OPTIONS:
+        raise ParameterError(f"unseen must be one of {list(UNSEEN_OPTIONS)}, got {unseen!r}")
+
+
+def _one_row_unseen(tree: Tree, X: Any, unseen: str) -> str:
+    """The unseen check for one row, before the compiled one-row path answers it; the
+    ``unseen`` left for the general path (``"ignore"`` once checked here)."""
+    if unseen != "ignore" and not all(f.is_numeric for f in tree.schema.features):
+        if isinstance(X, Mapping) or (type(X) is np.ndarray and X.ndim == 2 and X.shape[0] == 1):
+            _check_unseen(tree, X, encode_features(tree.schema, X), unseen, "row {}".format)
+            return "ignore"
+    return unseen
+
+
 def _encode(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     single = isinstance(X, Mapping)
     return encode_features(tree.schema, X), single
@@ -444,7 +539,7 @@ def normalised_fractions(flat: FlatTree) -> np.ndarray:
     return np.where(total > 0, flat.value / np.where(total > 0, total, 1.0), uniform)
 
 
-def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
+def _combined(tree: Tree, X: Any, unseen: str = "ignore") -> tuple[np.ndarray, bool]:
     """Per row: class probabilities (or the predicted mean, as one column)."""
     flat = flatten(tree)
     X = _numeric_rows(tree, X)
@@ -453,6 +548,7 @@ def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
         # 0.0 + p, as the sums below form it (a -0.0 mean becomes 0.0).
         return normalised_fractions(flat)[ends] + 0.0, False
     Xe, single = _encode(tree, X)
+    _check_unseen(tree, X, Xe, unseen, _row_namer(X))
     rows, ends, weights = descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False, row_name=_row_namer(X))
     per_node = normalised_fractions(flat)
     out = np.zeros((Xe.shape[0], per_node.shape[1]))
@@ -460,14 +556,16 @@ def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     return out, single
 
 
-def apply(tree: Tree, X: Any) -> Any:
+def apply(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
     """The pre-order id of the node where each row ends (normally a leaf).
 
     A row stops early at a split it cannot pass: an unseen category, or (under the
     "distribute" strategy) a missing value.
     """
+    _check_unseen_option(unseen)
     flat = flatten(tree)
     Xe, single = _encode(tree, X)
+    _check_unseen(tree, X, Xe, unseen, _row_namer(X))
     ids = _end_nodes(flat, Xe, tree, _row_namer(X))
     return int(ids[0]) if single else ids
 
@@ -495,7 +593,7 @@ def _ensemble(model: Any) -> bool:
     return not isinstance(model, Tree) and hasattr(model, "members")
 
 
-def predict_proba(tree: Tree, X: Any) -> np.ndarray:
+def predict_proba(tree: Tree, X: Any, *, unseen: str = "warn") -> np.ndarray:
     """Class probabilities, columns in the order of ``tree.schema.classes`` (an ensemble's:
     :func:`puretree.ensemble.predict_proba`)."""
     if _ensemble(tree):
@@ -504,43 +602,55 @@ def predict_proba(tree: Tree, X: Any) -> np.ndarray:
         from .errors import ParameterError
 
         raise ParameterError("predict_proba needs a classification tree; this is a regression tree")
+    _check_unseen_option(unseen)
+    unseen = _one_row_unseen(tree, X, unseen)
     fast = _fast(tree, X, "proba")
     if fast is not None:
         return fast[0]
-    proba, single = _combined(tree, X)
+    proba, single = _combined(tree, X, unseen)
     return proba[0] if single else proba
 
 
-def predict_value(tree: Tree, X: Any) -> Any:
+def predict_value(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
     """Regression: the weighted mean target of the leaf each row reaches."""
+    _check_unseen_option(unseen)
+    unseen = _one_row_unseen(tree, X, unseen)
     fast = _fast(tree, X, "value")
     if fast is not None:
         return fast[0]
-    mean, single = _combined(tree, X)
+    mean, single = _combined(tree, X, unseen)
     return float(mean[0, 0]) if single else mean[:, 0]
 
 
-def predict(tree: Tree, X: Any) -> Any:
+def predict(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
     """Predicted labels (values, for a regression tree): one for a mapping, an array for a batch.
 
     Labels come back exactly as given in training (their Python type for one row, their
     natural numpy dtype for a batch). A batch of no rows gives an empty array of that dtype
     (``predict_proba``: shape ``(0, n_classes)``). An ensemble answers as
     :func:`puretree.ensemble.predict` says.
+
+    ``unseen`` says what a category never seen in training does (:data:`UNSEEN_OPTIONS`):
+    the row is answered at the split it cannot pass (see the module notes) and, by default,
+    an :class:`UnseenCategoryWarning` says how many rows and where; ``"error"`` refuses them,
+    ``"ignore"`` answers in silence. The default warns because such a row's answer is the
+    split's, not the learned one: worth a word, not a refusal of the whole batch.
     """
     if _ensemble(tree):
         return tree.predict(X)
+    _check_unseen_option(unseen)
+    unseen = _one_row_unseen(tree, X, unseen)
     fast = _fast(tree, X, "predict")
     if fast is not None:
         return fast[0]
     if tree.schema.is_regression:
-        return predict_value(tree, X)
+        return predict_value(tree, X, unseen=unseen)
     flat = flatten(tree)
     X = _numeric_rows(tree, X)
     ends = dense_ends(flat, X, tree.schema.features)
     if ends is not None:  # the first most probable class of each end node
         return labels_array(tree.schema.classes)[np.argmax(normalised_fractions(flat), axis=1)[ends]]
-    proba = predict_proba(tree, X)
+    proba = predict_proba(tree, X, unseen=unseen)
     if proba.ndim == 1:
         return tree.schema.classes[int(np.argmax(proba))]
     return labels_array(tree.schema.classes)[np.argmax(proba, axis=1)]

@@ -25,7 +25,7 @@ from ..importance import feature_importances, format_importances
 from ..io import load, save
 from ..nodes import MISSING_STRATEGIES
 from ..nodes import Tree
-from ..predict import predict, predict_proba
+from ..predict import predict, predict_proba, unseen_cells
 from ..text import format_number, summary, to_text
 from ..views import VIEW_FORMATS, SlowLayoutWarning, render_view
 
@@ -284,6 +284,20 @@ def label_text(value: Any) -> str:
     return format_number(value) if isinstance(value, float) else str(value)
 
 
+def _say_unseen(tree: Any, X: Any, header: list[str], body: Any) -> None:
+    """On standard error: how many rows hold categories the tree never saw, and where."""
+    if _is_ensemble(tree):
+        return
+    found = unseen_cells(tree.schema, X.X)
+    if not found:
+        return
+    rows = int(np.count_nonzero((X.X[:, [tree.schema.feature_names.index(n) for n, _, _ in found]] < 0).any(axis=1)))
+    position = {h.strip(): j for j, h in enumerate(header)}
+    parts = [f"column {name!r}: {count} row{'s' if count != 1 else ''}, the first {body[first][position[name]].strip()!r} at {X.row_name(first)}" for name, count, first in found]
+    print(f"puretree predict: {rows} row{'s' if rows != 1 else ''} hold{'s' if rows == 1 else ''} a category the tree did not see in training "
+          f"({'; '.join(parts)}); each is answered at the split it cannot pass", file=sys.stderr)
+
+
 def _predict(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_not_inputs(args.output, [args.model, args.data])
@@ -292,11 +306,12 @@ def _predict(args: argparse.Namespace) -> int:
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
     X = table_dataset(tree.schema, header, body)
-    labels = predict(tree, X).tolist()
+    labels = predict(tree, X, unseen="ignore").tolist()  # said below, once, on standard error
     if args.proba and tree.schema.is_regression:
         raise ParameterError("--proba needs a classification tree; this one is a regression tree")
+    _say_unseen(tree, X, header, body)
     if args.proba:
-        proba = predict_proba(tree, X)
+        proba = predict_proba(tree, X, unseen="ignore")
         _write_csv(["prediction"] + [f"p({label_text(c)})" for c in tree.schema.classes],
                    ([label_text(l)] + [format_number(float(v)) for v in row] for l, row in zip(labels, proba)), output=args.output)
     else:
