@@ -1315,7 +1315,7 @@ def table_to_dataset(
     y = None
     if target is not None:
         if target not in names:
-            raise DataError(f"{source}: unknown target column {target!r}{did_you_mean(target, names)}; the columns are {list(names)}")
+            raise DataError(f"{source}: unknown target column {target!r}{_sep_hint(names) or did_you_mean(target, names)}; the columns are {list(names)}")
         t = names.index(target)
         y = [row[t].strip() for row in body]
         if task == REGRESSION:
@@ -1376,6 +1376,23 @@ def _with_typed_labels(ds: Dataset) -> Dataset:
     new_code[order] = np.arange(len(typed))
     schema = attrs.evolve(ds.schema, classes=tuple(typed[i] for i in order))
     return attrs.evolve(ds, schema=schema, y=new_code[ds.y])
+
+
+def _sep_hint(header: Sequence[str]) -> str:
+    """A hint for a file read with the wrong separator: one column whose name holds ``;`` or a
+    tab (and so no comma, the default separator).
+
+    >>> _sep_hint(["a;b;class"])
+    " (the header holds ';' and no comma: is the file ';'-separated? give --sep ';', or sep=';' in Python)"
+    >>> _sep_hint(["a", "b"])
+    ''
+    """
+    if len(header) != 1:
+        return ""
+    for sep, name, kind, given in ((";", "';'", "';'-separated", "';'"), ("\t", "a tab", "tab-separated", "'\\t'")):
+        if sep in header[0]:
+            return f" (the header holds {name} and no comma: is the file {kind}? give --sep {given}, or sep={given} in Python)"
+    return ""
 
 
 def _regression_cell(text: str, at: str, column: str) -> float:
@@ -1565,7 +1582,8 @@ def encode_table(schema: Schema, header: Sequence[str], body: Sequence[Sequence[
     if source:
         missing = [n for n in schema.feature_names if n not in header]
         if missing:
-            raise SchemaError(f"{source}: missing column(s) {missing}{_closest_other(missing, header, schema.feature_names)}; the tree expects {list(schema.feature_names)}")
+            hint = _sep_hint(header) or _closest_other(missing, header, schema.feature_names)
+            raise SchemaError(f"{source}: missing column(s) {missing}{hint}; the tree expects {list(schema.feature_names)}")
     _check_column_set(header, schema.feature_names)
     position = {h: j for j, h in enumerate(header)}
     columns = [[row[position[n]].strip() for row in body] for n in schema.feature_names]

@@ -285,8 +285,8 @@ def _parquet_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows, Ki
         raise DataError(f"{source}: no such file")
     try:
         frame = pd.read_parquet(io.BytesIO(sys.stdin.buffer.read()) if source == "<stdin>" else path)
-    except ImportError as exc:
-        raise ParameterError(f"{source}: reading Parquet needs pyarrow: pip install 'puretree[parquet]' ({exc})") from None
+    except ImportError:  # pandas without pyarrow (pandas' own message is many lines, naming pip install pyarrow)
+        raise ParameterError(f"{source}: reading Parquet needs pandas and pyarrow: pip install 'puretree[parquet]'") from None
     except (ValueError, OSError, TypeError) as exc:
         raise DataError(f"{source}: not a readable Parquet file ({' '.join(str(exc).split())[:200]})") from None
     header = [str(c) for c in frame.columns]

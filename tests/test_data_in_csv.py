@@ -108,3 +108,33 @@ def test_fit_progress_shows_the_reading_too(tmp_path):
     assert done.returncode == 0, done.stderr
     first, second = done.stderr.splitlines()[:2]
     assert first == f"reading {dataset_path('playtennis')} ..." and second.startswith("read 14 rows x 4 features in ")
+
+
+def test_a_header_split_by_another_separator_gets_a_hint_naming_sep(tmp_path):
+    import pytest
+
+    for sep, hint in ((";", "give --sep ';', or sep=';' in Python"), ("\t", "give --sep '\\t', or sep='\\t' in Python")):
+        path = tmp_path / "d.csv"
+        path.write_text(sep.join(["a", "b", "class"]) + "\n" + sep.join(["1", "2", "x"]) + "\n", encoding="utf-8")
+        with pytest.raises(pt.DataError) as caught:
+            pt.read_csv(path, target="class")
+        assert hint in str(caught.value) and "no comma" in str(caught.value)
+        tree = pt.cart(pt.from_rows([{"a": 1, "b": 2}], y=["x"]))
+        with pytest.raises(pt.SchemaError) as caught:
+            pt.predict(tree, pt.data.table_dataset(tree.schema, *read_csv_table(path)))
+        assert hint in str(caught.value)
+
+
+def test_parquet_without_pyarrow_names_the_extra_on_one_line(tmp_path, monkeypatch):
+    import sys
+
+    import pandas as pd
+    import pytest
+
+    path = tmp_path / "d.parquet"
+    pd.DataFrame({"x": [1, 2], "y": ["a", "b"]}).to_parquet(path)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "fastparquet", None)
+    with pytest.raises(pt.ParameterError) as caught:
+        pt.read_data(path, target="y")
+    assert str(caught.value) == f"{path}: reading Parquet needs pandas and pyarrow: pip install 'puretree[parquet]'"
