@@ -988,14 +988,16 @@ class CsvRows(list):
     ``source`` is the file name and ``lines[i]`` the 1-based line of the file where row ``i``
     starts, so that the encoders name ``data.csv: line 7`` in their errors. Rows of a file
     that has no lines (Parquet) have ``lines=None`` and are named ``data.parquet: row 7``.
+    ``weights`` are the rows' weights where the file gives them (ARFF's ``{2}``), else ``None``.
     """
 
-    __slots__ = ("source", "lines")
+    __slots__ = ("source", "lines", "weights")
 
-    def __init__(self, rows: Iterable[list[str]], *, source: str, lines: Sequence[int] | None) -> None:
+    def __init__(self, rows: Iterable[list[str]], *, source: str, lines: Sequence[int] | None, weights: Sequence[float] | None = None) -> None:
         super().__init__(rows)
         self.source = source
         self.lines = None if lines is None else list(lines)
+        self.weights = None if weights is None else list(weights)
 
 
 def _undecodable_line(path: str | os.PathLike[str]) -> int:
@@ -1334,7 +1336,8 @@ def table_to_dataset(
     declared = dict(kinds or {})
     numeric = {n for n in kept if declared.get(n) == NUMERIC and n not in categorical}
     categorical = {n for n in kept if n in categorical or declared.get(n) == CATEGORICAL}
-    ds = _with_typed_labels(build_dataset([names[j] for j in keep], columns, y, categorical=categorical, numeric=numeric, target=target or "target", task=task, where=where))
+    weights = getattr(body, "weights", None)  # a file's own row weights (ARFF's {2})
+    ds = _with_typed_labels(build_dataset([names[j] for j in keep], columns, y, categorical=categorical, numeric=numeric, target=target or "target", task=task, where=where, sample_weight=weights))
     return attrs.evolve(ds, source=source, lines=None if body.lines is None else np.asarray(body.lines, dtype=np.int64))
 
 
