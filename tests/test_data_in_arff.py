@@ -60,3 +60,34 @@ def test_a_bad_arff_instance_weight_is_named_by_its_line(tmp_path):
     path.write_text("@relation b\n@attribute x numeric\n@attribute y {a,b}\n@data\n1,a,{2}\n2,b,{-1}\n", encoding="utf-8")
     with pytest.raises(pt.DataError, match=r"b.arff: line 6: the instance weight \{-1\} is negative or not finite"):
         pt.read_data(path)
+
+
+@pytest.mark.parametrize("prune", ["none", "pessimistic", "reduced-error"])
+def test_evaluate_cv_prunes_each_fold_as_j48_does(tmp_path, capsys, prune):
+    from puretree.evaluate import cross_validate, stratified_folds
+    from puretree.rewrites import pessimistic, reduced_error
+
+    data = str(_tennis_arff(tmp_path))
+    assert main(["evaluate", data, "--cv", "3", "--algorithm", "c45", "--prune", prune]) == 0
+    out = capsys.readouterr().out
+    ds = pt.read_data(data)
+
+    def fit(part):
+        if prune == "none":
+            return pt.c45(part)
+        if prune == "pessimistic":
+            return pessimistic(pt.c45(part), part, cf=0.25)
+        grow, held = stratified_folds(part.y, k=3, seed=0)[0]
+        return reduced_error(pt.c45(part.subset(grow)), part.subset(held))
+
+    expected = cross_validate(fit, ds, k=3, seed=0)
+    assert f"accuracy: {expected.mean:.4f} +/- {expected.std:.4f}" in out
+    assert ("pruning" in out.splitlines()[0]) == (prune != "none")
+
+
+def test_evaluate_prune_needs_cv(tmp_path, capsys):
+    data = str(_tennis_arff(tmp_path))
+    model = str(tmp_path / "m.json")
+    assert main(["fit", data, "-o", model]) == 0
+    assert main(["evaluate", model, data, "--prune", "pessimistic"]) == 1
+    assert "--prune prunes the trees --cv grows" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from ..data import category_key, is_missing, parse_number, table_dataset
 from ..formats import FORMATS, format_of, read_data, read_table
 from ..errors import DataError, ParameterError
 from ..files import check_not_inputs, checkpoint, write_text
-from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
+from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion, stratified_folds
 from ..cli import fit_progress
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
@@ -26,6 +26,7 @@ from ..io import load, save
 from ..nodes import MISSING_STRATEGIES
 from ..nodes import Tree
 from ..predict import predict, predict_proba, unseen_cells
+from ..rewrites import pessimistic, reduced_error
 from ..text import format_number, summary, to_text
 from ..views import VIEW_FORMATS, SlowLayoutWarning, render_view
 
@@ -360,6 +361,23 @@ def true_values(header: list[str], body: list[list[str]], source: str, target: s
     return out
 
 
+#: How ``evaluate --cv --prune`` prunes each fold's tree (J48's pipeline in one command).
+CV_PRUNING = ("none", "pessimistic", "reduced-error")
+
+
+def _fit_pruned(args: argparse.Namespace, part: Any, prune: str) -> Any:
+    """One fold's tree, grown from ``part`` and pruned as ``--prune`` says. Reduced-error
+    pruning holds out one of 3 stratified parts of ``part`` (seeded by --seed), as J48 -R -N 3."""
+    if prune == "none":
+        return fit_from_args(args, part)
+    if getattr(args, "ensemble", None):
+        raise ParameterError("--prune prunes one tree; it does not apply to --ensemble")
+    if prune == "pessimistic":
+        return pessimistic(fit_from_args(args, part), part, cf=args.cf)
+    grow_rows, prune_rows = stratified_folds(part.y, k=3, seed=args.seed)[0]
+    return reduced_error(fit_from_args(args, part.subset(grow_rows)), part.subset(prune_rows))
+
+
 def _cross_validate(args: argparse.Namespace) -> int:
     if args.data is not None:
         raise ParameterError("with --cv give only DATA.csv (the trees are grown from it), not a model")
@@ -368,11 +386,13 @@ def _cross_validate(args: argparse.Namespace) -> int:
     if args.task != "classification":
         raise ParameterError("--cv cross-validates classification trees (stratified folds); for regression use the library's cross_validate")
     data = read_args_data(args, args.model, target=args.target)
-    result = cross_validate(lambda part: fit_from_args(args, part), data, k=args.cv, seed=args.seed)
+    prune = args.prune or "none"
+    result = cross_validate(lambda part: _fit_pruned(args, part, prune), data, k=args.cv, seed=args.seed)
     truth = [label_text(v) for v in data.labels().tolist()]
     guessed = [label_text(v) for v in result.predictions.tolist()]
     labels, matrix = confusion_matrix(truth, guessed, labels=[label_text(c) for c in data.schema.classes])
-    print(f"{args.cv}-fold stratified cross-validation of {args.algorithm} on {data.n_rows} rows (seed {args.seed})")
+    pruned = "" if prune == "none" else f", {prune} pruning" + (f" (cf {args.cf:g})" if prune == "pessimistic" else "")
+    print(f"{args.cv}-fold stratified cross-validation of {args.algorithm}{pruned} on {data.n_rows} rows (seed {args.seed})")
     print("fold accuracies: " + " ".join(f"{s:.4f}" for s in result.scores))
     print(f"accuracy: {result.mean:.4f} +/- {result.std:.4f} (mean and standard deviation over folds)")
     print(format_confusion(labels, matrix))
@@ -382,6 +402,8 @@ def _cross_validate(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     if args.cv is not None:
         return _cross_validate(args)
+    if args.prune is not None:
+        raise ParameterError("--prune prunes the trees --cv grows; to prune a saved model, use puretree prune")
     if args.data is None:
         raise ParameterError("evaluate needs MODEL.json DATA.csv, or DATA.csv --cv K --target COLUMN")
     if args.target is not None:
@@ -451,6 +473,12 @@ def register(sub: Any) -> None:
     p.add_argument("data", nargs="?", metavar="DATA.csv", help="the labelled rows to measure the model on (not with --cv)")
     p.add_argument("--cv", type=_folds, metavar="K", help="cross-validate a fit with K folds (K >= 2)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="N", help="seed of the --cv fold assignment (default: 0)")
+    p.add_argument("--prune", choices=CV_PRUNING, default=None,
+                   help="with --cv, prune each fold's tree as Weka's J48 does: pessimistic (J48's default: error-based, with subtree "
+                   "raising, at --cf), reduced-error (J48 -R: grown on 2 of 3 stratified parts of the fold's training rows, "
+                   "pruned on the third) or none (J48 -U; the default)")
+    p.add_argument("--cf", type=number(float, low=0, high=1, open_low=True), default=0.25, metavar="CF",
+                   help="with --prune pessimistic: the confidence level in (0, 1) (default: 0.25, J48's -C)")
     add_fit_options(p, require_target=False)
     add_input_options(p)
     p.set_defaults(func=_evaluate)
