@@ -1264,7 +1264,7 @@ def _fast_csv(
                 columns[n] = floats
         again = [n for n in [*keep, *([target] if target is not None else [])] if n not in columns and n not in text]
         cells = pd.read_csv(path, usecols=again, dtype=str, na_filter=False, **read) if again else None
-    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError):
+    except Exception:  # whatever pandas refuses (a name it mangles, bytes it cannot decode...): the pure reader names it
         return None
     for n in keep:
         if n not in columns:
