@@ -209,7 +209,7 @@ def j48_gate(weka: str) -> None:
     for name in J48_SETS:
         path = os.path.join(examples, f"{name}.arff")
         weka_out = subprocess.run(["java", "-Xmx2g", "-cp", jar, "weka.classifiers.trees.J48", "-t", path, "-x", "10"], capture_output=True, text=True, check=True).stdout
-        theirs = float(re.findall(r"Correctly Classified Instances\s+\d+\s+([0-9.]+) %", weka_out.split("Stratified cross-validation")[1])[0])
+        theirs = float(re.findall(r"Correctly Classified Instances\s+\d+\s+([0-9.]+)\s*%", weka_out.split("Stratified cross-validation")[1])[0])
         ours = 100 * statistics.mean(child(J48_OURS.format(path=path))["result"])
         gate = "n/a (no gate)" if name == "breast-cancer" else ("pass" if ours >= theirs - 1 else "FAIL")
         print(f"    {name:<15} {theirs:>9.2f}% {ours:>28.2f}% {ours - theirs:>+10.2f}  {gate}")
