@@ -109,9 +109,11 @@ def test_a_category_frame_is_encoded_through_its_codes_not_cell_by_cell(monkeypa
     # 1,000 rows of 3 categories: the per-cell rules run once per category, not once per row.
     import puretree.data as data
 
+    # Yesterday every cell went through is_missing (and each number through _number_cell).
     calls = []
-    real = data.category_key
-    monkeypatch.setattr(data, "category_key", lambda v: calls.append(v) or real(v))
+    for name in ("is_missing", "_number_cell", "category_key"):
+        real = getattr(data, name)
+        monkeypatch.setattr(data, name, lambda v, real=real: calls.append(v) or real(v))
     df = pd.DataFrame({"c": pd.Series(["x", "y", "z"] * 334, dtype="category")[:1000], "v": np.arange(1000.0)})
     schema = Schema((Feature("c", "categorical", ("x", "y")), Feature("v")), ("n",))
     out = encode_features(schema, df)
