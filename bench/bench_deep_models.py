@@ -17,7 +17,8 @@ import numpy as np
 
 from puretree.codegen.verify import verify
 from puretree.io import from_json, to_json
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+from puretree.tree import Tree
 from puretree.rules import to_rules
 from puretree.text import to_text
 

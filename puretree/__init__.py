@@ -14,7 +14,7 @@ and the rest load.
 'outlook'
 >>> import puretree.predict  # the submodule loads, yet the name stays the function
 >>> puretree.predict.__name__, puretree.predict.__module__
-('predict', 'puretree.predict')
+('predict', 'puretree.answers')
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from typing import Any
 
     from . import codegen, costs, criteria, datasets, ensemble, evaluate, fold, importance, impurity, prune, rules
-    from .codegen import export, generate, verify  # type: ignore[no-redef]  # the function, not the submodule
+    from .codegen.ensemble import export, generate, verify
     from .compiled import to_function
     from .costs import cost_sensitive, nunez, tan_schlimmer
     from .criteria import gain_ratio, impurity_decrease, information_gain, per_feature, split_info
     from .data import Dataset, as_dataset, from_numpy, from_pandas, from_rows, read_csv
-    from .errors import CodegenError, DataError, ModelFormatError, ParameterError, PuretreeError, SchemaError
+    from .errors import CodegenError, DataError, MemoryLimitError, ModelFormatError, ParameterError, PuretreeError, SchemaError
     from .evaluate import accuracy, confusion_matrix, cross_validate, precision_recall, roc_auc, stratified_folds, train_test_split
     from .fold import depth, iter_nodes, n_leaves, n_nodes, rewrite
     from .fold import fold as fold_tree
@@ -43,8 +43,10 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .ensemble import Ensemble, adaboost, bagging, random_forest, stump
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
-    from .nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold, Tree
-    from .predict import apply, decision_path, predict, predict_proba
+    from .nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold
+    from .tree import Tree
+    from .answers import predict, predict_proba
+    from .predict import apply, decision_path
     from .prune import chi_square_test, choose_alpha, cost_complexity, cost_complexity_path, pessimistic, reduced_error, simplify
     from .rules import Rule, RuleList, prune_rules, to_rules
     from .formats import read_arff, read_data
@@ -52,7 +54,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .text import summary, to_text
     from .views import to_dot, to_html, to_svg
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "__version__",
@@ -85,7 +87,7 @@ __all__ = [
     # saving, compiling, converting
     "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn", "to_sklearn",
     # errors
-    "PuretreeError", "DataError", "SchemaError", "ModelFormatError", "ParameterError", "CodegenError",
+    "PuretreeError", "DataError", "SchemaError", "ModelFormatError", "ParameterError", "CodegenError", "MemoryLimitError",
 ]
 
 # Where each public name lives: {submodule: names}; (name, attribute) where they differ.
@@ -95,7 +97,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".costs": ("cost_sensitive", "nunez", "tan_schlimmer"),
     ".criteria": ("gain_ratio", "impurity_decrease", "information_gain", "per_feature", "split_info"),
     ".data": ("Dataset", "as_dataset", "from_numpy", "from_pandas", "from_rows", "read_csv"),
-    ".errors": ("CodegenError", "DataError", "ModelFormatError", "ParameterError", "PuretreeError", "SchemaError"),
+    ".errors": ("CodegenError", "DataError", "MemoryLimitError", "ModelFormatError", "ParameterError", "PuretreeError", "SchemaError"),
     ".evaluate": ("accuracy", "confusion_matrix", "cross_validate", "precision_recall", "roc_auc", "stratified_folds", "train_test_split"),
     ".fold": ("depth", "iter_nodes", "n_leaves", "n_nodes", "rewrite", ("fold_tree", "fold")),
     ".c45": ("c45",),
@@ -104,8 +106,10 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".ensemble": ("Ensemble", "adaboost", "bagging", "random_forest", "stump"),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),
-    ".nodes": ("CategoricalSplit", "Feature", "Leaf", "Multiway", "NumericSplit", "Schema", "Split", "Subset", "SubsetSplit", "Threshold", "Tree"),
-    ".predict": ("apply", "decision_path", "predict", "predict_proba"),
+    ".nodes": ("CategoricalSplit", "Feature", "Leaf", "Multiway", "NumericSplit", "Schema", "Split", "Subset", "SubsetSplit", "Threshold"),
+    ".tree": ("Tree",),
+    ".answers": ("predict", "predict_proba"),
+    ".predict": ("apply", "decision_path"),
     ".prune": ("chi_square_test", "choose_alpha", "cost_complexity", "cost_complexity_path", "pessimistic", "reduced_error", "simplify"),
     ".rules": ("Rule", "RuleList", "prune_rules", "to_rules"),
     ".formats": ("read_arff", "read_data"),
@@ -140,28 +144,30 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__) | _SUBMODULES)
 
 
-def _function(name: str) -> property:
-    """``puretree.NAME`` as the function NAME of the submodule of the same name.
+def _function(name: str, home: str | None = None) -> property:
+    """``puretree.NAME`` as the function NAME of the submodule ``home`` (by default the
+    submodule of the same name).
 
     Importing the submodule ``puretree.predict`` makes Python set the package's attribute
     ``predict`` to that submodule (the eager package rebound it to the function afterwards);
     this property keeps the function whatever is imported, in whichever order.
     """
+    where = f"{__name__}.{home or name}"
 
     def get(module: types.ModuleType) -> Any:
         # sys.modules first: a call through puretree.predict stays as fast as a direct one.
-        sub = sys.modules.get(f"{__name__}.{name}") or importlib.import_module(f".{name}", __name__)
+        sub = sys.modules.get(where) or importlib.import_module(where)
         return getattr(sub, name)
 
     def set(module: types.ModuleType, value: Any) -> None:
         if not isinstance(value, types.ModuleType):
-            raise AttributeError(f"puretree.{name} is read-only; patch puretree.{name}.{name} instead")
+            raise AttributeError(f"puretree.{name} is read-only; patch {where}.{name} instead")
 
     return property(get, set)
 
 
 class _Package(types.ModuleType):
-    predict = _function("predict")
+    predict = _function("predict", "answers")  # one row through the compiled tree (puretree.answers)
     grow = _function("grow")
     c45 = _function("c45")
 

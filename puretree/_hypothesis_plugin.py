@@ -6,7 +6,7 @@ resolved lazily: :mod:`puretree.strategies` imports Hypothesis itself, and impor
 here, while Hypothesis is still being imported, would be circular.
 
 >>> from hypothesis import find, strategies as st
->>> from puretree.nodes import Tree
+>>> from puretree.tree import Tree
 >>> find(st.from_type(Tree), lambda t: True).root
 Leaf(stats=(0.0,))
 """
@@ -21,7 +21,8 @@ __all__: list[str] = []
 def _resolve(kind: type) -> Any:
     """The strategy for one of puretree's types (called by Hypothesis on first use)."""
     from . import strategies as pts
-    from .nodes import DEPRECATED_SPLITS, TESTS, Feature, Leaf, Schema, Split, Tree
+    from .nodes import DEPRECATED_SPLITS, TESTS, Feature, Leaf, Schema, Split
+    from .tree import Tree
 
     def rooted(splits: tuple[str, ...]) -> Any:
         # A split node alone is meaningless without the schema that gives its indices a meaning;
@@ -50,7 +51,8 @@ def _hypothesis_setup_hook() -> None:
     """Register puretree's node and schema types with ``st.register_type_strategy``."""
     from hypothesis import strategies as st
 
-    from .nodes import DEPRECATED_SPLITS, TESTS, Feature, Leaf, Schema, Split, Tree
+    from .nodes import DEPRECATED_SPLITS, TESTS, Feature, Leaf, Schema, Split
+    from .tree import Tree
 
     for kind in (Tree, Schema, Feature, Leaf, Split, *TESTS.values(), *DEPRECATED_SPLITS):
         st.register_type_strategy(kind, _resolve)

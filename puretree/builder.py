@@ -75,32 +75,17 @@ from typing import Any
 import attrs
 import numpy as np
 
+from . import engine as fast
 from .criteria import SCORES, Score, resolve_score, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
 from .impurity import entropy, gini, misclassification, variance
-from .nodes import MISSING_STRATEGIES, Leaf, Node, Split, Tree
+from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
 from .params import Interval, IsCallable, Options, check, check_all
-from .splits import (
-    MISSING_BRANCH,
-    THRESHOLDS,
-    Candidate,
-    CheckedScore,
-    NodeData,
-    Settings,
-    SplitGenerator,
-    best_candidate,
-    branch_stats,
-    multiway_splits,
-    node_statistics,
-    resolve_max_features,
-    root_data,
-    score_name,
-    subset_splits,
-    threshold_splits,
-)
+from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
 from .tasks import Task, as_task
+from .tree import Tree
 
 __all__ = [
     "grow",
@@ -417,7 +402,6 @@ def grow(
     key = _seed_key(seed)
     if max_features is not None:
         cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=key)
-    from . import engine as fast  # imported here: the engine builds on this module
 
     check("engine", engine, Options(fast.ENGINES))
     max_bins = check_options(max_bins=max_bins)["max_bins"]
@@ -442,6 +426,8 @@ def grow(
             raise ParameterError(f"max_bins or bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if engine == "fast":
             raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
+        if not ds.schema.is_regression:  # rows x classes statistics: refused before they are made
+            fast.check_rows_by_classes(ds.n_rows, len(ds.schema.classes))
         root = root_data(ds, missing=missing)
         if cfg.max_features is not None:  # the nodes' paths key their feature draws
             root = attrs.evolve(root, path=())

@@ -45,14 +45,20 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .criteria import GainRatio, ImpurityDecrease
-from .errors import ParameterError
+from .builder import ByTask, check_options, grow
+from .c45_scan import categorical_option, numeric_option
+from .c45_vector import numeric_options
+from .data import DATA_OPTIONS, as_dataset
+from .engine import check_bins, edge_bins, quantile_bins
+from .errors import DataError, ParameterError
+from .estimates import c45_added_errors, check_cf
 from .fold import run
-from .c45_scan import AVERAGE_GAIN_SLACK, J48_EPSILON, VALUE_TOLERANCE, Option, Scored, categorical_option, greater, numeric_option
-from .builder import ByTask, grow
-from .splits import MISSING_BRANCH, Candidate, CheckedScore, NodeData, multiway_splits, threshold_splits
+from .growth.choose import AVERAGE_GAIN_SLACK, J48_EPSILON, VALUE_TOLERANCE, Option, Scored, c45_criterion, choose_option, many_valued
 from .impurity import entropy
-from .nodes import Leaf, Node, Tree, children, with_children
+from .nodes import Leaf, Node, children, with_children
+from .splits import MISSING_BRANCH, Candidate, NodeData, multiway_splits, root_data, threshold_splits
+from .tree import Tree
+from .validation import validation_codes
 
 __all__ = [
     "c45",
@@ -94,64 +100,27 @@ class C45Splits:
             # C4.5 grows classification trees; a regression tree splits as the other presets do.
             found = [c for gen in (threshold_splits, multiway_splits) if (c := gen(node, score=score, min_samples_leaf=min_samples_leaf)) is not None]
             return max(found, key=lambda c: (c.score, -c.feature), default=None)
-        by_ratio, impurity = _uses_ratio(score)
+        by_ratio, impurity = c45_criterion(score)
         total = float(node.stats.sum())
         min_leaf = float(min_samples_leaf)
         if total - 2 * min_leaf < -J48_EPSILON:
             return None
         n_classes = len(node.schema.classes)
         features = node.schema.features
-        many = [j for j in node.categorical if len(features[j].categories) >= 0.3 * node.root_rows]
-        all_many = len(node.numeric) == 0 and len(many) == len(node.categorical)
+        many = many_valued(node.categorical, lambda j: len(features[j].categories), len(node.numeric), node.root_rows)
         options: list[Option | Scored] = []
         if self.vectorised and impurity is entropy:
-            from .c45_vector import numeric_options  # it builds on this module
-
             options.extend(numeric_options(node, total, n_classes, min_leaf))
         else:
             for i in range(len(node.numeric)):
                 if (o := numeric_option(node, i, total, n_classes, min_leaf, impurity)) is not None:
                     options.append(o)
         for j in node.categorical:
-            if (o := categorical_option(node, j, total, min_leaf, j in many and not all_many, impurity)) is not None:
+            if (o := categorical_option(node, j, total, min_leaf, j in many, impurity)) is not None:
                 options.append(o)
         if (chosen := choose_option(options, by_ratio)) is None:
             return None
         return _candidate(node, chosen[0].option(), chosen[1], self.lower)
-
-
-def choose_option(options: list[Any], by_ratio: bool) -> tuple[Any, float] | None:
-    """C4.5's choice among a node's attribute options (:class:`~puretree.c45_scan.Option` or
-    :class:`~puretree.c45_scan.Scored`) and its score, or None: by gain ratio among the options
-    of at least average gain (``by_ratio``), else by gain; J48's order and tolerances.
-    :func:`puretree.dask.c45` chooses with it from histograms."""
-    if not options:
-        return None
-    options = sorted(options, key=lambda o: o.feature)  # J48 looks at the attributes in order
-    if not by_ratio:
-        best_gain = max(o.gain for o in options)
-        chosen = next(o for o in options if not greater(best_gain, o.gain))
-        return None if chosen.gain < J48_EPSILON else (chosen, chosen.gain)
-    counted = [o.gain for o in options if o.counts_in_average]
-    average = sum(counted) / len(counted) if counted else 0.0
-    best_ratio, chosen_option = 0.0, None
-    for option in options:
-        if option.gain >= average - AVERAGE_GAIN_SLACK and greater(option.ratio, best_ratio):
-            best_ratio, chosen_option = option.ratio, option
-    if chosen_option is None or abs(best_ratio) < J48_EPSILON:
-        return None
-    return chosen_option, best_ratio
-
-
-def _uses_ratio(score: Any) -> tuple[bool, Any]:
-    """Whether the winner maximises the gain ratio (else the gain), and the gain's impurity."""
-    if isinstance(score, CheckedScore):  # a user's impurity inside a built-in combinator
-        score = score.score
-    if isinstance(score, GainRatio):
-        return True, score.impurity
-    if isinstance(score, ImpurityDecrease):
-        return False, score.impurity
-    raise ParameterError(f"c45 chooses splits by gain_ratio(impurity) or information_gain(impurity) (impurity_decrease); got {score!r}: use grow() with your own splitters for other scores")
 
 
 def _candidate(node: NodeData, o: Option, score: float, lower: bool = False) -> Candidate:
@@ -201,9 +170,6 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     >>> round(s.gain, 3), round(s.gain / s.ratio, 3), round(s.ratio, 3)
     (0.199, 1.809, 0.11)
     """
-    from .data import as_dataset
-    from .builder import check_options
-    from .splits import root_data
 
     check_options(min_samples_leaf=min_samples_leaf)
     ds = as_dataset(X, y, **data_options)
@@ -214,10 +180,9 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     for i in range(len(node.numeric)):
         if (o := numeric_option(node, i, total, n_classes, float(min_samples_leaf), impurity)) is not None:
             out[ds.schema.features[o.feature].name] = C45Score(o.gain, o.ratio, True, o.threshold)
-    many = [j for j in node.categorical if len(ds.schema.features[j].categories) >= 0.3 * ds.n_rows]
-    all_many = len(node.numeric) == 0 and len(many) == len(node.categorical)
+    many = many_valued(node.categorical, lambda j: len(ds.schema.features[j].categories), len(node.numeric), ds.n_rows)
     for j in node.categorical:
-        if (o := categorical_option(node, j, total, float(min_samples_leaf), j in many and not all_many, impurity)) is not None:
+        if (o := categorical_option(node, j, total, float(min_samples_leaf), j in many, impurity)) is not None:
             out[ds.schema.features[j].name] = C45Score(o.gain, o.ratio, o.counts_in_average)
     return {f.name: out[f.name] for f in ds.schema.features if f.name in out}
 
@@ -310,9 +275,6 @@ def c45(
 def _binned(X: Any, y: Any, bins: Any, max_bins: int | None, options: dict[str, Any]) -> tuple[Any, None, dict[str, Any]]:
     """The dataset with every numeric value replaced by its bin's upper edge (``bins``) or by
     the largest value of its quantile bin (``max_bins``), and the options left for grow."""
-    from .builder import check_options
-    from .data import DATA_OPTIONS, as_dataset
-    from .engine import check_bins, edge_bins, quantile_bins
 
     if bins is not None and max_bins is not None:
         raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
@@ -370,8 +332,6 @@ def _split_rows(node: Node, X: np.ndarray, rows: np.ndarray, weights: np.ndarray
     out = []
     absent = ~known
     if absent.any() and missing == "error":
-        from .errors import DataError
-
         raise DataError("missing value in the training data, and the tree's missing-value strategy is 'error'")
     total = known_weight.sum()
     # Shares of the known weight here (J48's resetDistribution); with none known, the tree's own.
@@ -392,8 +352,6 @@ def _split_rows(node: Node, X: np.ndarray, rows: np.ndarray, weights: np.ndarray
 
 
 def _estimated(dist: np.ndarray, cf: float) -> float:
-    from .estimates import c45_added_errors
-
     total = float(dist.sum())
     if total < J48_EPSILON:
         return 0.0
@@ -495,8 +453,6 @@ def pessimistic_with_raising(tree: Tree, X: Any, y: Any = None, *, cf: float = 0
     x0 <= 0.5: 0 (8/2)
     x0 > 0.5: 1 (14/3)
     """
-    from .estimates import check_cf
-    from .validation import validation_codes
 
     if tree.schema.is_regression:
         raise ParameterError("pessimistic pruning needs a classification tree; this is a regression tree")

@@ -35,8 +35,10 @@ from itertools import repeat
 
 import numpy as np
 
-from .c45_scan import J48_EPSILON, VALUE_TOLERANCE, Option, Scored, at_least, best_cut, bits, split_info, weighted_entropy
 from . import c45_kernel
+from .c45_scan import numeric_option
+from .growth.choose import J48_EPSILON, VALUE_TOLERANCE, Option, Scored, at_least, best_cut, bits, split_info, weighted_entropy
+from .impurity import entropy
 from .splits import NodeData, midpoint
 
 __all__ = ["numeric_options", "scan", "BLOCK", "KERNEL", "KERNEL_MIN_WORK", "TABLE_LIMIT"]
@@ -64,8 +66,6 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
         at = np.flatnonzero(where >= 0)
         return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
     if n * k > BLOCK:  # one feature's arrays alone would be too big: the specification's chunked scan
-        from .c45_scan import numeric_option
-        from .impurity import entropy
 
         return [o for i in range(q) if (o := numeric_option(node, i, total, n_classes, min_leaf, entropy)) is not None]  # type: ignore[misc]
     row_weight = node.stats.sum(axis=1)
@@ -91,7 +91,7 @@ def _class_sum(x: np.ndarray) -> np.ndarray:
 
 
 def _table(size: int) -> np.ndarray:
-    """``x log2 x`` (:func:`~puretree.c45_scan.bits`) of 0 .. size - 1, kept for the next node:
+    """``x log2 x`` (:func:`~puretree.growth.choose.bits`) of 0 .. size - 1, kept for the next node:
     each entry depends only on its x, so a longer table's start is a shorter one."""
     global _TABLE
     if len(_TABLE) < size:
@@ -195,7 +195,7 @@ def _scored(numeric: np.ndarray, values: np.ndarray, at: np.ndarray, pos: np.nda
 
 def scan(gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """J48's scan of every row of ``gains`` (features x cut positions, -inf where no cut):
-    the best gain of each row and its position, as :func:`puretree.c45_scan.best_cut` finds them
+    the best gain of each row and its position, as :func:`puretree.growth.choose.best_cut` finds them
     in the row's cuts; -inf (and position 0) where no gain is above 1e-6.
 
     The scan ends on the first maximum when that is better by more than 1e-6 than every gain

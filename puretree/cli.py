@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ._version import __version__
 from .errors import PuretreeError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing before main runs
@@ -56,8 +57,6 @@ def _command_modules() -> list[Any]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every registered subcommand."""
-    from . import __version__
-
     _Parser = _parser_class()
     parser = _Parser(prog="puretree", description="Learn decision trees, inspect, prune and compile them.")
     parser.add_argument("--version", action="version", version=f"puretree {__version__}")

@@ -33,15 +33,18 @@ import math
 import operator
 import weakref
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 
 from .codegen.render import generate
 from .data import MISSING_TOKENS, labels_array
-from .errors import CodegenError, DataError
-from .nodes import Tree
+from .errors import CodegenError, DataError, ParameterError
+from .nodes import Leaf, Split
+
+if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
+    from .tree import Tree
 
 __all__ = ["to_function", "Compiled", "compiled", "one_row"]
 
@@ -164,9 +167,7 @@ def to_function(tree: Tree) -> Callable[[Any], Any]:
     raises :class:`~puretree.errors.DataError` naming the column. Its predictions equal
     :func:`puretree.predict` exactly.
     """
-    if not isinstance(tree, Tree):
-        from .errors import ParameterError
-
+    if not (isinstance(getattr(tree, "root", None), (Leaf, Split)) and hasattr(tree, "schema")):  # a Tree (a layer up)
         raise ParameterError(f"to_function needs a Tree, got {type(tree).__name__}")
     found = compiled(tree)
     if found is None:

@@ -24,14 +24,17 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .data import Dataset
-from .errors import DataError
-from .fold import subtree_sizes, subtree_sums
+from .builder import cart, id3
+from .data import Dataset, as_dataset, encode_features, labels_array
+from .errors import DataError, ParameterError
+from .evaluate import accuracy, stratified_folds
+from .flat import LEAF, FlatTree, descend, flatten, normalised_fractions
+from .fold import depth as tree_depth, subtree_sizes, subtree_sums
 from .impurity import entropy, gini, misclassification, variance
-from .nodes import Tree
 from .params import Interval, check
-from .predict import LEAF, FlatTree, flatten
 from .rewrites import collapse
+from .tree import Tree
+from .validation import training_dataset
 
 __all__ = [
     "IMPURITIES",
@@ -206,8 +209,6 @@ def best_alpha_on(tree: Tree, X: Any, y: Any = None, *, impurity: Callable[..., 
     >>> best_alpha_on(cart(data), data)     # the training rows themselves: prune nothing
     0.0
     """
-    from .evaluate import accuracy
-
     if y is None:
         if not isinstance(X, Dataset) or X.y is None:
             raise DataError("best_alpha_on needs labelled rows: a Dataset with a target, or y")
@@ -257,8 +258,6 @@ def path_outputs(tree: Tree, X: Any, alphas: Any, *, path: CostComplexityPath | 
     >>> path_outputs(cart(data), data, [0.0, 0.3])[:, :2].tolist()
     [[[1.0, 0.0], [1.0, 0.0]], [[0.5, 0.5], [0.5, 0.5]]]
     """
-    from .data import encode_features
-    from .predict import descend, normalised_fractions
 
     path = cost_complexity_path(tree, impurity=impurity) if path is None else path
     wanted = np.asarray([_check_alpha(a) for a in np.atleast_1d(np.asarray(alphas, dtype=np.float64)).tolist()])
@@ -303,8 +302,6 @@ def _fold_losses(full: Tree, data: Dataset, fit: Callable[..., Tree], k: int, se
     pruned at every candidate (:func:`path_outputs`). The folds are stratified by class and
     seeded (regression targets are not strata: one group, plain shuffled folds). One routine
     for :func:`choose_alpha` and :func:`cv_prune`: the same sequence, folds and estimates."""
-    from .data import labels_array
-    from .evaluate import stratified_folds
 
     regression = full.schema.is_regression
     alphas = _candidates(cost_complexity_path(full, impurity=impurity))
@@ -368,9 +365,6 @@ def choose_alpha(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = Non
     >>> len(choice.alphas) == len(choice.mean_accuracy), choice.best_alpha in choice.alphas
     (True, True)
     """
-    from .data import as_dataset
-    from .evaluate import stratified_folds
-    from .builder import cart
 
     fit = cart if fit is None else fit
     data = as_dataset(X, y)
@@ -422,9 +416,6 @@ def cv_prune(tree: Tree, X: Any, y: Any = None, *, fit: Callable[..., Tree] | No
     >>> out.leaves.tolist()[0] >= out.leaves.tolist()[-1] == 1, out.chosen >= out.best
     (True, True)
     """
-    from .errors import ParameterError
-    from .builder import cart
-    from .validation import training_dataset
 
     if tree.schema.is_regression:
         raise ParameterError("cv_prune needs a classification tree; this is a regression tree")
@@ -445,8 +436,6 @@ def _grows_node_by_node(fit: Callable[..., Tree]) -> bool:
     """Whether ``fit`` is puretree's own ``cart`` or ``id3`` preset, whose tree grown to depth
     ``d`` is its deeper tree cut at ``d``. Any other learner (C4.5 collapses subtrees after
     growing them; a user's ``fit`` may do anything) is grown once per depth."""
-    from .builder import cart, id3
-
     return fit is cart or fit is id3
 
 
@@ -491,11 +480,6 @@ def cv_depth(X: Any, y: Any = None, *, fit: Callable[..., Tree] | None = None, k
     >>> choice.depths[0], choice.depth in choice.depths
     (0, True)
     """
-    from .data import as_dataset
-    from .errors import ParameterError
-    from .evaluate import accuracy, stratified_folds
-    from .builder import cart
-    from .fold import depth as tree_depth
 
     fit = cart if fit is None else fit
     max_depth = check("max_depth", max_depth, Interval(int, 0, None))

@@ -28,6 +28,11 @@ machine; only small summaries do:
    (or deep) the tree grows.
 3. **Prediction** (:func:`predict`): the library's own prediction, partition by partition.
 
+This module is the Dask plumbing: inputs, bin edges, tasks and their errors. What a partition
+computes (its histograms, its rows' moves) and how the client chooses from the summed
+histograms is the histogram source, :mod:`puretree.growth.histograms`, over the one chooser of
+:mod:`puretree.growth.choose` that the in-memory engine uses too.
+
 **Equality.** The client scores every node's candidate thresholds with the same score function
 and the same rules as the in-memory engine's histogram mode: candidates between consecutive
 non-empty bins; ``min_samples_leaf`` and ``min_samples_split`` count rows; a node is a leaf
@@ -88,23 +93,24 @@ from typing import Any, cast
 
 import difflib
 import inspect
-import math
 
 import attrs
 import numpy as np
 
 from .builder import ByTask, check_options
-from .c45 import choose_option, collapse_unhelpful
-from .c45_scan import J48_EPSILON, VALUE_TOLERANCE, Option, at_least, best_cut, known_gain, split_info
-from .criteria import SCORES, GainRatio, ImpurityDecrease, resolve_score, score_task
+from .c45 import collapse_unhelpful
+from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
 from .data import as_dataset, category_key, encode_features, is_missing, labels_array
 from .engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
+from .growth import histograms as hist
+from .growth.assemble import from_records
+from .growth.choose import c45_criterion
 from .impurity import variance as impurity_variance
-from .nodes import TESTS, Leaf, Node, Schema, Split, Tree
+from .nodes import Schema
 from .predict import predict as predict_rows
-from .splits import TIE_TOLERANCE, subset_candidates, tie_first
 from .tasks import CLASSIFICATION, REGRESSION
+from .tree import Tree
 
 __all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HISTOGRAM_BYTES"]
 
@@ -341,121 +347,6 @@ def _class_codes(block: np.ndarray, index: dict[Any, int]) -> np.ndarray:
     return np.array([index[v] for v in values.tolist()], dtype=np.int32)[inverse.reshape(-1)]
 
 
-def _root_ids(target: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
-    """Every row in the root (0), but a row of weight 0, which is no row (as in memory): -1."""
-    out = np.zeros(len(target), dtype=np.int32)
-    if weight is not None:
-        out[weight == 0] = -1
-    return out
-
-
-def _row_stats(target: np.ndarray, weight: np.ndarray | None, rows: np.ndarray, k: int) -> np.ndarray:
-    """The rows' statistics (:meth:`puretree.tasks.Task.row_statistics`): weighted one-hot class
-    counts (``k`` classes), or ``(w, w*y, w*y**2)`` (``k == 0``: regression)."""
-    w = np.ones(len(rows)) if weight is None else weight[rows]
-    if k == 0:
-        y = target[rows]
-        return np.column_stack((w, w * y, w * y * y))
-    out = np.zeros((len(rows), k))
-    out[np.arange(len(rows)), target[rows]] = w
-    return out
-
-
-def _histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: np.ndarray, slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """The statistics ``(slot, feature, bin, channel)`` of the rows whose node has a slot in this
-    batch: the channels are the statistics (``k`` class counts, or 3 for regression, ``k ==
-    0``) and the number of rows; bin ``n_bins - 1`` holds the missing values. Regression adds
-    each slot's smallest and largest target (a node whose targets are all equal is a leaf)."""
-    mine = node >= 0
-    s = np.full(len(node), -1, dtype=np.int64)
-    s[mine] = slot[node[mine]]
-    rows = np.flatnonzero(s >= 0)
-    p = bins.shape[1]
-    cells = n_slots * p * n_bins
-    idx = ((s[rows, None] * p + np.arange(p)) * n_bins + bins[rows]).reshape(-1)  # row by row, p cells each
-    if k and weight is None:
-        # unweighted classes: integer counts in one bincount, exact; rows are their sum
-        counts = np.bincount(idx * k + np.repeat(target[rows], p), minlength=cells * k).reshape(cells, k)
-        H = np.concatenate((counts, counts.sum(axis=1, keepdims=True)), axis=1).astype(np.float64)
-    else:
-        stats = _row_stats(target, weight, rows, k)
-        H = np.empty((cells, stats.shape[1] + 1))
-        for c in range(stats.shape[1]):  # bincount adds in row order
-            H[:, c] = np.bincount(idx, weights=np.repeat(stats[:, c], p), minlength=cells)
-        H[:, -1] = np.bincount(idx, minlength=cells)
-    H = H.reshape(n_slots, p, n_bins, -1)
-    if k:
-        return H, None, None
-    lo, hi = np.full(n_slots, np.inf), np.full(n_slots, -np.inf)
-    np.minimum.at(lo, s[rows], target[rows])
-    np.maximum.at(hi, s[rows], target[rows])
-    return H, lo, hi
-
-
-def _root_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """The root's statistics and row count (one bin, every row in it), and its targets' range."""
-    one = np.zeros((len(node), 1), dtype=np.uint8)
-    return _histogram(one, target, weight, node, np.zeros(1, dtype=np.int64), 1, 1, k)
-
-
-def _merge(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-    """Two partitions' histograms as one: statistics added, target ranges joined (a monoid)."""
-    if a[1] is None:
-        return a[0] + b[0], None, None
-    return a[0] + b[0], np.minimum(a[1], b[1]), np.maximum(a[2], b[2])
-
-
-def _move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray) -> np.ndarray:
-    """Every row's node at the next level (-1: its node became a leaf). A threshold split sends
-    a row left or right by its bin, a missing value to the heavier child (``heavy``: 0 left,
-    1 right); a subset or multiway split (``table_of[g] >= 0``) sends it to the node
-    ``dest[table_of[g], bin]`` (its missing bin names the heavier child)."""
-    out = np.full(len(node), -1, dtype=np.int32)
-    mine = np.flatnonzero(node >= 0)
-    g = node[mine]
-    b = bins[mine, feature[g]]
-    goes_right = np.where(b == missing, heavy[g] == 1, b > cut[g])
-    out[mine] = np.where(goes_right, right[g], left[g])
-    t = table_of[g]
-    by_table = np.flatnonzero(t >= 0)
-    if len(by_table):
-        out[mine[by_table]] = dest[t[by_table], b[by_table]]
-    return out
-
-
-def _root_instances(target: np.ndarray, weight: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``missing="distribute"``: a partition's rows as instances ``(row, node, fraction)``, a
-    row being in several nodes with fractions of its weight once a missing value has sent it
-    down every branch; at the root every row of positive weight is one whole instance."""
-    rows = np.arange(len(target)) if weight is None else np.flatnonzero(weight != 0)
-    return rows, np.zeros(len(rows), dtype=np.int32), np.ones(len(rows))
-
-
-def _instance_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, inst: tuple[np.ndarray, np.ndarray, np.ndarray], slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """:func:`_histogram` of the instances, each weighing its row's weight times its fraction
-    (the rows channel counts instances, as the in-memory node counts its rows)."""
-    rows, node, frac = inst
-    return _histogram(bins[rows], target[rows], frac if weight is None else weight[rows] * frac, node, slot, n_slots, n_bins, k)
-
-
-def _instance_root_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, inst: tuple[np.ndarray, np.ndarray, np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    one = np.zeros((len(bins), 1), dtype=np.uint8)
-    return _instance_histogram(one, target, weight, inst, np.zeros(1, dtype=np.int64), 1, 1, k)
-
-
-def _move_instances(bins: np.ndarray, inst: tuple[np.ndarray, np.ndarray, np.ndarray], feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray, kids: np.ndarray, share: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The instances of the next level: a known value follows its branch (:func:`_move`); a
-    missing one goes down every branch ``b`` of positive ``share[node, b]`` (the branch's part of
-    the known weight) to node ``kids[node, b]``, its fraction multiplied by the share (C4.5)."""
-    rows, node, frac = inst
-    out = _move(bins[rows], node, feature, cut, left, right, np.zeros(len(feature), dtype=np.int8), missing, table_of, dest)
-    absent = bins[rows, feature[node]] == missing
-    out[absent] = -1
-    keep = np.flatnonzero(out >= 0)
-    at, b = np.nonzero((share[node] > 0) & (kids[node] >= 0) & absent[:, None])
-    return (np.concatenate((rows[keep], rows[at])), np.concatenate((out[keep], kids[node[at], b])).astype(np.int32), np.concatenate((frac[keep], frac[at] * share[node[at], b])))
-
-
 def _predict_block(block: Any, tree: Tree) -> Any:
     return predict_rows(tree, block)
 
@@ -541,324 +432,6 @@ def _bin_edges(parts: _Parts, max_bins: int) -> tuple[np.ndarray | None, ...]:
     return tuple(None if j in parts.categorical else next(edges) for j in range(parts.n_features))
 
 
-@attrs.frozen
-class _Rules:
-    """What decides a node's split on the client (the in-memory engine's rules)."""
-
-    score: Any
-    names: np.ndarray
-    max_depth: int | None
-    min_samples_split: float
-    min_samples_leaf: float
-    min_gain: float | None
-    regression: bool
-    variance: bool  # the variance decrease: scored by the engine's own formula
-    categorical: np.ndarray  # per feature: whether it is categorical
-    multiway: bool  # categorical splits: one branch per category (id3), else subsets (cart)
-    n_categories: tuple[int, ...]  # per feature: its categories (0: numeric)
-
-
-def _weight(stats: np.ndarray, rules: _Rules) -> np.ndarray:
-    """The weight statistics hold (:meth:`puretree.tasks.Task.weight`): column 0, or the classes' sum."""
-    return stats[..., 0] if rules.regression else stats.sum(axis=-1)
-
-
-def _choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: _Rules) -> list[tuple[str, int, Any, float] | None]:
-    """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
-    values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
-    feature, left categories, score)``, ``("multiway", feature, feature, score)`` or None.
-    ``parents``: the nodes' statistics and rows; ``usable``: the categorical features each
-    node may split on (not used by a multiway split above it).
-
-    As the in-memory engine chooses: the best threshold of the numeric features, the best
-    subset (:func:`_best_subset`, cart) or multiway split (:func:`_multiway_score`, id3) of the
-    categorical ones, then the better of the two, the lower feature on a tie (scores within
-    1e-12, relative), and ``min_gain``.
-    """
-    n = H.shape[0]
-    numeric = _best_thresholds(H[:, ~rules.categorical], parents, rules)
-    number_of = np.flatnonzero(~rules.categorical)
-    out: list[tuple[str, int, Any, float] | None] = []
-    for i in range(n):
-        found: list[tuple[str, int, Any, float]] = []
-        if numeric[i] is not None:
-            j, b, score = numeric[i]  # type: ignore[misc]
-            found.append(("threshold", int(number_of[j]), b, score))
-        if rules.multiway:
-            ways = [(f, hit) for f in np.flatnonzero(usable[i]).tolist() if (hit := _multiway_score(H[i, f], parents[i], rules, f)) is not None]
-            if ways:
-                f, score = ways[tie_first(np.array([h for _, h in ways]))]
-                found.append(("multiway", f, f, score))
-        subsets = [] if rules.multiway else [(f, sub) for f in np.flatnonzero(rules.categorical).tolist() if (sub := _best_subset(H[i, f], parents[i], rules, f)) is not None]
-        if subsets:
-            f, (score, codes) = subsets[tie_first(np.array([h[0] for _, h in subsets]))]
-            found.append(("subset", f, codes, score))
-        if not found:
-            out.append(None)
-            continue
-        scores = np.array([c[3] for c in found])
-        best = scores.max()
-        tied = [c for c in found if c[3] >= best - TIE_TOLERANCE * max(1.0, abs(best))]
-        pick = min(tied, key=lambda c: c[1])  # the lowest feature; the threshold first on one feature
-        out.append(None if rules.min_gain is not None and not pick[3] > rules.min_gain else pick)
-    return out
-
-
-def _best_thresholds(H: np.ndarray, parents: np.ndarray, rules: _Rules) -> list[tuple[int, int, float] | None]:
-    """Each node's best threshold over the numeric features' histograms ``H``: ``(feature
-    among them, bin, score)`` or None.
-
-    Candidates lie between consecutive non-empty bins; the left side is every known bin up to
-    the cut. Scores as the engine's: the same call ``score(parent, children, names)`` (the
-    variance decrease by the engine's formula), on the known rows of the feature when the node
-    has a missing value in any numeric feature, then scaled by their share of the node's
-    weight; NaN as -inf; the first (lowest) cut within tolerance of a feature's best, then the
-    first feature.
-    """
-    from .splits import variance_decrease
-
-    n, p, _, _ = H.shape
-    C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
-    left_rows = C[..., -1]
-    known_rows = left_rows[:, :, -1]
-    known_sum = C[:, :, -1, :-1]  # (n, p, c)
-    incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))  # a missing value in the node, any numeric feature
-    valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
-    if rules.min_samples_leaf > 1:
-        valid &= (left_rows >= rules.min_samples_leaf) & (known_rows[:, :, None] - left_rows >= rules.min_samples_leaf)
-    ni, fj, bb = np.nonzero(valid)  # ordered by node, feature, bin: groups are contiguous
-    fs = np.full((n, p), -np.inf)
-    fb = np.zeros((n, p), dtype=np.int64)
-    if len(ni):
-        left = C[ni, fj, bb, :-1]
-        total = parents[:, :-1]
-        parent = np.where(incomplete[ni, None], known_sum[ni, fj], total[ni])
-        if rules.variance:
-            s = variance_decrease(parent, left)
-        else:
-            children = np.empty((len(ni), 2, left.shape[1]))
-            children[:, 0] = left
-            children[:, 1] = parent - left if rules.regression else np.maximum(parent - left, 0.0)
-            s = np.broadcast_to(np.asarray(rules.score(parent, children, rules.names[~rules.categorical][fj]), dtype=np.float64), (len(ni),))
-        if incomplete.any():
-            w, t = _weight(parent, rules), _weight(total, rules)[ni]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
-            s = np.where(incomplete[ni], s * frac, s)
-        s = np.where(np.isnan(s), -np.inf, s)
-        group = ni * p + fj
-        g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-        g_best = np.maximum.reduceat(s, g_start)
-        g_of = np.repeat(np.arange(len(g_start)), np.diff(np.r_[g_start, len(group)]))
-        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(g_best), g_best, 0.0)))
-        ok = np.flatnonzero(s >= (g_best - tol)[g_of])
-        pick = ok[np.r_[True, g_of[ok][1:] != g_of[ok][:-1]]]
-        fs[ni[pick], fj[pick]] = s[pick]
-        fb[ni[pick], fj[pick]] = bb[pick]
-    out: list[tuple[int, int, float] | None] = []
-    for i in range(n):
-        best = fs[i].max() if p else -np.inf
-        if np.isneginf(best):
-            out.append(None)
-            continue
-        j = int(np.argmax(fs[i] >= best - TIE_TOLERANCE * max(1.0, abs(best))))
-        out.append((j, int(fb[i, j]), float(fs[i, j])))
-    return out
-
-
-@attrs.frozen
-class _C45Rules:
-    """What C4.5's choice needs beyond :class:`_Rules`: gain ratio (else gain), the gain's
-    impurity, and the training rows (J48's many-valued attributes are compared with them)."""
-
-    by_ratio: bool
-    impurity: Any
-    root_rows: float
-
-
-def _c45_score(score: Any) -> tuple[bool, Any]:
-    """Whether C4.5 maximises the gain ratio (else the gain), and the gain's impurity, as
-    :class:`puretree.c45.C45Splits` reads its score; another score is refused."""
-    if isinstance(score, GainRatio):
-        return True, score.impurity
-    if isinstance(score, ImpurityDecrease):
-        return False, score.impurity
-    raise ParameterError(f"c45 chooses splits by gain_ratio(impurity) or information_gain(impurity) (impurity_decrease); got {score!r}")
-
-
-def _c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: _Rules, edges: Sequence[np.ndarray | None], c45: _C45Rules) -> list[tuple[str, int, Any, float] | None]:
-    """Each node's C4.5 split from its histogram ``(feature, bin, channel)`` (the last bin:
-    missing values; the last channel: rows), as :class:`puretree.c45.C45Splits` chooses it on
-    the binned values in memory (:func:`_c45_numeric`, :func:`_c45_categorical`, then the same
-    :func:`puretree.c45.choose_option`): ``("threshold", feature, bin, score)``,
-    ``("multiway", feature, feature, score)`` or None."""
-    numeric = np.flatnonzero(~rules.categorical).tolist()
-    out: list[tuple[str, int, Any, float] | None] = []
-    for i in range(H.shape[0]):
-        total = float(parents[i, :-1].sum())
-        min_leaf = float(rules.min_samples_leaf)
-        if total - 2 * min_leaf < -J48_EPSILON:
-            out.append(None)
-            continue
-        n_classes = parents.shape[1] - 1
-        categorical = np.flatnonzero(usable[i]).tolist()
-        many = [j for j in categorical if rules.n_categories[j] >= 0.3 * c45.root_rows]
-        all_many = not numeric and len(many) == len(categorical)
-        options = [o for j in numeric if (o := _c45_numeric(H[i, j], cast("np.ndarray", edges[j]), j, total, n_classes, min_leaf, c45.impurity)) is not None]
-        options += [o for j in categorical if (o := _c45_categorical(H[i, j], rules.n_categories[j], j, total, min_leaf, j in many and not all_many, c45.impurity)) is not None]
-        chosen = choose_option(options, c45.by_ratio)
-        if chosen is None or (rules.min_gain is not None and not chosen[1] > rules.min_gain):
-            out.append(None)
-        elif chosen[0].kind == "threshold":
-            out.append(("threshold", chosen[0].feature, int(cast(float, chosen[0].threshold)), chosen[1]))
-        else:
-            out.append(("multiway", chosen[0].feature, chosen[0].feature, chosen[1]))
-    return out
-
-
-def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> Option | None:
-    """J48's best cut of numeric feature ``j`` from its histogram ``h`` (bin, channel), as
-    :func:`puretree.c45_scan.numeric_option` finds it on the rows' binned values (each value
-    its bin's upper edge): the sorted rows' cuts are the gaps between consecutive non-empty
-    bins whose edges are more than 1e-5 apart, and the same sums give the same floats. The
-    option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""
-    known = h[:-1]
-    rows = known[:, -1]
-    stats = known[:, :-1]
-    n_known = float(rows.sum())
-    known_parent = stats.sum(axis=0)
-    known_weight = float(known_parent.sum())
-    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
-    if known_weight - 2 * least < -J48_EPSILON or n_known < 2:
-        return None
-    present = np.flatnonzero(rows > 0)
-    cuts = present[:-1][edges[present[:-1]] + VALUE_TOLERANCE < edges[present[1:]]]
-    w_left = np.cumsum(stats.sum(axis=1))[cuts]
-    cuts = cuts[at_least(w_left, least) & at_least(known_weight - w_left, least)]
-    if len(cuts) == 0:
-        return None
-    left = np.cumsum(stats, axis=0)[cuts]
-    gains = known_gain(known_parent, np.stack((left, known_parent - left), axis=-2), total, impurity)
-    best, where = best_cut(gains)
-    corrected = best - math.log2(len(cuts)) / total
-    if where < 0 or corrected < J48_EPSILON:
-        return None
-    branches = np.stack((left[where], known_parent - left[where]))
-    info = float(split_info(branches.sum(axis=1), total))
-    return Option(j, corrected, corrected / info if info > 0 else 0.0, True, "threshold", threshold=float(cuts[where]), branches=branches)
-
-
-def _c45_categorical(h: np.ndarray, m: int, j: int, total: float, min_leaf: float, many_values: bool, impurity: Any) -> Option | None:
-    """J48's split of categorical feature ``j`` (one branch per category) from its histogram
-    ``h``, as :func:`puretree.c45_scan.categorical_option` scores it."""
-    per = h[:m, :-1]
-    if np.count_nonzero(at_least(per.sum(axis=1), min_leaf)) < 2:
-        return None
-    gain = float(known_gain(per.sum(axis=0), per, total, impurity))
-    info = float(split_info(per.sum(axis=1), total))
-    return Option(j, gain, gain / info if info > 0 else 0.0, not many_values, "multiway", branches=per)
-
-
-def _multiway_score(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> float | None:
-    """One node's score of a split with one branch per category of feature ``f`` (histogram
-    ``h``: category, channel), or None, as the in-memory engine scores it: at least two
-    categories present, each present one with ``min_samples_leaf`` rows, scored on the known
-    rows (every category a child, empty ones too), scaled by their share of the weight when
-    some are missing; not finite: no split."""
-    m = rules.n_categories[f]
-    per, rows = h[:m, :-1], h[:m, -1]
-    present = rows > 0
-    if present.sum() < 2 or (rows[present] < rules.min_samples_leaf).any():
-        return None
-    known = per[0].copy()
-    for r in per[1:]:  # in category order, as the engine adds them
-        known += r
-    s = float(np.asarray(rules.score(known, per, np.asarray(rules.names[f])), dtype=np.float64))
-    if h[-1, -1] > 0:  # missing values: the known share of the node's weight
-        total = float(_weight(parent[:-1], rules))
-        s = s * (float(_weight(known, rules)) / total if total > 0 else 0.0)
-    return s if np.isfinite(s) else None
-
-
-def _best_subset(h: np.ndarray, parent: np.ndarray, rules: _Rules, f: int) -> tuple[float, tuple[int, ...]] | None:
-    """One node's best subset split of categorical feature ``f`` from its histogram ``h``
-    (category, channel): ``(score, left categories)`` or None, as the in-memory engine finds it
-    (:func:`puretree.splits.subset_candidates`' partitions of the present categories, scored on
-    the known rows and scaled by their share of the weight when some are missing)."""
-    m = rules.n_categories[f]
-    rows = h[:m, -1]
-    present = np.flatnonzero(rows > 0)
-    if len(present) < 2:
-        return None
-    stats = h[present, :-1]
-    known = stats[0].copy()
-    for r in stats[1:]:  # in category order, as the engine adds them
-        known += r
-    masks = subset_candidates(stats, present, known, task=REGRESSION if rules.regression else CLASSIFICATION)
-    left = masks.astype(np.float64) @ stats
-    right = known - left
-    if not rules.regression:
-        np.maximum(right, 0.0, out=right)
-    children = np.stack((left, right), axis=-2)
-    s = np.broadcast_to(np.asarray(rules.score(known, children, np.asarray(rules.names[f])), dtype=np.float64), children.shape[:-2])
-    if h[-1, -1] > 0:  # missing values: the known share of the node's weight
-        total = float(_weight(parent[:-1], rules))
-        s = s * (float(_weight(known, rules)) / total if total > 0 else 0.0)
-    if rules.min_samples_leaf > 1:
-        n_left = masks.astype(np.int64) @ rows[present]
-        n_right = rows.sum() - n_left
-        s = np.where((n_left >= rules.min_samples_leaf) & (n_right >= rules.min_samples_leaf), s, -np.inf)
-    s = np.where(np.isnan(s), -np.inf, s)
-    if np.isneginf(s).all():
-        return None
-    b = tie_first(s)
-    return float(s[b]), tuple(int(c) for c in present[masks[b]])
-
-
-def _branches(kind: str, test: Any, h: np.ndarray, rules: _Rules, spread: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A split's branch for every bin of its feature's histogram ``h`` (bin, channel), the
-    missing bin included, and its children's statistics and rows. Threshold: bins up to
-    ``test`` go left (0); subset: the categories ``test`` go left; multiway: a branch per
-    category. The missing values go to the heaviest branch by the known weight, the first on
-    a tie (the engine's ``missing="majority"``), or (``spread``: C4.5's ``"distribute"``) down
-    every branch with its ``share`` of the known weight, returned too. Each branch sums its own
-    bins, so a class absent from a branch is exactly 0 there."""
-    bins = np.arange(len(h) - 1)
-    if kind == "threshold":
-        branch, nb = (bins > test).astype(np.int64), 2
-    elif kind == "subset":
-        branch, nb = np.where(np.isin(bins, test), 0, 1), 2
-    else:
-        nb = rules.n_categories[test]
-        branch = np.minimum(bins, nb - 1)  # bins past the categories hold no row
-    children = np.zeros((nb, h.shape[1]))
-    for b in range(nb):
-        children[b] = h[:-1][branch == b].sum(axis=0)
-    known = _weight(children[:, :-1], rules)
-    heavy = int(np.argmax(known))
-    share = np.zeros(nb)
-    if h[-1, -1] > 0 and spread:  # C4.5's "distribute": every branch its share of the known weight
-        share = known / known.sum()
-        children[:, :-1] += share[:, None] * h[-1, :-1]
-        children[share > 0, -1] += h[-1, -1]
-    elif h[-1, -1] > 0:
-        children[heavy] += h[-1]
-    return np.append(branch, heavy), children, share
-
-
-def _assemble(made: list[Any]) -> Node:
-    """Nodes from the records (children have larger ids than their parent): a Leaf, or
-    ``(feature, test, children's ids, statistics)``."""
-    for g in range(len(made) - 1, -1, -1):
-        rec = made[g]
-        if not isinstance(rec, Leaf):
-            f, test, kids, stats = rec
-            made[g] = Split(f, test, tuple(made[c] for c in kids), stats)
-            for c in kids:
-                made[c] = None  # each node is referenced by its parent only
-    return made[0]
-
-
 def _schema(classes: np.ndarray, parts: _Parts, names: list[str] | None, task: str, categories: list[list[Any]]) -> Schema:
     """The schema the in-memory ``cart`` gives data with these labels, features and (for a
     frame's categorical columns) categories: it is inferred from a small frame holding them."""
@@ -934,7 +507,7 @@ def _grow(
     if c45 and regression:
         raise ParameterError("puretree.dask.c45 grows classification trees; C4.5 on numeric targets is not yet supported on Dask (use puretree.dask.cart_regressor)")
     chosen = _task_score(score, REGRESSION if regression else CLASSIFICATION)
-    by_ratio, impurity = _c45_score(chosen) if c45 else (False, None)
+    by_ratio, impurity = c45_criterion(chosen) if c45 else (False, None)
     parts = _inputs(X, y, sample_weight)
     if not parts.rows or parts.rows[-1][1] == 0:  # else the labels' schema would hold no class
         raise DataError(f"X has no rows: its {len(parts.rows)} partition(s) are all empty")
@@ -958,85 +531,36 @@ def _grow(
     n_bins = max(len(e) if e is not None else c for e, c in zip(edges, n_categories)) + 1  # the last bin: missing values
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
     binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)))
-    spread = c45 and missing == "distribute"  # rows as fractional instances (C4.5)
-    node = _persist(dask, _tasks(dask, parts, _root_instances if spread else _root_ids, target, weights))
-    root, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _instance_root_histogram if spread else _root_histogram, binned, target, weights, node, shared=(k,)), _merge))[0]
-    root = root[0, 0, 0]
-    if root[-1] == 0:
-        raise DataError("every sample weight is zero")
-    if not np.isfinite(root).all():
-        raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
-    rules = _Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories)
-    per_node = parts.n_features * n_bins * ((k or 3) + 1) * 8  # the statistics' channels, and rows
-    batch = max(1, histogram_bytes // per_node)
-    made: list[Any] = [None]
-    frontier = [0]  # the records' ids of the level's nodes; a row's node id indexes this list
-    counts = [root]  # each node's statistics, then its rows
-    usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
-    depth = 0
-    while frontier:
-        open_ = [i for i, c in enumerate(counts) if not _is_leaf(c, depth, rules)]
-        for i, c in enumerate(counts):
-            made[frontier[i]] = Leaf(c[:-1])
-        splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
-        for a in range(0, len(open_), batch):
-            some = open_[a : a + batch]
-            slot = np.full(len(frontier), -1, dtype=np.int64)
-            slot[some] = np.arange(len(some))
-            H, lo, hi = _run(dask, _total(dask, _tasks(dask, parts, _instance_histogram if spread else _histogram, binned, target, weights, node, shared=(slot, len(some), n_bins, k)), _merge))[0]
-            parents = np.stack([counts[i] for i in some])
-            chosen_splits = _c45_choose(H, parents, [usable[i] for i in some], rules, edges, _C45Rules(by_ratio, impurity, float(root[-1]))) if c45 else _choose(H, parents, [usable[i] for i in some], rules)
-            for s, (i, found) in enumerate(zip(some, chosen_splits)):
-                if found is not None and not (regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
-                    kind, j, test, _ = found
-                    splits[i] = (kind, j, test, *_branches(kind, test, H[s, j], rules, spread))
-            del H
-        if not splits:
-            break
-        n = len(frontier)
-        feature, cut, heavy = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8)
-        left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
-        table_of = np.full(n, -1, dtype=np.int64)
-        tables: list[np.ndarray] = []
-        widest = max(len(v[4]) for v in splits.values())
-        kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
-        next_frontier: list[int] = []
-        next_counts: list[np.ndarray] = []
-        next_usable: list[np.ndarray] = []
-        for i in sorted(splits):
-            kind, j, test, branch_of_bin, kids_stats, share = splits[i]
-            g = len(made)
-            made.extend([None] * len(kids_stats))
-            ids = []
-            for b, st in enumerate(kids_stats):
-                if st[-1] > 0:
-                    ids.append(len(next_frontier))
-                    next_frontier.append(g + b)
-                    next_counts.append(st)
-                    next_usable.append(usable[i] if kind != "multiway" else np.where(np.arange(len(usable[i])) == j, False, usable[i]))
-                else:  # a category no row reached: a leaf of zero statistics, as in memory
-                    ids.append(-1)
-                    made[g + b] = Leaf(st[:-1])
-            kids[i, : len(ids)], shares[i, : len(share)] = ids, share
-            if kind == "threshold":
-                feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
-                test = TESTS[kind](float(cast("np.ndarray", edges[j])[test]))  # the cut: an edge
-            else:
-                feature[i], table_of[i] = j, len(tables)
-                tables.append(np.array(ids, dtype=np.int32)[branch_of_bin])
-                test = TESTS[kind](test if kind == "subset" else len(kids_stats))  # the left categories, or the branches
-            made[frontier[i]] = (j, test, range(g, g + len(kids_stats)), counts[i][:-1])
-        dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
-        if spread:
-            node = _persist(dask, _tasks(dask, parts, _move_instances, binned, node, shared=(feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares)))
-        else:
-            node = _persist(dask, _tasks(dask, parts, _move, binned, node, shared=(feature, cut, left, right, heavy, n_bins - 1, table_of, dest)))
-        frontier, counts, usable = next_frontier, next_counts, next_usable
-        depth += 1
-    tree = Tree(_assemble(made), schema, missing)
+    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories)
+    blocks = _Blocks(dask, parts, binned, target, weights)
+    made = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes)
+    tree = Tree(from_records(made), schema, missing)
     impurity = getattr(chosen, "impurity", None)
     return attrs.evolve(tree, criterion=getattr(impurity, "__name__", None))
+
+
+@attrs.define
+class _Blocks:
+    """The partitions as the histogram source's blocks (:class:`puretree.growth.histograms.Blocks`):
+    each block function runs as one task per partition, histograms are summed on the workers,
+    and the rows' nodes stay there (persisted)."""
+
+    dask: Any
+    parts: _Parts
+    binned: list[Any]
+    target: list[Any]
+    weights: list[Any]
+    node: list[Any] = attrs.field(factory=list)
+
+    def start(self, fn: Callable[..., Any]) -> None:
+        self.node = _persist(self.dask, _tasks(self.dask, self.parts, fn, self.target, self.weights))
+
+    def total(self, fn: Callable[..., Any], *shared: Any) -> Any:
+        return _run(self.dask, _total(self.dask, _tasks(self.dask, self.parts, fn, self.binned, self.target, self.weights, self.node, shared=shared), hist.merge))[0]
+
+    def update(self, fn: Callable[..., Any], *shared: Any) -> None:
+        self.node = _persist(self.dask, _tasks(self.dask, self.parts, fn, self.binned, self.node, shared=shared))
 
 
 def _categories(dask: Any, parts: _Parts) -> list[list[Any]]:
@@ -1141,14 +665,6 @@ def cart_regressor(X: Any, y: Any, **options: Any) -> Tree:
     x0 > 2: 8.5 (2)
     """
     return cart(X, y, task="regression", **options)
-
-
-def _is_leaf(counts: np.ndarray, depth: int, rules: _Rules) -> bool:
-    """A node is a leaf before any split is searched: too few rows, at max_depth, or (classes)
-    pure; a regression node whose targets are all equal is found a leaf by its histogram pass."""
-    if counts[-1] < rules.min_samples_split or (rules.max_depth is not None and depth >= rules.max_depth):
-        return True
-    return not rules.regression and bool(np.count_nonzero(counts[:-1]) <= 1)
 
 
 def predict(tree: Tree, X: Any) -> Any:

@@ -6,9 +6,10 @@ same tree (same splits, same thresholds, same counts) without a Python call per 
 without copying any ancestor's arrays:
 
 1. **Instances.** Every row reaching the current level is an *instance*: its original row,
-   its statistics (weighted one-hot class counts, or ``(w, w*y, w*y**2)``) and the node of
-   the level it sits in. Instances are kept sorted by (node, original row), so the rows of a
-   node form a contiguous *segment* in the order the reference sees them. A row with a
+   its statistics (its class code and weight, never a one-hot row of classes; or
+   ``(w, w*y, w*y**2)``) and the node of the level it sits in. Instances are kept sorted
+   by (node, original row), so the rows of a node form a contiguous *segment* in the order
+   the reference sees them. A row with a
    missing value that ``missing="distribute"`` sends down several branches becomes several
    instances, each with its fractional weight.
 2. **One presorted order per numeric feature** (``orders``, shaped ``(features, instances)``)
@@ -16,8 +17,9 @@ without copying any ancestor's arrays:
    by the instances' new node ids: each segment of each order stays sorted by the feature's
    value (NaN last, equal values in row order), exactly the order the reference's
    ``NodeData.restrict`` keeps.
-3. **Per-node statistics by segmented sums**: ``np.bincount`` over node ids, which adds in
-   row order, so a node's counts are bit for bit the reference's ``stats.sum(axis=0)``.
+3. **Per-node statistics by segmented sums**: ``np.bincount`` over ``node * k + class``,
+   which adds in row order, so a node's counts are bit for bit the reference's
+   ``stats.sum(axis=0)``.
 4. **Every threshold of every node and feature of the level is scored together**: the
    sorted statistics are cumulated within segments (exactly, segment by segment, when the
    statistics are not integers), the candidate positions between distinct values are
@@ -42,8 +44,12 @@ without missing values (``cart``'s common case) is handed whole to :mod:`puretre
 here.
 
 Memory is a small multiple of the data whatever the depth: the instances of one level, the
-orders (int32), one chunk of sorted statistics (at most ``_CHUNK`` floats) and one slice of
-candidates handed to the score (at most ``_SCORE_CHUNK``). A level costs
+orders (int32), one chunk of sorted statistics (at most :data:`puretree.splits.CHUNK` floats) and one slice of
+candidates handed to the score (at most :data:`puretree.growth.choose.SCORE_CHUNK`). It never grows as rows x classes:
+with many classes a feature's candidates are scored a slice at a time
+(:func:`_blocked_candidates`), so growth holds the node statistics (classes x nodes of a
+level) and the tree; a tree whose class counts alone would not fit in memory is refused
+with :class:`~puretree.errors.MemoryLimitError` before they are made. A level costs
 ``O(instances x features)`` numpy work plus a few dozen numpy calls, so a chain 10,000 levels
 deep costs 10,000 small levels, not 10,000 copies of the data.
 
@@ -51,7 +57,8 @@ Equality with the reference: on unweighted classification data every statistic i
 and every sum exact, so the trees are ``==``. Regression statistics and fractional weights
 are summed in the reference's order wherever that order is defined (node counts, the
 cumulative sums along a sorted feature, category sums); the remaining differences (the sum
-of the known rows of a node with missing values, subset sums computed by a matrix product)
+of the known rows of a node with missing values, subset sums computed by a matrix product,
+the left counts of a feature scored slice by slice with many classes and fractional weights)
 are a few ulps, and only change a split when two candidates' scores lie within those ulps of
 the edge of :data:`~puretree.grow.TIE_TOLERANCE` of each other.
 
@@ -63,29 +70,93 @@ True
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 from .data import Dataset
-from .errors import DataError
-from .nodes import Leaf, Multiway, Node, Split, Subset, Threshold
+from .errors import DataError, MemoryLimitError
+from .growth.assemble import from_arrays, from_records
+from .growth.choose import among_kinds, best_subset, binary_scores, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
+from .nodes import TESTS, Leaf, Node
+from .splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the reference's memory bound
 from .tasks import as_task
 
-__all__ = ["build", "supports", "assemble_arrays", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
+__all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "memory_budget", "check_rows_by_classes", "ENGINES"]
 
 #: The values of ``grow(..., engine=...)``: ``"auto"`` uses the fast engine when it supports
 #: the splitters given, ``"fast"`` insists on it, ``"reference"`` runs the recursive builder.
 ENGINES = ("auto", "fast", "reference")
 
-#: Largest number of floats one chunk of sorted statistics holds (memory bound, as the reference).
-_CHUNK = 4_000_000
-#: Largest number of candidate splits handed to a score at once.
-_SCORE_CHUNK = 100_000
 #: A lone node of at most this many sorted statistics (rows x numeric features x k) is
 #: searched by the reference's split generators (fewer numpy calls); larger ones by the
 #: level machinery, whose chunks bound memory more tightly.
 _SINGLE_NODE_MAX = 1_000_000
+
+
+#: Bytes one class count costs in a grown tree: a Python float (24) in its node's tuple (8),
+#: and the level's numpy row it was read from (8) until the tree is assembled.
+_BYTES_PER_TREE_COUNT = 40
+#: Numbers per row and class the recursive builder holds at its root: the one-hot
+#: statistics, their cumulative sums along one feature, a child's copy (measured on 20,000
+#: rows x 4,904 classes, a 0.73 GiB one-hot array: C4.5 peaked at 2.3 GB resident, the
+#: reference grow failed under a 3 GiB address-space limit).
+_REFERENCE_COPIES = 5
+
+
+def memory_budget() -> float:
+    """Bytes this process may use: its address-space limit (``RLIMIT_AS``) when one is set,
+    and at most the machine's physical memory (``inf`` where neither is known).
+
+    >>> memory_budget() > 0
+    True
+    """
+    limit = float("inf")
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            limit = float(soft)
+    except (ImportError, ValueError, OSError):  # pragma: no cover - not a Unix
+        pass
+    try:
+        limit = min(limit, float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - no sysconf
+        pass
+    return limit
+
+
+def _refuse(need: float, what: str, advice: str, *, share: float = 1.0) -> None:
+    """:class:`~puretree.errors.MemoryLimitError` when ``need`` bytes exceed ``share`` of the budget."""
+    budget = memory_budget()
+    if need > share * budget:
+        raise MemoryLimitError(f"{what} need about {need / 2**30:.1f} GiB, more than the {share * budget / 2**30:.1f} GiB this process may use; {advice}")
+
+
+def check_rows_by_classes(n_rows: int, n_classes: int) -> None:
+    """Refuse, before anything is allocated, a fit of the recursive builder (``engine="reference"``,
+    a user's split generator, C4.5) whose rows x classes statistics cannot fit: it holds every
+    row's one-hot class counts and their cumulative sums (:data:`_REFERENCE_COPIES` numbers a
+    row and class), where the level-wise engine holds classes x nodes.
+
+    >>> check_rows_by_classes(100, 3)
+    >>> check_rows_by_classes(10**9, 10**6)
+    Traceback (most recent call last):
+    ...
+    puretree.errors.MemoryLimitError: 1,000,000,000 rows x 1,000,000 classes need about ...
+    """
+    need = float(n_rows) * n_classes * 8 * _REFERENCE_COPIES
+    what = f"{n_rows:,} rows x {n_classes:,} classes"
+    _refuse(need, what, "the recursive builder (engine='reference', C4.5, a user's split generator) holds rows x classes numbers; grow with the level-wise engine (cart, id3, grow with the built-in split generators), or merge classes")
+
+
+def _check_tree_size(n_nodes: int, k: int) -> None:
+    """Refuse to grow a tree whose nodes' class counts alone (nodes x classes numbers, each a
+    Python float) would take more than half the memory this process may use."""
+    need = float(n_nodes) * k * _BYTES_PER_TREE_COUNT
+    _refuse(need, f"a tree of {n_nodes:,} nodes or more with {k:,} classes (a count per node and class)", "limit its growth (max_depth, min_samples_leaf, min_gain), or merge classes", share=0.5)
 
 
 def _kinds() -> dict[Any, str]:
@@ -104,22 +175,6 @@ def supports(splitters: Any) -> bool:
     known = _kinds()
     kinds = [known.get(s) for s in splitters]
     return None not in kinds and len(set(kinds)) == len(kinds)
-
-
-def _score(score: Any, parent: np.ndarray, children: np.ndarray, names: Any) -> np.ndarray:
-    """Every call of a user's score goes through here: ``parent`` (..., k), ``children``
-    (..., b, k), ``names`` broadcastable to (...); returns float64 scores shaped (...)."""
-    return np.broadcast_to(np.asarray(score(parent, children, names), dtype=np.float64), children.shape[:-2])
-
-
-def _first_tied(scores: np.ndarray) -> np.ndarray:
-    """Row-wise :func:`puretree.splits.tie_first`: the first column within tolerance of the row's best."""
-    from .splits import TIE_TOLERANCE
-
-    best = scores.max(axis=-1)
-    with np.errstate(invalid="ignore"):
-        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(best))
-        return np.argmax(scores >= (best - tol)[..., None], axis=-1)
 
 
 def _seq_sum(a: np.ndarray, axis: int) -> np.ndarray:
@@ -200,8 +255,6 @@ class _Best:
 
 def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     """Best threshold split per node over all numeric features (threshold_splits)."""
-    from .splits import TIE_TOLERANCE, variance_decrease
-
     N, q = st.n_nodes, ctx.q
     out = _Best(N)
     m = st.m
@@ -228,6 +281,11 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     runs = not ctx.regression and st.integral and not ctx.numeric_missing
     if runs:
         chunk = max(1, (_CHUNK // 16) // max(1, m))
+    # Many classes: one feature's sorted statistics (rows x classes) would not fit in a chunk;
+    # its candidates are scored a slice at a time from class codes (see _blocked_candidates).
+    blocked = not ctx.regression and m * k * 2 > _CHUNK
+    if blocked:
+        chunk = 1
     seg_first = np.zeros(m, dtype=bool)
     seg_first[starts] = True
     for start in range(0, q, chunk) if ctx.numeric_missing else ():
@@ -237,7 +295,9 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         nan = np.isnan(V)
         if nan.any():
             incomplete |= np.bitwise_or.reduceat(nan.any(axis=0), starts)
-    for start in range(0, q, chunk):
+    for f in range(q) if blocked else ():
+        _blocked_candidates(f, st, cfg, ctx, incomplete, fs, fa, fb)
+    for start in range(0, q, chunk) if not blocked else ():
         c = min(chunk, q - start)
         idx = st.orders[start : start + c]
         V = np.take_along_axis(ctx.Xn[start : start + c], st.row[idx], axis=1)  # (c, m)
@@ -253,7 +313,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
                 continue
             L: Any = None
         else:
-            S = st.stats[idx]  # (c, m, k)
+            S = st.dense(idx)  # (c, m, k)
             if st.integral:
                 # integer statistics: one cumsum per feature; each segment's offset is
                 # subtracted at the candidates only (exact)
@@ -295,61 +355,19 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
             parent = base_all.reshape(c * N, k)[fp * N + nodes]
         else:
             parent = counts[nodes]
-        if ctx.variance_decrease:
-            s = variance_decrease(parent, left)
-        else:
-            # scored in slices of at most _SCORE_CHUNK candidates: a score's temporaries are
-            # several times its input, and bound the peak memory of a level
-            s = np.empty(len(fp))
-            for a in range(0, len(fp), _SCORE_CHUNK):
-                b = min(len(fp), a + _SCORE_CHUNK)
-                par = parent if one else parent[a:b]
-                children = np.empty((b - a, 2, k))
-                children[:, 0] = left[a:b]
-                right = children[:, 1]
-                np.subtract(par, left[a:b], out=right)
-                if not ctx.regression:
-                    np.maximum(right, 0.0, out=right)
-                f0, f1 = fp[a], fp[b - 1]
-                names = np.broadcast_to(ctx.numeric_names[start + f0], (b - a,)) if f0 == f1 else ctx.numeric_names[start + fp[a:b]]
-                s[a:b] = _score(cfg.score, par, children, names)
-                del children, right
+        names = None if ctx.variance_decrease else ctx.numeric_names[start + fp]
+        s = binary_scores(cfg.score, parent, left, names, regression=ctx.regression, variance=ctx.variance_decrease)
         inc = incomplete[nodes]
-        if one and inc.any():
-            parent = np.broadcast_to(parent, left.shape)
         if inc.any():
-            w = parent[:, 0] if ctx.regression else parent.sum(axis=-1)
-            t = total[nodes]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
-                s = np.where(inc, s * frac, s)
+            s = known_share(s, weight_of(np.broadcast_to(parent, left.shape), ctx.regression), total[nodes], inc)
         s = np.where(np.isnan(s), -np.inf, s)
-        if fp[0] == fp[-1] and nodes[0] == nodes[-1]:
-            # one (node, feature) group: the reference's own search
-            best = s.max()
-            tol = TIE_TOLERANCE * max(1.0, abs(best) if np.isfinite(best) else 0.0)
-            i = int(np.argmax(s >= best - tol))
-            fs[nodes[0], start + fp[0]] = s[i]
-            fa[nodes[0], start + fp[0]] = V[fp[0], pp[i]]
-            fb[nodes[0], start + fp[0]] = V[fp[0], pp[i] + 1]
-            continue
-        group = fp * N + nodes  # non-decreasing: nonzero walks (feature, position)
-        g_start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-        g_best = np.maximum.reduceat(s, g_start)
-        g_of = np.repeat(np.arange(len(g_start)), np.diff(np.r_[g_start, len(group)]))
-        g_tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(g_best), g_best, 0.0)))
-        ok = np.flatnonzero(s >= (g_best - g_tol)[g_of])
-        pick = ok[np.r_[True, g_of[ok][1:] != g_of[ok][:-1]]]  # first near-best threshold per group
-        pf, pn, pp_ = fp[pick], nodes[pick], pp[pick]
-        fs[pn, start + pf] = s[pick]
-        fa[pn, start + pf] = V[pf, pp_]
-        fb[pn, start + pf] = V[pf, pp_ + 1]
+        _pick_thresholds(s, fp, nodes, pp, V, start, N, fs, fa, fb)
     if ctx.allowed is not None:  # feature subsampling: each node's drawn features only
         fs[~ctx.allowed[:, ctx.numeric]] = -np.inf
     has = ~np.isneginf(fs).all(axis=1)
     if has.any():
         rows_ = np.flatnonzero(has)
-        at = _first_tied(fs[rows_])
+        at = first_tied(fs[rows_])
         out.score[rows_] = fs[rows_, at]
         out.feature[rows_] = ctx.numeric[at]
         a, b = fa[rows_, at], fb[rows_, at]
@@ -359,14 +377,84 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     return out
 
 
+def _blocked_candidates(f: int, st: "_Level", cfg: Any, ctx: "_Context", incomplete: np.ndarray, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
+    """Numeric feature ``f``'s best threshold per node when there are too many classes for its
+    sorted statistics (rows x classes) to be held: the candidates are scored a slice at a
+    time, each slice's left counts summed from class codes (bincount over the rows between
+    consecutive candidates, then cumulated), so no array exceeds about ``_CHUNK / 4`` numbers
+    besides the node statistics. Exact on integer statistics; on fractional weights the sums
+    are grouped differently from the reference's row-by-row cumsum (a few ulps)."""
+    N, m, k = st.n_nodes, st.m, ctx.k
+    node_at, starts, lens = st.node, st.starts, st.lens
+    idx = st.orders[f]
+    V = ctx.Xn[f][st.row[idx]]
+    not_last = np.ones(m - 1, dtype=bool)
+    ends = starts + lens - 1
+    not_last[ends[ends < m - 1]] = False
+    valid = (V[:-1] < V[1:]) & not_last  # between distinct values of one segment
+    known = ~np.isnan(V)
+    if cfg.min_samples_leaf > 1:
+        n_known = np.add.reduceat(known, starts) if ctx.numeric_missing else lens
+        n_left = np.arange(m - 1) - starts[node_at[:-1]] + 1
+        valid &= (n_left >= cfg.min_samples_leaf) & (n_known[node_at[:-1]] - n_left >= cfg.min_samples_leaf)
+    pp = np.flatnonzero(valid)
+    if len(pp) == 0:
+        return
+    nodes = node_at[pp]
+    counts = st.node_stats
+    total = counts.sum(axis=-1)
+    base = counts
+    if incomplete.any():
+        # the known rows' sums, added in the feature's sorted order as the cumsum would
+        kp = np.flatnonzero(known)
+        base = np.where(incomplete[:, None], st.sums(node_at[kp], idx[kp], N), counts)
+    one = N == 1  # a single node: one parent, as the reference passes it
+    step = max(1, (_CHUNK // 4) // k)
+    s = np.empty(len(pp))
+    carry, carry_node, lo = np.zeros(k), -1, 0
+    name = ctx.numeric_names[f]
+    for a in range(0, len(pp), step):
+        p, nd = pp[a : a + step], nodes[a : a + step]
+        b = len(p)
+        # rows lo..p[-1]: each goes to the first candidate at or after it, within its node
+        pos = np.arange(lo, p[-1] + 1)
+        to = np.searchsorted(p, pos)
+        mine = node_at[pos] == nd[to]
+        left = np.cumsum(st.sums(to[mine], idx[pos[mine]], b), axis=0)
+        # restart at each node's first candidate of the slice (exact: integer counts)
+        first = np.flatnonzero(np.r_[True, nd[1:] != nd[:-1]])
+        before = np.zeros((len(first), k))
+        before[1:] = left[first[1:] - 1]
+        if nd[0] == carry_node:
+            before[0] -= carry
+        left -= np.repeat(before, np.diff(np.r_[first, b]), axis=0)
+        carry, carry_node, lo = left[-1].copy(), nd[-1], p[-1] + 1
+        parent = base[0] if one else base[nd]
+        sc = binary_scores(cfg.score, parent, left, np.broadcast_to(name, (b,)), regression=False, variance=False)
+        if incomplete.any():
+            sc = known_share(sc, weight_of(np.broadcast_to(parent, left.shape), False), total[nd], incomplete[nd])
+        s[a : a + b] = sc
+        del left, parent
+    s = np.where(np.isnan(s), -np.inf, s)
+    _pick_thresholds(s, np.zeros(len(pp), dtype=np.int64), nodes, pp, V[None], f, N, fs, fa, fb)
+
+
+def _pick_thresholds(s: np.ndarray, fp: np.ndarray, nodes: np.ndarray, pp: np.ndarray, V: np.ndarray, start: int, N: int, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
+    """The first near-best threshold of each (node, feature) group of scored candidates
+    (``s``, at feature ``start + fp``, position ``pp`` of the sorted values ``V``), as the
+    reference picks it; its score and the values either side go to ``fs``, ``fa``, ``fb``."""
+    pick = first_tied_in_groups(s, fp * N + nodes)  # groups non-decreasing: nonzero walks (feature, position)
+    pf, pn, pp_ = fp[pick], nodes[pick], pp[pick]
+    fs[pn, start + pf] = s[pick]
+    fa[pn, start + pf] = V[pf, pp_]
+    fb[pn, start + pf] = V[pf, pp_ + 1]
+
+
 def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg: Any, ctx: "_Context", st: "_Level", incomplete: np.ndarray, n_known: np.ndarray, total: np.ndarray, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
     """Every position of every segment of a chunk of features scored, invalid ones set to
     -inf, and each (node, feature)'s first near-best threshold found by segmented reductions;
     the same choice as the gathered path, with sequential passes only."""
-    from .splits import TIE_TOLERANCE, variance_decrease
-
     c, m = V.shape
-    k = ctx.k
     starts, lens, node_at = st.starts, st.lens, st.node
     if isinstance(L, _Offset):
         L = L.C - np.repeat(L.off, lens, axis=1)
@@ -379,33 +467,14 @@ def _dense_candidates(V: np.ndarray, L: Any, valid: np.ndarray, start: int, cfg:
     else:
         parent = np.broadcast_to(st.node_stats[node_at[:-1]], left.shape)
     s = np.full((c, m), -np.inf)
-    if ctx.variance_decrease:
-        s[:, :-1] = variance_decrease(parent, left)
-    else:
-        step = max(1, _SCORE_CHUNK // max(1, m - 1))
-        for a in range(0, c, step):
-            b = min(c, a + step)
-            children = np.empty((b - a, m - 1, 2, k))
-            children[:, :, 0] = left[a:b]
-            right = children[:, :, 1]
-            np.subtract(parent[a:b], left[a:b], out=right)
-            if not ctx.regression:
-                np.maximum(right, 0.0, out=right)
-            names = ctx.numeric_names[start + a : start + b, None]  # (features, 1), as the reference passes them
-            s[a:b, :-1] = _score(cfg.score, parent[a:b], children, names)
-            del children, right
+    names = ctx.numeric_names[start : start + c, None]  # (features, 1), as the reference passes them
+    s[:, :-1] = binary_scores(cfg.score, parent, left, names, regression=ctx.regression, variance=ctx.variance_decrease)
     if incomplete.any():
-        inc = np.repeat(incomplete, lens)[:-1]
-        w = parent[..., 0] if ctx.regression else parent.sum(axis=-1)
-        t = np.repeat(total, lens)[:-1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            frac = np.where(t > 0, w / np.where(t > 0, t, 1.0), 0.0)
-            s[:, :-1] = np.where(inc, s[:, :-1] * frac, s[:, :-1])
+        s[:, :-1] = known_share(s[:, :-1], weight_of(parent, ctx.regression), np.repeat(total, lens)[:-1], np.repeat(incomplete, lens)[:-1])
     body = s[:, :-1]
     body[~valid | np.isnan(body)] = -np.inf
     best = np.maximum.reduceat(s, starts, axis=1)  # (c, N)
-    tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(best), best, 0.0)))
-    ok = s >= np.repeat(best - tol, lens, axis=1)
+    ok = s >= np.repeat(best - tolerance(best), lens, axis=1)
     first = np.minimum.reduceat(np.where(ok, np.arange(m), m), starts, axis=1)  # (c, N)
     first = np.minimum(first, m - 2) if m >= 2 else first
     f_idx = np.arange(c)[:, None]
@@ -468,7 +537,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         column = ctx.X[st.row, j]
         known = ~np.isnan(column)
         key = st.node[known] * mj + column[known].astype(np.int64)
-        per = _segment_sums(key, st.stats[known], N * mj).reshape(N, mj, k)
+        per = st.sums(key, known, N * mj).reshape(N, mj, k)
         rows = np.bincount(key, minlength=N * mj).reshape(N, mj)
         known_sum = _seq_sum(per, axis=1)
         present = rows > 0
@@ -476,19 +545,11 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         ok = usable & (n_present >= 2)
         name = np.asarray(ctx.feature_names[j])
         if want_multi:
-            elig = ok & ~((rows < cfg.min_samples_leaf) & present).any(axis=1)
-            e = np.flatnonzero(elig)
-            if len(e):
-                s = _score(cfg.score, known_sum[e], per[e], name)
-                same = (known_sum[e] == st.node_stats[e]).all(axis=-1)
-                w = known_sum[e][:, 0] if ctx.regression else known_sum[e].sum(axis=-1)
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    frac = np.where(total[e] > 0, w / np.where(total[e] > 0, total[e], 1.0), 0.0)
-                    s = np.where(same, s, s * frac)
-                ms[e, jj] = np.where(np.isfinite(s), s, -np.inf)
+            incomplete = ~(known_sum == st.node_stats).all(axis=-1)
+            ms[:, jj] = multiway_scores(cfg.score, per, rows, known_sum, total, name, among=usable, incomplete=incomplete, min_samples_leaf=cfg.min_samples_leaf, regression=ctx.regression)
         if want_subset:
             for i in np.flatnonzero(ok).tolist():
-                hit = _subset_one(per[i], rows[i], known_sum[i], st.node_stats[i], cfg, ctx, name)
+                hit = best_subset(cfg.score, per[i], rows[i], known_sum[i], float(total[i]), name, task=ctx.task, incomplete=not np.array_equal(known_sum[i], st.node_stats[i]), min_samples_leaf=cfg.min_samples_leaf)
                 if hit is not None:
                     score, left_codes, children = hit
                     sub_found[i].append((score, int(j), left_codes, children))
@@ -498,7 +559,7 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         has = ~np.isneginf(ms).all(axis=1)
         if has.any():
             r = np.flatnonzero(has)
-            at = _first_tied(ms[r])
+            at = first_tied(ms[r])
             best.score[r] = ms[r, at]
             best.feature[r] = np.asarray(ctx.categorical)[at]
         out["multiway"] = best
@@ -513,35 +574,6 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     return out
 
 
-def _subset_one(per: np.ndarray, rows: np.ndarray, known: np.ndarray, parent: np.ndarray, cfg: Any, ctx: "_Context", name: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
-    """One node's best subset split of one feature, as :func:`puretree.splits.subset_splits` finds it."""
-    from .splits import subset_candidates, tie_first  # the same candidates as the reference
-
-    regression = ctx.regression
-    present = np.flatnonzero(rows > 0)
-    stats = per[present]
-    masks = subset_candidates(stats, present, known, task=ctx.task)
-    left = masks.astype(np.float64) @ stats
-    right = known - left
-    if not regression:
-        np.maximum(right, 0.0, out=right)
-    children = np.stack((left, right), axis=-2)
-    s = _score(cfg.score, known, children, name)
-    if not np.array_equal(known, parent):
-        total = float(parent[0] if regression else parent.sum(axis=-1))
-        frac = (known[0] if regression else known.sum(axis=-1)) / total if total > 0 else 0.0
-        s = s * frac
-    if cfg.min_samples_leaf > 1:
-        n_left = masks.astype(np.int64) @ rows[present]
-        n_right = int(rows.sum()) - n_left
-        s = np.where((n_left >= cfg.min_samples_leaf) & (n_right >= cfg.min_samples_leaf), s, -np.inf)
-    s = np.where(np.isnan(s), -np.inf, s)
-    if np.isneginf(s).all():
-        return None
-    b = tie_first(s)
-    return float(s[b]), tuple(int(c) for c in present[masks[b]]), children[b]
-
-
 class _Through:
     """A score called through :func:`_score`, for the reference's split generators."""
 
@@ -549,7 +581,7 @@ class _Through:
         self.score = score
 
     def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
-        return _score(self.score, np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64), features)
+        return score_of(self.score, np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64), features)
 
 
 def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...], depth: int) -> list[_Best]:
@@ -624,36 +656,63 @@ class _Context:
 
 class _Level:
     """The instances of one level: rows, statistics and node (sorted by node, then row), the
-    per-feature orders, and the per-node statistics (``node_stats``) and usable categorical features."""
+    per-feature orders, and the per-node statistics (``node_stats``) and usable categorical features.
 
-    def __init__(self, row: np.ndarray, stats: np.ndarray, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool) -> None:
-        self.row, self.stats, self.node, self.orders, self.usable = row, stats, node, orders, usable
+    A classification instance is its class code and weight (``cls``, ``w``), never a one-hot
+    row: rows x classes numbers would not fit with many classes. Its statistics are made
+    dense (:meth:`dense`) for a few instances at a time only; regression instances keep their
+    three statistics (``stats``)."""
+
+    def __init__(self, row: np.ndarray, cls: np.ndarray | None, w: np.ndarray, stats: np.ndarray | None, k: int, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool) -> None:
+        self.row, self.w, self.k = row, w, k
+        self.cls: Any = cls  # None in regression
+        self._stats: Any = stats  # None in classification
+        self.node, self.orders, self.usable = node, orders, usable
         self.n_nodes, self.integral = n_nodes, integral
         self.m = len(row)
         self.lens = np.bincount(node, minlength=n_nodes)
         self.starts = np.concatenate(([0], np.cumsum(self.lens)[:-1])).astype(np.int64)
-        self.node_stats = _segment_sums(node, stats, n_nodes)
-        self._cls: np.ndarray | None = None
+        self.node_stats = self.sums(node, None, n_nodes)
+        self.unit = bool(np.all(w == 1.0))  # every instance weighs exactly 1 (counts by rows)
+
+    def dense(self, idx: Any) -> np.ndarray:
+        """The statistics of the instances ``idx`` (any shape or a mask), shaped ``(..., k)``."""
+        if self.cls is None:
+            return self._stats[idx]  # type: ignore[index]
+        cls, w = self.cls[idx], self.w[idx]
+        out = np.zeros((*cls.shape, self.k))
+        np.put_along_axis(out, cls[..., None], w[..., None], axis=-1)
+        return out
 
     @property
-    def cls(self) -> np.ndarray:
-        """Class code of each instance (classification), from its one-hot statistics."""
-        if self._cls is None:
-            self._cls = np.argmax(self.stats, axis=1)
-        return self._cls
+    def stats(self) -> np.ndarray:
+        """Every instance's statistics (small levels only: rows x k numbers)."""
+        return self.dense(slice(None))
 
-    @property
-    def w(self) -> np.ndarray:
-        if getattr(self, "_w", None) is None:
-            self._w = self.stats.sum(axis=1)
-        return self._w
+    def sums(self, key: np.ndarray, sel: Any, n: int) -> np.ndarray:
+        """Per-key sums ``(n, k)`` of the statistics of the instances ``sel`` (``None``: all),
+        added in instance order (bincount is sequential), as the reference's ``sum(axis=0)``."""
+        if self.cls is None:
+            return _segment_sums(key, self._stats if sel is None else self._stats[sel], n)
+        cls, w = (self.cls, self.w) if sel is None else (self.cls[sel], self.w[sel])
+        if len(key) == 0:
+            return np.zeros((n, self.k))
+        flat = np.bincount(key * self.k + cls, weights=w, minlength=n * self.k)
+        return flat.reshape(n, self.k).astype(np.float64, copy=False)
 
-    @property
-    def unit(self) -> bool:
-        """Whether every instance weighs exactly 1 (counts by rows)."""
-        if getattr(self, "_unit", None) is None:
-            self._unit = bool(np.all(self.w == 1.0))
-        return self._unit
+    def take(self, src: np.ndarray, scale: np.ndarray | None = None) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None]:
+        """``(cls, w, stats)`` of the instances ``src``, each scaled by ``scale`` (fractional copies)."""
+        cls = None if self.cls is None else self.cls[src]
+        w = self.w[src]
+        stats = None if self._stats is None else self._stats[src]
+        if scale is not None:
+            frac = scale != 1.0
+            if frac.any():
+                w = w.copy()
+                w[frac] = w[frac] * scale[frac]
+                if stats is not None:
+                    stats[frac] = stats[frac] * scale[frac, None]
+        return cls, w, stats
 
     def keep_nodes(self, keep: np.ndarray) -> "_Level":
         """The level restricted to the nodes ``keep`` (a boolean mask), renumbered in order."""
@@ -667,11 +726,12 @@ class _Level:
             orders = self.orders[inst[self.orders]].reshape(q, int(inst.sum()))
             np.take(new_id.astype(orders.dtype), orders, out=orders)
         lv = _Level.__new__(_Level)
-        lv.row, lv.stats, lv.node = self.row[inst], self.stats[inst], new_node[self.node[inst]]
+        lv.row, lv.node, lv.k = self.row[inst], new_node[self.node[inst]], self.k
+        lv.cls, lv.w, lv._stats = self.take(inst)
         lv.orders, lv.usable, lv.n_nodes, lv.integral = orders, self.usable[keep], int(keep.sum()), self.integral
         lv.m = len(lv.row)
         lv.lens, lv.node_stats = self.lens[keep], self.node_stats[keep]
-        lv._cls = None if self._cls is None else self._cls[inst]
+        lv.unit = self.unit
         lv.starts = np.concatenate(([0], np.cumsum(lv.lens)[:-1])).astype(np.int64)
         return lv
 
@@ -819,7 +879,7 @@ def _kernel_tree(ds: Dataset, cfg: Any, progress: Any = None) -> Node:
     )  # fmt: skip
     if progress is not None:  # the compiled loop calls no Python: its levels are reported once it is done
         _report_levels(child, counts, progress)
-    return assemble_arrays(np.maximum(feature, 0), threshold, child, counts, checked=False)
+    return from_arrays(np.maximum(feature, 0), threshold, child, counts, checked=False)
 
 
 def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None:
@@ -830,59 +890,6 @@ def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None
     weight = counts.sum(axis=1)
     for d in range(int(depth.max()) + 1):
         progress(d, int((depth == d).sum()), int(round(float(weight[depth == d].sum()))))
-
-
-def assemble_arrays(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, counts: np.ndarray, *, checked: bool = True) -> Node:
-    """Nodes from a threshold tree's arrays (the compiled kernel's, :mod:`puretree.dask`'s): node
-    ``g`` is a leaf when ``child[g] < 0``, else a split on ``feature[g]`` at ``threshold[g]``
-    whose children are ``child[g]`` and ``child[g] + 1`` (larger ids); ``counts[g]`` its statistics.
-
-    ``checked=False`` (the compiled kernel's own arrays: feature indices, finite thresholds and
-    counts by construction) sets the nodes' fields without running their converters and
-    validators again, which cost more than the kernel's growth on small data; the nodes are
-    the same values (their digest is computed as always).
-
-    >>> args = (np.array([0, -1, -1]), np.array([2.5, 0.0, 0.0]), np.array([1, -1, -1]), np.array([[2.0, 2.0], [2.0, 0.0], [0.0, 2.0]]))
-    >>> assemble_arrays(*args, checked=False) == assemble_arrays(*args)
-    True
-    """
-    ft, thr, ch, cn = feature.tolist(), threshold.tolist(), child.tolist(), counts.tolist()
-    made: list[Any] = [None] * len(ch)
-    leaf, split, test = (Leaf, Split, Threshold) if checked else (_trusted_leaf, _trusted_split, _trusted_threshold)
-    for g in range(len(ch) - 1, -1, -1):
-        c = ch[g]
-        if c < 0:
-            made[g] = leaf(cn[g])
-        else:
-            made[g] = split(ft[g], test(thr[g]), (made[c], made[c + 1]), cn[g])
-            made[c] = made[c + 1] = None  # each node is referenced by its parent only
-    return made[0]
-
-
-_set = object.__setattr__  # the nodes are frozen: set their slots as attrs' own __init__ does
-
-
-def _trusted_threshold(value: float) -> Threshold:
-    test = object.__new__(Threshold)
-    _set(test, "value", value + 0.0)  # one zero, as Threshold's converter makes it
-    return test
-
-
-def _trusted_leaf(stats: list[float]) -> Leaf:
-    node = object.__new__(Leaf)
-    _set(node, "stats", tuple(stats))
-    node.__attrs_post_init__()  # the digest
-    return node
-
-
-def _trusted_split(feature: int, test: Threshold, kids: tuple[Node, Node], stats: list[float]) -> Split:
-    node = object.__new__(Split)
-    _set(node, "feature", feature)
-    _set(node, "test", test)
-    _set(node, "children", kids)
-    _set(node, "stats", tuple(stats))
-    node.__attrs_post_init__()  # the digest
-    return node
 
 
 def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None) -> Node:
@@ -907,19 +914,30 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         ctx.binned = True
         ctx.Xn = np.ascontiguousarray(np.stack([edge_bins(row, bins[j]) for row, j in zip(ctx.Xn, ctx.numeric.tolist())]).reshape(ctx.Xn.shape))
     kinds = tuple(_kinds()[s] for s in cfg.splitters)
-    stats = node_statistics(ds)
-    n, k = stats.shape
-    ctx.k = k
     regression = ctx.regression
     y: Any = ds.y  # labelled data: not None
-    integral = bool(np.all(stats == np.floor(stats)) and stats.sum() < 2.0**52)
+    n = ds.n_rows
+    w = np.ones(n) if ds.sample_weight is None else np.asarray(ds.sample_weight, dtype=np.float64)
+    if regression:
+        rows_stats = node_statistics(ds)  # (w, w*y, w*y**2): three numbers a row
+        stats, cls, k = rows_stats, None, 3
+        integral = bool(np.all(rows_stats == np.floor(rows_stats)) and rows_stats.sum() < 2.0**52)
+    else:
+        # an instance is its class code and weight: a rows x classes array is never made
+        stats, cls, k = None, np.asarray(y, dtype=np.int64), max(1, len(ds.schema.classes))
+        integral = bool(np.all(w == np.floor(w)) and w.sum() < 2.0**52)
+    ctx.k = k
     # int32 positions while they fit: the orders are the engine's largest arrays
     ctx.index = np.int32 if n < 2**31 - 1 else np.int64
     orders = np.argsort(ctx.Xn, axis=1, kind="stable").astype(ctx.index) if ctx.q else np.zeros((0, n), dtype=np.int64)
-    st = _Level(np.arange(n), stats, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
-    st.node_stats[0] = stats.sum(axis=0)  # the reference's own sum (pairwise when there is one column)
+    st = _Level(np.arange(n), cls, w, stats, k, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
+    # the reference's own sum: pairwise when there is one column (else bincount's, row by row)
+    if stats is not None:
+        st.node_stats[0] = stats.sum(axis=0)
+    elif k == 1:
+        st.node_stats[0, 0] = w.sum()
     # Records of the tree: one entry per node, children filled in as they are created.
-    made: list[Any] = []  # Leaf, or a split description (kind, feature, test, counts, child ids)
+    made: list[Any] = []  # Leaf, or a split's record (feature, test, child ids, counts): growth.assemble
     frontier = [0]
     made.append(None)
     path_of: dict[int, tuple[int, ...]] = {0: ()}  # feature subsampling: each pending node's path
@@ -962,19 +980,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
             found = [_numeric_candidates(st, cfg, ctx) if kind == "threshold" else cat.get(kind, _Best(N)) for kind in kinds]
-        scores = np.stack([f.score for f in found], axis=1)  # (N, kinds)
-        feats = np.stack([f.feature for f in found], axis=1)
-        from .splits import TIE_TOLERANCE
-
-        best = scores.max(axis=1)
-        has = ~np.isneginf(best)
-        with np.errstate(invalid="ignore"):
-            tied = scores >= (best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best)))[:, None]
-        big = np.iinfo(np.int64).max
-        choice = np.argmin(np.where(tied, feats, big), axis=1)  # lowest feature; first splitter on equal
-        chosen = scores[np.arange(N), choice]
-        if cfg.min_gain is not None:
-            has &= chosen > cfg.min_gain
+        feats = np.stack([f.feature for f in found], axis=1)  # (N, kinds)
+        has, choice = among_kinds(np.stack([f.score for f in found], axis=1), feats, cfg.min_gain)
         feature = feats[np.arange(N), choice]
         # -- the branch of every instance
         split = has.copy()
@@ -1026,11 +1033,13 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
             offset = np.concatenate(([0], np.cumsum(nb)[:-1])).astype(np.int64)
             n_children = int(nb.sum())
             known_inst = inst_split & (branch >= 0)
-            child_known = _segment_sums(offset[st.node[known_inst]] + branch[known_inst], st.stats[known_inst], n_children)
+            child_known = st.sums(offset[st.node[known_inst]] + branch[known_inst], known_inst, n_children)
             for c, kind in enumerate(kinds):
                 for i, ch in found[c].children.items():
                     if split[i] and choice[i] == c:
                         child_known[offset[i] : offset[i] + nb[i]] = ch  # the reference's own sums (subsets: a matrix product)
+        if not regression:  # the children's class counts: refused before they are made
+            _check_tree_size(len(made) + n_children, k)
         absent = inst_split & (branch < 0)
         copies = inst_split.astype(np.int64)
         child_weight = ctx.task.weight(child_known)
@@ -1046,7 +1055,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
                     heavy[i] = int(np.argmax(child_weight[offset[i] : offset[i] + nb[i]]))
                 branch[a_idx] = heavy[st.node[a_idx]]
                 if cfg.accept is not None:
-                    routed = _segment_sums(offset[st.node[inst_split]] + branch[inst_split], st.stats[inst_split], n_children)
+                    routed = st.sums(offset[st.node[inst_split]] + branch[inst_split], inst_split, n_children)
             elif cfg.missing == "distribute":
                 copies[a_idx] = 0  # replaced by one copy per branch with known weight
                 share_all = np.zeros(n_children)
@@ -1062,7 +1071,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
                     extra_node.append(offset[st.node[src]] + b)
                     extra_scale.append(sh)
                 if cfg.accept is not None:
-                    absent_stats = _segment_sums(st.node[a_idx], st.stats[a_idx], N)
+                    absent_stats = st.sums(st.node[a_idx], a_idx, N)
                     routed = child_known + share_all[:, None] * absent_stats[np.repeat(np.arange(N), nb)]
             else:  # pragma: no cover - missing="error" refused the data above
                 raise DataError("missing value")
@@ -1119,8 +1128,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
                     made.append(Leaf(np.zeros(k)))
             f = int(feature[i])
             kd = kinds[choice[i]]
-            test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i)
-            made[g] = (kd, f, test, st.node_stats[i], kids)
+            test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i) if kd == "subset" else len(kids)
+            made[g] = (f, TESTS[kd](test), kids, st.node_stats[i])
         if not next_frontier:
             break
         # -- the next level: new instances sorted by (node, row), orders stably partitioned
@@ -1136,11 +1145,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         new_id_of_pre[perm] = np.arange(len(perm))
         src = pre_src[perm]
         row = st.row[src]
-        new_stats = st.stats[src]
-        sc = pre_scale[perm]
-        frac_rows = sc != 1.0
-        if frac_rows.any():
-            new_stats[frac_rows] = new_stats[frac_rows] * sc[frac_rows, None]
+        new_cls, new_w, new_stats = st.take(src, pre_scale[perm])
         nn = new_node[perm]
         # usable categorical features: the parent's, less a multiway split's feature
         parent_of_next = np.repeat(np.arange(N), nb)[occupied]
@@ -1180,27 +1185,10 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         else:
             new_orders = np.zeros((0, len(row)), dtype=np.int64)
         del st  # the old level's orders go before the new level's sums are made
-        st = _Level(row, new_stats, nn, new_orders, usable, n_next, integral)
+        st = _Level(row, new_cls, new_w, new_stats, k, nn, new_orders, usable, n_next, integral)
         frontier = next_frontier
         depth += 1
     if progress is not None and len(made) > reported:  # the last level's children, all leaves made at once
         progress(depth + 1, len(made) - reported, 0)
-    return _assemble(made)
+    return from_records(made)
 
-
-def _assemble(made: list[Any]) -> Node:
-    """Nodes from the records, children before parents (ids grow with depth)."""
-    for g in range(len(made) - 1, -1, -1):
-        rec = made[g]
-        if isinstance(rec, tuple):
-            kind, f, test, counts, kids = rec
-            children = [made[c] for c in kids]
-            if kind == "threshold":
-                made[g] = Split(f, Threshold(test), children, counts)
-            elif kind == "subset":
-                made[g] = Split(f, Subset(test), children, counts)
-            else:
-                made[g] = Split(f, Multiway(len(children)), children, counts)
-            for c in kids:
-                made[c] = None  # release: each node is referenced by its parent only
-    return made[0]

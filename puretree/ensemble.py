@@ -1,6 +1,6 @@
 """Ensembles as values: bagging, random forests and AdaBoost (SAMME).
 
-An :class:`Ensemble` is a frozen value like a :class:`~puretree.nodes.Tree`: its member trees,
+An :class:`Ensemble` is a frozen value like a :class:`~puretree.tree.Tree`: its member trees,
 their weights, the schema, and how it was built (the method, the seed and the options). The
 builders are pure functions of their inputs and seed: the same call gives an equal value.
 
@@ -49,14 +49,16 @@ from typing import Any
 import attrs
 import numpy as np
 
+from . import kernels
 from .data import DATA_OPTIONS, Dataset, as_dataset, encode_features, labels_array
 from .errors import DataError, ModelFormatError, ParameterError, shown
 from .fold import depth, n_leaves, n_nodes
 from .grow import cart, grow
 from .importance import feature_importances as tree_importances
-from .nodes import Schema, Split, Tree
-from .predict import predict_proba as tree_proba
-from .predict import predict_value as tree_value
+from .nodes import Schema, Split
+from .predict import predict_proba as tree_proba, predict_value as tree_value
+from .text import to_text
+from .tree import Tree
 
 __all__ = [
     "METHODS",
@@ -216,7 +218,6 @@ def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any]
     when the compiled kernel grew it (one kernel fit: its own tree)."""
     if walks is None:
         return _grow_sorted(ds, base, options, seed, member, bootstrap, orders)
-    from . import kernels
 
     with kernels.recording() as grown:
         tree = _grow_sorted(ds, base, options, seed, member, bootstrap, orders)
@@ -243,7 +244,6 @@ def _grow_sorted(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any]
     data = attrs.evolve(ds, sample_weight=weight)
     if orders is None or weight is None or "sample_weight" in options:  # (grow's own weights replace the data's)
         return base(data, seed=(seed, member), **options)
-    from . import kernels
 
     # grow leaves the rows of weight 0 out (builder._prepare); leaving them out here first
     # lets the kernel start from the data set's sorted columns, less those rows
@@ -267,7 +267,6 @@ def _presorted(ds: Dataset, base: Any) -> np.ndarray | None:
     :func:`_grow_member` does, and its fits go through the compiled kernel when it applies."""
     if (base.func if isinstance(base, partial) else base) is not grow or ds.n_rows < 2 or not ds.schema.features:
         return None
-    from . import kernels
 
     if not all(f.is_numeric for f in ds.schema.features) or kernels.library() is None:
         return None
@@ -322,8 +321,6 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _grow_members(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any, walks: dict[int, Any] | None) -> list[Tree]:
-    from . import kernels
-
     orders = _presorted(ds, base)
     workers = _workers(n_jobs, n, ds, base, options)
     if workers == 1:
@@ -510,7 +507,6 @@ def _walk(arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], X: np.n
     """Each row's class probabilities down :func:`_threshold_arrays`' tree (``x <= t`` goes
     left; ``X`` without NaN), a level at a time over the rows still at a split."""
     feature, threshold, child, proba = arrays
-    from . import kernels
 
     if X.shape[0] and kernels.library() is not None:
         return proba[kernels.walk(feature, threshold, child, X)]
@@ -743,8 +739,6 @@ def summary(ens: Ensemble, *, first: int = 0, **text_options: Any) -> str:
     x0 <= 3.5: 0 (4)
     x0 > 3.5: 1 (4)
     """
-    from .text import to_text
-
     sizes = [n_nodes(m) for m in ens.members]
     leaves = [n_leaves(m) for m in ens.members]
     depths = [depth(m) for m in ens.members]

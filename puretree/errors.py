@@ -22,6 +22,7 @@ __all__ = [
     "ModelFormatError",
     "ParameterError",
     "CodegenError",
+    "MemoryLimitError",
 ]
 
 
@@ -85,3 +86,8 @@ def shown(value: Any, limit: int = 40) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 5] + "...'" if isinstance(value, str) else text[: limit - 3] + "..."
+
+
+class MemoryLimitError(PuretreeError, MemoryError):
+    """A fit would need more memory than this process may use, found before it is allocated:
+    the message names the rows and classes (or nodes and classes) and the memory they need."""

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import Any
-
+from typing import TYPE_CHECKING, Any
 
 from .errors import ParameterError
 from .fold import iter_nodes
-from .nodes import Leaf, Tree
+from .nodes import Leaf
 from .params import Interval, check
+
+if TYPE_CHECKING:  # estimates read a tree's nodes; the value sits in a higher layer
+    from .tree import Tree
 
 __all__ = [
     "C45_MARGIN",

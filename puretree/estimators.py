@@ -3,7 +3,7 @@
 They grow puretree trees (``algorithm="id3" | "c45" | "cart"``, CART by default as
 scikit-learn users expect) behind scikit-learn's estimator API, so that ``clone``,
 ``Pipeline``, ``GridSearchCV`` and ``cross_val_score`` take them. The fitted tree is the
-puretree :class:`~puretree.nodes.Tree` value in ``tree_``: print it, save it, prune it,
+puretree :class:`~puretree.tree.Tree` value in ``tree_``: print it, save it, prune it,
 compile it. This module imports scikit-learn when it loads; :mod:`puretree.sklearn` loads it
 on first use of either name, so ``import puretree`` never imports scikit-learn.
 

@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .data import Dataset, category_key
+from .data import Dataset, as_dataset, category_key
 from .errors import DataError, ParameterError
 from .params import Interval, IsCallable, check
 
@@ -233,8 +233,6 @@ def _average_ranks(values: np.ndarray) -> np.ndarray:
 
 
 def _dataset(X: Any, y: Any) -> Dataset:
-    from .data import as_dataset
-
     data = as_dataset(X, y)
     if data.y is None:
         raise DataError("no labels: pass y, or a dataset with a target")

@@ -5,7 +5,14 @@ stays on one file system), flushed, fsynced, and renamed over the target with
 :func:`os.replace`, which is atomic: a reader, a crash or ``kill -9`` sees either the
 complete old file or the complete new one. The folder is fsynced after the rename where the
 platform allows it, so the rename survives a power cut too. A symbolic link as target is
-followed: the file it points to is replaced and the link keeps pointing to it.
+followed: the file it points to is replaced and the link keeps pointing to it (as ``cp``
+does).
+
+Only a regular file (or a new path) is replaced. A named pipe or a character device
+(``/dev/null``, a terminal, ``/dev/stdout`` whatever standard output is, also through a
+symbolic link) is written into in place, never replaced by a regular file: its reader gets
+the bytes and the node stays. A block device or a socket is refused. A folder output
+(:func:`write_folder`) that names anything but a folder is refused.
 
 >>> import os, tempfile
 >>> scratch = tempfile.TemporaryDirectory(); folder = scratch.name
@@ -159,16 +166,82 @@ def _naming(exc: OSError, path: str | os.PathLike[str]) -> OSError:
     return OSError(exc.errno, exc.strerror or str(exc), os.fspath(path))
 
 
+def _special(path: str | os.PathLike[str]) -> str | None:
+    """What kind of special file ``path`` names, links followed; ``None`` for a regular file,
+    a folder or nothing at all.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _special(folder), _special(os.path.join(folder, "new.json"))
+    (None, None)
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # nothing there (or a dangling link): a new file is created
+        return None
+    for kind, test in _SPECIAL_KINDS:
+        if test(mode):
+            return kind
+    return None
+
+
+#: The special files an output can name, and whether data is written into them in place
+#: (a pipe's reader or a device gets the bytes, as from ``cp``) or the output is refused
+#: (replacing a disk's or a socket's node would destroy it; writing into a disk too).
+_SPECIAL_KINDS = (("named pipe", stat.S_ISFIFO), ("character device", stat.S_ISCHR), ("block device", stat.S_ISBLK), ("socket", stat.S_ISSOCK))
+_WRITTEN_IN_PLACE = frozenset({"named pipe", "character device"})
+
+
+def _write_in_place(path: str | os.PathLike[str], data: bytes) -> bool:
+    """Write ``data`` into the pipe or character device ``path`` (opened as given, so that
+    ``/dev/stdout`` reaches whatever standard output is); False if ``path`` turned out, once
+    opened, to be something else (it changed since it was looked at): the caller replaces it.
+
+    Opening a named pipe waits for its reader, as ``cp`` and a shell's ``>`` do.
+    """
+    # Neither O_CREAT nor O_TRUNC: nothing is created or emptied if the node changed meanwhile.
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+            return False
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        return True
+    finally:
+        os.close(fd)
+
+
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace the file ``path`` by ``data`` atomically (see the module docs).
+
+    A named pipe or a character device (``/dev/null``, a terminal, ``/dev/stdout`` whatever
+    standard output is) is written into in place, never replaced; a block device or a socket
+    is refused with a :class:`~puretree.errors.ParameterError`.
 
     >>> import os, tempfile
     >>> scratch = tempfile.TemporaryDirectory(); path = os.path.join(scratch.name, "x.bin")
     >>> write_bytes(path, b"\\x00\\x01")
     >>> open(path, "rb").read()
     b'\\x00\\x01'
+    >>> write_bytes(os.devnull, b"discarded")  # written into, not replaced by a file
+    >>> import stat; stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    True
     >>> scratch.cleanup()
     """
+    kind = _special(path)
+    if kind is not None:
+        if kind not in _WRITTEN_IN_PLACE:
+            raise ParameterError(f"{os.fspath(path)}: is a {kind}; refusing to write a file over it")
+        try:
+            written = _write_in_place(path, data)
+        except OSError as exc:
+            if exc.filename == os.fspath(path):
+                raise
+            raise _naming(exc, path) from exc
+        if written:
+            return
     target = _target(path)
     folder, name = os.path.split(target)
     tmp: str | None = None

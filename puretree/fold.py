@@ -27,20 +27,23 @@ as shared cells, so that a walk over every node holds memory linear in the nodes
 
 The rule combinators (:func:`first_of`, :func:`chain`, :func:`fixed_point`) build one rule
 from several; :func:`subtree_sizes` and :func:`subtree_sums` are the bottom-up fold over the
-pre-order arrays of :func:`puretree.predict.flatten`.
+pre-order arrays of :func:`puretree.flat.flatten`.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Generator, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 import numpy as np
 
 from .errors import ParameterError
-from .nodes import Node, Tree, children, with_children
+from .nodes import Leaf, Node, Split, children, with_children
+
+if TYPE_CHECKING:  # the tree value sits above the traversal kit, which reads only its root
+    from .tree import Tree
 
 __all__ = [
     "run",
@@ -99,7 +102,7 @@ def run(gen: Generator[Any, Any, T]) -> T:
 
 
 def _root(tree_or_node: Tree | Node) -> Node:
-    return tree_or_node.root if isinstance(tree_or_node, Tree) else tree_or_node
+    return tree_or_node if isinstance(tree_or_node, (Leaf, Split)) else tree_or_node.root
 
 
 def _handed_down(down: Down, node: Node, value: Any, n: int) -> tuple[Any, ...]:
@@ -189,7 +192,7 @@ def rewrite(tree_or_node: Tree | Node, rule: Rule, *, down: Down | None = None, 
         replaced = rule(node, *value)
         return node if replaced is None else replaced
 
-    if isinstance(tree_or_node, Tree):
+    if not isinstance(tree_or_node, (Leaf, Split)):  # a tree: its root rewritten, its schema kept
         new_root = fold(tree_or_node.root, step, down=down, start=start)
         return tree_or_node if new_root is tree_or_node.root else attrs.evolve(tree_or_node, root=new_root)
     return fold(tree_or_node, step, down=down, start=start)
@@ -349,7 +352,7 @@ def fixed_point(rule: Rule, *, max_steps: int = 10_000) -> Rule:
 
 def subtree_sums(parent: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Sums over subtrees of per-node ``values`` indexed by pre-order id: ``out[i]`` is node
-    ``i``'s value plus all its descendants'. ``parent`` is :func:`~puretree.predict.flatten`'s
+    ``i``'s value plus all its descendants'. ``parent`` is :func:`~puretree.flat.flatten`'s
     (the root's parent is ignored); rows of a 2-d ``values`` are summed as vectors.
 
     >>> subtree_sums(np.array([-1, 0, 1, 0]), np.array([1, 2, 3, 4])).tolist()

@@ -24,7 +24,8 @@ import numpy as np
 
 from .fold import iter_nodes
 from .impurity import gini, variance
-from .nodes import Leaf, Tree, children
+from .nodes import Leaf, children
+from .tree import Tree
 
 __all__ = ["impurity_decreases", "feature_importances", "format_importances"]
 

@@ -32,11 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from .data import Dataset, as_dataset, labels_array
+from .codegen.ensemble import verify
+from .data import Dataset, as_dataset, encode_features, labels_array
 from .fold import path_down, path_of, walk
 from .io import from_json, to_dict, to_json
-from .nodes import Codes, Interval, Leaf, Node, Split, Tree, children
+from .nodes import Codes, Interval, Leaf, Node, Split, children
 from .predict import predict_proba
+from .tasks import impurity_task
+from .tree import Tree
 
 __all__ = [
     "check_impurity",
@@ -102,8 +105,6 @@ def check_impurity(f: Callable[..., Any], counts: Any = None, *, rtol: float = 1
         ...
     AssertionError: check_impurity: <lambda> is not zero on pure counts: f([2.0, 0.0]) = 2.0
     """
-    from .tasks import impurity_task  # which statistics an impurity reads: puretree.tasks says
-
     if impurity_task(f).is_regression:
         raise TypeError(f"check_impurity checks class impurities; {_name(f)} is a regression impurity")
     vectors = _BATTERY if counts is None else np.atleast_2d(np.asarray(counts, dtype=np.float64))
@@ -391,8 +392,6 @@ def check_export(tree: Tree, target: str, *, feature_type: str = "double", rows:
     >>> tree = Tree(Split(0, Threshold(0.1), (Leaf((1, 0)), Leaf((0, 2))), (1, 2)), Schema((Feature("x"),), ("a", "b")))
     >>> check_export(tree, "python")
     """
-    from .codegen import verify
-    from .data import encode_features
 
     if rows is None:
         rows = boundary_cases(tree, width=32 if feature_type == "float" else 64, missing=True)

@@ -54,10 +54,14 @@ from typing import Any
 
 import attrs
 
+from . import ensemble
 from .data import category_key
 from .errors import ModelFormatError, digits, shown
+from .files import write_text
 from .fold import LEAVE, events
-from .nodes import MISSING_STRATEGIES, CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold, Tree
+from .growth.assemble import assemble
+from .nodes import CATEGORICAL, CLASSIFICATION, MISSING_STRATEGIES, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold
+from .tree import Tree
 
 __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
 
@@ -94,8 +98,6 @@ def to_dict(tree: Tree) -> dict[str, Any]:
     """The JSON-ready dictionary of a tree (see the module docs for the format), or of an
     ensemble (format ``puretree-ensemble``: :func:`puretree.ensemble.to_dict`)."""
     if not isinstance(tree, Tree):
-        from . import ensemble  # imported here: reading and writing trees does not need the builders
-
         if isinstance(tree, ensemble.Ensemble):
             return ensemble.to_dict(tree, to_dict)
     # Ids are pre-order: a node's is the number of nodes entered before it. The splits entered
@@ -136,8 +138,6 @@ def save(tree: Tree, path: str | os.PathLike[str]) -> None:
     over it (:func:`puretree.files.write_text`): a crash, a kill or a concurrent save leaves
     the old model or a complete new one, never a truncated file.
     """
-    from .files import write_text  # imported here: saving is the only part of io that writes
-
     write_text(path, to_json(tree, indent=1) + "\n")
 
 
@@ -402,8 +402,6 @@ def from_dict(obj: Any) -> Tree:
     if not isinstance(obj, dict):
         raise _fail("model", f"expected a JSON object, got {type(obj).__name__}")
     if obj.get("format") == "puretree-ensemble":
-        from . import ensemble
-
         return ensemble.from_dict(obj, from_dict)  # type: ignore[return-value]
     if obj.get("format") != FORMAT:
         raise _fail("model", f"not a puretree model (format {shown(obj.get('format'))}, expected {FORMAT!r})")
@@ -439,19 +437,16 @@ def from_dict(obj: Any) -> Tree:
     unreached = [i for i in range(1, n) if not referenced[i]]
     if unreached:
         raise _fail(f"nodes[{unreached[0]}]", "is not reachable from the root")
-    built: list[Node | None] = [None] * n
     table_entries = 0
-    for i in range(n - 1, -1, -1):  # children have larger indices: build bottom-up
+
+    def node(i: int, kids: tuple[Node, ...]) -> Node:
+        nonlocal table_entries
         entry, where = entries[i], f"nodes[{i}]"
         kind = entry["kind"]
         counts = _stats(entry, _STATS_FIELD[version], width, regression, where)
-        kids = [built[c] for c in child_lists[i]]
-        for c in child_lists[i]:
-            built[c] = None  # each node is referenced once; free the slot
         if kind == "leaf":
-            built[i] = Leaf(counts)
-            continue
-        if not math.isfinite(sum(_weight(k.stats, regression) for k in kids if k is not None)):
+            return Leaf(counts)
+        if not math.isfinite(sum(_weight(k.stats, regression) for k in kids)):
             # "distribute" divides each child's weight by their total.
             raise _fail(where, "the children's weights add up to more than a double holds")
         fmt = SPLIT_FORMATS[kind_names[kind]]
@@ -463,9 +458,9 @@ def from_dict(obj: Any) -> Tree:
         table_entries += fmt.table_entries(feature)
         if table_entries > MAX_SUBSET_ENTRIES:
             raise _fail(where, f"the subset splits together cover more than {MAX_SUBSET_ENTRIES} categories; predicting with this model would need a table that large")
-        built[i] = Split(j, test, tuple(kids), counts)
-    root = built[0]
-    assert root is not None
+        return Split(j, test, kids, counts)
+
+    root = assemble(child_lists, node)  # children have larger indices, checked above
     missing = obj.get("missing", "majority")
     if missing not in MISSING_STRATEGIES:
         raise _fail("model", f"unknown missing-value strategy {shown(missing)}; expected one of {list(MISSING_STRATEGIES)}")

@@ -17,11 +17,13 @@ Every node carries ``stats``: the statistics of the training rows that reached i
 classification tree they are the weighted class counts (``node.counts`` reads them by that
 name); in a regression tree, the additive statistics ``(weight, sum, sum of squares)``.
 
->>> schema = Schema(features=(Feature("x"),), classes=("no", "yes"))
->>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), schema)
->>> tree.predict([[1.0], [1.5], [2.0]]).tolist()
-['no', 'no', 'yes']
->>> tree.root.children[0] == Leaf((2.0, 0.0))
+A tree (:class:`puretree.tree.Tree`) pairs a root node with the :class:`Schema` that names
+its features and classes.
+
+>>> root = Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3))
+>>> root.test.branch_of(np.array([1.0, 1.5, 2.0]), Feature("x")).tolist()
+[0, 0, 1]
+>>> root.children[0] == Leaf((2.0, 0.0))
 True
 """
 
@@ -34,7 +36,7 @@ from typing import Any, ClassVar, Union
 import attrs
 import numpy as np
 
-from .errors import DataError, ParameterError, digits
+from .errors import DataError, ParameterError, SchemaError, digits
 
 __all__ = [
     "NUMERIC",
@@ -60,7 +62,6 @@ __all__ = [
     "CategoricalSplit",
     "SubsetSplit",
     "Node",
-    "Tree",
     "children",
     "with_children",
     "is_leaf",
@@ -173,7 +174,6 @@ class Schema:
         for i, f in enumerate(self.features):
             if f.name == name:
                 return i
-        from .errors import SchemaError
 
         raise SchemaError(f"unknown feature {name!r}; the schema has {list(self.feature_names)}")
 
@@ -812,55 +812,3 @@ def with_children(node: Node, new: tuple[Node, ...]) -> Node:
 #: ``"distribute"`` (C4.5): follow every branch and combine their predictions, weighted by the
 #: branches' training weights; ``"error"``: refuse, naming the row and the feature.
 MISSING_STRATEGIES = ("majority", "distribute", "error")
-
-
-@attrs.frozen
-class Tree:
-    """A learned tree: its root, the schema that gives the root's indices a meaning, its
-    missing-value strategy (see :data:`MISSING_STRATEGIES`) and the criterion it was grown with.
-
-    The methods are thin conveniences over the functions of :mod:`puretree.predict`
-    and :mod:`puretree.text`; the tree itself is an immutable value.
-    """
-
-    root: Node
-    schema: Schema
-    missing: str = attrs.field(default="majority", validator=attrs.validators.in_(MISSING_STRATEGIES))
-    #: The name of the impurity the tree was grown with ("gini", "entropy", "variance",
-    #: "misclassification"), or None when unknown (a user's score, a tree built by hand).
-    #: Cost-complexity pruning measures the tree with it.
-    #: It is a note on how the tree was made, not part of what it decides: trees equal in root,
-    #: schema and strategy are equal (and hash alike) whatever their criteria.
-    criterion: str | None = attrs.field(default=None, eq=False, validator=attrs.validators.optional(attrs.validators.instance_of(str)))
-
-    @property
-    def classes(self) -> tuple[Any, ...]:
-        return self.schema.classes
-
-    def predict(self, X: Any) -> Any:
-        from .predict import predict
-
-        return predict(self, X)
-
-    def predict_proba(self, X: Any) -> Any:
-        from .predict import predict_proba
-
-        return predict_proba(self, X)
-
-    def apply(self, X: Any) -> Any:
-        from .predict import apply
-
-        return apply(self, X)
-
-    def decision_path(self, row: Any) -> Any:
-        from .predict import decision_path
-
-        return decision_path(self, row)
-
-    def to_text(self, **options: Any) -> str:
-        from .text import to_text
-
-        return to_text(self, **options)
-
-    def __str__(self) -> str:
-        return self.to_text()

@@ -6,7 +6,7 @@ training majority, exactly what the seeds prescribe. Local decisions are bottom-
 :func:`~puretree.fold.rewrite` rule (:func:`simplify`) or a :func:`~puretree.fold.fold` that
 carries each subtree's estimated errors up with it (:func:`pessimistic`, :func:`penalty`).
 Global, greedy decisions (:func:`reduced_error`, the cost-complexity sequence) are computed on
-the pre-order arrays of :func:`puretree.predict.flatten` and applied with :func:`collapse`, a
+the pre-order arrays of :func:`puretree.flat.flatten` and applied with :func:`collapse`, a
 rewrite that is handed each node's pre-order id top-down.
 
 >>> from puretree.datasets import load_playtennis
@@ -25,11 +25,13 @@ from typing import Any
 import attrs
 import numpy as np
 
+from .c45 import pessimistic_with_raising
 from .errors import ParameterError
 from .estimates import C45_MARGIN, check_cf, check_classification, check_penalty, pessimistic_errors, training_errors
+from .flat import LEAF, flatten
 from .fold import fold, rewrite, subtree_sizes, subtree_sums, walk
-from .nodes import Leaf, Node, Tree, children, with_children
-from .predict import LEAF, flatten
+from .nodes import Leaf, Node, children, with_children
+from .tree import Tree
 from .validation import validation_counts
 
 __all__ = [
@@ -192,8 +194,6 @@ def pessimistic(tree: Tree, X: Any = None, y: Any = None, *, cf: float = 0.25, r
     check_classification(tree, "pessimistic pruning")
     check_cf(cf)
     if X is not None:
-        from .c45 import pessimistic_with_raising
-
         return pessimistic_with_raising(tree, X, y, cf=cf, raising=raising, sample_weight=sample_weight)
     return _prune_by_estimate(tree, lambda counts: pessimistic_errors(counts, cf=cf), margin=C45_MARGIN)
 

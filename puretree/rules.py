@@ -40,10 +40,11 @@ from .data import encode_features, labels_array
 from .errors import ParameterError
 from .estimates import c45_added_errors, check_cf
 from .fold import n_nodes as count_nodes, walk
-from .nodes import Codes, Constraint, Interval, Leaf, Node, Schema, Split, Tree
+from .nodes import Codes, Constraint, Interval, Leaf, Node, Schema, Split
 from .params import Options, validate_params
-from .validation import validation_codes
 from .text import format_number, shorten
+from .tree import Tree
+from .validation import validation_codes
 
 __all__ = ["Condition", "Rule", "RuleList", "to_rules", "prune_rules", "ESTIMATES", "MAX_CONDITIONS_PER_NODE", "MIN_CONDITIONS_LIMIT"]
 

@@ -3,7 +3,7 @@ estimators :class:`TreeClassifier` and :class:`TreeRegressor` (in :mod:`puretree
 loaded with scikit-learn on first use of their names).
 
 A fitted :class:`~sklearn.tree.DecisionTreeClassifier` or
-:class:`~sklearn.tree.DecisionTreeRegressor` becomes a :class:`~puretree.nodes.Tree` whose
+:class:`~sklearn.tree.DecisionTreeRegressor` becomes a :class:`~puretree.tree.Tree` whose
 predictions are identical, so scikit-learn users get puretree's exact code generation,
 text, JSON and pruning. scikit-learn stays optional: it is imported by nobody but the caller.
 
@@ -38,11 +38,14 @@ from typing import Any
 
 import numpy as np
 
+from .codegen.literals import float32_floor
 from .data import labels_array
 from .errors import ParameterError
 from .fold import depth, walk
+from .growth.assemble import assemble
 from .impurity import entropy, gini, misclassification, variance
-from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Schema, Split, Threshold, Tree, children
+from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold, children
+from .tree import Tree
 
 __all__ = ["from_sklearn", "to_sklearn", "float32_threshold", "TreeClassifier", "TreeRegressor", "UnsupportedTreeError"]
 
@@ -53,7 +56,7 @@ _ESTIMATORS = ("TreeClassifier", "TreeRegressor")
 def __getattr__(name: str) -> Any:
     """``TreeClassifier`` and ``TreeRegressor``, imported (with scikit-learn) on first use (PEP 562)."""
     if name in _ESTIMATORS:
-        from . import estimators
+        from . import estimators  # imports scikit-learn, an optional dependency
 
         return getattr(estimators, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -77,8 +80,6 @@ def float32_threshold(t: float) -> float:
     >>> float32_threshold(1e300) < _OVERFLOW <= float32_threshold(1e300) + 2.0**75
     True
     """
-    from .codegen.literals import float32_floor
-
     u = float32_floor(t)
     if np.isneginf(u):
         m = -_OVERFLOW
@@ -128,21 +129,24 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
     value = inner.value[:, 0, :]
     weight = inner.weighted_n_node_samples
     counts = [_node_counts(value[i], float(weight[i]), float(inner.impurity[i]), regression) for i in range(inner.node_count)]
-    # Children before parents: node ids in reverse pre-order (scikit-learn numbers nodes depth first).
+    # Renumbered in pre-order, children after their parent as assemble builds them (scikit-learn
+    # numbers nodes so already; only the structure is relied on).
     order, stack = [], [0]
     while stack:
         i = stack.pop()
         order.append(i)
         if left[i] >= 0:
             stack.extend((int(right[i]), int(left[i])))
-    built: dict[int, Any] = {}
-    for i in reversed(order):
-        if left[i] < 0:
-            built[i] = Leaf(counts[i])
-        else:
-            test = Threshold(float32_threshold(float(inner.threshold[i])))
-            built[i] = Split(int(inner.feature[i]), test, (built.pop(int(left[i])), built.pop(int(right[i]))), counts[i])
-    return Tree(built[0], schema, missing=missing, criterion=_CRITERIA.get(str(getattr(estimator, "criterion", ""))))
+    at = {i: n for n, i in enumerate(order)}
+    kids = [() if left[i] < 0 else (at[int(left[i])], at[int(right[i])]) for i in order]
+
+    def node(n: int, children: tuple[Node, ...]) -> Node:
+        i = order[n]
+        if not children:
+            return Leaf(counts[i])
+        return Split(int(inner.feature[i]), Threshold(float32_threshold(float(inner.threshold[i]))), children, counts[i])
+
+    return Tree(assemble(kids, node), schema, missing=missing, criterion=_CRITERIA.get(str(getattr(estimator, "criterion", ""))))
 
 
 #: scikit-learn's criterion names -> the impurity puretree measures the tree with (None: another).

@@ -38,6 +38,7 @@ from .nodes import TESTS, Schema, Test
 from .tasks import TASKS, Task, as_task
 
 __all__ = [
+    "CHUNK",
     "TIE_TOLERANCE",
     "MISSING_BRANCH",
     "THRESHOLDS",
@@ -70,8 +71,9 @@ __all__ = [
 
 #: Scores closer than this (relative) to the best one count as tied.
 TIE_TOLERANCE = 1e-12
-#: Largest number of floats a vectorised threshold search holds at once (memory bound).
-_CHUNK = 4_000_000
+#: Largest number of floats a vectorised search holds at once (memory bound): the reference's
+#: threshold search, the level-wise engine's sorted statistics and C4.5's chunked gains.
+CHUNK = 4_000_000
 #: The branch code of a row whose value at the split is missing.
 MISSING_BRANCH = -1
 #: How a numeric threshold is placed between two training values (see ``grow``).
@@ -222,7 +224,7 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     parent = node.stats.sum(axis=0)
     names = np.asarray(node.schema.feature_names)[node.numeric]
     task = node.task
-    chunk = max(1, _CHUNK // max(1, n * k * 2))
+    chunk = max(1, CHUNK // max(1, n * k * 2))
     by_sums = task.is_regression and isinstance(score, ImpurityDecrease) and score.impurity is variance
     # NaN sorts last, so a feature has missing values here exactly when its last value is NaN.
     incomplete = np.isnan(node.values[:, -1])

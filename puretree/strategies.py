@@ -40,9 +40,11 @@ from hypothesis.errors import InvalidArgument
 
 from .criteria import gain_ratio, impurity_decrease, information_gain
 from .data import Dataset
+from .growth.assemble import assemble
 from .impurity import entropy, gini, misclassification
 from .invariants import boundary_cases, next_down, next_up
-from .nodes import CATEGORICAL, MISSING_STRATEGIES, NUMERIC, OLD_KIND_NAMES, TESTS, Codes, Feature, Interval, Leaf, Node, Schema, Split, Tree
+from .nodes import CATEGORICAL, MISSING_STRATEGIES, NUMERIC, OLD_KIND_NAMES, TESTS, Codes, Feature, Interval, Leaf, Node, Schema, Split
+from .tree import Tree
 
 __all__ = [
     "EDGE_FLOATS",
@@ -512,22 +514,17 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
         for i in reversed(range(len(kid_limits))):
             child = limits[:j] + (kid_limits[i],) + limits[j + 1 :]
             stack.append((first + i, depth + 1, spine and i == spine_child, child, kid_empty[i]))
-    # Bottom-up: children have larger slots than their parent, so build in reverse order.
-    built: list[Node | None] = [None] * len(specs)
-    for slot in range(len(specs) - 1, -1, -1):
+    # Bottom-up: children have larger slots than their parent.
+    def node(slot: int, kids: tuple[Node, ...]) -> Node:
         spec = specs[slot]
         assert spec is not None
         if spec.kind == "leaf":
-            built[slot] = Leaf((0.0,) * k if spec.empty else draw(counts, label="leaf counts"))
-            continue
-        kids: list[Any] = [built[i] for i in spec.kids]  # built already: larger slots
+            return Leaf((0.0,) * k if spec.empty else draw(counts, label="leaf counts"))
         total = tuple(float(v) for v in np.sum([kid.stats for kid in kids], axis=0))
-        built[slot] = Split(spec.feature, spec.test, tuple(kids), total)
-        for i in spec.kids:
-            built[i] = None
+        return Split(spec.feature, spec.test, kids, total)
+
+    root = assemble([spec.kids if spec else () for spec in specs], node)
     strategy = draw(_one_of_values(missing), label="missing-value strategy")
-    root = built[0]
-    assert root is not None
     return Tree(root, schema, strategy)
 
 

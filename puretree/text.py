@@ -19,13 +19,16 @@ temperature > 54
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .fold import depth, n_leaves, n_nodes, walk
-from .nodes import Leaf, Node, Schema, Split, Tree, format_number
+from .nodes import Leaf, Node, Schema, Split, format_number
 from .params import Interval, validate_params
+
+if TYPE_CHECKING:  # the tree's own text method calls this module
+    from .tree import Tree
 
 __all__ = ["MAX_INDENT", "MAX_NAME", "shorten", "to_text", "summary", "format_number", "branch_labels", "leaf_label"]
 
@@ -118,7 +121,8 @@ def to_text(tree: Tree, *, indent: str = "|   ", max_indent: int = MAX_INDENT) -
     Lines are indented by ``indent`` once per level up to ``max_indent`` levels; a line
     deeper than that keeps ``max_indent`` indents and starts with ``[depth N]``:
 
-    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold, Tree
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+    >>> from puretree.tree import Tree
     >>> node = Leaf((1, 0))
     >>> for t in (3, 2, 1):
     ...     node = Split(0, Threshold(t), (Leaf((0, 1)), node), (1, 1))

@@ -19,8 +19,8 @@ import numpy as np
 
 from .data import Dataset, encode_features
 from .errors import DataError
-from .nodes import Tree
-from .predict import FlatTree, descend, flatten
+from .flat import FlatTree, descend, flatten
+from .tree import Tree
 
 __all__ = ["validation_codes", "validation_counts", "training_dataset"]
 
@@ -83,7 +83,7 @@ def _target_column(X: Any, target: str) -> list[Any]:
 
 
 def validation_counts(tree: Tree, X: Any, y: Any = None) -> tuple[FlatTree, np.ndarray]:
-    """The tree's :func:`~puretree.predict.flatten` table and, per node (pre-order id), the
+    """The tree's :func:`~puretree.flat.flatten` table and, per node (pre-order id), the
     weighted validation class counts of the rows that *end* there.
 
     Rows follow the tree's missing-value strategy; under ``"distribute"`` a row with a

@@ -47,10 +47,11 @@ from typing import Any
 
 import numpy as np
 
-from .fold import walk
-from .nodes import Leaf, Node, Schema, Split, Tree, format_number
 from .errors import ParameterError
+from .fold import walk
+from .nodes import Leaf, Node, Schema, Split, format_number
 from .text import branch_labels, leaf_label, shorten, summary, to_text
+from .tree import Tree
 
 __all__ = [
     "to_dot",
@@ -230,7 +231,8 @@ def to_dot(tree: Tree) -> str:
     mean) and its class distribution, filled with its class's colour; each edge carries its
     branch's test. Warns (:class:`SlowLayoutWarning`) above :data:`DOT_SLOW_NODES` nodes.
 
-    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold, Tree
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+    >>> from puretree.tree import Tree
     >>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), Schema((Feature('x "1"'),), ("no", "yes")))
     >>> print(to_dot(tree), end="")
     digraph tree {
@@ -305,7 +307,8 @@ def to_svg(tree: Tree) -> str:
     (a leaf) and a bar of its class distribution; each edge is labelled with its branch's
     test. Hovering a node shows its full text and distribution (an SVG ``<title>``).
 
-    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold, Tree
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+    >>> from puretree.tree import Tree
     >>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), Schema((Feature("a<b"),), ("no", "yes")))
     >>> svg = to_svg(tree)
     >>> "a&lt;b &lt;= 1.5" in svg, svg.count("<rect class=\\"node\\"")
@@ -518,7 +521,8 @@ def to_html(tree: Tree, *, open_depth: int = OPEN_DEPTH, title: str = "puretree"
     shows its counts and every condition on its path. Levels deeper than ``open_depth``
     start closed (the page's address may say ``#depth=N`` instead).
 
-    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold, Tree
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+    >>> from puretree.tree import Tree
     >>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), Schema((Feature("</script>"),), ("no", "yes")))
     >>> page = to_html(tree)
     >>> page.count("</script>"), "\\\\u003c/script\\\\u003e" in page
@@ -545,7 +549,8 @@ def render_view(tree: Tree, format: str) -> str:
     """The tree in one of :data:`VIEW_FORMATS`, as ``puretree show --format`` writes it
     (``text``: the indented text and the summary line).
 
-    >>> from puretree.nodes import Feature, Leaf, Schema, Tree
+    >>> from puretree.nodes import Feature, Leaf, Schema
+    >>> from puretree.tree import Tree
     >>> print(render_view(Tree(Leaf((1, 2)), Schema((Feature("x"),), ("a", "b"))), "text"), end="")
     b (3/1)
     nodes: 1, leaves: 1, depth: 0

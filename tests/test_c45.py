@@ -18,7 +18,7 @@ from puretree.criteria import information_gain
 from puretree.grow import grow
 from puretree.impurity import entropy
 from puretree.nodes import CategoricalSplit, Leaf, NumericSplit, children
-from puretree.predict import flatten
+from puretree.flat import flatten
 from puretree.strategies import datasets
 
 

@@ -29,7 +29,8 @@ from hypothesis.extra import numpy as hnp
 
 from puretree import c45_kernel, c45_vector
 from puretree.c45 import C45Splits, c45
-from puretree.c45_scan import best_cut, numeric_option
+from puretree.c45_scan import numeric_option
+from puretree.growth.choose import best_cut
 from puretree.grow import root_data
 from puretree.impurity import entropy
 from puretree.strategies import datasets

@@ -24,7 +24,8 @@ from puretree.datasets import load_buys_computer, load_playtennis, load_temperat
 from puretree.errors import CodegenError
 from puretree.grow import c45, cart, cart_regressor, id3
 from puretree.invariants import boundary_cases
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+from puretree.tree import Tree
 from puretree.strategies import datasets, trees
 
 ALGORITHMS = {"id3": id3, "c45": c45, "cart": cart}

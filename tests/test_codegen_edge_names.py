@@ -13,7 +13,8 @@ from puretree.codegen.render import generate
 from puretree.codegen.verify import verify
 from puretree.errors import CodegenError
 from puretree.io import from_json, to_json
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
+from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit
+from puretree.tree import Tree
 
 
 def stump(features, classes, split):

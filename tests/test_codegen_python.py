@@ -16,7 +16,8 @@ from puretree.codegen.verify import check_rows, expected, load_python, python_ro
 from puretree.datasets import load_playtennis, load_temperature
 from puretree.errors import CodegenError
 from puretree.grow import c45
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+from puretree.tree import Tree
 from puretree.predict import predict, predict_proba
 from test_codegen_c import built, deep_chain, grown
 

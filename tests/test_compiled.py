@@ -17,8 +17,11 @@ from puretree.codegen.render import generate
 from puretree.codegen.verify import check_rows, load_python, python_row
 from puretree.compiled import to_function
 from puretree.errors import DataError, ParameterError, SchemaError
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
-from puretree.predict import apply, dense_ends, flatten, predict, predict_proba, predict_value
+from puretree.answers import predict, predict_proba, predict_value  # one row through the compiled tree
+from puretree.flat import dense_ends, flatten
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+from puretree.predict import apply
+from puretree.tree import Tree
 from test_codegen_c import built, grown
 
 
@@ -207,7 +210,7 @@ def test_dense_walk_ends_where_descend_does(case, seed):
 def test_dense_walk_on_a_deep_tree_and_its_fallbacks(block, monkeypatch):
     from test_codegen_c import deep_chain
 
-    monkeypatch.setattr(sys.modules["puretree.predict"], "DENSE_BLOCK", block)  # 7: many blocks, the last short
+    monkeypatch.setattr(sys.modules["puretree.flat"], "DENSE_BLOCK", block)  # 7: many blocks, the last short
     tree = deep_chain(40)  # deeper than the walk's compaction interval, leaves at every depth
     X = np.arange(-1, 42, 0.5)[:, None]
     assert dense_ends(flatten(tree), X, tree.schema.features).tolist() == apply(tree, X).tolist()
@@ -335,3 +338,22 @@ def test_generated_python_with_loops_answers_as_the_table_form(regression, width
         for j in rng.choice(width, size=int(rng.integers(1, 4)), replace=False):
             row[j] = palette[int(rng.integers(len(palette)))]
         assert outcome(nested, row) == outcome(table, row), row
+
+
+def test_one_row_goes_through_the_compiled_tree_and_a_batch_through_the_walker(monkeypatch):
+    # puretree.predict and tree.predict are answers.predict: one row through the compiled
+    # tree, a batch through the walker of puretree.predict, a layer below.
+    import puretree.answers as answers
+
+    calls = []
+    real = answers.one_row
+    monkeypatch.setattr(answers, "one_row", lambda tree, X, what: calls.append(what) or real(tree, X, what))
+    tree = two_level()
+    row = {"x": 1.0, "y": -1.0, "z": 0.0}
+    assert puretree.predict(tree, row) == "mid" and puretree.predict_proba(tree, row).tolist() == [0.0, 0.0, 1.0]
+    assert puretree.predict(tree, np.array([[1.0, -1.0, 0.0]])).tolist() == ["mid"]
+    assert calls == ["predict", "proba", "predict"]
+    assert puretree.predict(tree, np.zeros((2, 3))).tolist() == tree.predict(np.zeros((2, 3))).tolist()
+    assert calls == ["predict", "proba", "predict"]
+    assert tree.predict(row) == "mid" and tree.predict_proba(row).tolist() == [0.0, 0.0, 1.0]
+    assert calls == ["predict", "proba", "predict", "predict", "proba"]

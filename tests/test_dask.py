@@ -24,6 +24,7 @@ distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 
 from puretree import dask as ptdask  # noqa: E402  (after the optional imports are known)
+from puretree.growth import histograms  # noqa: E402
 
 
 def _chunked(X, y, sizes):
@@ -122,14 +123,14 @@ def test_a_missing_value_is_refused_with_missing_error_naming_the_partition(clie
 def test_a_failing_task_surfaces_as_a_puretree_error_naming_the_partition(client, monkeypatch):
     X = np.arange(66.0).reshape(33, 2)
     Xd, yd = _chunked(X, np.arange(33) % 3, [10, 11, 12])
-    real = ptdask._move
+    real = histograms.move
 
     def broken(bins, node, *rest):
         if len(node) == 11:  # the second partition's rows: a deterministic fault point
             raise MemoryError("worker out of memory")
         return real(bins, node, *rest)
 
-    monkeypatch.setattr(ptdask, "_move", broken)
+    monkeypatch.setattr(histograms, "move", broken)
     with pytest.raises(PuretreeError, match=r"partition 1 \(rows 10\.\.20\): MemoryError: worker out of memory"):
         ptdask.cart(Xd, yd)
 

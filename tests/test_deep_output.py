@@ -12,7 +12,8 @@ import pytest
 from puretree.cli import main
 from puretree.errors import ParameterError
 from puretree.io import from_json, to_json
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
+from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit
+from puretree.tree import Tree
 from puretree.rules import MAX_CONDITIONS_PER_NODE, to_rules
 from puretree.text import MAX_INDENT, to_text
 

@@ -44,3 +44,27 @@ def test_the_site_is_strict_and_builds_into_site():
     text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert re.search(r"^strict: true$", text, flags=re.M) and re.search(r"^site_dir: site$", text, flags=re.M)
     assert "name: material" in text and "mkdocstrings" in text
+
+
+def test_every_public_name_is_in_the_reference_and_in_a_page_or_an_example():
+    # What `import puretree` offers is what the documentation shows: each name of
+    # puretree.__all__ is in the API reference (a module there exports it) and is named on a
+    # page, in README.md or in an example. Plumbing is not in __all__.
+    import types
+
+    import puretree
+
+    referenced = [importlib.import_module(m) for page in (DOCS / "api").glob("*.md") for m in re.findall(r"^::: (\S+)$", page.read_text(encoding="utf-8"), flags=re.M)]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in [*DOCS.glob("*.md"), ROOT / "README.md", *(ROOT / "examples").rglob("*.py")])
+    not_in_reference, not_on_a_page = [], []
+    for name in puretree.__all__:
+        value = getattr(puretree, name)
+        if isinstance(value, types.ModuleType):
+            found = value in referenced or any(m.__name__.startswith(value.__name__ + ".") for m in referenced)
+        else:
+            found = name == "__version__" or any(getattr(m, attr, None) is value for m in referenced for attr in getattr(m, "__all__", ()))
+        if not found:
+            not_in_reference.append(name)
+        if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text):
+            not_on_a_page.append(name)
+    assert not_in_reference == [] and not_on_a_page == []

@@ -22,7 +22,7 @@ from puretree.datasets import load_playtennis
 from puretree.errors import ParameterError, PuretreeError
 from puretree.grow import c45, cart, id3
 from puretree.importance import feature_importances
-from puretree.nodes import Tree
+from puretree.tree import Tree
 from puretree.predict import predict, predict_proba
 from puretree.prune import cost_complexity, pessimistic
 from puretree.sklearn import TreeClassifier, TreeRegressor, UnsupportedTreeError, from_sklearn, to_sklearn

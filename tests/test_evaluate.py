@@ -23,7 +23,8 @@ from puretree.evaluate import (
 )
 from puretree.fold import depth, n_leaves
 from puretree.grow import c45, cart, id3
-from puretree.nodes import CategoricalSplit, Leaf, Tree
+from puretree.nodes import CategoricalSplit, Leaf
+from puretree.tree import Tree
 from puretree.predict import predict_proba
 from puretree.prune import pessimistic, reduced_error
 

@@ -20,8 +20,9 @@ from puretree.c45 import c45_splits, collapse_unhelpful
 from puretree.grow import c45, cart, grow, id3, multiway_splits, subset_splits, threshold_splits
 from puretree.impurity import gini
 from puretree.io import to_dict
-from puretree.predict import flatten
-from puretree.nodes import CategoricalSplit, Leaf, NumericSplit, SubsetSplit, Tree
+from puretree.flat import flatten
+from puretree.nodes import CategoricalSplit, Leaf, NumericSplit, SubsetSplit
+from puretree.tree import Tree
 
 # The plain gain-ratio builder (what c45 was before it gained C4.5's guards): fully grown,
 # for the properties every fully grown tree has. c45 itself has its own tests below.

@@ -12,7 +12,8 @@ from puretree.grow import cart, cart_regressor
 from puretree.impurity import entropy, gini, variance
 from puretree.importance import feature_importances, format_importances, impurity_decreases
 from puretree.io import save
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+from puretree.tree import Tree
 
 
 def _from_sklearn(model, n_features, regression):

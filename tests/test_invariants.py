@@ -28,7 +28,8 @@ from puretree.invariants import (
     next_up,
 )
 from puretree.io import from_json, to_json
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
+from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, children
+from puretree.tree import Tree
 from puretree.strategies import class_counts, datasets, trees
 
 # -- check_impurity ----------------------------------------------------------------------

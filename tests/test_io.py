@@ -16,7 +16,8 @@ from puretree.datasets import load_buys_computer, load_playtennis, load_temperat
 from puretree.errors import ModelFormatError
 from puretree.grow import c45, cart, cart_regressor, id3
 from puretree.io import FORMAT, VERSION, from_dict, from_json, load, save, to_dict, to_json
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+from puretree.tree import Tree
 from puretree.fold import iter_nodes
 from puretree.strategies import trees
 
@@ -332,7 +333,7 @@ def test_criterion_round_trips():
 def test_node_ids_are_pre_order_as_flatten_numbers_them(tree):
     # Written ids are the pre-order ids everything else uses (predict.apply, rewrites.collapse).
     from puretree.fold import iter_nodes
-    from puretree.predict import flatten
+    from puretree.flat import flatten
 
     nodes = to_dict(tree)["nodes"]
     flat = flatten(tree)

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from puretree import engine, ensemble, kernels
+from puretree.growth.assemble import from_arrays
 from puretree.data import Dataset, as_dataset
 from puretree.ensemble import bootstrap_counts, random_forest
 from puretree.grow import cart
@@ -128,7 +129,7 @@ def test_unchecked_assembly_gives_the_same_nodes(ds, member):
     root = np.bincount(ds.y, weights=w, minlength=k)
     arrays = kernels.grow_arrays(ds.X, ds.y, w, k, root, min_samples_split=2.0, min_samples_leaf=1.0, max_depth=None, min_gain=None, max_features=1, feature_key=(0, member))
     feature, rest = np.maximum(arrays[0], 0), arrays[1:]
-    assert engine.assemble_arrays(feature, *rest, checked=False) == engine.assemble_arrays(feature, *rest)
+    assert from_arrays(feature, *rest, checked=False) == from_arrays(feature, *rest)
 
 
 @given(ds=datasets(min_rows=2, max_features=4, max_rows=40, **NUMERIC_ONLY), seed=st.integers(0, 100))

@@ -8,7 +8,8 @@ from puretree import c45, cart
 from puretree.datasets import NAMES, load_mammals_small
 from puretree.fold import depth, n_leaves
 from puretree.grow import id3
-from puretree.nodes import CategoricalSplit, Leaf, Tree
+from puretree.nodes import CategoricalSplit, Leaf
+from puretree.tree import Tree
 
 ADDED = ["human", "dolphin", "elephant"]  # rows 6-8 of the eight-row table
 

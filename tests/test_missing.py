@@ -18,7 +18,8 @@ from puretree.fold import iter_nodes
 from puretree.grow import root_data, attribute_scores, c45, cart, grow, id3
 from puretree.io import from_json, to_json
 from puretree.nodes import Leaf, children
-from puretree.predict import flatten, predict, predict_proba
+from puretree.predict import predict, predict_proba
+from puretree.flat import flatten
 
 _spec = importlib.util.spec_from_file_location("weka_cv", Path(__file__).parent / "data" / "cross_validate.py")
 weka_cv = importlib.util.module_from_spec(_spec)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from puretree.errors import ParameterError, SchemaError
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children, is_leaf, with_children
+from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, children, is_leaf, with_children
+from puretree.tree import Tree
 
 SCHEMA = Schema((Feature("x"), Feature("c", "categorical", ("a", "b", "c"))), ("no", "yes"))
 

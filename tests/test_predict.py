@@ -12,8 +12,10 @@ from puretree.data import from_rows
 from puretree.datasets import load_buys_computer, load_playtennis
 from puretree.errors import DataError, SchemaError
 from puretree.grow import cart, id3
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
-from puretree.predict import apply, decision_path, flatten, predict, predict_proba
+from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit
+from puretree.tree import Tree
+from puretree.predict import apply, decision_path, predict, predict_proba
+from puretree.flat import flatten
 
 SUNNY_HIGH = {"outlook": "sunny", "temperature": "hot", "humidity": "high", "wind": "weak"}
 RAIN_WEAK = {"outlook": "rain", "temperature": "mild", "humidity": "high", "wind": "weak"}

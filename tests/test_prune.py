@@ -16,7 +16,8 @@ from puretree.evaluate import accuracy, cross_validate
 from puretree.fold import depth, iter_nodes, n_leaves, n_nodes
 from puretree.grow import c45, cart, grow, id3
 from puretree.io import to_dict
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, Tree, children
+from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, children
+from puretree.tree import Tree
 from puretree.prune import (
     c45_added_errors,
     chi_square_sf,

@@ -18,7 +18,8 @@ from puretree.datasets import load_buys_computer, load_playtennis
 from puretree.fold import depth, iter_nodes, n_leaves, n_nodes
 from puretree.grow import id3
 from puretree.impurity import entropy, gini, misclassification
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree, children
+from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, children
+from puretree.tree import Tree
 from puretree.strategies import trees
 
 PACKAGE = Path(puretree.__file__).parent

@@ -27,7 +27,8 @@ import puretree as pt
 from puretree.datasets import load_playtennis
 from puretree.errors import DataError, PuretreeError, SchemaError
 from puretree.formats import read_data
-from puretree.nodes import Feature, Leaf, Multiway, Schema, Split, Tree
+from puretree.nodes import Feature, Leaf, Multiway, Schema, Split
+from puretree.tree import Tree
 
 
 def run(*args, cwd):

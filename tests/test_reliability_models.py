@@ -8,8 +8,6 @@ line on stderr and a non-zero exit."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -19,21 +17,9 @@ from puretree.errors import DataError, ModelFormatError
 from puretree.io import from_dict, from_json, to_dict, to_json
 from puretree.nodes import Feature, Schema
 
+from test_reliability_input import refused_on_one_line, run  # the puretree command, as a user runs it
+
 BIG = 10**5000
-
-
-def run(*args, cwd):
-    """``puretree ARGS`` as a user runs it: (exit code, stdout, stderr)."""
-    done = subprocess.run([sys.executable, "-m", "puretree", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120)
-    return done.returncode, done.stdout, done.stderr
-
-
-def refused_on_one_line(code, err, *words):
-    assert code != 0
-    assert "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, err
-    for w in words:
-        assert w in err, (w, err)
 
 
 # -- a model's categories and classes: one value, one meaning --------------------------------------

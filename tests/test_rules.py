@@ -11,7 +11,8 @@ from puretree.datasets import load_buys_computer, load_playtennis, load_temperat
 from puretree.errors import ParameterError
 from puretree.fold import n_leaves
 from puretree.grow import c45, cart, grow, id3
-from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit, Tree
+from puretree.nodes import CategoricalSplit, Feature, Leaf, NumericSplit, Schema, SubsetSplit
+from puretree.tree import Tree
 from puretree.rules import Condition, Rule, RuleList, prune_rules, to_rules
 
 

@@ -101,3 +101,23 @@ def test_a_regression_tree_records_variance():
     X, y = make_regression(n_samples=60, n_features=3, random_state=0)
     assert from_sklearn(DecisionTreeRegressor(max_depth=2, random_state=0).fit(X, y)).criterion == "variance"
     assert from_sklearn(DecisionTreeRegressor(criterion="absolute_error", max_depth=2, random_state=0).fit(X, y)).criterion is None
+
+
+
+def test_a_tree_numbering_a_child_before_its_parent_converts_by_its_structure():
+    # The bridge builds bottom-up (puretree.growth.assemble) on its own pre-order numbering, so
+    # a tree_ whose ids are not in that order (node 3's left child is node 2) converts alike.
+    from types import SimpleNamespace
+
+    from puretree.nodes import Leaf, Split, Threshold
+
+    inner = SimpleNamespace(
+        n_outputs=1, n_features=1, node_count=5,
+        children_left=np.array([1, -1, -1, 2, -1]), children_right=np.array([3, -1, -1, 4, -1]),
+        feature=np.array([0, -2, -2, 0, -2]), threshold=np.array([0.5, -2.0, -2.0, 1.5, -2.0]),
+        value=np.array([[[1.0, 2.0]], [[1.0, 0.0]], [[0.0, 1.0]], [[0.0, 2.0]], [[0.0, 1.0]]]),
+        weighted_n_node_samples=np.array([3.0, 1.0, 1.0, 2.0, 1.0]), impurity=np.zeros(5),
+    )
+    tree = from_sklearn(SimpleNamespace(tree_=inner, classes_=np.array([0, 1]), criterion="gini"), feature_names=["x"])
+    right = Split(0, Threshold(float32_threshold(1.5)), (Leaf((0.0, 1.0)), Leaf((0.0, 1.0))), (0.0, 2.0))
+    assert tree.root == Split(0, Threshold(float32_threshold(0.5)), (Leaf((1.0, 0.0)), right), (1.0, 2.0))

@@ -17,10 +17,26 @@ from puretree.fold import iter_nodes
 from puretree.grow import c45, cart, id3
 from puretree.io import SPLIT_FORMATS, from_json, to_dict, to_json
 from puretree.nodes import (
-    MISSING, TESTS, UNSEEN, CategoricalSplit, Codes, Feature, Interval, Leaf, Multiway, NumericSplit, Schema, Split,
-    Subset, SubsetSplit, Threshold, Tree, children,
+    MISSING,
+    TESTS,
+    UNSEEN,
+    CategoricalSplit,
+    Codes,
+    Feature,
+    Interval,
+    Leaf,
+    Multiway,
+    NumericSplit,
+    Schema,
+    Split,
+    Subset,
+    SubsetSplit,
+    Threshold,
+    children,
 )
-from puretree.predict import apply, flatten
+from puretree.tree import Tree
+from puretree.predict import apply
+from puretree.flat import flatten
 from puretree.strategies import SPLIT_KINDS, numbers, trees
 
 CATEGORIES = st.integers(1, 6).map(lambda m: Feature("c", "categorical", tuple(f"v{i}" for i in range(m))))
@@ -212,7 +228,7 @@ def test_asking_every_test_descends_as_the_compiled_table(tree, data):
     # any other test (branch_of) node by node: both ways send every row to the same places.
     from puretree.data import encode_features
     from puretree.invariants import boundary_cases
-    from puretree.predict import BY_TEST, descend
+    from puretree.flat import BY_TEST, descend
 
     rows = boundary_cases(tree, missing=True)
     if not rows:

@@ -15,7 +15,8 @@ from puretree.criteria import GainRatio, ImpurityDecrease
 from puretree.fold import depth, iter_nodes, n_nodes
 from puretree.grow import c45, cart, grow, id3
 from puretree.invariants import check_fits_training_data, check_impurity, check_roundtrip, check_tree, next_down, next_up
-from puretree.nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold, Tree, children
+from puretree.nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold, children
+from puretree.tree import Tree
 from puretree.predict import predict, predict_proba
 from puretree.strategies import (
     EDGE_FLOATS,
@@ -201,7 +202,8 @@ def test_weighted_trees_have_exact_counts(tree):
 def test_every_leaf_of_a_drawn_tree_is_reachable(tree):
     # A row from boundary_cases ends in every non-empty leaf: the drawn tests are consistent.
     from puretree.invariants import boundary_cases
-    from puretree.predict import apply, flatten
+    from puretree.predict import apply
+    from puretree.flat import flatten
 
     rows = boundary_cases(tree)
     if not rows:

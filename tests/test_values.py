@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puretree.io import load, save, to_dict
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Split, Tree, children
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Split, children
+from puretree.tree import Tree
 from puretree.strategies import trees
 
 N = 100_000

@@ -20,7 +20,8 @@ from puretree.datasets import load_temperature, path
 from puretree.errors import CodegenError
 from puretree.grow import c45, id3
 from puretree.io import save
-from puretree.nodes import Feature, Leaf, NumericSplit, Schema, Tree
+from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+from puretree.tree import Tree
 
 
 def chain(depth):

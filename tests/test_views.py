@@ -32,7 +32,8 @@ from puretree import datasets
 from puretree.cli import main
 from puretree.fold import iter_nodes, n_nodes
 from puretree.io import load, save
-from puretree.nodes import Feature, Leaf, Multiway, Schema, Split, Subset, Threshold, Tree
+from puretree.nodes import Feature, Leaf, Multiway, Schema, Split, Subset, Threshold
+from puretree.tree import Tree
 from puretree.strategies import schemas, trees
 from puretree.views import DOT_SLOW_NODES, OPEN_DEPTH, SlowLayoutWarning, class_colours, to_dot, to_html, to_svg
 

@@ -36,18 +36,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
 
-from ..data import Dataset
-from ..ensemble import Ensemble, predict_proba, vote_total, votes
-from ..ensemble import predict as ensemble_predict
+from ..data import Dataset, as_dataset
+from ..ensemble import Ensemble, predict as ensemble_predict, predict_proba, vote_total, votes
 from ..errors import CodegenError
-from . import literals as lit
-from . import render
-from . import verify as single
-from .lower import check_options
+from ..files import write_folder
+from ..mcu import rows_runner
+from . import literals as lit, render, verify as single
+from .lower import check_options, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
-__all__ = ["generate", "export", "verify", "verify_code", "ensemble_files"]
+__all__ = ["generate", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble"]
 
 _DESCRIPTION = {"bagging": "bagging", "forest": "a random forest", "adaboost": "AdaBoost (SAMME)"}
 _TARGETS = ("python", "c", "c-table")
@@ -64,13 +64,14 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
     if target not in _TARGETS:
         raise CodegenError(f"ensembles are generated for the built-in targets {', '.join(_TARGETS)}, not {target!r}")
     opts = check_options(target, {"name": name, "feature_type": feature_type, **options})
+    quantize = options.pop("quantize", None)
     members = [f"{name}_m{i}" for i in range(len(ens.members))]
     for m in members[-1:]:
         check_options(target, {"name": m})  # the longest member name still a valid identifier
     regression = ens.schema.is_regression
     files: dict[str, str] = {}
     for member, tree in zip(members, ens.members):
-        files.update(render.generate(tree, target, name=member, feature_type=opts["feature_type"], proba=not regression, template_dirs=template_dirs, **options))
+        files.update(render.generate(tree, target, name=member, feature_type=opts["feature_type"], proba=not regression, template_dirs=template_dirs, quantize=quantize, **options))
     k = len(ens.schema.classes)
     weights = list(ens.weights)
     model = {
@@ -89,6 +90,9 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         "member_predict": [f"{m}_predict" for m in members],
         "member_proba": [f"{m}_predict_proba" for m in members],
         "proba": proba,
+        # One quantizer for the model: every feature some member reads (a member's own
+        # NAME_m<i>_quantize scales its features the same way, from the same ranges).
+        "quantize": None if quantize is None else quantizer_model(ens.schema, quantize, opts["feature_type"], used=_read_features(ens)),
     }
     env = render.environment(template_dirs)
     folder = "_ensemble/python" if target == "python" else "_ensemble/c"
@@ -96,6 +100,28 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         filename = template.rsplit("/", 1)[1][: -len(".j2")].replace("NAME", name)
         files[filename] = env.get_template(template).render(**model)
     return files
+
+
+def _read_features(ens: Ensemble) -> list[int]:
+    """The features some member of ``ens`` reads, in increasing order."""
+    return sorted({j for tree in ens.members for j in read_features(tree)})
+
+
+def quantized_ensemble(ens: Ensemble, ranges: Any, feature_type: str) -> tuple[Ensemble, np.ndarray, np.ndarray]:
+    """``(ensemble, offset, scale)``: the ensemble the fixed-point code runs (each member the
+    :func:`~puretree.codegen.lower.quantized_tree` of itself) and the quantization of its
+    ``NAME_quantize`` (:func:`~puretree.codegen.lower.quantization` of the features some
+    member reads).
+
+    >>> from puretree.ensemble import bagging
+    >>> X = np.arange(12.0).reshape(-1, 1); y = [0] * 5 + [1] * 7
+    >>> q, offset, scale = quantized_ensemble(bagging(X, y, n_trees=2, seed=0), [(0.0, 11.0)], "int16")
+    >>> offset.tolist(), q.members[0].root.test.value  # the first member's threshold, on int16's scale
+    ([5.5], -17873.0)
+    """
+    offset, scale = quantization(ens.schema, ranges, feature_type, used=_read_features(ens))
+    members = tuple(quantized_tree(tree, offset, scale, feature_type) for tree in ens.members)
+    return attrs.evolve(ens, members=members), offset, scale
 
 
 def generate(model: Any, target: str, **options: Any) -> dict[str, str]:
@@ -110,7 +136,6 @@ def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **option
     (:func:`puretree.files.write_folder`); returns their paths."""
     if not isinstance(model, Ensemble):
         return render.export(model, target, out_dir=out_dir, **options)
-    from ..files import write_folder
 
     return write_folder(out_dir, ensemble_files(model, target, **options))
 
@@ -148,7 +173,10 @@ def _expected(ens: Ensemble, rows: np.ndarray) -> list[Any]:
 def _same(ens: Ensemble, want: Any, got: Any) -> bool:
     if ens.method != "adaboost" or ens.schema.is_regression:
         return want == got
-    return isinstance(got, tuple) and got[:2] == want[:2] and len(got[2]) == len(want[2]) and all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300) for a, b in zip(got[2], want[2]))
+    if not (isinstance(got, tuple) and len(got) == 3 and got[0] == want[0]):
+        return False
+    votes_same = got[1] is None or got[1] == want[1]  # None: a board, which answers no votes
+    return votes_same and len(got[2]) == len(want[2]) and all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300) for a, b in zip(got[2], want[2]))
 
 
 def _run_python(ens: Ensemble, work: Path, name: str, rows: np.ndarray) -> list[Any]:
@@ -195,9 +223,9 @@ def _driver(ens: Ensemble, name: str, ctype: str) -> str:
     return single.driver_source(name, ctype, body)
 
 
-def _run_c(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool) -> list[Any]:
+def _run_c(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool, *, quantized: bool = False) -> list[Any]:
     driver = _driver(ens, name, lit.C_TYPES[ftype][0])
-    program = single.compile_c(files, name, ftype, regression=ens.schema.is_regression, proba=True, workdir=work, sanitize=sanitize, driver=driver)
+    program = single.compile_c(files, name, ftype, regression=ens.schema.is_regression, proba=True, workdir=work, sanitize=sanitize, driver=driver, quantized=quantized)
     out: list[Any] = []
     for line in single.driver_lines(program, rows, ftype):
         if ens.schema.is_regression:
@@ -213,39 +241,98 @@ def _run_c(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftype: s
     return out
 
 
-def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", name: str = "tree", sanitize: bool = False, template_dirs: Iterable[str | os.PathLike[str]] | None = None, **options: Any) -> single.Report:
+def _run_board(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, core: str) -> list[Any]:
+    """The answers of the ensemble's C on an emulated microcontroller (:mod:`puretree.mcu`),
+    in the form of :func:`_expected`; AdaBoost's votes are not among a board's answers, so
+    its answers are ``(class, None, probabilities)``."""
+    k = 0 if ens.schema.is_regression else len(ens.schema.classes)
+    run = rows_runner(files, name=name, feature_type=ftype, core=core, n_features=ens.schema.n_features, n_classes=k, proba=True, workdir=work)
+    answers = run(rows)
+    if ens.method != "adaboost" or not k:
+        return answers
+    return [a if a is None else (a[0], None, a[1]) for a in answers]
+
+
+def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", name: str = "tree", sanitize: bool = False,
+           template_dirs: Iterable[str | os.PathLike[str]] | None = None, quantize: Any = None, on: str | None = None,
+           max_changed: int | str = 0, **options: Any) -> single.Report:
     """:func:`puretree.codegen.verify.verify` for a tree; for an ensemble, its generated code
     run on ``X`` and on every member's check rows, compared with the library: probabilities
-    (values; AdaBoost's votes and class) exactly, AdaBoost's probabilities to 1e-12."""
+    (values; AdaBoost's votes and class) exactly, AdaBoost's probabilities to 1e-12.
+
+    With ``quantize`` (C, ``feature_type`` int16 or int32), as for a tree: the integer code
+    against the ensemble of quantized members (:func:`quantized_ensemble`) on the quantized
+    rows and every member's check rows, the ensemble's ``NAME_quantize`` against puretree's
+    quantization value for value, and the rows of ``X`` whose prediction the quantization
+    changes, at most ``max_changed`` of them. ``on``: run the C on an emulated
+    microcontroller (:mod:`puretree.mcu`), not with ``quantize`` (as for a tree)."""
     if not isinstance(model, Ensemble):
-        return single.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, template_dirs=template_dirs, **options)
+        return single.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, template_dirs=template_dirs,
+                             quantize=quantize, on=on, max_changed=max_changed, **options)
     ens = model
     if target not in _TARGETS:
         raise CodegenError(f"verify runs the built-in targets python, c and c-table, not {target!r}")
+    if on is not None and target == "python":
+        raise CodegenError("verify runs C (targets c and c-table) on a microcontroller, not python")
+    if on is not None and quantize is not None:
+        raise CodegenError("the fixed-point check runs on the host only; --on checks the float and integer forms")
+    if on is not None and sanitize:
+        raise CodegenError("the sanitizers run on the host only, not with a microcontroller")
+    if quantize is not None and target == "python":
+        raise CodegenError("quantization is for C targets (with feature type int16 or int32)")
+    single.allowed_changes(max_changed, 0)  # a bad value fails before anything is built
     options.pop("proba", None)  # the combiner always answers with probabilities
     encoded = _encode(X)
     ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
-    files = ensemble_files(ens, target, name=name, feature_type=ftype, template_dirs=template_dirs, **options)
-    rows = _rows(ens, encoded, ftype if target != "python" else "double")
-    want = _expected(ens, rows)
+    files = ensemble_files(ens, target, name=name, feature_type=ftype, template_dirs=template_dirs, quantize=quantize, **options)
+    checked, inputs = ens, encoded
+    if quantize is not None:
+        checked, offset, scale = quantized_ensemble(ens, quantize, ftype)
+        inputs = quantize_rows(encoded, offset, scale, ftype)
+    rows = _rows(checked, inputs, ftype if target != "python" else "double")
+    want = _expected(checked, rows)
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as tmp:
         work = Path(tmp)
         if target == "python":
             for filename, text in files.items():
                 (work / filename).write_text(text, encoding="utf-8")
             got = _run_python(ens, work, name, rows)
+        elif on is not None:
+            got = _run_board(ens, files, work, name, ftype, rows, on)
         else:
-            got = _run_c(ens, files, work, name, ftype, rows, sanitize)
+            got = _run_c(ens, files, work, name, ftype, rows, sanitize, quantized=quantize is not None)
+            if quantize is not None:
+                probes = np.vstack([single.quantize_probes(tree, encoded if i == 0 else encoded[:0], offset, scale) for i, tree in enumerate(ens.members)])
+                q_got = single.run_quantize(work / "qdriver", probes, ftype)
     bad = [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same(ens, w, g)]
     if len(got) != len(want):
         bad.append(("row count", len(want), len(got)))
-    return single.Report(len(rows), bad[: single.MAX_REPORTED], len(bad))
+    report = single.Report(len(rows), bad[: single.MAX_REPORTED], len(bad))
+    if quantize is None:
+        return report
+    q_want = quantize_rows(probes, offset, scale, ftype)
+    differ = ~((q_got == q_want) | (np.isnan(q_got) & np.isnan(q_want)))
+    q_bad = [(int(j), float(probes[i, j]), float(q_want[i, j]), float(q_got[i, j])) for i, j in zip(*np.nonzero(differ))]
+    return attrs.evolve(report, n_quantized=int(probes.size), quantize_mismatches=q_bad[: single.MAX_REPORTED], n_quantize_mismatches=len(q_bad),
+                        changed_by_quantization=_changed(ens, checked, encoded, inputs), n_rows=len(encoded),
+                        max_changed=single.allowed_changes(max_changed, len(encoded)))
+
+
+def _changed(ens: Ensemble, qens: Ensemble, X: np.ndarray, QX: np.ndarray) -> int:
+    """How many rows the quantized ensemble on the quantized rows predicts otherwise than the model on the rows."""
+    if not len(X):
+        return 0
+    a = ensemble_predict(ens, Dataset(ens.schema, X))
+    b = ensemble_predict(qens, Dataset(ens.schema, QX))
+    if ens.schema.is_regression:
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        return int(np.sum(~((a == b) | (np.isnan(a) & np.isnan(b)))))
+    return sum(x != y for x, y in zip(a.tolist(), b.tolist()))
 
 
 def _encode(X: Any) -> np.ndarray:
     if isinstance(X, np.ndarray) and X.dtype.kind == "f" and X.ndim == 2:
         return X
-    from ..data import as_dataset
 
     return X.X if isinstance(X, Dataset) else as_dataset(X).X
 

@@ -38,21 +38,24 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._version import __version__
 from ..errors import CodegenError
-from ..fold import ENTER, events
-from ..fold import rewrite
-from ..nodes import Split, Threshold, Tree
-from ..predict import KIND_CODES, LEAF, normalised_fractions, flatten
+from ..flat import KIND_CODES, LEAF, flatten, normalised_fractions
+from ..fold import ENTER, events, rewrite
+from ..nodes import Split, Threshold
 from . import literals as lit
 
 #: The flat table's kind codes of the split tests lowering writes particular code for.
 THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CODES["multiway"], KIND_CODES["subset"]
 
-__all__ = ["QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
+if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
+    from ..tree import Tree
+
+__all__ = ["QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantizer_model", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
@@ -225,6 +228,11 @@ def quantization(schema: Any, ranges: Any, ftype: str, *, used: Any = None) -> t
             raise CodegenError(f"the range of feature {feature.name!r} must be finite with low <= high, got ({lo!r}, {hi!r})")
         if j not in keep:
             continue
+        if feature.is_numeric and max(-lo, hi) > _F32_MAX:
+            # NAME_quantize reads float readings: such a range (and the scale it would give,
+            # every reading of float32 size collapsing onto one integer) is no fixed point.
+            raise CodegenError(f"the range of feature {feature.name!r}, ({lo!r}, {hi!r}), goes beyond float32 (largest {_F32_MAX:.8g}): "
+                               f"the quantizer reads float readings and cannot represent it; give a range within float32")
         if not feature.is_numeric:
             if len(feature.categories) > top:
                 raise CodegenError(f"feature {feature.name!r} has {len(feature.categories)} categories; {ftype} quantization holds codes up to {top}")
@@ -268,6 +276,7 @@ def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str
     only the values above ``t'`` that share its integer can change side.
 
     >>> from puretree.nodes import Feature, Leaf, NumericSplit, Schema
+    >>> from puretree.tree import Tree
     >>> tree = Tree(NumericSplit(0, 0.5, Leaf((1, 0)), Leaf((0, 1)), (1, 1)), Schema((Feature("x"),), ("a", "b")))
     >>> quantized_tree(tree, np.array([1.0], np.float32), np.array([32767.0], np.float32), "int16").root.test.value
     -16384.0
@@ -282,6 +291,33 @@ def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str
         return None
 
     return rewrite(tree, rule)
+
+
+def quantizer_model(schema: Any, ranges: Any, ftype: str, *, used: Any) -> dict[str, Any]:
+    """What the C templates' ``NAME_quantize`` renders (``c/_quantizer.c.j2``): the ranges,
+    the features ``used`` (written by the quantizer; the others left as they are), their
+    offsets and scales as float literals, and the constants of :data:`QUANTIZER`.
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> q = quantizer_model(Schema((Feature("x"), Feature("y"))), [(0, 2), (0, 1)], "int16", used=[1])
+    >>> q["features"], q["offset"], q["scale"], q["range"]
+    ([1], ['0.5f'], ['65534.0f'], ['(-32767)', '32767'])
+    """
+    ranges = [tuple(float(v) for v in pair) for pair in ranges]
+    used = sorted(int(j) for j in used)
+    offset, scale = quantization(schema, ranges, ftype, used=used)
+    bias, high, shift = QUANTIZER[ftype]
+    return {
+        "ranges": ranges,
+        "features": used,
+        "feature_type": _smallest_type(max(used, default=0), "auto", "feature indices"),
+        "offset": [lit.c_float(offset[j]) for j in used],
+        "scale": [lit.c_float(scale[j]) for j in used],
+        "bias": lit.c_float(float(bias)),
+        "shift": lit.c_int(shift, lit.C_TYPES[ftype][0]),
+        "high": lit.c_float(float(high)),
+        "range": [lit.c_int(v, lit.C_TYPES[ftype][0]) for v in quantized_range(ftype)],
+    }
 
 
 # -- thresholds ---------------------------------------------------------------------------
@@ -324,22 +360,10 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     if opts["quantize"] is not None:
         if language != "c":
             raise CodegenError("quantization is for C targets (with feature type int16 or int32)")
-        ranges = [tuple(float(v) for v in pair) for pair in opts["quantize"]]
         used = read_features(tree)
-        offset, scale = quantization(schema, ranges, ftype, used=used)
+        quant = quantizer_model(schema, opts["quantize"], ftype, used=used)
+        offset, scale = quantization(schema, quant["ranges"], ftype, used=used)
         tree = quantized_tree(tree, offset, scale, ftype)
-        bias, high, shift = QUANTIZER[ftype]
-        quant = {
-            "ranges": ranges,
-            "features": used,
-            "feature_type": _smallest_type(max(used, default=0), "auto", "feature indices"),
-            "offset": [lit.c_float(offset[j]) for j in used],
-            "scale": [lit.c_float(scale[j]) for j in used],
-            "bias": lit.c_float(float(bias)),
-            "shift": lit.c_int(shift, lit.C_TYPES[ftype][0]),
-            "high": lit.c_float(float(high)),
-            "range": [lit.c_int(v, lit.C_TYPES[ftype][0]) for v in quantized_range(ftype)],
-        }
     flat = flatten(tree)
     regression = schema.is_regression
     distribute = tree.missing == "distribute" and bool((flat.kind != LEAF).any())
@@ -560,8 +584,6 @@ MANIFEST_MARK = "puretree-export:"
 def _manifest(**fields: Any) -> str:
     """The export manifest as one line of JSON (only names, numbers and fixed words: it cannot
     end a comment or hold anything from the model's labels)."""
-    from .. import __version__
-
     return json.dumps({"format": "puretree-export", "version": 1, **fields, "puretree": __version__}, sort_keys=True, separators=(", ", ": "))
 
 

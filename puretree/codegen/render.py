@@ -20,13 +20,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from ..errors import CodegenError
-from ..nodes import Tree
+from ..files import write_folder
 from .lower import lower
+
+if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
+    from ..tree import Tree
 
 __all__ = ["template_roots", "environment", "targets", "smaller_first", "first_reads", "loop_form", "generate", "export"]
 
@@ -342,7 +345,5 @@ def export(
     to ``out_dir``, which then replaces ``out_dir`` atomically, keeping any other file it held
     (:func:`puretree.files.write_folder`; a folder holding a subfolder is refused).
     """
-    from ..files import write_folder
-
     files = generate(tree, target, name=name, feature_type=feature_type, template_dirs=template_dirs, **options)
     return write_folder(out_dir, files)

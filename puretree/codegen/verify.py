@@ -36,15 +36,17 @@ import attrs
 import numpy as np
 
 from ..data import Dataset, as_dataset
-from ..errors import CodegenError
-from ..nodes import Tree
+from ..errors import CodegenError, ParameterError
+from ..flat import LEAF, flatten
+from ..mcu import rows_runner
 from ..nodes import Codes, Interval
-from ..predict import LEAF, apply, flatten, predict_proba, predict_value
+from ..predict import apply, predict_proba, predict_value
+from ..tree import Tree
 from . import literals as lit
 from .lower import MANIFEST_MARK, check_options, quantize, quantized_tree, tree_quantization
 from .render import generate
 
-__all__ = ["STRICT_FLAGS", "SANITIZE_FLAGS", "FP_FLAGS", "quantize_probes", "run_quantize", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "driver_source", "driver_lines", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
+__all__ = ["allowed_changes", "STRICT_FLAGS", "SANITIZE_FLAGS", "FP_FLAGS", "quantize_probes", "run_quantize", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "driver_source", "driver_lines", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
 
 STRICT_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wconversion")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g")
@@ -72,10 +74,54 @@ class Report:
     quantize_mismatches: list[tuple[Any, Any, Any, Any]] = attrs.Factory(list)
     n_quantize_mismatches: int = 0
     changed_by_quantization: int | None = None
+    #: Fixed point only: the number of rows of ``X`` (the share changed is of these) and how
+    #: many of them the quantization may change (``verify``'s ``max_changed``, as a count).
+    n_rows: int = 0
+    max_changed: int = 0
+
+    @property
+    def too_many_changed(self) -> bool:
+        """The quantization changes more rows of ``X`` than ``max_changed`` allows."""
+        return self.changed_by_quantization is not None and self.changed_by_quantization > self.max_changed
 
     @property
     def ok(self) -> bool:
-        return self.n_mismatches == 0 and self.n_quantize_mismatches == 0
+        return self.n_mismatches == 0 and self.n_quantize_mismatches == 0 and not self.too_many_changed
+
+
+def allowed_changes(max_changed: Any, n_rows: int) -> int:
+    """How many of ``n_rows`` rows the quantization may change: ``max_changed`` is a count
+    (an ``int``, or its text ``"N"``) or a share of the rows as text ``"P%"`` (rounded down).
+
+    >>> allowed_changes(0, 200), allowed_changes("3", 200), allowed_changes("2.5%", 200), allowed_changes("100%", 7)
+    (0, 3, 5, 7)
+    >>> allowed_changes(0.05, 200)
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: max_changed must be a number of rows (0, 3) or a share of them ('5%'), got 0.05
+    """
+    bad = ParameterError(f"max_changed must be a number of rows (0, 3) or a share of them ('5%'), got {max_changed!r}")
+    if isinstance(max_changed, bool):
+        raise bad
+    if isinstance(max_changed, (int, np.integer)):
+        if max_changed < 0:
+            raise bad
+        return int(max_changed)
+    if not isinstance(max_changed, str):
+        raise bad
+    text = max_changed.strip()
+    try:
+        if text.endswith("%"):
+            share = float(text[:-1])
+            if not 0 <= share <= 100:  # NaN included
+                raise bad
+            return math.floor(share / 100 * n_rows + 1e-9)  # 2.5% of 200 is 5, not 4.999...
+        count = int(text)
+    except ValueError:
+        raise bad from None
+    if count < 0:
+        raise bad
+    return count
 
 
 #: How many differing rows a :class:`Report` keeps (all of them are counted).
@@ -252,7 +298,7 @@ def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, un
             return []
         nodes = np.array([k for k, _ in batch], dtype=np.int64)
         rows = np.array([r for _, r in batch])
-        ends = np.asarray(apply(attrs.evolve(tree, missing="majority"), Dataset(tree.schema, rows)))
+        ends = np.asarray(apply(attrs.evolve(tree, missing="majority"), Dataset(tree.schema, rows), unseen="ignore"))  # probes: unseen on purpose
         reached = (ends >= nodes) & (ends < end[nodes])
         out = []
         for node, row, ok in zip(nodes.tolist(), rows, reached.tolist()):
@@ -307,7 +353,7 @@ def expected(tree: Tree, rows: np.ndarray) -> list[Any]:
     # Under "error" a row is refused when its path meets a missing value: walked with
     # "distribute", exactly such a row stops at a split whose feature it lacks.
     flat = flatten(tree)
-    ends = np.asarray(apply(attrs.evolve(tree, missing="distribute"), Dataset(tree.schema, rows)))
+    ends = np.asarray(apply(attrs.evolve(tree, missing="distribute"), Dataset(tree.schema, rows), unseen="ignore"))
     at_split = flat.kind[ends] != LEAF
     refused = at_split & np.isnan(rows[np.arange(len(rows)), flat.feature[ends]])
     out: list[Any] = [None] * len(rows)
@@ -320,8 +366,8 @@ def expected(tree: Tree, rows: np.ndarray) -> list[Any]:
 
 def _answer(tree: Tree, ds: Dataset) -> list[Any]:
     if tree.schema.is_regression:
-        return [float(v) for v in predict_value(tree, ds)]
-    return [tuple(float(p) for p in row) for row in predict_proba(tree, ds)]
+        return [float(v) for v in predict_value(tree, ds, unseen="ignore")]
+    return [tuple(float(p) for p in row) for row in predict_proba(tree, ds, unseen="ignore")]
 
 
 # -- running generated code -----------------------------------------------------------------
@@ -612,6 +658,7 @@ def verify(
     template_dirs: Iterable[str | os.PathLike[str]] | None = None,
     quantize: Any = None,
     on: str | None = None,
+    max_changed: int | str = 0,
     **options: Any,
 ) -> Report:
     """Generate ``target`` code for ``tree``, run it on every row of :func:`check_batches`
@@ -622,17 +669,20 @@ def verify(
     is checked exactly against puretree's quantized tree on the quantized rows (and every
     neighbourhood of its integer thresholds), ``NAME_quantize`` against puretree's
     quantization on the rows of ``X`` and :func:`quantize_probes`, and the report counts the
-    rows of ``X`` whose prediction the quantization itself changes. ``on``: run the C on an emulated microcontroller (``"cortex-m4"``...:
+    rows of ``X`` whose prediction the quantization itself changes; the report is not ``ok``
+    when they are more than ``max_changed`` (a count, or a share of the rows as ``"P%"``:
+    :func:`allowed_changes`; default 0). ``on``: run the C on an emulated microcontroller (``"cortex-m4"``...:
     :mod:`puretree.mcu`) instead of the host."""
     if target not in ("python", "c", "c-table"):
         raise CodegenError(f"verify runs the built-in targets python, c and c-table, not {target!r}")
     if on is not None and target == "python":
         raise CodegenError("verify runs C (targets c and c-table) on a microcontroller, not python")
     encoded = _encoded(X)
+    allowed_changes(max_changed, 0)  # a bad value fails before anything is built
     ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
     use_proba = proba and not tree.schema.is_regression
     files = generate(tree, target, name=name, feature_type=ftype, proba=use_proba, template_dirs=template_dirs, quantize=quantize, **options)
-    return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize, ranges=quantize, on=on)
+    return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize, ranges=quantize, on=on, max_changed=max_changed)
 
 
 def _answers_differ(tree: Tree, a: list[Any], b: list[Any]) -> int:
@@ -645,11 +695,12 @@ def _answers_differ(tree: Tree, a: list[Any], b: list[Any]) -> int:
     return sum(said(x) != said(y) for x, y in zip(a, b))
 
 
-def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any = None, on: str | None = None) -> Report:
+def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any = None, on: str | None = None, max_changed: int | str = 0) -> Report:
     if ranges is not None and target != "python":
         if on is not None:
             raise CodegenError("the fixed-point check runs on the host only; --on checks the float and integer forms")
-        return _run_quantized(tree, X, files, name=name, ftype=ftype, proba=proba, sanitize=sanitize, ranges=ranges)
+        report = _run_quantized(tree, X, files, name=name, ftype=ftype, proba=proba, sanitize=sanitize, ranges=ranges)
+        return attrs.evolve(report, n_rows=len(X), max_changed=allowed_changes(max_changed, len(X)))
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as work:
         if target == "python":
             try:
@@ -662,8 +713,6 @@ def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str,
                 sys.modules.pop(module.__name__, None)
         regression = tree.schema.is_regression
         if on is not None:
-            from ..mcu import rows_runner
-
             if sanitize:
                 raise CodegenError("the sanitizers run on the host only, not with a microcontroller")
             n_classes = 0 if regression else len(tree.schema.classes)
@@ -759,11 +808,13 @@ def find_export(code_dir: str | os.PathLike[str], *, name: str | None = None) ->
     return manifest, files
 
 
-def verify_code(tree: Tree, X: Any, code_dir: str | os.PathLike[str], *, name: str | None = None, sanitize: bool = False, on: str | None = None) -> tuple[dict[str, Any], Report]:
+def verify_code(tree: Tree, X: Any, code_dir: str | os.PathLike[str], *, name: str | None = None, sanitize: bool = False, on: str | None = None, max_changed: int | str = 0) -> tuple[dict[str, Any], Report]:
     """Check the code already in ``code_dir`` (as written by ``export``, possibly edited since):
     compile or import those files, not freshly generated ones, and compare them with the model
     on every row :func:`verify` checks. How they were generated comes from their
-    ``puretree-export:`` header. Returns the manifest and the report. ``on``: as for :func:`verify`."""
+    ``puretree-export:`` header. Returns the manifest and the report. ``on`` and
+    ``max_changed``: as for :func:`verify`."""
+    allowed_changes(max_changed, 0)
     manifest, files = find_export(code_dir, name=name)
     if on is not None and manifest["target"] == "python":
         raise CodegenError(f"{os.fspath(code_dir)}: holds python code; verify runs C on a microcontroller")
@@ -773,5 +824,5 @@ def verify_code(tree: Tree, X: Any, code_dir: str | os.PathLike[str], *, name: s
             f"this model is a {tree.schema.task} model with {tree.schema.n_features}"
         )
     report = _run_files(tree, _encoded(X), files, target=manifest["target"], name=manifest["name"], ftype=manifest["feature_type"],
-                        proba=manifest["proba"] and not tree.schema.is_regression, sanitize=sanitize, ranges=manifest.get("quantize"), on=on)
+                        proba=manifest["proba"] and not tree.schema.is_regression, sanitize=sanitize, ranges=manifest.get("quantize"), on=on, max_changed=max_changed)
     return manifest, report

@@ -9,13 +9,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options
-from ..codegen import export, verify, verify_code  # trees and ensembles
+from ..cli import CommandLineError
+from ..codegen.ensemble import export, verify, verify_code
+from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
+from ..codegen.render import environment, generate
+from ..codegen.verify import allowed_changes
 from ..data import encode_table
+from ..errors import CodegenError, ParameterError
+from ..files import check_not_inputs, write_folder
 from ..formats import read_table
-from ..files import check_not_inputs
 from ..io import load
-from ..mcu import CORES
+from ..mcu import CORES, generate_with_stack
 
 ORDER = 40
 
@@ -23,12 +27,20 @@ BUILT_IN = ("python", "c", "c-table")
 
 
 def _name(text: str) -> str:
-    from ..errors import CodegenError
-
     try:
         check_options("c", {"name": text})
     except CodegenError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _max_changed(text: str) -> str:
+    """``--max-changed``: a count of rows or a share ``P%`` (checked by :func:`~puretree.codegen.verify.allowed_changes`)."""
+
+    try:
+        allowed_changes(text, 0)
+    except ParameterError:
+        raise argparse.ArgumentTypeError(f"expected a number of rows (N) or a share of them (P%), got {text!r}") from None
     return text
 
 
@@ -58,16 +70,12 @@ def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
     if tree is not None and args.quantize:
         options["quantize"] = _ranges(args, tree)
     elif tree is not None and args.ranges_from is not None:
-        from ..cli import CommandLineError
-
         raise CommandLineError("--ranges-from goes with --quantize")
     return options
 
 
 def _ranges(args: argparse.Namespace, tree: Any) -> Any:
     """The feature ranges to quantize with: each column's smallest and largest value in --ranges-from."""
-    from ..cli import CommandLineError
-    from ..codegen.lower import feature_ranges
 
     if args.feature_type not in ("int16", "int32"):
         raise CommandLineError(f"--quantize needs --feature-type int16 or int32, not {args.feature_type}")
@@ -87,8 +95,6 @@ def _export(args: argparse.Namespace) -> int:
     if args.layout == "arduino":
         paths = export_arduino(tree, args.target, out_dir=args.output, **options)
     elif args.stack_on:
-        from ..files import write_folder
-        from ..mcu import generate_with_stack
 
         paths = write_folder(args.output, generate_with_stack(tree, args.target, core=args.stack_on, **_options(args, tree)))
     else:
@@ -105,9 +111,6 @@ def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: 
     C in ``src/``, ``library.properties`` and an example sketch in ``examples/NAME_example/``
     (templates ``_arduino_library.properties.j2`` and ``_arduino_example.ino.j2`` of the C
     target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
-    from ..codegen.lower import lower
-    from ..codegen.render import environment, generate
-    from ..errors import CodegenError
 
     files = generate(tree, target, name=name, template_dirs=template_dirs, **options)
     model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k != "template_dirs"}})
@@ -125,8 +128,6 @@ def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> l
     it (each file written, flushed and fsynced by :func:`puretree.files.write_folder`), then
     renamed into place. An existing ``out_dir`` must be such a library exported before: it
     is replaced as a whole."""
-    from ..errors import ParameterError
-    from ..files import write_folder
 
     files = arduino_files(tree, target, **options)
     target_dir = os.path.abspath(out_dir)
@@ -175,8 +176,6 @@ def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> l
 
 def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
     """What the generated C needs (:func:`puretree.codegen.lower.resources`), as text."""
-    from ..codegen.lower import lower, resources
-
     lowered = {k: v for k, v in options.items() if k != "template_dirs"}
     model = lower(tree, target, lowered)
     if model["language"] != "c":
@@ -193,8 +192,6 @@ def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from ..cli import CommandLineError
-    from ..errors import CodegenError
 
     if args.code is None and args.target is None:
         raise CommandLineError("verify needs --target (to generate the code) or --code DIR (to check code already exported)")
@@ -203,13 +200,13 @@ def _verify(args: argparse.Namespace) -> int:
     X = encode_table(tree.schema, header, body)
     if args.code is not None:
         name = args.name if args.name_given else None
-        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize, on=args.on)
+        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize, on=args.on, max_changed=args.max_changed)
         if args.target is not None and args.target != manifest["target"]:
             raise CodegenError(f"{args.code}: holds {manifest['target']} code, not {args.target}")
         what = f"{args.code} ({manifest['target']}, {manifest['form']}, {manifest['feature_type']}, name {manifest['name']})"
         code = "the code in " + args.code
     else:
-        report = verify(tree, X, args.target, sanitize=args.sanitize, on=args.on, **_options(args, tree))
+        report = verify(tree, X, args.target, sanitize=args.sanitize, on=args.on, max_changed=args.max_changed, **_options(args, tree))
         what = f"{args.target} ({args.feature_type}{', quantized' if args.quantize else ''})"
         code = "generated code"
     if args.on:
@@ -224,7 +221,11 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"  quantize: feature {tree.schema.features[feature].name!r}, value {value!r}: puretree {want!r}, {code} {got!r}")
         qname = manifest["name"] if args.code is not None else args.name
         print(f"{qname}_quantize: checked {report.n_quantized} values against puretree's quantization: {report.n_quantize_mismatches} mismatches")
-        print(f"quantization changes the prediction of {report.changed_by_quantization} of the {len(body)} rows of {args.data} (the quantized tree on quantized rows against the float model)")
+        changed, n = report.changed_by_quantization, len(body)
+        share = f"{100 * changed / n:.3g}%" if n else "0%"
+        verdict = "more than" if report.too_many_changed else "within"
+        print(f"quantization changes the prediction of {changed} of the {n} rows ({share}) of {args.data} (the quantized model on quantized rows "
+              f"against the float model): {verdict} the {report.max_changed} allowed (--max-changed {args.max_changed})")
     print(f"{what}: checked {report.n_checked} rows ({len(body)} from {args.data}, the rest at every node, threshold, unseen category and missing value): {report.n_mismatches} mismatches")
     return 0 if report.ok else 1
 
@@ -245,5 +246,7 @@ def register(sub: Any) -> None:
     p.add_argument("--code", metavar="DIR", help="check the files exported to DIR (as they are now) instead of generating code; how they were generated comes from their header")
     p.set_defaults(name_given=False)
     p.add_argument("--sanitize", action="store_true", help="C: also build with -fsanitize=address,undefined")
+    p.add_argument("--max-changed", type=_max_changed, default="0", metavar="N|P%",
+                   help="with --quantize: fail (exit 1) when the quantization changes the prediction of more than N rows of DATA.csv, or more than P%% of them (default: 0)")
     p.add_argument("--on", choices=tuple(CORES), metavar="CORE", help="C: run the code on an emulated microcontroller (cortex-m0, cortex-m3, cortex-m4, cortex-m7; needs qemu-system-arm, gcc-arm-none-eabi, libnewlib-arm-none-eabi)")
     p.set_defaults(func=_verify)

@@ -14,20 +14,21 @@ from typing import Any
 
 import numpy as np
 
+from ..cli import CommandLineError, fit_progress
 from ..data import category_key, is_missing, parse_number, table_dataset
-from ..formats import FORMATS, format_of, read_data, read_table
+from ..ensemble import adaboost, bagging, random_forest, stump
 from ..errors import DataError, ParameterError
-from ..files import check_not_inputs, checkpoint, write_text
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion, stratified_folds
-from ..cli import fit_progress
+from ..files import check_not_inputs, checkpoint, write_text
+from ..formats import FORMATS, format_of, read_data, read_table
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
 from ..io import load, save
 from ..nodes import MISSING_STRATEGIES
-from ..nodes import Tree
 from ..predict import predict, predict_proba, unseen_cells
 from ..rewrites import pessimistic, reduced_error
 from ..text import format_number, summary, to_text
+from ..tree import Tree
 from ..views import VIEW_FORMATS, SlowLayoutWarning, render_view
 
 ORDER = 10
@@ -132,8 +133,6 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
 def read_args_data(args: argparse.Namespace, path: str, *, target: str | None, task: str = "classification") -> Any:
     """The dataset of a fit (or --cv): ARFF's class is its last attribute unless --target names one."""
     if target is None and format_of(path, args.data_format) != "arff":
-        from ..cli import CommandLineError
-
         raise CommandLineError(f"puretree {args.command}: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)")
     return read_data(path, target=target, categorical=args.categorical or None, ignore=args.ignore, task=task, sep=args.sep, format=args.data_format)
 
@@ -183,8 +182,6 @@ def fit_from_args(args: argparse.Namespace, data: Any) -> Any:
 
 
 def _ensemble_from_args(args: argparse.Namespace, data: Any) -> Any:
-    from ..ensemble import adaboost, bagging, random_forest, stump
-
     options = {k: v for k, v in fit_options(args).items() if v is not None}
     if args.max_features is not None:
         options["max_features"] = None if args.max_features == "none" else args.max_features

@@ -14,10 +14,10 @@ from ..files import check_not_inputs
 from ..fold import n_leaves
 from ..io import load, save
 from ..mml import CODES, message_length, mml_prune
-from ..nodes import Tree
 from ..prune import best_alpha_on, cost_complexity, penalty, pessimistic, reduced_error
 from ..rules import prune_rules, to_rules
 from ..text import summary
+from ..tree import Tree
 from .core import ALGORITHMS, label_text, number, true_labels
 
 ORDER = 20

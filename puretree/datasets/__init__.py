@@ -12,7 +12,8 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from ..data import Dataset, read_csv
+from ..data import Dataset, build_dataset, read_csv, read_csv_table
+from ..errors import DataError
 
 __all__ = ["path", "load", "load_playtennis", "load_buys_computer", "load_temperature", "load_mammals", "load_mammals_small", "NAMES"]
 
@@ -31,8 +32,6 @@ NAMES = tuple(_TABLES)
 
 def path(name: str) -> Any:
     """The path of a shipped CSV file (for the command line, or to read it yourself)."""
-    from ..errors import DataError
-
     if name not in _TABLES:
         raise DataError(f"unknown data set {name!r}; choose one of {list(_TABLES)}")
     return resources.files(__package__).joinpath(_TABLES[name][0])
@@ -40,8 +39,6 @@ def path(name: str) -> Any:
 
 def load(name: str) -> Dataset:
     """A shipped data set, with its identifier column dropped and its target set."""
-    from ..data import build_dataset, read_csv_table
-
     file, target, ident = _TABLES[name] if name in _TABLES else (None, None, None)
     with resources.as_file(path(name)) as p:
         if ident is None:

@@ -1,0 +1,518 @@
+"""The histogram source: a block of binned rows summed into per-node histograms, the best split
+of every node chosen from the summed histograms, and the rows moved to their children.
+
+Each function of the first part runs on one block of rows (a Dask partition, on its worker)
+and returns small arrays; the histograms of several blocks add up (:func:`merge`, a monoid),
+so the caller only sums them, whatever runs the blocks. A block holds its rows' bin numbers
+(``bins``, rows x features, the last bin of every feature for a missing value), their targets
+(class codes, or numbers) and weights, and each row's node id at the current level (-1: in
+no open node), or, for C4.5's ``missing="distribute"``, its *instances* ``(row, node,
+fraction)``.
+
+The second part turns the summed histograms ``(node, feature, bin, channel)`` (the channels:
+the statistics, then the number of rows) into decisions with the one chooser of each family
+(:mod:`puretree.growth.choose`), as the in-memory engine chooses from its sorted columns:
+:func:`choose` (CART, id3, regression) and :func:`c45_choose`; :func:`branches` gives a
+decision's children's statistics. :mod:`puretree.dask` runs the first part on its partitions.
+
+>>> bins = np.array([[0], [0], [1], [1]], dtype=np.uint8)
+>>> H, _, _ = histogram(bins, np.array([0, 0, 1, 1]), None, np.zeros(4, dtype=np.int32), np.zeros(1, dtype=np.int64), 1, 3, 2)
+>>> H[0, 0].tolist()          # per bin: class 0, class 1, rows; the last bin holds missing values
+[[2.0, 0.0, 2.0], [0.0, 2.0, 2.0], [0.0, 0.0, 0.0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, cast
+
+import attrs
+import numpy as np
+
+from ..errors import DataError
+from ..nodes import TESTS, Leaf
+from ..splits import tie_first
+from ..tasks import CLASSIFICATION, REGRESSION
+from .choose import (
+    J48_EPSILON,
+    VALUE_TOLERANCE,
+    Option,
+    among_kinds,
+    best_subset,
+    binary_scores,
+    c45_cut,
+    c45_least,
+    c45_multiway,
+    choose_option,
+    first_tied,
+    first_tied_in_groups,
+    known_gain,
+    known_share,
+    many_valued,
+    multiway_scores,
+    weight_of,
+)
+
+__all__ = [
+    "root_ids",
+    "row_stats",
+    "histogram",
+    "root_histogram",
+    "merge",
+    "move",
+    "root_instances",
+    "instance_histogram",
+    "instance_root_histogram",
+    "move_instances",
+    "Rules",
+    "C45Rules",
+    "choose",
+    "best_thresholds",
+    "c45_choose",
+    "branches",
+    "is_leaf",
+    "Blocks",
+    "grow",
+]
+
+
+# -- on each block of rows ------------------------------------------------------------------
+
+
+def root_ids(target: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
+    """Every row in the root (0), but a row of weight 0, which is no row (as in memory): -1."""
+    out = np.zeros(len(target), dtype=np.int32)
+    if weight is not None:
+        out[weight == 0] = -1
+    return out
+
+
+def row_stats(target: np.ndarray, weight: np.ndarray | None, rows: np.ndarray, k: int) -> np.ndarray:
+    """The rows' statistics (:meth:`puretree.tasks.Task.row_statistics`): weighted one-hot class
+    counts (``k`` classes), or ``(w, w*y, w*y**2)`` (``k == 0``: regression)."""
+    w = np.ones(len(rows)) if weight is None else weight[rows]
+    if k == 0:
+        y = target[rows]
+        return np.column_stack((w, w * y, w * y * y))
+    out = np.zeros((len(rows), k))
+    out[np.arange(len(rows)), target[rows]] = w
+    return out
+
+
+def histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: np.ndarray, slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The statistics ``(slot, feature, bin, channel)`` of the rows whose node has a slot in this
+    batch: the channels are the statistics (``k`` class counts, or 3 for regression, ``k ==
+    0``) and the number of rows; bin ``n_bins - 1`` holds the missing values. Regression adds
+    each slot's smallest and largest target (a node whose targets are all equal is a leaf)."""
+    mine = node >= 0
+    s = np.full(len(node), -1, dtype=np.int64)
+    s[mine] = slot[node[mine]]
+    rows = np.flatnonzero(s >= 0)
+    p = bins.shape[1]
+    cells = n_slots * p * n_bins
+    idx = ((s[rows, None] * p + np.arange(p)) * n_bins + bins[rows]).reshape(-1)  # row by row, p cells each
+    if k and weight is None:
+        # unweighted classes: integer counts in one bincount, exact; rows are their sum
+        counts = np.bincount(idx * k + np.repeat(target[rows], p), minlength=cells * k).reshape(cells, k)
+        H = np.concatenate((counts, counts.sum(axis=1, keepdims=True)), axis=1).astype(np.float64)
+    else:
+        stats = row_stats(target, weight, rows, k)
+        H = np.empty((cells, stats.shape[1] + 1))
+        for c in range(stats.shape[1]):  # bincount adds in row order
+            H[:, c] = np.bincount(idx, weights=np.repeat(stats[:, c], p), minlength=cells)
+        H[:, -1] = np.bincount(idx, minlength=cells)
+    H = H.reshape(n_slots, p, n_bins, -1)
+    if k:
+        return H, None, None
+    lo, hi = np.full(n_slots, np.inf), np.full(n_slots, -np.inf)
+    np.minimum.at(lo, s[rows], target[rows])
+    np.maximum.at(hi, s[rows], target[rows])
+    return H, lo, hi
+
+
+def root_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """The root's statistics and row count (one bin, every row in it), and its targets' range."""
+    one = np.zeros((len(node), 1), dtype=np.uint8)
+    return histogram(one, target, weight, node, np.zeros(1, dtype=np.int64), 1, 1, k)
+
+
+def merge(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
+    """Two partitions' histograms as one: statistics added, target ranges joined (a monoid)."""
+    if a[1] is None:
+        return a[0] + b[0], None, None
+    return a[0] + b[0], np.minimum(a[1], b[1]), np.maximum(a[2], b[2])
+
+
+def move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray) -> np.ndarray:
+    """Every row's node at the next level (-1: its node became a leaf). A threshold split sends
+    a row left or right by its bin, a missing value to the heavier child (``heavy``: 0 left,
+    1 right); a subset or multiway split (``table_of[g] >= 0``) sends it to the node
+    ``dest[table_of[g], bin]`` (its missing bin names the heavier child)."""
+    out = np.full(len(node), -1, dtype=np.int32)
+    mine = np.flatnonzero(node >= 0)
+    g = node[mine]
+    b = bins[mine, feature[g]]
+    goes_right = np.where(b == missing, heavy[g] == 1, b > cut[g])
+    out[mine] = np.where(goes_right, right[g], left[g])
+    t = table_of[g]
+    by_table = np.flatnonzero(t >= 0)
+    if len(by_table):
+        out[mine[by_table]] = dest[t[by_table], b[by_table]]
+    return out
+
+
+def root_instances(target: np.ndarray, weight: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``missing="distribute"``: a partition's rows as instances ``(row, node, fraction)``, a
+    row being in several nodes with fractions of its weight once a missing value has sent it
+    down every branch; at the root every row of positive weight is one whole instance."""
+    rows = np.arange(len(target)) if weight is None else np.flatnonzero(weight != 0)
+    return rows, np.zeros(len(rows), dtype=np.int32), np.ones(len(rows))
+
+
+def instance_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, inst: tuple[np.ndarray, np.ndarray, np.ndarray], slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """:func:`histogram` of the instances, each weighing its row's weight times its fraction
+    (the rows channel counts instances, as the in-memory node counts its rows)."""
+    rows, node, frac = inst
+    return histogram(bins[rows], target[rows], frac if weight is None else weight[rows] * frac, node, slot, n_slots, n_bins, k)
+
+
+def instance_root_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, inst: tuple[np.ndarray, np.ndarray, np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    one = np.zeros((len(bins), 1), dtype=np.uint8)
+    return instance_histogram(one, target, weight, inst, np.zeros(1, dtype=np.int64), 1, 1, k)
+
+
+def move_instances(bins: np.ndarray, inst: tuple[np.ndarray, np.ndarray, np.ndarray], feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray, kids: np.ndarray, share: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The instances of the next level: a known value follows its branch (:func:`move`); a
+    missing one goes down every branch ``b`` of positive ``share[node, b]`` (the branch's part of
+    the known weight) to node ``kids[node, b]``, its fraction multiplied by the share (C4.5)."""
+    rows, node, frac = inst
+    out = move(bins[rows], node, feature, cut, left, right, np.zeros(len(feature), dtype=np.int8), missing, table_of, dest)
+    absent = bins[rows, feature[node]] == missing
+    out[absent] = -1
+    keep = np.flatnonzero(out >= 0)
+    at, b = np.nonzero((share[node] > 0) & (kids[node] >= 0) & absent[:, None])
+    return (np.concatenate((rows[keep], rows[at])), np.concatenate((out[keep], kids[node[at], b])).astype(np.int32), np.concatenate((frac[keep], frac[at] * share[node[at], b])))
+
+
+# -- from the summed histograms ---------------------------------------------------------
+
+
+@attrs.frozen
+class Rules:
+    """What decides a node's split on the client (the in-memory engine's rules)."""
+
+    score: Any
+    names: np.ndarray
+    max_depth: int | None
+    min_samples_split: float
+    min_samples_leaf: float
+    min_gain: float | None
+    regression: bool
+    variance: bool  # the variance decrease: scored by the engine's own formula
+    categorical: np.ndarray  # per feature: whether it is categorical
+    multiway: bool  # categorical splits: one branch per category (id3), else subsets (cart)
+    n_categories: tuple[int, ...]  # per feature: its categories (0: numeric)
+
+
+def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules) -> list[tuple[str, int, Any, float] | None]:
+    """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
+    values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
+    feature, left categories, score)``, ``("multiway", feature, feature, score)`` or None.
+    ``parents``: the nodes' statistics and rows; ``usable``: the categorical features each
+    node may split on (not used by a multiway split above it).
+
+    As the in-memory engine chooses, with the same chooser (:mod:`puretree.growth.choose`):
+    the best threshold of the numeric features, the best subset (cart) or multiway split (id3)
+    of the categorical ones, then the better of the two, the lower feature on a tie, and
+    ``min_gain``.
+    """
+    n = H.shape[0]
+    task = REGRESSION if rules.regression else CLASSIFICATION
+    total = weight_of(parents[:, :-1], rules.regression)
+    categorical = np.flatnonzero(rules.categorical).tolist()
+    kinds = ("threshold", "multiway" if rules.multiway else "subset")
+    scores, feats = np.full((n, 2), -np.inf), np.zeros((n, 2), dtype=np.int64)
+    tests: list[list[Any]] = [[None] * n, [None] * n]
+    numeric = np.flatnonzero(~rules.categorical)
+    fs, fb = best_thresholds(H[:, ~rules.categorical], parents, rules)
+    has = ~np.isneginf(fs).all(axis=1) if len(numeric) else np.zeros(n, dtype=bool)
+    if has.any():
+        r = np.flatnonzero(has)
+        at = first_tied(fs[r])
+        scores[r, 0], feats[r, 0] = fs[r, at], numeric[at]
+        for i, b in zip(r.tolist(), fb[r, at].tolist()):
+            tests[0][i] = b
+    if categorical and rules.multiway:
+        ms = np.full((n, len(categorical)), -np.inf)
+        among = np.array(usable, dtype=bool).reshape(n, -1)
+        for jj, f in enumerate(categorical):
+            m = rules.n_categories[f]
+            per = H[:, f, :m, :-1]
+            ms[:, jj] = multiway_scores(rules.score, per, H[:, f, :m, -1], _in_order(per), total, np.asarray(rules.names[f]), among=among[:, f], incomplete=H[:, f, -1, -1] > 0, min_samples_leaf=rules.min_samples_leaf, regression=rules.regression)
+        r = np.flatnonzero(~np.isneginf(ms).all(axis=1))
+        at = first_tied(ms[r])
+        scores[r, 1], feats[r, 1] = ms[r, at], np.asarray(categorical)[at]
+        for i in r.tolist():
+            tests[1][i] = int(feats[i, 1])
+    elif categorical:
+        for i in range(n):
+            hits = [(f, hit) for f in categorical if (hit := _subset(H[i, f], float(total[i]), rules, f, task)) is not None]
+            if hits:
+                f, (score, codes, _) = hits[tie_first(np.array([h[0] for _, h in hits]))]
+                scores[i, 1], feats[i, 1], tests[1][i] = score, f, codes
+    split, choice = among_kinds(scores, feats, rules.min_gain)
+    return [(kinds[c], int(feats[i, c]), tests[c][i], float(scores[i, c])) if split[i] else None for i, c in enumerate(choice.tolist())]
+
+
+def _in_order(per: np.ndarray) -> np.ndarray:
+    """The sum over categories (axis -2), added in category order as the engine adds them."""
+    known = per[..., 0, :].copy()
+    for c in range(1, per.shape[-2]):
+        known += per[..., c, :]
+    return known
+
+
+def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's best threshold of each numeric feature from their histograms ``H``: the
+    scores (node, feature; -inf: none) and the cuts' bins.
+
+    Candidates lie between consecutive non-empty bins; the left side is every known bin up to
+    the cut. Scores as the engine's (:func:`puretree.growth.choose.binary_scores`), on the
+    known rows of the feature when the node has a missing value in any numeric feature, then
+    scaled by their share of the node's weight; NaN as -inf; the first (lowest) cut within
+    tolerance of a feature's best.
+    """
+    n, p, _, _ = H.shape
+    C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
+    left_rows = C[..., -1]
+    known_rows = left_rows[:, :, -1]
+    known_sum = C[:, :, -1, :-1]  # (n, p, c)
+    incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))  # a missing value in the node, any numeric feature
+    valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
+    if rules.min_samples_leaf > 1:
+        valid &= (left_rows >= rules.min_samples_leaf) & (known_rows[:, :, None] - left_rows >= rules.min_samples_leaf)
+    ni, fj, bb = np.nonzero(valid)  # ordered by node, feature, bin: groups are contiguous
+    fs = np.full((n, p), -np.inf)
+    fb = np.zeros((n, p), dtype=np.int64)
+    if len(ni):
+        left = C[ni, fj, bb, :-1]
+        total = parents[:, :-1]
+        parent = np.where(incomplete[ni, None], known_sum[ni, fj], total[ni])
+        names = rules.names[~rules.categorical][fj]
+        s = binary_scores(rules.score, parent, left, names, regression=rules.regression, variance=rules.variance)
+        if incomplete.any():
+            s = known_share(s, weight_of(parent, rules.regression), weight_of(total, rules.regression)[ni], incomplete[ni])
+        s = np.where(np.isnan(s), -np.inf, s)
+        pick = first_tied_in_groups(s, ni * p + fj)
+        fs[ni[pick], fj[pick]] = s[pick]
+        fb[ni[pick], fj[pick]] = bb[pick]
+    return fs, fb
+
+
+@attrs.frozen
+class C45Rules:
+    """What C4.5's choice needs beyond :class:`Rules`: gain ratio (else gain), the gain's
+    impurity, and the training rows (J48's many-valued attributes are compared with them;
+    :func:`grow` sets them from the root's histogram)."""
+
+    by_ratio: bool
+    impurity: Any
+    root_rows: float = 0.0
+
+
+def c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, edges: Sequence[np.ndarray | None], c45: C45Rules) -> list[tuple[str, int, Any, float] | None]:
+    """Each node's C4.5 split from its histogram ``(feature, bin, channel)`` (the last bin:
+    missing values; the last channel: rows), as :class:`puretree.c45.C45Splits` chooses it on
+    the binned values in memory, with the same chooser (:mod:`puretree.growth.choose`):
+    ``("threshold", feature, bin, score)``, ``("multiway", feature, feature, score)`` or None."""
+    numeric = np.flatnonzero(~rules.categorical).tolist()
+    out: list[tuple[str, int, Any, float] | None] = []
+    for i in range(H.shape[0]):
+        total = float(parents[i, :-1].sum())
+        min_leaf = float(rules.min_samples_leaf)
+        if total - 2 * min_leaf < -J48_EPSILON:
+            out.append(None)
+            continue
+        n_classes = parents.shape[1] - 1
+        categorical = np.flatnonzero(usable[i]).tolist()
+        many = many_valued(categorical, rules.n_categories.__getitem__, len(numeric), c45.root_rows)
+        options = [o for j in numeric if (o := _c45_numeric(H[i, j], cast("np.ndarray", edges[j]), j, total, n_classes, min_leaf, c45.impurity)) is not None]
+        options += [o for j in categorical if (o := c45_multiway(j, H[i, j, : rules.n_categories[j], :-1], total, min_leaf, j in many, c45.impurity)) is not None]
+        chosen = choose_option(options, c45.by_ratio)
+        if chosen is None or (rules.min_gain is not None and not chosen[1] > rules.min_gain):
+            out.append(None)
+        elif chosen[0].kind == "threshold":
+            out.append(("threshold", chosen[0].feature, int(cast(float, chosen[0].threshold)), chosen[1]))
+        else:
+            out.append(("multiway", chosen[0].feature, chosen[0].feature, chosen[1]))
+    return out
+
+
+def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> Option | None:
+    """J48's best cut of numeric feature ``j`` from its histogram ``h`` (bin, channel), as
+    :func:`puretree.c45_scan.numeric_option` finds it on the rows' binned values (each value
+    its bin's upper edge): the sorted rows' cuts are the gaps between consecutive non-empty
+    bins whose edges are more than 1e-5 apart, and the same sums give the same floats. The
+    option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""
+    known = h[:-1]
+    rows = known[:, -1]
+    stats = known[:, :-1]
+    known_parent = stats.sum(axis=0)
+    if (least := c45_least(known_parent, float(rows.sum()), n_classes, min_leaf)) is None:
+        return None
+    present = np.flatnonzero(rows > 0)
+    cuts = present[:-1][edges[present[:-1]] + VALUE_TOLERANCE < edges[present[1:]]]
+    cum = np.cumsum(stats, axis=0)
+    return c45_cut(
+        j, cuts, np.cumsum(stats.sum(axis=1))[cuts], least, known_parent, total,
+        gains=lambda cuts: known_gain(known_parent, np.stack((cum[cuts], known_parent - cum[cuts]), axis=-2), total, impurity),
+        left=lambda p: cum[p],
+        threshold=float,
+    )
+
+
+def _subset(h: np.ndarray, total: float, rules: Rules, f: int, task: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
+    """One node's best subset split of categorical feature ``f`` from its histogram ``h``
+    (category, channel), by :func:`puretree.growth.choose.best_subset` as the engine finds it."""
+    m = rules.n_categories[f]
+    per = h[:m, :-1]
+    return best_subset(rules.score, per, h[:m, -1], _in_order(per), total, np.asarray(rules.names[f]), task=task, incomplete=bool(h[-1, -1] > 0), min_samples_leaf=rules.min_samples_leaf)
+
+
+def branches(kind: str, test: Any, h: np.ndarray, rules: Rules, spread: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A split's branch for every bin of its feature's histogram ``h`` (bin, channel), the
+    missing bin included, and its children's statistics and rows. Threshold: bins up to
+    ``test`` go left (0); subset: the categories ``test`` go left; multiway: a branch per
+    category. The missing values go to the heaviest branch by the known weight, the first on
+    a tie (the engine's ``missing="majority"``), or (``spread``: C4.5's ``"distribute"``) down
+    every branch with its ``share`` of the known weight, returned too. Each branch sums its own
+    bins, so a class absent from a branch is exactly 0 there."""
+    bins = np.arange(len(h) - 1)
+    if kind == "threshold":
+        branch, nb = (bins > test).astype(np.int64), 2
+    elif kind == "subset":
+        branch, nb = np.where(np.isin(bins, test), 0, 1), 2
+    else:
+        nb = rules.n_categories[test]
+        branch = np.minimum(bins, nb - 1)  # bins past the categories hold no row
+    children = np.zeros((nb, h.shape[1]))
+    for b in range(nb):
+        children[b] = h[:-1][branch == b].sum(axis=0)
+    known = weight_of(children[:, :-1], rules.regression)
+    heavy = int(np.argmax(known))
+    share = np.zeros(nb)
+    if h[-1, -1] > 0 and spread:  # C4.5's "distribute": every branch its share of the known weight
+        share = known / known.sum()
+        children[:, :-1] += share[:, None] * h[-1, :-1]
+        children[share > 0, -1] += h[-1, -1]
+    elif h[-1, -1] > 0:
+        children[heavy] += h[-1]
+    return np.append(branch, heavy), children, share
+
+
+def is_leaf(counts: np.ndarray, depth: int, rules: Rules) -> bool:
+    """A node is a leaf before any split is searched: too few rows, at max_depth, or (classes)
+    pure; a regression node whose targets are all equal is found a leaf by its histogram pass."""
+    if counts[-1] < rules.min_samples_split or (rules.max_depth is not None and depth >= rules.max_depth):
+        return True
+    return not rules.regression and bool(np.count_nonzero(counts[:-1]) <= 1)
+
+
+# -- the level loop ------------------------------------------------------------------------
+
+
+class Blocks(Protocol):
+    """Where the rows are: blocks of binned rows (``bins``), with their targets, weights and
+    nodes (or instances), each block's functions run where the block is."""
+
+    def start(self, fn: Callable[..., Any]) -> None:
+        """Every block's nodes made: ``fn(target, weight)``."""
+
+    def total(self, fn: Callable[..., Any], *shared: Any) -> Any:
+        """``fn(bins, target, weight, node, *shared)`` of every block, added up with :func:`merge`."""
+
+    def update(self, fn: Callable[..., Any], *shared: Any) -> None:
+        """Every block's nodes moved: ``node = fn(bins, node, *shared)``."""
+
+
+def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int) -> list[Any]:
+    """The records of the tree grown level by level from the rows of ``blocks`` (for
+    :func:`puretree.growth.assemble.from_records`): at each level the open nodes' histograms
+    (in batches of at most ``histogram_bytes``), every node's split chosen from them
+    (:func:`choose`, or C4.5's :func:`c45_choose` with ``c45``), then the rows moved to their
+    children. ``edges``: each numeric feature's bin edges (a threshold is an edge); ``n_bins``:
+    the bins of the widest feature and the missing bin; ``k``: the classes (0: regression);
+    ``spread``: C4.5's ``missing="distribute"``, rows as fractional instances."""
+    blocks.start(root_instances if spread else root_ids)
+    root = blocks.total(instance_root_histogram if spread else root_histogram, k)[0][0, 0, 0]
+    if root[-1] == 0:
+        raise DataError("every sample weight is zero")
+    if not np.isfinite(root).all():
+        raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
+    per_node = len(rules.categorical) * n_bins * ((k or 3) + 1) * 8  # the statistics' channels, and rows
+    batch = max(1, histogram_bytes // per_node)
+    made: list[Any] = [None]
+    frontier = [0]  # the records' ids of the level's nodes; a row's node id indexes this list
+    counts = [root]  # each node's statistics, then its rows
+    usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
+    depth = 0
+    while frontier:
+        open_ = [i for i, c in enumerate(counts) if not is_leaf(c, depth, rules)]
+        for i, c in enumerate(counts):
+            made[frontier[i]] = Leaf(c[:-1])
+        splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
+        for a in range(0, len(open_), batch):
+            some = open_[a : a + batch]
+            slot = np.full(len(frontier), -1, dtype=np.int64)
+            slot[some] = np.arange(len(some))
+            H, lo, hi = blocks.total(instance_histogram if spread else histogram, slot, len(some), n_bins, k)
+            parents = np.stack([counts[i] for i in some])
+            chosen_splits = c45_choose(H, parents, [usable[i] for i in some], rules, edges, attrs.evolve(c45, root_rows=float(root[-1]))) if c45 is not None else choose(H, parents, [usable[i] for i in some], rules)
+            for s, (i, found) in enumerate(zip(some, chosen_splits)):
+                if found is not None and not (rules.regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
+                    kind, j, test, _ = found
+                    splits[i] = (kind, j, test, *branches(kind, test, H[s, j], rules, spread))
+            del H
+        if not splits:
+            break
+        n = len(frontier)
+        feature, cut, heavy = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8)
+        left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
+        table_of = np.full(n, -1, dtype=np.int64)
+        tables: list[np.ndarray] = []
+        widest = max(len(v[4]) for v in splits.values())
+        kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
+        next_frontier: list[int] = []
+        next_counts: list[np.ndarray] = []
+        next_usable: list[np.ndarray] = []
+        for i in sorted(splits):
+            kind, j, test, branch_of_bin, kids_stats, share = splits[i]
+            g = len(made)
+            made.extend([None] * len(kids_stats))
+            ids = []
+            for b, st in enumerate(kids_stats):
+                if st[-1] > 0:
+                    ids.append(len(next_frontier))
+                    next_frontier.append(g + b)
+                    next_counts.append(st)
+                    next_usable.append(usable[i] if kind != "multiway" else np.where(np.arange(len(usable[i])) == j, False, usable[i]))
+                else:  # a category no row reached: a leaf of zero statistics, as in memory
+                    ids.append(-1)
+                    made[g + b] = Leaf(st[:-1])
+            kids[i, : len(ids)], shares[i, : len(share)] = ids, share
+            if kind == "threshold":
+                feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
+                test = TESTS[kind](float(cast("np.ndarray", edges[j])[test]))  # the cut: an edge
+            else:
+                feature[i], table_of[i] = j, len(tables)
+                tables.append(np.array(ids, dtype=np.int32)[branch_of_bin])
+                test = TESTS[kind](test if kind == "subset" else len(kids_stats))  # the left categories, or the branches
+            made[frontier[i]] = (j, test, range(g, g + len(kids_stats)), counts[i][:-1])
+        dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
+        if spread:
+            blocks.update(move_instances, feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares)
+        else:
+            blocks.update(move, feature, cut, left, right, heavy, n_bins - 1, table_of, dest)
+        frontier, counts, usable = next_frontier, next_counts, next_usable
+        depth += 1
+    return made

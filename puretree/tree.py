@@ -1,0 +1,71 @@
+"""The tree value: a root node with the schema that gives its indices a meaning.
+
+:class:`Tree` sits above the functions that read a tree (:mod:`puretree.predict`,
+:mod:`puretree.answers`, :mod:`puretree.text`), so that its conveniences (``tree.predict(X)``,
+``print(tree)``) call them without an import circle; the layers below name it only for type
+checkers.
+
+>>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+>>> schema = Schema(features=(Feature("x"),), classes=("no", "yes"))
+>>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), schema)
+>>> tree.predict([[1.0], [1.5], [2.0]]).tolist()
+['no', 'no', 'yes']
+>>> tree.root.children[0] == Leaf((2.0, 0.0))
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from .nodes import MISSING_STRATEGIES, Node, Schema
+from .answers import predict, predict_proba
+from .predict import apply, decision_path
+from .text import to_text
+
+__all__ = ["Tree"]
+
+
+@attrs.frozen
+class Tree:
+    """A learned tree: its root, the schema that gives the root's indices a meaning, its
+    missing-value strategy (see :data:`MISSING_STRATEGIES`) and the criterion it was grown with.
+
+    The methods are thin conveniences over :func:`puretree.predict` (one row through the tree
+    compiled to Python, :mod:`puretree.answers`), :mod:`puretree.predict` and
+    :mod:`puretree.text`; the tree itself is an immutable value.
+    """
+
+    root: Node
+    schema: Schema
+    missing: str = attrs.field(default="majority", validator=attrs.validators.in_(MISSING_STRATEGIES))
+    #: The name of the impurity the tree was grown with ("gini", "entropy", "variance",
+    #: "misclassification"), or None when unknown (a user's score, a tree built by hand).
+    #: Cost-complexity pruning measures the tree with it.
+    #: It is a note on how the tree was made, not part of what it decides: trees equal in root,
+    #: schema and strategy are equal (and hash alike) whatever their criteria.
+    criterion: str | None = attrs.field(default=None, eq=False, validator=attrs.validators.optional(attrs.validators.instance_of(str)))
+
+    @property
+    def classes(self) -> tuple[Any, ...]:
+        return self.schema.classes
+
+    def predict(self, X: Any) -> Any:
+        return predict(self, X)
+
+    def predict_proba(self, X: Any) -> Any:
+        return predict_proba(self, X)
+
+    def apply(self, X: Any) -> Any:
+        return apply(self, X)
+
+    def decision_path(self, row: Any) -> Any:
+        return decision_path(self, row)
+
+    def to_text(self, **options: Any) -> str:
+        return to_text(self, **options)
+
+    def __str__(self) -> str:
+        return self.to_text()
