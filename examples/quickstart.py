@@ -3,7 +3,10 @@
 Run it with ``make demo`` (or ``python examples/quickstart.py`` where puretree is installed).
 """
 
+import warnings
+
 import puretree as pt
+from puretree.predict import UnseenCategoryWarning
 
 data = pt.datasets.load_playtennis()
 print(f"PlayTennis: {data.n_rows} days, features {', '.join(data.schema.feature_names)}")
@@ -27,5 +30,11 @@ days = [
 ]
 print("\nPredictions:")
 for day in days:
-    proba = dict(zip(tree.classes, pt.predict_proba(tree, day).round(3).tolist()))
-    print(f"  {day} -> play = {pt.predict(tree, day)}   {proba}")
+    proba = dict(zip(tree.classes, pt.predict_proba(tree, day, unseen="ignore").round(3).tolist()))
+    # A category the tree never saw is answered at the split that cannot pass it; by default
+    # predict warns (unseen="warn"): here the warning becomes a remark on the line.
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always", UnseenCategoryWarning)
+        label = pt.predict(tree, day)
+    remark = f"   <- outlook {day['outlook']!r} was never seen in training: answered by the split's class mix" if said else ""
+    print(f"  {day} -> play = {label}   {proba}{remark}")

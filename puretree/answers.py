@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .compiled import one_row
+from .predict import check_unseen
 from .predict import predict as walk_predict
 from .predict import predict_proba as walk_proba
 from .predict import predict_value as walk_value
@@ -33,33 +34,35 @@ from .predict import predict_value as walk_value
 __all__ = ["predict", "predict_proba", "predict_value"]
 
 
-def _one(model: Any, X: Any, what: str) -> tuple[Any] | None:
-    """``(answer,)`` for one row of a tree through its compiled code; None for a batch, an
-    ensemble, or a row the general path must decide."""
+def _one(model: Any, X: Any, what: str, unseen: str) -> tuple[tuple[Any] | None, str]:
+    """``(answer,)`` for one row of a tree through its compiled code (None for a batch, an
+    ensemble, or a row the general path must decide), and the ``unseen`` left for the walker
+    (``"ignore"`` once the row was checked here)."""
     if hasattr(model, "members"):  # an ensemble answers for itself
-        return None
+        return None, unseen
     if not (isinstance(X, Mapping) or (type(X) is np.ndarray and X.ndim == 2 and X.shape[0] == 1)):
-        return None
-    return one_row(model, X, what)
+        return None, unseen
+    check_unseen(model, X, unseen=unseen)  # the compiled code answers an unseen category without a word
+    return one_row(model, X, what), "ignore"
 
 
-def predict(model: Any, X: Any) -> Any:
+def predict(model: Any, X: Any, *, unseen: str = "warn") -> Any:
     """Predicted labels (values, for a regression tree), as :func:`puretree.predict.predict`
-    gives them; one row is answered through the compiled tree."""
-    fast = _one(model, X, "predict")
-    return fast[0] if fast is not None else walk_predict(model, X)
+    gives them (``unseen`` as there); one row is answered through the compiled tree."""
+    fast, unseen = _one(model, X, "predict", unseen)
+    return fast[0] if fast is not None else walk_predict(model, X, unseen=unseen)
 
 
-def predict_proba(model: Any, X: Any) -> Any:
+def predict_proba(model: Any, X: Any, *, unseen: str = "warn") -> Any:
     """Class probabilities, as :func:`puretree.predict.predict_proba` gives them; one row is
     answered through the compiled tree."""
     regression = not hasattr(model, "members") and model.schema.is_regression
-    fast = None if regression else _one(model, X, "proba")  # the walker refuses a regression tree
-    return fast[0] if fast is not None else walk_proba(model, X)
+    fast, unseen = (None, unseen) if regression else _one(model, X, "proba", unseen)  # the walker refuses a regression tree
+    return fast[0] if fast is not None else walk_proba(model, X, unseen=unseen)
 
 
-def predict_value(model: Any, X: Any) -> Any:
+def predict_value(model: Any, X: Any, *, unseen: str = "warn") -> Any:
     """A regression tree's predicted means, as :func:`puretree.predict.predict_value` gives them;
     one row is answered through the compiled tree."""
-    fast = _one(model, X, "value")
-    return fast[0] if fast is not None else walk_value(model, X)
+    fast, unseen = _one(model, X, "value", unseen)
+    return fast[0] if fast is not None else walk_value(model, X, unseen=unseen)

@@ -166,7 +166,7 @@ class Dataset:
 
 
 def labels_array(classes: Sequence[Any]) -> np.ndarray:
-    """The classes as a numpy array of their natural dtype (str, int or bool)."""
+    """The classes as a numpy array of their natural dtype (str, int, float or bool)."""
     kinds = {type(c) for c in classes}
     if kinds and kinds <= {str}:
         return np.array(classes, dtype=str)
@@ -174,6 +174,8 @@ def labels_array(classes: Sequence[Any]) -> np.ndarray:
         return np.array(classes, dtype=bool)
     if kinds and kinds <= {int}:
         return np.array(classes, dtype=np.int64)
+    if kinds and kinds <= {float}:
+        return np.array(classes, dtype=np.float64)
     out = np.empty(len(classes), dtype=object)
     out[:] = list(classes)
     return out
@@ -582,6 +584,116 @@ def _encode_column(feature: Feature, cells: Sequence[Any], *, column: int, stric
     return out
 
 
+# -- whole columns at once (pandas) ------------------------------------------------------
+
+# The value types (pandas' ``infer_dtype``) whose cells pandas' equality tells apart exactly
+# as the per-cell path's (type, value) cache does: one Python type per column. A column of
+# mixed types (True, 1 and 1.0 are equal to pandas) takes the per-cell path.
+_ONE_TYPE = frozenset({"string", "integer", "floating", "boolean", "empty"})
+
+
+@attrs.frozen(eq=False)
+class _Coded:
+    """A column as ``codes`` into its distinct cells ``values`` (in order of first appearance,
+    -1 for a missing cell): the per-cell rules run once per distinct cell, not once per row."""
+
+    codes: np.ndarray
+    values: list[Any]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def where(self, where: Where) -> Where:
+        """Name distinct value ``i`` by the row where it first appears, as the per-cell path does."""
+        first: list[np.ndarray] = []
+
+        def name(i: int) -> str:
+            if not first:
+                present = np.flatnonzero(self.codes >= 0)
+                _, at = np.unique(self.codes[present], return_index=True)
+                first.append(present[at])
+            return where(int(first[0][i]))
+
+        return name
+
+    def expand(self, encoded: np.ndarray) -> np.ndarray:
+        """The rows' values from each distinct cell's ``encoded`` value (NaN where missing)."""
+        out = np.take(np.append(encoded, np.nan), self.codes)  # code -1 takes the NaN at the end
+        return out.astype(np.float64, copy=False)
+
+
+def _is_numeric_dtype(dtype: Any) -> bool:
+    """A dtype of real numbers (numpy or a pandas extension such as ``Int64``), not booleans."""
+    return getattr(dtype, "kind", "O") in "iuf"
+
+
+def _floats(series: Any) -> np.ndarray | None:
+    """A numeric pandas column as a new float64 array (missing as NaN), or ``None`` when a cell
+    is not finite (the per-cell path names it)."""
+    out = np.array(series.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64, copy=True)
+    return None if np.isinf(out).any() else out
+
+
+def _coded(series: Any, *, strip: bool = False) -> _Coded | None:
+    """A pandas column as a :class:`_Coded` (``pandas.factorize``), or ``None`` when pandas'
+    equality could merge cells that mean different things (a column of mixed types).
+    ``strip`` drops the whitespace around text cells (CSV cells)."""
+    import pandas as pd
+
+    dtype = series.dtype
+    values = dtype.categories if isinstance(dtype, pd.CategoricalDtype) else series
+    if getattr(dtype, "kind", "O") == "O" or isinstance(dtype, pd.CategoricalDtype):
+        if pd.api.types.infer_dtype(values, skipna=True) not in _ONE_TYPE:
+            return None
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    cells = uniques.tolist()
+    if strip:
+        cells = [c.strip() if isinstance(c, str) else c for c in cells]
+    return _Coded(np.asarray(codes, dtype=np.intp), cells)
+
+
+def _array_coded(column: np.ndarray) -> _Coded:
+    """A 1-D array of numbers or booleans as a :class:`_Coded` (NaN is missing). Each distinct
+    value is spelt as at its first row (``-0.0`` and ``0.0`` are one value, as in a dict)."""
+    present = np.flatnonzero(~np.isnan(column)) if column.dtype.kind == "f" else np.arange(len(column))
+    cells = column[present]
+    _, first, inverse = np.unique(cells, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # the distinct values in order of first appearance
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    codes = np.full(len(column), -1, dtype=np.intp)
+    codes[present] = rank[inverse.reshape(-1)]
+    return _Coded(codes, cells[first[order]].tolist())
+
+
+def _array_column(column: np.ndarray, *, numeric: bool) -> Any:
+    """A column of a numeric array, ready for :func:`build_dataset`: finite floats (or NaN) as a
+    float64 array, categories as a :class:`_Coded`, or cells (for the per-cell path to name the
+    cell that is not finite)."""
+    if not numeric:
+        return _array_coded(column)
+    floats = np.array(column, dtype=np.float64, copy=True)
+    return column.tolist() if np.isinf(floats).any() else floats
+
+
+def _encode_coded(feature: Feature, column: _Coded, *, where: Where = _row) -> np.ndarray:
+    """:func:`_encode_column` of a coded column: the same values, errors naming the same rows."""
+    return column.expand(_encode_column(feature, column.values, column=0, where=column.where(where)))
+
+
+def _encode_series(feature: Feature, series: Any, *, where: Where = _row) -> np.ndarray:
+    """One pandas column encoded under ``feature``, as :func:`_encode_column` encodes its cells:
+    numbers as an array, categories through their codes, anything odd cell by cell."""
+    if feature.is_numeric and _is_numeric_dtype(series.dtype):
+        floats = _floats(series)
+        if floats is not None:
+            return floats
+    coded = _coded(series)
+    if coded is not None:
+        return _encode_coded(feature, coded, where=where)
+    return _encode_column(feature, series.to_numpy(dtype=object).tolist(), column=0, where=where)
+
+
 def _check_kind(key: tuple[str, Any], learned: set[str], feature: Feature, cell: Any, at: str) -> None:
     """Refuse a boolean for a column of numbers (or a number for booleans): ambiguous, not unseen."""
     kind = key[0]
@@ -625,22 +737,44 @@ def build_dataset(
         if n not in names:
             raise DataError(f"unknown column {n!r}{did_you_mean(n, names)}; the columns are {list(names)}")
     features = tuple(
-        _infer_feature(n, col, categorical=True if n in cat_set else (False if n in num_set else None), where=where)
+        _column_feature(n, col, categorical=True if n in cat_set else (False if n in num_set else None), where=where)
         for n, col in zip(names, columns)
     )
     n_rows = len(columns[0]) if columns else (0 if y is None else len(_as_list(y)))
     X = np.empty((n_rows, len(features)), dtype=np.float64)
     for j, (f, col) in enumerate(zip(features, columns)):
-        X[:, j] = _encode_column(f, col, column=j, where=where)
+        if isinstance(col, _Coded):
+            X[:, j] = _encode_coded(f, col, where=where)
+        elif isinstance(col, np.ndarray) and f.is_numeric:
+            X[:, j] = col
+        else:
+            X[:, j] = _encode_column(f, col, column=j, where=where)
     classes: tuple[Any, ...] = ()
     codes = None
     if y is not None:
         label_where = where if where is _row else (lambda i: f"{where(i)}, column {target!r}")
-        classes, codes = encode_labels(y, task=task, where=label_where)
+        if isinstance(y, _Coded):  # text labels, each distinct one checked once
+            missing = np.flatnonzero(y.codes < 0)
+            if len(missing):
+                raise DataError(f"{label_where(int(missing[0]))}: the target is missing")
+            classes, distinct = encode_labels(y.values, task=task, where=y.where(label_where))
+            codes = distinct[y.codes]
+        else:
+            classes, codes = encode_labels(y, task=task, where=label_where)
         if len(codes) != n_rows:
             raise DataError(f"the target has {len(codes)} values but the data has {n_rows} rows")
     weights = None if sample_weight is None else _check_weights(sample_weight, n_rows)
     return Dataset(Schema(features, classes, target=target, task=task), X, codes, weights)
+
+
+def _column_feature(name: str, column: Any, *, categorical: bool | None, where: Where) -> Feature:
+    """:func:`_infer_feature` of a column given as cells, as a :class:`_Coded`, or as a float64
+    array of finite numbers or NaN (a column known to be numeric: nothing to infer)."""
+    if isinstance(column, _Coded):
+        return _infer_feature(name, column.values, categorical=categorical, where=column.where(where))
+    if isinstance(column, np.ndarray) and column.dtype == np.float64 and not categorical:
+        return Feature(name, NUMERIC)
+    return _infer_feature(name, column, categorical=categorical, where=where)
 
 
 def _name_set(names: Iterable[str] | None, option: str) -> set[str]:
@@ -767,7 +901,10 @@ def from_numpy(
         weights = None if sample_weight is None else _check_weights(sample_weight, arr.shape[0])
         features = tuple(Feature(n, NUMERIC) for n in names)
         return Dataset(Schema(features, classes, target=target, task=task), Xf, codes, weights)
-    columns = [list(arr[:, j]) for j in range(arr.shape[1])]
+    if arr.dtype.kind in "iuf":  # numbers, some named categorical: each column at once
+        columns: list[Any] = [_array_column(arr[:, j], numeric=str(n) not in cat) for j, n in enumerate(names)]
+    else:
+        columns = [list(arr[:, j]) for j in range(arr.shape[1])]
     return build_dataset(names, columns, y, categorical=cat, target=target, task=task, sample_weight=sample_weight)
 
 
@@ -808,7 +945,15 @@ def from_pandas(
             numeric.add(name)
         elif name not in cat:
             cat.add(name)
-    columns = [df[c].to_numpy(dtype=object).tolist() if str(c) in cat else df[c].to_numpy(dtype=np.float64).tolist() for c in df.columns]
+    # Numbers as arrays, categories through their codes; a column of mixed types (or with a
+    # cell that is not finite, which the per-cell path names) cell by cell.
+    columns: list[Any] = []
+    for name, c in zip(names, df.columns):
+        series = df[c]
+        column: Any = _floats(series) if name in numeric else _coded(series)
+        if column is None:
+            column = series.to_numpy(dtype=object).tolist() if name in cat else series.to_numpy(dtype=np.float64).tolist()
+        columns.append(column)
     target_name = target if target is not None else (str(getattr(y, "name", None) or "target"))
     return build_dataset(names, columns, y, categorical=cat, numeric=numeric, target=target_name, task=task, sample_weight=sample_weight)
 
@@ -843,14 +988,16 @@ class CsvRows(list):
     ``source`` is the file name and ``lines[i]`` the 1-based line of the file where row ``i``
     starts, so that the encoders name ``data.csv: line 7`` in their errors. Rows of a file
     that has no lines (Parquet) have ``lines=None`` and are named ``data.parquet: row 7``.
+    ``weights`` are the rows' weights where the file gives them (ARFF's ``{2}``), else ``None``.
     """
 
-    __slots__ = ("source", "lines")
+    __slots__ = ("source", "lines", "weights")
 
-    def __init__(self, rows: Iterable[list[str]], *, source: str, lines: Sequence[int] | None) -> None:
+    def __init__(self, rows: Iterable[list[str]], *, source: str, lines: Sequence[int] | None, weights: Sequence[float] | None = None) -> None:
         super().__init__(rows)
         self.source = source
         self.lines = None if lines is None else list(lines)
+        self.weights = None if weights is None else list(weights)
 
 
 def _undecodable_line(path: str | os.PathLike[str]) -> int:
@@ -1016,8 +1163,132 @@ def read_csv(
     are left out. ``sep`` is the delimiter; ``path`` ``-`` reads standard input. Errors name
     the file, line and column (see the module notes), and a mistyped column name the closest one.
     """
+    fast = _fast_csv(path, sep=sep, target=target, categorical=categorical, ignore=ignore, task=task)
+    if fast is not None:
+        return fast
     header, body = read_csv_table(path, sep=sep)
     return table_to_dataset(header, body, target=target, categorical=categorical, ignore=ignore, task=task)
+
+
+# -- CSV through pandas ------------------------------------------------------------------
+
+
+def _csv_counts(path: str | os.PathLike[str], sep: str) -> tuple[int, int] | None:
+    """``(lines, separators)`` of a CSV file, counted in one streaming pass; ``None`` for a file
+    only the csv module's reader reads as puretree means it: one with a quote (a cell may span
+    lines or hold the separator), a NUL byte, or a line ending in a lone carriage return."""
+    sep_bytes = sep.encode("utf-8")
+    breaks = seps = 0
+    last = b""
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 24)
+            if not chunk:
+                break
+            if chunk.endswith(b"\r"):  # keep "\r\n" in one chunk
+                chunk += fh.read(1)
+            if b'"' in chunk or b"\x00" in chunk or (b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n")):
+                return None
+            breaks += chunk.count(b"\n")
+            seps += chunk.count(sep_bytes)
+            last = chunk[-1:]
+    return breaks + (0 if last == b"\n" or not last else 1), seps
+
+
+def _csv_header(path: str | os.PathLike[str], sep: str) -> list[str] | None:
+    """The first line's column names (stripped), or ``None`` if it is blank or not UTF-8."""
+    with open(path, "rb") as fh:
+        first = fh.readline()
+    try:
+        line = first.decode("utf-8-sig").rstrip("\r\n")
+    except UnicodeDecodeError:
+        return None
+    return [h.strip() for h in line.split(sep)] if line.strip() else None
+
+
+def _fast_csv(
+    path: str | os.PathLike[str],
+    *,
+    sep: str,
+    target: str | None,
+    categorical: Iterable[str] | None,
+    ignore: Iterable[str],
+    task: str,
+) -> Dataset | None:
+    """:func:`read_csv` through ``pandas.read_csv`` (its C engine), or ``None`` where the pure
+    reader must decide (pandas missing, standard input, a file with quotes, blank lines, a
+    ragged row, a repeated or unknown column name, any error: that reader names it).
+
+    The result is the pure reader's, cell for cell: numbers pandas types as int64 or float64
+    (finite) are the numbers ``float()`` reads from the same text (pandas' parser rounds
+    correctly, and reads no NaN but the missing tokens given to it); every other column is read
+    again as text and typed by the per-cell rules, once per distinct cell."""
+    try:
+        import pandas as pd
+    except ImportError:
+        return None
+    if os.fspath(path) == STDIN or not isinstance(sep, str) or len(sep) != 1 or sep in "\r\n\"":
+        return None
+    source = os.fspath(path)
+    try:
+        counts = _csv_counts(path, sep)
+        header = _csv_header(path, sep)
+    except OSError:
+        return None
+    if counts is None or header is None or len(set(header)) != len(header):
+        return None
+    n_lines, n_seps = counts
+    ignored = _name_set(ignore, "ignore")
+    named = _name_set(categorical, "categorical")
+    if (target is not None and target not in header) or not (ignored | named) <= set(header) or target in ignored | named:
+        return None
+    if n_lines < 2 or n_seps != n_lines * (len(header) - 1):  # a ragged row (or no rows): the pure reader names it
+        return None
+    keep = [n for n in header if n != target and n not in ignored]
+    text = {n for n in keep if n in named}
+    if target is not None and task == CLASSIFICATION:
+        text.add(target)
+    read = dict(sep=sep, header=0, names=header, index_col=False, encoding="utf-8-sig", engine="c", keep_default_na=False, skip_blank_lines=True)
+    tokens = sorted(MISSING_TOKENS)
+    try:
+        frame = pd.read_csv(path, usecols=keep + ([target] if target is not None else []), dtype={n: str for n in text},
+                            na_values={n: tokens for n in keep + [target] if n not in text and n is not None}, **read)
+        if len(frame) != n_lines - 1:  # a blank line was skipped: the pure reader decides
+            return None
+        columns: dict[str, Any] = {}
+        for n in [*keep, *([target] if target is not None else [])]:
+            if n in text or frame[n].dtype not in (np.float64, np.int64, np.uint64):
+                continue
+            floats = frame[n].to_numpy(dtype=np.float64)
+            if not np.isinf(floats).any():
+                columns[n] = floats
+        again = [n for n in [*keep, *([target] if target is not None else [])] if n not in columns and n not in text]
+        cells = pd.read_csv(path, usecols=again, dtype=str, na_filter=False, **read) if again else None
+    except Exception:  # whatever pandas refuses (a name it mangles, bytes it cannot decode...): the pure reader names it
+        return None
+    for n in keep:
+        if n not in columns:
+            series = frame[n] if n in text else cells[n]  # type: ignore[index]
+            columns[n] = _coded(series, strip=True)
+    lines = np.arange(2, n_lines + 1, dtype=np.int64)
+    where = _lines(source, lines)  # type: ignore[arg-type]
+    y: Any = None
+    if target is not None:
+        if target in columns:  # regression targets pandas read as finite numbers (NaN: missing)
+            y = columns.pop(target)
+            missing = np.flatnonzero(np.isnan(y))
+            if len(missing):
+                raise DataError(f"{where(int(missing[0]))}, column {target!r}: the regression target is missing")
+        else:
+            raw = frame[target] if target in text else cells[target]  # type: ignore[index]
+            if task == CLASSIFICATION:
+                y = _coded(raw, strip=True)
+            else:
+                y = [_regression_cell(v.strip(), where(i), target) for i, v in enumerate(raw.tolist())]
+    del frame, cells
+    numeric = {n for n in keep if isinstance(columns[n], np.ndarray)}
+    ds = _with_typed_labels(build_dataset(keep, [columns[n] for n in keep], y, categorical=named, numeric=numeric, target=target or "target", task=task, where=where))
+    return attrs.evolve(ds, source=source, lines=lines)
 
 
 def table_to_dataset(
@@ -1046,7 +1317,7 @@ def table_to_dataset(
     y = None
     if target is not None:
         if target not in names:
-            raise DataError(f"{source}: unknown target column {target!r}{did_you_mean(target, names)}; the columns are {list(names)}")
+            raise DataError(f"{source}: unknown target column {target!r}{_sep_hint(names) or did_you_mean(target, names)}; the columns are {list(names)}")
         t = names.index(target)
         y = [row[t].strip() for row in body]
         if task == REGRESSION:
@@ -1065,8 +1336,66 @@ def table_to_dataset(
     declared = dict(kinds or {})
     numeric = {n for n in kept if declared.get(n) == NUMERIC and n not in categorical}
     categorical = {n for n in kept if n in categorical or declared.get(n) == CATEGORICAL}
-    ds = build_dataset([names[j] for j in keep], columns, y, categorical=categorical, numeric=numeric, target=target or "target", task=task, where=where)
+    weights = getattr(body, "weights", None)  # a file's own row weights (ARFF's {2})
+    ds = _with_typed_labels(build_dataset([names[j] for j in keep], columns, y, categorical=categorical, numeric=numeric, target=target or "target", task=task, where=where, sample_weight=weights))
     return attrs.evolve(ds, source=source, lines=None if body.lines is None else np.asarray(body.lines, dtype=np.int64))
+
+
+# A class label written as a whole number (a file's text): such labels are ints.
+_INTEGER_LABEL = re.compile(r"-?[0-9]+", re.ASCII)
+
+
+def _typed_classes(classes: Sequence[Any]) -> list[Any] | None:
+    """Class labels read from a file's text as the type they all spell, or ``None`` to keep the
+    text: all whole numbers (``-?[0-9]+``, within +-2**53) are ints, all plain decimal numbers
+    (finite; see the module notes) floats, all ``true``/``false`` in any case booleans.
+
+    >>> _typed_classes(["0", "1", "10"]), _typed_classes(["-1", "2.5"]), _typed_classes(["FALSE", "true"])
+    ([0, 1, 10], [-1.0, 2.5], [False, True])
+    >>> _typed_classes(["1", "yes"]), _typed_classes(["1_000", "2"]), _typed_classes(["inf", "1"])
+    (None, None, None)
+    """
+    if not classes or not all(isinstance(c, str) for c in classes):
+        return None
+    if all(_INTEGER_LABEL.fullmatch(c) for c in classes):
+        whole = [int(c) for c in classes]
+        return whole if all(abs(v) <= MAX_EXACT_INT for v in whole) else None
+    numbers = [_parse_number(c) for c in classes]
+    if all(v is not None for v in numbers):
+        return numbers
+    if all(c.lower() in _BOOLEAN_TEXT for c in classes):
+        return [_BOOLEAN_TEXT[c.lower()] for c in classes]
+    return None
+
+
+def _with_typed_labels(ds: Dataset) -> Dataset:
+    """A dataset read from a file with its class labels typed (:func:`_typed_classes`): the
+    classes sorted as their type sorts (9 before 10), the codes following them."""
+    typed = None if ds.schema.is_regression or ds.y is None else _typed_classes(ds.schema.classes)
+    if typed is None:
+        return ds
+    order = sorted(range(len(typed)), key=lambda i: _sort_key(typed[i]))
+    new_code = np.empty(len(typed), dtype=np.int64)
+    new_code[order] = np.arange(len(typed))
+    schema = attrs.evolve(ds.schema, classes=tuple(typed[i] for i in order))
+    return attrs.evolve(ds, schema=schema, y=new_code[ds.y])
+
+
+def _sep_hint(header: Sequence[str]) -> str:
+    """A hint for a file read with the wrong separator: one column whose name holds ``;`` or a
+    tab (and so no comma, the default separator).
+
+    >>> _sep_hint(["a;b;class"])
+    " (the header holds ';' and no comma: is the file ';'-separated? give --sep ';', or sep=';' in Python)"
+    >>> _sep_hint(["a", "b"])
+    ''
+    """
+    if len(header) != 1:
+        return ""
+    for sep, name, kind, given in ((";", "';'", "';'-separated", "';'"), ("\t", "a tab", "tab-separated", "'\\t'")):
+        if sep in header[0]:
+            return f" (the header holds {name} and no comma: is the file {kind}? give --sep {given}, or sep={given} in Python)"
+    return ""
 
 
 def _regression_cell(text: str, at: str, column: str) -> float:
@@ -1144,8 +1473,10 @@ def encode_features(schema: Schema, X: Any) -> np.ndarray:
         cols = _frame_names(X)
         _check_column_set(cols, names)
         lookup = {str(c): c for c in X.columns}
-        columns = [X[lookup[n]].to_numpy(dtype=object).tolist() for n in names]
-        return _stack(schema, columns, len(X))
+        out = np.empty((len(X), len(names)), dtype=np.float64)
+        for j, (f, n) in enumerate(zip(schema.features, names)):
+            out[:, j] = _encode_series(f, X[lookup[n]])
+        return out
     if isinstance(X, Sequence) and not isinstance(X, (str, bytes)) and len(X) == 0:
         return np.empty((0, len(names)), dtype=np.float64)
     if isinstance(X, Sequence) and len(X) > 0 and isinstance(X[0], Mapping):
@@ -1171,6 +1502,16 @@ def encode_features(schema: Schema, X: Any) -> np.ndarray:
         return out
     if arr.dtype.kind in "iuf":
         _refuse_numbers_for_categories(schema, arr)
+        out = np.empty(arr.shape, dtype=np.float64)
+        for j, f in enumerate(schema.features):
+            column = _array_column(arr[:, j], numeric=f.is_numeric)
+            if isinstance(column, _Coded):
+                out[:, j] = _encode_coded(f, column)
+            elif isinstance(column, np.ndarray):
+                out[:, j] = column
+            else:
+                out[:, j] = _encode_column(f, column, column=j)
+        return out
     columns = [arr[:, j].tolist() for j in range(arr.shape[1])]
     return _stack(schema, columns, arr.shape[0])
 
@@ -1244,7 +1585,8 @@ def encode_table(schema: Schema, header: Sequence[str], body: Sequence[Sequence[
     if source:
         missing = [n for n in schema.feature_names if n not in header]
         if missing:
-            raise SchemaError(f"{source}: missing column(s) {missing}{_closest_other(missing, header, schema.feature_names)}; the tree expects {list(schema.feature_names)}")
+            hint = _sep_hint(header) or _closest_other(missing, header, schema.feature_names)
+            raise SchemaError(f"{source}: missing column(s) {missing}{hint}; the tree expects {list(schema.feature_names)}")
     _check_column_set(header, schema.feature_names)
     position = {h: j for j, h in enumerate(header)}
     columns = [[row[position[n]].strip() for row in body] for n in schema.feature_names]

@@ -345,26 +345,33 @@ def dense_ends(flat: FlatTree, X: Any, features: tuple[Feature, ...]) -> np.ndar
         return None
     if X.shape[1] != len(features) or not all(f.is_numeric for f in features):
         return None
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    m, k = X.shape
+    if X.dtype == np.float64 and X.flags.f_contiguous and not X.flags.c_contiguous:
+        # Column by column (a DataFrame's values): walked where they are, not copied.
+        cells, feature_step, row_step = X.T.reshape(-1), m, 1
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        cells, feature_step, row_step = X.reshape(-1), 1, k
     with np.errstate(over="ignore", invalid="ignore"):  # only whether the sum is finite matters
         total = X.sum()
     if not np.isfinite(total):  # a NaN or an infinity (or a huge sum): descend decides
         return None
-    m, k = X.shape
-    cells = X.reshape(-1)
     out = np.empty(m, dtype=np.intp)
     levels = int(flat.depth.max())
     for start in range(0, m, DENSE_BLOCK):
         stop = min(m, start + DENSE_BLOCK)
         rows = np.arange(start, stop, dtype=np.intp)
-        _walk_block(flat, cells, rows, rows * k, levels, out)
+        _walk_block(flat, cells, rows, rows * row_step, levels, out, feature_step=feature_step)
     return out
 
 
-def _walk_block(flat: FlatTree, cells: np.ndarray, rows: np.ndarray, base: np.ndarray, levels: int, out: np.ndarray) -> None:
-    """Walk ``rows`` (whose cells start at ``base``) down ``levels`` levels; their end nodes go to ``out``."""
+def _walk_block(flat: FlatTree, cells: np.ndarray, rows: np.ndarray, base: np.ndarray, levels: int, out: np.ndarray, *, feature_step: int = 1) -> None:
+    """Walk ``rows`` (whose cells start at ``base``, a feature's cell ``feature_step`` after
+    the one before) down ``levels`` levels; their end nodes go to ``out``."""
     feature, threshold, child, leaf = flat.dense_feature, flat.dense_threshold, flat.dense_child, flat.dense_leaf
     assert feature is not None and threshold is not None and child is not None and leaf is not None  # a dense tree
+    if feature_step != 1:
+        feature = feature * feature_step
     slot = np.zeros(len(rows), dtype=np.intp)
     while True:
         steps = min(DENSE_LEVELS, levels)

@@ -47,11 +47,12 @@ import io
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Iterable
 from typing import Any
 
-from .data import STDIN, CsvRows, Dataset, did_you_mean, read_csv_table, read_text, table_to_dataset
+from .data import STDIN, CsvRows, Dataset, did_you_mean, parse_number, read_csv, read_csv_table, read_text, table_to_dataset
 from .errors import DataError, ParameterError
 from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC
 
@@ -95,10 +96,15 @@ def read_table(path: str | os.PathLike[str], *, sep: str | None = None, format: 
         return _parquet_table(path)
     if chosen == "jsonl":
         return _jsonl_table(path)
-    if sep is None:
-        sep = "\t" if os.fspath(path).lower().endswith(".tsv") else ","
-    header, body = read_csv_table(path, sep=sep)
+    header, body = read_csv_table(path, sep=_csv_sep(path, sep))
     return header, body, {}
+
+
+def _csv_sep(path: str | os.PathLike[str], sep: str | None) -> str:
+    """The separator of a CSV file: ``sep``, else a tab for ``.tsv`` files, else a comma."""
+    if sep is not None:
+        return sep
+    return "\t" if os.fspath(path).lower().endswith(".tsv") else ","
 
 
 def read_data(
@@ -116,6 +122,8 @@ def read_data(
     The kinds the file declares are kept (``categorical`` overrides them). For ARFF,
     ``target=None`` is the last attribute, as in Weka; for the others it means no target.
     """
+    if format_of(path, format) == "csv":  # read_csv: through pandas' C reader where it reads the same cells
+        return read_csv(path, target=target, categorical=categorical, ignore=ignore, task=task, sep=_csv_sep(path, sep))
     header, body, kinds = read_table(path, sep=sep, format=format)
     if target is None and format_of(path, format) == "arff":
         target = header[-1]
@@ -196,6 +204,39 @@ def _without_comment(line: str) -> str:
     return line
 
 
+# An ARFF data row's instance weight, Weka's ``1,2,yes,{2}`` (liac-arff does not read it).
+_ARFF_WEIGHT = re.compile(r"^(?P<row>.*\S)\s*,\s*\{(?P<weight>[^{}]*)\}\s*$")
+
+
+def _arff_weights(text: str, rows: list[int], source: str) -> tuple[str, list[float] | None]:
+    r"""The text with each data row's instance weight (``,{2}`` at its end) taken off, and the
+    weights (1 where a row gives none), or ``None`` when no row gives one.
+
+    >>> _arff_weights("@data\n1,yes,{2}\n2,no\n", [2, 3], "w.arff")
+    ('@data\n1,yes\n2,no\n', [2.0, 1.0])
+    >>> _arff_weights("@data\n1,yes,{heavy}\n", [2], "w.arff")
+    Traceback (most recent call last):
+    ...
+    puretree.errors.DataError: w.arff: line 2: the instance weight {heavy} is not a number; Weka writes a row's weight as ,{2} at its end
+    """
+    lines = text.split("\n")
+    weights: list[float] = []
+    found = False
+    for at in rows:
+        match = _ARFF_WEIGHT.match(lines[at - 1])
+        weight = 1.0
+        if match is not None:
+            found = True
+            lines[at - 1] = match["row"]
+            parsed = parse_number(match["weight"])
+            if parsed is None or not math.isfinite(parsed) or parsed < 0:
+                what = "is not a number" if parsed is None else "is negative or not finite"
+                raise DataError(f"{source}: line {at}: the instance weight {{{match['weight'].strip()}}} {what}; Weka writes a row's weight as ,{{2}} at its end")
+            weight = parsed
+        weights.append(weight)
+    return ("\n".join(lines), weights) if found else (text, None)
+
+
 def _arff_header(text: str, source: str) -> tuple[str, list[int]]:
     """The text with declaration comments dropped, and the 1-based line of each data row
     (liac-arff reads one row per line, skipping blank lines and ``%`` comments).
@@ -234,6 +275,7 @@ def _arff_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows, Kinds
 
     source, text = read_text(path, what="ARFF")
     cleaned, lines = _arff_header(text, source)
+    cleaned, weights = _arff_weights(cleaned, lines, source)
     try:
         decoded = arff.loads(cleaned)
     except arff.ArffException as exc:
@@ -256,7 +298,10 @@ def _arff_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows, Kinds
         ([_text(cell, f"{source}: line {at[r]}, column {header[j]!r}" if at else f"{source}: row {r}, column {header[j]!r}") for j, cell in enumerate(row)] for r, row in enumerate(data)),
         source=source,
         lines=at,
+        weights=weights if at else None,
     )
+    if weights is not None and not at:
+        raise DataError(f"{source}: instance weights ({{...}} at the ends of rows) in a file whose rows puretree cannot match to its lines")
     return header, body, kinds
 
 
@@ -278,8 +323,8 @@ def _parquet_table(path: str | os.PathLike[str]) -> tuple[list[str], CsvRows, Ki
         raise DataError(f"{source}: no such file")
     try:
         frame = pd.read_parquet(io.BytesIO(sys.stdin.buffer.read()) if source == "<stdin>" else path)
-    except ImportError as exc:
-        raise ParameterError(f"{source}: reading Parquet needs pyarrow: pip install 'puretree[parquet]' ({exc})") from None
+    except ImportError:  # pandas without pyarrow (pandas' own message is many lines, naming pip install pyarrow)
+        raise ParameterError(f"{source}: reading Parquet needs pandas and pyarrow: pip install 'puretree[parquet]'") from None
     except (ValueError, OSError, TypeError) as exc:
         raise DataError(f"{source}: not a readable Parquet file ({' '.join(str(exc).split())[:200]})") from None
     header = [str(c) for c in frame.columns]

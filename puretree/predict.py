@@ -31,13 +31,16 @@ branch with its training weight fraction, combining the leaves' class probabilit
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .data import Dataset, encode_features, labels_array
-from .errors import ParameterError
+from .errors import DataError, ParameterError
 from .flat import FlatTree, dense_ends, descend, flatten, normalised_fractions
 from .nodes import MISSING_STRATEGIES
 
@@ -51,7 +54,110 @@ __all__ = [
     "apply",
     "decision_path",
     "MISSING_STRATEGIES",
+    "UNSEEN_OPTIONS",
+    "UnseenCategoryWarning",
+    "unseen_cells",
+    "check_unseen",
 ]
+
+#: What ``predict`` and its kin do with a category never seen in training: ``"warn"`` (the
+#: default: the row is answered, and a warning says how many rows and where), ``"error"``
+#: (a :class:`~puretree.errors.DataError`) or ``"ignore"`` (answered in silence).
+UNSEEN_OPTIONS = ("warn", "error", "ignore")
+
+
+class UnseenCategoryWarning(UserWarning):
+    """Rows hold categories the tree did not see in training (each answered at the split it
+    cannot pass); ``unseen="ignore"`` says nothing, ``unseen="error"`` refuses them."""
+
+
+def unseen_cells(schema: Any, Xe: np.ndarray) -> list[tuple[str, int, int]]:
+    """``(column, rows, first row)`` for each categorical column of the encoded matrix ``Xe``
+    that holds categories the schema does not know (encoded as -1).
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> s = Schema((Feature("c", "categorical", ("x",)),), ("n",))
+    >>> unseen_cells(s, np.array([[0.0], [-1.0], [np.nan], [-1.0]]))
+    [('c', 2, 1)]
+    """
+    found = []
+    for j, f in enumerate(schema.features):
+        if not f.is_numeric:
+            rows = np.flatnonzero(Xe[:, j] < 0)  # NaN (missing) is not < 0
+            if len(rows):
+                found.append((f.name, int(len(rows)), int(rows[0])))
+    return found
+
+
+def _cell(X: Any, row: int, name: str, j: int) -> Any:
+    """The raw cell of ``X`` at ``row`` and column ``name`` (``j``), to show; ``None`` if unknown."""
+    try:
+        if isinstance(X, Mapping):
+            return X[name]
+        if hasattr(X, "columns") and hasattr(X, "iloc"):
+            return X[name].iloc[row]
+        if isinstance(X, (list, tuple)) and isinstance(X[row], Mapping):
+            return X[row][name]
+        if isinstance(X, np.ndarray) and X.ndim == 2:
+            return X[row, j].item() if hasattr(X[row, j], "item") else X[row, j]
+    except (KeyError, IndexError, TypeError):
+        pass
+    return None
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that names the first caller outside puretree (the user's line)."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1  # type: ignore[assignment]
+    return level
+
+
+def _check_unseen(tree: Tree, X: Any, Xe: np.ndarray, unseen: str, row_name: Any) -> None:
+    """Say (or refuse) the categories of ``X`` (encoded as ``Xe``) the tree never saw."""
+    if unseen == "ignore":
+        return
+    found = unseen_cells(tree.schema, Xe)
+    if not found:
+        return
+    rows = int(np.count_nonzero((Xe[:, [tree.schema.feature_names.index(n) for n, _, _ in found]] < 0).any(axis=1)))
+    parts = []
+    for name, count, first in found:
+        value = _cell(X, first, name, tree.schema.feature_names.index(name))
+        shown = "" if value is None else f" {value!r}"
+        parts.append(f"column {name!r}: {count} row{'s' if count != 1 else ''}, the first{shown} at {row_name(first)}")
+    text = f"{rows} row{'s' if rows != 1 else ''} hold{'s' if rows == 1 else ''} a category the tree did not see in training ({'; '.join(parts)})"
+    if unseen == "error":
+        raise DataError(f"{text}; unseen='warn' or 'ignore' answers such a row at the split it cannot pass")
+    warnings.warn(f"{text}; each is answered at the split it cannot pass (unseen='ignore' says nothing, 'error' refuses)", UnseenCategoryWarning, stacklevel=_caller_level())
+
+
+def _check_unseen_option(unseen: Any) -> None:
+    if unseen not in UNSEEN_OPTIONS:
+        raise ParameterError(f"unseen must be one of {list(UNSEEN_OPTIONS)}, got {unseen!r}")
+
+
+def check_unseen(tree: Tree, X: Any, *, unseen: str = "warn") -> None:
+    """Check the rows ``X`` for categories ``tree`` never saw, as ``predict(..., unseen=)``
+    does (for a path that answers without the walker: one row through the compiled tree)."""
+    _check_unseen_option(unseen)
+    if unseen != "ignore" and not all(f.is_numeric for f in tree.schema.features):
+        _check_unseen(tree, X, encode_features(tree.schema, X), unseen, _row_namer(X))
+
+
+def _numeric_rows(tree: Tree, X: Any) -> Any:
+    """A DataFrame for a tree of numeric features as the float64 matrix it encodes to (so that
+    the numpy walk of :func:`~puretree.flat.dense_ends` applies to it as to an array); anything
+    else as it is."""
+    if hasattr(X, "columns") and hasattr(X, "dtypes") and all(f.is_numeric for f in tree.schema.features):
+        if [str(c) for c in X.columns] == list(tree.schema.feature_names) and all(d == np.float64 for d in X.dtypes):
+            # The frame's own values, read only (a view when they are one block): nothing to encode.
+            values = X.to_numpy(dtype=np.float64, copy=False).view()
+            values.flags.writeable = False
+            return values
+        return encode_features(tree.schema, X)
+    return X
 
 
 def _encode(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
@@ -72,14 +178,16 @@ def _end_nodes(flat: FlatTree, X: np.ndarray, tree: Tree, row_name: Any = "row {
     return out
 
 
-def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
+def _combined(tree: Tree, X: Any, unseen: str = "ignore") -> tuple[np.ndarray, bool]:
     """Per row: class probabilities (or the predicted mean, as one column)."""
     flat = flatten(tree)
+    X = _numeric_rows(tree, X)
     ends = dense_ends(flat, X, tree.schema.features)
     if ends is not None:
         # 0.0 + p, as the sums below form it (a -0.0 mean becomes 0.0).
         return normalised_fractions(flat)[ends] + 0.0, False
     Xe, single = _encode(tree, X)
+    _check_unseen(tree, X, Xe, unseen, _row_namer(X))
     rows, ends, weights = descend(flat, Xe, missing=tree.missing, names=tree.schema.feature_names, stop_at_missing=False, row_name=_row_namer(X))
     per_node = normalised_fractions(flat)
     out = np.zeros((Xe.shape[0], per_node.shape[1]))
@@ -87,14 +195,16 @@ def _combined(tree: Tree, X: Any) -> tuple[np.ndarray, bool]:
     return out, single
 
 
-def apply(tree: Tree, X: Any) -> Any:
+def apply(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
     """The pre-order id of the node where each row ends (normally a leaf).
 
     A row stops early at a split it cannot pass: an unseen category, or (under the
     "distribute" strategy) a missing value.
     """
+    _check_unseen_option(unseen)
     flat = flatten(tree)
     Xe, single = _encode(tree, X)
+    _check_unseen(tree, X, Xe, unseen, _row_namer(X))
     ids = _end_nodes(flat, Xe, tree, _row_namer(X))
     return int(ids[0]) if single else ids
 
@@ -105,40 +215,50 @@ def _ensemble(model: Any) -> bool:
     return hasattr(model, "members")
 
 
-def predict_proba(tree: Tree, X: Any) -> np.ndarray:
+def predict_proba(tree: Tree, X: Any, *, unseen: str = "warn") -> np.ndarray:
     """Class probabilities, columns in the order of ``tree.schema.classes`` (an ensemble's:
     :func:`puretree.ensemble.predict_proba`)."""
     if _ensemble(tree):
         return tree.predict_proba(X)
     if tree.schema.is_regression:
         raise ParameterError("predict_proba needs a classification tree; this is a regression tree")
-    proba, single = _combined(tree, X)
+    _check_unseen_option(unseen)
+    proba, single = _combined(tree, X, unseen)
     return proba[0] if single else proba
 
 
-def predict_value(tree: Tree, X: Any) -> Any:
+def predict_value(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
     """Regression: the weighted mean target of the leaf each row reaches."""
-    mean, single = _combined(tree, X)
+    _check_unseen_option(unseen)
+    mean, single = _combined(tree, X, unseen)
     return float(mean[0, 0]) if single else mean[:, 0]
 
 
-def predict(tree: Tree, X: Any) -> Any:
+def predict(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
     """Predicted labels (values, for a regression tree): one for a mapping, an array for a batch.
 
     Labels come back exactly as given in training (their Python type for one row, their
     natural numpy dtype for a batch). A batch of no rows gives an empty array of that dtype
     (``predict_proba``: shape ``(0, n_classes)``). An ensemble answers as
     :func:`puretree.ensemble.predict` says.
+
+    ``unseen`` says what a category never seen in training does (:data:`UNSEEN_OPTIONS`):
+    the row is answered at the split it cannot pass (see the module notes) and, by default,
+    an :class:`UnseenCategoryWarning` says how many rows and where; ``"error"`` refuses them,
+    ``"ignore"`` answers in silence. The default warns because such a row's answer is the
+    split's, not the learned one: worth a word, not a refusal of the whole batch.
     """
     if _ensemble(tree):
         return tree.predict(X)
+    _check_unseen_option(unseen)
     if tree.schema.is_regression:
-        return predict_value(tree, X)
+        return predict_value(tree, X, unseen=unseen)
     flat = flatten(tree)
+    X = _numeric_rows(tree, X)
     ends = dense_ends(flat, X, tree.schema.features)
     if ends is not None:  # the first most probable class of each end node
         return labels_array(tree.schema.classes)[np.argmax(normalised_fractions(flat), axis=1)[ends]]
-    proba = predict_proba(tree, X)
+    proba = predict_proba(tree, X, unseen=unseen)
     if proba.ndim == 1:
         return tree.schema.classes[int(np.argmax(proba))]
     return labels_array(tree.schema.classes)[np.argmax(proba, axis=1)]

@@ -30,6 +30,7 @@ def test_quickstart():
     assert "nodes: 8, leaves: 5, depth: 2" in out
     predictions = re.findall(r"-> play = (\w+)", out)
     assert predictions == ["no", "yes", "yes", "yes"]  # the last outlook ("foggy") was never seen
+    assert out.count("was never seen in training") == 1 and "'foggy' was never seen in training" in out  # and says so (issue 26)
 
 
 def test_custom_criterion():

@@ -298,7 +298,7 @@ def check_batches(tree: Tree, X: np.ndarray, feature_type: str = "double", *, un
             return []
         nodes = np.array([k for k, _ in batch], dtype=np.int64)
         rows = np.array([r for _, r in batch])
-        ends = np.asarray(apply(attrs.evolve(tree, missing="majority"), Dataset(tree.schema, rows)))
+        ends = np.asarray(apply(attrs.evolve(tree, missing="majority"), Dataset(tree.schema, rows), unseen="ignore"))  # probes: unseen on purpose
         reached = (ends >= nodes) & (ends < end[nodes])
         out = []
         for node, row, ok in zip(nodes.tolist(), rows, reached.tolist()):
@@ -353,7 +353,7 @@ def expected(tree: Tree, rows: np.ndarray) -> list[Any]:
     # Under "error" a row is refused when its path meets a missing value: walked with
     # "distribute", exactly such a row stops at a split whose feature it lacks.
     flat = flatten(tree)
-    ends = np.asarray(apply(attrs.evolve(tree, missing="distribute"), Dataset(tree.schema, rows)))
+    ends = np.asarray(apply(attrs.evolve(tree, missing="distribute"), Dataset(tree.schema, rows), unseen="ignore"))
     at_split = flat.kind[ends] != LEAF
     refused = at_split & np.isnan(rows[np.arange(len(rows)), flat.feature[ends]])
     out: list[Any] = [None] * len(rows)
@@ -366,8 +366,8 @@ def expected(tree: Tree, rows: np.ndarray) -> list[Any]:
 
 def _answer(tree: Tree, ds: Dataset) -> list[Any]:
     if tree.schema.is_regression:
-        return [float(v) for v in predict_value(tree, ds)]
-    return [tuple(float(p) for p in row) for row in predict_proba(tree, ds)]
+        return [float(v) for v in predict_value(tree, ds, unseen="ignore")]
+    return [tuple(float(p) for p in row) for row in predict_proba(tree, ds, unseen="ignore")]
 
 
 # -- running generated code -----------------------------------------------------------------

@@ -14,9 +14,10 @@ from ..codegen.ensemble import export, verify, verify_code
 from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
 from ..codegen.render import environment, generate
 from ..codegen.verify import allowed_changes
-from ..data import encode_table, read_csv_table
+from ..data import encode_table
 from ..errors import CodegenError, ParameterError
 from ..files import check_not_inputs, write_folder
+from ..formats import read_table
 from ..io import load
 from ..mcu import CORES, generate_with_stack
 
@@ -81,7 +82,7 @@ def _ranges(args: argparse.Namespace, tree: Any) -> Any:
     if args.ranges_from is None:
         # The model's JSON does not record the training ranges (yet): the data gives them.
         raise CommandLineError("--quantize needs each feature's training range: give --ranges-from TRAIN.csv (the training data, or any CSV spanning the readings to expect)")
-    header, body = read_csv_table(args.ranges_from)
+    header, body, _ = read_table(args.ranges_from)
     return feature_ranges(encode_table(tree.schema, header, body))
 
 
@@ -195,7 +196,7 @@ def _verify(args: argparse.Namespace) -> int:
     if args.code is None and args.target is None:
         raise CommandLineError("verify needs --target (to generate the code) or --code DIR (to check code already exported)")
     tree = load(args.model)
-    header, body = read_csv_table(args.data)
+    header, body, _ = read_table(args.data)
     X = encode_table(tree.schema, header, body)
     if args.code is not None:
         name = args.name if args.name_given else None

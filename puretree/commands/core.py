@@ -8,6 +8,7 @@ import io
 import math
 import re
 import sys
+import time
 import warnings
 from typing import Any
 
@@ -17,14 +18,15 @@ from ..cli import CommandLineError, fit_progress
 from ..data import category_key, is_missing, parse_number, table_dataset
 from ..ensemble import adaboost, bagging, random_forest, stump
 from ..errors import DataError, ParameterError
-from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
+from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion, stratified_folds
 from ..files import check_not_inputs, checkpoint, write_text
 from ..formats import FORMATS, format_of, read_data, read_table
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
 from ..io import load, save
 from ..nodes import MISSING_STRATEGIES
-from ..predict import predict, predict_proba
+from ..predict import predict, predict_proba, unseen_cells
+from ..rewrites import pessimistic, reduced_error
 from ..text import format_number, summary, to_text
 from ..tree import Tree
 from ..views import VIEW_FORMATS, SlowLayoutWarning, render_view
@@ -202,7 +204,19 @@ def _summary(model: Any) -> str:
 
 def _fit(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.data])
+    # Reading a large file takes a while too: where progress is shown, say so, and how long it took.
+    shown = not getattr(args, "ensemble", None) and (args.progress if args.progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)()))
+    if shown:
+        try:
+            import tqdm  # noqa: F401  # without it, fit_progress below says what to install, alone
+        except ImportError:
+            shown = False
+    started = time.perf_counter()
+    if shown:
+        print(f"reading {args.data} ...", file=sys.stderr, flush=True)
     data = read_args_data(args, args.data, target=args.target, task=args.task)
+    if shown:
+        print(f"read {data.n_rows:,} rows x {len(data.schema.features)} features in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     checkpoint("fit", args.data)
     progress = None if getattr(args, "ensemble", None) else fit_progress(args.progress)  # progress: one tree's growth
     try:
@@ -268,6 +282,20 @@ def label_text(value: Any) -> str:
     return format_number(value) if isinstance(value, float) else str(value)
 
 
+def _say_unseen(tree: Any, X: Any, header: list[str], body: Any) -> None:
+    """On standard error: how many rows hold categories the tree never saw, and where."""
+    if _is_ensemble(tree):
+        return
+    found = unseen_cells(tree.schema, X.X)
+    if not found:
+        return
+    rows = int(np.count_nonzero((X.X[:, [tree.schema.feature_names.index(n) for n, _, _ in found]] < 0).any(axis=1)))
+    position = {h.strip(): j for j, h in enumerate(header)}
+    parts = [f"column {name!r}: {count} row{'s' if count != 1 else ''}, the first {body[first][position[name]].strip()!r} at {X.row_name(first)}" for name, count, first in found]
+    print(f"puretree predict: {rows} row{'s' if rows != 1 else ''} hold{'s' if rows == 1 else ''} a category the tree did not see in training "
+          f"({'; '.join(parts)}); each is answered at the split it cannot pass", file=sys.stderr)
+
+
 def _predict(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_not_inputs(args.output, [args.model, args.data])
@@ -276,11 +304,12 @@ def _predict(args: argparse.Namespace) -> int:
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
     X = table_dataset(tree.schema, header, body)
-    labels = predict(tree, X).tolist()
+    labels = predict(tree, X, unseen="ignore").tolist()  # said below, once, on standard error
     if args.proba and tree.schema.is_regression:
         raise ParameterError("--proba needs a classification tree; this one is a regression tree")
+    _say_unseen(tree, X, header, body)
     if args.proba:
-        proba = predict_proba(tree, X)
+        proba = predict_proba(tree, X, unseen="ignore")
         _write_csv(["prediction"] + [f"p({label_text(c)})" for c in tree.schema.classes],
                    ([label_text(l)] + [format_number(float(v)) for v in row] for l, row in zip(labels, proba)), output=args.output)
     else:
@@ -329,6 +358,23 @@ def true_values(header: list[str], body: list[list[str]], source: str, target: s
     return out
 
 
+#: How ``evaluate --cv --prune`` prunes each fold's tree (J48's pipeline in one command).
+CV_PRUNING = ("none", "pessimistic", "reduced-error")
+
+
+def _fit_pruned(args: argparse.Namespace, part: Any, prune: str) -> Any:
+    """One fold's tree, grown from ``part`` and pruned as ``--prune`` says. Reduced-error
+    pruning holds out one of 3 stratified parts of ``part`` (seeded by --seed), as J48 -R -N 3."""
+    if prune == "none":
+        return fit_from_args(args, part)
+    if getattr(args, "ensemble", None):
+        raise ParameterError("--prune prunes one tree; it does not apply to --ensemble")
+    if prune == "pessimistic":
+        return pessimistic(fit_from_args(args, part), part, cf=args.cf)
+    grow_rows, prune_rows = stratified_folds(part.y, k=3, seed=args.seed)[0]
+    return reduced_error(fit_from_args(args, part.subset(grow_rows)), part.subset(prune_rows))
+
+
 def _cross_validate(args: argparse.Namespace) -> int:
     if args.data is not None:
         raise ParameterError("with --cv give only DATA.csv (the trees are grown from it), not a model")
@@ -337,11 +383,13 @@ def _cross_validate(args: argparse.Namespace) -> int:
     if args.task != "classification":
         raise ParameterError("--cv cross-validates classification trees (stratified folds); for regression use the library's cross_validate")
     data = read_args_data(args, args.model, target=args.target)
-    result = cross_validate(lambda part: fit_from_args(args, part), data, k=args.cv, seed=args.seed)
+    prune = args.prune or "none"
+    result = cross_validate(lambda part: _fit_pruned(args, part, prune), data, k=args.cv, seed=args.seed)
     truth = [label_text(v) for v in data.labels().tolist()]
     guessed = [label_text(v) for v in result.predictions.tolist()]
     labels, matrix = confusion_matrix(truth, guessed, labels=[label_text(c) for c in data.schema.classes])
-    print(f"{args.cv}-fold stratified cross-validation of {args.algorithm} on {data.n_rows} rows (seed {args.seed})")
+    pruned = "" if prune == "none" else f", {prune} pruning" + (f" (cf {args.cf:g})" if prune == "pessimistic" else "")
+    print(f"{args.cv}-fold stratified cross-validation of {args.algorithm}{pruned} on {data.n_rows} rows (seed {args.seed})")
     print("fold accuracies: " + " ".join(f"{s:.4f}" for s in result.scores))
     print(f"accuracy: {result.mean:.4f} +/- {result.std:.4f} (mean and standard deviation over folds)")
     print(format_confusion(labels, matrix))
@@ -351,6 +399,8 @@ def _cross_validate(args: argparse.Namespace) -> int:
 def _evaluate(args: argparse.Namespace) -> int:
     if args.cv is not None:
         return _cross_validate(args)
+    if args.prune is not None:
+        raise ParameterError("--prune prunes the trees --cv grows; to prune a saved model, use puretree prune")
     if args.data is None:
         raise ParameterError("evaluate needs MODEL.json DATA.csv, or DATA.csv --cv K --target COLUMN")
     if args.target is not None:
@@ -420,6 +470,12 @@ def register(sub: Any) -> None:
     p.add_argument("data", nargs="?", metavar="DATA.csv", help="the labelled rows to measure the model on (not with --cv)")
     p.add_argument("--cv", type=_folds, metavar="K", help="cross-validate a fit with K folds (K >= 2)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="N", help="seed of the --cv fold assignment (default: 0)")
+    p.add_argument("--prune", choices=CV_PRUNING, default=None,
+                   help="with --cv, prune each fold's tree as Weka's J48 does: pessimistic (J48's default: error-based, with subtree "
+                   "raising, at --cf), reduced-error (J48 -R: grown on 2 of 3 stratified parts of the fold's training rows, "
+                   "pruned on the third) or none (J48 -U; the default)")
+    p.add_argument("--cf", type=number(float, low=0, high=1, open_low=True), default=0.25, metavar="CF",
+                   help="with --prune pessimistic: the confidence level in (0, 1) (default: 0.25, J48's -C)")
     add_fit_options(p, require_target=False)
     add_input_options(p)
     p.set_defaults(func=_evaluate)

@@ -6,7 +6,8 @@ import argparse
 from typing import Any
 
 from ..complexity import IMPURITIES, cv_prune
-from ..data import Dataset, read_csv_table, table_dataset
+from ..data import Dataset, table_dataset
+from ..formats import read_table
 from ..errors import DataError, ParameterError
 from ..evaluate import accuracy
 from ..files import check_not_inputs
@@ -39,7 +40,8 @@ def _labelled(tree: Tree, path: str) -> tuple[Dataset, list[str]]:
     """A labelled CSV file encoded for ``tree``: its features (by column name) and labels."""
     if tree.schema.is_regression:
         raise ParameterError("pruning and rules need a classification tree; this one is a regression tree")
-    header, body = read_csv_table(path)
+    # Any data format (ARFF, Parquet, JSON lines, CSV), by the file's extension.
+    header, body, _ = read_table(path)
     missing = [n for n in tree.schema.feature_names if n not in [h.strip() for h in header]]
     if missing:
         raise DataError(f"{path}: missing column(s) {missing}; the tree expects {list(tree.schema.feature_names)} and {tree.schema.target!r}")
