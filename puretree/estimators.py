@@ -28,20 +28,27 @@ import difflib
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from scipy.sparse import csr_array, csr_matrix
+from sklearn import get_config
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .data import category_key, from_numpy, from_pandas
 from .errors import DataError, ParameterError
+from .flat import flatten
+from .fold import depth, n_leaves
 from .grow import c45, cart, id3
 from .importance import feature_importances
 from .nodes import CLASSIFICATION, REGRESSION
+from .predict import apply as tree_apply
 from .predict import predict as tree_predict
 from .predict import predict_proba as tree_predict_proba
-from .prune import cost_complexity, pessimistic, simplify
+from .prune import cost_complexity, cost_complexity_path, pessimistic, simplify
+from .sklearn_export import to_sklearn as tree_to_sklearn
 
-__all__ = ["TreeClassifier", "TreeRegressor", "ALGORITHMS", "PRUNING"]
+__all__ = ["TreeClassifier", "TreeRegressor", "ALGORITHMS", "PRUNING", "node_indicator"]
 
 #: The growth presets an estimator's ``algorithm`` names.
 ALGORITHMS = {"cart": cart, "c45": c45, "id3": id3}
@@ -54,6 +61,33 @@ def _choice(name: str, value: Any, allowed: Any) -> None:
         close = difflib.get_close_matches(str(value), [str(a) for a in allowed if a is not None], n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ParameterError(f"{name} must be one of {list(allowed)}, got {value!r}{hint}")
+
+
+def node_indicator(ends: np.ndarray, parent: np.ndarray) -> Any:
+    """The ``(n_rows, n_nodes)`` sparse 0/1 matrix of the nodes each row visits, given the
+    node each row ends at and each node's parent (-1 at the root), as scikit-learn's
+    ``decision_path`` returns it: CSR, int64 ones, each row's node ids ascending (in
+    pre-order, a path's ids increase from the root down); a ``csr_matrix`` or a
+    ``csr_array`` as scikit-learn's ``sparse_interface`` setting asks.
+
+    >>> node_indicator(np.array([1, 2]), np.array([-1, 0, 0])).toarray().tolist()
+    [[1, 1, 0], [1, 0, 1]]
+    """
+    ends = np.asarray(ends, dtype=np.intp)
+    n_rows = len(ends)
+    rows, nodes = [np.arange(n_rows, dtype=np.intp)], [ends]
+    # Climb all rows one level at a time: as many numpy steps as the deepest path is long.
+    while len(nodes[-1]):
+        up = parent[nodes[-1]]
+        above = up >= 0
+        rows.append(rows[-1][above])
+        nodes.append(up[above].astype(np.intp))
+    row, node = np.concatenate(rows), np.concatenate(nodes)
+    order = np.lexsort((node, row))
+    indptr = np.zeros(n_rows + 1, dtype=np.intp)
+    np.cumsum(np.bincount(row, minlength=n_rows), out=indptr[1:])
+    kind = csr_array if get_config().get("sparse_interface") == "sparray" else csr_matrix
+    return kind((np.ones(len(node), dtype=np.intp), node[order], indptr), shape=(n_rows, len(parent)))
 
 
 def _is_frame(X: Any) -> bool:
@@ -119,6 +153,56 @@ class _Tree(BaseEstimator):
             return X
         categorical = any(not f.is_numeric for f in self.tree_.schema.features)
         return validate_data(self, X, dtype=None if categorical else np.float64, ensure_all_finite=False if categorical else "allow-nan", reset=False)
+
+    def apply(self, X: Any, check_input: bool = True) -> np.ndarray:
+        """The pre-order id of the node each row ends at (a leaf, or a split the row cannot pass:
+        an unseen category), as an int64 array; ``check_input`` is scikit-learn's and ignored
+        (puretree always checks)."""
+        rows = self._rows(X)
+        return np.asarray(tree_apply(self.tree_, rows), dtype=np.intp)
+
+    def decision_path(self, X: Any, check_input: bool = True) -> Any:
+        """The node indicator matrix, as scikit-learn's: a sparse CSR ``(n_samples, n_nodes)``
+        matrix whose entry ``[i, j]`` is 1 when row ``i`` passes node ``j`` (pre-order ids, the
+        root 0; the same ids as :meth:`apply` and as the tree ``to_sklearn()`` returns)."""
+        ends = self.apply(X)
+        return node_indicator(ends, flatten(self.tree_).parent)
+
+    def get_depth(self) -> int:
+        """The depth of the tree: the longest root-to-leaf path, in splits (a single leaf: 0)."""
+        check_is_fitted(self, "tree_")
+        return depth(self.tree_)
+
+    def get_n_leaves(self) -> Any:
+        """The number of leaves (a numpy integer, as scikit-learn's)."""
+        check_is_fitted(self, "tree_")
+        return np.intp(n_leaves(self.tree_))
+
+    def cost_complexity_pruning_path(self, X: Any, y: Any, sample_weight: Any = None) -> Bunch:
+        """scikit-learn's minimal cost-complexity pruning path for this estimator on ``X, y``:
+        a :class:`~sklearn.utils.Bunch` with ``ccp_alphas`` (the effective alphas, rising) and
+        ``impurities`` (the total leaf impurity of the tree pruned at each). As scikit-learn
+        does, the estimator is cloned with ``ccp_alpha=0`` and fitted; the path is puretree's
+        :func:`~puretree.prune.cost_complexity_path` of that tree (after ``prune``, if any)."""
+        est = clone(self).set_params(ccp_alpha=0.0)
+        est.fit(X, y, sample_weight=sample_weight)
+        path = cost_complexity_path(est.tree_)
+        return Bunch(ccp_alphas=path.ccp_alphas, impurities=path.impurities)
+
+    def to_sklearn(self) -> Any:
+        """The fitted tree as scikit-learn's own ``DecisionTreeClassifier`` (or
+        ``DecisionTreeRegressor``), predicting as this estimator does, for
+        ``sklearn.tree.plot_tree``, ``export_text`` and ``export_graphviz``; see
+        :func:`puretree.sklearn.to_sklearn` for what it refuses (multiway or subset splits,
+        the ``"distribute"`` missing-value strategy) and why. Feature names fitted from a
+        DataFrame are kept as its ``feature_names_in_``."""
+        check_is_fitted(self, "tree_")
+        est = tree_to_sklearn(self.tree_)
+        if hasattr(self, "classes_"):
+            est.classes_ = self.classes_
+        if hasattr(self, "feature_names_in_"):
+            est.feature_names_in_ = self.feature_names_in_
+        return est
 
     @property
     def feature_importances_(self) -> np.ndarray:
