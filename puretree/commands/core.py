@@ -224,17 +224,34 @@ def _fit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _view_options(args: argparse.Namespace) -> dict[str, Any]:
+    """show's display options, as every view takes them (puretree.text.display checks them)."""
+    if args.width is not None and args.format != "svg":
+        raise ParameterError(f"--width goes with --format svg, not {args.format}")
+    names = {"feature_names": args.feature_names, "class_names": args.class_names}
+    options: dict[str, Any] = {k: [n.strip() for n in v.split(",")] for k, v in names.items() if v is not None}
+    options["decimals"] = None if args.decimals == "exact" else int(args.decimals)
+    options["max_depth"] = args.max_depth
+    return options
+
+
+def _decimals(text: str) -> str:
+    """--decimals: a whole number >= 0, or ``exact``."""
+    return text if text == "exact" else str(non_negative_int(text))
+
+
 def _show(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_not_inputs(args.output, [args.model])
     if args.importances and args.format != "text":
         raise ParameterError(f"--importances goes with --format text, not {args.format}")
     tree = load(args.model)
+    options = _view_options(args)
     if args.format == "text":
         if _is_ensemble(tree):  # a summary and the first trees
-            lines = [tree.to_text(first=args.trees)]
+            lines = [tree.to_text(first=args.trees, **options)]
         else:
-            lines = [to_text(tree), summary(tree)]
+            lines = [to_text(tree, **options), summary(tree)]
         if args.importances:
             lines += ["feature importances (total weighted impurity decrease, normalised):", format_importances(feature_importances(tree))]
         text = "\n".join(lines) + "\n"
@@ -243,7 +260,7 @@ def _show(args: argparse.Namespace) -> int:
             raise ParameterError(f"--format {args.format} draws one tree; an ensemble is shown as text (--format text --trees N)")
         with warnings.catch_warnings(record=True) as caught:  # a slow-layout warning: one line, not Python's two
             warnings.simplefilter("always", SlowLayoutWarning)
-            text = render_view(tree, args.format)
+            text = render_view(tree, args.format, **options, **({"width": args.width} if args.format == "svg" and args.width else {}))
         for warning in caught:
             print(f"puretree: warning: {warning.message}", file=sys.stderr)
     if args.output is None:
@@ -398,6 +415,13 @@ def register(sub: Any) -> None:
                    help="text (default); dot: Graphviz's language; svg: a picture drawn by puretree; html: one standalone page where the tree can be explored")
     p.add_argument("-o", "--output", metavar="FILE", help="write to this file (replaced atomically) instead of standard output")
     p.add_argument("--trees", type=non_negative_int, default=2, metavar="N", help="an ensemble: print its first N trees (default: 2)")
+    p.add_argument("--decimals", type=_decimals, default="3", metavar="N",
+                   help="round thresholds to N decimal places, as scikit-learn prints them (default: 3; exact: the shortest exact form)")
+    p.add_argument("--max-depth", type=non_negative_int, default=None, metavar="N",
+                   help="show splits down to depth N (the root: 0); a deeper split ends in (...)")
+    p.add_argument("--feature-names", metavar="A,B,...", help="names to show for the features, in column order, comma-separated")
+    p.add_argument("--class-names", metavar="A,B,...", help="names to show for the classes, in the order of the model's classes, comma-separated")
+    p.add_argument("--width", type=positive_int, default=None, metavar="PIXELS", help="--format svg: scale the picture to this width")
     p.set_defaults(func=_show)
 
     p = sub.add_parser("predict", help="predict the rows of a data file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")
