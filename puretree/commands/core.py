@@ -16,9 +16,10 @@ import numpy as np
 from ..cli import CommandLineError, fit_progress
 from ..data import category_key, is_missing, parse_number, table_dataset
 from ..ensemble import adaboost, bagging, random_forest, stump
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ModelFormatError, ParameterError
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion
 from ..files import check_not_inputs, checkpoint, write_text
+from ..fold import n_nodes
 from ..formats import FORMATS, format_of, read_data, read_table
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
@@ -97,7 +98,7 @@ finite_float = number(float)
 
 def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) -> None:
     """The options that describe how to grow a tree (shared by fit and cross-validation)."""
-    p.add_argument("--target", required=require_target, metavar="COLUMN", help="the class column (an ARFF file's default: its last attribute)")
+    p.add_argument("--target", "--label", dest="target", required=require_target, metavar="COLUMN", help="the class column (an ARFF file's default: its last attribute); --label is the same option")
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="c45", help="growth preset (default: c45)")
     p.add_argument("--criterion", choices=CRITERIA, help="override the preset's split criterion")
     p.add_argument("--categorical", nargs="+", default=(), metavar="COLUMN", help="treat these numeric-looking columns as categories")
@@ -131,7 +132,7 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
 def read_args_data(args: argparse.Namespace, path: str, *, target: str | None, task: str = "classification") -> Any:
     """The dataset of a fit (or --cv): ARFF's class is its last attribute unless --target names one."""
     if target is None and format_of(path, args.data_format) != "arff":
-        raise CommandLineError(f"puretree {args.command}: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)")
+        raise CommandLineError(f"{args.command}: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)")
     return read_data(path, target=target, categorical=args.categorical or None, ignore=args.ignore, task=task, sep=args.sep, format=args.data_format)
 
 
@@ -205,6 +206,7 @@ def _fit(args: argparse.Namespace) -> int:
     data = read_args_data(args, args.data, target=args.target, task=args.task)
     checkpoint("fit", args.data)
     progress = None if getattr(args, "ensemble", None) else fit_progress(args.progress)  # progress: one tree's growth
+    tree = None
     try:
         if progress is None:
             tree = fit_from_args(args, data)
@@ -212,7 +214,8 @@ def _fit(args: argparse.Namespace) -> int:
             tree = ALGORITHMS[args.algorithm](data, **fit_options(args), progress=progress)
     finally:
         if progress is not None:
-            progress.close()
+            # The tree's own count ends the line: the growth also reports nodes pruned since.
+            progress.close(None if tree is None else n_nodes(tree))
     save(tree, args.output)
     what = f"{args.ensemble} ensemble" if getattr(args, "ensemble", None) else f"{args.algorithm} tree"
     if data.schema.is_regression:
@@ -285,10 +288,31 @@ def label_text(value: Any) -> str:
     return format_number(value) if isinstance(value, float) else str(value)
 
 
+def _looks_like_a_model(path: str) -> bool:
+    """Whether the file starts as a saved puretree model does (its first few hundred bytes)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b"{") and b'"format": "puretree-' in head
+
+
+def _load_model(model: str, data: str) -> Any:
+    """``load(model)``; when it fails and the data file is the model, the error says the two
+    were given the other way round."""
+    try:
+        return load(model)
+    except ModelFormatError as exc:
+        if data != "-" and _looks_like_a_model(data):
+            raise ModelFormatError(f"{exc} (the model comes first: puretree predict MODEL.json DATA; {data!r} is the model)") from None
+        raise
+
+
 def _predict(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_not_inputs(args.output, [args.model, args.data])
-    tree = load(args.model)
+    tree = _load_model(args.model, args.data)
     header, body, _ = read_table(args.data, sep=args.sep, format=args.data_format)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
@@ -372,7 +396,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise ParameterError("evaluate needs MODEL.json DATA.csv, or DATA.csv --cv K --target COLUMN")
     if args.target is not None:
         raise ParameterError("--target and the fit options are for --cv; a saved model knows its target")
-    tree = load(args.model)
+    tree = _load_model(args.model, args.data)
     header, body, _ = read_table(args.data, sep=args.sep, format=args.data_format)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
