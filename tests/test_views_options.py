@@ -188,3 +188,15 @@ def test_trees_and_ensembles_draw_small_in_notebooks(cancer):
     html = forest._repr_html_()
     assert html.startswith('<div class="puretree"><pre') and "random forest of 3 trees" in html and "<svg" in html
     assert int(ET.fromstring(forest._repr_svg_()).get("width")) <= NOTEBOOK_WIDTH
+
+
+def test_the_svg_path_is_drawn_red_in_chromium(iris, tmp_path):
+    tree, X = iris
+    page = "<!DOCTYPE html><html><body style='margin:0'>{}</body></html>"
+    plain = screenshot(tmp_path, page.format(to_svg(tree, width=880)))
+    marked = screenshot(tmp_path, page.format(to_svg(tree, width=880, row=X[100])))
+
+    def red(pixels):
+        return int(np.all(np.abs(pixels[..., :3].astype(int) - [0xD6, 0x27, 0x28]) <= 12, axis=-1).sum())
+
+    assert red(plain) == 0 and red(marked) > 300
