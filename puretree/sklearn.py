@@ -45,14 +45,22 @@ from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Spli
 from .sklearn_export import UnsupportedTreeError, to_sklearn
 from .tree import Tree
 
-__all__ = ["from_sklearn", "to_sklearn", "float32_threshold", "TreeClassifier", "TreeRegressor", "UnsupportedTreeError"]
-
 #: The estimators, in :mod:`puretree.estimators`, which imports scikit-learn: loaded on first use.
-_ESTIMATORS = ("TreeClassifier", "TreeRegressor")
+_ESTIMATORS = (
+    "TreeClassifier",
+    "TreeRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "BaggingClassifier",
+    "BaggingRegressor",
+    "AdaBoostClassifier",
+)
+
+__all__ = ["from_sklearn", "to_sklearn", "float32_threshold", "UnsupportedTreeError", *_ESTIMATORS]
 
 
 def __getattr__(name: str) -> Any:
-    """``TreeClassifier`` and ``TreeRegressor``, imported (with scikit-learn) on first use (PEP 562)."""
+    """The estimators (``TreeClassifier``...), imported with scikit-learn on first use (PEP 562)."""
     if name in _ESTIMATORS:
         from . import estimators  # imports scikit-learn, an optional dependency
 
