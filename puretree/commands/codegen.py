@@ -54,7 +54,7 @@ class _Given(argparse.Action):
 def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, name_action: Any = "store") -> None:
     p.add_argument("model", metavar="MODEL.json")
     # --to reads as what it is here (the language), where fit's --target is a column (fit's alias: --label).
-    p.add_argument("--target", "--to", dest="target", required=required, choices=targets, metavar="TARGET", help=f"the code to write: one of {', '.join(BUILT_IN)}" + ("" if targets else ", or a target of --template-dir") + " (--to is the same option)")
+    p.add_argument("--to", "--target", dest="target", required=required, choices=targets, metavar="TARGET", help=f"the code to write: one of {', '.join(BUILT_IN)}" + ("" if targets else ", or a target of --template-dir") + " (--to is the same option)")
     p.add_argument("--feature-type", choices=FEATURE_TYPES, default="double", help="C type of the features (default: double)")
     p.add_argument("--name", type=_name, default="tree", action=name_action, help="prefix of the generated files and symbols (default: tree)")
     p.add_argument("--index-type", choices=("auto", *INDEX_TYPES), default="auto", help="C index type of the node tables (default: the smallest that fits)")

@@ -98,7 +98,7 @@ finite_float = number(float)
 
 def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) -> None:
     """The options that describe how to grow a tree (shared by fit and cross-validation)."""
-    p.add_argument("--target", "--label", dest="target", required=require_target, metavar="COLUMN", help="the class column (an ARFF file's default: its last attribute); --label is the same option")
+    p.add_argument("--label", "--target", dest="target", required=require_target, metavar="COLUMN", help="the class column (an ARFF file's default: its last attribute); --label is the same option")
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="c45", help="growth preset (default: c45)")
     p.add_argument("--criterion", choices=CRITERIA, help="override the preset's split criterion")
     p.add_argument("--categorical", nargs="+", default=(), metavar="COLUMN", help="treat these numeric-looking columns as categories")
