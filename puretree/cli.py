@@ -40,7 +40,10 @@ def _parser_class() -> type[argparse.ArgumentParser]:
         """argparse, but errors are raised (and reported as one line by :func:`main`)."""
 
         def error(self, message: str) -> NoReturn:
-            raise CommandLineError(f"{self.prog}: {message}")
+            # The report already starts "puretree: error:": a subcommand's parser adds its
+            # name ("fit: ..."), the program's nothing (not "puretree: error: puretree: ...").
+            command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
+            raise CommandLineError(f"{command}: {message}" if command else message)
 
     return _Parser
 
@@ -108,8 +111,23 @@ class FitProgress:
         rate = self._rows / max(now - self._start, 1e-9)
         return f"depth {self._depth}, {rate:,.0f} rows/s"
 
-    def close(self) -> None:
-        self._bar.set_postfix_str(self._postfix(self._clock()), refresh=False)
+    def close(self, nodes: int | None = None) -> None:
+        """End the line. ``nodes``, the finished tree's node count, is the count shown when it
+        differs from the nodes the growth reported (C4.5 prunes as it grows), with the
+        number grown beside it.
+
+        >>> import io
+        >>> out = io.StringIO()
+        >>> bar = FitProgress(out)
+        >>> bar(0, 7, 100); bar.close(nodes=3)
+        >>> "3 nodes" in out.getvalue(), "7 grown before pruning" in out.getvalue()
+        (True, True)
+        """
+        postfix = self._postfix(self._clock())
+        if nodes is not None and nodes != self._bar.n:
+            postfix += f", {self._bar.n:,} grown before pruning"
+            self._bar.n = nodes
+        self._bar.set_postfix_str(postfix, refresh=False)
         self._bar.close()
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import html
 import math
 import os
 import pickle
@@ -59,6 +60,7 @@ from .nodes import Schema, Split
 from .predict import predict_proba as tree_proba, predict_value as tree_value
 from .text import to_text
 from .tree import Tree
+from .views import notebook_svg
 
 __all__ = [
     "METHODS",
@@ -160,6 +162,14 @@ class Ensemble:
 
     def __str__(self) -> str:
         return summary(self)
+
+    # A notebook shows the summary and the first member's picture, small (see Tree's).
+    def _repr_svg_(self) -> str:
+        return notebook_svg(self.members[0])
+
+    def _repr_html_(self) -> str:
+        text = html.escape(summary(self))
+        return f'<div class="puretree"><pre style="margin:2px 0">{text}\ntree 0:</pre>{notebook_svg(self.members[0])}</div>'
 
 
 # -- building ----------------------------------------------------------------------------

@@ -28,20 +28,40 @@ import difflib
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from scipy.sparse import csr_array, csr_matrix
+from sklearn import get_config
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.utils import Bunch, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .data import category_key, from_numpy, from_pandas
+from .ensemble import adaboost, bagging, random_forest, stump
+from .ensemble import predict_proba as ensemble_proba
 from .errors import DataError, ParameterError
+from .flat import flatten
+from .fold import depth, n_leaves
 from .grow import c45, cart, id3
 from .importance import feature_importances
 from .nodes import CLASSIFICATION, REGRESSION
+from .predict import apply as tree_apply
 from .predict import predict as tree_predict
 from .predict import predict_proba as tree_predict_proba
-from .prune import cost_complexity, pessimistic, simplify
+from .prune import cost_complexity, cost_complexity_path, pessimistic, simplify
+from .sklearn_export import to_sklearn as tree_to_sklearn
 
-__all__ = ["TreeClassifier", "TreeRegressor", "ALGORITHMS", "PRUNING"]
+__all__ = [
+    "TreeClassifier",
+    "TreeRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "BaggingClassifier",
+    "BaggingRegressor",
+    "AdaBoostClassifier",
+    "ALGORITHMS",
+    "PRUNING",
+    "node_indicator",
+]
 
 #: The growth presets an estimator's ``algorithm`` names.
 ALGORITHMS = {"cart": cart, "c45": c45, "id3": id3}
@@ -56,15 +76,64 @@ def _choice(name: str, value: Any, allowed: Any) -> None:
         raise ParameterError(f"{name} must be one of {list(allowed)}, got {value!r}{hint}")
 
 
+def node_indicator(ends: np.ndarray, parent: np.ndarray) -> Any:
+    """The ``(n_rows, n_nodes)`` sparse 0/1 matrix of the nodes each row visits, given the
+    node each row ends at and each node's parent (-1 at the root), as scikit-learn's
+    ``decision_path`` returns it: CSR, int64 ones, each row's node ids ascending (in
+    pre-order, a path's ids increase from the root down); a ``csr_matrix`` or a
+    ``csr_array`` as scikit-learn's ``sparse_interface`` setting asks.
+
+    >>> node_indicator(np.array([1, 2]), np.array([-1, 0, 0])).toarray().tolist()
+    [[1, 1, 0], [1, 0, 1]]
+    """
+    ends = np.asarray(ends, dtype=np.intp)
+    n_rows = len(ends)
+    rows, nodes = [np.arange(n_rows, dtype=np.intp)], [ends]
+    # Climb all rows one level at a time: as many numpy steps as the deepest path is long.
+    while len(nodes[-1]):
+        up = parent[nodes[-1]]
+        above = up >= 0
+        rows.append(rows[-1][above])
+        nodes.append(up[above].astype(np.intp))
+    row, node = np.concatenate(rows), np.concatenate(nodes)
+    order = np.lexsort((node, row))
+    indptr = np.zeros(n_rows + 1, dtype=np.intp)
+    np.cumsum(np.bincount(row, minlength=n_rows), out=indptr[1:])
+    kind = csr_array if get_config().get("sparse_interface") == "sparray" else csr_matrix
+    return kind((np.ones(len(node), dtype=np.intp), node[order], indptr), shape=(n_rows, len(parent)))
+
+
 def _is_frame(X: Any) -> bool:
     """A pandas DataFrame whose column names are all text (the names scikit-learn records)."""
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc") and all(isinstance(c, str) for c in X.columns)
 
 
-class _Tree(BaseEstimator):
-    """What the two estimators share: the growth options, fitting, pruning, encoding."""
+class _Estimator(BaseEstimator):
+    """What every estimator shares: checking rows against the fit, and the tags. The fitted
+    model is the attribute named by ``_fitted`` (a tree or an ensemble, with a schema)."""
 
     _task = CLASSIFICATION
+    _fitted = "tree_"
+    missing: str | None = None
+
+    def _rows(self, X: Any) -> Any:
+        """``X`` checked against the fit (feature count and names), ready for the model."""
+        check_is_fitted(self, self._fitted)
+        if _is_frame(X) and hasattr(self, "feature_names_in_"):
+            validate_data(self, X, skip_check_array=True, reset=False)
+            return X
+        categorical = any(not f.is_numeric for f in getattr(self, self._fitted).schema.features)
+        return validate_data(self, X, dtype=None if categorical else np.float64, ensure_all_finite=False if categorical else "allow-nan", reset=False)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        # NaN is a missing value, routed by the tree's strategy, unless it is "error".
+        tags.input_tags.allow_nan = self.missing != "error"
+        return tags
+
+
+class _Tree(_Estimator):
+    """What the two tree estimators share: the growth options, fitting, pruning, encoding."""
 
     def _grow(self, X: Any, y: Any, sample_weight: Any) -> Any:
         """Validate like scikit-learn, then grow and prune; returns the checked targets."""
@@ -111,14 +180,56 @@ class _Tree(BaseEstimator):
         self.tree_ = tree
         return y
 
-    def _rows(self, X: Any) -> Any:
-        """``X`` checked against the fit (feature count and names), ready for the tree."""
+
+    def apply(self, X: Any, check_input: bool = True) -> np.ndarray:
+        """The pre-order id of the node each row ends at (a leaf, or a split the row cannot pass:
+        an unseen category), as an int64 array; ``check_input`` is scikit-learn's and ignored
+        (puretree always checks)."""
+        rows = self._rows(X)
+        return np.asarray(tree_apply(self.tree_, rows), dtype=np.intp)
+
+    def decision_path(self, X: Any, check_input: bool = True) -> Any:
+        """The node indicator matrix, as scikit-learn's: a sparse CSR ``(n_samples, n_nodes)``
+        matrix whose entry ``[i, j]`` is 1 when row ``i`` passes node ``j`` (pre-order ids, the
+        root 0; the same ids as :meth:`apply` and as the tree ``to_sklearn()`` returns)."""
+        ends = self.apply(X)
+        return node_indicator(ends, flatten(self.tree_).parent)
+
+    def get_depth(self) -> int:
+        """The depth of the tree: the longest root-to-leaf path, in splits (a single leaf: 0)."""
         check_is_fitted(self, "tree_")
-        if _is_frame(X) and hasattr(self, "feature_names_in_"):
-            validate_data(self, X, skip_check_array=True, reset=False)
-            return X
-        categorical = any(not f.is_numeric for f in self.tree_.schema.features)
-        return validate_data(self, X, dtype=None if categorical else np.float64, ensure_all_finite=False if categorical else "allow-nan", reset=False)
+        return depth(self.tree_)
+
+    def get_n_leaves(self) -> Any:
+        """The number of leaves (a numpy integer, as scikit-learn's)."""
+        check_is_fitted(self, "tree_")
+        return np.intp(n_leaves(self.tree_))
+
+    def cost_complexity_pruning_path(self, X: Any, y: Any, sample_weight: Any = None) -> Bunch:
+        """scikit-learn's minimal cost-complexity pruning path for this estimator on ``X, y``:
+        a :class:`~sklearn.utils.Bunch` with ``ccp_alphas`` (the effective alphas, rising) and
+        ``impurities`` (the total leaf impurity of the tree pruned at each). As scikit-learn
+        does, the estimator is cloned with ``ccp_alpha=0`` and fitted; the path is puretree's
+        :func:`~puretree.prune.cost_complexity_path` of that tree (after ``prune``, if any)."""
+        est = clone(self).set_params(ccp_alpha=0.0)
+        est.fit(X, y, sample_weight=sample_weight)
+        path = cost_complexity_path(est.tree_)
+        return Bunch(ccp_alphas=path.ccp_alphas, impurities=path.impurities)
+
+    def to_sklearn(self) -> Any:
+        """The fitted tree as scikit-learn's own ``DecisionTreeClassifier`` (or
+        ``DecisionTreeRegressor``), predicting as this estimator does, for
+        ``sklearn.tree.plot_tree``, ``export_text`` and ``export_graphviz``; see
+        :func:`puretree.sklearn.to_sklearn` for what it refuses (multiway or subset splits,
+        the ``"distribute"`` missing-value strategy) and why. Feature names fitted from a
+        DataFrame are kept as its ``feature_names_in_``."""
+        check_is_fitted(self, "tree_")
+        est = tree_to_sklearn(self.tree_)
+        if hasattr(self, "classes_"):
+            est.classes_ = self.classes_
+        if hasattr(self, "feature_names_in_"):
+            est.feature_names_in_ = self.feature_names_in_
+        return est
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -126,11 +237,6 @@ class _Tree(BaseEstimator):
         check_is_fitted(self, "tree_")
         return np.array(list(feature_importances(self.tree_).values()))
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        # NaN is a missing value, routed by the tree's strategy, unless it is "error".
-        tags.input_tags.allow_nan = self.missing != "error"
-        return tags
 
 
 class TreeClassifier(ClassifierMixin, _Tree):
@@ -246,3 +352,305 @@ class TreeRegressor(RegressorMixin, _Tree):
         rows = self._rows(X)  # first: it raises NotFittedError before fit
         return np.asarray(tree_predict(self.tree_, rows), dtype=np.float64)
 
+
+
+# -- ensembles ---------------------------------------------------------------------------------
+
+
+def _seed(random_state: Any) -> int:
+    """puretree's seed for scikit-learn's ``random_state``: the integer itself, 0 for None (a
+    puretree ensemble is always reproducible), or a draw from a ``RandomState``."""
+    if random_state is None:
+        return 0
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool) and random_state >= 0:
+        return int(random_state)
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+class _EnsembleEstimator(_Estimator):
+    """What the ensemble estimators share: the members' growth options and fitting; the fitted
+    puretree :class:`~puretree.ensemble.Ensemble` is ``ensemble_``."""
+
+    _fitted = "ensemble_"
+    criterion: str | None
+    max_depth: int | None
+    min_samples_split: float
+    min_samples_leaf: float | None
+
+    def _tree_options(self) -> dict[str, Any]:
+        # Only what differs from the presets' defaults: the ensemble records its options (JSON).
+        options: dict[str, Any] = {}
+        if self.max_depth is not None:
+            options["max_depth"] = self.max_depth
+        if self.min_samples_split != 2:
+            options["min_samples_split"] = self.min_samples_split
+        if self.min_samples_leaf is not None:
+            options["min_samples_leaf"] = self.min_samples_leaf
+        if self.criterion is not None:
+            options["score"] = self.criterion
+        if self.missing is not None:
+            options["missing"] = self.missing
+        return options
+
+    def _fit_ensemble(self, X: Any, y: Any) -> Any:
+        regression = self._task == REGRESSION
+        if _is_frame(X):
+            validate_data(self, X, y, skip_check_array=True)
+            if len(X) == 0:
+                raise DataError("X has no rows (0 samples)")
+            y = column_or_1d(check_array(y, ensure_2d=False, dtype="numeric" if regression else None), warn=True)
+            ds = from_pandas(X, y, task=self._task)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=regression)
+            ds = from_numpy(X, y, task=self._task)
+        if not regression:
+            check_classification_targets(y)
+        self.ensemble_ = self._build(ds)
+        if not regression:
+            self.classes_ = np.unique(y)
+            learned = self.ensemble_.schema.classes
+            if len(learned) != len(self.classes_) or any(category_key(a) != category_key(b) for a, b in zip(learned, self.classes_.tolist())):
+                raise DataError(f"the labels {list(self.classes_)[:6]} do not sort the same way in puretree ({list(learned)[:6]}); give them one type")
+        return self
+
+    def _build(self, ds: Any) -> Any:
+        raise NotImplementedError
+
+    def _proba(self, X: Any) -> np.ndarray:
+        rows = self._rows(X)
+        return np.asarray(ensemble_proba(self.ensemble_, rows), dtype=np.float64)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Each feature's importance averaged over the members (weighted as they vote)."""
+        check_is_fitted(self, "ensemble_")
+        return np.array(list(self.ensemble_.feature_importances().values()))
+
+    @property
+    def estimators_(self) -> list[Any]:
+        """The member trees (puretree :class:`~puretree.tree.Tree` values)."""
+        check_is_fitted(self, "ensemble_")
+        return list(self.ensemble_.members)
+
+
+class _EnsembleClassifier(ClassifierMixin, _EnsembleEstimator):
+    def fit(self, X: Any, y: Any) -> Any:
+        """Build the ensemble from ``X`` and the labels ``y``."""
+        return self._fit_ensemble(X, y)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities (the members' combined vote), columns in the order of ``classes_``."""
+        return self._proba(X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The most probable class of each row (the first of ``classes_`` on a tie)."""
+        proba = self.predict_proba(X)  # first: it raises NotFittedError before fit
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class _EnsembleRegressor(RegressorMixin, _EnsembleEstimator):
+    _task = REGRESSION
+
+    def fit(self, X: Any, y: Any) -> Any:
+        """Build the ensemble from ``X`` and the numeric targets ``y``."""
+        return self._fit_ensemble(X, y)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The members' mean prediction."""
+        rows = self._rows(X)
+        return np.asarray(self.ensemble_.predict(rows), dtype=np.float64)
+
+
+class RandomForestClassifier(_EnsembleClassifier):
+    """puretree's random forest (:func:`puretree.ensemble.random_forest`) as a scikit-learn
+    classifier: ``n_estimators`` CART trees on bootstrap samples, each split choosing among
+    ``max_features`` features drawn for it; scikit-learn's parameter names where the meaning is
+    the same. ``random_state`` is puretree's seed (None: 0; the forest is always reproducible,
+    and does not depend on ``n_jobs``). Fitted: ``ensemble_``, ``estimators_``, ``classes_``,
+    ``oob_score_`` (with ``bootstrap``), ``feature_importances_``.
+
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]] * 5); y = np.array(["a", "a", "b", "b"] * 5)
+    >>> RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y).predict([[0.5], [2.5]]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        *,
+        criterion: str | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float | None = None,
+        max_features: Any = "sqrt",
+        bootstrap: bool = True,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        missing: str | None = None,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.missing = missing
+
+    def _build(self, ds: Any) -> Any:
+        ens = random_forest(ds, n_trees=self.n_estimators, max_features=self.max_features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
+        self.oob_score_ = ens.oob_score
+        return ens
+
+
+class RandomForestRegressor(_EnsembleRegressor):
+    """puretree's regression forest as a scikit-learn regressor (see
+    :class:`RandomForestClassifier`); ``max_features`` defaults to every feature (``1.0``), as
+    scikit-learn's regression forests do."""
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        *,
+        criterion: str | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float | None = None,
+        max_features: Any = 1.0,
+        bootstrap: bool = True,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        missing: str | None = None,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.missing = missing
+
+    def _build(self, ds: Any) -> Any:
+        features = None if self.max_features == 1.0 else self.max_features
+        ens = random_forest(ds, n_trees=self.n_estimators, max_features=features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
+        self.oob_score_ = ens.oob_score
+        return ens
+
+
+class _Bagging:
+    """The options of bagging: ``algorithm`` grows the members (as :class:`TreeClassifier`'s)."""
+
+    def _build(self, ds: Any) -> Any:
+        _choice("algorithm", self.algorithm, ALGORITHMS)  # type: ignore[attr-defined]
+        ens = bagging(
+            ds,
+            base=ALGORITHMS[self.algorithm],  # type: ignore[attr-defined]
+            n_trees=self.n_estimators,  # type: ignore[attr-defined]
+            seed=_seed(self.random_state),  # type: ignore[attr-defined]
+            bootstrap=self.bootstrap,  # type: ignore[attr-defined]
+            n_jobs=self.n_jobs,  # type: ignore[attr-defined]
+            **self._tree_options(),  # type: ignore[attr-defined]
+        )
+        self.oob_score_ = ens.oob_score
+        return ens
+
+
+class BaggingClassifier(_Bagging, _EnsembleClassifier):
+    """puretree's bagging (:func:`puretree.ensemble.bagging`) as a scikit-learn classifier:
+    ``n_estimators`` trees grown by ``algorithm`` (``"cart"``, ``"c45"``, ``"id3"``) on
+    bootstrap samples (``bootstrap=False``: all rows), their class probabilities averaged."""
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        *,
+        algorithm: str = "cart",
+        criterion: str | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float | None = None,
+        bootstrap: bool = True,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        missing: str | None = None,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.algorithm = algorithm
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.bootstrap = bootstrap
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.missing = missing
+
+
+class BaggingRegressor(_Bagging, _EnsembleRegressor):
+    """puretree's bagging of regression trees as a scikit-learn regressor (see
+    :class:`BaggingClassifier`)."""
+
+    def __init__(
+        self,
+        n_estimators: int = 10,
+        *,
+        algorithm: str = "cart",
+        criterion: str | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float | None = None,
+        bootstrap: bool = True,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        missing: str | None = None,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.algorithm = algorithm
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.bootstrap = bootstrap
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.missing = missing
+
+
+class AdaBoostClassifier(_EnsembleClassifier):
+    """puretree's AdaBoost SAMME (:func:`puretree.ensemble.adaboost`) as a scikit-learn
+    classifier: up to ``n_estimators`` CART trees of depth ``max_depth`` (stumps by default),
+    each weighted by ``learning_rate * (log((1 - e) / e) + log(K - 1))``."""
+
+    def __init__(
+        self,
+        n_estimators: int = 50,
+        *,
+        learning_rate: float = 1.0,
+        max_depth: int | None = 1,
+        criterion: str | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float | None = None,
+        random_state: Any = None,
+        missing: str | None = None,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.random_state = random_state
+        self.missing = missing
+
+    def _build(self, ds: Any) -> Any:
+        options = self._tree_options()
+        # Depth 1 is puretree's stump, AdaBoost's own default (and so recorded in the model).
+        base = stump if options.get("max_depth") == 1 else cart
+        if base is stump:
+            del options["max_depth"]
+        return adaboost(ds, n_rounds=self.n_estimators, base=base, seed=_seed(self.random_state), learning_rate=self.learning_rate, **options)

@@ -5,8 +5,11 @@ Each branch is a line ``feature test``; a branch that ends in a leaf carries
 up to :data:`MAX_INDENT` levels (names and labels longer than :data:`MAX_NAME` characters
 are cut, saying their length); deeper lines keep that indentation and start with a depth
 marker ``[depth N]`` instead (N counts from 0 at the root's branches), so the text of a chain
-of any depth grows linearly with the tree. Thresholds are printed exactly (shortest round-trip form), with the convention
-``x <= t`` left, ``x > t`` right.
+of any depth grows linearly with the tree. Thresholds are rounded to ``decimals`` places
+(3 by default, as scikit-learn's ``plot_tree`` prints them: ``round(t, 3)``, then the shortest
+form; ``decimals=None`` prints them exactly), with the convention ``x <= t`` left, ``x > t``
+right. Every view takes the same display options (:class:`Display`): ``decimals``,
+``max_depth`` (deeper splits end in ``(...)``), ``feature_names`` and ``class_names``.
 
 >>> from puretree.datasets import load_temperature
 >>> from puretree.grow import id3
@@ -19,18 +22,29 @@ temperature > 54
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import numpy as np
 
 from .fold import depth, n_leaves, n_nodes, walk
 from .nodes import Leaf, Node, Schema, Split, format_number
-from .params import Interval, validate_params
+from .errors import ParameterError
+from .params import Interval, check, validate_params
 
 if TYPE_CHECKING:  # the tree's own text method calls this module
     from .tree import Tree
 
-__all__ = ["MAX_INDENT", "MAX_NAME", "shorten", "to_text", "summary", "format_number", "branch_labels", "leaf_label"]
+__all__ = ["MAX_INDENT", "MAX_NAME", "DECIMALS", "TRUNCATED", "Display", "display", "shorten", "to_text", "summary", "format_number", "branch_labels", "leaf_label"]
+
+#: The decimal places a view rounds thresholds to by default (scikit-learn's ``plot_tree``
+#: precision). ``decimals=None`` prints them exactly.
+DECIMALS = 3
+
+#: What marks a split below ``max_depth``, whose subtree a view leaves out (scikit-learn's
+#: ``plot_tree`` draws the same).
+TRUNCATED = "(...)"
 
 #: The deepest level that is indented; below it lines carry a ``[depth N]`` marker instead.
 #: Indenting every level would make the text of a deep chain grow with its depth squared.
@@ -58,18 +72,88 @@ def shorten(value: object) -> str:
     return f"{text[:MAX_NAME - 40]}... ({len(text)} characters)"
 
 
-def branch_labels(node: Node, schema: Schema) -> list[str]:
-    """The test text of each branch of a split, e.g. ``['outlook = rain', ...]`` (the test says).
+@attrs.frozen
+class Display:
+    """How a view shows a tree (every view takes these options, checked once here):
+    thresholds rounded to ``decimals`` places (None: exactly), splits shown down to
+    ``max_depth`` (None: all; 0: the root's branches only), and the schema's feature and class
+    names replaced by ``feature_names`` / ``class_names`` (one per feature / class, in order).
+    """
 
-    >>> from puretree.nodes import Feature, Subset
+    decimals: int | None = DECIMALS
+    max_depth: int | None = None
+
+    def threshold(self, value: float) -> float:
+        """A threshold as shown: ``round(value, decimals)``, as scikit-learn rounds it (and
+        never ``-0``).
+
+        >>> Display().threshold(0.13579999999999998), Display(decimals=None).threshold(0.1358)
+        (0.136, 0.1358)
+        """
+        return value if self.decimals is None else round(value, self.decimals) + 0.0
+
+    def cut(self, depth: int) -> bool:
+        """Whether a split at ``depth`` (the root: 0) is shown without its subtree."""
+        return self.max_depth is not None and depth > self.max_depth
+
+
+def _names(given: Any, what: str, have: Sequence[Any]) -> tuple[Any, ...] | None:
+    if given is None:
+        return None
+    if isinstance(given, str) or not isinstance(given, Sequence) and not hasattr(given, "__array__"):
+        raise ParameterError(f"{what} must be a list of names, got {given!r}")
+    names = tuple(str(n) for n in list(given))
+    if len(names) != len(have):
+        raise ParameterError(f"{what} has {len(names)} names for the tree's {len(have)} {what.split('_')[0]}s {list(have)[:8]}")
+    return names
+
+
+def display(tree: Tree, *, decimals: int | None = DECIMALS, max_depth: int | None = None, feature_names: Any = None, class_names: Any = None) -> tuple[Tree, Display]:
+    """A view's options checked: the tree with its schema's names replaced as asked (a copy;
+    the tree given is untouched), and the :class:`Display`.
+
+    >>> from puretree.nodes import Feature, Leaf
+    >>> from puretree.tree import Tree
+    >>> shown, how = display(Tree(Leaf((1, 2)), Schema((Feature("x"),), ("a", "b"))), class_names=["no", "yes"])
+    >>> shown.schema.classes, how
+    (('no', 'yes'), Display(decimals=3, max_depth=None))
+    >>> display(shown, feature_names=["p", "q"])
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: feature_names has 2 names for the tree's 1 features ['x']
+    """
+    how = Display(check("decimals", decimals, Interval(int, 0, None), None), check("max_depth", max_depth, Interval(int, 0, None), None))
+    schema = tree.schema
+    features = _names(feature_names, "feature_names", schema.feature_names)
+    classes = _names(class_names, "class_names", schema.classes)
+    if classes is not None and schema.is_regression:
+        raise ParameterError("class_names is for a classification tree; this is a regression tree")
+    if features is not None:
+        schema = attrs.evolve(schema, features=tuple(attrs.evolve(f, name=n) for f, n in zip(schema.features, features)))
+    if classes is not None:
+        schema = attrs.evolve(schema, classes=classes)
+    return (tree if schema is tree.schema else attrs.evolve(tree, schema=schema)), how
+
+
+def branch_labels(node: Node, schema: Schema, how: Display = Display(decimals=None)) -> list[str]:
+    """The test text of each branch of a split, e.g. ``['outlook = rain', ...]`` (the test says;
+    a threshold rounded as ``how`` asks, by default not at all).
+
+    >>> from puretree.nodes import Feature, Subset, Threshold
     >>> schema = Schema((Feature("c", "categorical", ("a", "b", "c")),), ("no", "yes"))
     >>> branch_labels(Split(0, Subset((0, 2)), (Leaf((1, 0)), Leaf((0, 1))), (1, 1)), schema)
     ['c in {a, c}', 'c not in {a, c}']
+    >>> branch_labels(Split(0, Threshold(38.605000000000004), (Leaf((1, 0)), Leaf((0, 1))), (1, 1)), Schema((Feature("x"),)), Display(decimals=2))
+    ['x <= 38.61', 'x > 38.61']
     """
     if not isinstance(node, Split):
         return []
     feature = schema.features[node.feature]
-    return node.test.labels(shorten(feature.name), _Shortened(feature.categories))
+    test = node.test
+    if how.decimals is not None and test.kind == "threshold":
+        # The test prints a rounded copy of itself: what a split reads as lives in its test.
+        test = attrs.evolve(test, value=how.threshold(test.value))
+    return test.labels(shorten(feature.name), _Shortened(feature.categories))
 
 
 class _Shortened:
@@ -115,8 +199,21 @@ def _prefix(indent: str, level: int, max_indent: int) -> str:
 
 
 @validate_params({"max_indent": (Interval(int, 0, None),)})
-def to_text(tree: Tree, *, indent: str = "|   ", max_indent: int = MAX_INDENT) -> str:
+def to_text(
+    tree: Tree,
+    *,
+    indent: str = "|   ",
+    max_indent: int = MAX_INDENT,
+    decimals: int | None = DECIMALS,
+    max_depth: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
+) -> str:
     """The tree as indented text, one line per branch (a single line for a lone leaf).
+
+    Thresholds are rounded to ``decimals`` places (None: printed exactly); below
+    ``max_depth`` a split's line ends in ``(...)`` and its subtree is left out;
+    ``feature_names`` and ``class_names`` replace the schema's (see :func:`display`).
 
     Lines are indented by ``indent`` once per level up to ``max_indent`` levels; a line
     deeper than that keeps ``max_indent`` indents and starts with ``[depth N]``:
@@ -134,7 +231,11 @@ def to_text(tree: Tree, *, indent: str = "|   ", max_indent: int = MAX_INDENT) -
     |   x > 2
     |   [depth 2] x <= 3: b (1)
     |   [depth 2] x > 3: a (1)
+    >>> print(to_text(tree, max_depth=0, class_names=["no", "yes"]))
+    x <= 1: yes (1)
+    x > 1 (...)
     """
+    tree, how = display(tree, decimals=decimals, max_depth=max_depth, feature_names=feature_names, class_names=class_names)
     schema = tree.schema
     if isinstance(tree.root, Leaf):
         return leaf_label(tree.root.stats, schema)
@@ -145,13 +246,16 @@ def to_text(tree: Tree, *, indent: str = "|   ", max_indent: int = MAX_INDENT) -
         level, inherited, _ = value
         own = node.stats if _has_weight(node.stats, schema) else inherited
         head = _prefix(indent, level, max_indent)
-        return [(level + 1, own, head + label) for label in branch_labels(node, schema)]
+        return [(level + 1, own, head + label) for label in branch_labels(node, schema, how)]
 
     lines: list[str] = []
-    for node, (_, inherited, line) in walk(tree.root, down, (0, tree.root.stats, None)):
-        if line is None:
-            continue  # the root: its branches make the lines
-        lines.append(f"{line}: {leaf_label(node.stats, schema, inherited)}" if isinstance(node, Leaf) else line)
+    for node, (level, inherited, line) in walk(tree.root, down, (0, tree.root.stats, None)):
+        if line is None or how.cut(level - 1):
+            continue  # the root (its branches make the lines), or below max_depth
+        if isinstance(node, Leaf):
+            lines.append(f"{line}: {leaf_label(node.stats, schema, inherited)}")
+        else:
+            lines.append(f"{line} {TRUNCATED}" if how.cut(level) else line)
     return "\n".join(lines)
 
 

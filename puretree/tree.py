@@ -24,6 +24,7 @@ from .nodes import MISSING_STRATEGIES, Node, Schema
 from .answers import predict, predict_proba
 from .predict import apply, decision_path
 from .text import to_text
+from .views import notebook_html, notebook_svg
 
 __all__ = ["Tree"]
 
@@ -69,3 +70,11 @@ class Tree:
 
     def __str__(self) -> str:
         return self.to_text()
+
+    # A notebook (Jupyter, VS Code) shows the tree's picture, small: its first levels, fit to
+    # a cell's width (puretree.views.notebook_svg); to_svg / to_html draw the whole tree.
+    def _repr_svg_(self) -> str:
+        return notebook_svg(self)
+
+    def _repr_html_(self) -> str:
+        return notebook_html(self)

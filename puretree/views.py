@@ -42,16 +42,19 @@ import html
 import json
 import re
 import warnings
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import ParameterError
-from .fold import walk
+from .fold import depth as tree_depth, n_leaves, walk
 from .nodes import Leaf, Node, Schema, Split, format_number
-from .text import branch_labels, leaf_label, shorten, summary, to_text
-from .tree import Tree
+from .predict import decision_path
+from .text import DECIMALS, TRUNCATED, Display, branch_labels, display, leaf_label, shorten, summary, to_text
+
+if TYPE_CHECKING:  # the tree's notebook pictures call this module
+    from .tree import Tree
 
 __all__ = [
     "to_dot",
@@ -62,8 +65,18 @@ __all__ = [
     "DOT_SLOW_NODES",
     "OPEN_DEPTH",
     "VIEW_FORMATS",
+    "NOTEBOOK_DEPTH",
+    "NOTEBOOK_WIDTH",
     "render_view",
+    "row_path",
+    "notebook_svg",
+    "notebook_html",
 ]
+
+#: A notebook shows a tree's first levels, this many (``tree.to_svg()`` draws it all)...
+NOTEBOOK_DEPTH = 3
+#: ... in a picture at most this many pixels wide.
+NOTEBOOK_WIDTH = 720
 
 #: Above this many nodes Graphviz's ``dot`` layout takes minutes (its crossing minimisation
 #: grows much faster than the graph): :func:`to_dot` still answers, with a warning.
@@ -160,9 +173,11 @@ class _Rows:
     """The tree in pre-order as parallel lists: parent, depth, the branch that leads to the
     node, and what the node says (its colour and label), built by one iterative walk."""
 
-    def __init__(self, tree: Tree) -> None:
+    def __init__(self, tree: Tree, how: Display = Display()) -> None:
         schema = tree.schema
         self.schema = schema
+        self.ids: list[int] = []  # each row's pre-order id in the whole tree
+        self.truncated: list[bool] = []  # a split below max_depth, drawn without its subtree
         self.nodes: list[Node] = []
         self.parent: list[int] = []
         self.depth: list[int] = []
@@ -174,17 +189,21 @@ class _Rows:
         # walk calls ``down`` for a node right after yielding it, so the node's id is the last one.
         def down(node: Node, value: tuple[int, int, str, tuple[float, ...]]) -> list[tuple[int, int, str, tuple[float, ...]]]:
             me = len(self.nodes) - 1
-            own = self.shown[me]
-            return [(me, value[1] + 1, _clean(text), own) for text in branch_labels(node, schema)]
+            own = self.shown[me] if me >= 0 else node.stats
+            return [(me, value[1] + 1, _clean(text), own) for text in branch_labels(node, schema, how)]
 
-        for node, (par, d, edge, inherited) in walk(tree.root, down, (-1, 0, "", tree.root.stats)):
+        for visited, (node, (par, d, edge, inherited)) in enumerate(walk(tree.root, down, (-1, 0, "", tree.root.stats))):
+            if how.cut(d - 1):
+                continue  # below a truncated split (the walk still hands values down: one pass, any depth)
+            self.ids.append(visited)
+            self.truncated.append(isinstance(node, Split) and how.cut(d))
             self.nodes.append(node)
             self.parent.append(par)
             self.depth.append(d)
             self.edge.append(edge)
             weight = node.stats[0] if schema.is_regression else sum(node.stats)
             self.shown.append(node.stats if weight > 0 else inherited)
-            self.label.append(_clean(leaf_label(node.stats, schema, inherited)))
+            self.label.append(_clean(leaf_label(node.stats, schema, inherited)) + (f" {TRUNCATED}" if self.truncated[-1] else ""))
         self.colours = self._colours()
 
     def _colours(self) -> list[str]:
@@ -221,15 +240,71 @@ def _segments(counts: Sequence[float], colours: Sequence[str]) -> list[tuple[flo
     return [(w / total, colours[k]) for k, w in enumerate(counts) if w > 0] if total > 0 else []
 
 
+def row_path(tree: Tree, row: Any) -> tuple[int, ...]:
+    """The pre-order ids of the nodes one row visits, root first: ``row`` a mapping from
+    feature name to value, or a sequence of values in the schema's column order.
+
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+    >>> from puretree.tree import Tree
+    >>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), Schema((Feature("x"),), ("no", "yes")))
+    >>> row_path(tree, [2.0]), row_path(tree, {"x": 1.0})
+    ((0, 2), (0, 1))
+    """
+    return tuple(decision_path(tree, _as_mapping(tree, row)))
+
+
+def _as_mapping(tree: Tree, row: Any) -> Mapping[str, Any]:
+    if isinstance(row, Mapping):
+        return row
+    names = tree.schema.feature_names
+    values = list(np.asarray(row, dtype=object).ravel()) if not isinstance(row, (str, bytes)) else [row]
+    if len(values) != len(names):
+        raise ParameterError(f"row has {len(values)} values; the tree's features are {len(names)}: {list(names)[:8]}")
+    return dict(zip(names, values))
+
+
+def _passed(tree: Tree, shown: Tree, how: Display, row: Any, path: tuple[int, ...]) -> list[str]:
+    """The tests a row passed on its path, as the view prints them, each with the row's value
+    (``petal length <= 2.45  (petal length = 1.4)``)."""
+    values = _as_mapping(tree, row)
+    want = set(path[1:])
+    found: dict[int, str] = {}
+
+    # Each node is handed (its parent's feature index, the branch text that leads to it).
+    def down(node: Node, _: Any) -> list[tuple[int, str]]:
+        return [(node.feature, text) for text in branch_labels(node, shown.schema, how)] if isinstance(node, Split) else []
+
+    for i, (_, (feature, text)) in enumerate(walk(shown.root, down, (-1, ""))):
+        if i in want:
+            name = tree.schema.feature_names[feature]
+            found[i] = f"{_clean(text)}  ({_clean(shown.schema.feature_names[feature])} = {_clean(values.get(name))})"
+        if i >= path[-1]:
+            break  # pre-order: every node of the path has been seen
+    return [found[i] for i in path[1:]]
+
+
+def _options(tree: Tree, decimals: Any, max_depth: Any, feature_names: Any, class_names: Any) -> tuple[Tree, Display]:
+    return display(tree, decimals=decimals, max_depth=max_depth, feature_names=feature_names, class_names=class_names)
+
+
 # -- DOT ----------------------------------------------------------------------------------------
 
 
-def to_dot(tree: Tree) -> str:
+def to_dot(
+    tree: Tree,
+    *,
+    decimals: int | None = DECIMALS,
+    max_depth: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
+) -> str:
     """The tree in Graphviz's DOT language.
 
     A split is a box naming its feature and weight, a leaf a rounded box with its class (or
     mean) and its class distribution, filled with its class's colour; each edge carries its
     branch's test. Warns (:class:`SlowLayoutWarning`) above :data:`DOT_SLOW_NODES` nodes.
+    The display options are :func:`~puretree.text.to_text`'s (thresholds rounded to
+    ``decimals`` places; splits below ``max_depth`` drawn as ``(...)``; names replaced).
 
     >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
     >>> from puretree.tree import Tree
@@ -246,7 +321,8 @@ def to_dot(tree: Tree) -> str:
     n0 -> n2 [label="x \\"1\\" > 1.5"];
     }
     """
-    rows = _Rows(tree)
+    shown, how = _options(tree, decimals, max_depth, feature_names, class_names)
+    rows = _Rows(shown, how)
     if len(rows) > DOT_SLOW_NODES:
         warnings.warn(
             f"the tree has {len(rows)} nodes: Graphviz lays out more than {DOT_SLOW_NODES} slowly (minutes); "
@@ -300,12 +376,25 @@ def _layout(rows: _Rows) -> tuple[list[float], int]:
     return x, slot
 
 
-def to_svg(tree: Tree) -> str:
+def to_svg(
+    tree: Tree,
+    *,
+    decimals: int | None = DECIMALS,
+    max_depth: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
+    width: int | None = None,
+    row: Any = None,
+) -> str:
     """The tree as a standalone SVG picture, laid out by puretree (no Graphviz needed).
 
     Each node is a box in its class's colour with its feature (a split) or class and weight
     (a leaf) and a bar of its class distribution; each edge is labelled with its branch's
     test. Hovering a node shows its full text and distribution (an SVG ``<title>``).
+    ``width`` (pixels) scales the whole picture to that width (its height in proportion).
+    ``row`` (a mapping from feature name to value, or the values in column order) is drawn
+    as its path: the nodes and edges it passes outlined in red, and the tests it passed
+    listed under the tree. The other options are :func:`~puretree.text.to_text`'s.
 
     >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
     >>> from puretree.tree import Tree
@@ -313,25 +402,37 @@ def to_svg(tree: Tree) -> str:
     >>> svg = to_svg(tree)
     >>> "a&lt;b &lt;= 1.5" in svg, svg.count("<rect class=\\"node\\"")
     (True, 3)
+    >>> svg = to_svg(tree, row={"a<b": 2.0}, width=100)
+    >>> svg.count('class="node onpath"'), "a&lt;b &gt; 1.5  (a&lt;b = 2.0)" in svg, 'width="100"' in svg
+    (2, True, True)
     """
-    rows = _Rows(tree)
+    if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 1):
+        raise ParameterError(f"width must be a whole number of pixels >= 1, got {width!r}")
+    shown, how = _options(tree, decimals, max_depth, feature_names, class_names)
+    rows = _Rows(shown, how)
+    path = set(row_path(tree, row)) if row is not None else set()
+    passed = _passed(tree, shown, how, row, row_path(tree, row)) if row is not None else []
     x, slots = _layout(rows)
-    width = max(1, slots) * (_BOX_W + _GAP_X) - _GAP_X + 2 * _MARGIN
-    height = (max(rows.depth) + 1) * (_BOX_H + _GAP_Y) - _GAP_Y + 2 * _MARGIN
+    natural = max(1, slots) * (_BOX_W + _GAP_X) - _GAP_X + 2 * _MARGIN
+    tree_height = (max(rows.depth) + 1) * (_BOX_H + _GAP_Y) - _GAP_Y + 2 * _MARGIN
+    height = tree_height + (16 * (len(passed) + 1) + _MARGIN if row is not None else 0)
+    shown_w = natural if width is None else width
+    shown_h = height if width is None else max(1, round(height * width / natural))
     colours = class_colours(len(rows.schema.classes))
 
     def top(i: int) -> float:
         return _MARGIN + rows.depth[i] * (_BOX_H + _GAP_Y)
 
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="11">',
-        "<style>.edge{stroke:#888;fill:none}.node{stroke:#555}.cond{fill:#333;paint-order:stroke;stroke:#fff;stroke-width:3px}</style>",
-        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{shown_w}" height="{shown_h}" viewBox="0 0 {natural} {height}" font-family="Helvetica, Arial, sans-serif" font-size="11">',
+        "<style>.edge{stroke:#888;fill:none}.node{stroke:#555}.onpath{stroke:#d62728;stroke-width:3px}.cond{fill:#333;paint-order:stroke;stroke:#fff;stroke-width:3px}</style>",
+        f'<rect width="{natural}" height="{height}" fill="#ffffff"/>',
     ]
+    on = [rows.ids[i] in path for i in range(len(rows))]
     for i in range(1, len(rows)):  # edges first, under the boxes
         p = rows.parent[i]
         x0, y0, x1, y1 = _MARGIN + x[p], top(p) + _BOX_H, _MARGIN + x[i], top(i)
-        out.append(f'<path class="edge" d="M{x0:g},{y0:g} C{x0:g},{(y0 + y1) / 2:g} {x1:g},{(y0 + y1) / 2:g} {x1:g},{y1:g}"/>')
+        out.append(f'<path class="edge{" onpath" if on[i] else ""}" d="M{x0:g},{y0:g} C{x0:g},{(y0 + y1) / 2:g} {x1:g},{(y0 + y1) / 2:g} {x1:g},{y1:g}"/>')
         # The test just above the child's box: children are a box apart, so labels never overlap.
         out.append(f'<text class="cond" x="{x1:g}" y="{y1 - 7:g}" text-anchor="middle"><title>{_xml(rows.edge[i])}</title>{_xml(_cut(rows.edge[i], _TEXT_CHARS + 6))}</text>')
     for i, node in enumerate(rows.nodes):
@@ -340,7 +441,7 @@ def to_svg(tree: Tree) -> str:
         head = rows.label[i] if leaf else rows.feature_name(i)
         sub = rows.distribution(i) if leaf else rows.label[i]
         out.append(f"<g><title>{_xml(head)}&#10;{_xml(rows.distribution(i))}</title>")
-        out.append(f'<rect class="node" x="{left:g}" y="{y:g}" width="{_BOX_W}" height="{_BOX_H}" rx="{8 if leaf else 2}" fill="{_mix(rows.colours[i], "#ffffff", 0.55 if leaf else 0.7)}"/>')
+        out.append(f'<rect class="node{" onpath" if on[i] else ""}" x="{left:g}" y="{y:g}" width="{_BOX_W}" height="{_BOX_H}" rx="{8 if leaf else 2}" fill="{_mix(rows.colours[i], "#ffffff", 0.55 if leaf else 0.7)}"/>')
         weight = "bold" if not leaf else "normal"
         out.append(f'<text x="{left + _BOX_W / 2:g}" y="{y + 16:g}" text-anchor="middle" font-weight="{weight}">{_xml(_cut(head, _TEXT_CHARS))}</text>')
         out.append(f'<text x="{left + _BOX_W / 2:g}" y="{y + 31:g}" text-anchor="middle" font-size="10">{_xml(_cut(sub, _TEXT_CHARS + 4))}</text>')
@@ -350,6 +451,10 @@ def to_svg(tree: Tree) -> str:
             out.append(f'<rect x="{at:g}" y="{y + _BOX_H - 16:g}" width="{w:g}" height="8" fill="{colour}"/>')
             at += w
         out.append("</g>")
+    if row is not None:  # the row's tests, under the tree, one line each
+        lines = ["the row's path:" if passed else "the row's path: the root is a leaf"] + [f"{k + 1}. {t}" for k, t in enumerate(passed)]
+        for k, line in enumerate(lines):
+            out.append(f'<text class="passed" x="{_MARGIN}" y="{tree_height + 16 * (k + 1):g}" font-size="12" fill="#222">{_xml(line)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -368,9 +473,10 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _page_data(tree: Tree, open_depth: int) -> dict[str, Any]:
-    rows = _Rows(tree)
+def _page_data(tree: Tree, open_depth: int, how: Display = Display(), path: tuple[int, ...] = (), passed: Sequence[str] = ()) -> dict[str, Any]:
+    rows = _Rows(tree, how)
     schema: Schema = rows.schema
+    on = set(path)
     regression = schema.is_regression
     return {
         "regression": regression,
@@ -386,6 +492,9 @@ def _page_data(tree: Tree, open_depth: int) -> dict[str, Any]:
         # Weights as written in text output (finite: nodes refuse anything else).
         "counts": [[round(float(w), 6) for w in rows.shown[i]] for i in range(len(rows))],
         "summary": f"{len(rows)} nodes, {sum(1 for n in rows.nodes if isinstance(n, Leaf))} leaves, depth {max(rows.depth)}",
+        # One row's path (to_html(row=...)): the rows it passes, and the tests it passed.
+        "onPath": [i for i in range(len(rows)) if rows.ids[i] in on],
+        "passed": list(passed),
     }
 
 
@@ -407,6 +516,8 @@ button{font:inherit;margin-right:6px}
 .bar{display:inline-flex;width:120px;height:10px;border:1px solid #999;flex:none;background:#fff}
 .bar i{display:block;height:100%}
 .label{color:#333}
+.row.onpath{background:#fff3cd;outline:2px solid #d62728}
+#passed{margin:4px 0 0;padding-left:22px}
 #tip{position:fixed;right:12px;bottom:12px;max-width:45%;max-height:60%;overflow:auto;background:#fffff0;border:1px solid #bbb;
 box-shadow:0 2px 8px rgba(0,0,0,.2);padding:8px 10px;font-size:13px;display:none;white-space:pre-wrap}
 """
@@ -425,6 +536,8 @@ const hash = /depth=(\d+)/.exec(location.hash);
 const openDepth = hash ? Number(hash[1]) : D.openDepth;
 const open = new Uint8Array(N);
 for (let i = 0; i < N; i++) open[i] = kids[i].length > 0 && depth[i] < openDepth ? 1 : 0;
+const onPath = new Uint8Array(N);
+for (const i of D.onPath) { onPath[i] = 1; if (kids[i].length) open[i] = 1; }
 const treeEl = document.getElementById("tree"), tip = document.getElementById("tip");
 
 function el(tag, cls, text) {
@@ -442,7 +555,7 @@ function bar(i) {
 }
 function row(i) {
   const split = kids[i].length > 0;
-  const r = el("div", split ? "row split" : "row leaf");
+  const r = el("div", (split ? "row split" : "row leaf") + (onPath[i] ? " onpath" : ""));
   r.dataset.node = i;
   r.style.marginLeft = (Math.min(depth[i], MAX_INDENT) * 18) + "px";
   r.style.borderLeftColor = D.colour[i];
@@ -507,13 +620,33 @@ else D.classes.forEach((name, k) => {
   w.style.background = D.classColours[k];
   s.appendChild(w); s.appendChild(document.createTextNode(name)); legend.appendChild(s);
 });
+if (D.onPath.length) {
+  const list = document.getElementById("passed");
+  list.appendChild(el("li", "", "the row's path" + (D.passed.length ? ":" : ": the root is a leaf")));
+  list.firstChild.style.listStyle = "none";
+  D.passed.forEach(t => list.appendChild(el("li", "", t)));
+}
 document.getElementById("summary").textContent = D.summary + " \u2014 click a node to open or close it (shift-click: its whole subtree); hover for its counts and path";
 render();
 """
 
 
-def to_html(tree: Tree, *, open_depth: int = OPEN_DEPTH, title: str = "puretree") -> str:
+def to_html(
+    tree: Tree,
+    *,
+    open_depth: int = OPEN_DEPTH,
+    title: str = "puretree",
+    decimals: int | None = DECIMALS,
+    max_depth: int | None = None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
+    row: Any = None,
+) -> str:
     """The tree as one standalone HTML page (no network access: style, data and script inline).
+
+    ``row`` (a mapping from feature name to value, or the values in column order) is shown
+    as its path: the nodes it passes open and highlighted, and the tests it passed listed in
+    the header. The display options are :func:`~puretree.text.to_text`'s.
 
     The tree is an outline, one row per node: the branch's test, the split's feature, a bar
     of the class distribution and the prediction. Clicking a split opens or closes it
@@ -530,7 +663,10 @@ def to_html(tree: Tree, *, open_depth: int = OPEN_DEPTH, title: str = "puretree"
     """
     if isinstance(open_depth, bool) or not isinstance(open_depth, int) or open_depth < 0:
         raise ParameterError(f"open_depth must be a whole number >= 0, got {open_depth!r}")
-    data = _script_json(_page_data(tree, open_depth))
+    shown, how = _options(tree, decimals, max_depth, feature_names, class_names)
+    path = row_path(tree, row) if row is not None else ()
+    passed = _passed(tree, shown, how, row, path) if row is not None else []
+    data = _script_json(_page_data(shown, open_depth, how, path, passed))
     name = _xml(title)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -538,14 +674,14 @@ def to_html(tree: Tree, *, open_depth: int = OPEN_DEPTH, title: str = "puretree"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n"
         f"<title>{name}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
         f"<header><h1>{name}</h1><div id=\"summary\"></div><div class=\"legend\" id=\"legend\"></div>"
-        "<div><button id=\"expand\" type=\"button\">expand all</button><button id=\"collapse\" type=\"button\">collapse all</button></div></header>\n"
+        "<div><button id=\"expand\" type=\"button\">expand all</button><button id=\"collapse\" type=\"button\">collapse all</button></div><ol id=\"passed\"></ol></header>\n"
         "<main id=\"tree\"></main>\n<div id=\"tip\"></div>\n"
         f"<script type=\"application/json\" id=\"puretree-data\">{data}</script>\n"
         f"<script>{_SCRIPT}</script>\n</body>\n</html>\n"
     )
 
 
-def render_view(tree: Tree, format: str) -> str:
+def render_view(tree: Tree, format: str, **options: Any) -> str:
     """The tree in one of :data:`VIEW_FORMATS`, as ``puretree show --format`` writes it
     (``text``: the indented text and the summary line).
 
@@ -560,8 +696,46 @@ def render_view(tree: Tree, format: str) -> str:
     puretree.errors.ParameterError: unknown view format 'png'; expected one of ['text', 'dot', 'svg', 'html']
     """
     if format == "text":
-        return f"{to_text(tree)}\n{summary(tree)}\n"
-    makers = {"dot": to_dot, "svg": to_svg, "html": to_html}
+        return f"{to_text(tree, **options)}\n{summary(tree)}\n"
+    makers: dict[str, Any] = {"dot": to_dot, "svg": to_svg, "html": to_html}
     if format not in makers:
         raise ParameterError(f"unknown view format {format!r}; expected one of {list(VIEW_FORMATS)}")
-    return makers[format](tree)
+    return str(makers[format](tree, **options))
+
+
+def _notebook_cut(tree: Tree) -> tuple[int | None, str]:
+    deep = tree_depth(tree)
+    cut = NOTEBOOK_DEPTH if deep > NOTEBOOK_DEPTH + 1 else None
+    note = f"{n_leaves(tree)} leaves, depth {deep}" + (f"; the first {NOTEBOOK_DEPTH + 1} levels shown (to_svg(tree) draws them all)" if cut is not None else "")
+    return cut, note
+
+
+def notebook_svg(tree: Tree) -> str:
+    """A tree's picture in a notebook (``Tree._repr_svg_``): small by default, its first
+    levels (:data:`NOTEBOOK_DEPTH`) at most :data:`NOTEBOOK_WIDTH` pixels wide.
+
+    >>> from puretree.nodes import Feature, Leaf, Schema
+    >>> from puretree.tree import Tree
+    >>> notebook_svg(Tree(Leaf((1, 2)), Schema((Feature("x"),), ("a", "b")))).startswith("<svg")
+    True
+    """
+    cut, _ = _notebook_cut(tree)
+    natural = to_svg(tree, max_depth=cut)
+    width = int(re.search(r'width="(\d+)"', natural).group(1))  # type: ignore[union-attr]
+    return natural if width <= NOTEBOOK_WIDTH else to_svg(tree, max_depth=cut, width=NOTEBOOK_WIDTH)
+
+
+def notebook_html(tree: Tree) -> str:
+    """A tree in a notebook's HTML output (``Tree._repr_html_``): a line saying what it is,
+    then :func:`notebook_svg`'s picture inline (no script, so every notebook shows it).
+
+    >>> from puretree.nodes import Feature, Leaf, Schema
+    >>> from puretree.tree import Tree
+    >>> html = notebook_html(Tree(Leaf((1, 2)), Schema((Feature("x"),), ("a", "b"))))
+    >>> html.startswith('<div class="puretree">'), "1 leaves, depth 0" in html
+    (True, True)
+    """
+    _, note = _notebook_cut(tree)
+    kind = "regression tree" if tree.schema.is_regression else "classification tree"
+    return f'<div class="puretree"><div style="font:13px sans-serif;margin:2px 0">puretree {kind}: {_xml(note)}</div>{notebook_svg(tree)}</div>'
+

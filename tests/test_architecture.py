@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("flat", "predict", "text", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "compiled", "answers", "tree", "views", "importance", "evaluate", "validation"),
     ("growth", "growth.limits", "growth.assemble", "growth.choose", "growth.level", "growth.sorted", "growth.histograms", "splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow", "ensemble"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules", "mml"),  # pruning and rules
-    ("io", "sklearn", "estimators", "dask", "codegen.verify", "codegen.ensemble", "mcu"),  # io and codegen (mcu: generated C on emulated boards)
+    ("io", "sklearn_export", "sklearn", "estimators", "dask", "codegen.verify", "codegen.ensemble", "mcu"),  # io and codegen (mcu: generated C on emulated boards)
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
     ("cli", "__main__", "commands", "commands.core", "commands.prune", "commands.codegen", ""),  # command line; "" is the package
 )

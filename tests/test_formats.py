@@ -277,8 +277,8 @@ def test_cli_reads_standard_input_separators_json_lines_and_parquet(tmp_path):
     "args, message",
     [
         (("fit", "d.csv", "--target", "lable", "-o", "m.json"), "puretree: error: d.csv: unknown target column 'lable' (did you mean 'label'?); the columns are ['size', 'label']\n"),
-        (("fit", "d.csv", "-o", "m.json"), "puretree: error: puretree fit: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)\n"),
-        (("fit", "d.csv", "--target", "label", "--sep", ";;", "-o", "m.json"), "puretree fit: argument --sep: expected one character (or \\t for a tab), got ';;'\n"),
+        (("fit", "d.csv", "-o", "m.json"), "puretree: error: fit: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)\n"),
+        (("fit", "d.csv", "--target", "label", "--sep", ";;", "-o", "m.json"), "fit: argument --sep: expected one character (or \\t for a tab), got ';;'\n"),
         (("fit", "bad.arff", "-o", "m.json"), "puretree: error: bad.arff: line 5: not a readable ARFF file (Invalid numerical value)\n"),
         (("predict", "m0.json", "renamed.csv"), "puretree: error: renamed.csv: missing column(s) ['size'] (did you mean 'sise'?); the tree expects ['size']\n"),
     ],

@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from puretree.errors import ParameterError
 from puretree.nodes import Leaf, children
 from puretree.strategies import trees
-from puretree.text import branch_labels, leaf_label, to_text
+from puretree.text import Display, branch_labels, leaf_label, to_text
 
 
-def _reference(tree, indent, max_indent):
+def _reference(tree, indent, max_indent, decimals=None):
     """The format as the module docs state it, recursively (fine for small trees)."""
     schema = tree.schema
 
@@ -24,7 +24,7 @@ def _reference(tree, indent, max_indent):
 
     def lines(node, level, inherited):
         own = node.counts if weight(node.counts) > 0 else inherited
-        for label, child in zip(branch_labels(node, schema), children(node)):
+        for label, child in zip(branch_labels(node, schema, Display(decimals=decimals)), children(node)):
             if isinstance(child, Leaf):
                 yield f"{prefix(level)}{label}: {leaf_label(child.counts, schema, own)}"
             else:
@@ -36,9 +36,9 @@ def _reference(tree, indent, max_indent):
     return "\n".join(lines(tree.root, 0, tree.root.counts))
 
 
-@given(trees(max_depth=4, weighted=True), st.sampled_from(["|   ", "  "]), st.integers(0, 3))
-def test_to_text_reads_as_the_recursive_definition(tree, indent, max_indent):
-    assert to_text(tree, indent=indent, max_indent=max_indent) == _reference(tree, indent, max_indent)
+@given(trees(max_depth=4, weighted=True), st.sampled_from(["|   ", "  "]), st.integers(0, 3), st.sampled_from([None, 0, 3]))
+def test_to_text_reads_as_the_recursive_definition(tree, indent, max_indent, decimals):
+    assert to_text(tree, indent=indent, max_indent=max_indent, decimals=decimals) == _reference(tree, indent, max_indent, decimals)
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, True, "2", None])

@@ -279,14 +279,15 @@ def loop_form(lines: list[dict[str, Any]], *, min_lines: int = LOOP_LINES, max_n
 
 def _outputs(env: jinja2.Environment, target: str) -> list[str]:
     prefix = f"{target}/"
-    names = sorted(t for t in env.list_templates() if t.startswith(prefix) and "/" not in t[len(prefix):] and t.endswith(".j2") and not t[len(prefix):].startswith("_"))
+    names = [] if target.startswith("_") else sorted(t for t in env.list_templates() if t.startswith(prefix) and "/" not in t[len(prefix):] and t.endswith(".j2") and not t[len(prefix):].startswith("_"))
     if not names:
         raise CodegenError(f"unknown target {target!r}; available: {targets_of(env)}")
     return names
 
 
 def targets_of(env: jinja2.Environment) -> list[str]:
-    return sorted({t.split("/", 1)[0] for t in env.list_templates() if "/" in t})
+    # A folder whose name starts with "_" holds parts of other targets (_ensemble), not a target.
+    return sorted({t.split("/", 1)[0] for t in env.list_templates() if "/" in t and not t.startswith("_")})
 
 
 def generate(

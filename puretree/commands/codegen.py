@@ -54,7 +54,8 @@ class _Given(argparse.Action):
 
 def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, name_action: Any = "store") -> None:
     p.add_argument("model", metavar="MODEL.json")
-    p.add_argument("--target", required=required, choices=targets, metavar="TARGET", help=f"one of {', '.join(BUILT_IN)}" + ("" if targets else ", or a target of --template-dir"))
+    # --to reads as what it is here (the language), where fit's --target is a column (fit's alias: --label).
+    p.add_argument("--to", "--target", dest="target", required=required, choices=targets, metavar="TARGET", help=f"the code to write: one of {', '.join(BUILT_IN)}" + ("" if targets else ", or a target of --template-dir") + " (--to is the same option)")
     p.add_argument("--feature-type", choices=FEATURE_TYPES, default="double", help="C type of the features (default: double)")
     p.add_argument("--name", type=_name, default="tree", action=name_action, help="prefix of the generated files and symbols (default: tree)")
     p.add_argument("--index-type", choices=("auto", *INDEX_TYPES), default="auto", help="C index type of the node tables (default: the smallest that fits)")
@@ -191,6 +192,19 @@ def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _code_folder(folder: str) -> str:
+    """Where the exported files are: ``folder``, or its ``src`` when ``folder`` is the Arduino
+    library that ``export --layout arduino`` writes (library.properties beside src/).
+
+    >>> _code_folder("no/such/folder")
+    'no/such/folder'
+    """
+    src = os.path.join(folder, "src")
+    if os.path.isfile(os.path.join(folder, "library.properties")) and os.path.isdir(src):
+        return src
+    return folder
+
+
 def _verify(args: argparse.Namespace) -> int:
 
     if args.code is None and args.target is None:
@@ -200,7 +214,7 @@ def _verify(args: argparse.Namespace) -> int:
     X = encode_table(tree.schema, header, body)
     if args.code is not None:
         name = args.name if args.name_given else None
-        manifest, report = verify_code(tree, X, args.code, name=name, sanitize=args.sanitize, on=args.on, max_changed=args.max_changed)
+        manifest, report = verify_code(tree, X, _code_folder(args.code), name=name, sanitize=args.sanitize, on=args.on, max_changed=args.max_changed)
         if args.target is not None and args.target != manifest["target"]:
             raise CodegenError(f"{args.code}: holds {manifest['target']} code, not {args.target}")
         what = f"{args.code} ({manifest['target']}, {manifest['form']}, {manifest['feature_type']}, name {manifest['name']})"

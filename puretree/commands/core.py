@@ -17,9 +17,10 @@ import numpy as np
 from ..cli import CommandLineError, fit_progress
 from ..data import category_key, is_missing, parse_number, table_dataset
 from ..ensemble import adaboost, bagging, random_forest, stump
-from ..errors import DataError, ParameterError
+from ..errors import DataError, ModelFormatError, ParameterError
 from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion, stratified_folds
 from ..files import check_not_inputs, checkpoint, write_text
+from ..fold import n_nodes
 from ..formats import FORMATS, format_of, read_data, read_table
 from ..grow import c45, cart, id3
 from ..importance import feature_importances, format_importances
@@ -99,7 +100,7 @@ finite_float = number(float)
 
 def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) -> None:
     """The options that describe how to grow a tree (shared by fit and cross-validation)."""
-    p.add_argument("--target", required=require_target, metavar="COLUMN", help="the class column (an ARFF file's default: its last attribute)")
+    p.add_argument("--label", "--target", dest="target", required=require_target, metavar="COLUMN", help="the class column (an ARFF file's default: its last attribute); --label is the same option")
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="c45", help="growth preset (default: c45)")
     p.add_argument("--criterion", choices=CRITERIA, help="override the preset's split criterion")
     p.add_argument("--categorical", nargs="+", default=(), metavar="COLUMN", help="treat these numeric-looking columns as categories")
@@ -133,7 +134,7 @@ def add_input_options(p: argparse.ArgumentParser) -> None:
 def read_args_data(args: argparse.Namespace, path: str, *, target: str | None, task: str = "classification") -> Any:
     """The dataset of a fit (or --cv): ARFF's class is its last attribute unless --target names one."""
     if target is None and format_of(path, args.data_format) != "arff":
-        raise CommandLineError(f"puretree {args.command}: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)")
+        raise CommandLineError(f"{args.command}: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)")
     return read_data(path, target=target, categorical=args.categorical or None, ignore=args.ignore, task=task, sep=args.sep, format=args.data_format)
 
 
@@ -219,6 +220,7 @@ def _fit(args: argparse.Namespace) -> int:
         print(f"read {data.n_rows:,} rows x {len(data.schema.features)} features in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     checkpoint("fit", args.data)
     progress = None if getattr(args, "ensemble", None) else fit_progress(args.progress)  # progress: one tree's growth
+    tree = None
     try:
         if progress is None:
             tree = fit_from_args(args, data)
@@ -226,7 +228,8 @@ def _fit(args: argparse.Namespace) -> int:
             tree = ALGORITHMS[args.algorithm](data, **fit_options(args), progress=progress)
     finally:
         if progress is not None:
-            progress.close()
+            # The tree's own count ends the line: the growth also reports nodes pruned since.
+            progress.close(None if tree is None else n_nodes(tree))
     save(tree, args.output)
     what = f"{args.ensemble} ensemble" if getattr(args, "ensemble", None) else f"{args.algorithm} tree"
     if data.schema.is_regression:
@@ -238,17 +241,34 @@ def _fit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _view_options(args: argparse.Namespace) -> dict[str, Any]:
+    """show's display options, as every view takes them (puretree.text.display checks them)."""
+    if args.width is not None and args.format != "svg":
+        raise ParameterError(f"--width goes with --format svg, not {args.format}")
+    names = {"feature_names": args.feature_names, "class_names": args.class_names}
+    options: dict[str, Any] = {k: [n.strip() for n in v.split(",")] for k, v in names.items() if v is not None}
+    options["decimals"] = None if args.decimals == "exact" else int(args.decimals)
+    options["max_depth"] = args.max_depth
+    return options
+
+
+def _decimals(text: str) -> str:
+    """--decimals: a whole number >= 0, or ``exact``."""
+    return text if text == "exact" else str(non_negative_int(text))
+
+
 def _show(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_not_inputs(args.output, [args.model])
     if args.importances and args.format != "text":
         raise ParameterError(f"--importances goes with --format text, not {args.format}")
     tree = load(args.model)
+    options = _view_options(args)
     if args.format == "text":
         if _is_ensemble(tree):  # a summary and the first trees
-            lines = [tree.to_text(first=args.trees)]
+            lines = [tree.to_text(first=args.trees, **options)]
         else:
-            lines = [to_text(tree), summary(tree)]
+            lines = [to_text(tree, **options), summary(tree)]
         if args.importances:
             lines += ["feature importances (total weighted impurity decrease, normalised):", format_importances(feature_importances(tree))]
         text = "\n".join(lines) + "\n"
@@ -257,7 +277,7 @@ def _show(args: argparse.Namespace) -> int:
             raise ParameterError(f"--format {args.format} draws one tree; an ensemble is shown as text (--format text --trees N)")
         with warnings.catch_warnings(record=True) as caught:  # a slow-layout warning: one line, not Python's two
             warnings.simplefilter("always", SlowLayoutWarning)
-            text = render_view(tree, args.format)
+            text = render_view(tree, args.format, **options, **({"width": args.width} if args.format == "svg" and args.width else {}))
         for warning in caught:
             print(f"puretree: warning: {warning.message}", file=sys.stderr)
     if args.output is None:
@@ -296,10 +316,31 @@ def _say_unseen(tree: Any, X: Any, header: list[str], body: Any) -> None:
           f"({'; '.join(parts)}); each is answered at the split it cannot pass", file=sys.stderr)
 
 
+def _looks_like_a_model(path: str) -> bool:
+    """Whether the file starts as a saved puretree model does (its first few hundred bytes)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b"{") and b'"format": "puretree-' in head
+
+
+def _load_model(model: str, data: str) -> Any:
+    """``load(model)``; when it fails and the data file is the model, the error says the two
+    were given the other way round."""
+    try:
+        return load(model)
+    except ModelFormatError as exc:
+        if data != "-" and _looks_like_a_model(data):
+            raise ModelFormatError(f"{exc} (the model comes first: puretree predict MODEL.json DATA; {data!r} is the model)") from None
+        raise
+
+
 def _predict(args: argparse.Namespace) -> int:
     if args.output is not None:
         check_not_inputs(args.output, [args.model, args.data])
-    tree = load(args.model)
+    tree = _load_model(args.model, args.data)
     header, body, _ = read_table(args.data, sep=args.sep, format=args.data_format)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
@@ -405,7 +446,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise ParameterError("evaluate needs MODEL.json DATA.csv, or DATA.csv --cv K --target COLUMN")
     if args.target is not None:
         raise ParameterError("--target and the fit options are for --cv; a saved model knows its target")
-    tree = load(args.model)
+    tree = _load_model(args.model, args.data)
     header, body, _ = read_table(args.data, sep=args.sep, format=args.data_format)
     # Wrapped in a Dataset of the tree's schema: a bare float matrix would be read as raw
     # cells, and category codes are not category values.
@@ -448,6 +489,13 @@ def register(sub: Any) -> None:
                    help="text (default); dot: Graphviz's language; svg: a picture drawn by puretree; html: one standalone page where the tree can be explored")
     p.add_argument("-o", "--output", metavar="FILE", help="write to this file (replaced atomically) instead of standard output")
     p.add_argument("--trees", type=non_negative_int, default=2, metavar="N", help="an ensemble: print its first N trees (default: 2)")
+    p.add_argument("--decimals", type=_decimals, default="3", metavar="N",
+                   help="round thresholds to N decimal places, as scikit-learn prints them (default: 3; exact: the shortest exact form)")
+    p.add_argument("--max-depth", type=non_negative_int, default=None, metavar="N",
+                   help="show splits down to depth N (the root: 0); a deeper split ends in (...)")
+    p.add_argument("--feature-names", metavar="A,B,...", help="names to show for the features, in column order, comma-separated")
+    p.add_argument("--class-names", metavar="A,B,...", help="names to show for the classes, in the order of the model's classes, comma-separated")
+    p.add_argument("--width", type=positive_int, default=None, metavar="PIXELS", help="--format svg: scale the picture to this width")
     p.set_defaults(func=_show)
 
     p = sub.add_parser("predict", help="predict the rows of a data file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")
