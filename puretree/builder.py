@@ -68,6 +68,7 @@ outlook = sunny
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable, Generator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -387,7 +388,11 @@ def grow(
     never modified. ``engine``:
     ``"auto"`` (default) grows level by level with :mod:`puretree.engine` when it knows the
     ``splitters`` (the built-in ones), else with this module's recursive builder, which
-    ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
+    ``"reference"`` forces and ``"fast"`` refuses to fall back to; all grow the same tree.
+    The level-wise engine hands ``cart``'s common case (Gini, numeric features, no missing
+    value) to the compiled kernel (:mod:`puretree.kernels`): ``"c"`` insists on it (an error
+    where it is unavailable or does not apply), ``"numpy"`` does without it. The environment
+    variable ``PURETREE_ENGINE`` (one of these names) chooses in place of ``"auto"``.
     ``max_bins=N`` (fast engine only): histogram mode, each numeric feature binned once into
     at most ``N`` quantile bins, every threshold the largest training value of a bin.
     ``max_features`` (random forests): each node splits on a random subset of the features,
@@ -419,7 +424,7 @@ def grow(
         cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=key)
     from . import engine as fast  # imported here: the engine builds on this module
 
-    check("engine", engine, Options(fast.ENGINES))
+    engine = _engine_chosen(engine)
     max_bins = check_options(max_bins=max_bins)["max_bins"]
     check("progress", progress, *GROW_CONSTRAINTS["progress"])
     if bins is not None:
@@ -430,18 +435,20 @@ def grow(
     # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
     # The level-wise engine hands accept the statistics only: a hook that wants the node's rows
     # grows with the recursive builder.
-    if getattr(accept, "wants_context", False) and engine == "fast":
-        raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which engine='fast' does not hand it; use engine='auto' or 'reference'")
-    use_engine = fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
+    level_wise = engine in ("fast", "c", "numpy")
+    if getattr(accept, "wants_context", False) and level_wise:
+        raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which engine={engine!r} does not hand it; use engine='auto' or 'reference'")
+    use_engine = fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
-        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress), ds.schema, missing)
+        kernel = {"c": "required", "numpy": "never"}.get(engine, "auto")
+        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel), ds.schema, missing)
     else:
         if max_bins is not None or bins is not None:
             raise ParameterError(f"max_bins or bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
-        if engine == "fast":
-            raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
+        if level_wise:
+            raise ParameterError(f"engine={engine!r} knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
         root = root_data(ds, missing=missing)
         if cfg.max_features is not None:  # the nodes' paths key their feature draws
             root = attrs.evolve(root, path=())
@@ -450,6 +457,26 @@ def grow(
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def _engine_chosen(engine: Any) -> str:
+    """``engine`` checked; ``"auto"`` replaced by ``$PURETREE_ENGINE`` where that is set.
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"PURETREE_ENGINE": "numpy"}):
+    ...     _engine_chosen("auto"), _engine_chosen("reference")
+    ('numpy', 'reference')
+    """
+    from .engine import ENGINES
+
+    check("engine", engine, Options(ENGINES))
+    chosen = os.environ.get("PURETREE_ENGINE", "").strip()
+    if engine != "auto" or not chosen:
+        return str(engine)
+    if chosen not in ENGINES:
+        raise ParameterError(f"the environment variable PURETREE_ENGINE must be one of {', '.join(ENGINES)}, not {chosen!r}")
+    return chosen
 
 
 def _seed_key(seed: Any) -> tuple[int, ...]:

@@ -17,6 +17,8 @@ __all__ = [
     "ModelFormatError",
     "ParameterError",
     "CodegenError",
+    "PuretreeWarning",
+    "KernelUnavailableWarning",
 ]
 
 
@@ -42,3 +44,13 @@ class ParameterError(PuretreeError, ValueError):
 
 class CodegenError(PuretreeError, ValueError):
     """A tree cannot be compiled with the requested options (e.g. it is too large for an index type)."""
+
+
+class PuretreeWarning(UserWarning):
+    """Base class of every warning puretree gives on purpose."""
+
+
+class KernelUnavailableWarning(PuretreeWarning):
+    """The compiled growth kernel cannot run here (puretree was built without a C compiler, or its
+    library is missing or damaged): fits use the numpy engine, the same trees, slower. Given once,
+    at the first fit that would have used the kernel; the message says how to get it."""
