@@ -35,8 +35,9 @@ SOURCE = "puretree/_kernel.c"
 RECORD = "_kernel_lib.json"
 
 #: Every floating-point operation as written: no fused multiply-add, no -ffast-math (the scores
-#: must be the very floats of the Python reference); C11; the pt_ functions alone exported.
-GCC_FLAGS = ["-std=c11", "-O2", "-ffp-contract=off", "-fvisibility=hidden"]
+#: must be the very floats of the Python reference); C11 (-fno-wrapv: not the -fwrapv of Python's own
+#: flags, which setuptools passes first; the C relies on no signed overflow); the pt_ functions alone exported.
+GCC_FLAGS = ["-std=c11", "-O2", "-fno-wrapv", "-ffp-contract=off", "-fvisibility=hidden"]
 #: MSVC contracts nothing under /fp:precise (its default, spelled out).
 MSVC_FLAGS = ["/O2", "/fp:precise"]
 

@@ -20,6 +20,7 @@ C compiler, a damaged library), :data:`AVAILABLE` turns False and the numpy expr
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -136,10 +137,10 @@ def loaded() -> bool:
 
 
 def _kernel() -> Any:
-    """The compiled library, or None where it cannot be loaded; then :data:`AVAILABLE` turns
-    False for good."""
+    """The compiled library, or None where it cannot be loaded (then :data:`AVAILABLE` turns
+    False for good) or ``PURETREE_ENGINE=numpy`` keeps compiled loops out."""
     global AVAILABLE
-    if not AVAILABLE:
+    if not AVAILABLE or os.environ.get("PURETREE_ENGINE", "").strip() == "numpy":  # numpy chosen: no compiled loop
         return None
     lib = kernels.library()
     if lib is None:

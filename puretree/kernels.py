@@ -84,6 +84,7 @@ __all__ = [
     "MIN_WEIGHT",
     "MAX_DRAW",
     "RECORD",
+    "REMEDY",
     "SCREEN",
     "draw_features",
     "folder",
@@ -221,11 +222,12 @@ def library() -> Any:
                 except _Unavailable as why:
                     _REASON = str(why)
                     AVAILABLE = False
-                    warnings.warn(
-                        f"puretree's compiled growth kernel is unavailable: {why}. Fits use the numpy engine (the same trees, slower). For the compiled kernel, {REMEDY}.",
-                        KernelUnavailableWarning,
-                        stacklevel=2,
-                    )
+                    if os.environ.get("PURETREE_ENGINE", "").strip() != "numpy":  # numpy chosen: nothing to warn of
+                        warnings.warn(
+                            f"puretree's compiled growth kernel is unavailable: {why}. Fits use the numpy engine (the same trees, slower). For the compiled kernel, {REMEDY}.",
+                            KernelUnavailableWarning,
+                            stacklevel=2,
+                        )
     return _LIBRARY if AVAILABLE else None
 
 

@@ -101,6 +101,14 @@ def test_engines_are_chosen_by_name_or_by_the_environment(monkeypatch):
         assert cart(X, y) == ref
         assert kernels.fits() == before + uses_kernel, value
         assert cart(X, y, engine="c") == ref  # an engine given wins over the environment
+    # numpy chosen by the environment is a preference: every fit the default grows still grows,
+    # C4.5's compiled scan stays out too
+    monkeypatch.setenv("PURETREE_ENGINE", "numpy")
+    from puretree import c45_kernel
+    from puretree.c45 import c45
+
+    assert c45_kernel._kernel() is None
+    assert c45(X, y) == c45(X, y, engine="reference")
     monkeypatch.setenv("PURETREE_ENGINE", "turbo")
     with pytest.raises(ParameterError, match="PURETREE_ENGINE.*'turbo'"):
         cart(X, y)
@@ -280,6 +288,12 @@ def test_without_the_library_the_numpy_engine_grows_every_tree_and_warns_once(tm
     assert done.stderr.count("KernelUnavailableWarning") == 1, done.stderr
     assert "no compiled kernel in" in done.stderr and "pip install" in done.stderr and "PURETREE_ENGINE=numpy" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_numpy_chosen_by_the_environment_needs_no_library_and_warns_of_none(tmp_path):
+    done = run_python(FITS, "numpy", env={"PURETREE_KERNEL_DIR": str(tmp_path), "PURETREE_ENGINE": "numpy", "PYTHONWARNINGS": "always"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["numpy"] and "KernelUnavailableWarning" not in done.stderr
 
 
 def sanitized_kernel(folder):
