@@ -64,6 +64,7 @@ import contextlib
 import ctypes
 import hashlib
 import json
+import math
 import os
 import threading
 import warnings
@@ -544,7 +545,7 @@ def grow_arrays(
         float(min_samples_split), float(min_samples_leaf), -1 if max_depth is None else int(max_depth),
         0.0 if min_gain is None else float(min_gain), min_gain is not None, PARALLEL_MIN_WORK, threads,
         drawn, _pointer(entropy), len(entropy), splits.TIE_TOLERANCE, SCREEN, MAX_DRAW, ctypes.byref(cancel), ctypes.byref(tree),
-    ))  # fmt: skip
+    ), work=float(n) * q * (n if max_depth is None else min(n, int(max_depth) + 1)))  # fmt: skip
     if code == 1:
         raise MemoryError("puretree.kernels: out of memory growing the tree")
     if code == 3:  # pragma: no cover - _interruptible raises the interrupt that asked for it
@@ -565,20 +566,27 @@ def grow_arrays(
     return feature, threshold, child, counts
 
 
-def _interruptible(call: Callable[[ctypes.c_int], int]) -> int:
+#: Fits whose work may exceed this many row visits (rows x features x levels, the levels at most
+#: the rows or the depth limit; about a second of the C) run in a helper thread, interruptible;
+#: smaller ones, which end sooner than a Ctrl-C would be noticed, skip the thread's hand-off.
+INTERRUPTIBLE_WORK = 10**9
+
+
+def _interruptible(call: Callable[[ctypes.c_int], int], *, work: float = math.inf) -> int:
     """``call(cancel)``, a compiled call that stops soon after ``cancel`` turns non-zero.
 
     Python runs signal handlers in the main thread only, between its own bytecodes, so a long
-    C call there would hold Ctrl-C back until it returns. In the main thread the call runs in a
-    helper thread (ctypes lets go of the GIL) while the main thread waits for it, interruptibly:
-    a ``KeyboardInterrupt`` (or any exception) sets the flag, the C code returns within a
-    feature's pass, and the exception goes on. In other threads the call runs where it is.
+    C call there would hold Ctrl-C back until it returns. In the main thread a call whose
+    ``work`` may reach :data:`INTERRUPTIBLE_WORK` runs in a helper thread (ctypes lets go of the
+    GIL) while the main thread waits for it, interruptibly: a ``KeyboardInterrupt`` (or any
+    exception) sets the flag, the C code returns within a feature's pass, and the exception
+    goes on. Elsewhere the call runs where it is.
 
-    >>> _interruptible(lambda cancel: cancel.value + 7)
-    7
+    >>> _interruptible(lambda cancel: cancel.value + 7), _interruptible(lambda cancel: 8, work=10)
+    (7, 8)
     """
     cancel = ctypes.c_int(0)
-    if threading.current_thread() is not threading.main_thread():
+    if work < INTERRUPTIBLE_WORK or threading.current_thread() is not threading.main_thread():
         return call(cancel)
     outcome: list[Any] = []
 
