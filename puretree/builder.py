@@ -439,7 +439,7 @@ def grow(
     # grows with the recursive builder.
     level_wise = engine == "fast"
     if getattr(accept, "wants_context", False) and level_wise:
-        raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which the level-wise engines do not hand it; use engine='auto' or 'reference'")
+        raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which engine='fast', 'c' or 'numpy' does not hand it; use engine='auto' or 'reference'")
     use_engine = fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if use_engine:
         if not cfg.trusted:
@@ -447,7 +447,7 @@ def grow(
         tree = Tree(fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel), ds.schema, missing)
     else:
         if max_bins is not None or bins is not None:
-            raise ParameterError(f"max_bins or bins (histogram mode) needs the level-wise engine and the built-in split generators (engine={engine!r})")
+            raise ParameterError(f"max_bins or bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
         if level_wise:
             raise ParameterError(f"the level-wise engines (engine='fast', 'c' or 'numpy') know only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
         root = root_data(ds, missing=missing)
