@@ -8,31 +8,37 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test fuzz docs constraints bench bench-codegen bench-j48 bench-dask clean
+.PHONY: demo test system-deps fuzz docs constraints bench bench-codegen bench-j48 bench-dask clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "puretree needs Python 3.10 or newer"'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Stamps record what has been installed into the environment, so re-runs are fast.
-$(VENV)/.core: pyproject.toml | $(BIN)/python
+# Stamps record what has been installed into the environment, so re-runs are fast. The editable
+# install compiles the C growth kernel in place (setup.py), so a changed kernel source reinstalls.
+KERNEL := setup.py puretree/_kernel.c
+
+$(VENV)/.core: pyproject.toml $(KERNEL) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[cli]'
 	touch $@
 
 # Test tools are pinned (constraints/test.txt): a new Hypothesis or pytest never changes a verdict.
-$(VENV)/.test: pyproject.toml constraints/test.txt | $(BIN)/python
+$(VENV)/.test: pyproject.toml constraints/test.txt $(KERNEL) | $(BIN)/python system-deps
 	$(BIN)/python -m pip install --quiet -c constraints/test.txt -e '.[test]'
 	touch $@ $(VENV)/.core
 
 demo: $(VENV)/.core
 	$(BIN)/python examples/quickstart.py
 
-# The suite also needs Debian packages (Chromium, Graphviz, the Arm toolchain, QEMU): installed
-# as root when missing, else make stops at once naming them (.ci/system-deps).
-test: $(VENV)/.test
-	bash .ci/system-deps
+# The suite also needs Debian packages (Chromium, Graphviz, gcc, clang and MinGW for the kernel, the Arm toolchain, QEMU): installed
+# as root when missing, else make stops at once naming them (.ci/system-deps). Before the test
+# environment is installed: its editable install compiles the kernel with that gcc.
+test: system-deps $(VENV)/.test
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
+
+system-deps:
+	bash .ci/system-deps
 
 # Random search: seeds change every run and failures are kept in .hypothesis/. A failure
 # found here is fixed and then pinned as an @example or a unit test, so make test keeps it.
@@ -40,7 +46,7 @@ fuzz: $(VENV)/.test
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q -x tests
 
 # The documentation tools are pinned too (constraints/docs.txt), in the docs extra, not the test one.
-$(VENV)/.docs: pyproject.toml constraints/docs.txt constraints/test.txt | $(BIN)/python
+$(VENV)/.docs: pyproject.toml constraints/docs.txt constraints/test.txt $(KERNEL) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -c constraints/test.txt -c constraints/docs.txt -e '.[docs,cli]'
 	touch $@ $(VENV)/.core
 
@@ -78,4 +84,4 @@ bench-dask: $(VENV)/.test
 	ulimit -v 12000000 && $(BIN)/python bench/bench_dask.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site build puretree.egg-info puretree/_kernel_lib.*

@@ -5,7 +5,7 @@ Time: in one process, runs alternating between scikit-learn's ``DecisionTreeClas
 compiled kernel of :mod:`puretree.kernels` for this data, C), on iris, breast_cancer,
 digits, make_classification 100,000 x 20 and a chain 10,000 levels deep (10,000 rows, one
 feature, alternating labels); ``--sets 1000000x10`` adds make_classification 1,000,000 x 10.
-Each library fits iris once untimed first (imports, the kernel loaded from its cache).
+Each library fits iris once untimed first (imports, the compiled kernel checked and loaded).
 ``--reference`` adds puretree's recursive reference builder (``engine="reference"``),
 ``--numpy`` the numpy engine (:mod:`puretree.engine` without the kernel).
 
@@ -60,18 +60,7 @@ def fitter(which: str):
         return lambda X, y: DecisionTreeClassifier(random_state=0).fit(X, y)
     from puretree.grow import cart
 
-    if which == "numpy":
-        from puretree import engine as numpy_engine
-
-        def fit(X, y):
-            numpy_engine._USE_KERNEL = False
-            try:
-                return cart(X, y, engine="fast")
-            finally:
-                numpy_engine._USE_KERNEL = None
-
-        return fit
-    engine = {"puretree": "auto", "reference": "reference"}[which]
+    engine = {"puretree": "auto", "numpy": "numpy", "reference": "reference"}[which]
     return lambda X, y: cart(X, y, engine=engine)
 
 
@@ -87,7 +76,7 @@ def bench_time(name: str, repeats: int, reference: bool, numpy: bool = False) ->
     fits = {w: fitter(w) for w in who}
     runs: dict[str, list[float]] = {w: [] for w in who}
     for w in who:
-        # untimed warm-up: imports, the compiled kernel loaded from its cache
+        # untimed warm-up: imports, the compiled kernel checked and loaded
         fits[w](*load("iris"))
     for _ in range(repeats):
         for w in who:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .costs import cost_sensitive, nunez, tan_schlimmer
     from .criteria import gain_ratio, impurity_decrease, information_gain, per_feature, split_info
     from .data import Dataset, as_dataset, from_numpy, from_pandas, from_rows, read_csv
-    from .errors import CodegenError, DataError, MemoryLimitError, ModelFormatError, ParameterError, PuretreeError, SchemaError
+    from .errors import CodegenError, DataError, KernelUnavailableWarning, MemoryLimitError, ModelFormatError, ParameterError, PuretreeError, PuretreeWarning, SchemaError
     from .evaluate import accuracy, confusion_matrix, cross_validate, precision_recall, roc_auc, stratified_folds, train_test_split
     from .fold import depth, iter_nodes, n_leaves, n_nodes, rewrite
     from .fold import fold as fold_tree
@@ -88,6 +88,8 @@ __all__ = [
     "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn", "to_sklearn",
     # errors
     "PuretreeError", "DataError", "SchemaError", "ModelFormatError", "ParameterError", "CodegenError", "MemoryLimitError",
+    # warnings
+    "PuretreeWarning", "KernelUnavailableWarning",
 ]
 
 # Where each public name lives: {submodule: names}; (name, attribute) where they differ.
@@ -97,7 +99,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".costs": ("cost_sensitive", "nunez", "tan_schlimmer"),
     ".criteria": ("gain_ratio", "impurity_decrease", "information_gain", "per_feature", "split_info"),
     ".data": ("Dataset", "as_dataset", "from_numpy", "from_pandas", "from_rows", "read_csv"),
-    ".errors": ("CodegenError", "DataError", "MemoryLimitError", "ModelFormatError", "ParameterError", "PuretreeError", "SchemaError"),
+    ".errors": ("CodegenError", "DataError", "KernelUnavailableWarning", "MemoryLimitError", "ModelFormatError", "ParameterError", "PuretreeError", "PuretreeWarning", "SchemaError"),
     ".evaluate": ("accuracy", "confusion_matrix", "cross_validate", "precision_recall", "roc_auc", "stratified_folds", "train_test_split"),
     ".fold": ("depth", "iter_nodes", "n_leaves", "n_nodes", "rewrite", ("fold_tree", "fold")),
     ".c45": ("c45",),

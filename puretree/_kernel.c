@@ -1,28 +1,52 @@
 /* puretree's compiled loops: cart's level-wise growth (puretree/kernels.py) and C4.5's scan
  * of a node's numeric cuts (puretree/c45_kernel.py).
  *
- * Compiled by puretree/kernels.py with the system C compiler the first time a fit needs it
- * (-O2 -ffp-contract=off, never -ffast-math: every floating-point operation is the one written
- * here, in the order written, so the scores are the very floats the Python reference computes)
- * and loaded with ctypes. Plain C11 and POSIX threads; no Python headers.
+ * Compiled when the package is built (setup.py: -O2 -ffp-contract=off, never -ffast-math: every
+ * floating-point operation is the one written here, in the order written, so the scores are the
+ * very floats the Python reference computes) into a plain shared library next to the package,
+ * which puretree/kernels.py checks and loads with ctypes. Portable C11 (clean under -std=c11
+ * -Wall -Wextra -Werror -pedantic with gcc, clang and MinGW): no 128-bit integer type, threads
+ * from POSIX or from Windows' own API, no Python headers. The tolerances and limits are
+ * puretree's (puretree/kernels.py passes them in); none is written here a second time.
  *
  * Every index read is within the arrays the caller describes: the callers build the orders
  * themselves (permutations of the rows), and the class codes and table indices are checked here.
  */
 
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef _WIN32
+#include <windows.h>
+#define PT_EXPORT __declspec(dllexport)
+#else
+#include <pthread.h>
+#define PT_EXPORT __attribute__((visibility("default")))
+#endif
+
 #define PT_OK 0
 #define PT_NO_MEMORY 1
 #define PT_BAD_INPUT 2
+#define PT_CANCELLED 3
 
-/* puretree.grow.TIE_TOLERANCE, and the ranking's screen (puretree.kernels.SCREEN) */
-#define TIE_TOLERANCE 1e-12
-#define SCREEN 1e-9
+/* ---------------------------------------------------------------- threads and atomics */
+
+/* A counter shared by the workers of a level, and the caller's flag asking the fit to stop
+ * (puretree.kernels sets it on Ctrl-C): GCC's and Clang's atomic builtins, or Windows' own. */
+#ifdef _WIN32
+static int64_t fetch_add(volatile int64_t *x) { return (int64_t)InterlockedExchangeAdd64((volatile LONG64 *)x, 1); }
+static int load_flag(const volatile int *x) { return *x; }
+static void set_flag(volatile int *x) { InterlockedExchange((volatile LONG *)x, 1); }
+#else
+static int64_t fetch_add(volatile int64_t *x) { return __atomic_fetch_add(x, 1, __ATOMIC_RELAXED); }
+static int load_flag(const volatile int *x) { return __atomic_load_n(x, __ATOMIC_RELAXED); }
+static void set_flag(volatile int *x) { __atomic_store_n(x, 1, __ATOMIC_RELAXED); }
+#endif
+
+/* Whether the caller asked the fit to stop (no flag: never). */
+static int cancelled(const int *flag) { return flag != NULL && load_flag(flag) != 0; }
 
 /* ---------------------------------------------------------------- sums in numpy's order */
 
@@ -92,13 +116,13 @@ static double gini_decrease(double g_parent, const double *left, const double *r
 }
 
 /* For the tests: the two scores on their own (k entries each; k <= 1024). */
-double pt_gini(const double *c, int64_t k) {
+PT_EXPORT double pt_gini(const double *c, int64_t k) {
     double tmp[1024], total;
     if (k < 1 || k > 1024) return NAN;
     return gini(c, k, tmp, &total);
 }
 
-double pt_gini_decrease(double g_parent, const double *left, const double *right, int64_t k) {
+PT_EXPORT double pt_gini_decrease(double g_parent, const double *left, const double *right, int64_t k) {
     double tmp[1024];
     if (k < 1 || k > 1024) return NAN;
     return gini_decrease(g_parent, left, right, k, tmp);
@@ -154,15 +178,43 @@ static void ss_start(uint32_t *s, const uint32_t *entropy, int64_t n) {
     for (int64_t i = 4; i < n; i++) ss_add(s, entropy[i]);
 }
 
+/* PCG64's 128-bit arithmetic on two 64-bit halves (ISO C has no 128-bit integer). */
 typedef struct {
-    unsigned __int128 state, inc;
+    uint64_t hi, lo;
+} u128;
+
+static inline u128 u128_add(u128 a, u128 b) {
+    u128 r;
+    r.lo = a.lo + b.lo;
+    r.hi = a.hi + b.hi + (r.lo < a.lo);
+    return r;
+}
+
+/* The high 64 bits of a 64 x 64-bit product, from 32-bit halves. */
+static inline uint64_t mul_high(uint64_t a, uint64_t b) {
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* a * b modulo 2**128 */
+static inline u128 u128_mul(u128 a, u128 b) {
+    u128 r;
+    r.lo = a.lo * b.lo;
+    r.hi = mul_high(a.lo, b.lo) + a.hi * b.lo + a.lo * b.hi;
+    return r;
+}
+
+typedef struct {
+    u128 state, inc;
     int has32;
     uint32_t half;
 } pcg_t;
 
-#define PCG_MULT (((unsigned __int128)2549297995355413924ULL << 64) + 4865540595714422341ULL)
+static const u128 PCG_MULT = {2549297995355413924ULL, 4865540595714422341ULL};
 
-static inline void pcg_step(pcg_t *g) { g->state = g->state * PCG_MULT + g->inc; }
+static inline void pcg_step(pcg_t *g) { g->state = u128_add(u128_mul(g->state, PCG_MULT), g->inc); }
 
 /* PCG64 seeded as numpy seeds it from a SeedSequence: generate_state(4, uint64) gives
  * (seed high, seed low, increment high, increment low). */
@@ -178,11 +230,12 @@ static void pcg_seed(pcg_t *g, const uint32_t *pool) {
     }
     uint64_t v[4];
     for (int i = 0; i < 4; i++) v[i] = (uint64_t)w[2 * i] | ((uint64_t)w[2 * i + 1] << 32);
-    unsigned __int128 seed = ((unsigned __int128)v[0] << 64) | v[1], inc = ((unsigned __int128)v[2] << 64) | v[3];
-    g->state = 0;
-    g->inc = (inc << 1) | 1u;
+    u128 seed = {v[0], v[1]};
+    g->state.hi = g->state.lo = 0;
+    g->inc.hi = (v[2] << 1) | (v[3] >> 63); /* (inc << 1) | 1 */
+    g->inc.lo = (v[3] << 1) | 1u;
     pcg_step(g);
-    g->state += seed;
+    g->state = u128_add(g->state, seed);
     pcg_step(g);
     g->has32 = 0;
     g->half = 0;
@@ -190,7 +243,7 @@ static void pcg_seed(pcg_t *g, const uint32_t *pool) {
 
 static inline uint64_t pcg_next64(pcg_t *g) {
     pcg_step(g);
-    uint64_t hi = (uint64_t)(g->state >> 64), lo = (uint64_t)g->state;
+    uint64_t hi = g->state.hi, lo = g->state.lo;
     uint64_t x = hi ^ lo;
     unsigned r = (unsigned)(hi >> 58);
     return (x >> r) | (x << ((64 - r) & 63));
@@ -223,7 +276,7 @@ static uint32_t pcg_bounded(pcg_t *g, uint32_t rng) {
     return (uint32_t)(m >> 32);
 }
 
-/* allowed[0..q): 1 for the m features drawn from the node's pool (q <= PT_MAX_DRAW). */
+/* allowed[0..q): 1 for the m features drawn from the node's pool (q <= puretree.kernels.MAX_DRAW). */
 static void draw_features(const uint32_t *pool, int64_t q, int64_t m, unsigned char *allowed) {
     pcg_t g;
     pcg_seed(&g, pool);
@@ -237,13 +290,12 @@ static void draw_features(const uint32_t *pool, int64_t q, int64_t m, unsigned c
     }
 }
 
-/* Largest feature count drawn here (numpy's choice takes another route above it). */
-#define PT_MAX_DRAW 10000
-
 /* For the tests: the features drawn for the node whose pool follows from `entropy` (n words)
- * and then the path's words. */
-int pt_draw_features(const uint32_t *entropy, int64_t n, const uint32_t *path, int64_t depth, int64_t q, int64_t m, unsigned char *allowed) {
-    if (n < 4 || q < 1 || q > PT_MAX_DRAW || m < 1 || m > q || depth < 0) return PT_BAD_INPUT;
+ * and then the path's words; max_draw: the most features numpy's choice draws this way (it takes
+ * another route above it). */
+PT_EXPORT int pt_draw_features(const uint32_t *entropy, int64_t n, const uint32_t *path, int64_t depth, int64_t q, int64_t m, int64_t max_draw,
+                               unsigned char *allowed) {
+    if (n < 4 || q < 1 || q > max_draw || m < 1 || m > q || depth < 0) return PT_BAD_INPUT;
     uint32_t s[RNG_WORDS];
     ss_start(s, entropy, n);
     for (int64_t i = 0; i < depth; i++) ss_add(s, path[i]);
@@ -254,7 +306,7 @@ int pt_draw_features(const uint32_t *entropy, int64_t n, const uint32_t *path, i
 /* The presorted orders (`rows` of n entries each) of the rows kept (keep[r] != 0), renumbered
  * in row order, into out (`rows` of m entries, m the rows kept, and one spare entry at the
  * end): a stable sort's order with rows taken out stays one (puretree.kernels.subset_orders). */
-int pt_subset_orders(const int32_t *orders, int64_t rows, int64_t n, const unsigned char *keep, int64_t m, int32_t *out) {
+PT_EXPORT int pt_subset_orders(const int32_t *orders, int64_t rows, int64_t n, const unsigned char *keep, int64_t m, int32_t *out) {
     int32_t *renumbered = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
     if (!renumbered) return PT_NO_MEMORY;
     int64_t next = 0;
@@ -283,8 +335,8 @@ int pt_subset_orders(const int32_t *orders, int64_t rows, int64_t n, const unsig
 /* The node each of the n rows of X (X[r, f] = X[r * rs + f * cs], no NaN) ends in, down a
  * threshold tree's arrays (child[g] < 0: a leaf; else x <= threshold[g] goes to child[g], the
  * rest to child[g] + 1), into out (puretree.kernels.walk). */
-int pt_walk(const int64_t *feature, const double *threshold, const int64_t *child, int64_t n_nodes, const double *X, int64_t n, int64_t q,
-            int64_t rs, int64_t cs, int64_t *out) {
+PT_EXPORT int pt_walk(const int64_t *feature, const double *threshold, const int64_t *child, int64_t n_nodes, const double *X, int64_t n,
+                      int64_t q, int64_t rs, int64_t cs, int64_t *out) {
     for (int64_t g = 0; g < n_nodes; g++)
         if (child[g] >= 0 && (child[g] <= g || child[g] + 1 >= n_nodes || feature[g] < 0 || feature[g] >= q)) return PT_BAD_INPUT;
     for (int64_t r = 0; r < n; r++) {
@@ -305,7 +357,7 @@ typedef struct {
     double *counts;    /* n_nodes x k class weights */
 } pt_tree;
 
-void pt_free(pt_tree *t) {
+PT_EXPORT void pt_free(pt_tree *t) {
     free(t->feature);
     free(t->threshold);
     free(t->child);
@@ -341,8 +393,10 @@ typedef struct {
     const int32_t *ranks;     /* q x n, feature subsampling: each row's position in each presorted order */
     int64_t *row_node;        /* feature subsampling: each row's node (its id in the tree) */
     double *best_lo, *best_hi; /* F x q, feature subsampling: the values either side of the best threshold */
+    double tie, screen;       /* puretree.splits.TIE_TOLERANCE, puretree.kernels.SCREEN */
+    const int *cancel;        /* the caller's request to stop (NULL: none) */
     int failed;               /* a worker could not allocate its scratch */
-    int64_t next;             /* next feature to hand out (atomic) */
+    volatile int64_t next;    /* next feature to hand out (atomic) */
 } level_t;
 
 static inline double xat(const level_t *L, int64_t r, int64_t f) { return L->X[r * L->rs + f * L->cs]; }
@@ -396,7 +450,7 @@ static void scan_node(const level_t *L, int64_t i, int64_t f, const int32_t *sor
         v = v_next;
     }
     if (top == -INFINITY) return;
-    double bar = exact_all ? -INFINITY : top - SCREEN * total;
+    double bar = exact_all ? -INFINITY : top - L->screen * total;
     /* pass 2: the reference's score where the ranking comes close to the best */
     memset(left, 0, sizeof(double) * (size_t)k);
     double best = -INFINITY;
@@ -417,7 +471,7 @@ static void scan_node(const level_t *L, int64_t i, int64_t f, const int32_t *sor
         }
     }
     if (best == -INFINITY) return;
-    bar = best - TIE_TOLERANCE * fmax(1.0, fabs(best));
+    bar = best - L->tie * fmax(1.0, fabs(best));
     for (int64_t p = 0; p < len - 1; p++) { /* the first threshold within tolerance of the best */
         if (scores[p] >= bar) {
             *best_out = scores[p];
@@ -575,33 +629,55 @@ typedef struct {
 
 /* A worker: features handed out one at a time as the threads come free (on a busy machine a
  * thread held back by the scheduler does not hold the whole level back). */
-static void *work(void *arg) {
-    job_t *job = arg;
+static void work(job_t *job) {
     for (;;) {
-        int64_t f = __atomic_fetch_add(&job->L->next, 1, __ATOMIC_RELAXED);
-        if (f >= job->count) break;
+        int64_t f = fetch_add(&job->L->next);
+        if (f >= job->count || cancelled(job->L->cancel)) break; /* a stop request: within one feature's pass */
         int rc = job->which == 0 ? feature_best(job->L, f) : job->which == 1 ? partition(job->L, f) : node_best(job->L, f);
-        if (rc != PT_OK) __atomic_store_n(&job->L->failed, 1, __ATOMIC_RELAXED);
+        if (rc != PT_OK) set_flag(&job->L->failed);
     }
+}
+
+#ifdef _WIN32
+typedef HANDLE thread_t;
+static DWORD WINAPI thread_main(LPVOID arg) {
+    work(arg);
+    return 0;
+}
+static int thread_start(thread_t *t, job_t *job) {
+    *t = CreateThread(NULL, 0, thread_main, job, 0, NULL);
+    return *t != NULL;
+}
+static void thread_join(thread_t t) {
+    WaitForSingleObject(t, INFINITE);
+    CloseHandle(t);
+}
+#else
+typedef pthread_t thread_t;
+static void *thread_main(void *arg) {
+    work(arg);
     return NULL;
 }
+static int thread_start(thread_t *t, job_t *job) { return pthread_create(t, NULL, thread_main, job) == 0; }
+static void thread_join(thread_t t) { pthread_join(t, NULL); }
+#endif
 
 /* One pass (which) over count features, on up to `threads` threads. */
 static int run(level_t *L, int which, int64_t count, int threads) {
     job_t job = {L, which, count};
     L->next = 0;
     L->failed = 0;
-    pthread_t ids[64];
+    thread_t ids[64];
     int started = 0;
     if (threads > 64) threads = 64;
     if (threads > count) threads = (int)count;
     for (int t = 1; t < threads; t++) {
-        if (pthread_create(&ids[started], NULL, work, &job) != 0) break; /* fewer threads: the same result */
+        if (!thread_start(&ids[started], &job)) break; /* fewer threads: the same result */
         started++;
     }
     work(&job);
-    for (int t = 0; t < started; t++) pthread_join(ids[t], NULL);
-    return L->failed ? PT_NO_MEMORY : PT_OK;
+    for (int t = 0; t < started; t++) thread_join(ids[t]);
+    return L->failed ? PT_NO_MEMORY : cancelled(L->cancel) ? PT_CANCELLED : PT_OK;
 }
 
 /* Room for `need` nodes in the tree's arrays (doubled as needed; new nodes are leaves). */
@@ -632,22 +708,25 @@ static int with_room(pt_tree *t, int64_t *cap, int64_t need, int64_t k) {
  * with each feature's stable presorted order and then 0 .. n-1. Levels whose rows x features
  * reach min_work share their features between `threads` threads. max_features > 0: each node
  * splits on max_features features drawn from its SeedSequence, whose entropy words before the
- * node's path are entropy[0 .. n_entropy) (see draw_features); only those are scanned. */
-int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const int64_t *y, const double *w, int64_t k,
-            const double *root_counts, int32_t *orders, double min_split, double min_leaf, int64_t max_depth, double min_gain,
-            int use_min_gain, int64_t min_work, int threads, int64_t max_features, const uint32_t *entropy, int64_t n_entropy,
-            pt_tree *out) {
+ * node's path are entropy[0 .. n_entropy) (see draw_features); only those are scanned (at most
+ * max_draw features). tie and screen: puretree's tie tolerance and the ranking's screen. Once
+ * *cancel turns non-zero (another thread sets it) the fit stops within a feature's pass and
+ * returns PT_CANCELLED. */
+PT_EXPORT int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const int64_t *y, const double *w, int64_t k,
+                      const double *root_counts, int32_t *orders, double min_split, double min_leaf, int64_t max_depth, double min_gain,
+                      int use_min_gain, int64_t min_work, int threads, int64_t max_features, const uint32_t *entropy, int64_t n_entropy,
+                      double tie, double screen, int64_t max_draw, const int *cancel, pt_tree *out) {
     memset(out, 0, sizeof(*out));
-    if (n < 1 || q < 1 || k < 1 || n > INT32_MAX) return PT_BAD_INPUT;
+    if (n < 1 || q < 1 || k < 1 || n > INT32_MAX || !(tie >= 0.0) || !(screen >= 0.0)) return PT_BAD_INPUT;
     int drawing = max_features > 0;
-    if (drawing && (max_features > q || q > PT_MAX_DRAW || n_entropy < 4 || !entropy)) return PT_BAD_INPUT;
+    if (drawing && (max_features > q || q > max_draw || n_entropy < 4 || !entropy)) return PT_BAD_INPUT;
     for (int64_t r = 0; r < n; r++)
         if (y[r] < 0 || y[r] >= k) return PT_BAD_INPUT;
     for (int64_t r = 0; r < (q + 1) * n; r++)
         if (orders[r] < 0 || orders[r] >= n) return PT_BAD_INPUT;
     int rc = PT_NO_MEMORY;
     int64_t cap = 0;
-    level_t L = {.X = X, .n = n, .q = q, .rs = rs, .cs = cs, .y = y, .w = w, .k = k, .orders = orders, .min_leaf = min_leaf};
+    level_t L = {.X = X, .n = n, .q = q, .rs = rs, .cs = cs, .y = y, .w = w, .k = k, .orders = orders, .min_leaf = min_leaf, .tie = tie, .screen = screen, .cancel = cancel};
     double *tmp = malloc(sizeof(double) * (size_t)k);
     L.goes_left = calloc((size_t)n, 1);
     L.fr_node = malloc(sizeof(int64_t));
@@ -674,6 +753,10 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
     const int32_t *rows = orders + q * n;
     while (L.F > 0) {
         int64_t F = L.F;
+        if (cancelled(cancel)) { /* between levels */
+            rc = PT_CANCELLED;
+            goto done;
+        }
         free_level(&L, &first_child);
         L.splits = calloc((size_t)F, 1);
         L.g_parent = calloc((size_t)F, sizeof(double));
@@ -730,7 +813,7 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
         int64_t scanned = drawing ? max_features : q; /* features each node scans */
         int level_threads = (q > 1 && work_rows * scanned >= min_work) ? threads : 1;
         for (int64_t x = 0; x < F * q; x++) L.best_score[x] = -INFINITY;
-        if (run(&L, drawing ? 2 : 0, drawing ? F : q, level_threads) != PT_OK) goto done;
+        if ((rc = run(&L, drawing ? 2 : 0, drawing ? F : q, level_threads)) != PT_OK) goto done;
         /* each node's split: the first feature within tolerance of the node's best, its
          * threshold (puretree.grow.midpoint), child ids, and every row's side */
         int64_t n_next = 0;
@@ -745,7 +828,7 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
                 L.splits[i] = 0;
                 continue;
             }
-            double bar = top - TIE_TOLERANCE * fmax(1.0, fabs(top));
+            double bar = top - L.tie * fmax(1.0, fabs(top));
             int64_t fb = 0;
             while (bs[fb] < bar) fb++;
             if (use_min_gain && !(bs[fb] > min_gain)) {
@@ -784,7 +867,8 @@ int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const
         for (int64_t i = 0; i < F; i++)
             if (L.splits[i] && L.fr_end[i] - L.fr_start[i] - L.n_left_of[i] > L.longest) L.longest = L.fr_end[i] - L.fr_start[i] - L.n_left_of[i];
         /* feature subsampling keeps the rows' own order only (the last); else every order */
-        if ((drawing ? partition(&L, q) : run(&L, 1, q + 1, level_threads)) != PT_OK) goto done;
+        if ((rc = drawing ? partition(&L, q) : run(&L, 1, q + 1, level_threads)) != PT_OK) goto done;
+        rc = PT_NO_MEMORY; /* what a failed allocation below means */
         /* the next frontier: each split node's two children, left then right */
         int64_t *nf_node = malloc(sizeof(int64_t) * (size_t)n_next);
         int64_t *nf_start = malloc(sizeof(int64_t) * (size_t)n_next);
@@ -849,7 +933,7 @@ done:
  * above epsilon), the class counts of its known rows and those left of the cut. Row r holds
  * weight rows[r] >> shift of class rows[r] & (2**shift - 1). table[x] = x log2 x for
  * 0 <= x < table_len. As puretree.c45_kernel's specification (_scan), operation for operation. */
-int pt_c45_scan(const int64_t *order, const double *values, int64_t f, int64_t n, const int64_t *rows, int64_t shift, int64_t k,
+PT_EXPORT int pt_c45_scan(const int64_t *order, const double *values, int64_t f, int64_t n, const int64_t *rows, int64_t shift, int64_t k,
                 const double *table, int64_t table_len, double total, int64_t n_classes, double min_leaf, double epsilon,
                 double value_tolerance, int64_t *n_cuts, double *best, int64_t *where, int64_t *known, int64_t *left_at) {
     if (f < 0 || n < 0 || k < 1 || shift < 1 || shift > 32 || n_classes < 1) return PT_BAD_INPUT;

@@ -68,6 +68,7 @@ outlook = sunny
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable, Generator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -373,7 +374,13 @@ def grow(
     never modified. ``engine``:
     ``"auto"`` (default) grows level by level with :mod:`puretree.engine` when it knows the
     ``splitters`` (the built-in ones), else with this module's recursive builder, which
-    ``"reference"`` forces and ``"fast"`` refuses to fall back to; both grow the same tree.
+    ``"reference"`` forces and ``"fast"`` refuses to fall back to; all grow the same tree.
+    The level-wise engine hands ``cart``'s common case (Gini, numeric features, no missing
+    value) to the compiled kernel (:mod:`puretree.kernels`): ``"c"`` insists on it (an error
+    where it is unavailable or does not apply), ``"numpy"`` does without it. The environment
+    variable ``PURETREE_ENGINE`` (one of these names) chooses in place of ``"auto"``: ``numpy``
+    keeps every compiled loop out (C4.5's scan too), ``c`` insists on the kernel wherever the
+    level-wise engine grows, ``reference`` grows recursively.
     ``max_bins=N`` (fast engine only): histogram mode, each numeric feature binned once into
     at most ``N`` quantile bins, every threshold the largest training value of a bin.
     ``max_features`` (random forests): each node splits on a random subset of the features,
@@ -404,7 +411,7 @@ def grow(
     if max_features is not None:
         cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=key)
 
-    check("engine", engine, Options(fast.ENGINES))
+    engine, kernel = _engine_chosen(engine)
     max_bins = check_options(max_bins=max_bins)["max_bins"]
     check("progress", progress, *GROW_CONSTRAINTS["progress"])
     if bins is not None:
@@ -415,18 +422,19 @@ def grow(
     # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
     # The level-wise engine hands accept the statistics only: a hook that wants the node's rows
     # grows with the recursive builder.
-    if getattr(accept, "wants_context", False) and engine == "fast":
-        raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which engine='fast' does not hand it; use engine='auto' or 'reference'")
-    use_engine = fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (engine == "fast" or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
+    level_wise = engine == "fast"
+    if getattr(accept, "wants_context", False) and level_wise:
+        raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which engine='fast', 'c' or 'numpy' does not hand it; use engine='auto' or 'reference'")
+    use_engine = fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
-        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress), ds.schema, missing)
+        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel), ds.schema, missing)
     else:
         if max_bins is not None or bins is not None:
             raise ParameterError(f"max_bins or bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
-        if engine == "fast":
-            raise ParameterError(f"engine='fast' knows only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
+        if level_wise:
+            raise ParameterError(f"the level-wise engines (engine='fast', 'c' or 'numpy') know only the built-in split generators, got {list(cfg.splitters)!r}; use engine='auto' or 'reference'")
         if not ds.schema.is_regression:  # rows x classes statistics: refused before they are made
             check_rows_by_classes(ds.n_rows, len(ds.schema.classes))
         root = root_data(ds, missing=missing)
@@ -437,6 +445,36 @@ def grow(
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+#: What each ``engine`` means: the builder (``"auto"``: the level-wise engine where it knows the
+#: splitters, else the recursive one; ``"fast"``: the level-wise engine or an error; ``"reference"``:
+#: the recursive builder) and the compiled kernel's part (:func:`puretree.engine.build`'s ``kernel``).
+_ENGINE_MEANS = {"auto": ("auto", "auto"), "fast": ("fast", "auto"), "c": ("fast", "required"), "numpy": ("fast", "never"), "reference": ("reference", "auto")}
+#: What ``$PURETREE_ENGINE`` makes of ``engine="auto"``: a preference that never refuses a fit the
+#: default grows, save ``"c"``, which insists on the kernel wherever the level-wise engine grows.
+_ENVIRONMENT_MEANS = {"auto": ("auto", "auto"), "fast": ("fast", "auto"), "c": ("auto", "required"), "numpy": ("auto", "never"), "reference": ("reference", "auto")}
+
+
+def _engine_chosen(engine: Any) -> tuple[str, str]:
+    """``engine`` checked, as (builder, kernel) (see ``_ENGINE_MEANS``); ``"auto"`` is
+    ``$PURETREE_ENGINE``'s choice where that is set.
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"PURETREE_ENGINE": "numpy"}):
+    ...     _engine_chosen("auto"), _engine_chosen("c")
+    (('auto', 'never'), ('fast', 'required'))
+    """
+    from .engine import ENGINES
+
+    check("engine", engine, Options(ENGINES))
+    chosen = os.environ.get("PURETREE_ENGINE", "").strip()
+    if engine != "auto" or not chosen:
+        return _ENGINE_MEANS[engine]
+    if chosen not in ENGINES:
+        raise ParameterError(f"the environment variable PURETREE_ENGINE must be one of {', '.join(ENGINES)}, not {chosen!r}")
+    return _ENVIRONMENT_MEANS[chosen]
 
 
 def _seed_key(seed: Any) -> tuple[int, ...]:

@@ -12,14 +12,15 @@ comes from the same table of numpy's values, and every sum over classes is added
 pairwise order (:func:`_pairwise`), so the gains are equal floats, not merely close ones
 (tests/test_c45_vector.py compares the two).
 
-Without a C compiler, :data:`AVAILABLE` is False and nothing here is called. The library is
-compiled (once per user, or loaded from the cache) at the first call, which
-:mod:`puretree.c45_vector` makes only for a node big enough to repay that (:func:`loaded`
-says whether it has happened).
+The library is compiled with the package (:mod:`puretree.kernels` checks and loads it at the
+first call, which :mod:`puretree.c45_vector` makes only for a node big enough to repay that;
+:func:`loaded` says whether it has happened). Where it is unavailable (a package built without a
+C compiler, a damaged library), :data:`AVAILABLE` turns False and the numpy expressions run.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -29,8 +30,8 @@ from .c45_scan import J48_EPSILON, VALUE_TOLERANCE
 
 __all__ = ["AVAILABLE", "MAX_CLASSES", "scan_features", "loaded"]
 
-#: Whether the compiled loop can run here (a C compiler is found; it is optional: the numpy
-#: path grows the same trees). Turns False for good if the library cannot be compiled.
+#: Whether the compiled loop may run here (it is optional: the numpy path grows the same trees).
+#: Turns False for good if the library cannot be loaded.
 AVAILABLE = kernels.AVAILABLE
 #: numpy adds up to 128 numbers in one pairwise block; more classes take the numpy path.
 MAX_CLASSES = 128
@@ -136,10 +137,10 @@ def loaded() -> bool:
 
 
 def _kernel() -> Any:
-    """The compiled library, or None where it cannot be compiled; then :data:`AVAILABLE` turns
-    False for good."""
+    """The compiled library, or None where it cannot be loaded (then :data:`AVAILABLE` turns
+    False for good) or ``PURETREE_ENGINE=numpy`` keeps compiled loops out."""
     global AVAILABLE
-    if not AVAILABLE:
+    if not AVAILABLE or os.environ.get("PURETREE_ENGINE", "").strip() == "numpy":  # numpy chosen: no compiled loop
         return None
     lib = kernels.library()
     if lib is None:
@@ -166,7 +167,7 @@ def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, tab
     """:func:`_scan` on the node's sorted orders and values and its whole-number class counts
     ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45_scan.bits`
     gives it. None when a row holds weight in two classes (the builder never makes one) or
-    there is no compiled library: the caller computes the same with numpy.
+    the compiled library is unavailable: the caller computes the same with numpy.
 
     Four rows of one feature, classes a a b b: the one cut between the two values is worth a
     whole bit, and leaves (2, 0) on its left.

@@ -9,9 +9,9 @@ with the one frontier loop (:func:`puretree.growth.level.grow`) over the sorted 
 
 **The compiled kernel.** Classification with the built-in Gini score on numeric features
 without missing values (``cart``'s common case) is handed whole to :mod:`puretree.kernels`
-(C, compiled on first use), which grows the same tree level by level (see
-:func:`_kernel_applies`); ``_USE_KERNEL = False``, or a machine without a C compiler, keeps everything
-in numpy.
+(C, compiled with the package), which grows the same tree level by level (see
+:func:`_kernel_applies`); ``grow(..., engine="numpy")`` (or ``PURETREE_ENGINE=numpy``), or a
+package built without a C compiler, keeps everything in numpy, and ``engine="c"`` insists on the kernel.
 
 >>> from puretree.datasets import load_playtennis
 >>> from puretree.grow import id3
@@ -36,9 +36,11 @@ from .splits import multiway_splits, refuse_missing, subset_splits, threshold_sp
 __all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
 
 
-#: The values of ``grow(..., engine=...)``: ``"auto"`` uses the fast engine when it supports
-#: the splitters given, ``"fast"`` insists on it, ``"reference"`` runs the recursive builder.
-ENGINES = ("auto", "fast", "reference")
+#: The values of ``grow(..., engine=...)``: ``"auto"`` uses the level-wise engines when they support
+#: the splitters given (the compiled kernel where it applies, else numpy); ``"fast"`` insists on
+#: them; ``"c"`` on the compiled kernel; ``"numpy"`` on the level-wise engine without the kernel;
+#: ``"reference"`` runs the recursive builder. ``$PURETREE_ENGINE`` chooses for ``"auto"``.
+ENGINES = ("auto", "c", "numpy", "fast", "reference")
 
 
 def _kinds() -> dict[Any, str]:
@@ -132,15 +134,8 @@ def check_bins(bins: Any, schema: Any) -> tuple[np.ndarray | None, ...]:
     return tuple(out)
 
 
-#: Whether fits may use the compiled kernel (:mod:`puretree.kernels`): ``None``, when it
-#: compiles here; ``False``, never (the tests set it to check the numpy engine on the same data).
-_USE_KERNEL: bool | None = None
-
-
 def _kernels() -> Any:
-    """:mod:`puretree.kernels` if its C code is compiled (on first use) and allowed, else ``None``."""
-    if _USE_KERNEL is False:
-        return None
+    """:mod:`puretree.kernels` if its compiled library loads here (checked on first use), else ``None``."""
     from . import kernels
 
     return kernels if kernels.AVAILABLE and kernels.library() is not None else None
@@ -173,6 +168,21 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
     if w is not None and not (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT):
         return False
     return not _any_nan(ds.X)
+
+
+def _refuse_kernel(ds: Dataset, cfg: Any, *, histogram: bool) -> None:
+    """Why ``engine="c"`` cannot grow this fit, as a :class:`~puretree.errors.ParameterError`."""
+    from .errors import ParameterError
+
+    if _kernels() is None:
+        from . import kernels
+
+        raise ParameterError(f"engine='c' needs puretree's compiled kernel, which is unavailable here ({kernels.unavailable_reason() or 'disabled'}); {kernels.REMEDY}")
+    raise ParameterError(
+        "engine='c' grows classification trees with the built-in Gini score and threshold splits on numeric features without missing values, "
+        f"at most {_kernels().MAX_CLASSES} classes, no accept hook, no histogram mode{' (max_bins or bins was given)' if histogram else ''}; "
+        "this fit is outside that: use engine='auto' or 'numpy'"
+    )
 
 
 def _any_nan(X: np.ndarray) -> bool:
@@ -213,18 +223,22 @@ def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None
         progress(d, int((depth == d).sum()), int(round(float(weight[depth == d].sum()))))
 
 
-def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None) -> Node:
+def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None, kernel: str = "auto") -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown a frontier at a time. ``max_bins``: histogram mode, each numeric
     feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values.
     ``bins`` (checked by :func:`check_bins`): histogram mode with the bins given, each value
     replaced by its bin's upper edge (:func:`edge_bins`), thresholds at edges.
     ``progress(depth, nodes, rows)`` is called once per level: its depth, the nodes made at
-    that depth, the rows they hold."""
+    that depth, the rows they hold. ``kernel``: ``"auto"`` grows with the compiled kernel where
+    it applies, ``"never"`` with numpy, ``"required"`` with the kernel or not at all
+    (:class:`~puretree.errors.ParameterError`)."""
     if cfg.missing == "error":
         refuse_missing(ds)  # one message for both builders
-    if max_bins is None and bins is None and _kernel_applies(ds, cfg):
+    if kernel != "never" and max_bins is None and bins is None and _kernel_applies(ds, cfg):
         return _kernel_tree(ds, cfg, progress)
+    if kernel == "required":
+        _refuse_kernel(ds, cfg, histogram=max_bins is not None or bins is not None)
     kinds = tuple(_kinds()[s] for s in cfg.splitters)
     binned: Any = None
     if max_bins is not None:

@@ -23,6 +23,8 @@ __all__ = [
     "ParameterError",
     "CodegenError",
     "MemoryLimitError",
+    "PuretreeWarning",
+    "KernelUnavailableWarning",
 ]
 
 
@@ -91,3 +93,11 @@ def shown(value: Any, limit: int = 40) -> str:
 class MemoryLimitError(PuretreeError, MemoryError):
     """A fit would need more memory than this process may use, found before it is allocated:
     the message names the rows and classes (or nodes and classes) and the memory they need."""
+class PuretreeWarning(UserWarning):
+    """Base class of every warning puretree gives on purpose."""
+
+
+class KernelUnavailableWarning(PuretreeWarning):
+    """The compiled growth kernel cannot run here (puretree was built without a C compiler, or its
+    library is missing or damaged): fits use the numpy engine, the same trees, slower. Given once,
+    at the first fit that would have used the kernel; the message says how to get it."""

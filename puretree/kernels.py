@@ -28,17 +28,26 @@ orders sorted once (:func:`presort`, :func:`subset_orders`, :func:`shared_presor
 Ties break as the reference breaks them because the scores are the reference's numbers:
 the same formulas in the same order (:func:`puretree.impurity.gini`'s proportions first,
 :func:`puretree.impurity.sum_last`'s order of addition, a branch's weight as its share of
-the parent), the first threshold within :data:`~puretree.grow.TIE_TOLERANCE` of a feature's
+the parent), the first threshold within :data:`~puretree.splits.TIE_TOLERANCE` (handed to the C at each fit) of a feature's
 best, then the first feature within it of the node's best. The C is compiled without
 ``-ffast-math`` and with ``-ffp-contract=off`` (no fused multiply-adds), so each operation
 rounds as numpy's does.
 
-The C source ships with the package. The first fit that needs it compiles it with the system
-C compiler (:func:`compiler`: ``$PURETREE_CC``, else ``$CC``, else ``cc`` or ``gcc``) into a
-per-user cache (:func:`cache_dir`), under a name that hashes the source, the compiler and its
-flags; later processes load it from there with :mod:`ctypes` (a few milliseconds). Without a
-compiler, or when compiling fails, :data:`AVAILABLE` is False and the numpy engine grows every
-tree, the same trees, slower. :mod:`puretree.c45_kernel` loads the same library.
+The library is compiled when the package is built (``setup.py``: setuptools, into
+``puretree/_kernel_lib.so``, ``.dylib`` or ``.dll``, shipped inside the platform wheel) and
+loaded from the package's folder with :mod:`ctypes` at the first fit that needs it (a few
+milliseconds); nothing is compiled or written at run time. Before it is loaded it is checked
+against its record (:data:`RECORD`, written at build: its size and SHA-256, and its source's): a
+library that is missing, cut short, replaced by another or older than the source next to it is
+never loaded. Then, and where the package was built without a C compiler, :data:`AVAILABLE`
+turns False, the first fit warns once (:class:`puretree.errors.KernelUnavailableWarning`, which
+says why and how to get the compiled kernel) and the numpy engine grows every tree, the same
+trees, slower. :mod:`puretree.c45_kernel` loads the same library. ``$PURETREE_KERNEL_DIR``
+names another folder holding a library and its record (the tests load a sanitized build so).
+
+A long fit stops on Ctrl-C within a feature's pass: in the main thread the C runs in a helper
+thread while the main thread waits for it, and a ``KeyboardInterrupt`` asks it to stop
+(:func:`_interruptible`).
 
 >>> import numpy as np
 >>> if AVAILABLE:
@@ -54,31 +63,32 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import hashlib
+import json
+import math
 import os
-import platform
-import shlex
-import shutil
-import subprocess
-import tempfile
 import threading
+import warnings
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
+from . import splits
+from .errors import KernelUnavailableWarning
+
 __all__ = [
     "AVAILABLE",
-    "CFLAGS",
     "MAX_CLASSES",
     "MAX_ROWS",
     "MAX_WEIGHT",
     "MIN_WEIGHT",
-    "TIE_TOLERANCE",
     "MAX_DRAW",
-    "cache_dir",
-    "compiler",
+    "RECORD",
+    "REMEDY",
+    "SCREEN",
     "draw_features",
+    "folder",
     "fits",
     "gini",
     "gini_decrease",
@@ -90,58 +100,27 @@ __all__ = [
     "seed_entropy",
     "shared_presort",
     "subset_orders",
+    "unavailable_reason",
     "walk",
 ]
 
-#: The C source, shipped as package data.
-SOURCE = Path(__file__).with_name("_kernel.c")
+#: The record the build writes next to the library (``setup.py``): a JSON object with the
+#: library's file name, its size and SHA-256, and the SHA-256 of the source it was built from.
+RECORD = "_kernel_lib.json"
 
-#: How the source is compiled: optimised, but every floating-point operation as written (no
-#: fused multiply-add, no -ffast-math), so the scores are the reference's floats. ``$PURETREE_CFLAGS``
-#: adds flags (the tests build a sanitized copy with it); they take part in the cache key.
-CFLAGS = ("-O2", "-ffp-contract=off", "-std=c11", "-fPIC", "-shared", "-pthread")
+#: The C source's name (in a source tree, next to the library: a library older than it is stale).
+SOURCE = "_kernel.c"
 
-#: Longest a compilation may take (seconds) before the kernel is given up for this process.
-COMPILE_TIMEOUT = 120
-
-
-def compiler() -> list[str] | None:
-    """The C compiler's command (a list of words), or None where there is none.
-
-    ``$PURETREE_CC`` if set (a missing program means no compiler: nothing else is tried),
-    else ``$CC``, else ``cc`` or ``gcc`` found on the PATH.
-
-    >>> import os
-    >>> from unittest import mock
-    >>> with mock.patch.dict(os.environ, {"PURETREE_CC": "/nonexistent/cc"}):
-    ...     compiler() is None
-    True
-    """
-    for var in ("PURETREE_CC", "CC"):
-        value = os.environ.get(var, "").strip()
-        if value:
-            words = shlex.split(value)
-            path = shutil.which(words[0])
-            return [path, *words[1:]] if path else None
-    for name in ("cc", "gcc"):
-        path = shutil.which(name)
-        if path:
-            return [path]
-    return None
-
-
-def cache_dir() -> Path:
-    """Where compiled kernels are kept: ``$XDG_CACHE_HOME/puretree``, else ``~/.cache/puretree``."""
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return Path(base if base else Path.home() / ".cache") / "puretree"
-
-
-#: Whether the compiled kernel can run here: a C compiler is found and the source shipped.
-#: Turns False for good if compiling or loading it fails (:func:`library`).
-AVAILABLE = compiler() is not None and SOURCE.is_file()
+#: Whether the compiled kernel may run here: True until loading it fails (then False for good).
+AVAILABLE = True
 
 _LIBRARY: Any = None
+_REASON: str | None = None
 _LOADING = threading.Lock()
+
+
+class _Unavailable(Exception):
+    """Why the library cannot be loaded (the text of the warning)."""
 
 
 class _Tree(ctypes.Structure):
@@ -156,43 +135,14 @@ class _Tree(ctypes.Structure):
     ]
 
 
-def _flags() -> list[str]:
-    return [*CFLAGS, *shlex.split(os.environ.get("PURETREE_CFLAGS", ""))]
-
-
-def _target(command: list[str], flags: list[str]) -> Path:
-    """The cached library's path: a hash of the source, the compiler, its flags and the machine."""
-    key = hashlib.sha256()
-    for part in (SOURCE.read_bytes(), "\0".join(command).encode(), "\0".join(flags).encode(), platform.machine().encode()):
-        key.update(part)
-        key.update(b"\0")
-    return cache_dir() / f"kernel-{key.hexdigest()[:32]}.so"
-
-
-def _compile(command: list[str], flags: list[str], target: Path) -> None:
-    """Compiles the source into ``target``: into a temporary file of the same folder, fsynced,
-    renamed into place (two processes compiling at once each rename a whole library)."""
-    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=target.stem + ".", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    try:
-        subprocess.run([*command, *flags, "-o", tmp, str(SOURCE)], check=True, stdin=subprocess.DEVNULL, capture_output=True, timeout=COMPILE_TIMEOUT)
-        with open(tmp, "rb") as written:
-            os.fsync(written.fileno())
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def _declare(lib: Any) -> Any:
     """The C functions' signatures."""
     p, i64, f64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double, ctypes.c_int
-    lib.pt_grow.argtypes = [p, i64, i64, i64, i64, p, p, i64, p, p, f64, f64, i64, f64, i32, i64, i32, i64, p, i64, ctypes.POINTER(_Tree)]
+    lib.pt_grow.argtypes = [p, i64, i64, i64, i64, p, p, i64, p, p, f64, f64, i64, f64, i32, i64, i32, i64, p, i64, f64, f64, i64, p, ctypes.POINTER(_Tree)]
     lib.pt_grow.restype = i32
     lib.pt_free.argtypes = [ctypes.POINTER(_Tree)]
     lib.pt_free.restype = None
-    lib.pt_draw_features.argtypes = [p, i64, p, i64, i64, i64, p]
+    lib.pt_draw_features.argtypes = [p, i64, p, i64, i64, i64, i64, p]
     lib.pt_draw_features.restype = i32
     lib.pt_subset_orders.argtypes = [p, i64, i64, p, i64, p]
     lib.pt_subset_orders.restype = i32
@@ -207,39 +157,84 @@ def _declare(lib: Any) -> Any:
     return lib
 
 
-def _load() -> Any:
-    """The compiled library: from the cache, else compiled into it (or, where the cache cannot
-    be written, into a temporary folder removed once the library is loaded)."""
-    command = compiler()
-    if command is None or not SOURCE.is_file():
-        raise OSError("no C compiler")
-    flags = _flags()
-    target = _target(command, flags)
+def folder() -> Path:
+    """Where the library and its record are: ``$PURETREE_KERNEL_DIR`` if set, else the package's folder."""
+    chosen = os.environ.get("PURETREE_KERNEL_DIR", "").strip()
+    return Path(chosen) if chosen else Path(__file__).parent
+
+
+def _sha256(path: Path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest() if hasattr(hashlib, "file_digest") else hashlib.sha256(f.read()).hexdigest()
+
+
+def _checked(where: Path) -> Path:
+    """The library's path in ``where`` once it matches its record (else :class:`_Unavailable`):
+    a damaged or foreign file is never mapped (a library cut short kills a process that
+    maps it with SIGBUS; another library lacks the functions)."""
     try:
-        if not target.is_file():
-            _compile(command, flags, target)
-        return _declare(ctypes.CDLL(str(target)))
-    except subprocess.SubprocessError:
-        raise
-    except OSError:  # no cache folder to write in, or a library there that does not load
-        with tempfile.TemporaryDirectory(prefix="puretree-kernel-") as folder:
-            private = Path(folder) / target.name
-            _compile(command, flags, private)
-            return _declare(ctypes.CDLL(str(private)))
+        facts = json.loads((where / RECORD).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise _Unavailable(f"no compiled kernel in {where} (puretree was built without a C compiler, or compiling failed)") from None
+    except (OSError, ValueError) as error:
+        raise _Unavailable(f"its record {where / RECORD} cannot be read ({error})") from None
+    if not isinstance(facts, dict) or not all(isinstance(facts.get(key), kind) for key, kind in (("library", str), ("size", int), ("sha256", str))):
+        raise _Unavailable(f"its record {where / RECORD} is not a kernel record")
+    path = where / Path(facts["library"]).name  # never outside the folder
+    try:
+        size, digest = path.stat().st_size, _sha256(path)
+    except OSError as error:
+        raise _Unavailable(f"the library {path} cannot be read ({error.strerror or error})") from None
+    if size != facts["size"] or digest != facts["sha256"]:
+        raise _Unavailable(f"the library {path} is not the one built ({size} bytes, SHA-256 {digest[:12]}..., where the build recorded {facts['size']} bytes, {facts['sha256'][:12]}...): damaged or replaced")
+    source = where / SOURCE
+    if source.is_file() and _sha256(source) != facts.get("source_sha256"):
+        raise _Unavailable(f"the library {path} is older than {source}: rebuild it (pip install -e . or python setup.py build_ext --inplace)")
+    return path
+
+
+def _load() -> Any:
+    """The checked library, loaded and its functions declared (else :class:`_Unavailable`)."""
+    path = _checked(folder())
+    try:
+        return _declare(ctypes.CDLL(str(path)))
+    except (OSError, AttributeError) as error:  # not a library here, or not puretree's
+        raise _Unavailable(f"the library {path} does not load as puretree's kernel ({error})") from None
+
+
+#: What the warning adds: how to get the compiled kernel, and how to choose numpy quietly.
+REMEDY = (
+    "install a puretree wheel built for this platform, or reinstall puretree from source with a C compiler on the PATH "
+    "(pip install --force-reinstall --no-binary puretree puretree; in a source tree: pip install -e .). "
+    "engine='numpy' or PURETREE_ENGINE=numpy chooses the numpy engine without this warning"
+)
 
 
 def library() -> Any:
-    """The compiled library (a :class:`ctypes.CDLL`), compiled on the first call if needed; None
-    where there is no compiler or compiling fails (then :data:`AVAILABLE` turns False)."""
-    global _LIBRARY, AVAILABLE
-    if _LIBRARY is None and AVAILABLE:
-        with _LOADING:  # one thread compiles; the others wait for its library
-            if _LIBRARY is None and AVAILABLE:
+    """The compiled library (a :class:`ctypes.CDLL`), checked and loaded on the first call; None
+    where it is unavailable (then :data:`AVAILABLE` turns False, and the first call warns once with
+    :class:`~puretree.errors.KernelUnavailableWarning`) or disabled (``AVAILABLE = False``)."""
+    global _LIBRARY, _REASON, AVAILABLE
+    if _LIBRARY is None and _REASON is None and AVAILABLE:
+        with _LOADING:  # one thread loads; the others wait for its library
+            if _LIBRARY is None and _REASON is None:
                 try:
                     _LIBRARY = _load()
-                except (OSError, subprocess.SubprocessError):
+                except _Unavailable as why:
+                    _REASON = str(why)
                     AVAILABLE = False
+                    if os.environ.get("PURETREE_ENGINE", "").strip() != "numpy":  # numpy chosen: nothing to warn of
+                        warnings.warn(
+                            f"puretree's compiled growth kernel is unavailable: {why}. Fits use the numpy engine (the same trees, slower). For the compiled kernel, {REMEDY}.",
+                            KernelUnavailableWarning,
+                            stacklevel=2,
+                        )
     return _LIBRARY if AVAILABLE else None
+
+
+def unavailable_reason() -> str | None:
+    """Why the library could not be loaded (None: it was, or has not been tried yet)."""
+    return _REASON
 
 
 def loaded() -> bool:
@@ -247,17 +242,13 @@ def loaded() -> bool:
     return _LIBRARY is not None
 
 
-#: The same tolerance as :data:`puretree.grow.TIE_TOLERANCE` (checked by a test; the C code
-#: has it as a constant).
-TIE_TOLERANCE = 1e-12
-
 #: Least work (rows x features) of a level shared between the cores: below it, waking the
 #: other threads costs more than it saves (on a busy machine, a scheduler's time slice).
 PARALLEL_MIN_WORK = 200_000
 
 #: Positions whose ranking value comes within this share of the node's weight of the best
-#: are scored with the reference's formula (``SCREEN`` in the C code); rounding moves the
-#: ranking by ~1e-14 of it, and ties are TIE_TOLERANCE (1e-12) apart.
+#: are scored with the reference's formula (the C code's ``screen``); rounding moves the
+#: ranking by ~1e-14 of it, and ties are :data:`~puretree.splits.TIE_TOLERANCE` (1e-12) apart.
 SCREEN = 1e-9
 
 #: Largest total weight the kernel takes: squares of class counts stay finite.
@@ -309,7 +300,7 @@ def gini_decrease(g_parent: float, left: np.ndarray, right: np.ndarray) -> float
 def _required() -> Any:
     lib = library()
     if lib is None:
-        raise RuntimeError("puretree.kernels: no compiled kernel here (no C compiler, or compiling failed)")
+        raise RuntimeError(f"puretree.kernels: no compiled kernel here ({unavailable_reason() or 'disabled'})")
     return lib
 
 
@@ -360,7 +351,7 @@ def draw_features(n_features: int, max_features: int, key: tuple[int, ...], path
     if len(words) != len(path) or not 1 <= max_features <= n_features <= MAX_DRAW:
         raise ValueError("puretree.kernels: draws take 1 <= max_features <= n_features <= MAX_DRAW and branches below 2**32")
     allowed = np.zeros(n_features, dtype=np.uint8)
-    code = _required().pt_draw_features(_pointer(entropy), len(entropy), _pointer(words) if len(words) else None, len(words), n_features, max_features, _pointer(allowed))
+    code = _required().pt_draw_features(_pointer(entropy), len(entropy), _pointer(words) if len(words) else None, len(words), n_features, max_features, MAX_DRAW, _pointer(allowed))
     if code != 0:  # pragma: no cover - the arguments are checked above
         raise ValueError("puretree.kernels: bad draw")
     return np.flatnonzero(allowed)
@@ -549,14 +540,16 @@ def grow_arrays(
     rows_stride, column_stride = (s // X.itemsize for s in X.strides)
     tree = _Tree()
     # ctypes lets go of the GIL for the call: fits in other threads go on meanwhile
-    code = lib.pt_grow(
+    code = _interruptible(lambda cancel: lib.pt_grow(
         _pointer(X), n, q, rows_stride, column_stride, _pointer(y), None if w is None else _pointer(w), int(k), _pointer(root_counts), _pointer(orders),
         float(min_samples_split), float(min_samples_leaf), -1 if max_depth is None else int(max_depth),
         0.0 if min_gain is None else float(min_gain), min_gain is not None, PARALLEL_MIN_WORK, threads,
-        drawn, _pointer(entropy), len(entropy), ctypes.byref(tree),
-    )  # fmt: skip
+        drawn, _pointer(entropy), len(entropy), splits.TIE_TOLERANCE, SCREEN, MAX_DRAW, ctypes.byref(cancel), ctypes.byref(tree),
+    ), work=float(n) * q * (n if max_depth is None else min(n, int(max_depth) + 1)))  # fmt: skip
     if code == 1:
         raise MemoryError("puretree.kernels: out of memory growing the tree")
+    if code == 3:  # pragma: no cover - _interruptible raises the interrupt that asked for it
+        raise KeyboardInterrupt
     if code != 0:
         raise ValueError("puretree.kernels: class codes outside 0 .. k - 1")
     try:
@@ -571,6 +564,51 @@ def grow_arrays(
     if into is not None:
         into.append((feature, threshold, child, counts))
     return feature, threshold, child, counts
+
+
+#: Fits whose work may exceed this many row visits (rows x features x levels, the levels at most
+#: the rows or the depth limit; about a second of the C) run in a helper thread, interruptible;
+#: smaller ones, which end sooner than a Ctrl-C would be noticed, skip the thread's hand-off.
+INTERRUPTIBLE_WORK = 10**9
+
+
+def _interruptible(call: Callable[[ctypes.c_int], int], *, work: float = math.inf) -> int:
+    """``call(cancel)``, a compiled call that stops soon after ``cancel`` turns non-zero.
+
+    Python runs signal handlers in the main thread only, between its own bytecodes, so a long
+    C call there would hold Ctrl-C back until it returns. In the main thread a call whose
+    ``work`` may reach :data:`INTERRUPTIBLE_WORK` runs in a helper thread (ctypes lets go of the
+    GIL) while the main thread waits for it, interruptibly: a ``KeyboardInterrupt`` (or any
+    exception) sets the flag, the C code returns within a feature's pass, and the exception
+    goes on. Elsewhere the call runs where it is.
+
+    >>> _interruptible(lambda cancel: cancel.value + 7), _interruptible(lambda cancel: 8, work=10)
+    (7, 8)
+    """
+    cancel = ctypes.c_int(0)
+    if work < INTERRUPTIBLE_WORK or threading.current_thread() is not threading.main_thread():
+        return call(cancel)
+    outcome: list[Any] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, call(cancel)))
+        except BaseException as error:  # handed to the main thread
+            outcome.append((False, error))
+
+    worker = threading.Thread(target=target, name="puretree-kernel", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.25)  # a wait with a timeout: interruptible on every platform
+    except BaseException:
+        cancel.value = 1
+        worker.join()
+        raise
+    done, value = outcome[0]
+    if not done:
+        raise value
+    return int(value)
 
 
 def _presort(X: np.ndarray, orders: np.ndarray, *, threads: int) -> None:

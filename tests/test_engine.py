@@ -16,7 +16,7 @@ preset, criterion, missing-value strategy, weights and stopping rule:
 
 Where the drawn data are numeric without missing values and the score is Gini, ``engine="fast"``
 runs the compiled kernel (:mod:`puretree.kernels`); tests/test_kernels.py checks it against
-both the reference and the numpy engine (``engine._USE_KERNEL = False``) on such data.
+both the reference and the numpy engine (``engine="numpy"``) on such data.
 """
 
 from __future__ import annotations

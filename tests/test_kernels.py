@@ -9,10 +9,12 @@ kernel; these properties compare it with :func:`puretree.grow.grow` ``engine="re
 
 Every property also checks that the kernel did grow the tree (``_kernel_tree`` was called),
 and one runs every level of more than one feature on both cores (``PARALLEL_MIN_WORK=0``).
-A C compiler is there wherever the tests run (the code generation tests compile C too, and
-``.ci/system-deps`` installs gcc), so the kernel is there to be tested; without one (``AVAILABLE = False``) fits use the numpy engine,
-which a subprocess checks with ``PURETREE_CC`` naming a missing program. The C code is also
-built once with AddressSanitizer and UndefinedBehaviorSanitizer and run on drawn data.
+The kernel is compiled when the package is installed (``make test`` installs it with ``pip
+install -e .``, which builds it in place), so it is there to be tested; without it fits use the
+numpy engine, which a subprocess checks with ``PURETREE_KERNEL_DIR`` naming an empty folder.
+The engines are chosen the public way (``engine="c" | "numpy"``, ``PURETREE_ENGINE``). The C
+code is also built with AddressSanitizer and UndefinedBehaviorSanitizer and run on drawn data.
+How the library is built, shipped, checked and interrupted: tests/test_kernel_build.py.
 """
 
 from __future__ import annotations
@@ -30,10 +32,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from puretree import engine, kernels
+import puretree
+from puretree import engine, kernels, splits
 from puretree.criteria import impurity_decrease
 from puretree.data import Dataset
-from puretree.grow import TIE_TOLERANCE, cart
+from puretree.errors import ParameterError
+from puretree.grow import cart
 from puretree.impurity import gini
 from puretree.nodes import NUMERIC
 from puretree.strategies import datasets
@@ -58,15 +62,68 @@ def grown(ds, **options):
     with mock.patch.object(engine, "_kernel_tree", wraps=engine._kernel_tree) as spy:
         fast = cart(ds, **options)
     assert spy.called == kernels.AVAILABLE, "the kernel did not grow this tree"
-    with mock.patch.object(engine, "_USE_KERNEL", False):
-        numpy_engine = cart(ds, engine="fast", **options)
+    with mock.patch.object(engine, "_kernel_tree") as never:
+        numpy_engine = cart(ds, engine="numpy", **options)
+    assert not never.called
     return fast, numpy_engine, cart(ds, engine="reference", **options)
 
 
 def test_the_kernel_is_compiled_for_the_tests():
-    # the tests run where a C compiler is (never skipped): the kernel must be there
-    assert kernels.library() is not None and kernels.AVAILABLE
-    assert kernels.TIE_TOLERANCE == TIE_TOLERANCE
+    # make test installs the package with its compiled kernel (never skipped): it must be there
+    assert kernels.library() is not None and kernels.AVAILABLE, kernels.unavailable_reason()
+
+
+def test_the_c_takes_the_tie_tolerance_from_python():
+    # one tie tolerance (puretree.splits.TIE_TOLERANCE), handed to the C at each fit: feature 1
+    # splits perfectly (gain 0.5), feature 0 not (0.25); with a tolerance of 0.5 they tie, and
+    # the kernel, numpy and the reference all take the first
+    X = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [1.0, 1.0], [1.0, 1.0]])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    usual = cart(X, y, engine="c", max_depth=1)
+    assert usual == cart(X, y, engine="reference", max_depth=1) and usual.root.feature == 1
+    with mock.patch.object(splits, "TIE_TOLERANCE", 0.5):
+        tied = cart(X, y, engine="c", max_depth=1)
+        assert tied == cart(X, y, engine="reference", max_depth=1) == cart(X, y, engine="numpy", max_depth=1)
+    assert tied.root.feature == 0
+
+
+def test_engines_are_chosen_by_name_or_by_the_environment(monkeypatch):
+    X = np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 3.0], [4.0, 1.0]])
+    y = ["a", "a", "b", "b"]
+    ref = cart(X, y, engine="reference")
+    for name, uses_kernel in (("c", True), ("numpy", False), ("fast", True), ("auto", True), ("reference", False)):
+        before = kernels.fits()
+        assert cart(X, y, engine=name) == ref
+        assert kernels.fits() == before + uses_kernel, name
+    for value, uses_kernel in (("numpy", False), ("reference", False), ("c", True)):
+        monkeypatch.setenv("PURETREE_ENGINE", value)
+        before = kernels.fits()
+        assert cart(X, y) == ref
+        assert kernels.fits() == before + uses_kernel, value
+        assert cart(X, y, engine="c") == ref  # an engine given wins over the environment
+    # numpy chosen by the environment is a preference: every fit the default grows still grows,
+    # C4.5's compiled scan stays out too
+    monkeypatch.setenv("PURETREE_ENGINE", "numpy")
+    from puretree import c45_kernel
+    from puretree.c45 import c45
+
+    assert c45_kernel._kernel() is None
+    assert c45(X, y) == c45(X, y, engine="reference")
+    monkeypatch.setenv("PURETREE_ENGINE", "turbo")
+    with pytest.raises(ParameterError, match="PURETREE_ENGINE.*'turbo'"):
+        cart(X, y)
+    monkeypatch.delenv("PURETREE_ENGINE")
+    with pytest.raises(ParameterError, match="engine='c' grows classification trees with the built-in Gini"):
+        cart(X, y, engine="c", score="entropy")
+    with pytest.raises(ParameterError, match="engine='c'"):
+        cart(X, y, engine="c", max_bins=4)
+
+
+def test_engine_c_without_the_kernel_is_a_clear_error():
+    X = np.array([[1.0], [2.0]])
+    with mock.patch.object(kernels, "AVAILABLE", False), pytest.raises(puretree.PuretreeError, match="engine='c' needs puretree's compiled kernel, which is unavailable"):
+        cart(X, ["a", "b"], engine="c")
+    assert issubclass(puretree.KernelUnavailableWarning, puretree.PuretreeWarning) and issubclass(puretree.PuretreeWarning, UserWarning)
 
 
 @given(ds=datasets(max_rows=40, max_features=4, **NUMERIC_ONLY), opts=options)
@@ -177,8 +234,8 @@ def test_fits_in_threads_at_once_are_the_reference():
     assert len(trees) == 4 and all(t == ref for t in trees)
 
 
-# The compiler's side: the fallback without one, the cache, and the C code under sanitizers.
-# Each runs a fresh Python (the library is loaded once per process) with its own cache folder.
+# The library's side: the fallback without it and the C code under sanitizers. Each runs a
+# fresh Python (the library is loaded once per process).
 
 #: Fits the kernel must grow as the reference does, on data of many shapes (one row, one
 #: feature, ties, 12 classes, weights, levels on both cores); and C4.5's compiled scan.
@@ -222,49 +279,38 @@ def run_python(code: str, *args: str, env: dict[str, str]) -> subprocess.Complet
     return subprocess.run([sys.executable, "-c", code, *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
 
 
-def test_without_a_compiler_the_numpy_engine_grows_every_tree(tmp_path):
-    # PURETREE_CC names a missing program: no kernel, from the start; the same trees
-    done = run_python(FITS, "numpy", env={"PURETREE_CC": str(tmp_path / "no-such-cc"), "XDG_CACHE_HOME": str(tmp_path)})
+def test_without_the_library_the_numpy_engine_grows_every_tree_and_warns_once(tmp_path):
+    # PURETREE_KERNEL_DIR names a folder without a library (a package built without a C
+    # compiler): the same trees, every one by numpy, and one warning that says what to do
+    done = run_python(FITS, "numpy", env={"PURETREE_KERNEL_DIR": str(tmp_path), "PYTHONWARNINGS": "always::puretree.errors.KernelUnavailableWarning"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["numpy"]
-    assert not (tmp_path / "puretree").exists()
+    assert done.stderr.count("KernelUnavailableWarning") == 1, done.stderr
+    assert "no compiled kernel in" in done.stderr and "pip install" in done.stderr and "PURETREE_ENGINE=numpy" in done.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_a_compiler_that_fails_leaves_the_numpy_engine(tmp_path):
-    # a compiler that exits with an error: AVAILABLE turns False at the first fit, no file is left
-    failing = shutil.which("false")
-    code = "from puretree import kernels; assert kernels.AVAILABLE; print(kernels.library(), kernels.AVAILABLE)"
-    done = run_python(code, env={"PURETREE_CC": failing, "XDG_CACHE_HOME": str(tmp_path)})
+def test_numpy_chosen_by_the_environment_needs_no_library_and_warns_of_none(tmp_path):
+    done = run_python(FITS, "numpy", env={"PURETREE_KERNEL_DIR": str(tmp_path), "PURETREE_ENGINE": "numpy", "PYTHONWARNINGS": "always"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["None", "False"]
-    assert list((tmp_path / "puretree").iterdir()) == []
-    done = run_python(FITS, "numpy", env={"PURETREE_CC": failing, "XDG_CACHE_HOME": str(tmp_path)})
-    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["numpy"] and "KernelUnavailableWarning" not in done.stderr
 
 
-def test_two_processes_compiling_at_once_share_one_library(tmp_path):
-    # each compiles into a temporary file and renames it: one whole library, no leftovers
-    code = "from puretree import kernels; print(kernels.library() is not None)"
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
-    children = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
-    outputs = [child.communicate(timeout=600)[0] for child in children]
-    assert [child.returncode for child in children] == [0, 0] and outputs == ["True\n", "True\n"]
-    assert [p.suffix for p in (tmp_path / "puretree").iterdir()] == [".so"]
-    # a later process loads it from the cache and grows the reference's trees
-    done = run_python(FITS, "kernel", env={"XDG_CACHE_HOME": str(tmp_path)})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["kernel"]
+def sanitized_kernel(folder):
+    """The kernel built from the source tree with AddressSanitizer and UndefinedBehaviorSanitizer
+    into ``folder``, with its record (as setup.py writes it)."""
+    import hashlib
+    import json
+    from pathlib import Path
 
-
-def test_without_a_cache_folder_the_library_is_compiled_for_the_process(tmp_path):
-    # XDG_CACHE_HOME is a file: no cache folder can be made; the library is compiled into a
-    # temporary folder (removed once it is loaded) and the fits still use it
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("")
-    done = run_python(FITS, "kernel", env={"XDG_CACHE_HOME": str(blocker)})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["kernel"]
-    assert blocker.read_text() == ""
+    source = Path(kernels.__file__).with_name("_kernel.c")
+    library = folder / "_kernel_lib.so"
+    flags = ["-std=c11", "-O1", "-g", "-ffp-contract=off", "-fPIC", "-shared", "-pthread", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+    subprocess.run([shutil.which("gcc") or "gcc", *flags, "-o", str(library), str(source), "-lm"], check=True, capture_output=True, timeout=300)
+    digest = hashlib.sha256(library.read_bytes()).hexdigest()
+    facts = {"library": library.name, "size": library.stat().st_size, "sha256": digest, "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest()}
+    (folder / "_kernel_lib.json").write_text(json.dumps(facts))
+    return library
 
 
 def test_the_c_code_reads_within_its_arrays(tmp_path):
@@ -272,32 +318,16 @@ def test_the_c_code_reads_within_its_arrays(tmp_path):
     # (any out-of-bounds access or undefined operation aborts the child)
     runtime = subprocess.run([shutil.which("gcc") or "gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
     assert os.path.isabs(runtime), "gcc's AddressSanitizer runtime is missing"
+    library = sanitized_kernel(tmp_path)
     env = {
-        "XDG_CACHE_HOME": str(tmp_path),
-        "PURETREE_CC": shutil.which("gcc") or "gcc",
-        "PURETREE_CFLAGS": "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer",
+        "PURETREE_KERNEL_DIR": str(tmp_path),
         "LD_PRELOAD": runtime,
         "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
     }
+    code = "from puretree import kernels; lib = kernels.library(); print(lib._name)"
+    done = run_python(code, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == [str(library)]
     done = run_python(FITS, "kernel", env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["kernel"]
-
-
-def test_the_wheel_ships_the_c_source_and_it_compiles_from_there(tmp_path):
-    # pyproject.toml ships puretree/_kernel.c; an installed copy compiles it into its user cache
-    import zipfile
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(root)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    (wheel,) = tmp_path.glob("puretree-*.whl")
-    site = tmp_path / "site"
-    zipfile.ZipFile(wheel).extractall(site)
-    assert (site / "puretree" / "_kernel.c").read_bytes() == (root / "puretree" / "_kernel.c").read_bytes()
-    code = "import sys; sys.path.insert(0, sys.argv[1]); from puretree import kernels; assert kernels.__file__.startswith(sys.argv[1]); print(kernels.library() is not None)"
-    done = subprocess.run([sys.executable, "-c", code, str(site)], env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}, capture_output=True, text=True, cwd=tmp_path, timeout=600)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True"]
-    assert len(list((tmp_path / "cache" / "puretree").glob("kernel-*.so"))) == 1

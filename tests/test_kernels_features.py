@@ -12,6 +12,7 @@ without checks, and the out-of-bag walk.
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from unittest import mock
 
@@ -53,8 +54,7 @@ def grown(ds, **options):
     before = kernels.fits()
     fast = cart(ds, **options)
     assert kernels.fits() == before + 1, "the kernel did not grow this tree"
-    with mock.patch.object(engine, "_USE_KERNEL", False):
-        numpy_engine = cart(ds, engine="fast", **options)
+    numpy_engine = cart(ds, engine="numpy", **options)
     return fast, numpy_engine, cart(ds, engine="reference", **options)
 
 
@@ -98,8 +98,10 @@ def test_kernel_forests_are_the_numpy_engines_and_serial_runs(ds, seed):
     X, y = ds.X, ds.labels()
     forest = random_forest(X, y, n_trees=6, seed=seed, max_features=2, n_jobs=2)  # members in threads
     assert forest == random_forest(X, y, n_trees=6, seed=seed, max_features=2, n_jobs=1)
-    with mock.patch.object(engine, "_USE_KERNEL", False):
+    with mock.patch.dict(os.environ, {"PURETREE_ENGINE": "numpy"}):  # the numpy engine for every member
+        before = kernels.fits()
         numpy_forest = random_forest(X, y, n_trees=6, seed=seed, max_features=2, n_jobs=1)
+        assert kernels.fits() == before
     assert forest == numpy_forest
     assert forest.oob_score == numpy_forest.oob_score or (forest.oob_score is None and numpy_forest.oob_score is None)
 
