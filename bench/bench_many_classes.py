@@ -73,12 +73,11 @@ def child(case: str, limit_gib: float) -> None:
     """One fit under the address-space limit; prints one JSON line."""
     resource.setrlimit(resource.RLIMIT_AS, (int(limit_gib * 2**30),) * 2)
     import puretree as pt
-    from puretree import engine
 
     func, classes, options = CASES[case]
     options = dict(options)
     if options.pop("numpy", False):
-        engine._USE_KERNEL = False
+        options["engine"] = "numpy"
     X, y = data(classes)
     start = time.perf_counter()
     try:

@@ -157,14 +157,14 @@ def test_feature_subsampling_draws_in_the_frontier_loop_only():
     # source's small-node path); they see the loop's draw and do not draw again.
     from unittest import mock
 
-    from puretree import engine, splits
+    from puretree import splits
     from puretree.fold import iter_nodes
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 6))
     ds = puretree.as_dataset(X, (X[:, 0] + X[:, 3] > 0).astype(int) + (X[:, 5] > 1))
-    with mock.patch.object(engine, "_USE_KERNEL", False), mock.patch.object(splits, "node_features", wraps=splits.node_features) as again, mock.patch.object(level, "node_features", wraps=level.node_features) as drawn:
-        tree = puretree.cart(ds, max_features=2, seed=4, engine="fast")
+    with mock.patch.object(splits, "node_features", wraps=splits.node_features) as again, mock.patch.object(level, "node_features", wraps=level.node_features) as drawn:
+        tree = puretree.cart(ds, max_features=2, seed=4, engine="numpy")
     assert again.call_count == 0
     assert drawn.call_count >= sum(isinstance(n, Split) for n in iter_nodes(tree.root)) > 1  # every split searched a draw
     assert tree == puretree.cart(ds, max_features=2, seed=4, engine="reference")

@@ -18,7 +18,6 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from puretree import engine
 from puretree.growth import sorted as sorted_source
 from puretree.data import Dataset
 from puretree.grow import by_task, cart, grow, id3
@@ -34,8 +33,8 @@ options = st.fixed_dictionaries({}, optional={"max_depth": st.integers(0, 4), "m
 def _sliced(fit, ds, **opts):
     """The fast engine's numpy path with every numeric feature scored slice by slice
     (one candidate per slice), and the reference's tree."""
-    with mock.patch.object(sorted_source, "_CHUNK", 4), mock.patch.object(sorted_source, "_SINGLE_NODE_MAX", 0), mock.patch.object(engine, "_USE_KERNEL", False):
-        fast = fit(ds, engine="fast", **opts)
+    with mock.patch.object(sorted_source, "_CHUNK", 4), mock.patch.object(sorted_source, "_SINGLE_NODE_MAX", 0):
+        fast = fit(ds, engine="numpy", **opts)
     return fast, fit(ds, engine="reference", **opts)
 
 
