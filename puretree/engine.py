@@ -21,11 +21,13 @@ True
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 from .data import Dataset
+from .growth import histograms
 from .growth.assemble import from_arrays
 from .growth.level import grow as grow_frontier
 from .growth.sorted import Sorted
@@ -245,5 +247,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         binned = lambda column, j: quantile_bins(column, max_bins)  # noqa: E731
     elif bins is not None:
         binned = lambda column, j: edge_bins(column, bins[j])  # noqa: E731
+    if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
+        return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress)
     source = Sorted(ds, cfg, kinds, binned=binned)
     return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
