@@ -5,7 +5,11 @@ specification, grown a frontier at a time.
 with the one frontier loop (:func:`puretree.growth.level.grow`) over the sorted source
 (:class:`puretree.growth.sorted.Sorted`: presorted columns in memory; in histogram mode,
 ``max_bins=`` or ``bins=``, each numeric value first replaced by its bin's, by
-:func:`quantile_bins` or :func:`edge_bins`).
+:func:`quantile_bins` or :func:`edge_bins`). In histogram mode, unweighted classes on numeric
+features grow with the histogram source instead (:func:`puretree.growth.histograms.grow_binned`:
+per-node histograms of the bins, summed in C where the library loads), the same tree (every
+count an integer, every sum exact); weights and regression keep the sorted source, whose sums
+come in the reference's order.
 
 **The compiled kernel.** Classification with the built-in Gini score on numeric features
 without missing values (``cart``'s common case) is handed whole to :mod:`puretree.kernels`

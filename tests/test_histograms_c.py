@@ -113,7 +113,7 @@ def _data(seed: int, n: int = 3000, missing: bool = False):
 
 
 @pytest.mark.parametrize("missing", [False, True])
-@pytest.mark.parametrize("options", [{"max_bins": 16}, {"max_bins": 255, "min_samples_leaf": 5}, {"max_bins": 8, "max_depth": 4, "min_gain": 0.001}])
+@pytest.mark.parametrize("options", [{"max_bins": 16}, {"max_bins": 255, "min_samples_leaf": 5}, {"max_bins": 8, "max_depth": 4, "min_gain": 0.001}, {"max_bins": 16, "max_features": 2, "seed": 4}])
 def test_the_binned_fit_is_the_sorted_sources_tree(monkeypatch, options, missing):
     X, y = _data(3, missing=missing)
     grown = []
@@ -136,7 +136,7 @@ def test_fits_outside_the_histogram_source_keep_the_sorted_source(monkeypatch):
     monkeypatch.setattr(sorted_source.Sorted, "__init__", lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
     pt.cart(X, y, max_bins=16, sample_weight=np.linspace(0.5, 2, len(y)))  # weights: sums in another order
     pt.cart_regressor(X, y.astype(float), max_bins=16)
-    pt.cart(X, y, max_bins=16, max_features=2, seed=1)
+    pt.cart(X, y, max_bins=16, accept=lambda parent, children: True)  # a hook: the sorted source hands it statistics
     assert len(calls) == 3
-    pt.cart(X, y, max_bins=16)
+    pt.cart(X, y, max_bins=16, max_features=2, seed=1)
     assert len(calls) == 3

@@ -332,12 +332,13 @@ class Rules:
     compiled: bool | None = None
 
 
-def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules) -> list[tuple[str, int, Any, float] | None]:
+def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, allowed: np.ndarray | None = None) -> list[tuple[str, int, Any, float] | None]:
     """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
     values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
     feature, left categories, score)``, ``("multiway", feature, feature, score)`` or None.
     ``parents``: the nodes' statistics and rows; ``usable``: the categorical features each
-    node may split on (not used by a multiway split above it).
+    node may split on (not used by a multiway split above it); ``allowed`` (nodes, features):
+    the features each node may split on (``max_features``; None: all).
 
     As the in-memory engine chooses, with the same chooser (:mod:`puretree.growth.choose`):
     the best threshold of the numeric features, the best subset (cart) or multiway split (id3)
@@ -353,6 +354,9 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
     tests: list[list[Any]] = [[None] * n, [None] * n]
     numeric = np.flatnonzero(~rules.categorical)
     fs, fb = best_thresholds(H[:, ~rules.categorical] if categorical else H, parents, rules)  # numeric features alone: no copy
+    if allowed is not None:
+        fs[~allowed[:, numeric]] = -np.inf
+        usable = [u & a for u, a in zip(usable, allowed)]
     has = ~np.isneginf(fs).all(axis=1) if len(numeric) else np.zeros(n, dtype=bool)
     if has.any():
         r = np.flatnonzero(has)
@@ -374,7 +378,7 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
             tests[1][i] = int(feats[i, 1])
     elif categorical:
         for i in range(n):
-            hits = [(f, hit) for f in categorical if (hit := _subset(H[i, f], float(total[i]), rules, f, task)) is not None]
+            hits = [(f, hit) for f in categorical if (allowed is None or allowed[i, f]) and (hit := _subset(H[i, f], float(total[i]), rules, f, task)) is not None]
             if hits:
                 f, (score, codes, _) = hits[tie_first(np.array([h[0] for _, h in hits]))]
                 scores[i, 1], feats[i, 1], tests[1][i] = score, f, codes
@@ -648,8 +652,8 @@ class Histograms:
 
     def split(self, depths: np.ndarray, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
         """Each open node's decision from its summed histogram; the rows' moves kept for :meth:`advance`."""
-        if allowed is not None:
-            raise ParameterError("the histogram source draws no features (max_features): grow in memory")
+        if allowed is not None and self.c45 is not None:
+            raise ParameterError("C4.5 on the histogram source draws no features (max_features): grow in memory")
         rules, edges, n_bins, k = self.rules, self.edges, self.n_bins, self.k
         open_ = self.open.tolist()
         splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -660,7 +664,7 @@ class Histograms:
             H, lo, hi = self.blocks.total(instance_histogram if self.spread else histogram, slot, len(some), n_bins, k)
             parents = np.stack([self.counts[i] for i in some])
             usable = [self.usable[i] for i in some]
-            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules)
+            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[a : a + self.batch])
             fast = rules.integral and not self.spread  # integer thresholds' children, all at once
             cuts = [(s, f) for s, f in enumerate(chosen_splits) if f is not None and f[0] == "threshold"] if fast else []
             if cuts:
@@ -719,11 +723,12 @@ class Histograms:
         self.open = np.arange(len(self.counts))
 
 
-def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int, progress: Callable[[int, int, int], Any] | None = None) -> Node:
+def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int, progress: Callable[[int, int, int], Any] | None = None, max_features: int | None = None, feature_key: tuple[int, ...] = (0,)) -> Node:
     """The root of the tree grown from the rows of ``blocks`` by the frontier loop
-    (:func:`puretree.growth.level.grow`) over the histogram source (:class:`Histograms`)."""
+    (:func:`puretree.growth.level.grow`) over the histogram source (:class:`Histograms`);
+    ``max_features``: each node splits on its own draw of the features (keyed by ``feature_key``)."""
     source = Histograms(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=c45, spread=spread, histogram_bytes=histogram_bytes)
-    return grow_frontier(source, n_features=len(rules.categorical), progress=progress)
+    return grow_frontier(source, n_features=len(rules.categorical), progress=progress, max_features=max_features, feature_key=feature_key)
 
 
 # -- in memory ----------------------------------------------------------------------------
@@ -761,13 +766,13 @@ HISTOGRAM_BYTES = 16 * 2**20
 def applies(ds: Any, cfg: Any, kinds: tuple[str, ...]) -> bool:
     """Whether :func:`grow_binned` grows this in-memory binned fit: classification without
     weights (every statistic an integer, every sum exact, so the tree is the sorted source's),
-    numeric features, threshold splits, no ``accept`` hook, no feature subsampling, missing
-    values sent to the heavier branch (``"majority"``) or refused."""
+    numeric features, threshold splits, no ``accept`` hook, missing values sent to the heavier
+    branch (``"majority"``) or refused."""
     schema = ds.schema
     return (
         not schema.is_regression and ds.sample_weight is None and cfg.accept is None and "threshold" in kinds
         and bool(schema.features) and all(f.is_numeric for f in schema.features)
-        and getattr(cfg, "max_features", None) is None and cfg.missing in ("majority", "error")
+        and cfg.missing in ("majority", "error")
     )  # fmt: skip
 
 
@@ -815,4 +820,4 @@ def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.
     rules = Rules(cfg.score, np.asarray(schema.feature_names, dtype=object).astype(str), cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_gain, False, False, np.zeros(schema.n_features, dtype=bool), "multiway" in kinds, (0,) * schema.n_features, integral=True, compiled=compiled)
     target = np.ascontiguousarray(ds.y, dtype=np.int32)
     rows = Rows(bins, target, None, compiled, threads)
-    return grow(rows, rules, edges=found, n_bins=n_bins, k=max(1, len(schema.classes)), c45=None, spread=False, histogram_bytes=HISTOGRAM_BYTES, progress=progress)
+    return grow(rows, rules, edges=found, n_bins=n_bins, k=max(1, len(schema.classes)), c45=None, spread=False, histogram_bytes=HISTOGRAM_BYTES, progress=progress, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)))
