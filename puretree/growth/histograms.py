@@ -758,8 +758,8 @@ class Rows:
         self.node = fn(self.bins, self.node, *shared, **extra)
 
 
-#: The in-memory fits the histogram source grows equal (``==``) to the sorted source's on the
-#: binned values: integer class counts (no weights), numeric features, threshold splits.
+#: Largest size (bytes) of one batch of an in-memory frontier's histograms (as
+#: :data:`puretree.dask.HISTOGRAM_BYTES` bounds Dask's).
 HISTOGRAM_BYTES = 16 * 2**20
 
 
