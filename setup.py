@@ -7,7 +7,9 @@ emlearn builds its C): setuptools finds the platform's C compiler (gcc, clang, M
 builds extensions in place for an editable install (``pip install -e .``), with nothing to
 install on the user's machine beyond a C compiler (meson-python and scikit-build-core would add
 meson or CMake and ninja). Next to the library goes its record, ``_kernel_lib.json`` (its size
-and SHA-256, and the source's SHA-256), which the loader checks before it loads anything.
+and SHA-256, the SHA-256 of ``_kernel.c`` and of every source compiled into it), which the loader checks
+before it loads anything. ``puretree/growth/_histograms.c`` (the binned source's loops) is compiled
+into the same library.
 
 The library calls nothing of Python's, so one build serves every Python 3 of the platform: the
 wheel is tagged ``py3-none-<platform>``. Without a C compiler (or when compiling fails) the build
@@ -31,6 +33,8 @@ from setuptools.command.build_py import build_py
 from setuptools.errors import BaseError, CCompilerError
 
 SOURCE = "puretree/_kernel.c"
+#: Every C source of the library: the growth kernel, and the binned source's loops.
+SOURCES = [SOURCE, "puretree/growth/_histograms.c"]
 #: The record of the built library, next to it (puretree.kernels.RECORD reads it).
 RECORD = "_kernel_lib.json"
 
@@ -78,7 +82,11 @@ class BuildKernel(build_ext):
                 file=sys.stderr,
             )
             return
-        facts = {"library": library.name, "size": library.stat().st_size, "sha256": _digest(library), "source_sha256": _digest(Path(SOURCE))}
+        facts = {
+            "library": library.name, "size": library.stat().st_size, "sha256": _digest(library), "source_sha256": _digest(Path(SOURCE)),
+            # every source built in, by its path inside the package (the loader finds a stale one)
+            "sources": {Path(s).relative_to("puretree").as_posix(): _digest(Path(s)) for s in SOURCES},
+        }  # fmt: skip
         record.write_text(json.dumps(facts, indent=1) + "\n")
 
     def copy_extensions_to_source(self) -> None:
@@ -119,6 +127,6 @@ class Wheel(bdist_wheel):
 
 
 setup(
-    ext_modules=[Extension("puretree._kernel_lib", sources=[SOURCE], optional=True)],
+    ext_modules=[Extension("puretree._kernel_lib", sources=SOURCES, optional=True)],
     cmdclass={"build_ext": BuildKernel, "build_py": BuildPy, "bdist_wheel": Wheel},
 )

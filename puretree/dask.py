@@ -29,7 +29,7 @@ machine; only small summaries do:
 3. **Prediction** (:func:`predict`): the library's own prediction, partition by partition.
 
 This module is the Dask plumbing: inputs, bin edges, tasks and their errors. What a partition
-computes (its histograms, its rows' moves) and how the client chooses from the summed
+computes (its histograms, its rows' moves: C compiled with the package, numpy where it is not) and how the client chooses from the summed
 histograms is the histogram source, :mod:`puretree.growth.histograms`, grown by the one frontier
 loop (:mod:`puretree.growth.level`) with the one chooser of
 :mod:`puretree.growth.choose` that the in-memory engine uses too.
@@ -68,7 +68,11 @@ branch with a fraction of its weight (each branch's share of the known weight): 
 partition then keeps its rows as *instances* ``(row, node, fraction)`` rather than one node id
 per row, and the histograms sum the instances' weights times their fractions.
 
-**Not yet**: class weights, and ``missing="distribute"`` for :func:`cart` and :func:`id3`.
+``max_features`` (with ``seed``): each node of :func:`cart` and :func:`id3` splits on its own
+draw of the features, the draw of the in-memory fit.
+
+**Not yet**: class weights, ``missing="distribute"`` for :func:`cart` and :func:`id3`, and
+``max_features`` for :func:`c45`.
 
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
 naming the partition (its number and rows).
@@ -109,6 +113,7 @@ from .growth.choose import c45_criterion
 from .impurity import variance as impurity_variance
 from .nodes import Schema
 from .predict import predict as predict_rows
+from .splits import resolve_max_features
 from .tasks import CLASSIFICATION, REGRESSION
 from .tree import Tree
 
@@ -476,6 +481,8 @@ def _grow(
     min_gain: float | None = None,
     feature_names: Sequence[str] | None = None,
     histogram_bytes: int = HISTOGRAM_BYTES,
+    max_features: Any = None,
+    seed: int = 0,
 ) -> Tree:
     """The tree grown from ``X`` (a dask array or DataFrame, NaN for a missing
     value) and ``y`` (a dask array or Series of labels, or of numbers with
@@ -491,7 +498,9 @@ def _grow(
     value goes down the heavier branch, :func:`puretree.cart`'s default) or ``"error"``. The
     other options mean what they mean for :func:`puretree.cart`; with the same edges the tree
     is the one ``puretree.cart(X, y, bins=edges, ...)`` grows from the same data in memory.
-    ``histogram_bytes`` bounds one batch of the frontier's histograms.
+    ``histogram_bytes`` bounds one batch of the frontier's histograms. ``max_features`` and
+    ``seed``: each node splits on its own draw of the features, the draw of
+    ``puretree.cart(..., max_features=, seed=)`` (not with :func:`c45`).
     """
     dask, _, _ = _dask()
     opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins, missing=missing)
@@ -503,6 +512,10 @@ def _grow(
         raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
     if not isinstance(histogram_bytes, int) or histogram_bytes < 1:
         raise ParameterError(f"histogram_bytes must be a positive integer, got {histogram_bytes!r}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    if c45 and max_features is not None:
+        raise ParameterError("puretree.dask.c45 draws no features (max_features); use puretree.dask.cart or id3, or puretree.c45 in memory")
     regression = task == "regression"
     if c45 and regression:
         raise ParameterError("puretree.dask.c45 grows classification trees; C4.5 on numeric targets is not yet supported on Dask (use puretree.dask.cart_regressor)")
@@ -532,9 +545,10 @@ def _grow(
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
     binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)))
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
-    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories)
+    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"))
     blocks = _Blocks(dask, parts, binned, target, weights)
-    root = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes)
+    drawn = resolve_max_features(max_features, parts.n_features)
+    root = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes, max_features=drawn, feature_key=(int(seed),))
     tree = Tree(root, schema, missing)
     impurity = getattr(chosen, "impurity", None)
     return attrs.evolve(tree, criterion=getattr(impurity, "__name__", None))
@@ -600,8 +614,9 @@ def cart(X: Any, y: Any, **options: Any) -> Tree:
     ``task``; ``sample_weight`` (a dask array or Series, one non-negative weight per row);
     ``missing`` (``"majority"``, the default, or ``"error"``); ``max_depth``,
     ``min_samples_split``, ``min_samples_leaf``, ``min_gain``, ``feature_names``, as for
-    :func:`puretree.cart`; ``histogram_bytes`` (default :data:`HISTOGRAM_BYTES`) bounds one
-    batch of the frontier's histograms. See :func:`_grow`. With the same edges the tree is
+    :func:`puretree.cart`; ``max_features`` and ``seed`` (each node splits on its own draw of
+    the features, the in-memory fit's draw); ``histogram_bytes`` (default
+    :data:`HISTOGRAM_BYTES`) bounds one batch of the frontier's histograms. See :func:`_grow`. With the same edges the tree is
     the one ``puretree.cart(X, y, bins=edges, ...)`` grows in memory.
     """
     _options_known(options)

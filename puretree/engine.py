@@ -5,7 +5,11 @@ specification, grown a frontier at a time.
 with the one frontier loop (:func:`puretree.growth.level.grow`) over the sorted source
 (:class:`puretree.growth.sorted.Sorted`: presorted columns in memory; in histogram mode,
 ``max_bins=`` or ``bins=``, each numeric value first replaced by its bin's, by
-:func:`quantile_bins` or :func:`edge_bins`).
+:func:`quantile_bins` or :func:`edge_bins`). In histogram mode, unweighted classes on numeric
+features grow with the histogram source instead (:func:`puretree.growth.histograms.grow_binned`:
+per-node histograms of the bins, summed in C where the library loads), the same tree (every
+count an integer, every sum exact); weights and regression keep the sorted source, whose sums
+come in the reference's order.
 
 **The compiled kernel.** Classification with the built-in Gini score on numeric features
 without missing values (``cart``'s common case) is handed whole to :mod:`puretree.kernels`
@@ -21,11 +25,13 @@ True
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 from .data import Dataset
+from .growth import histograms
 from .growth.assemble import from_arrays
 from .growth.level import grow as grow_frontier
 from .growth.sorted import Sorted
@@ -245,5 +251,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         binned = lambda column, j: quantile_bins(column, max_bins)  # noqa: E731
     elif bins is not None:
         binned = lambda column, j: edge_bins(column, bins[j])  # noqa: E731
+    if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
+        return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress)
     source = Sorted(ds, cfg, kinds, binned=binned)
     return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)

@@ -187,9 +187,11 @@ def _checked(where: Path) -> Path:
         raise _Unavailable(f"the library {path} cannot be read ({error.strerror or error})") from None
     if size != facts["size"] or digest != facts["sha256"]:
         raise _Unavailable(f"the library {path} is not the one built ({size} bytes, SHA-256 {digest[:12]}..., where the build recorded {facts['size']} bytes, {facts['sha256'][:12]}...): damaged or replaced")
-    source = where / SOURCE
-    if source.is_file() and _sha256(source) != facts.get("source_sha256"):
-        raise _Unavailable(f"the library {path} is older than {source}: rebuild it (pip install -e . or python setup.py build_ext --inplace)")
+    built = {SOURCE: facts.get("source_sha256"), **(facts.get("sources") or {})}  # every source compiled in, by its path in the package
+    for name, digest in built.items():
+        source = where / name
+        if source.is_file() and _sha256(source) != digest:
+            raise _Unavailable(f"the library {path} is older than {source}: rebuild it (pip install -e . or python setup.py build_ext --inplace)")
     return path
 
 

@@ -194,3 +194,23 @@ def test_empty_partitions_are_harmless(client):
     tree = ptdask.cart(Xd, yd, bins=edges)
     assert tree == puretree.cart(X, y, bins=edges)
     assert ptdask.predict(tree, Xd).compute().tolist() == tree.predict(X).tolist()
+
+
+@pytest.mark.parametrize("max_features, seed", [(1, 0), (2, 5), ("sqrt", 3)])
+def test_dask_max_features_draws_the_in_memory_features(client, max_features, seed):
+    # each node's own draw of the features, as puretree.cart(bins=edges, max_features=, seed=)
+    # draws them; missing values included
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(600, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = ((np.nan_to_num(X[:, 0]) + rng.normal(size=600) > 0).astype(int) + (np.nan_to_num(X[:, 2]) > 1)).astype(int)
+    Xd, yd = _chunked(X, y, [200, 250, 150])
+    edges = ptdask.bin_edges(Xd, max_bins=16)
+    for fit, grow in ((ptdask.cart, puretree.cart), (ptdask.id3, puretree.id3)):
+        grown = fit(Xd, yd, bins=edges, max_features=max_features, seed=seed)
+        assert grown == grow(X, y, bins=edges, max_features=max_features, seed=seed)
+        assert grown != fit(Xd, yd, bins=edges)  # the draw changed the tree
+    with pytest.raises(ParameterError, match="draws no features"):
+        ptdask.c45(Xd, yd, bins=edges, max_features=2)
+    with pytest.raises(ParameterError, match="seed"):
+        ptdask.cart(Xd, yd, bins=edges, max_features=2, seed=-1)

@@ -36,12 +36,15 @@ from puretree import kernels
 from test_packaging import ROOT, build_wheel
 
 SOURCE = ROOT / "puretree" / "_kernel.c"
+#: Every C source of the library (setup.py's SOURCES): the kernel and the binned source's loops.
+SOURCES = [SOURCE, ROOT / "puretree" / "growth" / "_histograms.c"]
 STRICT = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-ffp-contract=off"]
 
 
 def write_record(library: Path) -> None:
     """The record setup.py writes next to a library it built."""
-    facts = {"library": library.name, "size": library.stat().st_size, "sha256": hashlib.sha256(library.read_bytes()).hexdigest(), "source_sha256": hashlib.sha256(SOURCE.read_bytes()).hexdigest()}
+    facts = {"library": library.name, "size": library.stat().st_size, "sha256": hashlib.sha256(library.read_bytes()).hexdigest(), "source_sha256": hashlib.sha256(SOURCE.read_bytes()).hexdigest(),
+             "sources": {path.relative_to(ROOT / "puretree").as_posix(): hashlib.sha256(path.read_bytes()).hexdigest() for path in SOURCES}}
     library.with_name("_kernel_lib.json").write_text(json.dumps(facts))
 
 
@@ -65,6 +68,7 @@ CHECK = """
         assert cart(X, y) == cart(X, y, engine="reference")
         assert cart(X, y, max_features=2, seed=3) == cart(X, y, max_features=2, seed=3, engine="reference")
         assert cart(X, y, sample_weight=rng.random(400) + 0.5).root.counts is not None
+        assert cart(X, y, max_bins=5) == cart(X, y, max_bins=5, engine="numpy")  # the binned source's C and numpy
     if kernels.library() is not None:
         assert kernels.draw_features(64, 8, (3, 7), (0, 1, 1)).tolist() == node_features(64, 8, (3, 7), (0, 1, 1)).tolist()
     for w in caught:
@@ -81,9 +85,9 @@ def test_the_c_compiles_cleanly_with_each_compiler(compiler, tmp_path):
     windows = "mingw" in compiler
     library = tmp_path / ("_kernel_lib.dll" if windows else "_kernel_lib.so")
     extra = ["-shared"] if windows else ["-shared", "-fPIC", "-pthread", "-fvisibility=hidden"]
-    done = subprocess.run([path, *STRICT, *extra, "-o", str(library), str(SOURCE), *([] if windows else ["-lm"])], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([path, *STRICT, *extra, "-o", str(library), *map(str, SOURCES), *([] if windows else ["-lm"])], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    wanted = {"pt_grow", "pt_free", "pt_c45_scan", "pt_draw_features", "pt_subset_orders", "pt_walk", "pt_gini", "pt_gini_decrease"}
+    wanted = {"pt_grow", "pt_free", "pt_c45_scan", "pt_draw_features", "pt_subset_orders", "pt_walk", "pt_gini", "pt_gini_decrease", "pt_hist_accumulate", "pt_hist_move", "pt_hist_cuts"}
     if windows:  # a DLL that exports the kernel's functions and needs no POSIX threads
         table = subprocess.run([shutil.which("x86_64-w64-mingw32-objdump") or "x86_64-w64-mingw32-objdump", "-p", str(library)], capture_output=True, text=True, check=True).stdout
         assert wanted <= set(table.split()) and "pthread" not in table
@@ -219,6 +223,10 @@ def _damage(folder: Path, how: str) -> None:
     elif how == "stale":  # the source changed since the build
         library.write_bytes(data)
         (folder / "_kernel.c").write_text(SOURCE.read_text() + "\n/* changed */\n")
+    elif how == "stale histograms":  # the binned source's loops changed since the build
+        library.write_bytes(data)
+        (folder / "growth").mkdir()
+        (folder / "growth" / "_histograms.c").write_text(SOURCES[1].read_text() + "\n/* changed */\n")
 
 
 @pytest.mark.parametrize(
@@ -230,6 +238,7 @@ def _damage(folder: Path, how: str) -> None:
         ("missing", "cannot be read"),
         ("record damaged", "cannot be read"),
         ("stale", "is older than"),
+        ("stale histograms", "is older than"),
     ],
 )
 def test_a_bad_library_is_never_loaded_and_numpy_takes_over(tmp_path, how, says):

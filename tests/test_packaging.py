@@ -85,7 +85,9 @@ def test_the_wheel_holds_the_compiled_kernel_and_its_record(wheel):
     assert record["library"] == "_kernel_lib.so" and len(library) == record["size"]
     assert hashlib.sha256(library).hexdigest() == record["sha256"]
     assert record["source_sha256"] == hashlib.sha256((ROOT / "puretree" / "_kernel.c").read_bytes()).hexdigest()
-    assert "puretree/_kernel.c" not in names  # compiled, not shipped
+    assert "puretree/_kernel.c" not in names and "puretree/growth/_histograms.c" not in names  # compiled, not shipped
+    sources = {"_kernel.c": ROOT / "puretree" / "_kernel.c", "growth/_histograms.c": ROOT / "puretree" / "growth" / "_histograms.c"}
+    assert record["sources"] == {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in sources.items()}  # the record covers every source built in
     # a platform wheel for every Python 3 (the library calls nothing of Python's)
     platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
     assert Path(wheel.filename).name == f"puretree-0.1.0-py3-none-{platform}.whl"

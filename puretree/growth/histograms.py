@@ -23,12 +23,16 @@ decision's children's statistics. :mod:`puretree.dask` runs the first part on it
 
 from __future__ import annotations
 
+import ctypes
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, cast
 
 import attrs
 import numpy as np
 
+from .. import kernels
 from ..errors import DataError, ParameterError
 from ..nodes import TESTS, Node
 from ..splits import tie_first
@@ -73,10 +77,16 @@ __all__ = [
     "best_thresholds",
     "c45_choose",
     "branches",
+    "threshold_children",
     "is_leaf",
     "Blocks",
     "Histograms",
     "grow",
+    "Rows",
+    "HISTOGRAM_BYTES",
+    "applies",
+    "binned_rows",
+    "grow_binned",
 ]
 
 
@@ -103,11 +113,19 @@ def row_stats(target: np.ndarray, weight: np.ndarray | None, rows: np.ndarray, k
     return out
 
 
-def histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: np.ndarray, slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+def histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: np.ndarray, slot: np.ndarray, n_slots: int, n_bins: int, k: int, *, compiled: bool | None = None, threads: int = 1) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """The statistics ``(slot, feature, bin, channel)`` of the rows whose node has a slot in this
     batch: the channels are the statistics (``k`` class counts, or 3 for regression, ``k ==
     0``) and the number of rows; bin ``n_bins - 1`` holds the missing values. Regression adds
-    each slot's smallest and largest target (a node whose targets are all equal is a leaf)."""
+    each slot's smallest and largest target (a node whose targets are all equal is a leaf).
+
+    The compiled loop (``growth/_histograms.c``) sums where the library loads (``compiled``:
+    None, where it loads and :envvar:`PURETREE_ENGINE` is not ``numpy``; True or False to
+    choose), ``threads`` ranges of features at once; numpy's bincount otherwise. Both add every
+    cell's rows in row order from 0.0: the same floats, bit for bit."""
+    lib = _library() if compiled is None else _library(required=True) if compiled else None
+    if lib is not None:
+        return _c_histogram(lib, bins, target, weight, node, slot, n_slots, n_bins, k, threads)
     mine = node >= 0
     s = np.full(len(node), -1, dtype=np.int64)
     s[mine] = slot[node[mine]]
@@ -140,6 +158,76 @@ def root_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | No
     return histogram(one, target, weight, node, np.zeros(1, dtype=np.int64), 1, 1, k)
 
 
+def _library(*, required: bool = False) -> Any:
+    """The compiled library with the binned source's loops declared, or None (not built or
+    damaged, see :func:`puretree.kernels.library`; or ``PURETREE_ENGINE=numpy``). ``required``:
+    the library or a :class:`~puretree.errors.ParameterError`."""
+    lib = None if os.environ.get("PURETREE_ENGINE", "").strip() == "numpy" and not required else kernels.library()
+    if lib is None:
+        if required:
+            raise ParameterError(f"the compiled histogram loops are unavailable here ({kernels.unavailable_reason() or 'disabled'}); {kernels.REMEDY}")
+        return None
+    if not getattr(lib, "_pt_hist_declared", False):
+        p, i64 = ctypes.c_void_p, ctypes.c_int64
+        lib.pt_hist_accumulate.argtypes = [p, i64, i64, i64, i64, i64, p, p, i64, p, p, p, i64, i64, i64, p, p, p]
+        lib.pt_hist_accumulate.restype = ctypes.c_int
+        lib.pt_hist_move.argtypes = [p, i64, i64, i64, i64, p, i64, p, p, p, p, p, i64, p, p, i64, i64, p]
+        lib.pt_hist_move.restype = ctypes.c_int
+        lib.pt_hist_cuts.argtypes = [p, i64, i64, i64, i64, p, ctypes.c_double, p, p, p, p, p, i64]
+        lib.pt_hist_cuts.restype = i64
+        lib._pt_hist_declared = True
+    return lib
+
+
+def _ptr(a: np.ndarray | None) -> int | None:
+    return None if a is None else a.ctypes.data
+
+
+def _ranges(n: int, parts: int) -> list[tuple[int, int]]:
+    """``[0, n)`` cut into at most ``parts`` consecutive ranges."""
+    cuts = np.linspace(0, n, max(1, min(parts, n)) + 1).astype(int).tolist()
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def _in_threads(call: Callable[[int, int], int], n: int, threads: int) -> None:
+    """``call(a, b)`` on ranges covering ``[0, n)``, in ``threads`` threads (ctypes releases the
+    GIL); a range the C refuses (an index out of bounds) is a :class:`DataError`."""
+    ranges = _ranges(n, threads)
+    if len(ranges) <= 1:
+        codes = [call(0, n)]
+    else:
+        with ThreadPoolExecutor(len(ranges)) as pool:
+            codes = list(pool.map(lambda r: call(*r), ranges))
+    if any(codes):
+        raise DataError("a bin, class code or node id is out of range in the histogram source's arrays")
+
+
+def _c_histogram(lib: Any, bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: np.ndarray, slot: np.ndarray, n_slots: int, n_bins: int, k: int, threads: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """:func:`histogram` by the compiled loop: each thread sums its own features' cells."""
+    bins = np.ascontiguousarray(bins)
+    if bins.dtype not in (np.uint8, np.uint16, np.uint32):
+        bins = bins.astype(np.uint32)
+    node = np.ascontiguousarray(node, dtype=np.int32)
+    slot = np.ascontiguousarray(slot, dtype=np.int64)
+    cls = np.ascontiguousarray(target, dtype=np.int32) if k else None
+    y = None if k else np.ascontiguousarray(target, dtype=np.float64)
+    w = None if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
+    n, p = bins.shape
+    H = np.zeros((n_slots, p, n_bins, (k or 3) + 1))
+    lo, hi = (None, None) if k else (np.full(n_slots, np.inf), np.full(n_slots, -np.inf))
+    width = bins.dtype.itemsize
+
+    def call(f0: int, f1: int) -> int:
+        first = f0 == 0  # one range tracks the targets' range
+        return int(lib.pt_hist_accumulate(_ptr(bins), width, n, p, f0, f1, _ptr(node), _ptr(slot), len(slot), _ptr(cls), _ptr(y), _ptr(w), k, n_slots, n_bins, _ptr(H), _ptr(lo) if first else None, _ptr(hi) if first else None))
+
+    if p == 0:  # no feature: the targets' range alone
+        call(0, 0)
+    else:
+        _in_threads(call, p, threads)
+    return H, lo, hi
+
+
 def merge(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
     """Two partitions' histograms as one: statistics added, target ranges joined (a monoid)."""
     if a[1] is None:
@@ -147,11 +235,15 @@ def merge(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, A
     return a[0] + b[0], np.minimum(a[1], b[1]), np.maximum(a[2], b[2])
 
 
-def move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray) -> np.ndarray:
+def move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray, *, compiled: bool | None = None, threads: int = 1) -> np.ndarray:
     """Every row's node at the next level (-1: its node became a leaf). A threshold split sends
     a row left or right by its bin, a missing value to the heavier child (``heavy``: 0 left,
     1 right); a subset or multiway split (``table_of[g] >= 0``) sends it to the node
-    ``dest[table_of[g], bin]`` (its missing bin names the heavier child)."""
+    ``dest[table_of[g], bin]`` (its missing bin names the heavier child). ``compiled`` and
+    ``threads`` (ranges of rows) as for :func:`histogram`."""
+    lib = _library() if compiled is None else _library(required=True) if compiled else None
+    if lib is not None:
+        return _c_move(lib, bins, node, feature, cut, left, right, heavy, missing, table_of, dest, threads)
     out = np.full(len(node), -1, dtype=np.int32)
     mine = np.flatnonzero(node >= 0)
     g = node[mine]
@@ -162,6 +254,24 @@ def move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarra
     by_table = np.flatnonzero(t >= 0)
     if len(by_table):
         out[mine[by_table]] = dest[t[by_table], b[by_table]]
+    return out
+
+
+def _c_move(lib: Any, bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray, threads: int) -> np.ndarray:
+    """:func:`move` by the compiled loop, each thread a range of rows."""
+    bins = np.ascontiguousarray(bins)
+    if bins.dtype not in (np.uint8, np.uint16, np.uint32):
+        bins = bins.astype(np.uint32)
+    node = np.ascontiguousarray(node, dtype=np.int32)
+    feature, cut, table_of = (np.ascontiguousarray(a, dtype=np.int64) for a in (feature, cut, table_of))
+    left, right = (np.ascontiguousarray(a, dtype=np.int32) for a in (left, right))
+    heavy = np.ascontiguousarray(heavy, dtype=np.int8)
+    dest = np.ascontiguousarray(dest, dtype=np.int32)
+    n, p = bins.shape
+    out = np.empty(len(node), dtype=np.int32)
+    n_bins = dest.shape[1] if dest.ndim == 2 and len(dest) else 0
+    args = (_ptr(node), len(feature), _ptr(feature), _ptr(cut), _ptr(left), _ptr(right), _ptr(heavy), missing, _ptr(table_of), _ptr(dest), len(dest), n_bins, _ptr(out))
+    _in_threads(lambda a, b: int(lib.pt_hist_move(_ptr(bins), bins.dtype.itemsize, p, a, b, *args)), n, threads)
     return out
 
 
@@ -216,14 +326,19 @@ class Rules:
     categorical: np.ndarray  # per feature: whether it is categorical
     multiway: bool  # categorical splits: one branch per category (id3), else subsets (cart)
     n_categories: tuple[int, ...]  # per feature: its categories (0: numeric)
+    #: Every statistic an integer (unweighted class counts): sums of non-empty bins only, exact.
+    integral: bool = False
+    #: The compiled loops (None: where the library loads, as :func:`histogram` chooses).
+    compiled: bool | None = None
 
 
-def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules) -> list[tuple[str, int, Any, float] | None]:
+def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, allowed: np.ndarray | None = None) -> list[tuple[str, int, Any, float] | None]:
     """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
     values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
     feature, left categories, score)``, ``("multiway", feature, feature, score)`` or None.
     ``parents``: the nodes' statistics and rows; ``usable``: the categorical features each
-    node may split on (not used by a multiway split above it).
+    node may split on (not used by a multiway split above it); ``allowed`` (nodes, features):
+    the features each node may split on (``max_features``; None: all).
 
     As the in-memory engine chooses, with the same chooser (:mod:`puretree.growth.choose`):
     the best threshold of the numeric features, the best subset (cart) or multiway split (id3)
@@ -238,7 +353,10 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
     scores, feats = np.full((n, 2), -np.inf), np.zeros((n, 2), dtype=np.int64)
     tests: list[list[Any]] = [[None] * n, [None] * n]
     numeric = np.flatnonzero(~rules.categorical)
-    fs, fb = best_thresholds(H[:, ~rules.categorical], parents, rules)
+    fs, fb = best_thresholds(H[:, ~rules.categorical] if categorical else H, parents, rules)  # numeric features alone: no copy
+    if allowed is not None:
+        fs[~allowed[:, numeric]] = -np.inf
+        usable = [u & a for u, a in zip(usable, allowed)]
     has = ~np.isneginf(fs).all(axis=1) if len(numeric) else np.zeros(n, dtype=bool)
     if has.any():
         r = np.flatnonzero(has)
@@ -260,7 +378,7 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
             tests[1][i] = int(feats[i, 1])
     elif categorical:
         for i in range(n):
-            hits = [(f, hit) for f in categorical if (hit := _subset(H[i, f], float(total[i]), rules, f, task)) is not None]
+            hits = [(f, hit) for f in categorical if (allowed is None or allowed[i, f]) and (hit := _subset(H[i, f], float(total[i]), rules, f, task)) is not None]
             if hits:
                 f, (score, codes, _) = hits[tie_first(np.array([h[0] for _, h in hits]))]
                 scores[i, 1], feats[i, 1], tests[1][i] = score, f, codes
@@ -279,21 +397,26 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[n
     tolerance of a feature's best.
     """
     n, p, _, _ = H.shape
-    C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
-    left_rows = C[..., -1]
-    known_rows = left_rows[:, :, -1]
-    known_sum = C[:, :, -1, :-1]  # (n, p, c)
     incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))  # a missing value in the node, any numeric feature
-    valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
-    if rules.min_samples_leaf > 1:
-        valid &= (left_rows >= rules.min_samples_leaf) & (known_rows[:, :, None] - left_rows >= rules.min_samples_leaf)
-    ni, fj, bb = np.nonzero(valid)  # ordered by node, feature, bin: groups are contiguous
+    lib = _library() if rules.compiled is None else _library(required=True) if rules.compiled else None
+    if lib is not None:
+        ni, fj, bb, left, known_sum = _c_cut_sums(lib, H, rules.min_samples_leaf, parents)
+    elif rules.integral:
+        ni, fj, bb, left, known_sum = _cut_sums(H, rules.min_samples_leaf)
+    else:
+        C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
+        left_rows = C[..., -1]
+        known_rows = left_rows[:, :, -1]
+        valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
+        if rules.min_samples_leaf > 1:
+            valid &= (left_rows >= rules.min_samples_leaf) & (known_rows[:, :, None] - left_rows >= rules.min_samples_leaf)
+        ni, fj, bb = np.nonzero(valid)  # ordered by node, feature, bin: groups are contiguous
+        left, known_sum = C[ni, fj, bb, :-1], C[ni, fj, -1, :-1]
     fs = np.full((n, p), -np.inf)
     fb = np.zeros((n, p), dtype=np.int64)
     if len(ni):
-        left = C[ni, fj, bb, :-1]
         total = parents[:, :-1]
-        parent = np.where(incomplete[ni, None], known_sum[ni, fj], total[ni])
+        parent = np.where(incomplete[ni, None], known_sum, total[ni])
         names = rules.names[~rules.categorical][fj]
         s = binary_scores(rules.score, parent, left, names, regression=rules.regression, variance=rules.variance)
         if incomplete.any():
@@ -303,6 +426,47 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[n
         fs[ni[pick], fj[pick]] = s[pick]
         fb[ni[pick], fj[pick]] = bb[pick]
     return fs, fb
+
+
+def _c_cut_sums(lib: Any, H: np.ndarray, min_samples_leaf: float, parents: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate cuts of the histograms ``H`` by the compiled loop, from their non-empty
+    known bins only: the floats of the cumulated bins (see :func:`best_thresholds`)."""
+    n, p, n_bins, channels = H.shape
+    H = np.ascontiguousarray(H, dtype=np.float64)
+    use = np.ones(p, dtype=np.uint8)
+    # a non-empty cell holds a row: at most the nodes' rows (or instances) per feature
+    capacity = int(min(n * p * max(0, n_bins - 1), p * (float(parents[:, -1].sum()) + n) + 1))
+    out = [np.empty(capacity, dtype=np.int64) for _ in range(3)]
+    left, known = np.empty((capacity, channels - 1)), np.empty((capacity, channels - 1))
+    m = int(lib.pt_hist_cuts(_ptr(H), n, p, n_bins, channels, _ptr(use), float(min_samples_leaf), *(_ptr(a) for a in out), _ptr(left), _ptr(known), capacity))
+    if m < 0:  # pragma: no cover - the capacity bounds the non-empty cells
+        raise DataError("the histograms hold more non-empty cells than rows")
+    return out[0][:m], out[1][:m], out[2][:m], left[:m], known[:m]
+
+
+def _cut_sums(H: np.ndarray, min_samples_leaf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate cuts of integer histograms ``H`` (node, feature, bin, channel), from their
+    non-empty known bins only (a deep frontier's nodes fill few of their bins): each cut's node,
+    feature and bin, its left side's statistics and its feature's known statistics. The same
+    numbers as cumulating every bin (integers: every sum exact)."""
+    rows = H[:, :, :-1, -1]
+    ni, fj, bb = np.nonzero(rows > 0)  # by node, feature, bin: each (node, feature) a group
+    cells = H[ni, fj, bb]
+    cum = np.cumsum(cells, axis=0)
+    group = ni * H.shape[1] + fj
+    if not len(group):
+        return ni, fj, bb, cells[:, :-1], cells[:, :-1]
+    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    last = np.r_[first[1:], len(group)] - 1
+    of = np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(group)]))
+    cum -= (cum[first] - cells[first])[of]  # within each group (exact: integers)
+    known = cum[last]
+    valid = np.ones(len(group), dtype=bool)
+    valid[last] = False  # a cut leaves a non-empty bin on its right
+    if min_samples_leaf > 1:
+        valid &= (cum[:, -1] >= min_samples_leaf) & (known[of, -1] - cum[:, -1] >= min_samples_leaf)
+    at = np.flatnonzero(valid)
+    return ni[at], fj[at], bb[at], cum[at, :-1], known[of[at], :-1]
 
 
 @attrs.frozen
@@ -406,6 +570,24 @@ def branches(kind: str, test: Any, h: np.ndarray, rules: Rules, spread: bool = F
     return np.append(branch, heavy), children, share
 
 
+def threshold_children(H: np.ndarray, nodes: np.ndarray, features: np.ndarray, tests: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`branches` of many threshold splits of integer class histograms at once: each
+    split's two children's statistics and rows ``(splits, 2, channels)`` (the missing values
+    added to the heavier side, the left on a tie) and that side (0 left, 1 right). The same
+    numbers: integer sums are exact in any order."""
+    h = H[nodes, features]  # (splits, bins, channels)
+    cum = np.cumsum(h[:, :-1], axis=1)
+    at = np.arange(len(nodes))
+    left = cum[at, tests]
+    kids = np.stack((left, cum[:, -1] - left), axis=1)
+    known = kids[:, :, :-1].sum(axis=-1)
+    heavy = (known[:, 1] > known[:, 0]).astype(np.int64)  # argmax: the first on a tie
+    missing = h[:, -1]
+    has = missing[:, -1] > 0
+    kids[at[has], heavy[has]] += missing[has]
+    return kids, heavy
+
+
 def is_leaf(counts: np.ndarray, depth: int, rules: Rules) -> bool:
     """A node is a leaf before any split is searched: too few rows, at max_depth, or (classes)
     pure; a regression node whose targets are all equal is found a leaf by its histogram pass."""
@@ -470,8 +652,8 @@ class Histograms:
 
     def split(self, depths: np.ndarray, allowed: np.ndarray | None, paths: Sequence[tuple[int, ...]] | None, n_made: int) -> list[Decision | None]:
         """Each open node's decision from its summed histogram; the rows' moves kept for :meth:`advance`."""
-        if allowed is not None:
-            raise ParameterError("the histogram source draws no features (max_features): grow in memory")
+        if allowed is not None and self.c45 is not None:
+            raise ParameterError("C4.5 on the histogram source draws no features (max_features): grow in memory")
         rules, edges, n_bins, k = self.rules, self.edges, self.n_bins, self.k
         open_ = self.open.tolist()
         splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -482,9 +664,15 @@ class Histograms:
             H, lo, hi = self.blocks.total(instance_histogram if self.spread else histogram, slot, len(some), n_bins, k)
             parents = np.stack([self.counts[i] for i in some])
             usable = [self.usable[i] for i in some]
-            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules)
+            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[a : a + self.batch])
+            fast = rules.integral and not self.spread  # integer thresholds' children, all at once
+            cuts = [(s, f) for s, f in enumerate(chosen_splits) if f is not None and f[0] == "threshold"] if fast else []
+            if cuts:
+                kids, heavy = threshold_children(H, np.array([s for s, _ in cuts]), np.array([f[1] for _, f in cuts]), np.array([f[2] for _, f in cuts]))
+                for c, (s, (kind, j, test, _)) in enumerate(cuts):
+                    splits[some[s]] = (kind, j, test, heavy[c : c + 1], kids[c], np.zeros(2))
             for s, (i, found) in enumerate(zip(some, chosen_splits)):
-                if found is not None and not (rules.regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
+                if found is not None and not (fast and found[0] == "threshold") and not (rules.regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
                     kind, j, test, _ = found
                     splits[i] = (kind, j, test, *branches(kind, test, H[s, j], rules, self.spread))
             del H
@@ -535,8 +723,101 @@ class Histograms:
         self.open = np.arange(len(self.counts))
 
 
-def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int) -> Node:
+def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int, progress: Callable[[int, int, int], Any] | None = None, max_features: int | None = None, feature_key: tuple[int, ...] = (0,)) -> Node:
     """The root of the tree grown from the rows of ``blocks`` by the frontier loop
-    (:func:`puretree.growth.level.grow`) over the histogram source (:class:`Histograms`)."""
+    (:func:`puretree.growth.level.grow`) over the histogram source (:class:`Histograms`);
+    ``max_features``: each node splits on its own draw of the features (keyed by ``feature_key``)."""
     source = Histograms(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=c45, spread=spread, histogram_bytes=histogram_bytes)
-    return grow_frontier(source, n_features=len(rules.categorical))
+    return grow_frontier(source, n_features=len(rules.categorical), progress=progress, max_features=max_features, feature_key=feature_key)
+
+
+# -- in memory ----------------------------------------------------------------------------
+
+
+@attrs.define
+class Rows:
+    """Rows in memory as one block (:class:`Blocks`): the histograms summed and the rows moved
+    by ``threads`` threads (``compiled``: as for :func:`histogram`)."""
+
+    bins: np.ndarray
+    target: np.ndarray
+    weight: np.ndarray | None
+    compiled: bool | None = None
+    threads: int = 1
+    node: Any = None
+
+    def start(self, fn: Callable[..., Any]) -> None:
+        self.node = fn(self.target, self.weight)
+
+    def total(self, fn: Callable[..., Any], *shared: Any) -> Any:
+        extra = {"compiled": self.compiled, "threads": self.threads} if fn is histogram else {}
+        return fn(self.bins, self.target, self.weight, self.node, *shared, **extra)
+
+    def update(self, fn: Callable[..., Any], *shared: Any) -> None:
+        extra = {"compiled": self.compiled, "threads": self.threads} if fn is move else {}
+        self.node = fn(self.bins, self.node, *shared, **extra)
+
+
+#: Largest size (bytes) of one batch of an in-memory frontier's histograms (as
+#: :data:`puretree.dask.HISTOGRAM_BYTES` bounds Dask's).
+HISTOGRAM_BYTES = 16 * 2**20
+
+
+def applies(ds: Any, cfg: Any, kinds: tuple[str, ...]) -> bool:
+    """Whether :func:`grow_binned` grows this in-memory binned fit: classification without
+    weights (every statistic an integer, every sum exact, so the tree is the sorted source's),
+    numeric features, threshold splits, no ``accept`` hook, missing values sent to the heavier
+    branch (``"majority"``) or refused."""
+    schema = ds.schema
+    return (
+        not schema.is_regression and ds.sample_weight is None and cfg.accept is None and "threshold" in kinds
+        and bool(schema.features) and all(f.is_numeric for f in schema.features)
+        and cfg.missing in ("majority", "error")
+    )  # fmt: skip
+
+
+def binned_rows(X: np.ndarray, binned: Callable[[np.ndarray, int], np.ndarray] | None = None, *, edges: Sequence[np.ndarray] | None = None, threads: int = 1) -> tuple[np.ndarray, list[np.ndarray], int]:
+    """Every value's bin number, ``threads`` columns at a time: by the ``edges`` given (one
+    array of upper edges per column: the first edge at or above the value, the last above
+    them all), or with each column binned by ``binned(column, j)`` (its values replaced by their
+    bins' upper values) and numbered by its distinct binned values (the edges). A missing
+    value gets the last bin, past every feature's. The bins, the edges, the bins' count.
+
+    >>> bins, edges, n_bins = binned_rows(np.array([[0.5], [2.0], [9.0], [np.nan]]), edges=[np.array([1.0, 2.0, 3.0])])
+    >>> bins[:, 0].tolist(), n_bins
+    ([0, 1, 2, 3], 4)
+    """
+
+    def codes(j: int) -> tuple[np.ndarray, np.ndarray]:
+        column = X[:, j]
+        nan = np.isnan(column)
+        if edges is not None:
+            e = np.asarray(edges[j], dtype=np.float64)
+            return np.minimum(np.searchsorted(e, column, side="left"), len(e) - 1), e  # NaN: past the end, set below
+        values = cast(Callable[[np.ndarray, int], np.ndarray], binned)(column, j)
+        e = np.unique(values[~nan])
+        e = e if len(e) else np.zeros(1)
+        return np.searchsorted(e, values, side="left"), e
+
+    with ThreadPoolExecutor(max(1, min(threads, X.shape[1]))) as pool:  # numpy's sorts and searches release the GIL
+        done = list(pool.map(codes, range(X.shape[1])))
+    found = [e for _, e in done]
+    n_bins = max((len(e) for e in found), default=1) + 1
+    dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
+    out = np.empty(X.shape, dtype=dtype)
+    for j, (c, _) in enumerate(done):
+        out[:, j] = np.where(np.isnan(X[:, j]), n_bins - 1, c)
+    return out, found, n_bins
+
+
+def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.ndarray, int], np.ndarray] | None = None, *, edges: Sequence[np.ndarray] | None = None, compiled: bool | None = None, threads: int = 1, progress: Callable[[int, int, int], Any] | None = None) -> Node:
+    """The root of the tree grown in memory from ``ds`` (a :class:`~puretree.data.Dataset`
+    that :func:`applies`) with settings ``cfg``, its numeric columns binned by ``edges`` or
+    ``binned`` (:func:`binned_rows`): the histogram source over the rows as one block
+    (:class:`Rows`), the tree the sorted source grows on the binned values."""
+    bins, found, n_bins = binned_rows(ds.X, binned, edges=edges, threads=threads)
+    schema = ds.schema
+    rules = Rules(cfg.score, np.asarray(schema.feature_names, dtype=object).astype(str), cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_gain, False, False, np.zeros(schema.n_features, dtype=bool), "multiway" in kinds, (0,) * schema.n_features, integral=True, compiled=compiled)
+    target = np.ascontiguousarray(ds.y, dtype=np.int32)
+    rows = Rows(bins, target, None, compiled, threads)
+    return grow(rows, rules, edges=found, n_bins=n_bins, k=max(1, len(schema.classes)), c45=None, spread=False, histogram_bytes=HISTOGRAM_BYTES, progress=progress, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)))
