@@ -66,7 +66,8 @@ class NodeHistograms:
     up to :data:`MAX_POINTS` ``(value, target)`` rows (a leaf: targets only, value 0).
     ``edges[j]`` are numeric feature j's bin edges; ``target_range`` the targets' (lo, hi).
     ``span[i]`` is the number of nodes in node i's subtree (its children's ids follow from it).
-    ``root`` is the tree's root: the histograms belong to that tree only.
+    ``root`` is the tree's root: the histograms belong to that tree only. ``largest_leaf`` is
+    the most rows a leaf holds (a pie's area is in proportion to it).
     """
 
     root: Any
@@ -80,6 +81,7 @@ class NodeHistograms:
     points: tuple[np.ndarray | None, ...]
     edges: tuple[np.ndarray | None, ...]
     target_range: tuple[float, float]
+    largest_leaf: float
 
     @property
     def n_nodes(self) -> int:
@@ -211,7 +213,11 @@ def node_histograms(tree: Tree, X: Any, y: Any = None, *, bins: int = BINS) -> N
             chosen = _sample(r[known])
             points[i] = np.column_stack([Xe[chosen, j], target[chosen]])
     lo, hi = (float(target.min()), float(target.max())) if regression and len(target) else (0.0, 1.0)
-    return NodeHistograms(tree.root, regression, k, feature, size, counts, tuple(hist), missing, tuple(points), edges, (lo, hi) if hi > lo else (lo - 0.5, lo + 0.5))
+    leaves = counts[feature < 0, 0] if regression else counts[feature < 0].sum(axis=1)
+    return NodeHistograms(
+        tree.root, regression, k, feature, size, counts, tuple(hist), missing, tuple(points), edges,
+        (lo, hi) if hi > lo else (lo - 0.5, lo + 0.5), float(leaves.max()) if leaves.size else 0.0,
+    )
 
 
 def check_fits(histograms: Any, tree: Tree) -> None:
@@ -435,8 +441,7 @@ def _leaf_chart(histograms: NodeHistograms, node_id: int, width: float, height: 
     # A pie whose area grows with the leaf's share of the largest leaf.
     counts = histograms.counts[node_id]
     total = float(counts.sum())
-    leaves = histograms.counts[histograms.feature < 0].sum(axis=1)
-    biggest = float(leaves.max()) if leaves.size else 0.0
+    biggest = histograms.largest_leaf
     full = min(width, height) / 2 - 1
     cx, cy = width / 2, height / 2
     if total <= 0 or biggest <= 0:

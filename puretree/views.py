@@ -379,7 +379,8 @@ def _draw(shapes: Sequence[Any], dx: float, dy: float) -> str:
     """Shapes of a chart as SVG elements, moved by (dx, dy): a ``<g>`` with a transform."""
     parts = [f'<g class="chart" transform="translate({dx:g},{dy:g})">']
     for shape in shapes:
-        attributes = "".join(f' {k}="{_xml(v)}"' for k, v in shape.attributes)
+        # Attributes are ours (numbers, colours, class names): escaped, but never cut or cleaned.
+        attributes = "".join(f' {k}="{html.escape(v, quote=True)}"' for k, v in shape.attributes)
         parts.append(f"<{shape.tag}{attributes}>{_xml(shape.text)}</{shape.tag}>" if shape.text else f"<{shape.tag}{attributes}/>")
     parts.append("</g>")
     return "".join(parts)

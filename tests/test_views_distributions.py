@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_diabetes, load_iris
-from test_views import dump_dom, read_png, _chromium_run
+from test_views import _chromium_run, chain_tree, dump_dom, read_png
 
 import puretree as pt
 from puretree.cli import main
@@ -229,6 +229,19 @@ def test_max_depth_draws_a_cut_split_as_its_rows(iris):
     assert len(root.findall(f".//{SVG}line[@class='threshold']")) == 1  # the root's only
     sizes = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "leafsize"]
     assert sizes == ["n=50", "100% setosa", "n=100", "50% versicolor"]
+
+
+def test_a_tree_five_thousand_levels_deep():
+    # Every walk is iterative: no recursion limit, and time linear in the nodes.
+    levels = 5_000
+    tree = chain_tree(levels)
+    X = np.arange(levels + 1, dtype=float).reshape(-1, 1) + 0.5
+    y = ["odd" if i % 2 else "even" for i in range(levels + 1)]
+    h = node_histograms(tree, X, y)
+    assert h.counts[0].sum() == levels + 1 and h.counts[-1].sum() == 1
+    svg = to_svg(tree, histograms=h, max_depth=3)
+    assert svg.count('class="threshold"') == 4
+    assert to_html(tree, histograms=h).count('"n=1, 100% ') > 0
 
 
 def test_views_are_deterministic(iris):
