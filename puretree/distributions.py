@@ -334,18 +334,39 @@ def _missing_note(weight: float, w: float) -> list[Shape]:
     return [_shape("text", f"+{format_number(round(weight, 2))} missing", x=float(w), y=8.0, font_size=8, fill="#555", text_anchor="end")]
 
 
-def chart(histograms: NodeHistograms, tree: Tree, node_id: int, node: Any, *, width: float, height: float, colours: Sequence[str], decimals: int | None = 3) -> list[Shape]:
+def chart(histograms: NodeHistograms, tree: Tree, node_id: int, node: Any, *, width: float, height: float, colours: Sequence[str], decimals: int | None = 3, value: float | None = None) -> list[Shape]:
     """Node ``node_id``'s picture in a ``width`` x ``height`` box (origin top left): a split's
     feature distribution with its cut marked, a leaf's pie of classes (regression: its targets'
-    strip with their mean). ``node`` is the tree's node of that id.
+    strip with their mean). ``node`` is the tree's node of that id. ``value``, one row's
+    encoded value of a split's feature (a category: its code), is marked by a red wedge under
+    the axis (NaN: nothing to mark).
 
     >>> import puretree
     >>> tree = puretree.cart([[1.0], [2.0], [3.0], [4.0]], ["a", "a", "b", "b"])
     >>> h = node_histograms(tree, [[1.0], [2.0], [3.0], [4.0]], ["a", "a", "b", "b"])
-    >>> shapes = chart(h, tree, 0, tree.root, width=100, height=40, colours=["#4e79a7", "#f28e2b"])
-    >>> [s.tag for s in shapes if dict(s.attributes).get("class") in ("threshold", "wedge")]
-    ['line', 'polygon']
+    >>> shapes = chart(h, tree, 0, tree.root, width=100, height=40, colours=["#4e79a7", "#f28e2b"], value=4.0)
+    >>> [(s.tag, dict(s.attributes)["class"]) for s in shapes if dict(s.attributes).get("class") in ("threshold", "wedge", "rowvalue")]
+    [('line', 'threshold'), ('polygon', 'wedge'), ('polygon', 'rowvalue')]
     """
+    shapes = _chart(histograms, tree, node_id, node, width, height, colours, decimals)
+    if value is None or not isinstance(node, Split) or not math.isfinite(value):
+        return shapes
+    feature = tree.schema.features[node.feature]
+    if feature.is_numeric:
+        edges = histograms.edges[node.feature]
+        if edges is None:
+            return shapes
+        x = min(1.0, max(0.0, (value - float(edges[0])) / (float(edges[-1]) - float(edges[0])))) * width
+    else:
+        order, _ = _category_order(node, feature)
+        if int(value) not in order:
+            return shapes  # a category the tree never saw: no bar to point at
+        x = (order.index(int(value)) + 0.5) * width / max(1, len(order))
+    base = height - _AXIS
+    return shapes + [_shape("polygon", **{"class": "rowvalue"}, points=f"{_n(x - 5)},{_n(base + 10)} {_n(x + 5)},{_n(base + 10)} {_n(x)},{_n(base + 1)}", fill="#d62728")]
+
+
+def _chart(histograms: NodeHistograms, tree: Tree, node_id: int, node: Any, width: float, height: float, colours: Sequence[str], decimals: int | None) -> list[Shape]:
     schema = tree.schema
     base = height - _AXIS
     if not isinstance(node, Split):

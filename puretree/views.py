@@ -49,7 +49,8 @@ import numpy as np
 
 from .distributions import NodeHistograms, check_fits, chart, leaf_summary, node_histograms
 from .errors import ParameterError
-from .fold import depth as tree_depth, n_leaves, walk
+from .data import encode_features
+from .fold import depth as tree_depth, iter_nodes, n_leaves, walk
 from .nodes import Leaf, Node, Schema, Split, format_number
 from .predict import decision_path
 from .text import DECIMALS, TRUNCATED, Display, branch_labels, display, leaf_label, shorten, summary, to_text
@@ -436,6 +437,7 @@ def to_svg(
     regression tree the rows' (value, target) points and each branch's mean; and each leaf
     its size and purity: a pie of its classes, its area in proportion to the leaf's rows,
     beside ``n=50`` and ``98% setosa`` (regression: its targets, their mean and ``sd``).
+    With ``row`` as well, a red wedge under each chart on the row's path marks its value.
 
     >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
     >>> from puretree.tree import Tree
@@ -476,6 +478,7 @@ def to_svg(
         f'<rect width="{natural}" height="{height}" fill="#ffffff"/>',
     ]
     on = [rows.ids[i] in path for i in range(len(rows))]
+    marked = _row_values(tree, row, path)
     for i in range(1, len(rows)):  # edges first, under the boxes
         p = rows.parent[i]
         x0, y0, x1, y1 = _MARGIN + x[p], top(p) + box_h, _MARGIN + x[i], top(i)
@@ -492,7 +495,7 @@ def to_svg(
         weight = "bold" if not leaf else "normal"
         out.append(f'<text x="{left + box_w / 2:g}" y="{y + 16:g}" text-anchor="middle" font-weight="{weight}">{_xml(_cut(head, chars))}</text>')
         if data is not None:
-            out.append(_svg_chart(data, tree, rows, i, left, y, colours, how))
+            out.append(_svg_chart(data, tree, rows, i, left, y, colours, how, marked.get(rows.ids[i])))
             out.append("</g>")
             continue
         out.append(f'<text x="{left + box_w / 2:g}" y="{y + 31:g}" text-anchor="middle" font-size="10">{_xml(_cut(sub, chars + 4))}</text>')
@@ -510,12 +513,20 @@ def to_svg(
     return "\n".join(out) + "\n"
 
 
-def _svg_chart(data: NodeHistograms, tree: Tree, rows: _Rows, i: int, left: float, y: float, colours: Sequence[str], how: Display) -> str:
+def _row_values(tree: Tree, row: Any, path: Any) -> dict[int, float]:
+    """The row's encoded value of each split feature on its path, by node id (a chart marks it)."""
+    if row is None:
+        return {}
+    values = encode_features(tree.schema, [_as_mapping(tree, row)])[0]
+    return {i: float(values[node.feature]) for i, node in enumerate(iter_nodes(tree)) if i in path and isinstance(node, Split)} if path else {}
+
+
+def _svg_chart(data: NodeHistograms, tree: Tree, rows: _Rows, i: int, left: float, y: float, colours: Sequence[str], how: Display, value: float | None = None) -> str:
     """A node's box below its first line, with the data: a split's second line and its
     feature's distribution; a leaf's pie (regression: strip) beside its size and purity."""
     node_id, node, truncated = rows.ids[i], rows.nodes[i], rows.truncated[i]
     if isinstance(node, Split) and not truncated:
-        shapes = chart(data, tree, node_id, node, width=_CHART_BOX_W - 16, height=_CHART_H, colours=colours, decimals=how.decimals)
+        shapes = chart(data, tree, node_id, node, width=_CHART_BOX_W - 16, height=_CHART_H, colours=colours, decimals=how.decimals, value=value)
         second = f'<text x="{left + _CHART_BOX_W / 2:g}" y="{y + 29:g}" text-anchor="middle" font-size="10">{_xml(_cut(rows.label[i], _TEXT_CHARS + 10))}</text>'
         return second + _draw(shapes, left + 8, y + _CHART_TOP)
     # A leaf, or a split drawn without its subtree (max_depth): the rows that reach it.
@@ -547,25 +558,25 @@ def _script_json(value: Any) -> str:
 _PAGE_CHART, _PAGE_PIE = (180, 46), 40
 
 
-def _page_charts(data: NodeHistograms, tree: Tree, rows: _Rows, how: Display) -> tuple[list[Any], list[str]]:
+def _page_charts(data: NodeHistograms, tree: Tree, rows: _Rows, how: Display, marked: Mapping[int, float]) -> tuple[list[Any], list[str]]:
     """Each row's chart as shapes (JSON: tag, attributes, text) and a leaf's size and purity."""
     colours = class_colours(len(rows.schema.classes))
     charts, sizes = [], []
     for i, node in enumerate(rows.nodes):
         drawn_as_split = isinstance(node, Split) and not rows.truncated[i]
         w, h = _PAGE_CHART if drawn_as_split else (_PAGE_PIE, _PAGE_PIE)
-        shapes = chart(data, tree, rows.ids[i], node if drawn_as_split else Leaf((0.0,)), width=w, height=h, colours=colours, decimals=how.decimals)
+        shapes = chart(data, tree, rows.ids[i], node if drawn_as_split else Leaf((0.0,)), width=w, height=h, colours=colours, decimals=how.decimals, value=marked.get(rows.ids[i]))
         charts.append([w, h, [s.as_json() for s in shapes]])
         sizes.append("" if drawn_as_split else ", ".join(leaf_summary(data, rows.ids[i], [_clean(c) for c in rows.schema.classes])))
     return charts, sizes
 
 
-def _page_data(tree: Tree, open_depth: int, how: Display = Display(), path: tuple[int, ...] = (), passed: Sequence[str] = (), data: NodeHistograms | None = None) -> dict[str, Any]:
+def _page_data(tree: Tree, open_depth: int, how: Display = Display(), path: tuple[int, ...] = (), passed: Sequence[str] = (), data: NodeHistograms | None = None, marked: Mapping[int, float] = {}) -> dict[str, Any]:
     rows = _Rows(tree, how)
     schema: Schema = rows.schema
     on = set(path)
     regression = schema.is_regression
-    charts, sizes = _page_charts(data, tree, rows, how) if data is not None else ([], [])
+    charts, sizes = _page_charts(data, tree, rows, how, marked) if data is not None else ([], [])
     return {
         # The data's distribution at each node (to_html(X=, y=)): shapes the script draws, and a leaf's size and purity.
         "charts": charts,
@@ -783,7 +794,7 @@ def to_html(
     histograms = _histograms(tree, histograms, X, y)
     path = row_path(tree, row) if row is not None else ()
     passed = _passed(tree, shown, how, row, path) if row is not None else []
-    data = _script_json(_page_data(shown, open_depth, how, path, passed, histograms))
+    data = _script_json(_page_data(shown, open_depth, how, path, passed, histograms, _row_values(tree, row, set(path))))
     name = _xml(title)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

@@ -174,6 +174,23 @@ def test_each_split_marks_its_threshold_where_it_is(iris):
         assert fills == present
 
 
+def test_a_rows_value_is_marked_on_each_split_of_its_path(iris):
+    tree, X, y = iris
+    h = node_histograms(tree, X, y)
+    row = X[100]
+    path = pt.decision_path(tree, dict(zip(tree.schema.feature_names, row)))
+    charts = _charts(to_svg(tree, histograms=h, row=row))
+    nodes = list(pt.iter_nodes(tree))
+    marked = [i for i, g in enumerate(charts) if g.find(f"{SVG}polygon[@class='rowvalue']") is not None]
+    assert marked == [i for i in path if h.feature[i] >= 0]
+    for i in marked:
+        edges = h.edges[nodes[i].feature]
+        tip = charts[i].find(f"{SVG}polygon[@class='rowvalue']").get("points").split()[2]
+        want = (row[nodes[i].feature] - edges[0]) / (edges[-1] - edges[0]) * CHART_W
+        assert abs(float(tip.split(",")[0]) - want) < 0.01
+    assert "rowvalue" not in to_svg(tree, histograms=h)  # no row, no mark
+
+
 def test_each_leaf_shows_its_size_and_purity(iris):
     tree, X, y = iris
     root = ET.fromstring(to_svg(tree, X=X, y=y))
@@ -331,6 +348,7 @@ def test_html_distributions_in_chromium(iris, tmp_path):
     # The script drew a chart per row: a split's with its threshold, a leaf's pie and size.
     assert dom.count('<svg class="chart"') == pt.n_nodes(tree)
     assert dom.count('class="threshold"') == pt.n_nodes(tree) - pt.n_leaves(tree)
+    assert dom.count('class="rowvalue"') == 3  # the row's value at each split of its path
     sizes = re.findall(r'<span class="size">([^<]*)</span>', dom)
     assert sizes[:2] == ["n=50, 100% setosa", "n=48, 98% versicolor"]
     pixels = _shoot("html-distributions", page, tmp_path, size=(1000, 700))
