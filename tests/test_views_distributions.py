@@ -15,6 +15,7 @@ from pathlib import Path
 
 import attrs
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -78,6 +79,27 @@ def test_each_nodes_counts_are_the_rows_whose_path_passes_it(seed, n, depth):
             assert np.array_equal(h.hist[i].sum(axis=0), h.counts[i])
         else:
             assert h.hist[i] is None
+
+
+@settings(max_examples=20)
+@given(seed=st.integers(0, 2**31 - 1), multiway=st.booleans())
+def test_categories_unseen_ones_and_missing_values_go_where_prediction_sends_them(seed, multiway):
+    # Subset splits (cart) or one branch per category (id3); the rows drawn have categories the
+    # tree never saw (they stop at the split) and missing numbers (the majority branch).
+    rng = np.random.default_rng(seed)
+    train = pd.DataFrame({"x": rng.integers(0, 4, 50).astype(float), "c": rng.choice(list("pqr"), 50)})
+    y = rng.choice(["a", "b"], 50)
+    tree = pt.id3(pt.from_pandas(train.assign(y=y), target="y")) if multiway else pt.cart(train, y, max_depth=3)
+    rows = pd.DataFrame({"x": np.where(rng.random(30) < 0.2, np.nan, rng.integers(0, 4, 30)), "c": rng.choice(list("pqrz"), 30)})
+    labels = rng.choice(["a", "b"], 30)
+    h = node_histograms(tree, rows, labels)
+    want = np.zeros_like(h.counts)
+    for path, label in zip(pt.decision_path(tree, [dict(r) for _, r in rows.iterrows()]), labels):
+        for node in path:
+            want[node, ["a", "b"].index(label)] += 1
+    assert np.array_equal(h.counts, want)
+    for i in np.flatnonzero(h.feature >= 0):
+        assert h.hist[i].sum() + h.missing[i] == h.counts[i].sum()
 
 
 def test_the_roots_histogram_is_numpys_per_class(iris):
