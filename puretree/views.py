@@ -47,9 +47,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .data import encode_features
 from .distributions import NodeHistograms, check_fits, chart, leaf_summary, node_histograms
 from .errors import ParameterError
-from .data import encode_features
 from .fold import depth as tree_depth, iter_nodes, n_leaves, walk
 from .nodes import Leaf, Node, Schema, Split, format_number
 from .predict import decision_path
@@ -487,22 +487,22 @@ def to_svg(
         out.append(f'<text class="cond" x="{x1:g}" y="{y1 - 7:g}" text-anchor="middle"><title>{_xml(rows.edge[i])}</title>{_xml(_cut(rows.edge[i], chars + 6))}</text>')
     for i, node in enumerate(rows.nodes):
         leaf = isinstance(node, Leaf)
-        left, y = _MARGIN + x[i] - box_w / 2, top(i)
+        left, top_y = _MARGIN + x[i] - box_w / 2, top(i)
         head = rows.label[i] if leaf else rows.feature_name(i)
         sub = rows.distribution(i) if leaf else rows.label[i]
         out.append(f"<g><title>{_xml(head)}&#10;{_xml(rows.distribution(i))}</title>")
-        out.append(f'<rect class="node{" onpath" if on[i] else ""}" x="{left:g}" y="{y:g}" width="{box_w}" height="{box_h}" rx="{8 if leaf else 2}" fill="{_mix(rows.colours[i], "#ffffff", 0.55 if leaf else 0.7)}"/>')
+        out.append(f'<rect class="node{" onpath" if on[i] else ""}" x="{left:g}" y="{top_y:g}" width="{box_w}" height="{box_h}" rx="{8 if leaf else 2}" fill="{_mix(rows.colours[i], "#ffffff", 0.55 if leaf else 0.7)}"/>')
         weight = "bold" if not leaf else "normal"
-        out.append(f'<text x="{left + box_w / 2:g}" y="{y + 16:g}" text-anchor="middle" font-weight="{weight}">{_xml(_cut(head, chars))}</text>')
+        out.append(f'<text x="{left + box_w / 2:g}" y="{top_y + 16:g}" text-anchor="middle" font-weight="{weight}">{_xml(_cut(head, chars))}</text>')
         if data is not None:
-            out.append(_svg_chart(data, tree, rows, i, left, y, colours, how, marked.get(rows.ids[i])))
+            out.append(_svg_chart(data, tree, rows, i, left, top_y, colours, how, marked.get(rows.ids[i])))
             out.append("</g>")
             continue
-        out.append(f'<text x="{left + box_w / 2:g}" y="{y + 31:g}" text-anchor="middle" font-size="10">{_xml(_cut(sub, chars + 4))}</text>')
+        out.append(f'<text x="{left + box_w / 2:g}" y="{top_y + 31:g}" text-anchor="middle" font-size="10">{_xml(_cut(sub, chars + 4))}</text>')
         at = left + 8
         for share, colour in _segments(rows.shown[i], colours) if not rows.schema.is_regression else [(1.0, rows.colours[i])]:
             w = share * (box_w - 16)
-            out.append(f'<rect x="{at:g}" y="{y + box_h - 16:g}" width="{w:g}" height="8" fill="{colour}"/>')
+            out.append(f'<rect x="{at:g}" y="{top_y + box_h - 16:g}" width="{w:g}" height="8" fill="{colour}"/>')
             at += w
         out.append("</g>")
     if row is not None:  # the row's tests, under the tree, one line each
