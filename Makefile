@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test system-deps fuzz docs constraints bench bench-codegen bench-j48 bench-dask clean
+.PHONY: demo test system-deps fuzz docs pictures constraints bench bench-codegen bench-j48 bench-dask clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "puretree needs Python 3.10 or newer"'
@@ -53,6 +53,10 @@ $(VENV)/.docs: pyproject.toml constraints/docs.txt constraints/test.txt $(KERNEL
 # Strict: a broken link, a missing page in the nav or a docstring MkDocs cannot read fails the build.
 docs: $(VENV)/.docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir site
+
+# The pictures of docs/views.md (docs/img/), drawn by puretree itself; a test checks they are current.
+pictures: $(VENV)/.test
+	$(BIN)/python docs/make_pictures.py
 
 # Re-pin the test environment after upgrading on purpose.
 constraints: $(VENV)/.test

@@ -47,8 +47,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .data import encode_features
+from .distributions import NodeHistograms, check_fits, chart, leaf_summary, node_histograms
 from .errors import ParameterError
-from .fold import depth as tree_depth, n_leaves, walk
+from .fold import depth as tree_depth, iter_nodes, n_leaves, walk
 from .nodes import Leaf, Node, Schema, Split, format_number
 from .predict import decision_path
 from .text import DECIMALS, TRUNCATED, Display, branch_labels, display, leaf_label, shorten, summary, to_text
@@ -355,9 +357,37 @@ def to_dot(
 
 _BOX_W, _BOX_H, _GAP_X, _GAP_Y, _MARGIN = 150, 54, 16, 46, 10
 _TEXT_CHARS = 22  # characters that fit a box's line at the font size used
+# With the data's distributions: wider, taller boxes, a chart under a split's two lines of text,
+# a leaf's pie (or strip) beside its size and purity.
+_CHART_BOX_W, _CHART_BOX_H, _CHART_TOP, _CHART_H = 190, 124, 34, 84
 
 
-def _layout(rows: _Rows) -> tuple[list[float], int]:
+def _histograms(tree: Tree, histograms: Any, X: Any, y: Any) -> NodeHistograms | None:
+    """The data's distributions a view draws: ``histograms`` made for this tree, or made now
+    from the rows ``X`` and targets ``y``, or none."""
+    if X is None:
+        if y is not None:
+            raise ParameterError("y goes with X: the rows whose targets they are")
+        if histograms is not None:
+            check_fits(histograms, tree)
+        return histograms  # type: ignore[no-any-return]
+    if histograms is not None:
+        raise ParameterError("give the rows (X=, y=) or their histograms (histograms=), not both")
+    return node_histograms(tree, X, y)
+
+
+def _draw(shapes: Sequence[Any], dx: float, dy: float) -> str:
+    """Shapes of a chart as SVG elements, moved by (dx, dy): a ``<g>`` with a transform."""
+    parts = [f'<g class="chart" transform="translate({dx:g},{dy:g})">']
+    for shape in shapes:
+        # Attributes are ours (numbers, colours, class names): escaped, but never cut or cleaned.
+        attributes = "".join(f' {k}="{html.escape(v, quote=True)}"' for k, v in shape.attributes)
+        parts.append(f"<{shape.tag}{attributes}>{_xml(shape.text)}</{shape.tag}>" if shape.text else f"<{shape.tag}{attributes}/>")
+    parts.append("</g>")
+    return "".join(parts)
+
+
+def _layout(rows: _Rows, box_w: float = _BOX_W) -> tuple[list[float], int]:
     """The x centre of each node, and the number of leaf slots: leaves side by side in
     pre-order, each split centred over its first and last child."""
     n = len(rows)
@@ -368,7 +398,7 @@ def _layout(rows: _Rows) -> tuple[list[float], int]:
     slot = 0
     for i in range(n):  # leaves, left to right
         if not kids[i]:
-            x[i] = slot * (_BOX_W + _GAP_X) + _BOX_W / 2
+            x[i] = slot * (box_w + _GAP_X) + box_w / 2
             slot += 1
     for i in range(n - 1, -1, -1):  # a parent comes before its children in pre-order
         if kids[i]:
@@ -385,6 +415,9 @@ def to_svg(
     class_names: Sequence[str] | None = None,
     width: int | None = None,
     row: Any = None,
+    X: Any = None,
+    y: Any = None,
+    histograms: NodeHistograms | None = None,
 ) -> str:
     """The tree as a standalone SVG picture, laid out by puretree (no Graphviz needed).
 
@@ -396,6 +429,16 @@ def to_svg(
     as its path: the nodes and edges it passes outlined in red, and the tests it passed
     listed under the tree. The other options are :func:`~puretree.text.to_text`'s.
 
+    With rows ``X`` and their targets ``y`` (the training data, say), or the
+    ``histograms`` :func:`~puretree.distributions.node_histograms` made of them once, each
+    split also shows its feature's distribution over the rows that reach it, as dtreeviz
+    does: a histogram stacked by class with the threshold marked (a dashed line and a wedge;
+    a categorical feature: a bar per category, a dashed line between branches), for a
+    regression tree the rows' (value, target) points and each branch's mean; and each leaf
+    its size and purity: a pie of its classes, its area in proportion to the leaf's rows,
+    beside ``n=50`` and ``98% setosa`` (regression: its targets, their mean and ``sd``).
+    With ``row`` as well, a red wedge under each chart on the row's path marks its value.
+
     >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
     >>> from puretree.tree import Tree
     >>> tree = Tree(Split(0, Threshold(1.5), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), Schema((Feature("a<b"),), ("no", "yes")))
@@ -405,23 +448,29 @@ def to_svg(
     >>> svg = to_svg(tree, row={"a<b": 2.0}, width=100)
     >>> svg.count('class="node onpath"'), "a&lt;b &gt; 1.5  (a&lt;b = 2.0)" in svg, 'width="100"' in svg
     (2, True, True)
+    >>> svg = to_svg(tree, X=[[1.0], [1.0], [2.0], [3.0], [4.0]], y=["no", "no", "yes", "yes", "yes"])
+    >>> svg.count('class="threshold"'), svg.count('class="pie"'), ">n=3<" in svg
+    (1, 2, True)
     """
     if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 1):
         raise ParameterError(f"width must be a whole number of pixels >= 1, got {width!r}")
     shown, how = _options(tree, decimals, max_depth, feature_names, class_names)
+    data = _histograms(tree, histograms, X, y)
+    box_w, box_h = (_BOX_W, _BOX_H) if data is None else (_CHART_BOX_W, _CHART_BOX_H)
+    chars = _TEXT_CHARS if data is None else _TEXT_CHARS + 6
     rows = _Rows(shown, how)
     path = set(row_path(tree, row)) if row is not None else set()
     passed = _passed(tree, shown, how, row, row_path(tree, row)) if row is not None else []
-    x, slots = _layout(rows)
-    natural = max(1, slots) * (_BOX_W + _GAP_X) - _GAP_X + 2 * _MARGIN
-    tree_height = (max(rows.depth) + 1) * (_BOX_H + _GAP_Y) - _GAP_Y + 2 * _MARGIN
+    x, slots = _layout(rows, box_w)
+    natural = max(1, slots) * (box_w + _GAP_X) - _GAP_X + 2 * _MARGIN
+    tree_height = (max(rows.depth) + 1) * (box_h + _GAP_Y) - _GAP_Y + 2 * _MARGIN
     height = tree_height + (16 * (len(passed) + 1) + _MARGIN if row is not None else 0)
     shown_w = natural if width is None else width
     shown_h = height if width is None else max(1, round(height * width / natural))
     colours = class_colours(len(rows.schema.classes))
 
     def top(i: int) -> float:
-        return _MARGIN + rows.depth[i] * (_BOX_H + _GAP_Y)
+        return _MARGIN + rows.depth[i] * (box_h + _GAP_Y)
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{shown_w}" height="{shown_h}" viewBox="0 0 {natural} {height}" font-family="Helvetica, Arial, sans-serif" font-size="11">',
@@ -429,26 +478,31 @@ def to_svg(
         f'<rect width="{natural}" height="{height}" fill="#ffffff"/>',
     ]
     on = [rows.ids[i] in path for i in range(len(rows))]
+    marked = _row_values(tree, row, path)
     for i in range(1, len(rows)):  # edges first, under the boxes
         p = rows.parent[i]
-        x0, y0, x1, y1 = _MARGIN + x[p], top(p) + _BOX_H, _MARGIN + x[i], top(i)
+        x0, y0, x1, y1 = _MARGIN + x[p], top(p) + box_h, _MARGIN + x[i], top(i)
         out.append(f'<path class="edge{" onpath" if on[i] else ""}" d="M{x0:g},{y0:g} C{x0:g},{(y0 + y1) / 2:g} {x1:g},{(y0 + y1) / 2:g} {x1:g},{y1:g}"/>')
         # The test just above the child's box: children are a box apart, so labels never overlap.
-        out.append(f'<text class="cond" x="{x1:g}" y="{y1 - 7:g}" text-anchor="middle"><title>{_xml(rows.edge[i])}</title>{_xml(_cut(rows.edge[i], _TEXT_CHARS + 6))}</text>')
+        out.append(f'<text class="cond" x="{x1:g}" y="{y1 - 7:g}" text-anchor="middle"><title>{_xml(rows.edge[i])}</title>{_xml(_cut(rows.edge[i], chars + 6))}</text>')
     for i, node in enumerate(rows.nodes):
         leaf = isinstance(node, Leaf)
-        left, y = _MARGIN + x[i] - _BOX_W / 2, top(i)
+        left, top_y = _MARGIN + x[i] - box_w / 2, top(i)
         head = rows.label[i] if leaf else rows.feature_name(i)
         sub = rows.distribution(i) if leaf else rows.label[i]
         out.append(f"<g><title>{_xml(head)}&#10;{_xml(rows.distribution(i))}</title>")
-        out.append(f'<rect class="node{" onpath" if on[i] else ""}" x="{left:g}" y="{y:g}" width="{_BOX_W}" height="{_BOX_H}" rx="{8 if leaf else 2}" fill="{_mix(rows.colours[i], "#ffffff", 0.55 if leaf else 0.7)}"/>')
+        out.append(f'<rect class="node{" onpath" if on[i] else ""}" x="{left:g}" y="{top_y:g}" width="{box_w}" height="{box_h}" rx="{8 if leaf else 2}" fill="{_mix(rows.colours[i], "#ffffff", 0.55 if leaf else 0.7)}"/>')
         weight = "bold" if not leaf else "normal"
-        out.append(f'<text x="{left + _BOX_W / 2:g}" y="{y + 16:g}" text-anchor="middle" font-weight="{weight}">{_xml(_cut(head, _TEXT_CHARS))}</text>')
-        out.append(f'<text x="{left + _BOX_W / 2:g}" y="{y + 31:g}" text-anchor="middle" font-size="10">{_xml(_cut(sub, _TEXT_CHARS + 4))}</text>')
+        out.append(f'<text x="{left + box_w / 2:g}" y="{top_y + 16:g}" text-anchor="middle" font-weight="{weight}">{_xml(_cut(head, chars))}</text>')
+        if data is not None:
+            out.append(_svg_chart(data, tree, rows, i, left, top_y, colours, how, marked.get(rows.ids[i])))
+            out.append("</g>")
+            continue
+        out.append(f'<text x="{left + box_w / 2:g}" y="{top_y + 31:g}" text-anchor="middle" font-size="10">{_xml(_cut(sub, chars + 4))}</text>')
         at = left + 8
         for share, colour in _segments(rows.shown[i], colours) if not rows.schema.is_regression else [(1.0, rows.colours[i])]:
-            w = share * (_BOX_W - 16)
-            out.append(f'<rect x="{at:g}" y="{y + _BOX_H - 16:g}" width="{w:g}" height="8" fill="{colour}"/>')
+            w = share * (box_w - 16)
+            out.append(f'<rect x="{at:g}" y="{top_y + box_h - 16:g}" width="{w:g}" height="8" fill="{colour}"/>')
             at += w
         out.append("</g>")
     if row is not None:  # the row's tests, under the tree, one line each
@@ -457,6 +511,33 @@ def to_svg(
             out.append(f'<text class="passed" x="{_MARGIN}" y="{tree_height + 16 * (k + 1):g}" font-size="12" fill="#222">{_xml(line)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _row_values(tree: Tree, row: Any, path: Any) -> dict[int, float]:
+    """The row's encoded value of each split feature on its path, by node id (a chart marks it)."""
+    if row is None:
+        return {}
+    values = encode_features(tree.schema, [_as_mapping(tree, row)])[0]
+    return {i: float(values[node.feature]) for i, node in enumerate(iter_nodes(tree)) if i in path and isinstance(node, Split)} if path else {}
+
+
+def _svg_chart(data: NodeHistograms, tree: Tree, rows: _Rows, i: int, left: float, y: float, colours: Sequence[str], how: Display, value: float | None = None) -> str:
+    """A node's box below its first line, with the data: a split's second line and its
+    feature's distribution; a leaf's pie (regression: strip) beside its size and purity."""
+    node_id, node, truncated = rows.ids[i], rows.nodes[i], rows.truncated[i]
+    if isinstance(node, Split) and not truncated:
+        shapes = chart(data, tree, node_id, node, width=_CHART_BOX_W - 16, height=_CHART_H, colours=colours, decimals=how.decimals, value=value)
+        second = f'<text x="{left + _CHART_BOX_W / 2:g}" y="{y + 29:g}" text-anchor="middle" font-size="10">{_xml(_cut(rows.label[i], _TEXT_CHARS + 10))}</text>'
+        return second + _draw(shapes, left + 8, y + _CHART_TOP)
+    # A leaf, or a split drawn without its subtree (max_depth): the rows that reach it.
+    side = _CHART_BOX_H - 28
+    shapes = chart(data, tree, node_id, Leaf((0.0,)), width=side, height=side, colours=colours, decimals=how.decimals)
+    size, purity = leaf_summary(data, node_id, [_clean(c) for c in rows.schema.classes])
+    text = "".join(
+        f'<text class="leafsize" x="{left + side + 14:g}" y="{y + 24 + side / 2 + dy:g}" font-size="11">{_xml(_cut(line, 14))}</text>'
+        for line, dy in ((size, -2), (purity, 13))
+    )
+    return _draw(shapes, left + 6, y + 22) + text
 
 
 # -- HTML ---------------------------------------------------------------------------------------
@@ -473,12 +554,33 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _page_data(tree: Tree, open_depth: int, how: Display = Display(), path: tuple[int, ...] = (), passed: Sequence[str] = ()) -> dict[str, Any]:
+#: The page's charts, in pixels: a split's distribution (width, height), a leaf's pie.
+_PAGE_CHART, _PAGE_PIE = (180, 46), 40
+
+
+def _page_charts(data: NodeHistograms, tree: Tree, rows: _Rows, how: Display, marked: Mapping[int, float]) -> tuple[list[Any], list[str]]:
+    """Each row's chart as shapes (JSON: tag, attributes, text) and a leaf's size and purity."""
+    colours = class_colours(len(rows.schema.classes))
+    charts, sizes = [], []
+    for i, node in enumerate(rows.nodes):
+        drawn_as_split = isinstance(node, Split) and not rows.truncated[i]
+        w, h = _PAGE_CHART if drawn_as_split else (_PAGE_PIE, _PAGE_PIE)
+        shapes = chart(data, tree, rows.ids[i], node if drawn_as_split else Leaf((0.0,)), width=w, height=h, colours=colours, decimals=how.decimals, value=marked.get(rows.ids[i]))
+        charts.append([w, h, [s.as_json() for s in shapes]])
+        sizes.append("" if drawn_as_split else ", ".join(leaf_summary(data, rows.ids[i], [_clean(c) for c in rows.schema.classes])))
+    return charts, sizes
+
+
+def _page_data(tree: Tree, open_depth: int, how: Display = Display(), path: tuple[int, ...] = (), passed: Sequence[str] = (), data: NodeHistograms | None = None, marked: Mapping[int, float] = {}) -> dict[str, Any]:
     rows = _Rows(tree, how)
     schema: Schema = rows.schema
     on = set(path)
     regression = schema.is_regression
+    charts, sizes = _page_charts(data, tree, rows, how, marked) if data is not None else ([], [])
     return {
+        # The data's distribution at each node (to_html(X=, y=)): shapes the script draws, and a leaf's size and purity.
+        "charts": charts,
+        "sizes": sizes,
         "regression": regression,
         "target": _clean(schema.target),
         "classes": [_clean(c) for c in schema.classes],
@@ -516,6 +618,8 @@ button{font:inherit;margin-right:6px}
 .bar{display:inline-flex;width:120px;height:10px;border:1px solid #999;flex:none;background:#fff}
 .bar i{display:block;height:100%}
 .label{color:#333}
+.chart{flex:none;overflow:visible}
+.size{color:#555;font-size:12px}
 .row.onpath{background:#fff3cd;outline:2px solid #d62728}
 #passed{margin:4px 0 0;padding-left:22px}
 #tip{position:fixed;right:12px;bottom:12px;max-width:45%;max-height:60%;overflow:auto;background:#fffff0;border:1px solid #bbb;
@@ -564,8 +668,25 @@ function row(i) {
   r.appendChild(el("span", "cond", i === 0 ? "root" : D.edge[i]));
   if (split) r.appendChild(el("span", "test", "\u2192 " + D.feature[i] + (open[i] ? "" : " (" + kids[i].length + " branches)")));
   r.appendChild(bar(i));
+  if (D.charts.length) r.appendChild(chart(i));
   r.appendChild(el("span", "label", D.label[i]));
+  if (D.sizes.length && D.sizes[i]) r.appendChild(el("span", "size", D.sizes[i]));
   return r;
+}
+// A node's chart: SVG elements of a few known tags, attributes set one by one, text as textContent.
+const SVGNS = "http://www.w3.org/2000/svg", TAGS = new Set(["rect", "line", "circle", "path", "polygon", "text"]);
+function chart(i) {
+  const [w, h, shapes] = D.charts[i], s = document.createElementNS(SVGNS, "svg");
+  s.setAttribute("class", "chart"); s.setAttribute("width", w); s.setAttribute("height", h);
+  s.setAttribute("font-family", "Helvetica, Arial, sans-serif");
+  for (const [tag, attributes, text] of shapes) {
+    if (!TAGS.has(tag)) continue;
+    const e = document.createElementNS(SVGNS, tag);
+    for (const [k, v] of Object.entries(attributes)) if (/^[a-z-]+$/.test(k)) e.setAttribute(k, v);
+    if (text) e.textContent = text;
+    s.appendChild(e);
+  }
+  return s;
 }
 function render() {
   const frag = document.createDocumentFragment(), stack = [0];
@@ -641,12 +762,18 @@ def to_html(
     feature_names: Sequence[str] | None = None,
     class_names: Sequence[str] | None = None,
     row: Any = None,
+    X: Any = None,
+    y: Any = None,
+    histograms: NodeHistograms | None = None,
 ) -> str:
     """The tree as one standalone HTML page (no network access: style, data and script inline).
 
     ``row`` (a mapping from feature name to value, or the values in column order) is shown
     as its path: the nodes it passes open and highlighted, and the tests it passed listed in
-    the header. The display options are :func:`~puretree.text.to_text`'s.
+    the header. The display options are :func:`~puretree.text.to_text`'s. With rows ``X``
+    and targets ``y``, or their ``histograms``, each row of the page also draws what
+    :func:`to_svg` draws with them: a split's feature distribution with its threshold
+    marked, a leaf's pie with its size and purity.
 
     The tree is an outline, one row per node: the branch's test, the split's feature, a bar
     of the class distribution and the prediction. Clicking a split opens or closes it
@@ -664,9 +791,10 @@ def to_html(
     if isinstance(open_depth, bool) or not isinstance(open_depth, int) or open_depth < 0:
         raise ParameterError(f"open_depth must be a whole number >= 0, got {open_depth!r}")
     shown, how = _options(tree, decimals, max_depth, feature_names, class_names)
+    histograms = _histograms(tree, histograms, X, y)
     path = row_path(tree, row) if row is not None else ()
     passed = _passed(tree, shown, how, row, path) if row is not None else []
-    data = _script_json(_page_data(shown, open_depth, how, path, passed))
+    data = _script_json(_page_data(shown, open_depth, how, path, passed, histograms, _row_values(tree, row, set(path))))
     name = _xml(title)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

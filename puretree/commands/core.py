@@ -259,11 +259,13 @@ def _decimals(text: str) -> str:
 
 def _show(args: argparse.Namespace) -> int:
     if args.output is not None:
-        check_not_inputs(args.output, [args.model])
+        check_not_inputs(args.output, [args.model] + ([args.data] if args.data is not None else []))
     if args.importances and args.format != "text":
         raise ParameterError(f"--importances goes with --format text, not {args.format}")
     tree = load(args.model)
     options = _view_options(args)
+    if args.data is not None:
+        options.update(_show_data(args, tree))
     if args.format == "text":
         if _is_ensemble(tree):  # a summary and the first trees
             lines = [tree.to_text(first=args.trees, **options)]
@@ -286,6 +288,20 @@ def _show(args: argparse.Namespace) -> int:
         write_text(args.output, text)
         print(f"{args.format} view written to {args.output}")
     return 0
+
+
+def _show_data(args: argparse.Namespace, tree: Any) -> dict[str, Any]:
+    """show --data: the rows and targets whose distributions the picture draws at each node."""
+    if args.format not in ("svg", "html"):
+        raise ParameterError(f"--data goes with --format svg or html, not {args.format}")
+    if _is_ensemble(tree):
+        raise ParameterError(f"--format {args.format} draws one tree; an ensemble is shown as text (--format text --trees N)")
+    header, body, _ = read_table(args.data, sep=args.sep, format=args.data_format)
+    rows = table_dataset(tree.schema, header, body)
+    if tree.schema.is_regression:
+        true_labels(tree, header, [], args.data)  # the target column is there
+        return {"X": rows, "y": true_values(header, body, args.data, tree.schema.target)}
+    return {"X": rows, "y": true_labels(tree, header, body, args.data)}
 
 
 def _write_csv(header: list[str], rows: Any, *, output: str | None) -> None:
@@ -496,6 +512,10 @@ def register(sub: Any) -> None:
     p.add_argument("--feature-names", metavar="A,B,...", help="names to show for the features, in column order, comma-separated")
     p.add_argument("--class-names", metavar="A,B,...", help="names to show for the classes, in the order of the model's classes, comma-separated")
     p.add_argument("--width", type=positive_int, default=None, metavar="PIXELS", help="--format svg: scale the picture to this width")
+    p.add_argument("--data", metavar="DATA", default=None,
+                   help="--format svg or html: rows with the model's target column (the training data, say); each split shows its feature's "
+                   "distribution over them (stacked by class, the threshold marked), each leaf its size and purity")
+    add_input_options(p)
     p.set_defaults(func=_show)
 
     p = sub.add_parser("predict", help="predict the rows of a data file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")
