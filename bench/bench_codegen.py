@@ -279,7 +279,7 @@ def arduino_build(tree, ranges, work: Path) -> list[str]:
     """Export the Arduino layout (float table; compact int16 quantized), compile src/ with
     arm-none-eabi-gcc and the example sketch with arm-none-eabi-g++ against a stand-in
     Arduino.h, link for Cortex-M4: the linked flash, or the compiler's error."""
-    from puretree.commands.codegen import arduino_files
+    from puretree.cli.commands.codegen import arduino_files
 
     out = []
     for label, options in (("c-table float", {"feature_type": "float", "proba": False}),

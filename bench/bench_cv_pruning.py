@@ -37,7 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 import puretree as pt  # noqa: E402
-import puretree.complexity as complexity  # noqa: E402
+import puretree.prune.complexity as complexity  # noqa: E402
 from bench_j48 import load  # noqa: E402
 from puretree.fold import n_leaves  # noqa: E402
 from puretree.impurity import misclassification  # noqa: E402

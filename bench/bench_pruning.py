@@ -6,7 +6,7 @@ On Weka's data sets shipped in ``tests/data`` (read from Weka's own ARFF files, 
 
 - **J48**: Weka's J48 with its defaults (``-C 0.25 -M 2``); leaves of the tree grown on all rows;
 - **MML**: ``mml_prune(c45(X, y, threshold="data"), X, alpha=A, code=C)``: C4.5 grown as J48 grows
-  it unpruned, then pruned by Wallace and Patrick's message length (``puretree.mml``; ``--mml-alpha``:
+  it unpruned, then pruned by Wallace and Patrick's message length (``puretree.prune.mml``; ``--mml-alpha``:
   the leaves' Dirichlet concentration, default 1; ``--mml-code``: ``flat`` or ``wallace-patrick``);
 - **MML stop**: ``c45(..., accept=mml_stop(alpha=A))``: growth stopped by the same message length
   (the stopping hook has the flat code only);
@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import puretree as pt  # noqa: E402
 from bench_j48 import j48, leaves, load, predictions, to_arff, weka_leaves  # noqa: E402
-from puretree.complexity import choose_alpha, cv_depth, cv_prune  # noqa: E402
-from puretree.mml import CODES, mml_prune, mml_stop  # noqa: E402
+from puretree.prune.complexity import choose_alpha, cv_depth, cv_prune  # noqa: E402
+from puretree.prune.mml import CODES, mml_prune, mml_stop  # noqa: E402
 
 SETS = ["labor", "breast-cancer", "vote", "soybean", "credit-g"]  # tests/data's Weka sets
 FOLDS = 10

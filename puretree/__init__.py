@@ -49,7 +49,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .predict import apply, decision_path
     from .prune import chi_square_test, choose_alpha, cost_complexity, cost_complexity_path, pessimistic, reduced_error, simplify
     from .rules import Rule, RuleList, prune_rules, to_rules
-    from .formats import read_arff, read_data
+    from .io.formats import read_arff, read_data
     from .sklearn import from_sklearn, to_sklearn
     from .text import summary, to_text
     from .views import to_dot, to_html, to_svg
@@ -115,7 +115,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".predict": ("apply", "decision_path"),
     ".prune": ("chi_square_test", "choose_alpha", "cost_complexity", "cost_complexity_path", "pessimistic", "reduced_error", "simplify"),
     ".rules": ("Rule", "RuleList", "prune_rules", "to_rules"),
-    ".formats": ("read_arff", "read_data"),
+    ".io.formats": ("read_arff", "read_data"),
     ".sklearn": ("from_sklearn", "to_sklearn"),
     ".text": ("summary", "to_text"),
     ".views": ("to_dot", "to_html", "to_svg"),
@@ -128,7 +128,7 @@ _WHERE: dict[str, tuple[str, str]] = {
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
 # them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
-_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "formats", "importance", "impurity", "io", "mcu", "mml", "nodes", "prune", "rules", "sklearn", "text", "views"})
+_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "importance", "impurity", "io", "mcu", "nodes", "prune", "rules", "sklearn", "text", "views"})
 
 
 def __getattr__(name: str) -> Any:

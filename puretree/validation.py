@@ -109,7 +109,7 @@ def validation_counts(tree: Tree, X: Any, y: Any = None) -> tuple[FlatTree, np.n
 def training_dataset(tree: Tree, X: Any, y: Any = None) -> Dataset:
     """Labelled rows as a :class:`~puretree.data.Dataset` in ``tree``'s schema (its features'
     categories, its classes), for methods that grow trees again on parts of the training rows
-    (:func:`~puretree.complexity.cv_prune`). ``X``, ``y`` as for :func:`validation_codes`; a
+    (:func:`~puretree.prune.complexity.cv_prune`). ``X``, ``y`` as for :func:`validation_codes`; a
     label the tree does not know is a :class:`~puretree.errors.DataError` naming it and its row.
 
     >>> from puretree.datasets import load_temperature

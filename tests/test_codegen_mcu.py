@@ -28,7 +28,7 @@ from puretree.codegen.literals import float32_floor
 from puretree.codegen.lower import QUANTIZED_MAX, feature_ranges, lower, quantization, quantize, quantized_range, quantized_tree, resources, tree_quantization
 from puretree.codegen.render import export, generate
 from puretree.codegen.verify import verify, verify_code
-from puretree.commands.codegen import arduino_files
+from puretree.cli.commands.codegen import arduino_files
 from puretree.data import Dataset
 from puretree.datasets import load_buys_computer, load_playtennis, load_temperature, path
 from puretree.errors import CodegenError

@@ -11,14 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puretree.cli import main
-from puretree.complexity import cost_complexity, cost_complexity_path, cv_depth, cv_prune
+from puretree.prune.complexity import cost_complexity, cost_complexity_path, cv_depth, cv_prune
 from puretree.data import read_csv
 from puretree.errors import DataError, ParameterError
 from puretree.evaluate import stratified_folds
 from puretree.fold import depth, n_leaves
 from puretree.grow import cart, grow, id3
 from puretree.io import load, to_dict
-from puretree.mml import mml_prune
+from puretree.prune.mml import mml_prune
 from puretree.prune import is_pruning_of
 
 
@@ -228,7 +228,7 @@ def pruned_outputs(tree, rows, alphas):
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000), st.integers(20, 80), st.booleans(), st.sampled_from(["cart", "c45"]))
 def test_path_outputs_equal_pruning_then_predicting(seed, n, missing, builder):
-    from puretree.complexity import path_outputs
+    from puretree.prune.complexity import path_outputs
     from puretree.grow import c45
 
     data = mixed_data(seed, n, missing)
@@ -244,7 +244,7 @@ def test_path_outputs_equal_pruning_then_predicting(seed, n, missing, builder):
 
 
 def test_path_outputs_of_a_regression_tree_are_the_pruned_trees_means():
-    from puretree.complexity import path_outputs
+    from puretree.prune.complexity import path_outputs
     from puretree.data import from_numpy
 
     rng = np.random.default_rng(2)
@@ -258,7 +258,7 @@ def test_path_outputs_of_a_regression_tree_are_the_pruned_trees_means():
 
 
 def test_path_outputs_refuses_a_negative_alpha():
-    from puretree.complexity import path_outputs
+    from puretree.prune.complexity import path_outputs
 
     data = mixed_data(0, 20, False)
     with pytest.raises(ParameterError, match="alpha"):
@@ -321,7 +321,7 @@ def test_the_one_se_rule_by_hand():
     """Errors 0.30, 0.20, 0.22, 0.25, 0.40 of 100 rows: the least is 0.20 (subtree 1), its
     standard error sqrt(0.2 * 0.8 / 100) = 0.04, so 0.22 is within one SE and 0.25 is not;
     ties of the least go to the smaller tree (the later subtree)."""
-    from puretree.complexity import _select
+    from puretree.prune.complexity import _select
 
     error = np.array([0.30, 0.20, 0.22, 0.25, 0.40])
     std_error = np.sqrt(error * (1 - error) / 100)
@@ -337,7 +337,7 @@ def test_the_one_se_rule_by_hand():
 @given(st.integers(0, 10_000), st.integers(15, 70), st.booleans(), st.sampled_from(["cart", "id3"]))
 def test_cart_and_id3_grown_to_a_depth_are_their_deeper_tree_cut_there(seed, n, missing, builder):
     """What lets cv_depth grow each fold's tree once for cart and id3."""
-    from puretree.complexity import cut_at_depth
+    from puretree.prune.complexity import cut_at_depth
 
     fit = {"cart": cart, "id3": id3}[builder]
     data = mixed_data(seed, n, missing)

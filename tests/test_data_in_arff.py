@@ -65,7 +65,7 @@ def test_a_bad_arff_instance_weight_is_named_by_its_line(tmp_path):
 @pytest.mark.parametrize("prune", ["none", "pessimistic", "reduced-error"])
 def test_evaluate_cv_prunes_each_fold_as_j48_does(tmp_path, capsys, prune):
     from puretree.evaluate import cross_validate, stratified_folds
-    from puretree.rewrites import pessimistic, reduced_error
+    from puretree.prune.rewrites import pessimistic, reduced_error
 
     data = str(_tennis_arff(tmp_path))
     assert main(["evaluate", data, "--cv", "3", "--algorithm", "c45", "--prune", prune]) == 0

@@ -33,7 +33,10 @@ def test_the_api_reference_names_modules_that_exist():
     # Every public module of the package has its reference (the command line has docs/cli.md).
     package = ROOT / "puretree"
     modules = {"puretree." + ".".join(p.relative_to(package).with_suffix("").parts) for p in package.glob("*.py") if not p.name.startswith("_")}
-    modules |= {"puretree.codegen", "puretree.datasets"}
+    modules |= {"puretree.codegen", "puretree.datasets", "puretree.cli"}
+    # The folders of pruning and input/output: the package and each of its modules.
+    for folder in ("prune", "io"):
+        modules |= {f"puretree.{folder}"} | {f"puretree.{folder}.{p.stem}" for p in (package / folder).glob("*.py") if not p.name.startswith("_")}
     # Left out: the command line (docs/cli.md), grow (it gathers names documented in builder and
     # c45), and the growth kernels and held-out encoding, internals of builder, c45 and prune.
     internal = {"puretree.cli", "puretree.grow", "puretree.kernels", "puretree.c45_scan", "puretree.c45_kernel", "puretree.c45_vector", "puretree.validation"}

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from puretree.cli import main
 from puretree.data import encode_features, read_csv
 from puretree.errors import DataError, ParameterError, SchemaError
-from puretree.formats import format_of, read_arff, read_data, read_table
+from puretree.io.formats import format_of, read_arff, read_data, read_table
 from puretree.grow import c45
 from puretree.io import load
 from puretree.predict import predict

@@ -14,7 +14,7 @@ from puretree.datasets import load_playtennis, load_temperature
 from puretree.errors import ParameterError
 from puretree.fold import iter_nodes, n_leaves
 from puretree.grow import c45, cart, grow, id3
-from puretree.mml import CODES, cut_bits, leaf_bits, message_length, mml_prune, mml_stop, split_bits, structure_bits
+from puretree.prune.mml import CODES, cut_bits, leaf_bits, message_length, mml_prune, mml_stop, split_bits, structure_bits
 from puretree.nodes import Leaf, Split, children, with_children
 from puretree.tree import Tree
 from puretree.prune import is_pruning_of

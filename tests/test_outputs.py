@@ -387,7 +387,7 @@ def test_prune_in_place_rewrites_the_model(work):
 def test_prune_in_place_that_fails_midway_leaves_the_model_byte_identical(work, monkeypatch, capsys):
     assert main(FIT_NEW) == 0
     before = (work / "m.json").read_bytes()
-    import puretree.commands.prune as command
+    import puretree.cli.commands.prune as command
 
     def broken(*args, **kwargs):
         raise MemoryError("injected after the model was read")
@@ -669,7 +669,7 @@ def test_ctrl_c_that_a_library_turns_into_another_error_still_reports_as_ctrl_c(
     # numpy's import, interrupted, raises ImportError("Importing the numpy C-extensions failed").
     prelude = """
 import os, signal
-import puretree.commands.core as core
+import puretree.cli.commands.core as core
 def load(path):
     try:
         os.kill(os.getpid(), signal.SIGINT)
@@ -685,7 +685,7 @@ def test_ctrl_c_swallowed_by_a_callback_still_ends_the_program_with_one_line(wor
     # Python reports an exception raised in a callback as "Exception ignored in ..." and goes on.
     prelude = """
 import gc, os, signal
-import puretree.commands.core as core
+import puretree.cli.commands.core as core
 real = core.load
 class Noisy:
     def __del__(self):
@@ -720,7 +720,7 @@ tempfile.mkstemp = mkstemp
 def test_sigterm_ends_the_program_like_ctrl_c(work):
     prelude = """
 import os, signal
-import puretree.commands.core as core
+import puretree.cli.commands.core as core
 def load(path):
     os.kill(os.getpid(), signal.SIGTERM)
     for _ in range(10**6): pass

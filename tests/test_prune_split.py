@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import puretree
-from puretree import complexity, estimates, prune, rewrites, significance, validation
+from puretree import estimates, prune, validation
+from puretree.prune import complexity, rewrites, significance
 from puretree.datasets import load_buys_computer, load_playtennis
 from puretree.fold import depth, iter_nodes, n_leaves, n_nodes
 from puretree.grow import id3
@@ -23,8 +24,8 @@ from puretree.tree import Tree
 from puretree.strategies import trees
 
 PACKAGE = Path(puretree.__file__).parent
-#: The modules this split made, and the kit they use.
-PRUNING_MODULES = ("prune", "rewrites", "estimates", "complexity", "significance", "validation", "fold", "importance")
+#: The modules this split made, and the kit they use (paths in the package).
+PRUNING_MODULES = ("prune/__init__", "prune/rewrites", "estimates", "prune/complexity", "prune/significance", "validation", "fold", "importance")
 
 #: puretree.prune's public names before the split: user code, the CLI, rules.py and c45.py use them.
 PUBLIC_BEFORE = (

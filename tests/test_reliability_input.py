@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import puretree as pt
 from puretree.datasets import load_playtennis
 from puretree.errors import DataError, PuretreeError, SchemaError
-from puretree.formats import read_data
+from puretree.io.formats import read_data
 from puretree.nodes import Feature, Leaf, Multiway, Schema, Split
 from puretree.tree import Tree
 

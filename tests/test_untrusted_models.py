@@ -90,7 +90,7 @@ def test_binary_splits_need_two_children(kind, extra, n_children):
 
 
 def test_subset_splits_are_capped_in_total_table_size(monkeypatch):
-    import puretree.io as io
+    import puretree.io.json as io
 
     monkeypatch.setattr(io, "MAX_SUBSET_ENTRIES", 10)
     cats = [f"k{i}" for i in range(4)]

@@ -5,24 +5,26 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..complexity import IMPURITIES, cv_prune
-from ..data import Dataset, table_dataset
-from ..formats import read_table
-from ..errors import DataError, ParameterError
-from ..evaluate import accuracy
-from ..files import check_not_inputs
-from ..fold import n_leaves
-from ..io import load, save
-from ..mml import CODES, message_length, mml_prune
-from ..prune import best_alpha_on, cost_complexity, penalty, pessimistic, reduced_error
-from ..rules import prune_rules, to_rules
-from ..text import summary
-from ..tree import Tree
+from ...data import Dataset, table_dataset
+from ...errors import DataError, ParameterError
+from ...evaluate import accuracy
+from ...files import check_not_inputs
+from ...fold import n_leaves
+from ...io import load, save
+from ...io.formats import read_table
+from ...prune import best_alpha_on, cost_complexity, penalty, pessimistic, reduced_error
+from ...prune.complexity import IMPURITIES, cv_prune
+from ...prune.mml import CODES, message_length, mml_prune
+from ...rules import prune_rules, to_rules
+from ...text import summary
+from ...tree import Tree
 from .core import ALGORITHMS, label_text, number, true_labels
+
+__all__ = ["ORDER", "register"]
 
 ORDER = 20
 
-METHODS = ("reduced-error", "pessimistic", "cost-complexity", "penalty", "mml", "cv")
+_METHODS = ("reduced-error", "pessimistic", "cost-complexity", "penalty", "mml", "cv")
 #: Where --data applies; --folds, --seed and --algorithm apply where it cross-validates.
 _DATA_METHODS = ("pessimistic", "cost-complexity", "mml", "cv")
 #: The impurity that measures a node's risk in cost-complexity pruning (None: the tree's own).
@@ -173,7 +175,7 @@ def register(sub: Any) -> None:
         "weakest-link sequence within one standard error of the least cross-validated error (CART's 1-SE rule).",
     )
     p.add_argument("model", metavar="MODEL.json")
-    p.add_argument("--method", required=True, choices=METHODS)
+    p.add_argument("--method", required=True, choices=_METHODS)
     p.add_argument("--validation", metavar="DATA.csv", help="held-out labelled rows with the tree's feature and target columns")
     p.add_argument("--data", metavar="TRAIN.csv",
                    help="the rows the tree was grown on (pessimistic: subtree raising, as J48; mml: counting cuts; cv, cost-complexity: cross-validation)")

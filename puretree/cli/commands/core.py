@@ -14,32 +14,34 @@ from typing import Any
 
 import numpy as np
 
-from ..cli import CommandLineError, fit_progress
-from ..data import category_key, is_missing, parse_number, table_dataset
-from ..ensemble import adaboost, bagging, random_forest, stump
-from ..errors import DataError, ModelFormatError, ParameterError
-from ..evaluate import accuracy, confusion_matrix, cross_validate, format_confusion, stratified_folds
-from ..files import check_not_inputs, checkpoint, write_text
-from ..fold import n_nodes
-from ..formats import FORMATS, format_of, read_data, read_table
-from ..grow import c45, cart, id3
-from ..importance import feature_importances, format_importances
-from ..io import load, save
-from ..nodes import MISSING_STRATEGIES
-from ..predict import predict, predict_proba, unseen_cells
-from ..rewrites import pessimistic, reduced_error
-from ..text import format_number, summary, to_text
-from ..tree import Tree
-from ..views import VIEW_FORMATS, SlowLayoutWarning, render_view
+from ...data import category_key, is_missing, parse_number, table_dataset
+from ...ensemble import adaboost, bagging, random_forest, stump
+from ...errors import DataError, ModelFormatError, ParameterError
+from ...evaluate import accuracy, confusion_matrix, cross_validate, format_confusion, stratified_folds
+from ...files import check_not_inputs, checkpoint, write_text
+from ...fold import n_nodes
+from ...grow import c45, cart, id3
+from ...importance import feature_importances, format_importances
+from ...io import load, save
+from ...io.formats import FORMATS, format_of, read_data, read_table
+from ...nodes import MISSING_STRATEGIES
+from ...predict import predict, predict_proba, unseen_cells
+from ...prune.rewrites import pessimistic, reduced_error
+from ...text import format_number, summary, to_text
+from ...tree import Tree
+from ...views import VIEW_FORMATS, SlowLayoutWarning, render_view
+from .. import CommandLineError, fit_progress
+
+__all__ = ["ORDER", "register", "ALGORITHMS", "number", "label_text", "true_labels"]  # the last four: shared with prune
 
 ORDER = 10
 
 ALGORITHMS = {"id3": id3, "c45": c45, "cart": cart}
-CRITERIA = ("entropy", "information_gain", "gain_ratio", "gini", "misclassification")
+_CRITERIA = ("entropy", "information_gain", "gain_ratio", "gini", "misclassification")
 
 
 #: The largest whole number an option takes (an int64): larger is a range error, not a crash.
-MAX_WHOLE = 2**63 - 1
+_MAX_WHOLE = 2**63 - 1
 _WHOLE = re.compile(r"[+-]?[0-9]+", re.ASCII)
 
 
@@ -52,7 +54,7 @@ def number(kind: type, *, low: float | None = None, high: float | None = None, o
     """An argparse ``type``: text parsed as ``kind`` (int or float), finite, within bounds.
 
     Only plain ASCII decimal numbers are accepted (``int()`` and ``float()`` would also take
-    ``1_000`` and non-ASCII digits); whole numbers must be at most :data:`MAX_WHOLE`.
+    ``1_000`` and non-ASCII digits); whole numbers must be at most :data:`_MAX_WHOLE`.
 
     >>> number(int, low=2, what="number of folds")("1")
     Traceback (most recent call last):
@@ -69,12 +71,12 @@ def number(kind: type, *, low: float | None = None, high: float | None = None, o
 
     def parse(text: str) -> Any:
         if kind is int:
-            span = f"{noun} between {-MAX_WHOLE if low is None else f'{low:g}'} and {MAX_WHOLE if high is None else f'{high:g}'}"
+            span = f"{noun} between {-_MAX_WHOLE if low is None else f'{low:g}'} and {_MAX_WHOLE if high is None else f'{high:g}'}"
             if not _WHOLE.fullmatch(text.strip()):
                 raise argparse.ArgumentTypeError(f"expected a {span}, got {_echo(text)}")
             # Beyond 40 digits the value is out of range anyway (and int() refuses 4,300+ digits).
-            value: Any = int(text) if len(text.strip()) <= 40 else (-1 if text.strip().startswith("-") else 1) * (MAX_WHOLE + 1)
-            if not -MAX_WHOLE <= value <= MAX_WHOLE:
+            value: Any = int(text) if len(text.strip()) <= 40 else (-1 if text.strip().startswith("-") else 1) * (_MAX_WHOLE + 1)
+            if not -_MAX_WHOLE <= value <= _MAX_WHOLE:
                 raise argparse.ArgumentTypeError(f"expected a {span}, got {_echo(text)}")
         else:
             value = parse_number(text)
@@ -98,11 +100,11 @@ _folds = number(int, low=2, what="number of folds")
 finite_float = number(float)
 
 
-def add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) -> None:
+def _add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True) -> None:
     """The options that describe how to grow a tree (shared by fit and cross-validation)."""
     p.add_argument("--label", "--target", dest="target", required=require_target, metavar="COLUMN", help="the class column (an ARFF file's default: its last attribute); --label is the same option")
     p.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="c45", help="growth preset (default: c45)")
-    p.add_argument("--criterion", choices=CRITERIA, help="override the preset's split criterion")
+    p.add_argument("--criterion", choices=_CRITERIA, help="override the preset's split criterion")
     p.add_argument("--categorical", nargs="+", default=(), metavar="COLUMN", help="treat these numeric-looking columns as categories")
     p.add_argument("--ignore", nargs="+", default=(), metavar="COLUMN", help="leave these columns out (identifiers)")
     p.add_argument("--max-depth", type=non_negative_int, metavar="N")
@@ -124,21 +126,21 @@ def _separator(text: str) -> str:
     return sep
 
 
-def add_input_options(p: argparse.ArgumentParser) -> None:
+def _add_input_options(p: argparse.ArgumentParser) -> None:
     """How to read the data file: its format (else by extension) and a CSV file's separator."""
     p.add_argument("--data-format", choices=FORMATS, metavar="FORMAT",
                    help=f"read the data as {', '.join(FORMATS)} (default: by extension: .arff, .parquet, .jsonl; else CSV; - is standard input)")
     p.add_argument("--sep", type=_separator, metavar="CHAR", help="the CSV delimiter (default: a comma; a tab for .tsv; \\t for a tab)")
 
 
-def read_args_data(args: argparse.Namespace, path: str, *, target: str | None, task: str = "classification") -> Any:
+def _read_args_data(args: argparse.Namespace, path: str, *, target: str | None, task: str = "classification") -> Any:
     """The dataset of a fit (or --cv): ARFF's class is its last attribute unless --target names one."""
     if target is None and format_of(path, args.data_format) != "arff":
         raise CommandLineError(f"{args.command}: the following arguments are required: --target (only an ARFF file has a default class, its last attribute)")
     return read_data(path, target=target, categorical=args.categorical or None, ignore=args.ignore, task=task, sep=args.sep, format=args.data_format)
 
 
-def fit_options(args: argparse.Namespace) -> dict[str, Any]:
+def _fit_options(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword options for the growth preset from parsed arguments."""
     options: dict[str, Any] = {
         "max_depth": args.max_depth,
@@ -155,7 +157,7 @@ def fit_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-ENSEMBLES = ("bagging", "forest", "adaboost")
+_ENSEMBLES = ("bagging", "forest", "adaboost")
 
 
 def _max_features(text: str) -> Any:
@@ -167,23 +169,23 @@ def _max_features(text: str) -> Any:
     return number(float, low=0, high=1, open_low=True, what="fraction of the features")(text)
 
 
-def add_ensemble_options(p: argparse.ArgumentParser) -> None:
+def _add_ensemble_options(p: argparse.ArgumentParser) -> None:
     """fit's options for growing an ensemble instead of one tree."""
-    p.add_argument("--ensemble", choices=ENSEMBLES, help="grow an ensemble: bagging of --algorithm trees, a random forest of CART trees, or AdaBoost (SAMME) of CART stumps (--max-depth: deeper members)")
+    p.add_argument("--ensemble", choices=_ENSEMBLES, help="grow an ensemble: bagging of --algorithm trees, a random forest of CART trees, or AdaBoost (SAMME) of CART stumps (--max-depth: deeper members)")
     p.add_argument("--n-trees", type=positive_int, metavar="N", help="members of the ensemble (default: 10 for bagging, 100 for a forest, 50 rounds for AdaBoost)")
     p.add_argument("--max-features", type=_max_features, metavar="sqrt|log2|none|N|F",
                    help="features drawn at every split (default: sqrt for a forest, all otherwise)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="seed of the ensemble's random choices (default: 0)")
 
 
-def fit_from_args(args: argparse.Namespace, data: Any) -> Any:
+def _fit_from_args(args: argparse.Namespace, data: Any) -> Any:
     if getattr(args, "ensemble", None):
         return _ensemble_from_args(args, data)
-    return ALGORITHMS[args.algorithm](data, **fit_options(args))
+    return ALGORITHMS[args.algorithm](data, **_fit_options(args))
 
 
 def _ensemble_from_args(args: argparse.Namespace, data: Any) -> Any:
-    options = {k: v for k, v in fit_options(args).items() if v is not None}
+    options = {k: v for k, v in _fit_options(args).items() if v is not None}
     if args.max_features is not None:
         options["max_features"] = None if args.max_features == "none" else args.max_features
     seed = args.seed
@@ -215,7 +217,7 @@ def _fit(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if shown:
         print(f"reading {args.data} ...", file=sys.stderr, flush=True)
-    data = read_args_data(args, args.data, target=args.target, task=args.task)
+    data = _read_args_data(args, args.data, target=args.target, task=args.task)
     if shown:
         print(f"read {data.n_rows:,} rows x {len(data.schema.features)} features in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     checkpoint("fit", args.data)
@@ -223,9 +225,9 @@ def _fit(args: argparse.Namespace) -> int:
     tree = None
     try:
         if progress is None:
-            tree = fit_from_args(args, data)
+            tree = _fit_from_args(args, data)
         else:
-            tree = ALGORITHMS[args.algorithm](data, **fit_options(args), progress=progress)
+            tree = ALGORITHMS[args.algorithm](data, **_fit_options(args), progress=progress)
     finally:
         if progress is not None:
             # The tree's own count ends the line: the growth also reports nodes pruned since.
@@ -399,7 +401,7 @@ def true_labels(tree: Tree, header: list[str], body: list[list[str]], source: st
     return out
 
 
-def true_values(header: list[str], body: list[list[str]], source: str, target: str) -> np.ndarray:
+def _true_values(header: list[str], body: list[list[str]], source: str, target: str) -> np.ndarray:
     """The target column of a CSV table as finite numbers (regression), refusing any other cell."""
     t = [h.strip() for h in header].index(target)
     lines = getattr(body, "lines", None)
@@ -416,20 +418,20 @@ def true_values(header: list[str], body: list[list[str]], source: str, target: s
 
 
 #: How ``evaluate --cv --prune`` prunes each fold's tree (J48's pipeline in one command).
-CV_PRUNING = ("none", "pessimistic", "reduced-error")
+_CV_PRUNING = ("none", "pessimistic", "reduced-error")
 
 
 def _fit_pruned(args: argparse.Namespace, part: Any, prune: str) -> Any:
     """One fold's tree, grown from ``part`` and pruned as ``--prune`` says. Reduced-error
     pruning holds out one of 3 stratified parts of ``part`` (seeded by --seed), as J48 -R -N 3."""
     if prune == "none":
-        return fit_from_args(args, part)
+        return _fit_from_args(args, part)
     if getattr(args, "ensemble", None):
         raise ParameterError("--prune prunes one tree; it does not apply to --ensemble")
     if prune == "pessimistic":
-        return pessimistic(fit_from_args(args, part), part, cf=args.cf)
+        return pessimistic(_fit_from_args(args, part), part, cf=args.cf)
     grow_rows, prune_rows = stratified_folds(part.y, k=3, seed=args.seed)[0]
-    return reduced_error(fit_from_args(args, part.subset(grow_rows)), part.subset(prune_rows))
+    return reduced_error(_fit_from_args(args, part.subset(grow_rows)), part.subset(prune_rows))
 
 
 def _cross_validate(args: argparse.Namespace) -> int:
@@ -439,7 +441,7 @@ def _cross_validate(args: argparse.Namespace) -> int:
         raise ParameterError("--cv needs --target COLUMN (and optionally --algorithm and other fit options)")
     if args.task != "classification":
         raise ParameterError("--cv cross-validates classification trees (stratified folds); for regression use the library's cross_validate")
-    data = read_args_data(args, args.model, target=args.target)
+    data = _read_args_data(args, args.model, target=args.target)
     prune = args.prune or "none"
     result = cross_validate(lambda part: _fit_pruned(args, part, prune), data, k=args.cv, seed=args.seed)
     truth = [label_text(v) for v in data.labels().tolist()]
@@ -469,7 +471,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     X = table_dataset(tree.schema, header, body)
     if tree.schema.is_regression:
         true_labels(tree, header, [], args.data)  # the target column is there
-        values = true_values(header, body, args.data, tree.schema.target)
+        values = _true_values(header, body, args.data, tree.schema.target)
         pred = predict(tree, X)
         with np.errstate(over="ignore"):  # errors beyond 1e154 square to inf: reported as such
             mse = float(np.mean((pred - values) ** 2))
@@ -489,9 +491,9 @@ def _evaluate(args: argparse.Namespace) -> int:
 def register(sub: Any) -> None:
     p = sub.add_parser("fit", help="learn a tree from a data file", description="Learn a tree from a data file (CSV, ARFF, Parquet or JSON lines; - for standard input) and save it as JSON.")
     p.add_argument("data", metavar="DATA")
-    add_fit_options(p, require_target=False)
-    add_input_options(p)
-    add_ensemble_options(p)
+    _add_fit_options(p, require_target=False)
+    _add_input_options(p)
+    _add_ensemble_options(p)
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model (replaced atomically; never one of the inputs)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="report the fit's progress on standard error: nodes, depth, rows per second (default: on when standard error is a terminal; needs tqdm, the cli extra)")
@@ -522,7 +524,7 @@ def register(sub: Any) -> None:
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("data", metavar="DATA", help="CSV, ARFF, Parquet or JSON lines; - for standard input")
     p.add_argument("--proba", action="store_true", help="add one probability column per class")
-    add_input_options(p)
+    _add_input_options(p)
     p.add_argument("-o", "--output", metavar="PREDICTIONS.csv", help="write the CSV to this file (replaced atomically) instead of standard output")
     p.set_defaults(func=_predict)
 
@@ -538,12 +540,12 @@ def register(sub: Any) -> None:
     p.add_argument("data", nargs="?", metavar="DATA.csv", help="the labelled rows to measure the model on (not with --cv)")
     p.add_argument("--cv", type=_folds, metavar="K", help="cross-validate a fit with K folds (K >= 2)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="N", help="seed of the --cv fold assignment (default: 0)")
-    p.add_argument("--prune", choices=CV_PRUNING, default=None,
+    p.add_argument("--prune", choices=_CV_PRUNING, default=None,
                    help="with --cv, prune each fold's tree as Weka's J48 does: pessimistic (J48's default: error-based, with subtree "
                    "raising, at --cf), reduced-error (J48 -R: grown on 2 of 3 stratified parts of the fold's training rows, "
                    "pruned on the third) or none (J48 -U; the default)")
     p.add_argument("--cf", type=number(float, low=0, high=1, open_low=True), default=0.25, metavar="CF",
                    help="with --prune pessimistic: the confidence level in (0, 1) (default: 0.25, J48's -C)")
-    add_fit_options(p, require_target=False)
-    add_input_options(p)
+    _add_fit_options(p, require_target=False)
+    _add_input_options(p)
     p.set_defaults(func=_evaluate)

@@ -1,6 +1,6 @@
 """The ``puretree`` command line.
 
-Subcommands live in :mod:`puretree.commands`, one module per group; each module has a
+Subcommands live in :mod:`puretree.cli.commands`, one module per group; each module has a
 ``register(subparsers)`` function and an ``ORDER`` number (its place in ``--help``).
 Errors are reported as one line on standard error with a non-zero exit status: 1 for bad
 input, 2 for bad usage; never a traceback (set ``PURETREE_DEBUG=1`` to get one).
@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import sys
 
-from ._version import __version__
-from .errors import PuretreeError
+from .._version import __version__
+from ..errors import PuretreeError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing before main runs
 if TYPE_CHECKING:
@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from types import FrameType
     from typing import Any, NoReturn
 
-__all__ = ["main", "build_parser", "CommandLineError", "FitProgress", "fit_progress"]
+# The program is main; build_parser, CommandLineError and fit_progress are shared with the
+# subcommands of this folder (puretree.cli.commands), not offered outside it.
+__all__ = ["main"]
 
 
 class CommandLineError(PuretreeError):
@@ -70,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class FitProgress:
+class _FitProgress:
     """A fit's progress on standard error, through tqdm: nodes made, depth reached, rows per
     second (the rows the nodes made so far hold, per second of the fit).
 
@@ -80,7 +82,7 @@ class FitProgress:
 
     >>> import io
     >>> out = io.StringIO()
-    >>> bar = FitProgress(out)
+    >>> bar = _FitProgress(out)
     >>> bar(0, 1, 100); bar(1, 2, 100); bar.close()
     >>> "3 nodes" in out.getvalue() and "depth 1" in out.getvalue()
     True
@@ -118,7 +120,7 @@ class FitProgress:
 
         >>> import io
         >>> out = io.StringIO()
-        >>> bar = FitProgress(out)
+        >>> bar = _FitProgress(out)
         >>> bar(0, 7, 100); bar.close(nodes=3)
         >>> "3 nodes" in out.getvalue(), "7 grown before pruning" in out.getvalue()
         (True, True)
@@ -131,7 +133,7 @@ class FitProgress:
         self._bar.close()
 
 
-def fit_progress(requested: bool | None) -> FitProgress | None:
+def fit_progress(requested: bool | None) -> _FitProgress | None:
     """The progress reporter ``fit --progress`` asks for (``None``: the default, on when
     standard error is a terminal), or ``None`` for none. Progress needs tqdm (the ``cli``
     extra): asked for explicitly without it, it is a usage error naming the install command;
@@ -149,7 +151,7 @@ def fit_progress(requested: bool | None) -> FitProgress | None:
         import tqdm  # noqa: F401,F811
     except ImportError:
         raise CommandLineError("--progress needs tqdm: pip install 'puretree[cli]'") from None
-    return FitProgress(sys.stderr)
+    return _FitProgress(sys.stderr)
 
 
 def _one_line(text: str) -> str:
@@ -251,7 +253,7 @@ def _exit_now(status: int) -> NoReturn:
 
 def _run(argv: Sequence[str] | None, *, program: bool) -> int:
     try:
-        from .files import checkpoint
+        from ..files import checkpoint
 
         checkpoint("started")
         args = build_parser().parse_args(argv)  # imports the commands, and numpy with them
@@ -284,6 +286,3 @@ def _report(exc: Exception) -> int:
     print(f"puretree: internal error: {type(exc).__name__}: {_one_line(str(exc))} (set PURETREE_DEBUG=1 for details)", file=sys.stderr)
     return 70
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -52,9 +52,9 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from .data import STDIN, CsvRows, Dataset, did_you_mean, parse_number, read_csv, read_csv_table, read_text, table_to_dataset
-from .errors import DataError, ParameterError
-from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC
+from ..data import STDIN, CsvRows, Dataset, did_you_mean, parse_number, read_csv, read_csv_table, read_text, table_to_dataset
+from ..errors import DataError, ParameterError
+from ..nodes import CATEGORICAL, CLASSIFICATION, NUMERIC
 
 __all__ = ["FORMATS", "format_of", "read_table", "read_data", "read_arff"]
 

@@ -9,21 +9,23 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..cli import CommandLineError
-from ..codegen.ensemble import export, verify, verify_code
-from ..codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
-from ..codegen.render import environment, generate
-from ..codegen.verify import allowed_changes
-from ..data import encode_table
-from ..errors import CodegenError, ParameterError
-from ..files import check_not_inputs, write_folder
-from ..formats import read_table
-from ..io import load
-from ..mcu import CORES, generate_with_stack
+from ...codegen.ensemble import export, verify, verify_code
+from ...codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
+from ...codegen.render import environment, generate
+from ...codegen.verify import allowed_changes
+from ...data import encode_table
+from ...errors import CodegenError, ParameterError
+from ...files import check_not_inputs, write_folder
+from ...io import load
+from ...io.formats import read_table
+from ...mcu import CORES, generate_with_stack
+from .. import CommandLineError
+
+__all__ = ["ORDER", "register", "arduino_files"]
 
 ORDER = 40
 
-BUILT_IN = ("python", "c", "c-table")
+_BUILT_IN = ("python", "c", "c-table")
 
 
 def _name(text: str) -> str:
@@ -55,7 +57,7 @@ class _Given(argparse.Action):
 def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, name_action: Any = "store") -> None:
     p.add_argument("model", metavar="MODEL.json")
     # --to reads as what it is here (the language), where fit's --target is a column (fit's alias: --label).
-    p.add_argument("--to", "--target", dest="target", required=required, choices=targets, metavar="TARGET", help=f"the code to write: one of {', '.join(BUILT_IN)}" + ("" if targets else ", or a target of --template-dir") + " (--to is the same option)")
+    p.add_argument("--to", "--target", dest="target", required=required, choices=targets, metavar="TARGET", help=f"the code to write: one of {', '.join(_BUILT_IN)}" + ("" if targets else ", or a target of --template-dir") + " (--to is the same option)")
     p.add_argument("--feature-type", choices=FEATURE_TYPES, default="double", help="C type of the features (default: double)")
     p.add_argument("--name", type=_name, default="tree", action=name_action, help="prefix of the generated files and symbols (default: tree)")
     p.add_argument("--index-type", choices=("auto", *INDEX_TYPES), default="auto", help="C index type of the node tables (default: the smallest that fits)")
@@ -94,7 +96,7 @@ def _export(args: argparse.Namespace) -> int:
     extra = {"language": args.language} if args.language else {}
     options = {**_options(args, tree), **extra}
     if args.layout == "arduino":
-        paths = export_arduino(tree, args.target, out_dir=args.output, **options)
+        paths = _export_arduino(tree, args.target, out_dir=args.output, **options)
     elif args.stack_on:
 
         paths = write_folder(args.output, generate_with_stack(tree, args.target, core=args.stack_on, **_options(args, tree)))
@@ -124,7 +126,7 @@ def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: 
     return out
 
 
-def export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> list[Path]:
+def _export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> list[Path]:
     """Write :func:`arduino_files` as the folder ``out_dir``: staged in a new folder next to
     it (each file written, flushed and fsynced by :func:`puretree.files.write_folder`), then
     renamed into place. An existing ``out_dir`` must be such a library exported before: it
@@ -255,7 +257,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_export)
 
     p = sub.add_parser("verify", help="check generated code against the model", description="Compile or load the generated code (or, with --code, the code already exported to a folder), run it on the rows of a CSV file, at every node, on every threshold's neighbourhood, unseen categories and missing values, and compare with the model. Exits with status 1 when any prediction differs.")
-    _common(p, targets=BUILT_IN, required=False, name_action=_Given)
+    _common(p, targets=_BUILT_IN, required=False, name_action=_Given)
     p.add_argument("data", metavar="DATA.csv")
     p.add_argument("--code", metavar="DIR", help="check the files exported to DIR (as they are now) instead of generating code; how they were generated comes from their header")
     p.set_defaults(name_given=False)

@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .params import Interval, check
+from ..params import Interval, check
 
 __all__ = ["chi_square_sf", "chi_square_test"]
 

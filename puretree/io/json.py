@@ -54,14 +54,14 @@ from typing import Any
 
 import attrs
 
-from . import ensemble
-from .data import category_key
-from .errors import ModelFormatError, digits, shown
-from .files import write_text
-from .fold import LEAVE, events
-from .growth.assemble import assemble
-from .nodes import CATEGORICAL, CLASSIFICATION, MISSING_STRATEGIES, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold
-from .tree import Tree
+from .. import ensemble
+from ..data import category_key
+from ..errors import ModelFormatError, digits, shown
+from ..files import write_text
+from ..fold import LEAVE, events
+from ..growth.assemble import assemble
+from ..nodes import CATEGORICAL, CLASSIFICATION, MISSING_STRATEGIES, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold
+from ..tree import Tree
 
 __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
 

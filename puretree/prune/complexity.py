@@ -24,17 +24,17 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .builder import cart, id3
-from .data import Dataset, as_dataset, encode_features, labels_array
-from .errors import DataError, ParameterError
-from .evaluate import accuracy, stratified_folds
-from .flat import LEAF, FlatTree, descend, flatten, normalised_fractions
-from .fold import depth as tree_depth, subtree_sizes, subtree_sums
-from .impurity import entropy, gini, misclassification, variance
-from .params import Interval, check
+from ..builder import cart, id3
+from ..data import Dataset, as_dataset, encode_features, labels_array
+from ..errors import DataError, ParameterError
+from ..evaluate import accuracy, stratified_folds
+from ..flat import LEAF, FlatTree, descend, flatten, normalised_fractions
+from ..fold import depth as tree_depth, subtree_sizes, subtree_sums
+from ..impurity import entropy, gini, misclassification, variance
+from ..params import Interval, check
 from .rewrites import collapse
-from .tree import Tree
-from .validation import training_dataset
+from ..tree import Tree
+from ..validation import training_dataset
 
 __all__ = [
     "IMPURITIES",

@@ -25,14 +25,14 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .c45 import pessimistic_with_raising
-from .errors import ParameterError
-from .estimates import C45_MARGIN, check_cf, check_classification, check_penalty, pessimistic_errors, training_errors
-from .flat import LEAF, flatten
-from .fold import fold, rewrite, subtree_sizes, subtree_sums, walk
-from .nodes import Leaf, Node, children, with_children
-from .tree import Tree
-from .validation import validation_counts
+from ..c45 import pessimistic_with_raising
+from ..errors import ParameterError
+from ..estimates import C45_MARGIN, check_cf, check_classification, check_penalty, pessimistic_errors, training_errors
+from ..flat import LEAF, flatten
+from ..fold import fold, rewrite, subtree_sizes, subtree_sums, walk
+from ..nodes import Leaf, Node, children, with_children
+from ..tree import Tree
+from ..validation import validation_counts
 
 __all__ = [
     "collapse",

@@ -59,11 +59,11 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .data import encode_features
-from .errors import ParameterError
-from .fold import fold
-from .nodes import Leaf, Node, Schema, Split, children, with_children
-from .tree import Tree
+from ..data import encode_features
+from ..errors import ParameterError
+from ..fold import fold
+from ..nodes import Leaf, Node, Schema, Split, children, with_children
+from ..tree import Tree
 
 __all__ = ["CODES", "leaf_bits", "split_bits", "structure_bits", "cut_bits", "node_bits", "message_length", "mml_prune", "mml_stop", "MMLStop"]
 
