@@ -302,7 +302,7 @@ def _show_data(args: argparse.Namespace, tree: Any) -> dict[str, Any]:
     rows = table_dataset(tree.schema, header, body)
     if tree.schema.is_regression:
         true_labels(tree, header, [], args.data)  # the target column is there
-        return {"X": rows, "y": true_values(header, body, args.data, tree.schema.target)}
+        return {"X": rows, "y": _true_values(header, body, args.data, tree.schema.target)}
     return {"X": rows, "y": true_labels(tree, header, body, args.data)}
 
 
@@ -517,7 +517,7 @@ def register(sub: Any) -> None:
     p.add_argument("--data", metavar="DATA", default=None,
                    help="--format svg or html: rows with the model's target column (the training data, say); each split shows its feature's "
                    "distribution over them (stacked by class, the threshold marked), each leaf its size and purity")
-    add_input_options(p)
+    _add_input_options(p)
     p.set_defaults(func=_show)
 
     p = sub.add_parser("predict", help="predict the rows of a data file", description="Write one prediction per row as CSV to standard output, or to a file with -o.")
