@@ -429,7 +429,7 @@ class Threshold:
         >>> Threshold(54.0).at_data(np.array([40.0, 48.0, 60.0]))
         Threshold(value=48.0)
         """
-        if values is None or not len(values):
+        if values is None or not len(values) or self.value == math.inf:  # +inf: the missing values alone go right
             return self
         i = int(np.searchsorted(values, self.value, side="right")) - 1
         return self if i < 0 or values[i] == self.value else attrs.evolve(self, value=float(values[i]))
@@ -437,7 +437,7 @@ class Threshold:
     @classmethod
     def of_candidate(cls, candidate: Any) -> "Threshold":
         """The test a split generator's :class:`~puretree.splits.Candidate` proposes."""
-        return cls(candidate.threshold)
+        return cls(candidate.threshold, missing_branch=getattr(candidate, "missing_branch", None))
 
     @staticmethod
     def branches_on(feature: Feature) -> int:
