@@ -426,6 +426,8 @@ def grow(
             raise ParameterError(f"missing='learn' is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not learn a side for missing values; use engine='auto' or 'reference'")
         if max_bins is not None or bins is not None:
             raise ParameterError("missing='learn' is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+        if not any(s is threshold_splits for s in cfg.splitters):
+            raise ParameterError(f"missing='learn' learns the side of the threshold splits that threshold_splits makes (grow, id3, cart); these split generators ({', '.join(score_name(s) for s in cfg.splitters)}) do not use it")
         cfg = attrs.evolve(cfg, splitters=tuple(learned_threshold_splits if s is threshold_splits else s for s in cfg.splitters))
     max_bins = check_options(max_bins=max_bins)["max_bins"]
     check("progress", progress, *GROW_CONSTRAINTS["progress"])

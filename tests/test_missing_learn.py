@@ -156,3 +156,25 @@ def test_learned_categorical_splits_send_missing_values_down_the_heaviest_branch
     X = [{"c": "a", "x": 1.0}, {"c": "b", "x": np.nan}, {"c": None, "x": 2.0}, {"c": "a", "x": 3.0}, {"c": "b", "x": 0.5}]
     tree = pt.cart(X, ["p", "q", "q", "p", "q"], missing="learn", categorical=["c"])
     assert tree.missing == "majority" and pt.predict(tree, X).tolist() == ["p", "q", "q", "p", "q"]
+
+
+def test_learn_needs_the_threshold_generator_it_replaces():
+    X = with_nan(np.arange(40.0).reshape(-1, 2))
+    with pytest.raises(ParameterError, match="missing='learn' learns the side of the threshold splits"):
+        pt.c45(X, [0, 1] * 10, missing="learn")
+
+
+def test_the_command_line_fits_with_missing_learn(tmp_path):
+    import subprocess
+    import sys
+
+    data = tmp_path / "d.csv"
+    data.write_text("x,y\n1,a\n2,a\n,b\n3,b\n0.5,a\n,b\n", encoding="utf-8")
+    model = tmp_path / "m.json"
+    fit = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "y", "--algorithm", "cart", "--missing", "learn", "-o", str(model)], capture_output=True, text=True)
+    assert fit.returncode == 0, fit.stderr
+    assert pt.load(model).root.test.missing_branch == 1
+    show = subprocess.run([sys.executable, "-m", "puretree", "show", str(model)], capture_output=True, text=True)
+    assert "x > 2.5 or missing: b" in show.stdout
+    refused = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "y", "--algorithm", "c45", "--missing", "learn", "-o", str(model)], capture_output=True, text=True)
+    assert refused.returncode != 0 and refused.stderr.count("\n") == 1 and "missing='learn'" in refused.stderr
