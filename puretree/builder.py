@@ -83,7 +83,7 @@ import attrs
 import numpy as np
 
 from . import engine as fast
-from .criteria import SCORES, Score, resolve_score, score_task
+from .criteria import SCORES, Score, resolve_score, score_name_of, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
@@ -254,6 +254,8 @@ def by_task(classification: Score | str, regression: Score | str = "variance") -
 def _score_for(score: Score | str | ByTask, task: Task) -> Score:
     """The score to grow with, for the data's task; a named score made for the other task is refused."""
     chosen = score.for_task(task) if isinstance(score, ByTask) else score
+    if isinstance(chosen, str):  # scikit-learn's names of the squared error
+        chosen = score_name_of(chosen)
     if isinstance(chosen, str) and chosen in SCORES and score_task(SCORES[chosen]) is not task:
         if task.is_regression:
             raise ParameterError(f"the criterion {chosen!r} is for class labels; a regression tree needs 'variance' (or a score over (weight, sum, sum of squares))")

@@ -178,3 +178,25 @@ def test_the_command_line_fits_with_missing_learn(tmp_path):
     assert "x > 2.5 or missing: b" in show.stdout
     refused = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "y", "--algorithm", "c45", "--missing", "learn", "-o", str(model)], capture_output=True, text=True)
     assert refused.returncode != 0 and refused.stderr.count("\n") == 1 and "missing='learn'" in refused.stderr
+
+
+def test_friedman_mse_is_squared_error_with_scikit_learn_s_warning():
+    import warnings
+
+    from sklearn.tree import DecisionTreeRegressor
+
+    from puretree.estimators import TreeRegressor
+
+    X, y = load_diabetes(return_X_y=True)
+    plain = pt.cart_regressor(X, y, max_depth=3)
+    assert pt.cart_regressor(X, y, max_depth=3, score="squared_error") == plain
+    with pytest.warns(FutureWarning) as ours:
+        assert pt.cart_regressor(X, y, max_depth=3, score="friedman_mse") == plain
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        DecisionTreeRegressor(criterion="friedman_mse", max_depth=3).fit(X, y)
+    assert [str(w.message) for w in ours] == [str(w.message) for w in theirs if w.category is FutureWarning]
+    with pytest.warns(FutureWarning, match="friedman_mse"):
+        assert TreeRegressor(criterion="friedman_mse", max_depth=3).fit(X, y).tree_ == plain
+    with pytest.raises(ParameterError, match="is for numeric targets"):
+        pt.cart(X[:20], ["a", "b"] * 10, score="friedman_mse")
