@@ -456,7 +456,9 @@ class Threshold:
         draws one): ``choices.room(interval)``, ``choices.cut(interval)`` (a value inside)
         and ``choices.flags(n)`` (n booleans, not all alike) are all a kind may ask.
 
-        ``choices.side(n)`` (None or a branch of the n) draws the branch a missing value takes.
+        ``choices.side(n)`` (None or a branch of the n) draws the branch a missing value takes,
+        and ``choices.alone()``, asked when that is the right one, whether the missing values
+        go there alone (``Threshold(inf, missing_branch=1)``: every known value goes left).
 
         >>> class Middle:
         ...     def cut(self, interval): return (interval.lo + interval.hi) / 2
@@ -464,7 +466,10 @@ class Threshold:
         >>> Threshold.drawn(Feature("x"), Interval(0.0, 3.0), Middle())
         Threshold(value=1.5)
         """
-        return cls(choices.cut(limit), missing_branch=choices.side(2))
+        side = choices.side(2)
+        if side == 1 and choices.alone():
+            return cls(math.inf, missing_branch=1)
+        return cls(choices.cut(limit), missing_branch=side)
 
 
 def _positive(instance: Any, attribute: attrs.Attribute, value: int) -> None:

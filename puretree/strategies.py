@@ -465,6 +465,10 @@ class _Choices:
             return None
         return self.draw(_one_of_values((None, *range(n))), label="missing-value side")
 
+    def alone(self) -> bool:
+        """Whether the missing values alone take the right branch (a threshold of +inf)."""
+        return bool(self.draw(st.booleans(), label="missing values alone"))
+
     def flags(self, n: int) -> list[bool]:
         goes_left = self.draw(_flags(n), label="subset")
         if not any(goes_left):

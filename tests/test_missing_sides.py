@@ -190,6 +190,11 @@ def test_the_strategies_draw_sides():
 
     tree = find(trees(missing=("majority",), splits=("threshold",), min_depth=1), lambda t: t.root.test.missing_branch == 1)
     assert tree.root.test.missing_branch == 1
+    # ... and the split that sends the missing values alone right, whose right child no known
+    # value reaches (an empty leaf, as the strategies make a branch the path excludes).
+    alone = find(trees(missing=("majority",), splits=("threshold",), min_depth=1), lambda t: t.root.test.value == math.inf)
+    assert alone.root.test.missing_branch == 1 and sum(alone.root.children[1].stats) == 0
+    assert from_json(to_json(alone)) == alone and verify(alone, np.array([[np.nan] * alone.schema.n_features]), "c").ok
 
 
 # -- scikit-learn --------------------------------------------------------------------------------
