@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .c45 import c45
     from .grow import attribute_scores, by_task, cart, cart_regressor, class_weights, grow, id3, multiway_splits, subset_splits, threshold_splits
     from .importance import feature_importances
+    from .monotone import check_monotone
     from .ensemble import Ensemble, adaboost, bagging, random_forest, stump
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
@@ -76,7 +77,7 @@ __all__ = [
     # ensembles
     "Ensemble", "bagging", "random_forest", "adaboost", "stump", "ensemble",
     # using and inspecting
-    "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance",
+    "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance", "check_monotone",
     "to_dot", "to_svg", "to_html", "node_histograms",
     "fold", "fold_tree", "rewrite", "iter_nodes", "n_nodes", "n_leaves", "depth",
     # pruning and rules
@@ -106,6 +107,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".c45": ("c45",),
     ".grow": ("attribute_scores", "by_task", "cart", "cart_regressor", "class_weights", "grow", "id3", "multiway_splits", "subset_splits", "threshold_splits"),
     ".importance": ("feature_importances",),
+    ".monotone": ("check_monotone",),
     ".ensemble": ("Ensemble", "adaboost", "bagging", "random_forest", "stump"),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),

@@ -34,6 +34,12 @@ whose value is missing: ``"distribute"`` (C4.5, the default of :func:`c45`) send
 every branch with their weight multiplied by the branch's share of the known weight;
 ``"majority"`` (the default of :func:`id3`, :func:`cart` and :func:`grow`) sends them down
 the heaviest branch; ``"error"`` refuses data with a missing value (:class:`DataError`).
+``"learn"`` learns at each threshold split the side its missing values take, as scikit-learn
+does (:func:`~puretree.splits.learned_threshold_splits`: each threshold is scored with the
+missing rows on either side, and the split sending them alone right is tried too); the side is
+part of the split's test (:attr:`~puretree.nodes.Threshold.missing_branch`) and the tree's
+strategy is ``"majority"`` for its other (categorical) splits. It is grown by this recursive
+builder for now (``engine="auto"`` chooses it; the level-wise engines refuse it).
 So each child's statistics (its ``counts`` field) are the weight that reached it, and a
 child's share of its parent's weight is exactly the fraction prediction uses.
 
@@ -77,7 +83,7 @@ import attrs
 import numpy as np
 
 from . import engine as fast
-from .criteria import SCORES, Score, resolve_score, score_task
+from .criteria import SCORES, Score, resolve_score, score_name_of, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import rewrite, run
@@ -85,7 +91,7 @@ from .growth.limits import check_rows_by_classes
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
 from .params import Interval, IsCallable, Options, check, check_all
-from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
+from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, learned_threshold_splits, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
 from .tasks import Task, as_task
 from .tree import Tree
 
@@ -175,7 +181,7 @@ def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarr
     if not absent.any():
         return [branch == b for b in b_range], [None] * cand.n_branches, cand.children
     weights = node.task.weight(cand.children)
-    if missing == "majority":
+    if missing in ("majority", "learn"):  # "learn": a split without a learned side (a category's)
         branch = np.where(absent, int(np.argmax(weights)), branch)
         return [branch == b for b in b_range], [None] * cand.n_branches, branch_stats(node.stats, branch, cand.n_branches)
     if missing != "distribute":
@@ -199,7 +205,7 @@ GROW_CONSTRAINTS = {
     "min_gain": (Interval(float, finite=False), None),
     "accept": (IsCallable("a function (parent statistics, children statistics) -> bool"), None),
     "progress": (IsCallable("a function (depth, nodes, rows)"), None),
-    "missing": (Options(MISSING_STRATEGIES),),
+    "missing": (Options(MISSING_STRATEGIES + ("learn",)),),
     "threshold": (Options(THRESHOLDS),),
     "max_bins": (Interval(int, 2, None), None),
 }
@@ -248,6 +254,8 @@ def by_task(classification: Score | str, regression: Score | str = "variance") -
 def _score_for(score: Score | str | ByTask, task: Task) -> Score:
     """The score to grow with, for the data's task; a named score made for the other task is refused."""
     chosen = score.for_task(task) if isinstance(score, ByTask) else score
+    if isinstance(chosen, str):  # scikit-learn's names of the squared error
+        chosen = score_name_of(chosen)
     if isinstance(chosen, str) and chosen in SCORES and score_task(SCORES[chosen]) is not task:
         if task.is_regression:
             raise ParameterError(f"the criterion {chosen!r} is for class labels; a regression tree needs 'variance' (or a score over (weight, sum, sum of squares))")
@@ -368,7 +376,8 @@ def grow(
     data. ``accept(parent, children)`` (their statistics) may veto a split (e.g. a significance
     test). ``sample_weight`` and ``class_weight`` weigh rows; ``missing`` is the
     missing-value strategy (:data:`~puretree.nodes.MISSING_STRATEGIES`), used in training
-    and stored in the tree for prediction. ``threshold`` places numeric cuts: ``"midpoint"``
+    and stored in the tree for prediction, or ``"learn"``: each threshold split learns the
+    side its missing values take (see the module notes; the reference builder grows it). ``threshold`` places numeric cuts: ``"midpoint"``
     (the seeds': halfway between the two training values) or ``"data"`` (C4.5's and J48's: the
     largest training value not above the midpoint, see :func:`data_thresholds`). The input is
     never modified. ``engine``:
@@ -412,6 +421,16 @@ def grow(
         cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=key)
 
     engine, kernel = _engine_chosen(engine)
+    if missing == "learn":
+        # The learned side is specified here, in the recursive builder (splits.learned_threshold_splits);
+        # the level-wise engines do not learn it yet, so "auto" grows recursively.
+        if engine == "fast":
+            raise ParameterError(f"missing='learn' is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not learn a side for missing values; use engine='auto' or 'reference'")
+        if max_bins is not None or bins is not None:
+            raise ParameterError("missing='learn' is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+        if not any(s is threshold_splits for s in cfg.splitters):
+            raise ParameterError(f"missing='learn' learns the side of the threshold splits that threshold_splits makes (grow, id3, cart); these split generators ({', '.join(score_name(s) for s in cfg.splitters)}) do not use it")
+        cfg = attrs.evolve(cfg, splitters=tuple(learned_threshold_splits if s is threshold_splits else s for s in cfg.splitters))
     max_bins = check_options(max_bins=max_bins)["max_bins"]
     check("progress", progress, *GROW_CONSTRAINTS["progress"])
     if bins is not None:
@@ -440,7 +459,8 @@ def grow(
         root = root_data(ds, missing=missing)
         if cfg.max_features is not None:  # the nodes' paths key their feature draws
             root = attrs.evolve(root, path=())
-        tree = Tree(run(_grow(root, cfg, progress)), ds.schema, missing)
+        # A learned tree's threshold splits carry their side; its other splits send a missing value down the heaviest branch.
+        tree = Tree(run(_grow(root, cfg, progress)), ds.schema, "majority" if missing == "learn" else missing)
     # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)

@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -50,6 +51,9 @@ __all__ = [
     "per_feature",
     "resolve_score",
     "score_task",
+    "score_name_of",
+    "SCORE_ALIASES",
+    "FRIEDMAN_MSE_WARNING",
     "SCORES",
 ]
 
@@ -232,6 +236,26 @@ SCORES: dict[str, Score] = {
 }
 
 
+#: scikit-learn's names of a regression criterion that puretree calls ``"variance"``:
+#: ``"squared_error"``, and ``"friedman_mse"``, which scikit-learn 1.9 deprecates as an alias
+#: of it (with the warning :data:`FRIEDMAN_MSE_WARNING`, as scikit-learn words it).
+SCORE_ALIASES: dict[str, str] = {"squared_error": "variance", "friedman_mse": "variance"}
+FRIEDMAN_MSE_WARNING = ('Value `"friedman_mse"` for `criterion` is deprecated and will be removed in 1.11. It maps to '
+                        '`"squared_error"` as both were always equivalent. Use `criterion="squared_error"` to remove this warning.')
+
+
+def score_name_of(name: str) -> str:
+    """A score's name with scikit-learn's aliases (:data:`SCORE_ALIASES`) made puretree's;
+    ``"friedman_mse"`` warns as scikit-learn 1.9 does (a ``FutureWarning``).
+
+    >>> score_name_of("squared_error"), score_name_of("gini")
+    ('variance', 'gini')
+    """
+    if name == "friedman_mse":
+        warnings.warn(FRIEDMAN_MSE_WARNING, FutureWarning, stacklevel=3)
+    return SCORE_ALIASES.get(name, name)
+
+
 def score_task(score: Any) -> Task | None:
     """The task a score is made for, when it says so (the built-in combinators and the scores
     wrapping them do); ``None`` for a user's function.
@@ -250,7 +274,7 @@ def resolve_score(score: Score | str) -> Score:
     """A score from a callable or one of the names in :data:`SCORES`."""
     if isinstance(score, str):
         try:
-            return SCORES[score]
+            return SCORES[SCORE_ALIASES.get(score, score)]
         except KeyError:
             raise ParameterError(f"unknown criterion {score!r}; choose one of {sorted(SCORES)}") from None
     if not callable(score):

@@ -782,7 +782,8 @@ def to_dict(ens: Ensemble, tree_to_dict: Callable[[Tree], dict[str, Any]]) -> di
         "options": dict(ens.options),
         "oob_score": ens.oob_score,
         "weights": list(ens.weights),
-        "tree_format": {k: trees[0][k] for k in ("format", "version", "threshold_convention")},
+        # The newest version among the members: it reads every older member's nodes too.
+        "tree_format": {**{k: trees[0][k] for k in ("format", "threshold_convention")}, "version": max(t["version"] for t in trees)},
         "schema": trees[0]["schema"],
         "members": [{k: t[k] for k in _MEMBER_KEYS} for t in trees],
     }

@@ -118,6 +118,11 @@ class FlatTree:
     dense_threshold: np.ndarray | None = None
     dense_child: np.ndarray | None = None
     dense_leaf: np.ndarray | None = None
+    #: The child a missing value goes to at a split whose test learned a side
+    #: (``Threshold.missing_branch``), else -1: the tree's strategy decides there.
+    missing_child: np.ndarray | None = None
+    #: Whether any split has a learned side.
+    sided: bool = False
 
     @property
     def n_nodes(self) -> int:
@@ -173,6 +178,7 @@ def _flatten(tree: Tree) -> FlatTree:
     offset = np.zeros(n, dtype=np.int64)
     n_categories = np.zeros(n, dtype=np.int64)
     table: list[int] = []
+    missing_child = np.full(n, -1, dtype=np.int64)
     width = len(tree.root.stats)
     stats = np.zeros((n, width))
     value = np.zeros((n, width))
@@ -188,6 +194,9 @@ def _flatten(tree: Tree) -> FlatTree:
         kind[i], feature_of[i] = KIND_CODES[test.kind], node.feature
         if len(kids[i]) == 2:
             left[i], right[i] = kids[i]
+        side = getattr(test, "missing_branch", None)
+        if side is not None:
+            missing_child[i] = kids[i][side]
         if feature.is_numeric:
             below, *above = test.constraints(feature)
             threshold[i] = below.hi
@@ -225,6 +234,8 @@ def _flatten(tree: Tree) -> FlatTree:
         np.repeat(np.where(leaf, 0.0, threshold), 2),
         2 * np.stack([np.where(leaf, ids, left), np.where(leaf, ids, right)], axis=1).reshape(-1).astype(np.intp),
         np.repeat(leaf, 2),
+        missing_child,
+        bool((missing_child >= 0).any()),
     )
 
 
@@ -255,6 +266,12 @@ def descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ..
         if not rows.size:
             break
         nxt, absent, unseen = _next(flat, X, rows, node)
+        if flat.sided and absent.any():
+            # A split that learned a side sends a missing value there, whatever the strategy.
+            side = flat.missing_child[node]  # type: ignore[index]  # a sided tree has the array
+            learned = absent & (side >= 0)
+            nxt = np.where(learned, side, nxt)
+            absent = absent & ~learned
         if absent.any():
             if missing == "error":
                 r = int(rows[absent][0])

@@ -264,7 +264,8 @@ def _as_value(cls: type) -> type:
 # test; only the modules that make a kind-specific artefact (the JSON registry in io.py, code
 # lowering, the vectorised builder, the scikit-learn bridge) look at the test's class.
 
-#: ``branch_of`` answers for a missing value (NaN): the tree's missing-value strategy decides.
+#: ``branch_of`` answers for a missing value (NaN) at a split without a learned side
+#: (``Threshold.missing_branch``): the tree's missing-value strategy decides.
 MISSING = -1
 #: ``branch_of`` answers for a value the test has no branch for (a category never seen in
 #: training): the row stops at the split and gets the split's distribution.
@@ -333,9 +334,24 @@ def _threshold(value: Any) -> float:
     return float(value) + 0.0
 
 
-@attrs.frozen
+def _side(value: Any) -> Any:
+    return None if value is None else _plain_int(value)
+
+
+def _branch_or_none(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value not in (0, 1)):
+        raise ParameterError(f"{type(instance).__name__}.{attribute.name} must be None, 0 (left) or 1 (right), got {value!r}")
+
+
+@attrs.frozen(repr=False)
 class Threshold:
     """``x <= value`` goes to branch 0 (left), ``x > value`` to branch 1 (right).
+
+    ``missing_branch`` is the branch a missing value (NaN) takes at this split, learned from
+    the data (scikit-learn's ``missing_go_to_left``, ``grow(..., missing="learn")``); None
+    (the default, and every tree before it existed) leaves it to the tree's missing-value
+    strategy. ``value`` is finite, or ``+inf`` on a split that sends the missing values alone
+    right (``missing_branch=1``: every known value goes left), as scikit-learn learns it.
 
     >>> test = Threshold(1.5)
     >>> test.branch_of(np.array([1.0, 1.5, 2.0, np.nan]), Feature("x")).tolist()
@@ -346,9 +362,32 @@ class Threshold:
     ['x <= 1.5', 'x > 1.5']
     >>> Threshold(-0.0) == Threshold(0.0)
     True
+    >>> side = Threshold(1.5, missing_branch=1)
+    >>> side.branch_of(np.array([1.0, np.nan]), Feature("x")).tolist(), side.labels("x", ())
+    ([0, 1], ['x <= 1.5', 'x > 1.5 or missing'])
+    >>> Threshold(1.5) == side, side
+    (False, Threshold(value=1.5, missing_branch=1))
     """
 
-    value: float = attrs.field(converter=_threshold, validator=_finite)
+    value: float = attrs.field(converter=_threshold)
+    #: The branch a missing value takes (0 or 1), or None: the tree's strategy decides.
+    missing_branch: int | None = attrs.field(default=None, converter=_side, validator=_branch_or_none)
+
+    def __attrs_post_init__(self) -> None:
+        if not (math.isfinite(self.value) or (self.value == math.inf and self.missing_branch == 1)):
+            raise ParameterError(f"Threshold.value must be finite (or +inf on a split that sends only missing values right, missing_branch=1), got {self.value!r}")
+
+    def __getattr__(self, name: str) -> Any:
+        # The fast paths' trusted constructor (growth.assemble) sets the value's slot only, as
+        # tests were before the side existed: an unset side is no side.
+        if name == "missing_branch":
+            return None
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __repr__(self) -> str:
+        # The side only when there is one: trees without it print as they always have.
+        side = "" if self.missing_branch is None else f", missing_branch={self.missing_branch!r}"
+        return f"Threshold(value={self.value!r}{side})"
 
     #: The one name of this kind: in JSON, the docs, the CLI and the strategies.
     kind: ClassVar[str] = "threshold"
@@ -362,7 +401,8 @@ class Threshold:
     def branch_of(self, values: np.ndarray, feature: Feature) -> np.ndarray:
         """The branch each value takes (``MISSING`` for NaN), vectorised."""
         values = np.asarray(values, dtype=np.float64)
-        return np.where(np.isnan(values), MISSING, values > self.value).astype(np.int64)
+        absent = MISSING if self.missing_branch is None else self.missing_branch
+        return np.where(np.isnan(values), absent, values > self.value).astype(np.int64)
 
     def constraints(self, feature: Feature) -> tuple[Constraint, ...]:
         """What each branch says about the feature's value."""
@@ -370,8 +410,13 @@ class Threshold:
 
     def labels(self, name: str, categories: Sequence[str]) -> list[str]:
         """Each branch as text, given the feature's (printable) name and category names."""
+        if self.value == math.inf:  # the missing values alone go right
+            return [f"{name} is known", f"{name} is missing"]
         t = format_number(self.value)
-        return [f"{name} <= {t}", f"{name} > {t}"]
+        labels = [f"{name} <= {t}", f"{name} > {t}"]
+        if self.missing_branch is not None:
+            labels[self.missing_branch] += " or missing"
+        return labels
 
     def problem(self, feature: Feature) -> str | None:
         """Why this test cannot stand on ``feature`` (None: it can)."""
@@ -384,15 +429,15 @@ class Threshold:
         >>> Threshold(54.0).at_data(np.array([40.0, 48.0, 60.0]))
         Threshold(value=48.0)
         """
-        if values is None or not len(values):
+        if values is None or not len(values) or self.value == math.inf:  # +inf: the missing values alone go right
             return self
         i = int(np.searchsorted(values, self.value, side="right")) - 1
-        return self if i < 0 or values[i] == self.value else Threshold(float(values[i]))
+        return self if i < 0 or values[i] == self.value else attrs.evolve(self, value=float(values[i]))
 
     @classmethod
     def of_candidate(cls, candidate: Any) -> "Threshold":
         """The test a split generator's :class:`~puretree.splits.Candidate` proposes."""
-        return cls(candidate.threshold)
+        return cls(candidate.threshold, missing_branch=getattr(candidate, "missing_branch", None))
 
     @staticmethod
     def branches_on(feature: Feature) -> int:
@@ -411,12 +456,20 @@ class Threshold:
         draws one): ``choices.room(interval)``, ``choices.cut(interval)`` (a value inside)
         and ``choices.flags(n)`` (n booleans, not all alike) are all a kind may ask.
 
+        ``choices.side(n)`` (None or a branch of the n) draws the branch a missing value takes,
+        and ``choices.alone()``, asked when that is the right one, whether the missing values
+        go there alone (``Threshold(inf, missing_branch=1)``: every known value goes left).
+
         >>> class Middle:
         ...     def cut(self, interval): return (interval.lo + interval.hi) / 2
+        ...     def side(self, n): return None
         >>> Threshold.drawn(Feature("x"), Interval(0.0, 3.0), Middle())
         Threshold(value=1.5)
         """
-        return cls(choices.cut(limit))
+        side = choices.side(2)
+        if side == 1 and choices.alone():
+            return cls(math.inf, missing_branch=1)
+        return cls(choices.cut(limit), missing_branch=side)
 
 
 def _positive(instance: Any, attribute: attrs.Attribute, value: int) -> None:
@@ -705,7 +758,7 @@ def _old_keywords(test: Any, kids: tuple[Any, ...], changes: dict[str, Any]) -> 
     if unknown:
         raise TypeError(f"Split() got unexpected keyword arguments {sorted(unknown)}")
     if "threshold" in changes:
-        test = Threshold(changes["threshold"])
+        test = Threshold(changes["threshold"], missing_branch=getattr(test, "missing_branch", None))
     if "left_categories" in changes:
         test = Subset(changes["left_categories"])
     if "left" in changes:

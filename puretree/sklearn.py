@@ -18,9 +18,13 @@ class counts, rebuilt as ``fraction * weighted_n_node_samples``. Where that resc
 change the first most probable class (two fractions one rounding step apart), the node keeps
 the fractions themselves, so predictions stay identical. Regression nodes keep the exact mean.
 
-**Missing values.** A scikit-learn tree trained on NaN learned a direction per split
-(``missing_go_to_left``); puretree's trees follow one strategy for all splits ("majority":
-the heavier branch), so predictions on rows *with NaN* may differ from scikit-learn's.
+**Missing values.** A scikit-learn tree (1.3 and later) sends a missing value (NaN) at each
+split the way it learned (``missing_go_to_left``; where training saw none, towards the child
+with more training rows): each split's test keeps that side
+(:attr:`~puretree.nodes.Threshold.missing_branch`), so predictions on rows with NaN are
+scikit-learn's too. A split that sends the missing values alone right (threshold ``+inf``)
+is kept as ``Threshold(inf, missing_branch=1)``. From an older scikit-learn, without
+``missing_go_to_left``, the tree's ``missing`` strategy decides.
 
 >>> from sklearn.tree import DecisionTreeClassifier
 >>> import numpy as np
@@ -113,7 +117,9 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
     Feature names come from ``feature_names``, else the estimator's ``feature_names_in_``,
     else ``x0, x1, ...``. Class labels are the estimator's ``classes_``. The tree records
     the estimator's criterion (``"gini"``, ``"entropy"`` for entropy and log_loss,
-    ``"variance"`` for squared_error; None for another).
+    ``"variance"`` for squared_error; None for another). Each split keeps the side
+    scikit-learn sends a missing value to; ``missing`` is the tree's strategy for the splits
+    that have none (trees from a scikit-learn older than 1.3).
     """
     inner = getattr(estimator, "tree_", None)
     if inner is None:
@@ -146,13 +152,25 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
     at = {i: n for n, i in enumerate(order)}
     kids = [() if left[i] < 0 else (at[int(left[i])], at[int(right[i])]) for i in order]
 
+    sides = _missing_sides(inner)
+
     def node(n: int, children: tuple[Node, ...]) -> Node:
         i = order[n]
         if not children:
             return Leaf(counts[i])
-        return Split(int(inner.feature[i]), Threshold(float32_threshold(float(inner.threshold[i]))), children, counts[i])
+        test = Threshold(float32_threshold(float(inner.threshold[i])), missing_branch=None if sides is None else sides[i])
+        return Split(int(inner.feature[i]), test, children, counts[i])
 
     return Tree(assemble(kids, node), schema, missing=missing, criterion=_CRITERIA.get(str(getattr(estimator, "criterion", ""))))
+
+
+def _missing_sides(inner: Any) -> list[int] | None:
+    """Per scikit-learn node, the branch a missing value takes (0: left), or None for a
+    scikit-learn older than 1.3, whose trees have no ``missing_go_to_left``."""
+    go_left = getattr(inner, "missing_go_to_left", None)
+    if go_left is None:
+        return None
+    return [0 if g else 1 for g in np.asarray(go_left).tolist()]
 
 
 #: scikit-learn's criterion names -> the impurity puretree measures the tree with (None: another).

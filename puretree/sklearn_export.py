@@ -72,7 +72,8 @@ def to_sklearn(tree: Tree) -> Any:
     an :class:`UnsupportedTreeError` naming what cannot be expressed. The two agree exactly on
     float32 inputs, scikit-learn's own domain (it converts every input to float32 first; a
     double between two float32 values may be rounded across a threshold). A missing value
-    (NaN) goes down the heavier branch, as puretree's ``"majority"`` strategy sends it (a tree
+    (NaN) goes to the side a split learned (``missing_go_to_left``), else down the heavier
+    branch, as puretree's ``"majority"`` strategy sends it (a tree
     whose strategy is ``"error"`` refuses such rows; the scikit-learn tree does not).
     Columns are given by position (``feature_names_in_`` is not set): pass numbers, in the
     order of ``tree.schema.feature_names``.
@@ -122,8 +123,9 @@ def to_sklearn(tree: Tree) -> Any:
             kids = [float(c.stats[0]) if regression else float(sum(c.stats)) for c in node.children]
             array[i]["feature"] = node.feature
             array[i]["threshold"] = node.test.value
-            # puretree's "majority": the heavier branch, the first (left) on a tie.
-            array[i]["missing_go_to_left"] = int(kids[0] >= kids[1])
+            side = node.test.missing_branch
+            # The side the split learned; else puretree's "majority": the heavier branch, the first (left) on a tie.
+            array[i]["missing_go_to_left"] = int(kids[0] >= kids[1]) if side is None else int(side == 0)
     n_classes = np.array([width], dtype=np.intp)
     inner = SkTree(n_features, n_classes, 1)
     inner.__setstate__({"max_depth": depth(tree), "node_count": n, "nodes": array, "values": values})

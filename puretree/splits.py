@@ -50,6 +50,7 @@ __all__ = [
     "midpoint",
     "tie_first",
     "threshold_splits",
+    "learned_threshold_splits",
     "variance_decrease",
     "branch_stats",
     "multiway_splits",
@@ -166,6 +167,9 @@ class Candidate:
     children: np.ndarray
     threshold: float | None = None
     left_categories: tuple[int, ...] = ()
+    #: The branch the rows with a missing value take, learned (``missing="learn"``); None: the
+    #: tree's strategy routes them (their ``branch`` is ``MISSING_BRANCH``).
+    missing_branch: int | None = None
 
     @property
     def n_branches(self) -> int:
@@ -270,6 +274,91 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
     column = node.X[:, j]
     branch = np.where(np.isnan(column), MISSING_BRANCH, column > threshold).astype(np.int64)
     return Candidate(float(scores[i]), j, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
+
+
+def learned_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+    """Best binary split ``x <= t`` with the side of the missing values learned
+    (``missing="learn"``), as scikit-learn's best splitter finds it (1.3 and later).
+
+    For a feature with missing values at the node every threshold is scored twice, the
+    missing rows on the right and then on the left, and then the split that sends the missing
+    rows alone right (threshold ``+inf``: every known value goes left); each is scored on all
+    the node's rows (no known-fraction factor). The first best of them wins, in that order,
+    as scikit-learn's strict comparisons keep the first. For a feature without missing values
+    here, the missing values (seen only when predicting) go left when the left child has more
+    training rows (unweighted), else right (a tie goes right).
+
+    >>> from puretree.criteria import SCORES
+    >>> from puretree.data import from_numpy
+    >>> ds = from_numpy(np.array([[1.0], [2.0], [np.nan], [3.0], [np.nan]]), ["a", "a", "b", "b", "b"])
+    >>> c = learned_threshold_splits(root_data(ds), score=SCORES["gini"], min_samples_leaf=1)
+    >>> c.test, c.branch.tolist()
+    (Threshold(value=2.5, missing_branch=1), [0, 0, 1, 1, 1])
+    """
+    q, n = node.order.shape
+    if q == 0 or n < 2:
+        return None
+    k = node.stats.shape[1]
+    parent = node.stats.sum(axis=0)
+    names = np.asarray(node.schema.feature_names)[node.numeric]
+    task = node.task
+    chunk = max(1, CHUNK // max(1, n * k * 6))
+    by_sums = task.is_regression and isinstance(score, ImpurityDecrease) and score.impurity is variance
+    best_scores, best_positions = [], []
+
+    def scored(left: np.ndarray, name: np.ndarray) -> np.ndarray:
+        if by_sums:
+            return variance_decrease(parent, left)
+        children = np.stack((left, task.remainder(parent, left)), axis=-2)
+        return np.broadcast_to(np.asarray(score(parent, children, name), dtype=np.float64), left.shape[:-1])
+
+    for start in range(0, q, chunk):
+        order = node.order[start : start + chunk]
+        values = node.values[start : start + chunk]
+        name = names[start : start + chunk, None]
+        sorted_stats = node.stats[order]  # (c, n, k): NaN sorts last
+        known = ~np.isnan(values)
+        n_known = known.sum(axis=1)  # (c,)
+        n_missing = n - n_known
+        absent = parent - np.einsum("cnk,cn->ck", sorted_stats, known)  # (c, k): the missing rows' statistics
+        left = np.cumsum(sorted_stats, axis=1)[:, :-1]  # (c, n-1, k)
+        n_left = np.arange(1, n)[None, :]
+        valid = values[:, :-1] < values[:, 1:]  # between distinct known values only
+        has_missing = (n_missing > 0)[:, None]
+        right_ok = valid & (n_left >= min_samples_leaf) & (n - n_left >= min_samples_leaf)
+        left_ok = valid & has_missing & (n_left + n_missing[:, None] >= min_samples_leaf) & (n_known[:, None] - n_left >= min_samples_leaf)
+        alone_ok = (n_missing > 0) & (n_known > 0) & (n_known >= min_samples_leaf) & (n_missing >= min_samples_leaf)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s = np.concatenate([
+                np.where(right_ok, scored(left, name), -np.inf),  # missing rows right
+                np.where(left_ok, scored(left + absent[:, None, :], name), -np.inf),  # missing rows left
+                np.where(alone_ok[:, None], scored((parent - absent)[:, None, :], name), -np.inf),  # missing rows alone right
+            ], axis=1)
+        s = np.where(np.isnan(s), -np.inf, s)
+        row_best = s.max(axis=1)
+        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(row_best), row_best, 0.0)))
+        positions = np.argmax(s >= (row_best - tol)[:, None], axis=1)
+        best_scores.extend(np.take_along_axis(s, positions[:, None], axis=1)[:, 0].tolist())
+        best_positions.extend(positions.tolist())
+    scores = np.asarray(best_scores)
+    if np.isneginf(scores).all():
+        return None
+    i = tie_first(scores)
+    pos = best_positions[i]
+    j = int(node.numeric[i])
+    column = node.X[:, j]
+    missing_here = bool(np.isnan(column).any())
+    if pos == 2 * (n - 1):  # the missing rows alone go right
+        threshold, side = np.inf, 1
+    else:
+        p = pos % (n - 1)
+        threshold = midpoint(float(node.values[i, p]), float(node.values[i, p + 1]))
+        if missing_here:
+            side = 1 if pos < n - 1 else 0
+        else:  # no missing value to learn from: the child with more rows (a tie: right)
+            side = 0 if p + 1 > n - (p + 1) else 1
+    branch = np.where(np.isnan(column), side, column > threshold).astype(np.int64)
+    return Candidate(float(scores[i]), j, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold, missing_branch=side)
 
 
 def variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:
@@ -411,7 +500,7 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
     return Candidate(best, j, "subset", branch, children, left_categories=left_codes)
 
 
-_BUILTIN_SPLITTERS = (threshold_splits, multiway_splits, subset_splits)
+_BUILTIN_SPLITTERS = (threshold_splits, multiway_splits, subset_splits, learned_threshold_splits)
 
 
 @attrs.frozen

@@ -444,6 +444,8 @@ class _Choices:
     forced_levels: int = 0
     width: int = 64
     thresholds: Any = None
+    #: Whether a split may learn the branch a missing value takes (a "majority" tree's).
+    sides: bool = False
 
     def room(self, limit: Interval) -> bool:
         return _threshold_room((limit.lo, limit.hi), self.width)
@@ -456,6 +458,16 @@ class _Choices:
             # (say -1.8e308) would leave its left branch no room for the splits to come.
             t = _midpoint(interval, self.width)
         return t
+
+    def side(self, n: int) -> int | None:
+        """None (the tree's strategy decides), or the branch a missing value takes."""
+        if not self.sides:
+            return None
+        return self.draw(_one_of_values((None, *range(n))), label="missing-value side")
+
+    def alone(self) -> bool:
+        """Whether the missing values alone take the right branch (a threshold of +inf)."""
+        return bool(self.draw(st.booleans(), label="missing values alone"))
 
     def flags(self, n: int) -> list[bool]:
         goes_left = self.draw(_flags(n), label="subset")
@@ -473,6 +485,9 @@ def _start(feature: Feature) -> Any:
 @st.composite
 def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_nodes: int, splits: tuple[str, ...], weighted: bool, missing: tuple[str, ...], width: int, thresholds: Any) -> Tree:
     schema = draw(schema_strategy, label="schema")
+    # Drawn first: a "majority" tree's splits may learn where a missing value goes (generated
+    # code holds learned sides under that strategy).
+    strategy = draw(_one_of_values(missing), label="missing-value strategy")
     features = schema.features
     k = len(schema.classes)
     counts = _counts(k, weighted)
@@ -500,7 +515,7 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
             continue
         j = draw(_one_of_values(tuple(dict(options)[kind])), label="feature")
         feature = features[j]
-        test = TESTS[kind].drawn(feature, limits[j], _Choices(draw, min_depth - depth - 1 if forced else 0, width, thresholds))
+        test = TESTS[kind].drawn(feature, limits[j], _Choices(draw, min_depth - depth - 1 if forced else 0, width, thresholds, sides=strategy == "majority"))
         # Each branch narrows the path's constraint on the feature as the test says; a branch
         # the path excludes (a category no row on it can have) gets an empty leaf.
         kid_limits = [limits[j].meet(c) for c in test.constraints(feature)]
@@ -524,7 +539,6 @@ def _trees(draw: Any, schema_strategy: Any, min_depth: int, max_depth: int, max_
         return Split(spec.feature, spec.test, kids, total)
 
     root = assemble([spec.kids if spec else () for spec in specs], node)
-    strategy = draw(_one_of_values(missing), label="missing-value strategy")
     return Tree(root, schema, strategy)
 
 
@@ -555,7 +569,9 @@ def trees(
     path (where the schema allows them); ``max_depth`` and ``max_nodes`` bound the size.
     ``schema`` fixes the schema (a value or a strategy; default: :func:`schemas` with the
     feature kinds ``splits`` needs). ``missing`` are the strategies drawn for
-    :attr:`Tree.missing`. Shrinks towards a single leaf with zero counts.
+    :attr:`Tree.missing`; in a ``"majority"`` tree a threshold split may also carry a learned
+    missing-value side (:attr:`~puretree.nodes.Threshold.missing_branch`). Shrinks towards a
+    single leaf with zero counts.
 
     >>> from hypothesis import find
     >>> from puretree.fold import n_nodes

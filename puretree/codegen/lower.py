@@ -287,7 +287,7 @@ def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str
             j = node.feature
             t = float(lit.float32_floor(node.test.value))
             q = float(quantize(np.array([[t]]), offset[j: j + 1], scale[j: j + 1], ftype)[0, 0])
-            return Split(j, Threshold(q), node.children, node.stats)
+            return Split(j, Threshold(q, missing_branch=node.test.missing_branch), node.children, node.stats)
         return None
 
     return rewrite(tree, rule)
@@ -331,10 +331,18 @@ def _threshold(t: float, language: str, ftype: str) -> tuple[str, bool]:
         return lit.c_float(lit.float32_floor(t)), False  # type: ignore[arg-type]  # a float32 is printed as one
     lo, hi = lit.C_TYPES[ftype][1]
     ctype = lit.C_TYPES[ftype][0]
-    floor = math.floor(t)
+    floor = math.floor(t) if math.isfinite(t) else hi  # +inf: every known value goes left
     if floor >= hi:
         return lit.c_int(hi, ctype), True
     return lit.c_int(max(floor, lo), ctype), False
+
+
+def _missing_children(flat: Any) -> np.ndarray:
+    """Per node, the child a missing value goes to under "majority": the side a split learned
+    (``Threshold.missing_branch``), else its heaviest branch."""
+    if flat.sided:
+        return np.where(flat.missing_child >= 0, flat.missing_child, flat.heavy)
+    return flat.heavy
 
 
 def _smallest_type(largest: int, forced: str, what: str) -> str:
@@ -365,6 +373,11 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         offset, scale = quantization(schema, quant["ranges"], ftype, used=used)
         tree = quantized_tree(tree, offset, scale, ftype)
     flat = flatten(tree)
+    if flat.sided and tree.missing != "majority":
+        # The templates route a learned side through the "majority" paths (the heavy branch's
+        # bit); under "error" or "distribute" a split without a side would need both at once.
+        raise CodegenError(f"this tree's splits learned where missing values go, and its strategy for the other splits is {tree.missing!r}: "
+                           "generated code holds learned sides with the 'majority' strategy only (attrs.evolve(tree, missing='majority'))")
     regression = schema.is_regression
     distribute = tree.missing == "distribute" and bool((flat.kind != LEAF).any())
     n = flat.n_nodes
@@ -418,10 +431,11 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     spread_child: list[int] = []
     spread_fraction: list[Any] = []
     used_categorical = False
+    goes_missing = _missing_children(flat)
     for node in internal.tolist():
         kind, j = int(flat.kind[node]), int(flat.feature[node])
         kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + flat.n_children[node]].tolist()
-        heavy = int(flat.heavy[node])
+        heavy = int(goes_missing[node])
         if kind == THRESHOLD_SPLIT:
             literal, always = _threshold(float(flat.threshold[node]), language, ftype)
             left, right = ref(int(flat.left[node])), ref(int(flat.right[node]))
@@ -544,12 +558,13 @@ def _compact(flat: Any, internal_index: dict[int, int], outcome_of: dict[int, in
     - both leaves: ``left_outcome << bits | right_outcome``.
     """
     bits = max(1, (n_outcomes - 1).bit_length())
+    goes_missing = _missing_children(flat)
     codes, refs = [], []
     for node, i in internal_index.items():
         j = int(flat.feature[node])
         left, right = int(flat.left[node]), int(flat.right[node])
         left_leaf, right_leaf = left not in internal_index, right not in internal_index
-        heavy_left = missing == "majority" and int(flat.heavy[node]) == left
+        heavy_left = missing == "majority" and int(goes_missing[node]) == left
         codes.append(j << 3 | COMPACT_LEFT_LEAF * left_leaf | COMPACT_RIGHT_LEAF * right_leaf | COMPACT_HEAVY_LEFT * heavy_left)
         if left_leaf and right_leaf:
             refs.append(outcome_of[left] << bits | outcome_of[right])
@@ -688,7 +703,7 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
     first = "if" if majority else "elif"  # the op of a split's first branch test
     out: list[dict[str, Any]] = []
     # The flat arrays as lists: read once per node, a list is faster to index than an array.
-    kinds, feature_of, heavy_of, left_of, right_of = (a.tolist() for a in (flat.kind, flat.feature, flat.heavy, flat.left, flat.right))
+    kinds, feature_of, heavy_of, left_of, right_of = (a.tolist() for a in (flat.kind, flat.feature, _missing_children(flat), flat.left, flat.right))
     child_table, child_offset, n_children = flat.child_table.tolist(), flat.child_offset.tolist(), flat.n_children.tolist()
 
     # Each node is handed (its pre-order id, its depth, its parent's id, its branch index):

@@ -164,6 +164,8 @@ def _typed_value(current: float, lo: float, hi: float, ftype: str) -> float | No
     nearest; None when the interval holds no value of the type (the path cannot be taken)."""
     if lo < current <= hi and not math.isnan(current):
         return current
+    if not lo < hi:  # an empty interval (the known values' side of a missing-only split)
+        return None
     if ftype == "double":
         v = hi if hi < math.inf else float(np.nextafter(lo, np.inf))
     elif ftype == "float":
@@ -207,11 +209,14 @@ def _node_rows(tree: Tree, flat: Any, start: np.ndarray, ftype: str) -> Iterator
         # Each branch narrows the feature to what the split's test says of it (an interval or
         # a set of codes); the row takes a value inside, if the type has one.
         allowed = bounds.get(j, Interval() if feature.is_numeric else Codes(range(len(feature.categories))))
-        for child, constraint in zip(kids, flat.nodes[node].test.constraints(feature)):
+        test = flat.nodes[node].test
+        for b, (child, constraint) in enumerate(zip(kids, test.constraints(feature))):
             narrowed = allowed.meet(constraint)
             new = None
             if row is not None and isinstance(narrowed, Interval):
                 v = _typed_value(float(row[j]), narrowed.lo, narrowed.hi, ftype)
+                if v is None and getattr(test, "missing_branch", None) == b and not math.isnan(row[j]):
+                    v = math.nan  # no known value takes this branch; a missing one does
                 if v is not None:
                     new = row.copy()
                     new[j] = v

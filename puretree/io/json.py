@@ -27,7 +27,10 @@ greater than its parent's. Node kinds: ``leaf`` (``stats``) and the split kinds 
 (``feature``, ``threshold``, two ``children``: ``x <= threshold`` goes to the first),
 ``multiway`` (``feature``, one child per category, in the schema's category order) and
 ``subset`` (``feature``, ``left_categories``: category codes that go to the first of two
-children). ``missing`` is the tree's missing-value strategy (``majority``, ``distribute`` or
+children; in version 4, ``missing_branch``: 0 or 1, the child a missing value goes to, learned
+from the data, absent or null where the tree's strategy decides; ``"threshold": "inf"`` with
+``"missing_branch": 1`` is the split that sends the missing values alone right). A tree
+with no ``missing_branch`` is written as version 3, as before version 4. ``missing`` is the tree's missing-value strategy (``majority``, ``distribute`` or
 ``error``; ``majority`` when absent); ``criterion`` the impurity the tree was grown with
 (absent or null when unknown). Version 1 files (written before version 2 named the kinds
 after their tests) are read too: there ``numeric`` is ``threshold`` and ``categorical`` is
@@ -66,14 +69,18 @@ from ..tree import Tree
 __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
 
 FORMAT = "puretree-tree"
-#: The version this puretree writes.
-VERSION = 3
+#: The newest version this puretree writes. A tree without a learned missing-value side
+#: is written as version 3 (the same file as before version 4), so older readers keep reading it.
+VERSION = 4
 #: The versions it reads: 1 named the split kinds ``numeric``, ``categorical``, ``subset``
-#: and had no ``criterion``; 1 and 2 named every node's statistics ``counts``.
-READS = (1, 2, 3)
+#: and had no ``criterion``; 1 and 2 named every node's statistics ``counts``; 4 added a
+#: threshold split's ``missing_branch``.
+READS = (1, 2, 3, 4)
 
 #: The field holding a node's statistics, by version.
-_STATS_FIELD = {1: "counts", 2: "counts", 3: "stats"}
+_STATS_FIELD = {1: "counts", 2: "counts", 3: "stats", 4: "stats"}
+#: The first version whose threshold splits may carry ``missing_branch``.
+_SIDES = 4
 
 
 def _schema_dict(schema: Schema) -> dict[str, Any]:
@@ -115,9 +122,10 @@ def to_dict(tree: Tree) -> dict[str, Any]:
         order.append(node)
         kids.append([])
         path.append(me)
+    sided = any(getattr(node.test, "missing_branch", None) is not None for node in order if isinstance(node, Split))
     return {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION if sided else 3,
         "threshold_convention": "x <= threshold goes to children[0]",
         "missing": tree.missing,
         "criterion": tree.criterion,
@@ -333,11 +341,25 @@ class SplitFormat:
     table_entries: Callable[[Feature], int] = lambda feature: 0
 
 
+def _write_threshold(test: Threshold) -> dict[str, Any]:
+    if test.missing_branch is None:
+        return {"threshold": test.value}
+    # JSON has no infinity: the split that sends the missing values alone right says "inf".
+    return {"threshold": "inf" if test.value == math.inf else test.value, "missing_branch": test.missing_branch}
+
+
 def _read_threshold(entry: dict[str, Any], feature: Feature, n_children: int, where: str) -> Threshold:
+    side = entry.get("missing_branch")
+    if side is not None and (isinstance(side, bool) or side not in (0, 1)):
+        raise _fail(where, f"missing_branch must be 0 (the first child), 1 (the second) or null, got {shown(side)}")
+    if entry.get("threshold") == "inf":
+        if side != 1:
+            raise _fail(where, "threshold 'inf' (every known value goes to the first child) needs missing_branch 1: the missing values alone go to the second")
+        return Threshold(math.inf, missing_branch=1)
     t = _require(entry, "threshold", (int, float), where)  # an int beyond 2**53 is refused there
     if not math.isfinite(t):
         raise _fail(where, f"threshold {t!r} is not finite")
-    return Threshold(float(t))
+    return Threshold(float(t), missing_branch=side)
 
 
 def _read_subset(entry: dict[str, Any], feature: Feature, n_children: int, where: str) -> Subset:
@@ -366,7 +388,7 @@ def _read_multiway(entry: dict[str, Any], feature: Feature, n_children: int, whe
 
 #: The split kinds of the format, by the name their test class gives itself.
 SPLIT_FORMATS: dict[str, SplitFormat] = {
-    Threshold.kind: SplitFormat(Threshold, lambda test: {"threshold": test.value}, _read_threshold),
+    Threshold.kind: SplitFormat(Threshold, _write_threshold, _read_threshold),
     Multiway.kind: SplitFormat(Multiway, lambda test: {}, _read_multiway),
     Subset.kind: SplitFormat(Subset, lambda test: {"left_categories": list(test.left_codes)}, _read_subset, lambda feature: len(feature.categories)),
 }
@@ -376,6 +398,7 @@ _KIND_NAMES: dict[int, dict[str, str]] = {
     1: {"numeric": Threshold.kind, "categorical": Multiway.kind, "subset": Subset.kind},
     2: {kind: kind for kind in SPLIT_FORMATS},
     3: {kind: kind for kind in SPLIT_FORMATS},
+    4: {kind: kind for kind in SPLIT_FORMATS},
 }
 
 
@@ -450,6 +473,8 @@ def from_dict(obj: Any) -> Tree:
             # "distribute" divides each child's weight by their total.
             raise _fail(where, "the children's weights add up to more than a double holds")
         fmt = SPLIT_FORMATS[kind_names[kind]]
+        if version < _SIDES and "missing_branch" in entry:
+            raise _fail(where, f"missing_branch is a field of version {_SIDES} models, this one says version {version}")
         j = _feature(entry, schema, fmt.test.feature_kind, where)
         feature = schema.features[j]
         test = fmt.read(entry, feature, len(kids), where)

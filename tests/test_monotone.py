@@ -1,0 +1,121 @@
+"""``check_monotone``: an exact check over the model's boxes; a witness really breaks the
+direction, and True really holds on sampled pairs of rows."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import puretree as pt
+from puretree.errors import ParameterError
+from puretree.grow import cart, cart_regressor
+from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+from puretree.strategies import trees
+from puretree.tree import Tree
+
+
+def value(model, rows):
+    if model.schema.is_regression:
+        return np.asarray(pt.predict(model, rows), dtype=np.float64)
+    return np.asarray(pt.predict_proba(model, rows))[:, 1]
+
+
+def assert_answer_is_right(model, name, direction, answer, data):
+    schema = model.schema
+    if answer is True:
+        # Sampled pairs differing only in the feature never break the direction.
+        cuts = sorted({n.test.value for m in getattr(model, "members", (model,)) for n in pt.iter_nodes(m) if isinstance(n, Split) and n.test.kind == "threshold"})
+        near = [c + d for c in cuts for d in (-1.0, 0.0, 1.0) if math.isfinite(c + d)] or [0.0]
+        cell = st.sampled_from(near) | st.floats(-1e3, 1e3)
+        for _ in range(20):
+            row = {f.name: data.draw(cell) if f.is_numeric else data.draw(st.sampled_from(f.categories)) for f in schema.features}
+            a, b = sorted([data.draw(cell), data.draw(cell)])
+            low, high = {**row, name: a}, {**row, name: b}
+            va, vb = value(model, [low, high])
+            assert (va <= vb) if direction == 1 else (va >= vb), (low, high, va, vb)
+    else:
+        low, high = answer
+        assert set(low) == set(high) == set(schema.feature_names)
+        assert all(low[k] == high[k] for k in low if k != name) and low[name] < high[name]
+        va, vb = value(model, [low, high])
+        assert (va > vb) if direction == 1 else (va < vb)
+
+
+@settings(max_examples=80)
+@given(trees(n_classes=2, max_depth=4, splits=("threshold", "subset", "multiway")), st.sampled_from([1, -1]), st.data())
+def test_on_drawn_trees_a_witness_breaks_and_true_holds(tree, direction, data):
+    numeric = [f.name for f in tree.schema.features if f.is_numeric]
+    if not numeric:
+        return
+    name = data.draw(st.sampled_from(numeric))
+    assert_answer_is_right(tree, name, direction, pt.check_monotone(tree, name, direction), data)
+
+
+@st.composite
+def regression_data(draw):
+    n, k = draw(st.integers(2, 30)), draw(st.integers(1, 3))
+    X = np.array(draw(st.lists(st.lists(st.integers(-5, 5).map(float), min_size=k, max_size=k), min_size=n, max_size=n)))
+    slope = draw(st.sampled_from([1.0, -1.0, 0.0]))
+    y = slope * X[:, 0] + np.array(draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)), dtype=float) * draw(st.sampled_from([0.0, 0.1, 1.0]))
+    return X, y
+
+
+@settings(max_examples=60)
+@given(regression_data(), st.sampled_from(["tree", "bagging", "random_forest"]), st.sampled_from([1, -1]), st.data())
+def test_on_grown_regressors_and_ensembles_a_witness_breaks_and_true_holds(xy, kind, direction, data):
+    X, y = xy
+    if kind == "tree":
+        model = cart_regressor(X, y, max_depth=3)
+    else:
+        model = getattr(pt, kind)(X, y, n_trees=3, seed=data.draw(st.integers(0, 9)), max_depth=2, task="regression")
+    assert_answer_is_right(model, "x0", direction, pt.check_monotone(model, "x0", direction), data)
+
+
+def test_a_monotone_fit_is_proved_and_a_bump_is_found():
+    X = np.arange(40.0).reshape(-1, 1)
+    assert pt.check_monotone(cart_regressor(X, 2 * X[:, 0]), 0, +1) is True
+    assert pt.check_monotone(cart_regressor(X, -X[:, 0]), "x0", -1) is True
+    bowl = cart_regressor(X, (X[:, 0] - 20) ** 2)
+    low, high = pt.check_monotone(bowl, "x0", +1)
+    assert low["x0"] < high["x0"] and pt.predict(bowl, low) > pt.predict(bowl, high)
+
+
+def test_an_ensemble_is_checked_over_the_overlay_of_its_members():
+    # Each member alone is monotone (+1) in x; their sum is too, except where one member's
+    # drop at x <= 2 meets the other's rise: the overlay of both trees is what decides.
+    schema = Schema((Feature("x"), Feature("z")), task="regression")
+    up = Tree(Split(0, Threshold(1.0), (Leaf((1, 0, 0)), Leaf((1, 1, 1))), (2, 1, 1)), schema)
+    down_where_z = Tree(Split(1, Threshold(0.0), (Split(0, Threshold(2.0), (Leaf((1, 5, 25)), Leaf((1, 0, 0))), (2, 5, 25)), Leaf((1, 0, 0))), (3, 5, 25)), schema)
+    ens = pt.Ensemble((up, down_where_z), (1.0, 1.0), schema, "bagging", 0, {}, None)
+    assert pt.check_monotone(up, "x", +1) is True and pt.check_monotone(down_where_z, "x", -1) is True
+    low, high = pt.check_monotone(ens, "x", +1)
+    assert low["z"] == high["z"] <= 0.0 and low["x"] <= 2.0 < high["x"]
+    assert pt.check_monotone(ens, "z", -1) is True
+
+
+def test_a_loaded_model_is_checked_as_the_grown_one():
+    X = np.arange(30.0).reshape(-1, 1)
+    tree = cart_regressor(X, np.sin(X[:, 0]))
+    assert pt.check_monotone(pt.from_json(pt.to_json(tree)), "x0", 1) == pt.check_monotone(tree, "x0", 1)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("nope", 1), "unknown feature"),
+    ((5, 1), "feature must be a name or an index"),
+    (("x0", 2), "direction must be"),
+    (("x0", True), "direction must be"),
+])
+def test_bad_arguments_are_refused_by_name(args, message):
+    tree = cart_regressor(np.arange(4.0).reshape(-1, 1), np.arange(4.0))
+    with pytest.raises(pt.PuretreeError, match=message):
+        pt.check_monotone(tree, *args)
+
+
+def test_a_categorical_feature_and_a_multiclass_model_are_refused():
+    with pytest.raises(ParameterError, match="categorical"):
+        pt.check_monotone(pt.id3(pt.datasets.load_playtennis()), "outlook", 1)
+    X = np.arange(9.0).reshape(-1, 1)
+    with pytest.raises(ParameterError, match="3 classes"):
+        pt.check_monotone(cart(X, ["a", "b", "c"] * 3), "x0", 1)
