@@ -114,7 +114,7 @@ def _checked_accept(accept: Callable[[np.ndarray, np.ndarray], bool] | None) -> 
     """``accept`` with its failures named (made once per grow call)."""
     if check("accept", accept, *GROW_CONSTRAINTS["accept"]) is None:
         return None
-    # A hook with ``wants_context = True`` (puretree.mml's stopping rule) is also handed the
+    # A hook with ``wants_context = True`` (puretree.prune.mml's stopping rule) is also handed the
     # node's rows and the candidate, as ``node=`` and ``candidate=``.
     wants = bool(getattr(accept, "wants_context", False))
 

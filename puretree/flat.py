@@ -3,7 +3,7 @@
 :func:`flatten` turns a tree into a :class:`FlatTree` (cached per tree); :func:`descend` walks
 every row of a batch down it level by level with numpy (any depth, no Python loop per row);
 :func:`dense_ends` walks a tree of numeric thresholds a block of rows at a time. The functions of
-:mod:`puretree.predict` answer with them; :mod:`puretree.complexity`, :mod:`puretree.rewrites`,
+:mod:`puretree.predict` answer with them; :mod:`puretree.prune.complexity`, :mod:`puretree.prune.rewrites`,
 :mod:`puretree.validation` and :mod:`puretree.codegen.lower` read the table directly.
 
 >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold

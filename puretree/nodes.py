@@ -261,7 +261,7 @@ def _as_value(cls: type) -> type:
 # What a split means lives in its test, a small frozen value: how many branches it has,
 # which branch a column of values takes, what a branch says about a row (its constraint) and
 # how each branch reads in text. Text, rules, invariants, strategies and prediction ask the
-# test; only the modules that make a kind-specific artefact (the JSON registry in io.py, code
+# test; only the modules that make a kind-specific artefact (the JSON registry in io/json.py, code
 # lowering, the vectorised builder, the scikit-learn bridge) look at the test's class.
 
 #: ``branch_of`` answers for a missing value (NaN) at a split without a learned side
