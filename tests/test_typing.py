@@ -3,6 +3,7 @@ settings in pyproject.toml) reports no error, and ``py.typed`` tells type checke
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import subprocess
@@ -10,6 +11,10 @@ import sys
 from pathlib import Path
 
 import puretree
+from puretree.c45 import c45
+from puretree.data import DATA_OPTIONS
+from puretree.ensemble import adaboost, bagging, random_forest
+from puretree.grow import C45Options, DataOptions, ForestOptions, GrowOptions, MemberOptions, grow
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,3 +130,20 @@ def test_a_users_script_sees_precise_types(tmp_path):
     unexpected = {n: m for n, m in reported.items() if n not in expected_lines}
     assert not unexpected, unexpected
     assert f"Found {sum(1 for t in USER_SCRIPT.splitlines() if '# error: ' in t)} errors in 1 file" in done.stdout, done.stdout[-3000:]
+
+
+def _keywords(function) -> set[str]:
+    return {p.name for p in inspect.signature(function).parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+def test_the_option_types_name_exactly_the_options_taken():
+    # The TypedDicts are what a type checker accepts; the functions' run-time checks what runs.
+    # They must name the same options, or a valid call fails mypy (or a misspelt one passes it).
+    assert set(DataOptions.__optional_keys__) == set(DATA_OPTIONS)
+    assert set(GrowOptions.__optional_keys__) == _keywords(grow) | set(DATA_OPTIONS)
+    assert set(C45Options.__optional_keys__) | _keywords(c45) == set(GrowOptions.__optional_keys__) | {"collapse"}
+    assert not set(C45Options.__optional_keys__) & _keywords(c45)
+    assert set(ForestOptions.__optional_keys__) | {"seed", "max_features"} == set(GrowOptions.__optional_keys__) | {"collapse"}
+    assert set(MemberOptions.__optional_keys__) == set(ForestOptions.__optional_keys__) | {"max_features"}
+    for function, options in ((random_forest, ForestOptions), (bagging, MemberOptions), (adaboost, MemberOptions)):
+        assert not set(options.__optional_keys__) & _keywords(function), function.__name__
