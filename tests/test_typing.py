@@ -1,8 +1,12 @@
 """The package type-checks: ``mypy -p puretree`` (the version pinned in constraints/test.txt,
-settings in pyproject.toml) reports no error, and ``py.typed`` tells type checkers to read it."""
+settings in pyproject.toml) reports no error, and ``py.typed`` tells type checkers to read it.
+What users of mypy see: ``mypy --strict examples/`` is clean, and a user's script (written to
+tmp_path, checked against puretree as installed) reveals precise types and has its misspelt
+options reported; the option TypedDicts name exactly the options the functions take."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import re
@@ -10,9 +14,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import puretree
+import puretree.dask
 from puretree.c45 import c45
+from puretree.dask import DaskC45Options, DaskID3Options, DaskOptions, DaskRegressorOptions
 from puretree.data import DATA_OPTIONS
+from puretree.errors import ParameterError
 from puretree.ensemble import adaboost, bagging, random_forest
 from puretree.grow import C45Options, DataOptions, ForestOptions, GrowOptions, MemberOptions, grow
 
@@ -48,6 +57,7 @@ def test_the_examples_type_check_strictly():
 USER_SCRIPT = '''
 import numpy as np
 import puretree as pt
+import puretree.dask
 import puretree.sklearn
 from puretree.estimators import AdaBoostClassifier, BaggingRegressor, RandomForestClassifier, TreeClassifier, TreeRegressor
 
@@ -103,6 +113,10 @@ pt.adaboost(X, y, max_depht=3)  # error: Unexpected keyword argument "max_depht"
 pt.attribute_scores(X, y, feature_name=["a", "b"])  # error: Unexpected keyword argument "feature_name"
 pt.cart(X, y, max_depth="3")  # error: Argument "max_depth" to "__call__" of "Grower" has incompatible type "str"
 pt.predict(tree, row, unseen="warning")  # error: No overload variant of "predict" matches
+puretree.dask.cart(X, y, max_depht=3)  # error: Unexpected keyword argument "max_depht"
+puretree.dask.id3(X, y, max_depht=3)  # error: Unexpected keyword argument "max_depht"
+puretree.dask.c45(X, y, max_depht=3)  # error: Unexpected keyword argument "max_depht"
+puretree.dask.cart_regressor(X, y, max_depht=3)  # error: Unexpected keyword argument "max_depht"
 '''
 
 
@@ -147,3 +161,13 @@ def test_the_option_types_name_exactly_the_options_taken():
     assert set(MemberOptions.__optional_keys__) == set(ForestOptions.__optional_keys__) | {"max_features"}
     for function, options in ((random_forest, ForestOptions), (bagging, MemberOptions), (adaboost, MemberOptions)):
         assert not set(options.__optional_keys__) & _keywords(function), function.__name__
+
+
+def test_the_dask_option_types_name_exactly_the_options_taken():
+    with pytest.raises(ParameterError) as caught:  # the run-time check lists what puretree.dask takes
+        puretree.dask.cart(None, None, max_dept=1)
+    taken = set(ast.literal_eval(str(caught.value).split("its options are ")[1]))
+    assert set(DaskOptions.__optional_keys__) == taken
+    assert set(DaskID3Options.__optional_keys__) | _keywords(puretree.dask.id3) == taken
+    assert set(DaskC45Options.__optional_keys__) | _keywords(puretree.dask.c45) == taken | {"collapse", "threshold"}
+    assert set(DaskRegressorOptions.__optional_keys__) | {"task"} == set(DaskC45Options.__optional_keys__)
