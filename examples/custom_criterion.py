@@ -7,7 +7,10 @@ Neither touches the library. An impurity is any function from class counts shape
 Run it with ``python examples/custom_criterion.py``.
 """
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 import puretree as pt
 
@@ -16,7 +19,7 @@ data = pt.datasets.load_playtennis()
 
 # 1. A user-written impurity: a plain function over counts, vectorised with numpy (it must
 #    accept any leading axes). Here: Gini impurity written from scratch.
-def my_gini(counts):
+def my_gini(counts: ArrayLike) -> Any:
     counts = np.asarray(counts, dtype=float)
     p = counts / counts.sum(axis=-1, keepdims=True)  # NaN for an empty branch: the score skips it
     return 1.0 - (p**2).sum(axis=-1)
@@ -42,7 +45,7 @@ cost = pt.per_feature({"outlook": 10.0, "temperature": 1.0, "humidity": 2.0, "wi
 gain = pt.information_gain(pt.entropy)
 
 
-def gain_squared_per_cost(parent, children, features):
+def gain_squared_per_cost(parent: np.ndarray, children: np.ndarray, features: np.ndarray) -> Any:
     return gain(parent, children, features) ** 2 / cost(features)
 
 
@@ -52,6 +55,7 @@ composed = pt.attribute_scores(data, score=gain_squared_per_cost)
 for name in data.schema.feature_names:
     print(f"   {name:<11} gain {plain[name]:.3f}  cost {float(cost(np.asarray(name))):>4.0f}  gain**2/cost {composed[name]:.4f}")
 cheap = pt.id3(data, score=gain_squared_per_cost)
+assert isinstance(cheap.root, pt.Split)  # the root splits (a leaf has no feature)
 root = cheap.schema.features[cheap.root.feature].name
 print(f"   root attribute: {root} (plain information gain picks outlook)")
 print(cheap.to_text())

@@ -5,17 +5,21 @@ The same example as docs/property-testing.md, as a script. Run it with
 (``pip install puretree[hypothesis]``); it prints what Hypothesis finds.
 """
 
+from typing import Any
+
 import numpy as np
 from hypothesis import given, settings
+from numpy.typing import ArrayLike
 
 from puretree.criteria import information_gain
+from puretree.data import Dataset
 from puretree.fold import iter_nodes
 from puretree.grow import grow
 from puretree.invariants import check_fits_training_data, check_impurity
 from puretree.strategies import datasets
 
 
-def my_entropy(counts):
+def my_entropy(counts: ArrayLike) -> Any:
     """Entropy in bits of class counts shaped (..., n_classes), with 0 * log 0 = 0."""
     c = np.asarray(counts, dtype=float)
     total = c.sum(axis=-1, keepdims=True)
@@ -25,13 +29,13 @@ def my_entropy(counts):
 
 
 @given(datasets())
-def test_my_entropy(ds):
+def test_my_entropy(ds: Dataset) -> None:
     tree = grow(ds, score=information_gain(my_entropy))
     check_impurity(my_entropy, [node.counts for node in iter_nodes(tree)])
     check_fits_training_data(tree, ds)
 
 
-def naive_entropy(counts):
+def naive_entropy(counts: ArrayLike) -> Any:
     """The textbook formula typed in directly: 0 * log2(0) is nan, not 0."""
     p = np.asarray(counts, dtype=float) / np.sum(counts, axis=-1, keepdims=True)
     return -(p * np.log2(p)).sum(axis=-1)
@@ -39,7 +43,7 @@ def naive_entropy(counts):
 
 @settings(report_multiple_bugs=False, database=None)
 @given(datasets())
-def test_naive_entropy(ds):
+def test_naive_entropy(ds: Dataset) -> None:
     tree = grow(ds, score=information_gain(naive_entropy))
     check_impurity(naive_entropy, [node.counts for node in iter_nodes(tree)])
     check_fits_training_data(tree, ds)

@@ -16,6 +16,7 @@ import argparse
 import csv
 import os
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from puretree.data import from_rows
 from puretree.evaluate import accuracy
 from puretree.fold import depth, n_leaves
 from puretree.grow import cart
+from puretree.tree import Tree
 from puretree.prune import (
     chi_square_test,
     choose_alpha,
@@ -37,7 +39,7 @@ from puretree.prune import (
 COLOURS = ("blue", "green", "red", "yellow")
 
 
-def make_rows(rng: np.random.Generator, n: int) -> tuple[list[dict], list[str]]:
+def make_rows(rng: np.random.Generator, n: int) -> tuple[list[dict[str, Any]], list[str]]:
     x = np.round(rng.uniform(0, 10, n), 2)
     y = np.round(rng.uniform(0, 10, n), 2)
     colour = rng.choice(COLOURS, n)
@@ -46,19 +48,19 @@ def make_rows(rng: np.random.Generator, n: int) -> tuple[list[dict], list[str]]:
     return rows, ["yes" if v else "no" for v in label]
 
 
-def write(path: str, rows: list[dict], labels: list[str]) -> None:
+def write(path: str, rows: list[dict[str, Any]], labels: list[str]) -> None:
     with open(path, "w", newline="") as fh:
         out = csv.writer(fh)
         out.writerow(["x", "y", "colour", "label"])
         out.writerows([r["x"], r["y"], r["colour"], l] for r, l in zip(rows, labels))
 
 
-def best_alpha_on(tree, rows, labels) -> float:
+def best_alpha_on(tree: Tree, rows: list[dict[str, Any]], labels: list[str]) -> float:
     """What `puretree prune --method cost-complexity --validation` does: the path's alpha most
     accurate on the validation rows (ties: the larger alpha)."""
     path = cost_complexity_path(tree)
     scored = [(accuracy(labels, cost_complexity(tree, a, path=path).predict(rows).tolist()), a) for a in path.ccp_alphas]
-    return max(scored)[1]
+    return float(max(scored)[1])
 
 
 def main() -> None:

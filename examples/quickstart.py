@@ -9,6 +9,7 @@ import puretree as pt
 from puretree.predict import UnseenCategoryWarning
 
 data = pt.datasets.load_playtennis()
+assert data.y is not None  # the dataset carries its labels
 print(f"PlayTennis: {data.n_rows} days, features {', '.join(data.schema.feature_names)}")
 classes, counts = data.schema.classes, [int((data.y == i).sum()) for i in range(len(data.schema.classes))]
 print(f"classes {dict(zip(classes, counts))}: E(S) = {float(pt.entropy(counts)):.3f} bits")

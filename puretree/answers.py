@@ -21,20 +21,24 @@ is a layer below the code generator and never calls it; this module is the one t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from .compiled import one_row
-from .predict import check_unseen
+from .predict import Batch, Label, Row, Unseen, check_unseen
 from .predict import predict as walk_predict
 from .predict import predict_proba as walk_proba
 from .predict import predict_value as walk_value
 
+if TYPE_CHECKING:  # a tree or an ensemble (a higher layer, which answers for itself)
+    from .ensemble import Ensemble
+    from .tree import Tree
+
 __all__ = ["predict", "predict_proba", "predict_value"]
 
 
-def _one(model: Any, X: Any, what: str, unseen: str) -> tuple[tuple[Any] | None, str]:
+def _one(model: Any, X: Any, what: str, unseen: Unseen) -> tuple[tuple[Any] | None, Unseen]:
     """``(answer,)`` for one row of a tree through its compiled code (None for a batch, an
     ensemble, or a row the general path must decide), and the ``unseen`` left for the walker
     (``"ignore"`` once the row was checked here)."""
@@ -46,22 +50,30 @@ def _one(model: Any, X: Any, what: str, unseen: str) -> tuple[tuple[Any] | None,
     return one_row(model, X, what), "ignore"
 
 
-def predict(model: Any, X: Any, *, unseen: str = "warn") -> Any:
+@overload
+def predict(model: Tree | Ensemble, X: Row, *, unseen: Unseen = "warn") -> Label: ...
+@overload
+def predict(model: Tree | Ensemble, X: Batch, *, unseen: Unseen = "warn") -> np.ndarray: ...
+def predict(model: Tree | Ensemble, X: Any, *, unseen: Unseen = "warn") -> Label | np.ndarray:
     """Predicted labels (values, for a regression tree), as :func:`puretree.predict.predict`
     gives them (``unseen`` as there); one row is answered through the compiled tree."""
     fast, unseen = _one(model, X, "predict", unseen)
-    return fast[0] if fast is not None else walk_predict(model, X, unseen=unseen)
+    return fast[0] if fast is not None else walk_predict(model, X, unseen=unseen)  # type: ignore[arg-type]  # an ensemble answers for itself there
 
 
-def predict_proba(model: Any, X: Any, *, unseen: str = "warn") -> Any:
-    """Class probabilities, as :func:`puretree.predict.predict_proba` gives them; one row is
-    answered through the compiled tree."""
+def predict_proba(model: Tree | Ensemble, X: Row | Batch, *, unseen: Unseen = "warn") -> np.ndarray:
+    """Class probabilities, as :func:`puretree.predict.predict_proba` gives them (one row: a 1-D
+    array, a batch: rows x classes); one row is answered through the compiled tree."""
     regression = not hasattr(model, "members") and model.schema.is_regression
     fast, unseen = (None, unseen) if regression else _one(model, X, "proba", unseen)  # the walker refuses a regression tree
-    return fast[0] if fast is not None else walk_proba(model, X, unseen=unseen)
+    return fast[0] if fast is not None else walk_proba(model, X, unseen=unseen)  # type: ignore[arg-type]  # an ensemble answers for itself there
 
 
-def predict_value(model: Any, X: Any, *, unseen: str = "warn") -> Any:
+@overload
+def predict_value(model: Tree, X: Row, *, unseen: Unseen = "warn") -> float: ...
+@overload
+def predict_value(model: Tree, X: Batch, *, unseen: Unseen = "warn") -> np.ndarray: ...
+def predict_value(model: Tree, X: Any, *, unseen: Unseen = "warn") -> float | np.ndarray:
     """A regression tree's predicted means, as :func:`puretree.predict.predict_value` gives them;
     one row is answered through the compiled tree."""
     fast, unseen = _one(model, X, "value", unseen)

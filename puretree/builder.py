@@ -75,9 +75,9 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import attrs
 import numpy as np
@@ -95,7 +95,16 @@ from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeDat
 from .tasks import Task, as_task
 from .tree import Tree
 
+if TYPE_CHECKING:  # Unpack is typing's from Python 3.11; type checkers know typing_extensions' on 3.10
+    from typing_extensions import Unpack
+
 __all__ = [
+    "DataOptions",
+    "GrowOptions",
+    "C45Options",
+    "MemberOptions",
+    "ForestOptions",
+    "Grower",
     "grow",
     "id3",
     "cart",
@@ -294,6 +303,74 @@ def class_weights(ds: Dataset, class_weight: Any) -> np.ndarray:
     return per_class[ds.y]
 
 
+class DataOptions(TypedDict, total=False):
+    """The keyword options that describe raw data (:data:`~puretree.data.DATA_OPTIONS`), as the
+    growth functions take them: a type checker refuses any other name (``max_depht=3``), where at
+    run time the function's :class:`~puretree.errors.ParameterError` names it."""
+
+    feature_names: Sequence[str] | None
+    categorical: Iterable[str] | None
+    target: str | None
+    task: str | Task
+
+
+class _Stopping(TypedDict, total=False):
+    # grow's options that neither c45 nor the ensembles name themselves
+    max_depth: int | None
+    min_samples_split: float
+    min_gain: float | None
+    accept: Callable[[np.ndarray, np.ndarray], bool] | None
+    sample_weight: Any
+    class_weight: Any
+    engine: str
+    progress: Callable[[int, int, int], None] | None
+
+
+class _Splitting(TypedDict, total=False):
+    # grow's options that c45 names itself (its own defaults)
+    score: Score | str | ByTask
+    splitters: Sequence[SplitGenerator]
+    min_samples_leaf: float
+    missing: str
+    threshold: str
+    max_bins: int | None
+    bins: Any
+
+
+class C45Options(DataOptions, _Stopping, total=False):
+    """:func:`~puretree.c45.c45`'s ``**options``: grow's options that it does not name itself."""
+
+    max_features: int | float | str | None
+    seed: int | tuple[int, ...]
+
+
+class GrowOptions(C45Options, _Splitting, total=False):
+    """Every keyword option of :func:`grow` (the presets :func:`id3`, :func:`cart` and
+    :func:`cart_regressor` take them all)."""
+
+
+class ForestOptions(DataOptions, _Stopping, _Splitting, total=False):
+    """The options :func:`~puretree.ensemble.random_forest` hands its members (or the data):
+    grow's but ``seed`` and ``max_features`` (the forest's own), and C4.5's ``collapse`` (for
+    ``base=c45``)."""
+
+    collapse: bool
+
+
+class MemberOptions(ForestOptions, total=False):
+    """The options :func:`~puretree.ensemble.bagging` and :func:`~puretree.ensemble.adaboost`
+    hand their members (or the data): :class:`ForestOptions` and ``max_features``."""
+
+    max_features: int | float | str | None
+
+
+class Grower(Protocol):
+    """What the presets (:func:`id3`, :func:`cart`, :func:`cart_regressor`) are to a type
+    checker: :func:`grow` with other defaults, taking exactly grow's keyword options."""
+
+    def __call__(self, X: Any, y: Any = None, **options: Unpack[GrowOptions]) -> Tree: ...
+
+
 #: grow's own keyword options, for "did you mean" hints on a misspelt one.
 _GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "bins", "max_features", "seed", "progress")
 
@@ -307,7 +384,7 @@ def _check_keywords(options: Mapping[str, Any]) -> None:
             raise ParameterError(f"unknown option {name!r}{hint}; the options are {list(_GROW_OPTIONS + DATA_OPTIONS)}")
 
 
-def _prepare(X: Any, y: Any, sample_weight: Any, class_weight: Any, data_options: dict[str, Any]) -> Dataset:
+def _prepare(X: Any, y: Any, sample_weight: Any, class_weight: Any, data_options: DataOptions) -> Dataset:
     """The dataset to learn from: checked, with class weights applied and zero-weight rows gone."""
     _check_keywords(data_options)
     ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
@@ -366,7 +443,7 @@ def grow(
     max_features: int | float | str | None = None,
     seed: int | tuple[int, ...] = 0,
     progress: Callable[[int, int, int], None] | None = None,
-    **data_options: Any,
+    **data_options: Unpack[DataOptions],
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
 
@@ -547,7 +624,7 @@ def _check_splitters(splitters: Any) -> tuple[SplitGenerator, ...]:
     return out
 
 
-def attribute_scores(X: Any, y: Any = None, *, score: Score | str | ByTask = ByTask("information_gain", "variance"), splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits), **data_options: Any) -> dict[str, float]:
+def attribute_scores(X: Any, y: Any = None, *, score: Score | str | ByTask = ByTask("information_gain", "variance"), splitters: Sequence[SplitGenerator] = (threshold_splits, multiway_splits), **data_options: Unpack[DataOptions]) -> dict[str, float]:
     """The best score of each feature at the root (what ``grow`` compares to pick the root).
 
     A feature with missing values has its score scaled by its known fraction, as in ``grow``.
@@ -577,7 +654,7 @@ def attribute_scores(X: Any, y: Any = None, *, score: Score | str | ByTask = ByT
     return out
 
 
-def _preset(name: str, doc: str, **defaults: Any) -> Callable[..., Tree]:
+def _preset(name: str, doc: str, **defaults: Any) -> Grower:
     preset = partial(grow, **defaults)
     preset.__doc__ = doc  # type: ignore[misc]
     preset.__name__ = name  # type: ignore[attr-defined]

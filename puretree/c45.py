@@ -40,12 +40,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 
-from .builder import ByTask, check_options, grow
+from .builder import ByTask, C45Options, DataOptions, check_options, grow
 from .c45_scan import categorical_option, numeric_option
 from .c45_vector import numeric_options
 from .data import DATA_OPTIONS, as_dataset
@@ -59,6 +59,9 @@ from .nodes import Leaf, Node, children, with_children
 from .splits import MISSING_BRANCH, Candidate, NodeData, multiway_splits, root_data, threshold_splits
 from .tree import Tree
 from .validation import validation_codes
+
+if TYPE_CHECKING:  # Unpack is typing's from Python 3.11; type checkers know typing_extensions' on 3.10
+    from typing_extensions import Unpack
 
 __all__ = [
     "c45",
@@ -153,7 +156,7 @@ class C45Score:
     threshold: float | None = None
 
 
-def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: Any = entropy, **data_options: Any) -> dict[str, C45Score]:
+def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: Any = entropy, **data_options: Unpack[DataOptions]) -> dict[str, C45Score]:
     """C4.5's gain and gain ratio of every attribute that can split the root (as
     :func:`~puretree.grow.attribute_scores` does for the plain scores); attributes that cannot
     (too few rows on a side, no admissible cut, no gain left after the MDL correction) are absent.
@@ -241,7 +244,7 @@ def c45(
     splitters: Any = (c45_splits,),
     bins: Any = None,
     max_bins: int | None = None,
-    **options: Any,
+    **options: Unpack[C45Options],
 ) -> Tree:
     """C4.5 (release 8, as Weka's J48 grows it unpruned): gain ratio among the attributes of at
     least average gain, MDL-corrected numeric cuts, J48's minimum branch sizes
@@ -265,10 +268,11 @@ def c45(
     x0 <= 2: a (3)
     x0 > 2: b (3)
     """
+    rest: dict[str, Any] = dict(options)
     if bins is not None or max_bins is not None:
-        X, y, options = _binned(X, y, bins, max_bins, options)
+        X, y, rest = _binned(X, y, bins, max_bins, rest)
         splitters = tuple(attrs.evolve(s, lower=True) if isinstance(s, C45Splits) else s for s in splitters)
-    tree = grow(X, y, score=score, min_samples_leaf=min_samples_leaf, missing=missing, splitters=splitters, threshold=threshold, **options)
+    tree = grow(X, y, score=score, min_samples_leaf=min_samples_leaf, missing=missing, splitters=splitters, threshold=threshold, **rest)
     return collapse_unhelpful(tree) if collapse else tree
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import operator
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -42,6 +42,7 @@ from .codegen.render import generate
 from .data import MISSING_TOKENS, labels_array
 from .errors import CodegenError, DataError, ParameterError
 from .nodes import Leaf, Split
+from .predict import Label
 
 if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
     from .tree import Tree
@@ -62,7 +63,7 @@ class Compiled:
     schema's class label) or ``values`` (the regression value), and ``proba``.
     """
 
-    function: Callable[[Any], Any]
+    function: Callable[[Mapping[str, Any] | Sequence[Any]], Label]
     walk: Callable[[list[Any]], int]
     names: tuple[str, ...]
     #: A mapping's cells in schema order, as a tuple (one lookup in C per feature).
@@ -156,7 +157,7 @@ def compiled(tree: Tree) -> Compiled | None:
     return found
 
 
-def to_function(tree: Tree) -> Callable[[Any], Any]:
+def to_function(tree: Tree) -> Callable[[Mapping[str, Any] | Sequence[Any]], Label]:
     """``tree`` compiled into a Python function of one row: its predicted class label (value,
     for a regression tree).
 

@@ -94,8 +94,8 @@ x0 > 2: 1 (2)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import difflib
 import inspect
@@ -118,7 +118,10 @@ from .splits import resolve_max_features
 from .tasks import CLASSIFICATION, REGRESSION
 from .tree import Tree
 
-__all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HISTOGRAM_BYTES"]
+if TYPE_CHECKING:  # Unpack is typing's from Python 3.11; type checkers know typing_extensions' on 3.10
+    from typing_extensions import Unpack
+
+__all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HISTOGRAM_BYTES", "DaskOptions", "DaskID3Options", "DaskC45Options", "DaskRegressorOptions"]
 
 #: Largest size (bytes) of one summed histogram (a batch of frontier nodes). Each partition's
 #: task makes one of this size too, so a worker holds about (its partitions + 1) of them at a
@@ -453,7 +456,40 @@ def _schema(classes: np.ndarray, parts: _Parts, names: list[str] | None, task: s
     return as_dataset(frame, y, task=task, categorical=[own[j] for j in parts.categorical]).schema
 
 
-def _options_known(options: dict[str, Any]) -> None:
+class DaskRegressorOptions(TypedDict, total=False):
+    """:func:`cart_regressor`'s options: those every Dask growth function takes (``task`` is its own)."""
+
+    bins: Any
+    max_bins: int | None
+    sample_weight: Any
+    max_depth: int | None
+    min_samples_split: float
+    min_gain: float | None
+    feature_names: Sequence[str] | None
+    histogram_bytes: int
+
+
+class DaskC45Options(DaskRegressorOptions, total=False):
+    """:func:`c45`'s ``**options`` (those it does not name itself), for type checkers."""
+
+    task: str
+
+
+class DaskID3Options(DaskC45Options, total=False):
+    """:func:`id3`'s ``**options`` (all of :class:`DaskOptions` but ``score``)."""
+
+    min_samples_leaf: float
+    missing: str
+
+
+class DaskOptions(DaskID3Options, total=False):
+    """The keyword options of :func:`cart` (those of :func:`_grow`), for type checkers: a
+    misspelt one is a type error as well as a :class:`~puretree.errors.ParameterError`."""
+
+    score: Any
+
+
+def _options_known(options: Mapping[str, Any]) -> None:
     """Refuse a keyword :func:`_grow` does not take (``max_dept=1``), naming it, as the
     in-memory builders do, rather than with Python's TypeError."""
     known = [name for name in inspect.signature(_grow).parameters if name not in ("X", "y", "multiway", "c45")]
@@ -607,7 +643,7 @@ def _task_score(score: Any, task: Any) -> Any:
     return resolve_score(chosen)
 
 
-def cart(X: Any, y: Any, **options: Any) -> Tree:
+def cart(X: Any, y: Any, **options: Unpack[DaskOptions]) -> Tree:
     """A CART tree (binary splits: thresholds on numeric features, subsets of categories) grown
     from data on Dask workers, without gathering it: ``X`` a dask array or DataFrame, ``y`` a
     dask array or Series of labels (numbers with ``task="regression"``) partitioned as ``X``.
@@ -626,7 +662,7 @@ def cart(X: Any, y: Any, **options: Any) -> Tree:
     return _grow(X, y, False, **options)
 
 
-def id3(X: Any, y: Any, *, score: Any = ByTask("information_gain", "variance"), **options: Any) -> Tree:
+def id3(X: Any, y: Any, *, score: Any = ByTask("information_gain", "variance"), **options: Unpack[DaskID3Options]) -> Tree:
     """An ID3 tree (information gain; one branch per category, a categorical feature not
     reused below its multiway split; thresholds on numeric features) grown on Dask workers, as
     :func:`puretree.id3` grows it in memory with the same edges. Options as :func:`cart`.
@@ -641,7 +677,7 @@ def id3(X: Any, y: Any, *, score: Any = ByTask("information_gain", "variance"), 
     return _grow(X, y, True, score=score, **options)
 
 
-def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_samples_leaf: float = 2, missing: str = "distribute", collapse: bool = True, threshold: str = "midpoint", **options: Any) -> Tree:
+def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_samples_leaf: float = 2, missing: str = "distribute", collapse: bool = True, threshold: str = "midpoint", **options: Unpack[DaskC45Options]) -> Tree:
     """A C4.5 tree (gain ratio among the attributes of at least average gain, J48's
     MDL-corrected numeric cuts and minimum branch sizes, one branch per category, then
     :func:`puretree.c45.collapse_unhelpful`) grown on Dask workers from the same per-bin
@@ -671,7 +707,7 @@ def c45(X: Any, y: Any, *, score: Any = ByTask("gain_ratio", "variance"), min_sa
     return collapse_unhelpful(tree) if collapse else tree
 
 
-def cart_regressor(X: Any, y: Any, **options: Any) -> Tree:
+def cart_regressor(X: Any, y: Any, **options: Unpack[DaskRegressorOptions]) -> Tree:
     """A CART regression tree (the variance decrease; leaves predict the weighted mean):
     :func:`cart` with ``task="regression"``, as :func:`puretree.cart_regressor` is in memory.
 

@@ -45,7 +45,7 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import attrs
 import numpy as np
@@ -54,13 +54,17 @@ from . import kernels
 from .data import DATA_OPTIONS, Dataset, as_dataset, encode_features, labels_array
 from .errors import DataError, ModelFormatError, ParameterError, shown
 from .fold import depth, n_leaves, n_nodes
-from .grow import cart, grow
+from .grow import ForestOptions, Grower, MemberOptions, cart, grow
 from .importance import feature_importances as tree_importances
 from .nodes import Schema, Split
+from .predict import Batch, Label, Row
 from .predict import predict_proba as tree_proba, predict_value as tree_value
 from .text import to_text
 from .tree import Tree
 from .views import notebook_svg
+
+if TYPE_CHECKING:  # Unpack is typing's from Python 3.11; type checkers know typing_extensions' on 3.10
+    from typing_extensions import Unpack
 
 __all__ = [
     "METHODS",
@@ -148,10 +152,14 @@ class Ensemble:
     def option(self, name: str, default: Any = None) -> Any:
         return dict(self.options).get(name, default)
 
-    def predict(self, X: Any) -> Any:
+    @overload
+    def predict(self, X: Row) -> Label: ...
+    @overload
+    def predict(self, X: Batch) -> np.ndarray: ...
+    def predict(self, X: Any) -> Label | np.ndarray:
         return predict(self, X)
 
-    def predict_proba(self, X: Any) -> Any:
+    def predict_proba(self, X: Row | Batch) -> np.ndarray:
         return predict_proba(self, X)
 
     def feature_importances(self, **options: Any) -> dict[str, float]:
@@ -175,7 +183,7 @@ class Ensemble:
 # -- building ----------------------------------------------------------------------------
 
 
-stump = partial(cart, max_depth=1)
+stump: Grower = partial(cart, max_depth=1)
 stump.__name__ = "stump"  # type: ignore[attr-defined]
 stump.__doc__ = "A CART tree of depth 1: AdaBoost's default base learner."  # type: ignore[misc]
 
@@ -378,7 +386,7 @@ def bagging(
     seed: int = 0,
     bootstrap: bool = True,
     n_jobs: int | None = None,
-    **options: Any,
+    **options: Unpack[MemberOptions],
 ) -> Ensemble:
     """``n_trees`` trees grown by ``base`` (a grow preset: it takes a dataset, ``seed=`` and
     grow's options) on bootstrap samples of the rows; classification averages their class
@@ -394,7 +402,7 @@ def bagging(
     >>> predict(bag, [[2.0], [15.0]]).tolist(), round(bag.oob_score, 2)
     ([0, 1], 0.93)
     """
-    return _bagged("bagging", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, n_jobs=n_jobs, options=options)
+    return _bagged("bagging", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, n_jobs=n_jobs, options=dict(options))
 
 
 def random_forest(
@@ -407,7 +415,7 @@ def random_forest(
     bootstrap: bool = True,
     base: Callable[..., Tree] = cart,
     n_jobs: int | None = None,
-    **options: Any,
+    **options: Unpack[ForestOptions],
 ) -> Ensemble:
     """A random forest: bagging of CART trees whose every split chooses among
     ``max_features`` features drawn for that node (``"sqrt"``, ``"log2"``, a count, a fraction,
@@ -539,7 +547,7 @@ def adaboost(
     base: Callable[..., Tree] = stump,
     seed: int = 0,
     learning_rate: float = 1.0,
-    **options: Any,
+    **options: Unpack[MemberOptions],
 ) -> Ensemble:
     """AdaBoost SAMME (multi-class), as scikit-learn's ``AdaBoostClassifier`` runs it: row
     weights start uniform (summing to 1); each round grows ``base`` on the weighted rows,
@@ -558,7 +566,7 @@ def adaboost(
     seed = _check_seed(seed)
     if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not (0 < learning_rate < math.inf):
         raise ParameterError(f"learning_rate must be a number > 0, got {learning_rate!r}")
-    data_options, grow_options = _split_options(options)
+    data_options, grow_options = _split_options(dict(options))
     ds = _dataset(X, y, data_options)
     if ds.schema.is_regression:
         raise ParameterError("adaboost (SAMME) needs class labels; this is a regression task")

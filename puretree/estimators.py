@@ -25,9 +25,10 @@ x0 > 2.5: b (2)
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.sparse import csr_array, csr_matrix
 from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
@@ -47,8 +48,16 @@ from .nodes import CLASSIFICATION, REGRESSION
 from .predict import apply as tree_apply
 from .predict import predict as tree_predict
 from .predict import predict_proba as tree_predict_proba
+from .predict import Frame
 from .prune import cost_complexity, cost_complexity_path, pessimistic, simplify
 from .sklearn_export import to_sklearn as tree_to_sklearn
+
+if TYPE_CHECKING:  # scikit-learn ships no type information: the estimators' methods carry their own
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+    from typing_extensions import Self  # typing's from Python 3.11
+
+    from .ensemble import Ensemble
+    from .tree import Tree
 
 __all__ = [
     "TreeClassifier",
@@ -62,6 +71,9 @@ __all__ = [
     "PRUNING",
     "node_indicator",
 ]
+
+#: What the estimators take as ``X``: an array-like of rows (numbers; text for categories) or a DataFrame.
+_Matrix: TypeAlias = Union[ArrayLike, Frame]
 
 #: The growth presets an estimator's ``algorithm`` names.
 ALGORITHMS = {"cart": cart, "c45": c45, "id3": id3}
@@ -115,6 +127,16 @@ class _Estimator(BaseEstimator):
     _task = CLASSIFICATION
     _fitted = "tree_"
     missing: str | None = None
+    n_features_in_: int
+    feature_names_in_: np.ndarray
+
+    if TYPE_CHECKING:  # scikit-learn's methods (BaseEstimator's, the mixins'), typed for users of mypy
+
+        def get_params(self, deep: bool = True) -> dict[str, Any]: ...
+
+        def set_params(self, **params: Any) -> Self: ...
+
+        def score(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float: ...
 
     def _rows(self, X: Any) -> Any:
         """``X`` checked against the fit (feature count and names), ready for the model."""
@@ -134,6 +156,8 @@ class _Estimator(BaseEstimator):
 
 class _Tree(_Estimator):
     """What the two tree estimators share: the growth options, fitting, pruning, encoding."""
+
+    tree_: Tree
 
     def _grow(self, X: Any, y: Any, sample_weight: Any) -> Any:
         """Validate like scikit-learn, then grow and prune; returns the checked targets."""
@@ -181,14 +205,14 @@ class _Tree(_Estimator):
         return y
 
 
-    def apply(self, X: Any, check_input: bool = True) -> np.ndarray:
+    def apply(self, X: _Matrix, check_input: bool = True) -> np.ndarray:
         """The pre-order id of the node each row ends at (a leaf, or a split the row cannot pass:
         an unseen category), as an int64 array; ``check_input`` is scikit-learn's and ignored
         (puretree always checks)."""
         rows = self._rows(X)
         return np.asarray(tree_apply(self.tree_, rows), dtype=np.intp)
 
-    def decision_path(self, X: Any, check_input: bool = True) -> Any:
+    def decision_path(self, X: _Matrix, check_input: bool = True) -> csr_matrix | csr_array:
         """The node indicator matrix, as scikit-learn's: a sparse CSR ``(n_samples, n_nodes)``
         matrix whose entry ``[i, j]`` is 1 when row ``i`` passes node ``j`` (pre-order ids, the
         root 0; the same ids as :meth:`apply` and as the tree ``to_sklearn()`` returns)."""
@@ -200,12 +224,12 @@ class _Tree(_Estimator):
         check_is_fitted(self, "tree_")
         return depth(self.tree_)
 
-    def get_n_leaves(self) -> Any:
+    def get_n_leaves(self) -> np.intp:
         """The number of leaves (a numpy integer, as scikit-learn's)."""
         check_is_fitted(self, "tree_")
         return np.intp(n_leaves(self.tree_))
 
-    def cost_complexity_pruning_path(self, X: Any, y: Any, sample_weight: Any = None) -> Bunch:
+    def cost_complexity_pruning_path(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Bunch:
         """scikit-learn's minimal cost-complexity pruning path for this estimator on ``X, y``:
         a :class:`~sklearn.utils.Bunch` with ``ccp_alphas`` (the effective alphas, rising) and
         ``impurities`` (the total leaf impurity of the tree pruned at each). As scikit-learn
@@ -216,7 +240,7 @@ class _Tree(_Estimator):
         path = cost_complexity_path(est.tree_)
         return Bunch(ccp_alphas=path.ccp_alphas, impurities=path.impurities)
 
-    def to_sklearn(self) -> Any:
+    def to_sklearn(self) -> DecisionTreeClassifier | DecisionTreeRegressor:
         """The fitted tree as scikit-learn's own ``DecisionTreeClassifier`` (or
         ``DecisionTreeRegressor``), predicting as this estimator does, for
         ``sklearn.tree.plot_tree``, ``export_text`` and ``export_graphviz``; see
@@ -254,6 +278,8 @@ class TreeClassifier(ClassifierMixin, _Tree):
     ``feature_names_in_`` (DataFrame input) and ``feature_importances_``.
     """
 
+    classes_: np.ndarray
+
     def __init__(
         self,
         *,
@@ -285,7 +311,7 @@ class TreeClassifier(ClassifierMixin, _Tree):
         self.cf = cf
         self.ccp_alpha = ccp_alpha
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TreeClassifier:
+    def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the labels ``y`` (optionally weighted)."""
         y = self._grow(X, y, sample_weight)
         self.classes_ = np.unique(y)
@@ -295,12 +321,12 @@ class TreeClassifier(ClassifierMixin, _Tree):
             raise DataError(f"the labels {list(self.classes_)[:6]} do not sort the same way in puretree ({list(learned)[:6]}); give them one type")
         return self
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def predict_proba(self, X: _Matrix) -> np.ndarray:
         """Class probabilities (the leaf's class fractions), columns in the order of ``classes_``."""
         rows = self._rows(X)  # first: it raises NotFittedError before fit
         return tree_predict_proba(self.tree_, rows)
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: _Matrix) -> np.ndarray:
         """The most probable class of each row (the first of ``classes_`` on a tie, as puretree)."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
@@ -342,12 +368,12 @@ class TreeRegressor(RegressorMixin, _Tree):
         self.cf = cf
         self.ccp_alpha = ccp_alpha
 
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> TreeRegressor:
+    def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the numeric targets ``y`` (optionally weighted)."""
         self._grow(X, y, sample_weight)
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: _Matrix) -> np.ndarray:
         """The weighted mean target of the leaf each row reaches."""
         rows = self._rows(X)  # first: it raises NotFittedError before fit
         return np.asarray(tree_predict(self.tree_, rows), dtype=np.float64)
@@ -372,6 +398,7 @@ class _EnsembleEstimator(_Estimator):
     puretree :class:`~puretree.ensemble.Ensemble` is ``ensemble_``."""
 
     _fitted = "ensemble_"
+    ensemble_: Ensemble
     criterion: str | None
     max_depth: int | None
     min_samples_split: float
@@ -392,7 +419,7 @@ class _EnsembleEstimator(_Estimator):
             options["missing"] = self.missing
         return options
 
-    def _fit_ensemble(self, X: Any, y: Any) -> Any:
+    def _fit_ensemble(self, X: Any, y: Any) -> Self:
         regression = self._task == REGRESSION
         if _is_frame(X):
             validate_data(self, X, y, skip_check_array=True)
@@ -413,7 +440,7 @@ class _EnsembleEstimator(_Estimator):
                 raise DataError(f"the labels {list(self.classes_)[:6]} do not sort the same way in puretree ({list(learned)[:6]}); give them one type")
         return self
 
-    def _build(self, ds: Any) -> Any:
+    def _build(self, ds: Any) -> Ensemble:
         raise NotImplementedError
 
     def _proba(self, X: Any) -> np.ndarray:
@@ -427,22 +454,24 @@ class _EnsembleEstimator(_Estimator):
         return np.array(list(self.ensemble_.feature_importances().values()))
 
     @property
-    def estimators_(self) -> list[Any]:
+    def estimators_(self) -> list[Tree]:
         """The member trees (puretree :class:`~puretree.tree.Tree` values)."""
         check_is_fitted(self, "ensemble_")
         return list(self.ensemble_.members)
 
 
 class _EnsembleClassifier(ClassifierMixin, _EnsembleEstimator):
-    def fit(self, X: Any, y: Any) -> Any:
+    classes_: np.ndarray
+
+    def fit(self, X: _Matrix, y: ArrayLike) -> Self:
         """Build the ensemble from ``X`` and the labels ``y``."""
         return self._fit_ensemble(X, y)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def predict_proba(self, X: _Matrix) -> np.ndarray:
         """Class probabilities (the members' combined vote), columns in the order of ``classes_``."""
         return self._proba(X)
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: _Matrix) -> np.ndarray:
         """The most probable class of each row (the first of ``classes_`` on a tie)."""
         proba = self.predict_proba(X)  # first: it raises NotFittedError before fit
         return self.classes_[np.argmax(proba, axis=1)]
@@ -451,11 +480,11 @@ class _EnsembleClassifier(ClassifierMixin, _EnsembleEstimator):
 class _EnsembleRegressor(RegressorMixin, _EnsembleEstimator):
     _task = REGRESSION
 
-    def fit(self, X: Any, y: Any) -> Any:
+    def fit(self, X: _Matrix, y: ArrayLike) -> Self:
         """Build the ensemble from ``X`` and the numeric targets ``y``."""
         return self._fit_ensemble(X, y)
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: _Matrix) -> np.ndarray:
         """The members' mean prediction."""
         rows = self._rows(X)
         return np.asarray(self.ensemble_.predict(rows), dtype=np.float64)
@@ -499,7 +528,7 @@ class RandomForestClassifier(_EnsembleClassifier):
         self.n_jobs = n_jobs
         self.missing = missing
 
-    def _build(self, ds: Any) -> Any:
+    def _build(self, ds: Any) -> Ensemble:
         ens = random_forest(ds, n_trees=self.n_estimators, max_features=self.max_features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
         self.oob_score_ = ens.oob_score
         return ens
@@ -535,7 +564,7 @@ class RandomForestRegressor(_EnsembleRegressor):
         self.n_jobs = n_jobs
         self.missing = missing
 
-    def _build(self, ds: Any) -> Any:
+    def _build(self, ds: Any) -> Ensemble:
         features = None if self.max_features == 1.0 else self.max_features
         ens = random_forest(ds, n_trees=self.n_estimators, max_features=features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
         self.oob_score_ = ens.oob_score
@@ -545,7 +574,7 @@ class RandomForestRegressor(_EnsembleRegressor):
 class _Bagging:
     """The options of bagging: ``algorithm`` grows the members (as :class:`TreeClassifier`'s)."""
 
-    def _build(self, ds: Any) -> Any:
+    def _build(self, ds: Any) -> Ensemble:
         _choice("algorithm", self.algorithm, ALGORITHMS)  # type: ignore[attr-defined]
         ens = bagging(
             ds,
@@ -647,7 +676,7 @@ class AdaBoostClassifier(_EnsembleClassifier):
         self.random_state = random_state
         self.missing = missing
 
-    def _build(self, ds: Any) -> Any:
+    def _build(self, ds: Any) -> Ensemble:
         options = self._tree_options()
         # Depth 1 is puretree's stump, AdaBoost's own default (and so recorded in the model).
         base = stump if options.get("max_depth") == 1 else cart

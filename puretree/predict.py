@@ -34,8 +34,8 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, Union, overload
 
 import numpy as np
 
@@ -58,12 +58,39 @@ __all__ = [
     "UnseenCategoryWarning",
     "unseen_cells",
     "check_unseen",
+    "Row",
+    "Batch",
+    "Frame",
+    "Label",
+    "Unseen",
 ]
 
 #: What ``predict`` and its kin do with a category never seen in training: ``"warn"`` (the
 #: default: the row is answered, and a warning says how many rows and where), ``"error"``
 #: (a :class:`~puretree.errors.DataError`) or ``"ignore"`` (answered in silence).
 UNSEEN_OPTIONS = ("warn", "error", "ignore")
+#: :data:`UNSEEN_OPTIONS`, for type checkers.
+Unseen: TypeAlias = Literal["warn", "error", "ignore"]
+
+
+class Frame(Protocol):
+    """A table as a pandas DataFrame is one to the library: named columns and their dtypes."""
+
+    @property
+    def columns(self) -> Any: ...
+
+    @property
+    def dtypes(self) -> Any: ...
+
+
+#: One row: a mapping from feature name to value (answered with one label, one value).
+Row: TypeAlias = Mapping[str, Any]
+#: A batch of rows (answered with an array): a 2-D array, a sequence of rows (mappings, or
+#: sequences of values in schema order), a :class:`~puretree.data.Dataset` or a DataFrame.
+Batch: TypeAlias = Union[np.ndarray, Sequence[Mapping[str, Any]], Sequence[Sequence[Any]], Dataset, Frame]
+#: One row's answer: a class label exactly as given in training (str, int or bool), or a
+#: regression tree's value (a float).
+Label: TypeAlias = Union[str, int, float, bool]
 
 
 class UnseenCategoryWarning(UserWarning):
@@ -195,7 +222,11 @@ def _combined(tree: Tree, X: Any, unseen: str = "ignore") -> tuple[np.ndarray, b
     return out, single
 
 
-def apply(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
+@overload
+def apply(tree: Tree, X: Row, *, unseen: Unseen = "warn") -> int: ...
+@overload
+def apply(tree: Tree, X: Batch, *, unseen: Unseen = "warn") -> np.ndarray: ...
+def apply(tree: Tree, X: Any, *, unseen: Unseen = "warn") -> int | np.ndarray:
     """The pre-order id of the node where each row ends (normally a leaf).
 
     A row stops early at a split it cannot pass: an unseen category, or (under the
@@ -264,7 +295,11 @@ def predict(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
     return labels_array(tree.schema.classes)[np.argmax(proba, axis=1)]
 
 
-def decision_path(tree: Tree, X: Any) -> Any:
+@overload
+def decision_path(tree: Tree, X: Row) -> tuple[int, ...]: ...
+@overload
+def decision_path(tree: Tree, X: Batch) -> list[tuple[int, ...]]: ...
+def decision_path(tree: Tree, X: Any) -> tuple[int, ...] | list[tuple[int, ...]]:
     """The pre-order ids of the nodes a row visits, root first (a tuple; a list of them for a batch)."""
     flat = flatten(tree)
     Xe, single = _encode(tree, X)

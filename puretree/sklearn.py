@@ -38,7 +38,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -48,6 +48,16 @@ from .growth.assemble import assemble
 from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold
 from .sklearn_export import UnsupportedTreeError, to_sklearn
 from .tree import Tree
+
+if TYPE_CHECKING:  # the estimators' types, for type checkers (at run time: loaded on first use, below)
+    # (`X as X`: re-exported, which mypy cannot read from the __all__ below)
+    from .estimators import AdaBoostClassifier as AdaBoostClassifier
+    from .estimators import BaggingClassifier as BaggingClassifier
+    from .estimators import BaggingRegressor as BaggingRegressor
+    from .estimators import RandomForestClassifier as RandomForestClassifier
+    from .estimators import RandomForestRegressor as RandomForestRegressor
+    from .estimators import TreeClassifier as TreeClassifier
+    from .estimators import TreeRegressor as TreeRegressor
 
 #: The estimators, in :mod:`puretree.estimators`, which imports scikit-learn: loaded on first use.
 _ESTIMATORS = (

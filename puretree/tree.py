@@ -16,15 +16,18 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import attrs
 
 from .nodes import MISSING_STRATEGIES, Node, Schema
 from .answers import predict, predict_proba
-from .predict import apply, decision_path
+from .predict import Batch, Label, Row, apply, decision_path
 from .text import to_text
 from .views import notebook_html, notebook_svg
+
+if TYPE_CHECKING:  # numpy only names the annotations' ndarray here
+    import numpy as np
 
 __all__ = ["Tree"]
 
@@ -53,16 +56,28 @@ class Tree:
     def classes(self) -> tuple[Any, ...]:
         return self.schema.classes
 
-    def predict(self, X: Any) -> Any:
+    @overload
+    def predict(self, X: Row) -> Label: ...
+    @overload
+    def predict(self, X: Batch) -> np.ndarray: ...
+    def predict(self, X: Any) -> Label | np.ndarray:
         return predict(self, X)
 
-    def predict_proba(self, X: Any) -> Any:
+    def predict_proba(self, X: Row | Batch) -> np.ndarray:
         return predict_proba(self, X)
 
-    def apply(self, X: Any) -> Any:
+    @overload
+    def apply(self, X: Row) -> int: ...
+    @overload
+    def apply(self, X: Batch) -> np.ndarray: ...
+    def apply(self, X: Any) -> int | np.ndarray:
         return apply(self, X)
 
-    def decision_path(self, row: Any) -> Any:
+    @overload
+    def decision_path(self, row: Row) -> tuple[int, ...]: ...
+    @overload
+    def decision_path(self, row: Batch) -> list[tuple[int, ...]]: ...
+    def decision_path(self, row: Any) -> tuple[int, ...] | list[tuple[int, ...]]:
         return decision_path(self, row)
 
     def to_text(self, **options: Any) -> str:
