@@ -480,6 +480,8 @@ class DaskID3Options(DaskC45Options, total=False):
 
     min_samples_leaf: float
     missing: str
+    max_features: Any
+    seed: int
 
 
 class DaskOptions(DaskID3Options, total=False):
