@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # text, and one row through the generated Python (answers, compiled, and the lowering and
     # rendering of codegen; the codegen functions that take ensembles load on first use)
     ("flat", "predict", "text", "codegen", "codegen.literals", "codegen.lower", "codegen.render", "compiled", "answers", "tree", "views", "importance", "evaluate", "validation"),
-    ("growth", "growth.limits", "growth.assemble", "growth.choose", "growth.level", "growth.sorted", "growth.histograms", "splits", "builder", "kernels", "engine", "c45_scan", "c45_kernel", "c45_vector", "c45", "grow", "ensemble"),  # builders (grow gathers their public names)
+    ("growth", "growth.limits", "growth.assemble", "growth.choose", "growth.level", "growth.sorted", "growth.histograms", "growth.kernels", "growth.engine", "growth.c45_scan", "growth.c45_kernel", "growth.c45_vector", "splits", "builder", "c45", "grow", "ensemble"),  # builders (grow gathers their public names)
     ("prune", "rewrites", "complexity", "rules", "mml"),  # pruning and rules
     ("io", "sklearn_export", "sklearn", "estimators", "dask", "codegen.verify", "codegen.ensemble", "mcu"),  # io and codegen (mcu: generated C on emulated boards)
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)

@@ -80,12 +80,12 @@ def test_the_wheel_holds_the_compiled_kernel_and_its_record(wheel):
     import sysconfig
 
     names = wheel.namelist()
-    record = json.loads(wheel.read("puretree/_kernel_lib.json"))
-    library = wheel.read(f"puretree/{record['library']}")
+    record = json.loads(wheel.read("puretree/growth/_kernel_lib.json"))
+    library = wheel.read(f"puretree/growth/{record['library']}")
     assert record["library"] == "_kernel_lib.so" and len(library) == record["size"]
     assert hashlib.sha256(library).hexdigest() == record["sha256"]
-    assert record["source_sha256"] == hashlib.sha256((ROOT / "puretree" / "_kernel.c").read_bytes()).hexdigest()
-    assert "puretree/_kernel.c" not in names  # compiled, not shipped
+    assert record["source_sha256"] == hashlib.sha256((ROOT / "puretree" / "growth" / "_kernel.c").read_bytes()).hexdigest()
+    assert "puretree/growth/_kernel.c" not in names  # compiled, not shipped
     # a platform wheel for every Python 3 (the library calls nothing of Python's)
     platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
     assert Path(wheel.filename).name == f"puretree-0.1.0-py3-none-{platform}.whl"
