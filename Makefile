@@ -17,7 +17,7 @@ $(BIN)/python:
 
 # Stamps record what has been installed into the environment, so re-runs are fast. The editable
 # install compiles the C growth kernel in place (setup.py), so a changed kernel source reinstalls.
-KERNEL := setup.py puretree/_kernel.c puretree/growth/_histograms.c
+KERNEL := setup.py puretree/growth/_kernel.c puretree/growth/_histograms.c
 
 $(VENV)/.core: pyproject.toml $(KERNEL) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[cli]'
@@ -88,4 +88,4 @@ bench-dask: $(VENV)/.test
 	ulimit -v 12000000 && $(BIN)/python bench/bench_dask.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site build puretree.egg-info puretree/_kernel_lib.*
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache site build puretree.egg-info puretree/growth/_kernel_lib.*

@@ -1,7 +1,7 @@
 """Builds puretree's compiled growth kernel when the package is built (pyproject.toml holds the rest).
 
-``puretree/_kernel.c`` becomes a plain shared library inside the package (``puretree/_kernel_lib``
-with the platform's suffix: ``.so``, ``.dylib`` or ``.dll``), which :mod:`puretree.kernels` loads
+``puretree/growth/_kernel.c`` becomes a plain shared library inside the package (``puretree/growth/_kernel_lib``
+with the platform's suffix: ``.so``, ``.dylib`` or ``.dll``), which :mod:`puretree.growth.kernels` loads
 with ctypes, as LightGBM loads ``lib_lightgbm``. It is built with setuptools' ``Extension`` (as
 emlearn builds its C): setuptools finds the platform's C compiler (gcc, clang, MSVC, MinGW) and
 builds extensions in place for an editable install (``pip install -e .``), with nothing to
@@ -32,10 +32,10 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 from setuptools.errors import BaseError, CCompilerError
 
-SOURCE = "puretree/_kernel.c"
+SOURCE = "puretree/growth/_kernel.c"
 #: Every C source of the library: the growth kernel, and the binned source's loops.
 SOURCES = [SOURCE, "puretree/growth/_histograms.c"]
-#: The record of the built library, next to it (puretree.kernels.RECORD reads it).
+#: The record of the built library, next to it (puretree.growth.kernels.RECORD reads it).
 RECORD = "_kernel_lib.json"
 
 #: Every floating-point operation as written: no fused multiply-add, no -ffast-math (the scores
@@ -127,6 +127,6 @@ class Wheel(bdist_wheel):
 
 
 setup(
-    ext_modules=[Extension("puretree._kernel_lib", sources=SOURCES, optional=True)],
+    ext_modules=[Extension("puretree.growth._kernel_lib", sources=SOURCES, optional=True)],
     cmdclass={"build_ext": BuildKernel, "build_py": BuildPy, "bdist_wheel": Wheel},
 )

@@ -2,12 +2,12 @@
 
 Time: in one process, runs alternating between scikit-learn's ``DecisionTreeClassifier``
 (fully grown, Gini, ``random_state=0``) and ``puretree.cart`` (its default engine: the
-compiled kernel of :mod:`puretree.kernels` for this data, C), on iris, breast_cancer,
+compiled kernel of :mod:`puretree.growth.kernels` for this data, C), on iris, breast_cancer,
 digits, make_classification 100,000 x 20 and a chain 10,000 levels deep (10,000 rows, one
 feature, alternating labels); ``--sets 1000000x10`` adds make_classification 1,000,000 x 10.
 Each library fits iris once untimed first (imports, the compiled kernel checked and loaded).
 ``--reference`` adds puretree's recursive reference builder (``engine="reference"``),
-``--numpy`` the numpy engine (:mod:`puretree.engine` without the kernel).
+``--numpy`` the numpy engine (:mod:`puretree.growth.engine` without the kernel).
 
 Memory: each fit runs in its own child process (imports and data included) under an address
 space limit (``resource.setrlimit(RLIMIT_AS)``); a small meter process starts that one child,

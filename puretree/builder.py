@@ -82,7 +82,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 import attrs
 import numpy as np
 
-from . import engine as fast
+from .growth import engine as fast
 from .criteria import SCORES, Score, resolve_score, score_name_of, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
@@ -458,11 +458,11 @@ def grow(
     (the seeds': halfway between the two training values) or ``"data"`` (C4.5's and J48's: the
     largest training value not above the midpoint, see :func:`data_thresholds`). The input is
     never modified. ``engine``:
-    ``"auto"`` (default) grows level by level with :mod:`puretree.engine` when it knows the
+    ``"auto"`` (default) grows level by level with :mod:`puretree.growth.engine` when it knows the
     ``splitters`` (the built-in ones), else with this module's recursive builder, which
     ``"reference"`` forces and ``"fast"`` refuses to fall back to; all grow the same tree.
     The level-wise engine hands ``cart``'s common case (Gini, numeric features, no missing
-    value) to the compiled kernel (:mod:`puretree.kernels`): ``"c"`` insists on it (an error
+    value) to the compiled kernel (:mod:`puretree.growth.kernels`): ``"c"`` insists on it (an error
     where it is unavailable or does not apply), ``"numpy"`` does without it. The environment
     variable ``PURETREE_ENGINE`` (one of these names) chooses in place of ``"auto"``: ``numpy``
     keeps every compiled loop out (C4.5's scan too), ``c`` insists on the kernel wherever the
@@ -546,7 +546,7 @@ def grow(
 
 #: What each ``engine`` means: the builder (``"auto"``: the level-wise engine where it knows the
 #: splitters, else the recursive one; ``"fast"``: the level-wise engine or an error; ``"reference"``:
-#: the recursive builder) and the compiled kernel's part (:func:`puretree.engine.build`'s ``kernel``).
+#: the recursive builder) and the compiled kernel's part (:func:`puretree.growth.engine.build`'s ``kernel``).
 _ENGINE_MEANS = {"auto": ("auto", "auto"), "fast": ("fast", "auto"), "c": ("fast", "required"), "numpy": ("fast", "never"), "reference": ("reference", "auto")}
 #: What ``$PURETREE_ENGINE`` makes of ``engine="auto"``: a preference that never refuses a fit the
 #: default grows, save ``"c"``, which insists on the kernel wherever the level-wise engine grows.
@@ -563,7 +563,7 @@ def _engine_chosen(engine: Any) -> tuple[str, str]:
     ...     _engine_chosen("auto"), _engine_chosen("c")
     (('auto', 'never'), ('fast', 'required'))
     """
-    from .engine import ENGINES
+    from .growth.engine import ENGINES
 
     check("engine", engine, Options(ENGINES))
     chosen = os.environ.get("PURETREE_ENGINE", "").strip()

@@ -46,10 +46,10 @@ import attrs
 import numpy as np
 
 from .builder import ByTask, C45Options, DataOptions, check_options, grow
-from .c45_scan import categorical_option, numeric_option
-from .c45_vector import numeric_options
+from .growth.c45_scan import categorical_option, numeric_option
+from .growth.c45_vector import numeric_options
 from .data import DATA_OPTIONS, as_dataset
-from .engine import check_bins, edge_bins, quantile_bins
+from .growth.engine import check_bins, edge_bins, quantile_bins
 from .errors import DataError, ParameterError
 from .estimates import c45_added_errors, check_cf
 from .fold import run
@@ -87,7 +87,7 @@ class C45Splits:
     same guards). With entropy the gain is computed exactly as J48 computes it.
 
     ``vectorised`` (the default) scores the cuts of all numeric features of a node at once
-    (:func:`puretree.c45_vector.numeric_options`, entropy only); ``False`` runs this module's
+    (:func:`puretree.growth.c45_vector.numeric_options`, entropy only); ``False`` runs this module's
     feature-by-feature specification. Both choose the same splits. ``lower`` places a cut at
     the lower of the node's two values around it instead of their midpoint (histogram mode,
     :func:`c45` with ``bins=``, where the values are bin edges).
@@ -256,8 +256,8 @@ def c45(
     **Histogram mode.** ``bins=edges`` (one array of upper bin edges per feature, as
     :func:`puretree.dask.bin_edges` gives and ``puretree.cart(X, y, bins=edges)`` takes) or
     ``max_bins=N`` (each numeric feature cut into at most ``N`` quantile bins,
-    :func:`~puretree.engine.quantile_bins`): every numeric value is first replaced by its bin's
-    upper edge (:func:`~puretree.engine.edge_bins`), then C4.5 grows as above on those values,
+    :func:`~puretree.growth.engine.quantile_bins`): every numeric value is first replaced by its bin's
+    upper edge (:func:`~puretree.growth.engine.edge_bins`), then C4.5 grows as above on those values,
     so its numeric cuts are those between a node's non-empty bins (the MDL correction counts
     them) and **every threshold is the upper edge of the node's last non-empty bin on the
     left** (not a midpoint; ``threshold=`` has no effect). A raw value goes where its bin went.

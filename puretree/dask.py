@@ -7,7 +7,7 @@ machine; only small summaries do:
    values (at most ``max_bins + 1`` of them) and a quantile sketch (its values at ``8 * max_bins``
    evenly spaced ranks, each with the number of rows it stands for). A column with at most
    ``max_bins`` distinct values keeps every value as its own bin (as the in-memory
-   :func:`~puretree.engine.quantile_bins` does); otherwise its edges are the merged sketches'
+   :func:`~puretree.growth.engine.quantile_bins` does); otherwise its edges are the merged sketches'
    approximate quantiles at ``1/max_bins, 2/max_bins, ...`` (each off by at most
    ``1 / (8 * max_bins)`` of a partition's rows) and its maximum. The edges are a value: a tuple of one sorted
    float array per feature, the bins' *upper* edges, which the in-memory ``cart(X, y, bins=edges)``
@@ -107,7 +107,7 @@ from .builder import ByTask, check_options
 from .c45 import collapse_unhelpful
 from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
 from .data import as_dataset, category_key, encode_features, is_missing, labels_array
-from .engine import check_bins
+from .growth.engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .growth import histograms as hist
 from .growth.choose import c45_criterion
@@ -331,7 +331,7 @@ def _check_weights(block: np.ndarray) -> np.ndarray:
 
 
 def _bin_block(block: Any, edges: tuple[np.ndarray | None, ...], dtype: Any, missing: int, refuse_missing: bool, schema: Schema | None = None) -> np.ndarray:
-    """Each value's bin number (:func:`puretree.engine.edge_bins`'s bins), column by column; a
+    """Each value's bin number (:func:`puretree.growth.engine.edge_bins`'s bins), column by column; a
     category's bin is its code (``edges`` None); a missing value (NaN) gets the bin
     ``missing``, past every feature's bins. A frame (``schema`` given) is encoded first."""
     if schema is not None:

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, overload
 import attrs
 import numpy as np
 
-from . import kernels
+from .growth import kernels
 from .data import DATA_OPTIONS, Dataset, as_dataset, encode_features, labels_array
 from .errors import DataError, ModelFormatError, ParameterError, shown
 from .fold import depth, n_leaves, n_nodes
@@ -279,7 +279,7 @@ def _grow_chunk(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any],
 
 
 def _presorted(ds: Dataset, base: Any) -> np.ndarray | None:
-    """The data set's sorted columns (:func:`puretree.kernels.presort`), shared by the members
+    """The data set's sorted columns (:func:`puretree.growth.kernels.presort`), shared by the members
     when ``base`` is :func:`~puretree.grow.grow` or a preset of it (a partial, such as
     :func:`~puretree.grow.cart` and :func:`stump`): grow leaves rows of weight 0 out exactly as
     :func:`_grow_member` does, and its fits go through the compiled kernel when it applies."""
@@ -317,7 +317,7 @@ def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], s
     either way, since each member's randomness is keyed by its number, not by who grows it.
 
     The members share ``ds.X`` (they differ by their row weights), so its columns are sorted
-    once for all of them (:func:`puretree.kernels.shared_presort`). Member 0 is grown here
+    once for all of them (:func:`puretree.growth.kernels.shared_presort`). Member 0 is grown here
     first: when the compiled kernel grew it (which lets go of the GIL while it works), the
     others are grown in threads, which share that sort and need no copy of the data; else
     (the numpy engine, which holds the GIL) in processes."""

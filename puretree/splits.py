@@ -1,6 +1,6 @@
 """What a split generator sees and returns: the rows at a node, candidate splits, and
 the three built-in generators. Both builders use them, the recursive reference builder
-(:mod:`puretree.builder`) and the level-wise engine (:mod:`puretree.engine`), so the two
+(:mod:`puretree.builder`) and the level-wise engine (:mod:`puretree.growth.engine`), so the two
 score every candidate with the same functions and break ties the same way.
 
 - :class:`NodeData`: the rows reaching a node (their matrix, statistics, per-feature sorted

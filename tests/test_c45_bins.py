@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import puretree
-from puretree.engine import edge_bins, quantile_bins
+from puretree.growth.engine import edge_bins, quantile_bins
 from puretree.errors import ParameterError
 from puretree.nodes import Split, Threshold
 

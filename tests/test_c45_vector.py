@@ -1,6 +1,6 @@
 """c45's fast path grows the specification's tree.
 
-:mod:`puretree.c45_vector` scores the cuts of all numeric features of a node at once;
+:mod:`puretree.growth.c45_vector` scores the cuts of all numeric features of a node at once;
 ``C45Splits(vectorised=False)`` runs :mod:`puretree.c45`'s feature-by-feature scan, the
 readable specification. On Hypothesis-drawn data:
 
@@ -10,8 +10,8 @@ readable specification. On Hypothesis-drawn data:
   specification's operations in the same order, so these are in fact equal too; the looser
   check is what the issue promises.)
 
-Whole-number counts go through :mod:`puretree.c45_kernel`'s compiled loop (C, compiled by
-:mod:`puretree.kernels`) where a C compiler is; every property here runs on the numpy
+Whole-number counts go through :mod:`puretree.growth.c45_kernel`'s compiled loop (C, compiled by
+:mod:`puretree.growth.kernels`) where a C compiler is; every property here runs on the numpy
 expressions, and on the compiled loop too (the tests run where a compiler is). The options at a node, J48's scan of near-tied gains, numpy's
 order of summation and the block and table limits are checked on their own as well.
 """
@@ -27,9 +27,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from puretree import c45_kernel, c45_vector
+from puretree.growth import c45_kernel, c45_vector
 from puretree.c45 import C45Splits, c45
-from puretree.c45_scan import numeric_option
+from puretree.growth.c45_scan import numeric_option
 from puretree.growth.choose import best_cut
 from puretree.grow import root_data
 from puretree.impurity import entropy
@@ -146,7 +146,7 @@ def scan_inputs(draw):
 
 @given(scan_inputs())
 def test_the_compiled_loop_is_its_specification(inputs):
-    # pt_c45_scan in puretree/_kernel.c against _scan, the Python it repeats: the very numbers
+    # pt_c45_scan in puretree/growth/_kernel.c against _scan, the Python it repeats: the very numbers
     order, values, counts, total, n_classes, min_leaf = inputs
     table = c45_vector._table(int(total) + 1)
     found = c45_kernel.scan_features(order, values, counts, table, total, n_classes, min_leaf)

@@ -1,6 +1,6 @@
 """The level-wise engine grows the reference builder's tree.
 
-``grow(..., engine="fast")`` (:mod:`puretree.engine`) against ``grow(..., engine="reference")``
+``grow(..., engine="fast")`` (:mod:`puretree.growth.engine`) against ``grow(..., engine="reference")``
 (the recursive specification in :mod:`puretree.grow`) on Hypothesis-drawn data, for every
 preset, criterion, missing-value strategy, weights and stopping rule:
 
@@ -15,7 +15,7 @@ preset, criterion, missing-value strategy, weights and stopping rule:
   the example is the one to study.
 
 Where the drawn data are numeric without missing values and the score is Gini, ``engine="fast"``
-runs the compiled kernel (:mod:`puretree.kernels`); tests/test_kernels.py checks it against
+runs the compiled kernel (:mod:`puretree.growth.kernels`); tests/test_kernels.py checks it against
 both the reference and the numpy engine (``engine="numpy"``) on such data.
 """
 
@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from unittest import mock
 
-from puretree import engine
+from puretree.growth import engine
 from puretree.growth import sorted as sorted_source
 from puretree.data import Dataset
 from puretree.errors import DataError, ParameterError

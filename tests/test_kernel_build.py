@@ -31,11 +31,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from puretree import kernels
+from puretree.growth import kernels
 
 from test_packaging import ROOT, build_wheel
 
-SOURCE = ROOT / "puretree" / "_kernel.c"
+SOURCE = ROOT / "puretree" / "growth" / "_kernel.c"
 #: Every C source of the library (setup.py's SOURCES): the kernel and the binned source's loops.
 SOURCES = [SOURCE, ROOT / "puretree" / "growth" / "_histograms.c"]
 STRICT = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-ffp-contract=off"]
@@ -56,7 +56,7 @@ def run_python(code: str, *, env: dict[str, str], cwd: Path | None = None, pytho
 CHECK = """
     import sys, warnings
     import numpy as np
-    from puretree import kernels
+    from puretree.growth import kernels
     from puretree.grow import cart
     from puretree.splits import node_features
 
@@ -134,7 +134,7 @@ def test_the_installed_wheel_fits_with_its_compiled_kernel_and_writes_nothing_el
         import sys, warnings
         warnings.simplefilter("error")  # no KernelUnavailableWarning, nor any other
         import numpy as np, puretree
-        from puretree import kernels
+        from puretree.growth import kernels
         from puretree.grow import cart, c45
 
         assert puretree.__file__.startswith(sys.prefix), puretree.__file__
@@ -257,7 +257,7 @@ def test_a_long_compiled_fit_stops_on_ctrl_c(tmp_path):
         import resource, sys, time
         resource.setrlimit(resource.RLIMIT_AS, (8 * 2**30, 8 * 2**30))
         import numpy as np
-        from puretree import kernels
+        from puretree.growth import kernels
         from puretree.grow import cart
 
         rng = np.random.default_rng(0)

@@ -1,4 +1,4 @@
-"""The compiled kernel (:mod:`puretree.kernels`, C) grows the reference builder's tree.
+"""The compiled kernel (:mod:`puretree.growth.kernels`, C) grows the reference builder's tree.
 
 ``cart`` on numeric data without missing values (Gini, CART's default) is grown by the
 kernel; these properties compare it with :func:`puretree.grow.grow` ``engine="reference"``
@@ -33,7 +33,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import puretree
-from puretree import engine, kernels, splits
+from puretree import splits
+from puretree.growth import engine, kernels
 from puretree.criteria import impurity_decrease
 from puretree.data import Dataset
 from puretree.errors import ParameterError
@@ -104,7 +105,7 @@ def test_engines_are_chosen_by_name_or_by_the_environment(monkeypatch):
     # numpy chosen by the environment is a preference: every fit the default grows still grows,
     # C4.5's compiled scan stays out too
     monkeypatch.setenv("PURETREE_ENGINE", "numpy")
-    from puretree import c45_kernel
+    from puretree.growth import c45_kernel
     from puretree.c45 import c45
 
     assert c45_kernel._kernel() is None
@@ -244,7 +245,7 @@ FITS = textwrap.dedent(
     import sys
     from unittest import mock
     import numpy as np
-    from puretree import c45_vector, engine, kernels
+    from puretree.growth import c45_vector, engine, kernels
     from puretree.c45 import C45Splits, c45
     from puretree.ensemble import random_forest
     from puretree.grow import cart
@@ -324,7 +325,7 @@ def test_the_c_code_reads_within_its_arrays(tmp_path):
         "LD_PRELOAD": runtime,
         "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
     }
-    code = "from puretree import kernels; lib = kernels.library(); print(lib._name)"
+    code = "from puretree.growth import kernels; lib = kernels.library(); print(lib._name)"
     done = run_python(code, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == [str(library)]

@@ -1,12 +1,12 @@
 """Feature subsampling (``max_features``) in the compiled kernel, and what forests build on it.
 
-The kernel draws each node's features itself (:func:`puretree.kernels.draw_features`, numpy's
+The kernel draws each node's features itself (:func:`puretree.growth.kernels.draw_features`, numpy's
 ``SeedSequence``, PCG64 and ``Generator.choice`` reproduced in C) and scans only those, each
 from the node's own rows sorted on demand. These properties hold it to the numpy engine and to
 the recursive builder (``==``, on unweighted data and on bootstrap counts), check that it did
 grow the trees, and that a forest grown by the kernel in threads equals one grown serially and
 one grown by the numpy engine; then the cheaper paths forests take around it: the sorted
-columns shared by the members (:func:`puretree.kernels.subset_orders`), the nodes assembled
+columns shared by the members (:func:`puretree.growth.kernels.subset_orders`), the nodes assembled
 without checks, and the out-of-bag walk.
 """
 
@@ -21,7 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from puretree import engine, ensemble, kernels
+from puretree import ensemble
+from puretree.growth import engine, kernels
 from puretree.growth.assemble import from_arrays
 from puretree.data import Dataset, as_dataset
 from puretree.ensemble import bootstrap_counts, random_forest

@@ -80,13 +80,13 @@ def test_the_wheel_holds_the_compiled_kernel_and_its_record(wheel):
     import sysconfig
 
     names = wheel.namelist()
-    record = json.loads(wheel.read("puretree/_kernel_lib.json"))
-    library = wheel.read(f"puretree/{record['library']}")
+    record = json.loads(wheel.read("puretree/growth/_kernel_lib.json"))
+    library = wheel.read(f"puretree/growth/{record['library']}")
     assert record["library"] == "_kernel_lib.so" and len(library) == record["size"]
     assert hashlib.sha256(library).hexdigest() == record["sha256"]
-    assert record["source_sha256"] == hashlib.sha256((ROOT / "puretree" / "_kernel.c").read_bytes()).hexdigest()
-    assert "puretree/_kernel.c" not in names and "puretree/growth/_histograms.c" not in names  # compiled, not shipped
-    sources = {"_kernel.c": ROOT / "puretree" / "_kernel.c", "growth/_histograms.c": ROOT / "puretree" / "growth" / "_histograms.c"}
+    assert record["source_sha256"] == hashlib.sha256((ROOT / "puretree" / "growth" / "_kernel.c").read_bytes()).hexdigest()
+    assert "puretree/growth/_kernel.c" not in names and "puretree/growth/_histograms.c" not in names  # compiled, not shipped
+    sources = {"growth/_kernel.c": ROOT / "puretree" / "growth" / "_kernel.c", "growth/_histograms.c": ROOT / "puretree" / "growth" / "_histograms.c"}
     assert record["sources"] == {name: hashlib.sha256(path.read_bytes()).hexdigest() for name, path in sources.items()}  # the record covers every source built in
     # a platform wheel for every Python 3 (the library calls nothing of Python's)
     platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")

@@ -116,7 +116,7 @@ def test_grow_refuses_each_option_in_the_declared_words(name, value):
 
 
 def test_grow_refuses_an_unknown_engine_in_the_same_words():
-    from puretree.engine import ENGINES
+    from puretree.growth.engine import ENGINES
 
     with pytest.raises(ParameterError) as info:
         grow(X4, Y4, engine="turbo")

@@ -32,7 +32,7 @@ from typing import Any, Protocol, cast
 import attrs
 import numpy as np
 
-from .. import kernels
+from . import kernels
 from ..errors import DataError, ParameterError
 from ..nodes import TESTS, Node
 from ..splits import tie_first
@@ -160,7 +160,7 @@ def root_histogram(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | No
 
 def _library(*, required: bool = False) -> Any:
     """The compiled library with the binned source's loops declared, or None (not built or
-    damaged, see :func:`puretree.kernels.library`; or ``PURETREE_ENGINE=numpy``). ``required``:
+    damaged, see :func:`puretree.growth.kernels.library`; or ``PURETREE_ENGINE=numpy``). ``required``:
     the library or a :class:`~puretree.errors.ParameterError`."""
     lib = None if os.environ.get("PURETREE_ENGINE", "").strip() == "numpy" and not required else kernels.library()
     if lib is None:
@@ -510,7 +510,7 @@ def c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rul
 
 def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> Option | None:
     """J48's best cut of numeric feature ``j`` from its histogram ``h`` (bin, channel), as
-    :func:`puretree.c45_scan.numeric_option` finds it on the rows' binned values (each value
+    :func:`puretree.growth.c45_scan.numeric_option` finds it on the rows' binned values (each value
     its bin's upper edge): the sorted rows' cuts are the gaps between consecutive non-empty
     bins whose edges are more than 1e-5 apart, and the same sums give the same floats. The
     option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""

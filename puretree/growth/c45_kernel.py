@@ -3,17 +3,17 @@
 Each row holds one class (a weight times its one-hot class vector, as the builder makes them),
 so the loop adds one number per row and feature, and scores only the admissible cuts.
 
-:func:`puretree.c45_vector.numeric_options` calls :func:`scan_features` when the compiled
-library of :mod:`puretree.kernels` is there and the node's counts are whole numbers (unweighted rows without fractions), else
-it runs its numpy expressions; both compute what :func:`puretree.c45_scan.numeric_option`
-computes, to the last bit. The loop (``pt_c45_scan`` in ``puretree/_kernel.c``) is
+:func:`puretree.growth.c45_vector.numeric_options` calls :func:`scan_features` when the compiled
+library of :mod:`puretree.growth.kernels` is there and the node's counts are whole numbers (unweighted rows without fractions), else
+it runs its numpy expressions; both compute what :func:`puretree.growth.c45_scan.numeric_option`
+computes, to the last bit. The loop (``pt_c45_scan`` in ``puretree/growth/_kernel.c``) is
 :func:`_scan`, this module's readable specification of it, operation for operation: ``x log2 x``
 comes from the same table of numpy's values, and every sum over classes is added in numpy's
 pairwise order (:func:`_pairwise`), so the gains are equal floats, not merely close ones
 (tests/test_c45_vector.py compares the two).
 
-The library is compiled with the package (:mod:`puretree.kernels` checks and loads it at the
-first call, which :mod:`puretree.c45_vector` makes only for a node big enough to repay that;
+The library is compiled with the package (:mod:`puretree.growth.kernels` checks and loads it at the
+first call, which :mod:`puretree.growth.c45_vector` makes only for a node big enough to repay that;
 :func:`loaded` says whether it has happened). Where it is unavailable (a package built without a
 C compiler, a damaged library), :data:`AVAILABLE` turns False and the numpy expressions run.
 """
@@ -159,20 +159,20 @@ def _scan_compiled(lib: Any, order: np.ndarray, values: np.ndarray, rows: np.nda
         J48_EPSILON, VALUE_TOLERANCE, n_cuts.ctypes.data, best.ctypes.data, where.ctypes.data, known.ctypes.data, left_at.ctypes.data,
     )  # fmt: skip
     if code == 1:
-        raise MemoryError("puretree.c45_kernel: out of memory")
+        raise MemoryError("puretree.growth.c45_kernel: out of memory")
     return (n_cuts, best, where, known, left_at) if code == 0 else None
 
 
 def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, table: np.ndarray, total: float, n_classes: int, min_leaf: float) -> tuple[np.ndarray, ...] | None:
     """:func:`_scan` on the node's sorted orders and values and its whole-number class counts
-    ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.c45_scan.bits`
+    ``counts`` (rows x classes, int64); ``table[x]`` is ``x log2 x`` as :func:`puretree.growth.c45_scan.bits`
     gives it. None when a row holds weight in two classes (the builder never makes one) or
     the compiled library is unavailable: the caller computes the same with numpy.
 
     Four rows of one feature, classes a a b b: the one cut between the two values is worth a
     whole bit, and leaves (2, 0) on its left.
 
-    >>> from puretree.c45_scan import bits
+    >>> from puretree.growth.c45_scan import bits
     >>> table = bits(np.arange(5, dtype=np.float64))
     >>> found = scan_features(np.array([[0, 1, 2, 3]]), np.array([[1.0, 1.0, 2.0, 2.0]]),
     ...                       np.array([[1, 0], [1, 0], [0, 1], [0, 1]]), table, 4.0, 2, 1.0)
@@ -187,6 +187,6 @@ def scan_features(order: np.ndarray, values: np.ndarray, counts: np.ndarray, tab
     rows = (counts[np.arange(len(counts)), classes] << shift) | classes
     order, values = np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64)
     if values.shape != order.shape or len(rows) != order.shape[1]:
-        raise ValueError("puretree.c45_kernel: order, values and counts do not match")
+        raise ValueError("puretree.growth.c45_kernel: order, values and counts do not match")
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     return _scan_compiled(kernel, order, values, rows, shift, k, np.ascontiguousarray(table, dtype=np.float64), total, n_classes, min_leaf)

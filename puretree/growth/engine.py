@@ -12,7 +12,7 @@ count an integer, every sum exact); weights and regression keep the sorted sourc
 come in the reference's order.
 
 **The compiled kernel.** Classification with the built-in Gini score on numeric features
-without missing values (``cart``'s common case) is handed whole to :mod:`puretree.kernels`
+without missing values (``cart``'s common case) is handed whole to :mod:`puretree.growth.kernels`
 (C, compiled with the package), which grows the same tree level by level (see
 :func:`_kernel_applies`); ``grow(..., engine="numpy")`` (or ``PURETREE_ENGINE=numpy``), or a
 package built without a C compiler, keeps everything in numpy, and ``engine="c"`` insists on the kernel.
@@ -30,14 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from .data import Dataset
-from .growth import histograms
-from .growth.assemble import from_arrays
-from .growth.level import grow as grow_frontier
-from .growth.sorted import Sorted
-from .nodes import Node
-from .splits import CHUNK as _CHUNK  # one block of rows when looking for a NaN
-from .splits import multiway_splits, refuse_missing, subset_splits, threshold_splits
+from ..data import Dataset
+from . import histograms
+from .assemble import from_arrays
+from .level import grow as grow_frontier
+from .sorted import Sorted
+from ..nodes import Node
+from ..splits import CHUNK as _CHUNK  # one block of rows when looking for a NaN
+from ..splits import multiway_splits, refuse_missing, subset_splits, threshold_splits
 
 __all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
 
@@ -120,7 +120,7 @@ def check_bins(bins: Any, schema: Any) -> tuple[np.ndarray | None, ...]:
     ...
     puretree.errors.ParameterError: bins for feature 'a' must be strictly increasing finite numbers (the bins' upper edges), got [2.0, 1.0]
     """
-    from .errors import ParameterError
+    from ..errors import ParameterError
 
     if isinstance(bins, (str, bytes)) or not hasattr(bins, "__len__") or len(bins) != schema.n_features:
         raise ParameterError(f"bins must hold one array of bin edges per feature ({schema.n_features}), got {bins!r:.200}")
@@ -141,7 +141,7 @@ def check_bins(bins: Any, schema: Any) -> tuple[np.ndarray | None, ...]:
 
 
 def _kernels() -> Any:
-    """:mod:`puretree.kernels` if its compiled library loads here (checked on first use), else ``None``."""
+    """:mod:`puretree.growth.kernels` if its compiled library loads here (checked on first use), else ``None``."""
     from . import kernels
 
     return kernels if kernels.AVAILABLE and kernels.library() is not None else None
@@ -153,8 +153,8 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
     built-in generators find nothing without categorical features), no ``accept`` hook, and
     weights whose squares stay finite and normal (the reference's rescaling of huge counts never
     applies, and the kernel's ranking keeps its precision)."""
-    from .criteria import ImpurityDecrease
-    from .impurity import gini
+    from ..criteria import ImpurityDecrease
+    from ..impurity import gini
 
     schema = ds.schema
     if schema.is_regression or cfg.accept is not None or not schema.features or not all(f.is_numeric for f in schema.features):
@@ -178,7 +178,7 @@ def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
 
 def _refuse_kernel(ds: Dataset, cfg: Any, *, histogram: bool) -> None:
     """Why ``engine="c"`` cannot grow this fit, as a :class:`~puretree.errors.ParameterError`."""
-    from .errors import ParameterError
+    from ..errors import ParameterError
 
     if _kernels() is None:
         from . import kernels

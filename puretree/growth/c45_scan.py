@@ -4,9 +4,9 @@
 J48's numbers themselves (its tolerances, the gain and split information, the scan of a
 numeric attribute's cuts, the MDL correction, the option a categorical attribute offers and
 the choice among options) are :mod:`puretree.growth.choose`'s, shared with the vectorised scan
-(:mod:`puretree.c45_vector`) and with Dask's histograms; this module finds a feature's cuts and
+(:mod:`puretree.growth.c45_vector`) and with Dask's histograms; this module finds a feature's cuts and
 class counts in the node's sorted rows and hands them over. J48's tolerances stay importable
-from here (:mod:`puretree.c45_kernel` reads them).
+from here (:mod:`puretree.growth.c45_kernel` reads them).
 
 >>> import numpy as np
 >>> float(known_gain(np.array([9.0, 5.0]), np.array([[2.0, 3.0], [4.0, 0.0], [3.0, 2.0]]), 14.0).round(3))
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .growth.choose import J48_EPSILON, VALUE_TOLERANCE, Option, bits, c45_cut, c45_least, c45_multiway, known_gain
-from .splits import CHUNK, NodeData, midpoint
+from .choose import J48_EPSILON, VALUE_TOLERANCE, Option, bits, c45_cut, c45_least, c45_multiway, known_gain
+from ..splits import CHUNK, NodeData, midpoint
 
 __all__ = ["chunked_gains", "numeric_option", "categorical_option", "J48_EPSILON", "VALUE_TOLERANCE", "bits"]
 

@@ -1,7 +1,7 @@
 """C4.5's numeric cuts for every numeric feature of a node at once (the fast path of
 :mod:`puretree.c45`).
 
-:func:`puretree.c45_scan.numeric_option` is the readable specification: one feature, its cuts
+:func:`puretree.growth.c45_scan.numeric_option` is the readable specification: one feature, its cuts
 scanned as J48's ``handleNumericAttribute`` scans them. :func:`numeric_options` computes the
 same options for all the node's numeric features in a handful of numpy calls over
 ``(features, rows, classes)`` arrays: the class counts left of every cut are one cumulative
@@ -18,7 +18,7 @@ and replayed as the specification does for the few features with near ties (:fun
 Two shortcuts for whole-number counts (unweighted rows, no fractions of rows), each giving the
 same floats: ``x log2 x`` is looked up in a table of numpy's values instead of computed, and,
 where a C compiler is found and the node is big enough to repay loading it, the whole scan is
-one compiled loop (:mod:`puretree.c45_kernel`). Weighted or fractional counts take the numpy
+one compiled loop (:mod:`puretree.growth.c45_kernel`). Weighted or fractional counts take the numpy
 expressions, in blocks of at most :data:`BLOCK` numbers.
 
 >>> from puretree.datasets import load_temperature
@@ -37,9 +37,9 @@ import numpy as np
 
 from . import c45_kernel
 from .c45_scan import numeric_option
-from .growth.choose import J48_EPSILON, VALUE_TOLERANCE, Option, Scored, at_least, best_cut, bits, split_info, weighted_entropy
-from .impurity import entropy
-from .splits import NodeData, midpoint
+from .choose import J48_EPSILON, VALUE_TOLERANCE, Option, Scored, at_least, best_cut, bits, split_info, weighted_entropy
+from ..impurity import entropy
+from ..splits import NodeData, midpoint
 
 __all__ = ["numeric_options", "scan", "BLOCK", "KERNEL", "KERNEL_MIN_WORK", "TABLE_LIMIT"]
 
@@ -103,7 +103,7 @@ _TABLE = np.zeros(0)
 
 #: Node weights up to this (or 4 per row) have x log2 x tabulated (8 bytes per unit of weight).
 TABLE_LIMIT = 1 << 20
-#: Whether whole-number counts go through the compiled loop of :mod:`puretree.c45_kernel`
+#: Whether whole-number counts go through the compiled loop of :mod:`puretree.growth.c45_kernel`
 #: (when it compiles here); False runs the numpy expressions below.
 KERNEL = c45_kernel.AVAILABLE
 #: The first node whose rows x numeric features reach this loads the compiled library (a few

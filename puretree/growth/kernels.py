@@ -1,8 +1,8 @@
-"""A compiled growth kernel (C, ``puretree/_kernel.c``) for the common case of :mod:`puretree.engine`.
+"""A compiled growth kernel (C, ``puretree/growth/_kernel.c``) for the common case of :mod:`puretree.growth.engine`.
 
 The common case: classification, numeric features only, no missing value, the built-in
 Gini impurity decrease (``impurity_decrease(gini)``, CART's default), any row weights, no
-``accept`` hook, exact thresholds. :func:`puretree.engine.build` hands such a fit to
+``accept`` hook, exact thresholds. :func:`puretree.growth.engine.build` hands such a fit to
 :func:`grow_arrays`; everything else (user scores, which stay plain Python functions over
 count arrays, categorical features, missing values, histogram mode, regression) keeps the
 numpy engine. Both grow the reference's tree (tests/test_kernels.py and tests/test_engine.py
@@ -34,7 +34,7 @@ best, then the first feature within it of the node's best. The C is compiled wit
 rounds as numpy's does.
 
 The library is compiled when the package is built (``setup.py``: setuptools, into
-``puretree/_kernel_lib.so``, ``.dylib`` or ``.dll``, shipped inside the platform wheel) and
+``puretree/growth/_kernel_lib.so``, ``.dylib`` or ``.dll``, shipped inside the platform wheel) and
 loaded from the package's folder with :mod:`ctypes` at the first fit that needs it (a few
 milliseconds); nothing is compiled or written at run time. Before it is loaded it is checked
 against its record (:data:`RECORD`, written at build: its size and SHA-256, and its source's): a
@@ -42,7 +42,7 @@ library that is missing, cut short, replaced by another or older than the source
 never loaded. Then, and where the package was built without a C compiler, :data:`AVAILABLE`
 turns False, the first fit warns once (:class:`puretree.errors.KernelUnavailableWarning`, which
 says why and how to get the compiled kernel) and the numpy engine grows every tree, the same
-trees, slower. :mod:`puretree.c45_kernel` loads the same library. ``$PURETREE_KERNEL_DIR``
+trees, slower. :mod:`puretree.growth.c45_kernel` loads the same library. ``$PURETREE_KERNEL_DIR``
 names another folder holding a library and its record (the tests load a sanitized build so).
 
 A long fit stops on Ctrl-C within a feature's pass: in the main thread the C runs in a helper
@@ -74,8 +74,8 @@ from typing import Any
 
 import numpy as np
 
-from . import splits
-from .errors import KernelUnavailableWarning
+from .. import splits
+from ..errors import KernelUnavailableWarning
 
 __all__ = [
     "AVAILABLE",
@@ -302,7 +302,7 @@ def gini_decrease(g_parent: float, left: np.ndarray, right: np.ndarray) -> float
 def _required() -> Any:
     lib = library()
     if lib is None:
-        raise RuntimeError(f"puretree.kernels: no compiled kernel here ({unavailable_reason() or 'disabled'})")
+        raise RuntimeError(f"puretree.growth.kernels: no compiled kernel here ({unavailable_reason() or 'disabled'})")
     return lib
 
 
@@ -351,11 +351,11 @@ def draw_features(n_features: int, max_features: int, key: tuple[int, ...], path
     entropy = seed_entropy(key)
     words = np.array([w for v in path for w in ((v,) if v <= 0xFFFFFFFF else ())], dtype=np.uint32)
     if len(words) != len(path) or not 1 <= max_features <= n_features <= MAX_DRAW:
-        raise ValueError("puretree.kernels: draws take 1 <= max_features <= n_features <= MAX_DRAW and branches below 2**32")
+        raise ValueError("puretree.growth.kernels: draws take 1 <= max_features <= n_features <= MAX_DRAW and branches below 2**32")
     allowed = np.zeros(n_features, dtype=np.uint8)
     code = _required().pt_draw_features(_pointer(entropy), len(entropy), _pointer(words) if len(words) else None, len(words), n_features, max_features, MAX_DRAW, _pointer(allowed))
     if code != 0:  # pragma: no cover - the arguments are checked above
-        raise ValueError("puretree.kernels: bad draw")
+        raise ValueError("puretree.growth.kernels: bad draw")
     return np.flatnonzero(allowed)
 
 
@@ -403,11 +403,11 @@ def walk(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, X: np.nd
     c = np.ascontiguousarray(child, dtype=np.int64)
     X = X if X.dtype == np.float64 and X.ndim == 2 else np.asarray(X, dtype=np.float64)
     if not (len(f) == len(t) == len(c) > 0) or X.ndim != 2:
-        raise ValueError("puretree.kernels: a tree's arrays of one length and a 2-d X")
+        raise ValueError("puretree.growth.kernels: a tree's arrays of one length and a 2-d X")
     out = np.empty(X.shape[0], dtype=np.int64)
     rs, cs = (s // X.itemsize for s in X.strides)
     if _required().pt_walk(_pointer(f), _pointer(t), _pointer(c), len(c), _pointer(X), X.shape[0], X.shape[1], rs, cs, _pointer(out)) != 0:
-        raise ValueError("puretree.kernels: not a threshold tree's arrays (children after parents, features within X)")
+        raise ValueError("puretree.growth.kernels: not a threshold tree's arrays (children after parents, features within X)")
     return out
 
 
@@ -440,12 +440,12 @@ def subset_orders(orders: np.ndarray, keep: np.ndarray) -> np.ndarray:
     keep = np.ascontiguousarray(keep, dtype=bool)
     orders = np.ascontiguousarray(orders, dtype=np.int32)
     if orders.ndim != 2 or keep.shape != (orders.shape[1],):
-        raise ValueError(f"puretree.kernels: a mask of {keep.shape} for orders shaped {orders.shape}")
+        raise ValueError(f"puretree.growth.kernels: a mask of {keep.shape} for orders shaped {orders.shape}")
     m = int(np.count_nonzero(keep))
     room = np.empty(orders.shape[0] * m + 1, dtype=np.int32)  # + 1: the C code's spare entry
     code = _required().pt_subset_orders(_pointer(orders), orders.shape[0], orders.shape[1], _pointer(keep), m, _pointer(room))
     if code != 0:
-        raise ValueError("puretree.kernels: these orders are not permutations of the rows")
+        raise ValueError("puretree.growth.kernels: these orders are not permutations of the rows")
     return room[:-1].reshape(orders.shape[0], m)
 
 
@@ -464,7 +464,7 @@ def shared_presort(X: np.ndarray, orders: np.ndarray) -> Iterator[None]:
     False
     """
     if orders.shape != (X.shape[1] + 1, X.shape[0]) or orders.dtype != np.int32:
-        raise ValueError(f"puretree.kernels: orders shaped {orders.shape} ({orders.dtype}) are not presort's for X shaped {X.shape}")
+        raise ValueError(f"puretree.growth.kernels: orders shaped {orders.shape} ({orders.dtype}) are not presort's for X shaped {X.shape}")
     with _SHARED_LOCK:
         mine = id(X) not in _SHARED
         if mine:
@@ -500,7 +500,7 @@ def _sorted_form(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _orders(X: np.ndarray) -> np.ndarray:
     n, q = X.shape
     if not 0 < n <= MAX_ROWS or q < 1:
-        raise ValueError(f"puretree.kernels takes 1 to {MAX_ROWS} rows and at least one feature, not {X.shape}")
+        raise ValueError(f"puretree.growth.kernels takes 1 to {MAX_ROWS} rows and at least one feature, not {X.shape}")
     # one order of the rows per feature, and one of the rows themselves, each kept sorted
     # within every node's segment by partitioning in place
     orders = np.empty((q + 1, n), dtype=np.int32)
@@ -525,18 +525,18 @@ def grow_arrays(
     lib = _required()
     _FITS[0] += 1
     if np.ndim(X) != 2:
-        raise ValueError(f"puretree.kernels takes a 2-d X, not {np.shape(X)}")
+        raise ValueError(f"puretree.growth.kernels takes a 2-d X, not {np.shape(X)}")
     X, orders = _sorted_form(X)
     n, q = X.shape
     drawn = 0 if max_features is None else int(max_features)  # 0: every feature, no drawing
     if max_features is not None and not (1 <= drawn <= q <= MAX_DRAW):
-        raise ValueError(f"puretree.kernels draws 1 to {q} features of at most {MAX_DRAW}, not {max_features}")
+        raise ValueError(f"puretree.growth.kernels draws 1 to {q} features of at most {MAX_DRAW}, not {max_features}")
     entropy = seed_entropy(feature_key) if drawn else np.zeros(4, dtype=np.uint32)
     y = np.ascontiguousarray(y, dtype=np.int64)
     w = None if w is None else np.ascontiguousarray(w, dtype=np.float64)
     root_counts = np.ascontiguousarray(root_counts, dtype=np.float64)
     if y.shape != (n,) or (w is not None and w.shape != (n,)) or root_counts.shape != (k,):
-        raise ValueError("puretree.kernels: y, w and root_counts do not match X and k")
+        raise ValueError("puretree.growth.kernels: y, w and root_counts do not match X and k")
     wide = n * q >= PARALLEL_MIN_WORK and q > 1
     threads = _cores() if wide else 1
     rows_stride, column_stride = (s // X.itemsize for s in X.strides)
@@ -549,11 +549,11 @@ def grow_arrays(
         drawn, _pointer(entropy), len(entropy), splits.TIE_TOLERANCE, SCREEN, MAX_DRAW, ctypes.byref(cancel), ctypes.byref(tree),
     ), work=float(n) * q * (n if max_depth is None else min(n, int(max_depth) + 1)))  # fmt: skip
     if code == 1:
-        raise MemoryError("puretree.kernels: out of memory growing the tree")
+        raise MemoryError("puretree.growth.kernels: out of memory growing the tree")
     if code == 3:  # pragma: no cover - _interruptible raises the interrupt that asked for it
         raise KeyboardInterrupt
     if code != 0:
-        raise ValueError("puretree.kernels: class codes outside 0 .. k - 1")
+        raise ValueError("puretree.growth.kernels: class codes outside 0 .. k - 1")
     try:
         m = tree.n_nodes
         feature = np.ctypeslib.as_array(tree.feature, shape=(m,)).copy()
