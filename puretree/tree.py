@@ -53,14 +53,14 @@ class Tree:
     def classes(self) -> tuple[Any, ...]:
         return self.schema.classes
 
-    def predict(self, X: Any) -> Any:
-        return predict(self, X)
+    def predict(self, X: Any, *, unseen: str = "warn") -> Any:
+        return predict(self, X, unseen=unseen)
 
-    def predict_proba(self, X: Any) -> Any:
-        return predict_proba(self, X)
+    def predict_proba(self, X: Any, *, unseen: str = "warn") -> Any:
+        return predict_proba(self, X, unseen=unseen)
 
-    def apply(self, X: Any) -> Any:
-        return apply(self, X)
+    def apply(self, X: Any, *, unseen: str = "warn") -> Any:
+        return apply(self, X, unseen=unseen)
 
     def decision_path(self, row: Any) -> Any:
         return decision_path(self, row)
