@@ -57,7 +57,7 @@ from .fold import depth, n_leaves, n_nodes
 from .grow import cart, grow
 from .importance import feature_importances as tree_importances
 from .nodes import Schema, Split
-from .predict import _check_unseen, _check_unseen_option
+from .predict import check_unseen
 from .predict import predict_proba as tree_proba, predict_value as tree_value
 from .text import to_text
 from .tree import Tree
@@ -608,8 +608,7 @@ def _encoded(ens: Ensemble, X: Any, unseen: str = "ignore") -> tuple[Dataset, bo
 
     single = isinstance(X, Mapping)
     Xe = encode_features(ens.schema, X)
-    _check_unseen_option(unseen)
-    _check_unseen(ens.members[0], X, Xe, unseen, X.row_name if isinstance(X, Dataset) else "row {}".format)
+    check_unseen(ens.members[0], X, unseen=unseen)  # every member shares the schema: said once
     return Dataset(ens.schema, Xe, None, None, X.source if isinstance(X, Dataset) else None, X.lines if isinstance(X, Dataset) else None), single
 
 
