@@ -19,7 +19,8 @@ Run::
   resident size, ``getrusage(RUSAGE_CHILDREN).ru_maxrss``), beside the file's size.
 
 - **j48** (``--only j48 --weka DIR``, DIR holding Debian's ``weka`` 3.6.14 package unpacked:
-  ``apt-get download weka && dpkg -x weka_3.6.14-3_all.deb DIR``): ``puretree evaluate
+  ``apt-get download weka && dpkg -x weka_3.6.14-3_all.deb DIR``, no root needed, for its
+  ``weka.jar``; the five ARFF files are read from ``tests/data``): ``puretree evaluate
   DATA.arff --cv 10 --algorithm c45 --prune pessimistic`` for the seeds 0-9 (their mean)
   beside Weka's ``J48 -x 10`` (its defaults: pruned, -C 0.25 -M 2) on credit-g, diabetes, vote,
   soybean and breast-cancer; the gate is at most 1 point below J48 (breast-cancer reported
@@ -203,7 +204,9 @@ def j48_gate(weka: str) -> None:
     import re
 
     jar = os.path.join(weka, "usr/share/java/weka.jar")
-    examples = os.path.join(weka, "usr/share/doc/weka/examples")
+    # The ARFF originals ship in tests/data (byte for byte the package's; tests/data/SOURCES.md):
+    # only Weka itself comes from DIR.
+    examples = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data")
     print("J48's pipeline in one command: puretree evaluate DATA.arff --cv 10 --algorithm c45 --prune pessimistic")
     print(f"    {'data set':<15} {'J48 -x 10':>10} {'puretree (mean of seeds 0-9)':>29} {'difference':>11}  gate")
     for name in J48_SETS:

@@ -57,7 +57,7 @@ from .fold import depth, n_leaves, n_nodes
 from .grow import ForestOptions, Grower, MemberOptions, cart, grow
 from .importance import feature_importances as tree_importances
 from .nodes import Schema, Split
-from .predict import Batch, Label, Row
+from .predict import Batch, Label, Row, Unseen, check_unseen
 from .predict import predict_proba as tree_proba, predict_value as tree_value
 from .text import to_text
 from .tree import Tree
@@ -153,14 +153,14 @@ class Ensemble:
         return dict(self.options).get(name, default)
 
     @overload
-    def predict(self, X: Row) -> Label: ...
+    def predict(self, X: Row, *, unseen: Unseen = "warn") -> Label: ...
     @overload
-    def predict(self, X: Batch) -> np.ndarray: ...
-    def predict(self, X: Any) -> Label | np.ndarray:
-        return predict(self, X)
+    def predict(self, X: Batch, *, unseen: Unseen = "warn") -> np.ndarray: ...
+    def predict(self, X: Any, *, unseen: Unseen = "warn") -> Label | np.ndarray:
+        return predict(self, X, unseen=unseen)
 
-    def predict_proba(self, X: Row | Batch) -> np.ndarray:
-        return predict_proba(self, X)
+    def predict_proba(self, X: Row | Batch, *, unseen: Unseen = "warn") -> np.ndarray:
+        return predict_proba(self, X, unseen=unseen)
 
     def feature_importances(self, **options: Any) -> dict[str, float]:
         return feature_importances(self, **options)
@@ -608,21 +608,23 @@ def adaboost(
 # -- using -------------------------------------------------------------------------------
 
 
-def _encoded(ens: Ensemble, X: Any) -> tuple[Dataset, bool]:
-    """``X`` encoded once under the ensemble's schema (every member shares it)."""
+def _encoded(ens: Ensemble, X: Any, unseen: str = "ignore") -> tuple[Dataset, bool]:
+    """``X`` encoded once under the ensemble's schema (every member shares it), its unseen
+    categories said (or refused) once here as ``unseen`` asks, not once per member."""
     from collections.abc import Mapping
 
     single = isinstance(X, Mapping)
     Xe = encode_features(ens.schema, X)
+    check_unseen(ens.members[0], X, unseen=unseen)  # every member shares the schema: said once
     return Dataset(ens.schema, Xe, None, None, X.source if isinstance(X, Dataset) else None, X.lines if isinstance(X, Dataset) else None), single
 
 
-def member_outputs(ens: Ensemble, X: Any) -> np.ndarray:
+def member_outputs(ens: Ensemble, X: Any, *, unseen: str = "warn") -> np.ndarray:
     """Each member's class probabilities (regression: predictions, one column), shaped
-    ``(members, rows, columns)``."""
-    data, _ = _encoded(ens, X)
+    ``(members, rows, columns)``; ``unseen`` as :func:`predict` says."""
+    data, _ = _encoded(ens, X, unseen)
     one = tree_value if ens.schema.is_regression else tree_proba
-    return np.stack([np.asarray(one(m, data), dtype=np.float64).reshape(data.n_rows, -1) for m in ens.members])
+    return np.stack([np.asarray(one(m, data, unseen="ignore"), dtype=np.float64).reshape(data.n_rows, -1) for m in ens.members])
 
 
 def vote_total(ens: Ensemble) -> float:
@@ -639,12 +641,12 @@ def vote_total(ens: Ensemble) -> float:
     return total
 
 
-def votes(ens: Ensemble, X: Any) -> np.ndarray:
+def votes(ens: Ensemble, X: Any, *, unseen: str = "warn") -> np.ndarray:
     """AdaBoost's weighted votes per class (scikit-learn's ``decision_function`` before its
     two-class folding): ``w`` for the member's class, ``-w / (K - 1)`` for the others, added in
     member order and divided by :func:`vote_total`."""
     k = len(ens.schema.classes)
-    outs = member_outputs(ens, X)
+    outs = member_outputs(ens, X, unseen=unseen)
     pred: Any = 0
     for proba, w in zip(outs, ens.weights):
         hit = np.argmax(proba, axis=1)[:, None] == np.arange(k)[None, :]
@@ -661,9 +663,9 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _combined(ens: Ensemble, X: Any) -> np.ndarray:
+def _combined(ens: Ensemble, X: Any, unseen: str) -> np.ndarray:
     """Averaged member outputs: ``sum(w_i * out_i) / sum(w_i)`` in member order."""
-    outs = member_outputs(ens, X)
+    outs = member_outputs(ens, X, unseen=unseen)
     acc = np.zeros(outs.shape[1:])
     for out, w in zip(outs, ens.weights):
         acc += w * out
@@ -671,9 +673,10 @@ def _combined(ens: Ensemble, X: Any) -> np.ndarray:
     return acc
 
 
-def predict_proba(ens: Ensemble, X: Any) -> np.ndarray:
+def predict_proba(ens: Ensemble, X: Any, *, unseen: str = "warn") -> np.ndarray:
     """Class probabilities, columns in the order of ``ens.schema.classes``: the members'
-    averaged (bagging, forests), or AdaBoost's softmax of its votes (as scikit-learn)."""
+    averaged (bagging, forests), or AdaBoost's softmax of its votes (as scikit-learn).
+    ``unseen`` as :func:`predict` says."""
     from collections.abc import Mapping
 
     if ens.schema.is_regression:
@@ -681,9 +684,9 @@ def predict_proba(ens: Ensemble, X: Any) -> np.ndarray:
     k = len(ens.schema.classes)
     if ens.method == "adaboost":
         if k == 1:
-            proba = np.ones((encode_features(ens.schema, X).shape[0], 1))
+            proba = np.ones((_encoded(ens, X, unseen)[0].n_rows, 1))
         else:
-            v = votes(ens, X)
+            v = votes(ens, X, unseen=unseen)
             if k == 2:
                 v[:, 0] *= -1
                 d = v.sum(axis=1)
@@ -691,29 +694,33 @@ def predict_proba(ens: Ensemble, X: Any) -> np.ndarray:
             else:
                 proba = _softmax(v / (k - 1))
     else:
-        proba = _combined(ens, X)
+        proba = _combined(ens, X, unseen)
     return proba[0] if isinstance(X, Mapping) else proba
 
 
-def predict(ens: Ensemble, X: Any) -> Any:
+def predict(ens: Ensemble, X: Any, *, unseen: str = "warn") -> Any:
     """Predicted labels (regression: values), one for a mapping, an array for a batch: the
-    most probable class (ties: the first), AdaBoost's by its votes as scikit-learn decides."""
+    most probable class (ties: the first), AdaBoost's by its votes as scikit-learn decides.
+
+    ``unseen`` says what a category never seen in training does, as for a tree
+    (:func:`puretree.predict.predict`): one :class:`~puretree.predict.UnseenCategoryWarning`
+    for the batch (not one per member) by default, ``"error"`` refuses, ``"ignore"`` is silent."""
     from collections.abc import Mapping
 
     single = isinstance(X, Mapping)
     if ens.schema.is_regression:
-        out = _combined(ens, X)[:, 0]
+        out = _combined(ens, X, unseen)[:, 0]
         return float(out[0]) if single else out
     k = len(ens.schema.classes)
     if ens.method == "adaboost" and k > 1:
-        v = votes(ens, X)
+        v = votes(ens, X, unseen=unseen)
         if k == 2:
             v[:, 0] *= -1
             codes = (v.sum(axis=1) > 0).astype(np.int64)
         else:
             codes = np.argmax(v, axis=1)
     else:
-        codes = np.argmax(_combined(ens, X), axis=1)
+        codes = np.argmax(_combined(ens, X, unseen), axis=1)
     if single:
         return ens.schema.classes[int(codes[0])]
     return labels_array(ens.schema.classes)[codes]

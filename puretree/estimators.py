@@ -48,7 +48,7 @@ from .nodes import CLASSIFICATION, REGRESSION
 from .predict import apply as tree_apply
 from .predict import predict as tree_predict
 from .predict import predict_proba as tree_predict_proba
-from .predict import Frame
+from .predict import Frame, Unseen
 from .prune import cost_complexity, cost_complexity_path, pessimistic, simplify
 from .sklearn_export import to_sklearn as tree_to_sklearn
 
@@ -205,12 +205,12 @@ class _Tree(_Estimator):
         return y
 
 
-    def apply(self, X: _Matrix, check_input: bool = True) -> np.ndarray:
+    def apply(self, X: _Matrix, check_input: bool = True, *, unseen: Unseen = "warn") -> np.ndarray:
         """The pre-order id of the node each row ends at (a leaf, or a split the row cannot pass:
         an unseen category), as an int64 array; ``check_input`` is scikit-learn's and ignored
         (puretree always checks)."""
         rows = self._rows(X)
-        return np.asarray(tree_apply(self.tree_, rows), dtype=np.intp)
+        return np.asarray(tree_apply(self.tree_, rows, unseen=unseen), dtype=np.intp)
 
     def decision_path(self, X: _Matrix, check_input: bool = True) -> csr_matrix | csr_array:
         """The node indicator matrix, as scikit-learn's: a sparse CSR ``(n_samples, n_nodes)``
@@ -321,14 +321,17 @@ class TreeClassifier(ClassifierMixin, _Tree):
             raise DataError(f"the labels {list(self.classes_)[:6]} do not sort the same way in puretree ({list(learned)[:6]}); give them one type")
         return self
 
-    def predict_proba(self, X: _Matrix) -> np.ndarray:
-        """Class probabilities (the leaf's class fractions), columns in the order of ``classes_``."""
+    def predict_proba(self, X: _Matrix, *, unseen: Unseen = "warn") -> np.ndarray:
+        """Class probabilities (the leaf's class fractions), columns in the order of ``classes_``;
+        ``unseen`` as :func:`puretree.predict.predict` says (a keyword of the call, as
+        scikit-learn's ``Pipeline.predict(X, **params)`` passes it on, not a parameter of fit)."""
         rows = self._rows(X)  # first: it raises NotFittedError before fit
-        return tree_predict_proba(self.tree_, rows)
+        return tree_predict_proba(self.tree_, rows, unseen=unseen)
 
-    def predict(self, X: _Matrix) -> np.ndarray:
-        """The most probable class of each row (the first of ``classes_`` on a tie, as puretree)."""
-        proba = self.predict_proba(X)
+    def predict(self, X: _Matrix, *, unseen: Unseen = "warn") -> np.ndarray:
+        """The most probable class of each row (the first of ``classes_`` on a tie, as puretree);
+        ``unseen`` as :meth:`predict_proba`."""
+        proba = self.predict_proba(X, unseen=unseen)
         return self.classes_[np.argmax(proba, axis=1)]
 
 
@@ -373,10 +376,10 @@ class TreeRegressor(RegressorMixin, _Tree):
         self._grow(X, y, sample_weight)
         return self
 
-    def predict(self, X: _Matrix) -> np.ndarray:
-        """The weighted mean target of the leaf each row reaches."""
+    def predict(self, X: _Matrix, *, unseen: Unseen = "warn") -> np.ndarray:
+        """The weighted mean target of the leaf each row reaches (``unseen`` as the classifier's)."""
         rows = self._rows(X)  # first: it raises NotFittedError before fit
-        return np.asarray(tree_predict(self.tree_, rows), dtype=np.float64)
+        return np.asarray(tree_predict(self.tree_, rows, unseen=unseen), dtype=np.float64)
 
 
 
@@ -443,9 +446,9 @@ class _EnsembleEstimator(_Estimator):
     def _build(self, ds: Any) -> Ensemble:
         raise NotImplementedError
 
-    def _proba(self, X: Any) -> np.ndarray:
+    def _proba(self, X: Any, unseen: Unseen = "warn") -> np.ndarray:
         rows = self._rows(X)
-        return np.asarray(ensemble_proba(self.ensemble_, rows), dtype=np.float64)
+        return np.asarray(ensemble_proba(self.ensemble_, rows, unseen=unseen), dtype=np.float64)
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -467,13 +470,14 @@ class _EnsembleClassifier(ClassifierMixin, _EnsembleEstimator):
         """Build the ensemble from ``X`` and the labels ``y``."""
         return self._fit_ensemble(X, y)
 
-    def predict_proba(self, X: _Matrix) -> np.ndarray:
-        """Class probabilities (the members' combined vote), columns in the order of ``classes_``."""
-        return self._proba(X)
+    def predict_proba(self, X: _Matrix, *, unseen: Unseen = "warn") -> np.ndarray:
+        """Class probabilities (the members' combined vote), columns in the order of ``classes_``;
+        ``unseen`` as the tree estimators' (one warning for the batch)."""
+        return self._proba(X, unseen)
 
-    def predict(self, X: _Matrix) -> np.ndarray:
+    def predict(self, X: _Matrix, *, unseen: Unseen = "warn") -> np.ndarray:
         """The most probable class of each row (the first of ``classes_`` on a tie)."""
-        proba = self.predict_proba(X)  # first: it raises NotFittedError before fit
+        proba = self.predict_proba(X, unseen=unseen)  # first: it raises NotFittedError before fit
         return self.classes_[np.argmax(proba, axis=1)]
 
 
@@ -484,10 +488,10 @@ class _EnsembleRegressor(RegressorMixin, _EnsembleEstimator):
         """Build the ensemble from ``X`` and the numeric targets ``y``."""
         return self._fit_ensemble(X, y)
 
-    def predict(self, X: _Matrix) -> np.ndarray:
-        """The members' mean prediction."""
+    def predict(self, X: _Matrix, *, unseen: Unseen = "warn") -> np.ndarray:
+        """The members' mean prediction (``unseen`` as the classifiers')."""
         rows = self._rows(X)
-        return np.asarray(self.ensemble_.predict(rows), dtype=np.float64)
+        return np.asarray(self.ensemble_.predict(rows, unseen=unseen), dtype=np.float64)
 
 
 class RandomForestClassifier(_EnsembleClassifier):

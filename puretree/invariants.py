@@ -307,7 +307,7 @@ def check_roundtrip(
 
 def _proba_or_error(tree: Tree, rows: Any) -> np.ndarray | str:
     try:
-        return np.atleast_2d(predict_proba(tree, rows))
+        return np.atleast_2d(predict_proba(tree, rows, unseen="ignore"))  # boundary probes: unseen on purpose
     except Exception as exc:  # a predictable failure (missing="error") must stay the same failure
         return f"{type(exc).__name__}: {exc}"
 

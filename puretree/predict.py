@@ -250,7 +250,7 @@ def predict_proba(tree: Tree, X: Any, *, unseen: str = "warn") -> np.ndarray:
     """Class probabilities, columns in the order of ``tree.schema.classes`` (an ensemble's:
     :func:`puretree.ensemble.predict_proba`)."""
     if _ensemble(tree):
-        return tree.predict_proba(X)
+        return tree.predict_proba(X, unseen=unseen)
     if tree.schema.is_regression:
         raise ParameterError("predict_proba needs a classification tree; this is a regression tree")
     _check_unseen_option(unseen)
@@ -280,7 +280,7 @@ def predict(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
     split's, not the learned one: worth a word, not a refusal of the whole batch.
     """
     if _ensemble(tree):
-        return tree.predict(X)
+        return tree.predict(X, unseen=unseen)
     _check_unseen_option(unseen)
     if tree.schema.is_regression:
         return predict_value(tree, X, unseen=unseen)

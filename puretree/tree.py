@@ -22,7 +22,7 @@ import attrs
 
 from .nodes import MISSING_STRATEGIES, Node, Schema
 from .answers import predict, predict_proba
-from .predict import Batch, Label, Row, apply, decision_path
+from .predict import Batch, Label, Row, Unseen, apply, decision_path
 from .text import to_text
 from .views import notebook_html, notebook_svg
 
@@ -57,21 +57,21 @@ class Tree:
         return self.schema.classes
 
     @overload
-    def predict(self, X: Row) -> Label: ...
+    def predict(self, X: Row, *, unseen: Unseen = "warn") -> Label: ...
     @overload
-    def predict(self, X: Batch) -> np.ndarray: ...
-    def predict(self, X: Any) -> Label | np.ndarray:
-        return predict(self, X)
+    def predict(self, X: Batch, *, unseen: Unseen = "warn") -> np.ndarray: ...
+    def predict(self, X: Any, *, unseen: Unseen = "warn") -> Label | np.ndarray:
+        return predict(self, X, unseen=unseen)
 
-    def predict_proba(self, X: Row | Batch) -> np.ndarray:
-        return predict_proba(self, X)
+    def predict_proba(self, X: Row | Batch, *, unseen: Unseen = "warn") -> np.ndarray:
+        return predict_proba(self, X, unseen=unseen)
 
     @overload
-    def apply(self, X: Row) -> int: ...
+    def apply(self, X: Row, *, unseen: Unseen = "warn") -> int: ...
     @overload
-    def apply(self, X: Batch) -> np.ndarray: ...
-    def apply(self, X: Any) -> int | np.ndarray:
-        return apply(self, X)
+    def apply(self, X: Batch, *, unseen: Unseen = "warn") -> np.ndarray: ...
+    def apply(self, X: Any, *, unseen: Unseen = "warn") -> int | np.ndarray:
+        return apply(self, X, unseen=unseen)
 
     @overload
     def decision_path(self, row: Row) -> tuple[int, ...]: ...

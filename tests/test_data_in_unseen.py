@@ -59,3 +59,69 @@ def test_the_command_line_counts_unseen_rows_on_stderr(tmp_path):
     assert done.returncode == 0 and done.stdout == "prediction\nno\nyes\nyes\n"
     assert done.stderr == (f"puretree predict: 2 rows hold a category the tree did not see in training (column 'outlook': 2 rows, the first 'foggy' at {data}: line 3); "
                            "each is answered at the split it cannot pass\n")
+
+
+def _said(call):
+    """What ``call()`` answers and the UnseenCategoryWarnings it gives (every warning kept)."""
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        answer = call()
+    return answer, [w for w in said if issubclass(w.category, UnseenCategoryWarning)]
+
+
+def _ensembles():
+    data = load_playtennis()
+    return {"bagging": pt.bagging(data, n_trees=3, seed=0), "forest": pt.random_forest(data, n_trees=3, seed=0), "adaboost": pt.adaboost(data, n_rounds=3, seed=0)}
+
+
+ENSEMBLES = _ensembles()
+
+
+@pytest.mark.parametrize("method", sorted(ENSEMBLES))
+@pytest.mark.parametrize("how", ["pt.predict", "pt.predict_proba", "ens.predict", "ens.predict_proba"])
+def test_an_ensemble_says_unseen_categories_once_and_takes_the_option(method, how):
+    ens = ENSEMBLES[method]
+    rows = pd.DataFrame([SEEN, FOGGY, FOGGY])
+    name = how.split(".")[1]
+    call = (lambda **kw: getattr(pt, name)(ens, rows, **kw)) if how.startswith("pt.") else (lambda **kw: getattr(ens, name)(rows, **kw))
+    answer, said = _said(call)
+    assert len(said) == 1 and str(said[0].message).startswith("2 rows hold") and said[0].filename == __file__  # one for the batch, not one per member
+    quiet, none = _said(lambda: call(unseen="ignore"))
+    assert none == [] and np.array_equal(np.asarray(answer), np.asarray(quiet))
+    with pytest.raises(pt.DataError, match="2 rows hold a category"):
+        call(unseen="error")
+    with pytest.raises(pt.ParameterError, match="unseen must be one of"):
+        call(unseen="loud")
+
+
+@pytest.mark.parametrize("name", ["predict", "predict_proba", "apply"])
+def test_a_tree_s_methods_take_the_option(name):
+    call = getattr(TREE, name)
+    answer, said = _said(lambda: call([SEEN, FOGGY]))
+    assert len(said) == 1 and said[0].filename == __file__
+    quiet, none = _said(lambda: call([SEEN, FOGGY], unseen="ignore"))
+    assert none == [] and np.array_equal(np.asarray(answer), np.asarray(quiet))
+    with pytest.raises(pt.DataError, match="1 row holds a category"):
+        call([SEEN, FOGGY], unseen="error")
+
+
+
+
+@pytest.mark.parametrize("kind", ["TreeClassifier", "TreeRegressor", "RandomForestClassifier", "RandomForestRegressor"])
+def test_the_estimators_take_the_option_as_a_keyword_of_predict(kind):
+    from puretree import estimators
+
+    X = pd.DataFrame([SEEN, dict(SEEN, outlook="rain"), dict(SEEN, outlook="overcast", wind="strong"), dict(SEEN, humidity="normal")] * 3)
+    y = [0, 1, 1, 0] * 3 if "Classifier" in kind else [0.0, 1.0, 2.0, 0.5] * 3
+    est = getattr(estimators, kind)(**({"n_estimators": 3, "random_state": 0} if "Forest" in kind else {})).fit(X, y)
+    rows = pd.DataFrame([SEEN, FOGGY, FOGGY])
+    methods = ["predict", "predict_proba"] if "Classifier" in kind else ["predict"]
+    methods += ["apply"] if kind.startswith("Tree") else []
+    for name in methods:
+        call = getattr(est, name)
+        answer, said = _said(lambda: call(rows))
+        assert len(said) == 1 and "column 'outlook'" in str(said[0].message), name
+        quiet, none = _said(lambda: call(rows, unseen="ignore"))
+        assert none == [] and np.array_equal(np.asarray(answer), np.asarray(quiet)), name
+        with pytest.raises(pt.DataError, match="2 rows hold a category"):
+            call(rows, unseen="error")

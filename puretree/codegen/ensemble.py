@@ -161,9 +161,9 @@ def _rows(ens: Ensemble, X: np.ndarray, ftype: str) -> np.ndarray:
 def _expected(ens: Ensemble, rows: np.ndarray) -> list[Any]:
     ds = Dataset(ens.schema, rows)
     if ens.schema.is_regression:
-        return [float(v) for v in ensemble_predict(ens, ds)]
-    p = predict_proba(ens, ds)
-    labels = ensemble_predict(ens, ds)
+        return [float(v) for v in ensemble_predict(ens, ds, unseen="ignore")]  # probes: unseen on purpose
+    p = predict_proba(ens, ds, unseen="ignore")
+    labels = ensemble_predict(ens, ds, unseen="ignore")
     codes = [ens.schema.classes.index(c) for c in labels.tolist()]
     if ens.method == "adaboost":
         return [(c, tuple(v), tuple(q)) for c, v, q in zip(codes, votes(ens, ds).tolist(), p.tolist())]
@@ -322,8 +322,8 @@ def _changed(ens: Ensemble, qens: Ensemble, X: np.ndarray, QX: np.ndarray) -> in
     """How many rows the quantized ensemble on the quantized rows predicts otherwise than the model on the rows."""
     if not len(X):
         return 0
-    a = ensemble_predict(ens, Dataset(ens.schema, X))
-    b = ensemble_predict(qens, Dataset(ens.schema, QX))
+    a = ensemble_predict(ens, Dataset(ens.schema, X), unseen="ignore")  # probes: unseen on purpose
+    b = ensemble_predict(qens, Dataset(ens.schema, QX), unseen="ignore")
     if ens.schema.is_regression:
         a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
         return int(np.sum(~((a == b) | (np.isnan(a) & np.isnan(b)))))
