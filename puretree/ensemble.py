@@ -608,7 +608,7 @@ def adaboost(
 # -- using -------------------------------------------------------------------------------
 
 
-def _encoded(ens: Ensemble, X: Any, unseen: str = "ignore") -> tuple[Dataset, bool]:
+def _encoded(ens: Ensemble, X: Any, unseen: Unseen = "ignore") -> tuple[Dataset, bool]:
     """``X`` encoded once under the ensemble's schema (every member shares it), its unseen
     categories said (or refused) once here as ``unseen`` asks, not once per member."""
     from collections.abc import Mapping
@@ -619,7 +619,7 @@ def _encoded(ens: Ensemble, X: Any, unseen: str = "ignore") -> tuple[Dataset, bo
     return Dataset(ens.schema, Xe, None, None, X.source if isinstance(X, Dataset) else None, X.lines if isinstance(X, Dataset) else None), single
 
 
-def member_outputs(ens: Ensemble, X: Any, *, unseen: str = "warn") -> np.ndarray:
+def member_outputs(ens: Ensemble, X: Any, *, unseen: Unseen = "warn") -> np.ndarray:
     """Each member's class probabilities (regression: predictions, one column), shaped
     ``(members, rows, columns)``; ``unseen`` as :func:`predict` says."""
     data, _ = _encoded(ens, X, unseen)
@@ -641,7 +641,7 @@ def vote_total(ens: Ensemble) -> float:
     return total
 
 
-def votes(ens: Ensemble, X: Any, *, unseen: str = "warn") -> np.ndarray:
+def votes(ens: Ensemble, X: Any, *, unseen: Unseen = "warn") -> np.ndarray:
     """AdaBoost's weighted votes per class (scikit-learn's ``decision_function`` before its
     two-class folding): ``w`` for the member's class, ``-w / (K - 1)`` for the others, added in
     member order and divided by :func:`vote_total`."""
@@ -663,7 +663,7 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def _combined(ens: Ensemble, X: Any, unseen: str) -> np.ndarray:
+def _combined(ens: Ensemble, X: Any, unseen: Unseen) -> np.ndarray:
     """Averaged member outputs: ``sum(w_i * out_i) / sum(w_i)`` in member order."""
     outs = member_outputs(ens, X, unseen=unseen)
     acc = np.zeros(outs.shape[1:])
@@ -673,7 +673,7 @@ def _combined(ens: Ensemble, X: Any, unseen: str) -> np.ndarray:
     return acc
 
 
-def predict_proba(ens: Ensemble, X: Any, *, unseen: str = "warn") -> np.ndarray:
+def predict_proba(ens: Ensemble, X: Any, *, unseen: Unseen = "warn") -> np.ndarray:
     """Class probabilities, columns in the order of ``ens.schema.classes``: the members'
     averaged (bagging, forests), or AdaBoost's softmax of its votes (as scikit-learn).
     ``unseen`` as :func:`predict` says."""
@@ -698,7 +698,7 @@ def predict_proba(ens: Ensemble, X: Any, *, unseen: str = "warn") -> np.ndarray:
     return proba[0] if isinstance(X, Mapping) else proba
 
 
-def predict(ens: Ensemble, X: Any, *, unseen: str = "warn") -> Any:
+def predict(ens: Ensemble, X: Any, *, unseen: Unseen = "warn") -> Any:
     """Predicted labels (regression: values), one for a mapping, an array for a batch: the
     most probable class (ties: the first), AdaBoost's by its votes as scikit-learn decides.
 

@@ -141,7 +141,7 @@ def _caller_level() -> int:
     return level
 
 
-def _check_unseen(tree: Tree, X: Any, Xe: np.ndarray, unseen: str, row_name: Any) -> None:
+def _check_unseen(tree: Tree, X: Any, Xe: np.ndarray, unseen: Unseen, row_name: Any) -> None:
     """Say (or refuse) the categories of ``X`` (encoded as ``Xe``) the tree never saw."""
     if unseen == "ignore":
         return
@@ -165,7 +165,7 @@ def _check_unseen_option(unseen: Any) -> None:
         raise ParameterError(f"unseen must be one of {list(UNSEEN_OPTIONS)}, got {unseen!r}")
 
 
-def check_unseen(tree: Tree, X: Any, *, unseen: str = "warn") -> None:
+def check_unseen(tree: Tree, X: Any, *, unseen: Unseen = "warn") -> None:
     """Check the rows ``X`` for categories ``tree`` never saw, as ``predict(..., unseen=)``
     does (for a path that answers without the walker: one row through the compiled tree)."""
     _check_unseen_option(unseen)
@@ -205,7 +205,7 @@ def _end_nodes(flat: FlatTree, X: np.ndarray, tree: Tree, row_name: Any = "row {
     return out
 
 
-def _combined(tree: Tree, X: Any, unseen: str = "ignore") -> tuple[np.ndarray, bool]:
+def _combined(tree: Tree, X: Any, unseen: Unseen = "ignore") -> tuple[np.ndarray, bool]:
     """Per row: class probabilities (or the predicted mean, as one column)."""
     flat = flatten(tree)
     X = _numeric_rows(tree, X)
@@ -246,7 +246,7 @@ def _ensemble(model: Any) -> bool:
     return hasattr(model, "members")
 
 
-def predict_proba(tree: Tree, X: Any, *, unseen: str = "warn") -> np.ndarray:
+def predict_proba(tree: Tree, X: Any, *, unseen: Unseen = "warn") -> np.ndarray:
     """Class probabilities, columns in the order of ``tree.schema.classes`` (an ensemble's:
     :func:`puretree.ensemble.predict_proba`)."""
     if _ensemble(tree):
@@ -258,14 +258,14 @@ def predict_proba(tree: Tree, X: Any, *, unseen: str = "warn") -> np.ndarray:
     return proba[0] if single else proba
 
 
-def predict_value(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
+def predict_value(tree: Tree, X: Any, *, unseen: Unseen = "warn") -> Any:
     """Regression: the weighted mean target of the leaf each row reaches."""
     _check_unseen_option(unseen)
     mean, single = _combined(tree, X, unseen)
     return float(mean[0, 0]) if single else mean[:, 0]
 
 
-def predict(tree: Tree, X: Any, *, unseen: str = "warn") -> Any:
+def predict(tree: Tree, X: Any, *, unseen: Unseen = "warn") -> Any:
     """Predicted labels (values, for a regression tree): one for a mapping, an array for a batch.
 
     Labels come back exactly as given in training (their Python type for one row, their
