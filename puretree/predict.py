@@ -9,7 +9,8 @@ evaluated level by level with numpy over a flat, pre-order table of the tree
 in training stops at that split and gets that node's class distribution: the answer the
 training data gives for "everything that reached here". A branch no training row reached
 (an empty leaf) answers with its nearest ancestor's distribution. Predictions are never
-``None`` and never crash.
+``None`` and never crash. By default such a row also raises an
+:class:`UnseenCategoryWarning`; ``unseen="ignore"`` says nothing, ``"error"`` refuses the row.
 
 **Missing values** (NaN, None, empty cells) follow the tree's ``missing`` strategy
 (:data:`~puretree.nodes.MISSING_STRATEGIES`): the heaviest branch (``"majority"``), every
@@ -23,7 +24,8 @@ branch with its training weight fraction, combining the leaves' class probabilit
 >>> tree = id3(load_playtennis())
 >>> predict(tree, {"outlook": "sunny", "temperature": "hot", "humidity": "normal", "wind": "weak"})
 'yes'
->>> predict_proba(tree, {"outlook": "fog", "temperature": "hot", "humidity": "high", "wind": "weak"}).round(3).tolist()
+>>> fog = {"outlook": "fog", "temperature": "hot", "humidity": "high", "wind": "weak"}
+>>> predict_proba(tree, fog, unseen="ignore").round(3).tolist()  # "fog" is unseen: the root's answer, quietly
 [0.357, 0.643]
 >>> decision_path(tree, {"outlook": "sunny", "temperature": "hot", "humidity": "high", "wind": "weak"})
 (0, 5, 6)

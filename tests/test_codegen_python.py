@@ -48,8 +48,8 @@ def test_rows_as_mappings_and_sequences_agree_with_predict():
                 {"outlook": "fog", "temperature": None, "humidity": "?", "wind": "weak"},
                 {"outlook": None, "temperature": "mild", "humidity": "normal", "wind": "strong"}):
         sequence = [row[name] for name in module.FEATURES]
-        assert module.predict(row) == module.predict(sequence) == predict(tree, row)
-        assert module.predict_proba(row) == module.predict_proba(sequence) == predict_proba(tree, row).tolist()
+        assert module.predict(row) == module.predict(sequence) == predict(tree, row, unseen="ignore")  # "fog": unseen on purpose
+        assert module.predict_proba(row) == module.predict_proba(sequence) == predict_proba(tree, row, unseen="ignore").tolist()
 
 
 def test_missing_error_raises_value_error_naming_the_column():

@@ -438,14 +438,14 @@ def _ensemble_programs(ens, X, name, target):
     rows = _ensemble_rows(ens, X)
     ds = Dataset(ens.schema, rows)
     if not k:
-        return programs, rows, [[float(v) for v in ensemble.predict(ens, ds)]]
-    codes = [ens.schema.classes.index(c) for c in ensemble.predict(ens, ds).tolist()]
-    wants = [[(c, tuple(p)) for c, p in zip(codes, ensemble.predict_proba(ens, ds).tolist())]]
+        return programs, rows, [[float(v) for v in ensemble.predict(ens, ds, unseen="ignore")]]
+    codes = [ens.schema.classes.index(c) for c in ensemble.predict(ens, ds, unseen="ignore").tolist()]
+    wants = [[(c, tuple(p)) for c, p in zip(codes, ensemble.predict_proba(ens, ds, unseen="ignore").tolist())]]
     if ens.method == "adaboost":
         body = (f"int {name}_v_predict(const double *x) {{ return {name}_predict(x); }}\n"
                 f"int {name}_v_predict_proba(const double *x, double *out) {{ return {name}_votes(x, out); }}\n")
         programs.append(mcu.Program(f"{name}_v", _wrapper(f"{name}_v", {}, body, includes=(f"{name}.h",)), ens.schema.n_features, k, True))
-        wants.append([(c, tuple(v)) for c, v in zip(codes, ensemble.votes(ens, ds).tolist())])
+        wants.append([(c, tuple(v)) for c, v in zip(codes, ensemble.votes(ens, ds, unseen="ignore").tolist())])
     return programs, rows, wants
 
 

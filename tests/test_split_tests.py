@@ -35,7 +35,7 @@ from puretree.nodes import (
     children,
 )
 from puretree.tree import Tree
-from puretree.predict import apply
+from puretree.predict import UnseenCategoryWarning, apply
 from puretree.flat import flatten
 from puretree.strategies import SPLIT_KINDS, numbers, trees
 
@@ -218,7 +218,8 @@ def test_old_keywords_and_attributes():
 def test_prediction_stops_at_an_unseen_category():
     schema = Schema((Feature("c", "categorical", ("a", "b")),), ("no", "yes"))
     tree = Tree(Split(0, Subset((0,)), (Leaf((2, 0)), Leaf((0, 3))), (2, 3)), schema)
-    assert apply(tree, [{"c": "a"}, {"c": "b"}, {"c": "never seen"}]).tolist() == [1, 2, 0]
+    with pytest.warns(UnseenCategoryWarning, match="column 'c': 1 row"):
+        assert apply(tree, [{"c": "a"}, {"c": "b"}, {"c": "never seen"}]).tolist() == [1, 2, 0]
     flat = flatten(tree)
     assert flat.table.tolist() == [1, 2]  # the child each code goes to
 

@@ -21,6 +21,7 @@ from puretree.errors import ModelFormatError
 from puretree.grow import cart, id3
 from puretree.io import from_dict, from_json, to_dict, to_json
 from puretree.prune import cost_complexity_path, pessimistic, simplify
+from puretree.predict import UnseenCategoryWarning
 from puretree.rules import to_rules
 from puretree.text import to_text
 
@@ -58,7 +59,8 @@ def test_a_feature_without_categories_that_no_split_uses_is_harmless():
                     {"kind": "leaf", "counts": [2, 0]}, {"kind": "leaf", "counts": [0, 2]}],
                    features=[{"name": "colour", "kind": "categorical", "categories": []}, {"name": "x", "kind": "numeric"}])
     tree = from_dict(model)
-    assert tree.predict([[None, 0.0], [None, 1.0], ["red", None]]).tolist() == ["a", "b", "a"]
+    with pytest.warns(UnseenCategoryWarning, match="column 'colour': 1 row"):  # no category was ever seen
+        assert tree.predict([[None, 0.0], [None, 1.0], ["red", None]]).tolist() == ["a", "b", "a"]
     assert "x <= 0.5" in to_text(tree)
     assert len(to_rules(tree)) == 2
 
@@ -69,7 +71,8 @@ def test_categorical_split_with_one_child_is_harmless():
     tree = from_dict(model)
     for missing in ("majority", "distribute"):
         t = from_dict({**model, "missing": missing})
-        assert t.predict([["p"], [None], ["zzz"]]).tolist() == ["b", "b", "b"]
+        with pytest.warns(UnseenCategoryWarning, match="column 'c': 1 row"):
+            assert t.predict([["p"], [None], ["zzz"]]).tolist() == ["b", "b", "b"]
     assert to_text(tree) == "c = p: b (3/1)"
     assert "c = p" in str(to_rules(tree))
     assert "tree_predict" in generate(tree, "c")["tree.c"]
@@ -129,7 +132,8 @@ def test_zero_weight_nodes_borrow_and_never_divide_by_zero():
     model = _model([{"kind": "subset", "feature": 0, "left_categories": [0], "children": [1, 2], "counts": [0, 0]},
                     {"kind": "leaf", "counts": [0, 0]}, {"kind": "leaf", "counts": [0, 0]}])
     tree = from_dict(model)
-    proba = tree.predict_proba([["p"], ["q"], [None], ["new"]])
+    with pytest.warns(UnseenCategoryWarning, match="1 row"):
+        proba = tree.predict_proba([["p"], ["q"], [None], ["new"]])
     assert np.isfinite(proba).all() and np.allclose(proba, 0.5)
     reg = from_dict(_model([{"kind": "leaf", "counts": [0, 5, 7]}], classes=(), task="regression"))
     assert reg.predict([["p"]]).tolist() == [0.0]

@@ -166,7 +166,7 @@ def _expected(ens: Ensemble, rows: np.ndarray) -> list[Any]:
     labels = ensemble_predict(ens, ds, unseen="ignore")
     codes = [ens.schema.classes.index(c) for c in labels.tolist()]
     if ens.method == "adaboost":
-        return [(c, tuple(v), tuple(q)) for c, v, q in zip(codes, votes(ens, ds).tolist(), p.tolist())]
+        return [(c, tuple(v), tuple(q)) for c, v, q in zip(codes, votes(ens, ds, unseen="ignore").tolist(), p.tolist())]
     return [(c, tuple(q)) for c, q in zip(codes, p.tolist())]
 
 

@@ -84,7 +84,7 @@ def predict_on_a_copy():
 
     df = pd.DataFrame({"c": ["x", None, "w"], "a": [1.0, float("nan"), 3.0]})
     before = df.copy(deep=True)
-    pt.predict(tree(), df)
+    pt.predict(tree(), df, unseen="ignore")  # "w" is unseen on purpose: mutation, not the warning, is the point
     return df, before
 
 
