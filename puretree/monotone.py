@@ -142,10 +142,12 @@ def check_monotone(model: Any, feature: str | int, direction: int) -> Any:
     hi = np.array([[b.hi if isinstance(b, Interval) else 0.0 for b in box] for box in boxes]).reshape(n, -1)
     others = [j for j in range(schema.n_features) if j != f]
     members = {j: np.array([[c in box[j].codes for c in range(len(schema.features[j].categories))] for box in boxes]) for j in others if not schema.features[j].is_numeric}
+    with np.errstate(over="ignore"):  # the float under each box's top; under -max lies only -inf, which numpy flags
+        under = np.nextafter(hi[:, f], -np.inf)
     for first in range(0, n, _BLOCK):
         a = slice(first, min(n, first + _BLOCK))
         # A below B along f: some a in (loA, hiA] under some b in (loB, hiB].
-        below = lo[a, f][:, None] < np.minimum(hi[a, f][:, None], np.nextafter(hi[:, f], -np.inf)[None, :])
+        below = lo[a, f][:, None] < np.minimum(hi[a, f][:, None], under[None, :])
         breaks = value[a][:, None] > value[None, :] if direction == 1 else value[a][:, None] < value[None, :]
         ok = below & breaks
         for j in others:

@@ -2,6 +2,7 @@
 direction, and True really holds on sampled pairs of rows."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -119,3 +120,15 @@ def test_a_categorical_feature_and_a_multiclass_model_are_refused():
     X = np.arange(9.0).reshape(-1, 1)
     with pytest.raises(ParameterError, match="3 classes"):
         pt.check_monotone(cart(X, ["a", "b", "c"] * 3), "x0", 1)
+
+
+def test_a_cut_at_the_lowest_float_raises_no_floating_point_warning():
+    # No value lies below -max: the check says so without numpy's overflow flag (a drawn tree found it).
+    schema = Schema((Feature("x"),), task="regression")
+    lowest = -np.finfo(np.float64).max
+    tree = Tree(Split(0, Threshold(lowest), (Leaf((1, 5, 25)), Leaf((1, 0, 0))), (2, 5, 25)), schema)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pt.check_monotone(tree, "x", -1) is True
+        low, high = pt.check_monotone(tree, "x", 1)
+    assert low["x"] < high["x"] and value(tree, [low])[0] > value(tree, [high])[0]
