@@ -212,11 +212,12 @@ class _Tree(_Estimator):
         rows = self._rows(X)
         return np.asarray(tree_apply(self.tree_, rows, unseen=unseen), dtype=np.intp)
 
-    def decision_path(self, X: _Matrix, check_input: bool = True) -> csr_matrix | csr_array:
+    def decision_path(self, X: _Matrix, check_input: bool = True, *, unseen: Unseen = "warn") -> csr_matrix | csr_array:
         """The node indicator matrix, as scikit-learn's: a sparse CSR ``(n_samples, n_nodes)``
         matrix whose entry ``[i, j]`` is 1 when row ``i`` passes node ``j`` (pre-order ids, the
-        root 0; the same ids as :meth:`apply` and as the tree ``to_sklearn()`` returns)."""
-        ends = self.apply(X)
+        root 0; the same ids as :meth:`apply` and as the tree ``to_sklearn()`` returns);
+        ``unseen`` as :meth:`apply`."""
+        ends = self.apply(X, unseen=unseen)
         return node_indicator(ends, flatten(self.tree_).parent)
 
     def get_depth(self) -> int:
