@@ -41,7 +41,7 @@ from ..nodes import Leaf, Node, Test
 from ..splits import node_features
 from .assemble import from_records
 
-__all__ = ["Decision", "Source", "grow"]
+__all__ = ["Decision", "Source", "grow", "FrontierHeap"]
 
 #: A node's decision: its feature, its test, and per branch ``None`` (the child grows on: the
 #: source has rows for it) or the statistics of a leaf.
@@ -130,3 +130,66 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
     if progress is not None and len(made) > reported:  # the last children, all leaves made at once
         progress(depth + 1, len(made) - reported, 0)
     return from_records(made)
+
+
+class FrontierHeap:
+    """Best-first growth's frontier as scikit-learn's ``BestFirstTreeBuilder`` keeps it: a max-heap
+    on the nodes' improvement, ``std::push_heap`` and ``std::pop_heap`` (libstdc++'s sift-up
+    and hole-moving sift-down, comparing with ``<`` only), so nodes of equal improvement leave
+    it in scikit-learn's order (checked against libstdc++). Every node enters, a leaf with improvement 0.
+
+    >>> heap = FrontierHeap()
+    >>> for improvement, name in [(0.5, "a"), (0.0, "leaf"), (0.5, "b"), (0.9, "c")]:
+    ...     heap.push(improvement, name)
+    >>> [heap.pop() for _ in range(len(heap))]
+    ['c', 'b', 'a', 'leaf']
+    """
+
+    def __init__(self) -> None:
+        self._keys: list[float] = []
+        self._items: list[Any] = []
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def push(self, improvement: float, item: Any) -> None:
+        """``item`` in, as ``push_back`` then ``std::push_heap``."""
+        self._keys.append(improvement)
+        self._items.append(item)
+        self._sift_up(len(self._keys) - 1, 0, improvement, item)
+
+    def pop(self) -> Any:
+        """The item of largest improvement out, as ``std::pop_heap`` then ``back``/``pop_back``."""
+        keys, items = self._keys, self._items
+        last = len(keys) - 1
+        if last > 0:  # pop_heap: the last element moves into the hole left by the top
+            key, item = keys[last], items[last]
+            keys[last], items[last] = keys[0], items[0]
+            self._adjust(0, last, key, item)
+        items_top = items.pop()
+        keys.pop()
+        return items_top
+
+    def _sift_up(self, hole: int, top: int, key: float, item: Any) -> None:  # libstdc++'s __push_heap
+        keys, items = self._keys, self._items
+        parent = (hole - 1) // 2
+        while hole > top and keys[parent] < key:
+            keys[hole], items[hole] = keys[parent], items[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        keys[hole], items[hole] = key, item
+
+    def _adjust(self, hole: int, length: int, key: float, item: Any) -> None:  # libstdc++'s __adjust_heap
+        keys, items = self._keys, self._items
+        top = second = hole
+        while second < (length - 1) // 2:
+            second = 2 * (second + 1)
+            if keys[second] < keys[second - 1]:
+                second -= 1
+            keys[hole], items[hole] = keys[second], items[second]
+            hole = second
+        if length % 2 == 0 and second == (length - 2) // 2:
+            second = 2 * (second + 1)
+            keys[hole], items[hole] = keys[second - 1], items[second - 1]
+            hole = second - 1
+        self._sift_up(hole, top, key, item)
