@@ -94,7 +94,7 @@ from .params import Interval, IsCallable, Options, check, check_all
 from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, learned_threshold_splits, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
 from .splits import improvement, random_threshold_splits
 from .growth.assemble import from_records
-from .growth.level import FrontierHeap
+from .growth.level import FrontierHeap, best_first
 from .tasks import Task, as_task
 from .tree import Tree
 
@@ -593,12 +593,13 @@ def grow(
 
     engine, kernel = _engine_chosen(engine)
     cfg, sized = _sizes(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes, splitter=splitter, seed_key=key)
-    if sized:
-        # The size controls are specified in the recursive builder; the level-wise engines do not take them yet.
+    refused = _reference_only(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, splitter=splitter) if sized else ""
+    if refused:
+        # These are specified in the recursive builder; the level-wise engines do not take them yet.
         if engine == "fast":
-            raise ParameterError(f"{sized} is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not take it; use engine='auto' or 'reference'")
+            raise ParameterError(f"{refused} is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not take it; use engine='auto' or 'reference'")
         if max_bins is not None or bins is not None:
-            raise ParameterError(f"{sized} is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+            raise ParameterError(f"{refused} is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
         engine = "reference"
     if missing == "learn":
         # The learned side is specified here, in the recursive builder (splits.learned_threshold_splits);
@@ -627,7 +628,10 @@ def grow(
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
-        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel), ds.schema, missing)
+        grown = fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel)
+        if sized:  # max_leaf_nodes, min_impurity_decrease: read off the full tree
+            grown = _sized_after(grown, cfg, task)
+        tree = Tree(grown, ds.schema, missing)
     else:
         if max_bins is not None or bins is not None:
             raise ParameterError(f"max_bins or bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
@@ -645,6 +649,51 @@ def grow(
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def _reference_only(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, splitter: Any) -> str:
+    """The size option that only the recursive builder grows (``""``: none): the weight bound
+    and the random splitter change which split a node takes (the level-wise engines' choosers
+    do not know them), and with missing values a split's score is not its children's (C4.5's
+    known fraction), which :func:`_sized_after` would read."""
+    if cfg.min_weight_leaf > 0:
+        return f"min_weight_fraction_leaf={min_weight_fraction_leaf!r}"
+    if splitter == "random":
+        return "splitter='random'"
+    if np.isnan(ds.X).any():
+        return "max_leaf_nodes or min_impurity_decrease on data with missing values"
+    return ""
+
+
+def _sized_after(root: Node, cfg: Settings, task: Task) -> Node:
+    """The best-first tree (``max_leaf_nodes``) or the tree of splits whose improvement reaches
+    ``min_impurity_decrease``, read off ``root``, the full tree grown with the same rules by a
+    level-wise engine (:func:`puretree.growth.level.best_first`): each split's improvement is its
+    score over its children's statistics times its share of the training weight, as
+    :func:`~puretree.splits.improvement` finds it while growing."""
+
+    # Every split's improvement in one call of the score per number of branches (a call per
+    # node costs more than the kernel's whole fit on large trees).
+    by_branches: dict[int, list[Split]] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Split):
+            by_branches.setdefault(len(node.children), []).append(node)
+            stack.extend(node.children)
+    gains: dict[int, float] = {}
+    for splits in by_branches.values():
+        parents = np.array([s.counts for s in splits], dtype=np.float64)
+        children = np.array([[kid.counts for kid in s.children] for s in splits], dtype=np.float64)
+        scores = np.broadcast_to(np.asarray(cfg.score(parents, children), dtype=np.float64), (len(splits),))
+        for s, g in zip(splits, (task.weight(parents) / cfg.total_weight * scores).tolist()):
+            gains[id(s)] = g
+
+    def gain(node: Split) -> float | None:
+        g = gains[id(node)]
+        return None if cfg.min_impurity_decrease > 0 and g + _EPSILON < cfg.min_impurity_decrease else g
+
+    return best_first(root, gain, max_leaf_nodes=cfg.max_leaf_nodes)
 
 
 def _sizes(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, min_impurity_decrease: Any, max_leaf_nodes: Any, splitter: Any, seed_key: tuple[int, ...]) -> tuple[Settings, str]:

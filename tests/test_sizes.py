@@ -25,6 +25,7 @@ from puretree.growth.level import FrontierHeap
 from puretree.nodes import Leaf
 from puretree.sklearn import TreeClassifier, TreeRegressor, from_sklearn
 from puretree.splits import TIE_TOLERANCE
+from puretree.strategies import datasets
 
 
 def _as_float32(X):
@@ -134,18 +135,44 @@ def test_class_weight_moves_the_tree_with_a_weight_bound():
 
 
 @pytest.mark.parametrize("engine", ["fast", "c", "numpy"])
-@pytest.mark.parametrize("option", [{"max_leaf_nodes": 4}, {"min_weight_fraction_leaf": 0.1}, {"min_impurity_decrease": 0.01}, {"splitter": "random"}], ids=str)
-def test_the_level_wise_engines_refuse_the_options_clearly(engine, option):
+@pytest.mark.parametrize("option", [{"min_weight_fraction_leaf": 0.1}, {"splitter": "random"}], ids=str)
+def test_the_level_wise_engines_refuse_what_they_cannot_grow_clearly(engine, option):
     X, y = DATA["wine"]()
     with pytest.raises(ParameterError, match=next(iter(option))):
         cart(X, y, engine=engine, **option)
     assert cart(X, y, engine="auto", **option) == cart(X, y, engine="reference", **option)
 
 
-def test_histogram_mode_refuses_the_options():
+@pytest.mark.parametrize("engine", ["fast", "c", "numpy", "auto"])
+@pytest.mark.parametrize("option", [{"max_leaf_nodes": 4}, {"max_leaf_nodes": 25}, {"min_impurity_decrease": 0.01}, {"max_leaf_nodes": 12, "min_impurity_decrease": 0.003}], ids=str)
+def test_every_engine_grows_the_best_first_tree(engine, option):
+    X, y = DATA["breast_cancer"]()
+    assert cart(X, y, engine=engine, **option) == cart(X, y, engine="reference", **option)
+
+
+@given(ds=datasets(max_rows=40), leaves=st.integers(2, 12), decrease=st.sampled_from([0.0, 0.005, 0.05]), score=st.sampled_from(["gini", "entropy"]))
+def test_the_full_tree_read_best_first_is_the_tree_grown_best_first(ds, leaves, decrease, score):
+    # puretree.growth.level.best_first reads the level-wise engine's full tree; the reference
+    # builder grows best-first as scikit-learn does: the same tree
+    fast = cart(ds, score=score, max_leaf_nodes=leaves, min_impurity_decrease=decrease, engine="fast")
+    assert fast == cart(ds, score=score, max_leaf_nodes=leaves, min_impurity_decrease=decrease, engine="reference")
+    assert pt.n_leaves(fast) <= leaves
+
+
+def test_histogram_mode_refuses_the_random_splitter_and_reads_best_first_off_its_tree():
     X, y = DATA["wine"]()
     with pytest.raises(ParameterError, match="histogram"):
         cart(X, y, max_bins=16, splitter="random")
+    assert pt.n_leaves(cart(X, y, max_bins=16, max_leaf_nodes=5)) == 5
+
+
+def test_missing_values_grow_best_first_with_the_reference_builder():
+    X, y = DATA["wine"]()
+    X = X.copy()
+    X[::7, 3] = np.nan
+    with pytest.raises(ParameterError, match="missing values"):
+        cart(X, y, max_leaf_nodes=5, engine="fast")
+    assert pt.n_leaves(cart(X, y, max_leaf_nodes=5)) == 5
 
 
 @pytest.mark.parametrize("bad", [{"max_leaf_nodes": 1}, {"max_leaf_nodes": 2.5}, {"min_weight_fraction_leaf": 0.6}, {"min_weight_fraction_leaf": -0.1}, {"min_impurity_decrease": -1.0}, {"splitter": "randm"}], ids=str)

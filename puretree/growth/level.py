@@ -37,11 +37,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..nodes import Leaf, Node, Test
+from ..nodes import Leaf, Node, Split, Test
 from ..splits import node_features
 from .assemble import from_records
 
-__all__ = ["Decision", "Source", "grow", "FrontierHeap"]
+__all__ = ["Decision", "Source", "grow", "FrontierHeap", "best_first"]
 
 #: A node's decision: its feature, its test, and per branch ``None`` (the child grows on: the
 #: source has rows for it) or the statistics of a leaf.
@@ -193,3 +193,46 @@ class FrontierHeap:
             keys[hole], items[hole] = keys[second - 1], items[second - 1]
             hole = second - 1
         self._sift_up(hole, top, key, item)
+
+
+def best_first(root: Node, gain: Callable[[Split], float | None], *, max_leaf_nodes: int | None) -> Node:
+    """The tree that best-first growth makes, read off ``root``, the tree the same rules grow
+    without a leaf budget: a node's split depends on its rows only, not on when it is expanded,
+    so scikit-learn's ``BestFirstTreeBuilder`` makes exactly the splits of ``root`` that its
+    :class:`FrontierHeap` reaches, ranked by ``gain(split)`` (None: the split is not made, as
+    scikit-learn's ``min_impurity_decrease`` refuses it; the node is a leaf of the split's
+    statistics), until the tree has ``max_leaf_nodes`` leaves (None: no budget). This lets any
+    engine that grows the full tree grow the best-first one.
+
+    >>> from puretree.nodes import Threshold
+    >>> leaf = lambda *c: Leaf(c)
+    >>> full = Split(0, Threshold(1.0), (Split(1, Threshold(2.0), (leaf(3.0, 0.0), leaf(0.0, 1.0)), (3.0, 1.0)), leaf(0.0, 4.0)), (3.0, 5.0))
+    >>> small = best_first(full, lambda s: float(s.counts[0] * s.counts[1]), max_leaf_nodes=2)
+    >>> [type(kid).__name__ for kid in small.children], small.children[0].counts
+    (['Leaf', 'Leaf'], (3.0, 1.0))
+    """
+    records: list[Any] = [None]
+    heap = FrontierHeap()
+
+    def entry(node: Node) -> tuple[float, Split | None]:
+        if not isinstance(node, Split):
+            return 0.0, None
+        g = gain(node)
+        return (0.0, None) if g is None else (g, node)
+
+    g, split = entry(root)
+    heap.push(g, (0, root, split))
+    leaves = 1
+    while heap:
+        at, node, split = heap.pop()
+        if split is None or (max_leaf_nodes is not None and leaves + len(split.children) - 1 > max_leaf_nodes):
+            records[at] = node if isinstance(node, Leaf) else Leaf(node.counts)
+            continue
+        leaves += len(split.children) - 1
+        kids = range(len(records), len(records) + len(split.children))
+        for kid, child in zip(kids, split.children):
+            records.append(None)
+            g, child_split = entry(child)
+            heap.push(g, (kid, child, child_split))
+        records[at] = (split.feature, split.test, kids, split.counts)
+    return from_records(records)
