@@ -86,7 +86,7 @@ from .growth import engine as fast
 from .criteria import SCORES, Score, resolve_score, score_name_of, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
-from .fold import rewrite, run
+from .fold import iter_nodes, rewrite, run
 from .growth.limits import check_rows_by_classes
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
@@ -675,12 +675,9 @@ def _sized_after(root: Node, cfg: Settings, task: Task) -> Node:
     # Every split's improvement in one call of the score per number of branches (a call per
     # node costs more than the kernel's whole fit on large trees).
     by_branches: dict[int, list[Split]] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in iter_nodes(root):
         if isinstance(node, Split):
             by_branches.setdefault(len(node.children), []).append(node)
-            stack.extend(node.children)
     gains: dict[int, float] = {}
     for splits in by_branches.values():
         parents = np.array([s.counts for s in splits], dtype=np.float64)

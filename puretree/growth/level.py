@@ -211,28 +211,32 @@ def best_first(root: Node, gain: Callable[[Split], float | None], *, max_leaf_no
     >>> [type(kid).__name__ for kid in small.children], small.children[0].counts
     (['Leaf', 'Leaf'], (3.0, 1.0))
     """
+    # Not a walk of fold's kit: the order is the heap's, which depends on the gains found so far.
     records: list[Any] = [None]
     heap = FrontierHeap()
-
-    def entry(node: Node) -> tuple[float, Split | None]:
-        if not isinstance(node, Split):
-            return 0.0, None
-        g = gain(node)
-        return (0.0, None) if g is None else (g, node)
-
-    g, split = entry(root)
-    heap.push(g, (0, root, split))
+    _enter(heap, gain, 0, root)
     leaves = 1
     while heap:
-        at, node, split = heap.pop()
-        if split is None or (max_leaf_nodes is not None and leaves + len(split.children) - 1 > max_leaf_nodes):
+        at, node, branches = heap.pop()  # branches: 0 for a node that stays a leaf
+        if not branches or (max_leaf_nodes is not None and leaves + branches - 1 > max_leaf_nodes):
             records[at] = node if isinstance(node, Leaf) else Leaf(node.counts)
             continue
-        leaves += len(split.children) - 1
-        kids = range(len(records), len(records) + len(split.children))
-        for kid, child in zip(kids, split.children):
-            records.append(None)
-            g, child_split = entry(child)
-            heap.push(g, (kid, child, child_split))
-        records[at] = (split.feature, split.test, kids, split.counts)
+        leaves += branches - 1
+        records[at] = _expanded(heap, gain, node, len(records))
+        records.extend([None] * branches)
     return from_records(records)
+
+
+def _enter(heap: FrontierHeap, gain: Callable[[Split], float | None], at: int, node: Node) -> None:
+    """``node`` (record ``at``) into best-first's heap: a split that is made at its gain, else as a leaf (0)."""
+    g = gain(node) if isinstance(node, Split) else None
+    branches = len(node.children) if isinstance(node, Split) and g is not None else 0
+    heap.push(0.0 if g is None else g, (at, node, branches))
+
+
+def _expanded(heap: FrontierHeap, gain: Callable[[Split], float | None], split: Split, first: int) -> Any:
+    """The record of ``split`` made, its children entered in the heap as records ``first`` on."""
+    kids = range(first, first + len(split.children))
+    for kid, child in zip(kids, split.children):
+        _enter(heap, gain, kid, child)
+    return (split.feature, split.test, kids, split.counts)
