@@ -566,8 +566,9 @@ def grow(
     edges per feature (:func:`puretree.dask.bin_edges` computes them on a cluster): each value
     becomes the first edge at or above it (above the last edge: the last edge), every threshold
     is an edge, so ``x <= edge`` sends a value where its bin went.
-    scikit-learn's size controls (see ``docs/sizes.md``), grown by the recursive builder
-    (``engine="auto"`` chooses it; the level-wise engines refuse them):
+    scikit-learn's size controls (see ``docs/sizes.md``; the level-wise engines grow
+    ``min_impurity_decrease`` and ``max_leaf_nodes`` by reading them off the full tree, and refuse
+    the weight bound and the random splitter, which ``engine="auto"`` grows with the recursive builder):
     ``min_weight_fraction_leaf``: each child holds at least this fraction of the training weight;
     ``min_impurity_decrease``: a split is made only if its score times the node's share of the
     training weight (:func:`~puretree.splits.improvement`) reaches it;
