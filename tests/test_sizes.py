@@ -238,6 +238,8 @@ def test_extra_trees_are_a_forest_of_random_splits_without_bootstrap():
     assert len(ens.members) == 5 and dict(ens.options)["splitter"] == "random" and dict(ens.options)["bootstrap"] is False
     assert ens.members[0] == cart(X, y, splitter="random", max_features="sqrt", seed=(1, 0))
     assert len({m for m in ens.members}) == 5
+    again = pt.from_json(pt.to_json(ens))  # the forest's record of its options survives JSON
+    assert again == ens and dict(again.options)["splitter"] == "random"
 
 
 def test_extra_trees_predict_as_well_as_scikit_learns_on_a_split():
