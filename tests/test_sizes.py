@@ -20,7 +20,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 import puretree as pt
 from puretree.criteria import SCORES
 from puretree.errors import ParameterError
-from puretree.grow import c45, cart
+from puretree.grow import by_task, c45, cart, id3
 from puretree.growth.level import FrontierHeap
 from puretree.nodes import Leaf
 from puretree.sklearn import TreeClassifier, TreeRegressor, from_sklearn
@@ -150,12 +150,13 @@ def test_every_engine_grows_the_best_first_tree(engine, option):
     assert cart(X, y, engine=engine, **option) == cart(X, y, engine="reference", **option)
 
 
-@given(ds=datasets(max_rows=40), leaves=st.integers(2, 12), decrease=st.sampled_from([0.0, 0.005, 0.05]), score=st.sampled_from(["gini", "entropy"]))
-def test_the_full_tree_read_best_first_is_the_tree_grown_best_first(ds, leaves, decrease, score):
+@given(ds=datasets(max_rows=40), leaves=st.integers(2, 12), decrease=st.sampled_from([0.0, 0.005, 0.05]), score=st.sampled_from(["gini", "entropy", "gain_ratio", "misclassification"]), preset=st.sampled_from([cart, id3]))
+def test_the_full_tree_read_best_first_is_the_tree_grown_best_first(ds, leaves, decrease, score, preset):
     # puretree.growth.level.best_first reads the level-wise engine's full tree; the reference
     # builder grows best-first as scikit-learn does: the same tree
-    fast = cart(ds, score=score, max_leaf_nodes=leaves, min_impurity_decrease=decrease, engine="fast")
-    assert fast == cart(ds, score=score, max_leaf_nodes=leaves, min_impurity_decrease=decrease, engine="reference")
+    options = dict(score=by_task(score, "variance"), max_leaf_nodes=leaves, min_impurity_decrease=decrease)
+    fast = preset(ds, engine="fast", **options)
+    assert fast == preset(ds, engine="reference", **options)
     assert pt.n_leaves(fast) <= leaves
 
 
