@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .grow import attribute_scores, by_task, cart, cart_regressor, class_weights, grow, id3, multiway_splits, subset_splits, threshold_splits
     from .importance import feature_importances
     from .monotone import check_monotone
-    from .ensemble import Ensemble, adaboost, bagging, random_forest, stump
+    from .ensemble import Ensemble, adaboost, bagging, extra_trees, random_forest, stump
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
     from .nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold
@@ -75,7 +75,7 @@ __all__ = [
     "grow", "id3", "c45", "cart", "cart_regressor", "by_task", "class_weights",
     "threshold_splits", "multiway_splits", "subset_splits", "attribute_scores",
     # ensembles
-    "Ensemble", "bagging", "random_forest", "adaboost", "stump", "ensemble",
+    "Ensemble", "bagging", "random_forest", "extra_trees", "adaboost", "stump", "ensemble",
     # using and inspecting
     "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance", "check_monotone",
     "to_dot", "to_svg", "to_html", "node_histograms",
@@ -108,7 +108,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".grow": ("attribute_scores", "by_task", "cart", "cart_regressor", "class_weights", "grow", "id3", "multiway_splits", "subset_splits", "threshold_splits"),
     ".importance": ("feature_importances",),
     ".monotone": ("check_monotone",),
-    ".ensemble": ("Ensemble", "adaboost", "bagging", "random_forest", "stump"),
+    ".ensemble": ("Ensemble", "adaboost", "bagging", "extra_trees", "random_forest", "stump"),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),
     ".nodes": ("CategoricalSplit", "Feature", "Leaf", "Multiway", "NumericSplit", "Schema", "Split", "Subset", "SubsetSplit", "Threshold"),

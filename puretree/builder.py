@@ -86,12 +86,15 @@ from .growth import engine as fast
 from .criteria import SCORES, Score, resolve_score, score_name_of, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
-from .fold import rewrite, run
+from .fold import iter_nodes, rewrite, run
 from .growth.limits import check_rows_by_classes
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
 from .params import Interval, IsCallable, Options, check, check_all
 from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, learned_threshold_splits, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
+from .splits import improvement, random_threshold_splits
+from .growth.assemble import from_records
+from .growth.level import FrontierHeap, best_first
 from .tasks import Task, as_task
 from .tree import Tree
 
@@ -156,7 +159,7 @@ def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], Non
     ):
         return Leaf(totals)
     cand = best_candidate(node, cfg)
-    if cand is None or (cfg.min_gain is not None and not cand.score > cfg.min_gain):
+    if cand is None or (cfg.min_gain is not None and not cand.score > cfg.min_gain) or _too_small(node, cand, cfg):
         return Leaf(totals)
     masks, scales, routed = _route(node, cand, cfg.missing)
     if cfg.accept is not None and not cfg.accept(totals, routed, node=node, candidate=cand):
@@ -175,6 +178,71 @@ def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], Non
             progress(node_depth + 1, 1, 0)
         kids.append(Leaf(np.zeros_like(totals)) if child is None else (yield _grow(child, cfg, progress)))
     return Split(cand.feature, cand.test, tuple(kids), totals)
+
+
+# -- scikit-learn's size controls: min_impurity_decrease, best-first growth (max_leaf_nodes) --
+
+#: scikit-learn's EPSILON (the doubles' machine epsilon): a split is kept when its improvement
+#: plus EPSILON reaches ``min_impurity_decrease``.
+_EPSILON = float(np.finfo(np.float64).eps)
+
+
+def _too_small(node: NodeData, cand: Candidate, cfg: Settings) -> bool:
+    """Whether ``cand``'s weighted improvement falls short of ``min_impurity_decrease``, by
+    scikit-learn's test (``improvement + EPSILON < min_impurity_decrease``)."""
+    return cfg.min_impurity_decrease > 0 and improvement(node, cand, cfg.total_weight) + _EPSILON < cfg.min_impurity_decrease
+
+
+def _decide(node: NodeData, cfg: Settings) -> tuple[float, Any]:
+    """A node of best-first growth as scikit-learn's ``_add_split_node`` judges it: its
+    improvement (0 for a leaf) and its split ``(candidate, masks, scales)``, or None (a leaf)."""
+    totals = node.stats.sum(axis=0)
+    if _is_pure(node) or (cfg.max_depth is not None and node.depth >= cfg.max_depth) or node.n_rows < cfg.min_samples_split or (node.order.shape[0] == 0 and not node.categorical):
+        return 0.0, None
+    cand = best_candidate(node, cfg)
+    if cand is None or (cfg.min_gain is not None and not cand.score > cfg.min_gain) or _too_small(node, cand, cfg):
+        return 0.0, None
+    masks, scales, routed = _route(node, cand, cfg.missing)
+    if cfg.accept is not None and not cfg.accept(totals, routed, node=node, candidate=cand):
+        return 0.0, None
+    return improvement(node, cand, cfg.total_weight), (cand, masks, scales)
+
+
+def _grow_best_first(root: NodeData, cfg: Settings, progress: Callable[[int, int, int], None] | None = None) -> Node:
+    """The tree of at most ``cfg.max_leaf_nodes`` leaves, grown best-first as scikit-learn's
+    ``BestFirstTreeBuilder`` grows it: each node's split is found when the node is made, the
+    nodes wait in a :class:`~puretree.growth.level.FrontierHeap` on their improvement, and the
+    best is split while fewer than ``max_leaf_nodes - 1`` splits were made (each split of ``b``
+    branches adds ``b - 1`` leaves); every other node is a leaf. Same stopping rules as the
+    depth-first builder."""
+    assert cfg.max_leaf_nodes is not None
+    records: list[Any] = [None]  # a Leaf, or a split's record (feature, test, children's ids, statistics)
+    heap = FrontierHeap()
+    gain, decision = _decide(root, cfg)
+    heap.push(gain, (0, root, decision))
+    leaves = 1
+    while heap:
+        g, node, decision = heap.pop()
+        if progress is not None:
+            progress(node.depth, 1, node.n_rows)
+        totals = node.stats.sum(axis=0)
+        if decision is None or leaves + decision[0].n_branches - 1 > cfg.max_leaf_nodes:
+            records[g] = Leaf(totals)
+            continue
+        cand, masks, scales = decision
+        leaves += cand.n_branches - 1
+        drop = cand.feature if cand.kind == "multiway" else None
+        kids = range(len(records), len(records) + cand.n_branches)
+        for b, kid in zip(range(cand.n_branches), kids):
+            if not masks[b].any():  # a branch no row reaches
+                records.append(Leaf(np.zeros_like(totals)))
+                continue
+            child = node.restrict(masks[b], drop=drop, scale=scales[b], branch=b)
+            records.append(None)
+            gain, child_decision = _decide(child, cfg)
+            heap.push(gain, (kid, child, child_decision))
+        records[g] = (cand.feature, cand.test, kids, totals)
+    return from_records(records)
 
 
 def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarray], list[Any], np.ndarray]:
@@ -205,6 +273,10 @@ def _route(node: NodeData, cand: Candidate, missing: str) -> tuple[list[np.ndarr
     return masks, scales, cand.children + share[:, None] * absent_stats
 
 
+#: How a numeric feature's threshold is found: the best of all (``"best"``) or the best of
+#: random cuts (``"random"``, scikit-learn's extra-tree splitter: :func:`~puretree.splits.random_threshold_splits`).
+SPLITTERS = ("best", "random")
+
 #: What grow's options may be (:mod:`puretree.params`); ``engine`` is checked against the
 #: engine's names where the engine is imported.
 GROW_CONSTRAINTS = {
@@ -217,6 +289,11 @@ GROW_CONSTRAINTS = {
     "missing": (Options(MISSING_STRATEGIES + ("learn",)),),
     "threshold": (Options(THRESHOLDS),),
     "max_bins": (Interval(int, 2, None), None),
+    # scikit-learn's size controls
+    "min_weight_fraction_leaf": (Interval(float, 0, 0.5),),
+    "min_impurity_decrease": (Interval(float, 0, None),),
+    "max_leaf_nodes": (Interval(int, 2, None), None),
+    "splitter": (Options(SPLITTERS),),
 }
 
 
@@ -324,6 +401,10 @@ class _Stopping(TypedDict, total=False):
     class_weight: Any
     engine: str
     progress: Callable[[int, int, int], None] | None
+    min_weight_fraction_leaf: float
+    min_impurity_decrease: float
+    max_leaf_nodes: int | None
+    splitter: str
 
 
 class _Splitting(TypedDict, total=False):
@@ -372,7 +453,7 @@ class Grower(Protocol):
 
 
 #: grow's own keyword options, for "did you mean" hints on a misspelt one.
-_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "bins", "max_features", "seed", "progress")
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "bins", "max_features", "seed", "progress", "min_weight_fraction_leaf", "min_impurity_decrease", "max_leaf_nodes", "splitter")
 
 
 def _check_keywords(options: Mapping[str, Any]) -> None:
@@ -443,6 +524,10 @@ def grow(
     max_features: int | float | str | None = None,
     seed: int | tuple[int, ...] = 0,
     progress: Callable[[int, int, int], None] | None = None,
+    min_weight_fraction_leaf: float = 0.0,
+    min_impurity_decrease: float = 0.0,
+    max_leaf_nodes: int | None = None,
+    splitter: str = "best",
     **data_options: Unpack[DataOptions],
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
@@ -481,6 +566,16 @@ def grow(
     edges per feature (:func:`puretree.dask.bin_edges` computes them on a cluster): each value
     becomes the first edge at or above it (above the last edge: the last edge), every threshold
     is an edge, so ``x <= edge`` sends a value where its bin went.
+    scikit-learn's size controls (see ``docs/sizes.md``; the level-wise engines grow
+    ``min_impurity_decrease`` and ``max_leaf_nodes`` by reading them off the full tree, and refuse
+    the weight bound and the random splitter, which ``engine="auto"`` grows with the recursive builder):
+    ``min_weight_fraction_leaf``: each child holds at least this fraction of the training weight;
+    ``min_impurity_decrease``: a split is made only if its score times the node's share of the
+    training weight (:func:`~puretree.splits.improvement`) reaches it;
+    ``max_leaf_nodes=N``: best-first growth (scikit-learn's), the node of best improvement split
+    first, up to ``N`` leaves; ``splitter="random"``: numeric thresholds drawn at random between
+    the node's minimum and maximum (extra trees, :func:`~puretree.splits.random_threshold_splits`),
+    keyed by ``seed``.
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -498,6 +593,15 @@ def grow(
         cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=key)
 
     engine, kernel = _engine_chosen(engine)
+    cfg, sized = _sizes(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes, splitter=splitter, seed_key=key)
+    refused = _reference_only(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, splitter=splitter) if sized else ""
+    if refused:
+        # These are specified in the recursive builder; the level-wise engines do not take them yet.
+        if engine == "fast":
+            raise ParameterError(f"{refused} is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not take it; use engine='auto' or 'reference'")
+        if max_bins is not None or bins is not None:
+            raise ParameterError(f"{refused} is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+        engine = "reference"
     if missing == "learn":
         # The learned side is specified here, in the recursive builder (splits.learned_threshold_splits);
         # the level-wise engines do not learn it yet, so "auto" grows recursively.
@@ -525,7 +629,10 @@ def grow(
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
-        tree = Tree(fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel), ds.schema, missing)
+        grown = fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel)
+        if sized:  # max_leaf_nodes, min_impurity_decrease: read off the full tree
+            grown = _sized_after(grown, cfg, task)
+        tree = Tree(grown, ds.schema, missing)
     else:
         if max_bins is not None or bins is not None:
             raise ParameterError(f"max_bins or bins (histogram mode) needs the fast engine and the built-in split generators (engine={engine!r})")
@@ -534,14 +641,75 @@ def grow(
         if not ds.schema.is_regression:  # rows x classes statistics: refused before they are made
             check_rows_by_classes(ds.n_rows, len(ds.schema.classes))
         root = root_data(ds, missing=missing)
-        if cfg.max_features is not None:  # the nodes' paths key their feature draws
+        if cfg.max_features is not None or random_threshold_splits in cfg.splitters:  # the nodes' paths key their draws
             root = attrs.evolve(root, path=())
+        grown = _grow_best_first(root, cfg, progress) if cfg.max_leaf_nodes is not None else run(_grow(root, cfg, progress))
         # A learned tree's threshold splits carry their side; its other splits send a missing value down the heaviest branch.
-        tree = Tree(run(_grow(root, cfg, progress)), ds.schema, "majority" if missing == "learn" else missing)
+        tree = Tree(grown, ds.schema, "majority" if missing == "learn" else missing)
     # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def _reference_only(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, splitter: Any) -> str:
+    """The size option that only the recursive builder grows (``""``: none): the weight bound
+    and the random splitter change which split a node takes (the level-wise engines' choosers
+    do not know them), and with missing values a split's score is not its children's (C4.5's
+    known fraction), which :func:`_sized_after` would read."""
+    if cfg.min_weight_leaf > 0:
+        return f"min_weight_fraction_leaf={min_weight_fraction_leaf!r}"
+    if splitter == "random":
+        return "splitter='random'"
+    if np.isnan(ds.X).any():
+        return "max_leaf_nodes or min_impurity_decrease on data with missing values"
+    return ""
+
+
+def _sized_after(root: Node, cfg: Settings, task: Task) -> Node:
+    """The best-first tree (``max_leaf_nodes``) or the tree of splits whose improvement reaches
+    ``min_impurity_decrease``, read off ``root``, the full tree grown with the same rules by a
+    level-wise engine (:func:`puretree.growth.level.best_first`): each split's improvement is its
+    score over its children's statistics times its share of the training weight, as
+    :func:`~puretree.splits.improvement` finds it while growing."""
+
+    # Every split's improvement in one call of the score per number of branches (a call per
+    # node costs more than the kernel's whole fit on large trees).
+    by_branches: dict[int, list[Split]] = {}
+    for node in iter_nodes(root):
+        if isinstance(node, Split):
+            by_branches.setdefault(len(node.children), []).append(node)
+    gains: dict[int, float] = {}
+    for splits in by_branches.values():
+        parents = np.array([s.counts for s in splits], dtype=np.float64)
+        children = np.array([[kid.counts for kid in s.children] for s in splits], dtype=np.float64)
+        scores = np.broadcast_to(np.asarray(cfg.score(parents, children), dtype=np.float64), (len(splits),))
+        for s, g in zip(splits, (task.weight(parents) / cfg.total_weight * scores).tolist()):
+            gains[id(s)] = g
+
+    def gain(node: Split) -> float | None:
+        g = gains[id(node)]
+        return None if cfg.min_impurity_decrease > 0 and g + _EPSILON < cfg.min_impurity_decrease else g
+
+    return best_first(root, gain, max_leaf_nodes=cfg.max_leaf_nodes)
+
+
+def _sizes(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, min_impurity_decrease: Any, max_leaf_nodes: Any, splitter: Any, seed_key: tuple[int, ...]) -> tuple[Settings, str]:
+    """``cfg`` with scikit-learn's size controls (checked), and the name of the first one in use
+    (``""``: none, the tree grows as without them)."""
+    opts = check_all(GROW_CONSTRAINTS, min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes, splitter=splitter)
+    used = [name for name, off in (("min_weight_fraction_leaf", 0.0), ("min_impurity_decrease", 0.0), ("max_leaf_nodes", None), ("splitter", "best")) if opts[name] != off]
+    if not used:
+        return cfg, ""
+    if opts["splitter"] == "random":
+        if not any(s is threshold_splits for s in cfg.splitters):
+            raise ParameterError(f"splitter='random' draws the thresholds that threshold_splits finds (grow, id3, cart); these split generators ({', '.join(score_name(s) for s in cfg.splitters)}) do not use it")
+        cfg = attrs.evolve(cfg, splitters=tuple(random_threshold_splits if s is threshold_splits else s for s in cfg.splitters), feature_key=seed_key)
+    if opts["min_weight_fraction_leaf"] > 0 and not all(getattr(s, "weighs_leaves", False) or any(s is b for b in (threshold_splits, multiway_splits, subset_splits, random_threshold_splits)) for s in cfg.splitters):
+        raise ParameterError(f"min_weight_fraction_leaf is applied by the built-in split generators (threshold_splits, multiway_splits, subset_splits, c45_splits) only; got {', '.join(score_name(s) for s in cfg.splitters)}")
+    total = float(np.sum(ds.sample_weight)) if ds.sample_weight is not None else float(ds.n_rows)
+    cfg = attrs.evolve(cfg, min_weight_leaf=opts["min_weight_fraction_leaf"] * total, min_impurity_decrease=opts["min_impurity_decrease"], total_weight=total, max_leaf_nodes=opts["max_leaf_nodes"])
+    return cfg, f"{used[0]}={opts[used[0]]!r}"
 
 
 #: What each ``engine`` means: the builder (``"auto"``: the level-wise engine where it knows the

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 import numpy as np
@@ -93,6 +93,9 @@ class C45Splits:
     :func:`c45` with ``bins=``, where the values are bin edges).
     """
 
+    #: Its ``min_samples_leaf`` bounds weights (J48's minNumObj), so scikit-learn's
+    #: ``min_weight_fraction_leaf`` raises that bound (:func:`puretree.splits.best_candidate`).
+    weighs_leaves: ClassVar[bool] = True
     vectorised: bool = True
     #: Cuts at the lower of the two values (the node's largest known value going left)
     #: instead of their midpoint: histogram mode's thresholds, where the values are bin edges.

@@ -9,6 +9,10 @@ builders are pure functions of their inputs and seed: the same call gives an equ
   was drawn), as scikit-learn's forests do;
 - :func:`random_forest`: bagging of CART trees whose every split looks at a random subset of
   the features (``max_features``, a splitter option of :func:`~puretree.grow.grow`);
+- :func:`extra_trees`: a random forest of trees whose numeric cuts are drawn at random
+  (``splitter="random"``), grown on every row (no bootstrap), as scikit-learn's
+  ``ExtraTreesClassifier``; the cuts of member ``m``'s node at path ``p`` come from
+  ``SeedSequence(seed, spawn_key=(m, 2, *p))``;
 - :func:`adaboost`: SAMME (multi-class AdaBoost) of stumps, scikit-learn's algorithm step by step.
 
 **Randomness.** Every random choice comes from a generator keyed by the seed, the member and
@@ -72,6 +76,7 @@ __all__ = [
     "stump",
     "bagging",
     "random_forest",
+    "extra_trees",
     "adaboost",
     "bootstrap_counts",
     "member_outputs",
@@ -430,6 +435,33 @@ def random_forest(
     True
     """
     return _bagged("forest", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, n_jobs=n_jobs, options={**options, "max_features": max_features})
+
+
+def extra_trees(
+    X: Any,
+    y: Any = None,
+    *,
+    n_trees: int = 100,
+    max_features: int | float | str | None = "sqrt",
+    seed: int = 0,
+    bootstrap: bool = False,
+    base: Callable[..., Tree] = cart,
+    n_jobs: int | None = None,
+    **options: Unpack[ForestOptions],
+) -> Ensemble:
+    """Extremely randomised trees (Geurts et al. 2006; scikit-learn's ``ExtraTreesClassifier`` and
+    ``ExtraTreesRegressor``): :func:`random_forest`'s members grown with ``splitter="random"``
+    (each node cuts its features at thresholds drawn between their minimum and maximum there,
+    :func:`~puretree.splits.random_threshold_splits`), on all the rows (``bootstrap=False``) by
+    default. The forest records ``splitter="random"`` among its options (method ``"forest"``).
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(60, 4)); y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> forest = extra_trees(X, y, n_trees=10, seed=3)
+    >>> forest == extra_trees(X, y, n_trees=10, seed=3), dict(forest.options)["splitter"], forest.oob_score
+    (True, 'random', None)
+    """
+    return _bagged("forest", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, n_jobs=n_jobs, options={**options, "max_features": max_features, "splitter": "random"})
 
 
 def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, bootstrap: Any, n_jobs: Any, options: dict[str, Any]) -> Ensemble:

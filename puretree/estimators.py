@@ -194,6 +194,7 @@ class _Tree(_Estimator):
             options["missing"] = self.missing
         if getattr(self, "class_weight", None) is not None:
             options["class_weight"] = self.class_weight
+        options.update(self._size_options())
         tree = ALGORITHMS[self.algorithm](ds, **options)
         if self.prune == "pessimistic":
             tree = pessimistic(tree, ds, cf=self.cf)
@@ -204,6 +205,21 @@ class _Tree(_Estimator):
         self.tree_ = tree
         return y
 
+
+    def _size_options(self) -> dict[str, Any]:
+        """scikit-learn's size controls and splitter, where they differ from the defaults (the
+        grown tree is then the one without them); ``random_state`` seeds the random splitter."""
+        options: dict[str, Any] = {}
+        if self.min_weight_fraction_leaf:
+            options["min_weight_fraction_leaf"] = self.min_weight_fraction_leaf
+        if self.min_impurity_decrease:
+            options["min_impurity_decrease"] = self.min_impurity_decrease
+        if self.max_leaf_nodes is not None:
+            options["max_leaf_nodes"] = self.max_leaf_nodes
+        if self.splitter != "best":
+            options["splitter"] = self.splitter
+            options["seed"] = _seed(self.random_state)
+        return options
 
     def apply(self, X: _Matrix, check_input: bool = True, *, unseen: Unseen = "warn") -> np.ndarray:
         """The pre-order id of the node each row ends at (a leaf, or a split the row cannot pass:
@@ -271,6 +287,9 @@ class TreeClassifier(ClassifierMixin, _Tree):
     :func:`~puretree.grow.c45` or :func:`~puretree.grow.id3`); ``None`` for an option means
     the preset's own default. ``criterion`` overrides its split score (``"gini"``,
     ``"entropy"``, ``"information_gain"``, ``"gain_ratio"``, ``"misclassification"``).
+    scikit-learn's size controls ``min_weight_fraction_leaf``, ``min_impurity_decrease``,
+    ``max_leaf_nodes`` (best-first growth) and ``splitter="random"`` (seeded by
+    ``random_state``) are grow's options of those names (``docs/sizes.md``).
     After growth, ``prune="pessimistic"`` applies C4.5's error-based pruning at confidence
     ``cf`` (J48's tree, with ``algorithm="c45"``), ``prune="simplify"`` merges splits whose
     branches agree, and ``ccp_alpha > 0`` CART's minimal cost-complexity pruning.
@@ -297,6 +316,11 @@ class TreeClassifier(ClassifierMixin, _Tree):
         prune: str | None = None,
         cf: float = 0.25,
         ccp_alpha: float = 0.0,
+        min_weight_fraction_leaf: float = 0.0,
+        min_impurity_decrease: float = 0.0,
+        max_leaf_nodes: int | None = None,
+        splitter: str = "best",
+        random_state: Any = None,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -311,6 +335,11 @@ class TreeClassifier(ClassifierMixin, _Tree):
         self.prune = prune
         self.cf = cf
         self.ccp_alpha = ccp_alpha
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.splitter = splitter
+        self.random_state = random_state
 
     def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the labels ``y`` (optionally weighted)."""
@@ -358,6 +387,11 @@ class TreeRegressor(RegressorMixin, _Tree):
         prune: str | None = None,
         cf: float = 0.25,
         ccp_alpha: float = 0.0,
+        min_weight_fraction_leaf: float = 0.0,
+        min_impurity_decrease: float = 0.0,
+        max_leaf_nodes: int | None = None,
+        splitter: str = "best",
+        random_state: Any = None,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -371,6 +405,11 @@ class TreeRegressor(RegressorMixin, _Tree):
         self.prune = prune
         self.cf = cf
         self.ccp_alpha = ccp_alpha
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.splitter = splitter
+        self.random_state = random_state
 
     def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the numeric targets ``y`` (optionally weighted)."""

@@ -24,6 +24,7 @@ score every candidate with the same functions and break ties the same way.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -51,6 +52,9 @@ __all__ = [
     "tie_first",
     "threshold_splits",
     "learned_threshold_splits",
+    "random_threshold_splits",
+    "improvement",
+    "FEATURE_THRESHOLD",
     "variance_decrease",
     "branch_stats",
     "multiway_splits",
@@ -219,8 +223,10 @@ def tie_first(scores: np.ndarray) -> int:
     return int(np.argmax(scores >= best - tol))
 
 
-def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
-    """Best binary split ``x <= t`` over all numeric features, all thresholds scored at once."""
+def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float, min_weight_leaf: float = 0.0) -> Candidate | None:
+    """Best binary split ``x <= t`` over all numeric features, all thresholds scored at once;
+    ``min_weight_leaf``: each child holds at least this weight (scikit-learn's
+    ``min_weight_fraction_leaf`` times the training weight)."""
     q, n = node.order.shape
     if q == 0 or n < 2:
         return None
@@ -258,6 +264,8 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -
         if min_samples_leaf > 1:
             n_left = np.arange(1, n)
             valid &= (n_left >= min_samples_leaf) & (n_known - n_left >= min_samples_leaf)
+        if min_weight_leaf > 0:
+            valid &= _heavy_enough(task.weight(left), task.weight(base), min_weight_leaf)
         s = np.where(valid & ~np.isnan(s), s, -np.inf)
         row_best = s.max(axis=1)
         tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(row_best), row_best, 0.0)))
@@ -361,6 +369,98 @@ def learned_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: 
     return Candidate(float(scores[i]), j, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold, missing_branch=side)
 
 
+def _heavy_enough(w_left: np.ndarray, w_node: Any, min_weight_leaf: float) -> np.ndarray:
+    """Where both children of a two-way split (the left's weight ``w_left``, the node's
+    ``w_node``) hold at least ``min_weight_leaf``, as scikit-learn's splitters test it (the
+    right child's weight is the node's less the left's)."""
+    return (w_left >= min_weight_leaf) & (w_node - w_left >= min_weight_leaf)
+
+
+#: scikit-learn's FEATURE_THRESHOLD: a feature whose values at a node span no more is constant there.
+FEATURE_THRESHOLD = 1e-7
+
+
+def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float, min_weight_leaf: float = 0.0, max_features: int | None = None, key: tuple[int, ...] = (0,)) -> Candidate | None:
+    """scikit-learn's random splitter (extra trees, ``splitter="random"``): the numeric
+    features are visited in a random order, each non-constant one cut at a threshold drawn
+    uniformly between its minimum and maximum at the node (the maximum drawn: the minimum), and
+    the best of those cuts wins (the first visited on a tie). As scikit-learn does, the visit
+    stops after ``max_features`` features (None: all) once one of them was not constant at the
+    node. The draws come from a generator keyed by ``key`` and the node's path
+    (``SeedSequence(seed, spawn_key=(member, 2, *path))``), so the same seed grows the same tree.
+    Missing values are scored as :func:`threshold_splits` scores them (the known rows, scaled by
+    their share) and routed by the tree's strategy.
+
+    >>> from puretree.criteria import SCORES
+    >>> from puretree.data import from_numpy
+    >>> node = attrs.evolve(root_data(from_numpy(np.array([[0.0], [1.0], [2.0], [3.0]]), ["a", "a", "b", "b"])), path=())
+    >>> c = random_threshold_splits(node, score=SCORES["gini"], min_samples_leaf=1)
+    >>> c.feature, 0.0 <= c.threshold < 3.0, c.threshold == random_threshold_splits(node, score=SCORES["gini"], min_samples_leaf=1).threshold
+    (0, True, True)
+    """
+    n = node.n_rows
+    numeric = node.numeric
+    if len(numeric) == 0 or n < 2:
+        return None
+    seq = np.random.SeedSequence(key[0], spawn_key=(*key[1:], 2, *(node.path or ())))
+    rng = np.random.default_rng(seq)
+    visit = numeric[rng.permutation(len(numeric))]
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a feature missing at every row: all-NaN
+        lo = np.nanmin(node.X[:, visit], axis=0)
+        hi = np.nanmax(node.X[:, visit], axis=0)
+    varying = hi > lo + FEATURE_THRESHOLD  # False where all NaN too
+    limit = len(visit) if max_features is None else max_features
+    # scikit-learn's loop: go on while fewer than max_features were visited, or none varied yet
+    seen_varying = np.cumsum(varying)
+    stop = next((i + 1 for i in range(len(visit)) if i + 1 >= limit and seen_varying[i] > 0), len(visit))
+    chosen = np.flatnonzero(varying[:stop])
+    if len(chosen) == 0:
+        return None
+    feats, lo, hi = visit[chosen], lo[chosen], hi[chosen]
+    thresholds = rng.uniform(lo, hi)
+    thresholds = np.where(thresholds >= hi, lo, thresholds)
+    columns = node.X[:, feats]
+    known = ~np.isnan(columns)
+    goes_left = (columns <= thresholds) & known  # (n, v)
+    task = node.task
+    parent = node.stats.sum(axis=0)
+    left = goes_left.T.astype(np.float64) @ node.stats  # (v, k)
+    base = known.T.astype(np.float64) @ node.stats  # (v, k): the known rows' statistics
+    n_left = goes_left.sum(axis=0)
+    n_right = known.sum(axis=0) - n_left
+    children = np.stack((left, base - left), axis=-2)  # (v, 2, k)
+    names = np.asarray(node.schema.feature_names)[feats]
+    with np.errstate(invalid="ignore"):
+        s = np.broadcast_to(np.asarray(score(base, children, names), dtype=np.float64), (len(feats),))
+        s = s * known_fraction(base, parent, task)
+    ok = (n_left >= max(1.0, min_samples_leaf)) & (n_right >= max(1.0, min_samples_leaf))
+    if min_weight_leaf > 0:
+        ok &= _heavy_enough(task.weight(left), task.weight(base), min_weight_leaf)
+    s = np.where(ok & ~np.isnan(s), s, -np.inf)
+    if np.isneginf(s).all():
+        return None
+    i = int(np.argmax(s))  # strictly better only: the first visited on a tie
+    column = node.X[:, int(feats[i])]
+    branch = np.where(np.isnan(column), MISSING_BRANCH, column > thresholds[i]).astype(np.int64)
+    return Candidate(float(s[i]), int(feats[i]), "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float(thresholds[i]))
+
+
+def improvement(node: NodeData, candidate: Candidate, total_weight: float) -> float:
+    """scikit-learn's weighted impurity improvement of ``candidate`` at ``node``:
+    ``N_t / N * (impurity - N_t_R / N_t * right_impurity - N_t_L / N_t * left_impurity)``, the
+    candidate's score (an impurity decrease) times the node's share of the training weight
+    ``total_weight``; what ``min_impurity_decrease`` bounds and best-first growth ranks by.
+
+    >>> from puretree.criteria import SCORES
+    >>> from puretree.data import from_numpy
+    >>> node = root_data(from_numpy(np.array([[0.0], [1.0]]), ["a", "b"]))
+    >>> improvement(node, threshold_splits(node, score=SCORES["gini"], min_samples_leaf=1), 4.0)
+    0.25
+    """
+    return float(node.task.weight(node.stats.sum(axis=0))) / total_weight * candidate.score
+
+
 def variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:
     """The decrease in variance of every two-way split, straight from the prefix sums.
 
@@ -409,7 +509,7 @@ def _scaled_score(score: Score, parent: np.ndarray, known: np.ndarray, children:
     return s * known_fraction(known, parent, task)
 
 
-def multiway_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+def multiway_splits(node: NodeData, *, score: Score, min_samples_leaf: float, min_weight_leaf: float = 0.0) -> Candidate | None:
     """Best one-branch-per-category split over the usable categorical features."""
     parent = node.stats.sum(axis=0)
     found: list[tuple[float, int, np.ndarray, np.ndarray]] = []
@@ -419,6 +519,8 @@ def multiway_splits(node: NodeData, *, score: Score, min_samples_leaf: float) ->
         if present.sum() < 2:
             continue  # a "split" that sends every row one way separates nothing
         if (rows[present] < min_samples_leaf).any():
+            continue
+        if min_weight_leaf > 0 and (node.task.weight(per[present]) < min_weight_leaf).any():
             continue
         s = float(_scaled_score(score, parent, known, per, np.asarray(node.schema.features[j].name), node.task))
         if np.isfinite(s):
@@ -466,7 +568,7 @@ def subset_candidates(stats: np.ndarray, present: np.ndarray, known: np.ndarray,
     return masks
 
 
-def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float, min_weight_leaf: float = 0.0) -> Candidate | None:
     """Best two-way split of the categories of a categorical feature (CART)."""
     parent = node.stats.sum(axis=0)
     task = node.task
@@ -486,6 +588,8 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
             n_left = masks.astype(np.int64) @ rows[present]
             n_right = int(rows.sum()) - n_left
             s = np.where((n_left >= min_samples_leaf) & (n_right >= min_samples_leaf), s, -np.inf)
+        if min_weight_leaf > 0:
+            s = np.where(_heavy_enough(task.weight(left), task.weight(known), min_weight_leaf), s, -np.inf)
         s = np.where(np.isnan(s), -np.inf, s)
         if np.isneginf(s).all():
             continue
@@ -500,7 +604,9 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> C
     return Candidate(best, j, "subset", branch, children, left_categories=left_codes)
 
 
-_BUILTIN_SPLITTERS = (threshold_splits, multiway_splits, subset_splits, learned_threshold_splits)
+_BUILTIN_SPLITTERS = (threshold_splits, multiway_splits, subset_splits, learned_threshold_splits, random_threshold_splits)
+#: The built-in generators that take ``min_weight_leaf``.
+_WEIGHING_SPLITTERS = (threshold_splits, multiway_splits, subset_splits, random_threshold_splits)
 
 
 @attrs.frozen
@@ -518,6 +624,15 @@ class Settings:
     max_features: int | None = None
     #: The key of the per-node generators: (seed,) or (seed, member) (see :func:`node_features`).
     feature_key: tuple[int, ...] = (0,)
+    # -- scikit-learn's size controls (puretree.builder's sizes block) --
+    #: Each child holds at least this weight (``min_weight_fraction_leaf`` times ``total_weight``).
+    min_weight_leaf: float = 0.0
+    #: A split is made only if its :func:`improvement` is at least this (scikit-learn's rule, within EPSILON).
+    min_impurity_decrease: float = 0.0
+    #: The training weight (the root's): the ``N`` of :func:`improvement`.
+    total_weight: float = 1.0
+    #: Best-first growth to at most this many leaves (None: depth-first, no bound).
+    max_leaf_nodes: int | None = None
 
 
 #: The names ``max_features`` may take besides a count or a fraction (as in scikit-learn).
@@ -650,9 +765,21 @@ def best_candidate(node: NodeData, cfg: Settings) -> Candidate | None:
     """The best of the split generators' candidates at ``node`` (ties: the lowest feature),
     the score checked at the node unless it is a built-in one."""
     score = cfg.score if cfg.trusted else CheckedScore(cfg.score, node.depth, node.n_rows, node.task)
+    whole = node  # the random splitter draws its own features, as scikit-learn's does
     if cfg.max_features is not None:
         node = only_features(node, node_features(node.schema.n_features, cfg.max_features, cfg.feature_key, node.path or ()))
-    found = [c for gen in cfg.splitters if (c := _propose(gen, node, score, cfg.min_samples_leaf)) is not None]
+    found = []
+    for gen in cfg.splitters:
+        if gen is random_threshold_splits:
+            c = random_threshold_splits(whole, score=score, min_samples_leaf=cfg.min_samples_leaf, min_weight_leaf=cfg.min_weight_leaf, max_features=cfg.max_features, key=cfg.feature_key)
+        elif cfg.min_weight_leaf > 0 and any(gen is b for b in _WEIGHING_SPLITTERS):
+            c = gen(node, score=score, min_samples_leaf=cfg.min_samples_leaf, min_weight_leaf=cfg.min_weight_leaf)
+        elif cfg.min_weight_leaf > 0 and getattr(gen, "weighs_leaves", False):  # C4.5's: its leaf bound is a weight
+            c = _propose(gen, node, score, max(cfg.min_samples_leaf, cfg.min_weight_leaf))
+        else:
+            c = _propose(gen, node, score, cfg.min_samples_leaf)
+        if c is not None:
+            found.append(c)
     if not found:
         return None
     best = max(c.score for c in found)

@@ -29,13 +29,7 @@ from puretree.sklearn import TreeClassifier, TreeRegressor, UnsupportedTreeError
 
 #: The checks our estimators are known to fail, each with its reason, given to scikit-learn's
 #: own mechanism (``expected_failed_checks``: the check is marked xfail, strictly).
-EXPECTED_FAILURES = {
-    "check_class_weight_classifiers": (
-        "the check stops scikit-learn's trees with min_weight_fraction_leaf=0.01, an option puretree does not have; "
-        "a fully grown CART tree fits every training row, down-weighted or not, so the class weights barely change "
-        "its predictions (C4.5's default min_samples_leaf=2, a weight, passes it)"
-    ),
-}
+EXPECTED_FAILURES: dict[str, str] = {}
 ESTIMATORS = [TreeClassifier(), TreeRegressor(), TreeClassifier(algorithm="c45")]
 
 

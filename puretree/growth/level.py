@@ -37,11 +37,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..nodes import Leaf, Node, Test
+from ..nodes import Leaf, Node, Split, Test
 from ..splits import node_features
 from .assemble import from_records
 
-__all__ = ["Decision", "Source", "grow"]
+__all__ = ["Decision", "Source", "grow", "FrontierHeap", "best_first"]
 
 #: A node's decision: its feature, its test, and per branch ``None`` (the child grows on: the
 #: source has rows for it) or the statistics of a leaf.
@@ -130,3 +130,113 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
     if progress is not None and len(made) > reported:  # the last children, all leaves made at once
         progress(depth + 1, len(made) - reported, 0)
     return from_records(made)
+
+
+class FrontierHeap:
+    """Best-first growth's frontier as scikit-learn's ``BestFirstTreeBuilder`` keeps it: a max-heap
+    on the nodes' improvement, ``std::push_heap`` and ``std::pop_heap`` (libstdc++'s sift-up
+    and hole-moving sift-down, comparing with ``<`` only), so nodes of equal improvement leave
+    it in scikit-learn's order (checked against libstdc++). Every node enters, a leaf with improvement 0.
+
+    >>> heap = FrontierHeap()
+    >>> for improvement, name in [(0.5, "a"), (0.0, "leaf"), (0.5, "b"), (0.9, "c")]:
+    ...     heap.push(improvement, name)
+    >>> [heap.pop() for _ in range(len(heap))]
+    ['c', 'b', 'a', 'leaf']
+    """
+
+    def __init__(self) -> None:
+        self._keys: list[float] = []
+        self._items: list[Any] = []
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def push(self, improvement: float, item: Any) -> None:
+        """``item`` in, as ``push_back`` then ``std::push_heap``."""
+        self._keys.append(improvement)
+        self._items.append(item)
+        self._sift_up(len(self._keys) - 1, 0, improvement, item)
+
+    def pop(self) -> Any:
+        """The item of largest improvement out, as ``std::pop_heap`` then ``back``/``pop_back``."""
+        keys, items = self._keys, self._items
+        last = len(keys) - 1
+        if last > 0:  # pop_heap: the last element moves into the hole left by the top
+            key, item = keys[last], items[last]
+            keys[last], items[last] = keys[0], items[0]
+            self._adjust(0, last, key, item)
+        items_top = items.pop()
+        keys.pop()
+        return items_top
+
+    def _sift_up(self, hole: int, top: int, key: float, item: Any) -> None:  # libstdc++'s __push_heap
+        keys, items = self._keys, self._items
+        parent = (hole - 1) // 2
+        while hole > top and keys[parent] < key:
+            keys[hole], items[hole] = keys[parent], items[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        keys[hole], items[hole] = key, item
+
+    def _adjust(self, hole: int, length: int, key: float, item: Any) -> None:  # libstdc++'s __adjust_heap
+        keys, items = self._keys, self._items
+        top = second = hole
+        while second < (length - 1) // 2:
+            second = 2 * (second + 1)
+            if keys[second] < keys[second - 1]:
+                second -= 1
+            keys[hole], items[hole] = keys[second], items[second]
+            hole = second
+        if length % 2 == 0 and second == (length - 2) // 2:
+            second = 2 * (second + 1)
+            keys[hole], items[hole] = keys[second - 1], items[second - 1]
+            hole = second - 1
+        self._sift_up(hole, top, key, item)
+
+
+def best_first(root: Node, gain: Callable[[Split], float | None], *, max_leaf_nodes: int | None) -> Node:
+    """The tree that best-first growth makes, read off ``root``, the tree the same rules grow
+    without a leaf budget: a node's split depends on its rows only, not on when it is expanded,
+    so scikit-learn's ``BestFirstTreeBuilder`` makes exactly the splits of ``root`` that its
+    :class:`FrontierHeap` reaches, ranked by ``gain(split)`` (None: the split is not made, as
+    scikit-learn's ``min_impurity_decrease`` refuses it; the node is a leaf of the split's
+    statistics), until the tree has ``max_leaf_nodes`` leaves (None: no budget). This lets any
+    engine that grows the full tree grow the best-first one.
+
+    >>> from puretree.nodes import Threshold
+    >>> leaf = lambda *c: Leaf(c)
+    >>> full = Split(0, Threshold(1.0), (Split(1, Threshold(2.0), (leaf(3.0, 0.0), leaf(0.0, 1.0)), (3.0, 1.0)), leaf(0.0, 4.0)), (3.0, 5.0))
+    >>> small = best_first(full, lambda s: float(s.counts[0] * s.counts[1]), max_leaf_nodes=2)
+    >>> [type(kid).__name__ for kid in small.children], small.children[0].counts
+    (['Leaf', 'Leaf'], (3.0, 1.0))
+    """
+    # Not a walk of fold's kit: the order is the heap's, which depends on the gains found so far.
+    records: list[Any] = [None]
+    heap = FrontierHeap()
+    _enter(heap, gain, 0, root)
+    leaves = 1
+    while heap:
+        at, node, branches = heap.pop()  # branches: 0 for a node that stays a leaf
+        if not branches or (max_leaf_nodes is not None and leaves + branches - 1 > max_leaf_nodes):
+            records[at] = node if isinstance(node, Leaf) else Leaf(node.counts)
+            continue
+        leaves += branches - 1
+        records[at] = _expanded(heap, gain, node, len(records))
+        records.extend([None] * branches)
+    return from_records(records)
+
+
+def _enter(heap: FrontierHeap, gain: Callable[[Split], float | None], at: int, node: Node) -> None:
+    """``node`` (record ``at``) into best-first's heap: a split that is made at its gain, else as a leaf (0)."""
+    g = gain(node) if isinstance(node, Split) else None
+    branches = len(node.children) if isinstance(node, Split) and g is not None else 0
+    heap.push(0.0 if g is None else g, (at, node, branches))
+
+
+def _expanded(heap: FrontierHeap, gain: Callable[[Split], float | None], split: Split, first: int) -> Any:
+    """The record of ``split`` made, its children entered in the heap as records ``first`` on."""
+    kids = range(first, first + len(split.children))
+    for kid, child in zip(kids, split.children):
+        _enter(heap, gain, kid, child)
+    return (split.feature, split.test, kids, split.counts)

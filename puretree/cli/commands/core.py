@@ -116,6 +116,29 @@ def _add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True)
     p.add_argument("--min-gain", type=finite_float, metavar="X", help="stop when the best score is not above X")
     p.add_argument("--task", choices=("classification", "regression"), default="classification", help="predict a class (default) or a number (regression: variance, leaves predict the mean)")
     p.add_argument("--missing", choices=(*MISSING_STRATEGIES, "learn"), help="missing values: heaviest branch, every branch weighted (C4.5), refuse, or a side learned per split (default: the algorithm's)")
+    _add_size_options(p)
+
+
+def _add_size_options(p: argparse.ArgumentParser) -> None:
+    """scikit-learn's size controls and splitter (grow's options of those names; docs/sizes.md)."""
+    p.add_argument("--max-leaf-nodes", type=non_negative_int, metavar="N", help="grow best-first (the split of largest weighted impurity decrease first) to at most N leaves, as scikit-learn")
+    p.add_argument("--min-weight-fraction-leaf", type=finite_float, default=0.0, metavar="F", help="every leaf holds at least this fraction of the training weight (0 to 0.5)")
+    p.add_argument("--min-impurity-decrease", type=finite_float, default=0.0, metavar="X", help="split only where the weighted impurity decrease N_t/N * score reaches X")
+    p.add_argument("--splitter", choices=("best", "random"), default="best", help="numeric cuts: the best (default) or the best of random cuts between each feature's extremes (extra trees; drawn from --seed)")
+
+
+def _size_options(args: argparse.Namespace) -> dict[str, Any]:
+    """grow's size options from the parsed arguments, where they are not the defaults."""
+    options: dict[str, Any] = {}
+    if getattr(args, "max_leaf_nodes", None) is not None:
+        options["max_leaf_nodes"] = args.max_leaf_nodes
+    if getattr(args, "min_weight_fraction_leaf", 0.0):
+        options["min_weight_fraction_leaf"] = args.min_weight_fraction_leaf
+    if getattr(args, "min_impurity_decrease", 0.0):
+        options["min_impurity_decrease"] = args.min_impurity_decrease
+    if getattr(args, "splitter", "best") != "best":
+        options["splitter"] = args.splitter
+    return options
 
 
 def _separator(text: str) -> str:
@@ -154,6 +177,9 @@ def _fit_options(args: argparse.Namespace) -> dict[str, Any]:
         options["score"] = args.criterion
     if getattr(args, "missing", None):
         options["missing"] = args.missing
+    options.update(_size_options(args))
+    if options.get("splitter") == "random" and not getattr(args, "ensemble", None) and getattr(args, "seed", None) is not None:
+        options["seed"] = args.seed  # an ensemble keys its members' draws by its own seed
     return options
 
 
