@@ -214,7 +214,7 @@ GROW_CONSTRAINTS = {
     "min_gain": (Interval(float, finite=False), None),
     "accept": (IsCallable("a function (parent statistics, children statistics) -> bool"), None),
     "progress": (IsCallable("a function (depth, nodes, rows)"), None),
-    "missing": (Options(MISSING_STRATEGIES + ("learn",)),),
+    "missing": (Options(MISSING_STRATEGIES + ("learn", "surrogate")),),
     "threshold": (Options(THRESHOLDS),),
     "max_bins": (Interval(int, 2, None), None),
 }
@@ -498,6 +498,8 @@ def grow(
         cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=key)
 
     engine, kernel = _engine_chosen(engine)
+    if missing == "surrogate":
+        return _surrogate_tree(ds, chosen, cfg, engine, max_bins, bins, max_features, accept, splitters)
     if missing == "learn":
         # The learned side is specified here, in the recursive builder (splits.learned_threshold_splits);
         # the level-wise engines do not learn it yet, so "auto" grows recursively.
@@ -542,6 +544,29 @@ def grow(
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def _surrogate_tree(ds: Dataset, score: Score, cfg: Settings, engine: str, max_bins: Any, bins: Any, max_features: Any, accept: Any, splitters: Any) -> Tree:
+    """``missing="surrogate"``: rpart's tree with its surrogate splits (:mod:`puretree.surrogates`)."""
+    from .surrogates import grow_rpart
+
+    why = (
+        "the level-wise engines (engine='fast', 'c' or 'numpy') do not build surrogates; use engine='auto' or 'reference'" if engine == "fast"
+        else "histogram mode (max_bins, bins) is the level-wise engine's" if max_bins is not None or bins is not None
+        else "max_features (random forests) is not rpart's" if max_features is not None
+        else "accept= hooks are not rpart's" if accept is not None
+        else "rpart's binary splits are cart's splitters (threshold_splits, subset_splits)" if tuple(splitters) != (threshold_splits, subset_splits)
+        else None
+    )
+    if why is not None:
+        raise ParameterError(f"missing='surrogate' is grown by the reference builder as rpart grows it: {why}")
+    impurity = "gini" if score == SCORES["gini"] else "information" if score == SCORES["information_gain"] else None
+    if ds.schema.is_regression:
+        raise ParameterError("missing='surrogate' grows rpart's classification tree (method='class'); this data has a numeric target")
+    if impurity is None or cfg.min_gain is not None:
+        raise ParameterError(f"missing='surrogate' grows rpart's classification tree, scored by 'gini' or 'information_gain' without min_gain; got score={score_name(score)}" + (f", min_gain={cfg.min_gain}" if cfg.min_gain is not None else ""))
+    root = grow_rpart(ds, impurity=impurity, max_depth=cfg.max_depth, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf)
+    return Tree(root, ds.schema, "majority", criterion="gini" if impurity == "gini" else "entropy")
 
 
 #: What each ``engine`` means: the builder (``"auto"``: the level-wise engine where it knows the

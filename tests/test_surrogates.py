@@ -1,0 +1,169 @@
+"""missing="surrogate": rpart's surrogate splits, checked against rpart itself (issue 25).
+
+rpart 4.1 (Debian's r-cran-rpart, run through Rscript, listed in .ci/system-deps) fits the
+same data with ``rpart.control(cp=-1, xval=0, minsplit=2, minbucket=1, maxcompete=0,
+maxsurrogate=5, usesurrogate=2, surrogatestyle=0)``; its ``predict(type="prob")`` must equal
+puretree's ``predict_proba`` within 1e-12 on every row.
+"""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+from pathlib import Path
+
+import attrs
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import puretree as pt
+from puretree.errors import ParameterError
+from puretree.nodes import Split, Surrogates
+from puretree.surrogates import grow_rpart
+
+DATA = Path(__file__).parent / "data"
+
+RPART = r"""
+library(rpart)
+args <- commandArgs(trailingOnly = TRUE)
+d <- read.csv(args[1], na.strings = "", colClasses = "character")
+spec <- read.csv(args[2], colClasses = c("character", "integer"))
+for (i in seq_len(nrow(spec))) {
+  v <- spec$name[i]; m <- spec$levels[i]
+  d[[v]] <- if (m > 0) factor(d[[v]], levels = as.character(0:(m - 1))) else as.numeric(d[[v]])
+}
+fit <- rpart(y ~ ., data = d, method = "class",
+  control = rpart.control(cp = -1, xval = 0, minsplit = 2, minbucket = 1, maxcompete = 0,
+                          maxsurrogate = 5, usesurrogate = 2, surrogatestyle = 0))
+p <- predict(fit, newdata = d, type = "prob")
+write.table(format(p, digits = 17), args[3], sep = ",", row.names = FALSE, col.names = FALSE, quote = FALSE)
+"""
+
+
+def rpart_proba(ds: pt.Dataset, tmp: Path) -> np.ndarray:
+    """rpart's class probabilities for every row of ``ds``, fitted on ``ds`` (categorical
+    columns as factors whose levels are puretree's category codes, in the same order)."""
+    names = [f"v{j}" for j in range(ds.schema.n_features)]
+    with open(tmp / "data.csv", "w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow([*names, "y"])
+        for row, label in zip(ds.X, ds.y):
+            cells = ["" if np.isnan(v) else repr(float(v)) if f.is_numeric else str(int(v)) for v, f in zip(row, ds.schema.features)]
+            out.writerow([*cells, str(int(label))])
+    with open(tmp / "spec.csv", "w") as fh:
+        fh.write("name,levels\n")
+        for name, f in zip(names, ds.schema.features):
+            fh.write(f"{name},{0 if f.is_numeric else len(f.categories)}\n")
+        fh.write(f"y,{len(ds.schema.classes)}\n")
+    (tmp / "fit.R").write_text(RPART)
+    subprocess.run(["Rscript", str(tmp / "fit.R"), str(tmp / "data.csv"), str(tmp / "spec.csv"), str(tmp / "proba.csv")], check=True, timeout=600, capture_output=True)
+    return np.loadtxt(tmp / "proba.csv", delimiter=",", ndmin=2)
+
+
+def blanked(ds: pt.Dataset, fraction: float, seed: int = 0) -> pt.Dataset:
+    X = ds.X.copy()
+    X[np.random.default_rng(seed).random(X.shape) < fraction] = np.nan
+    return attrs.evolve(ds, X=X)
+
+
+def splits(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is Split:
+            yield n
+            stack.extend(n.children)
+
+
+@pytest.mark.parametrize("name", ["breast-cancer", "vote", "soybean"])
+@pytest.mark.parametrize("blank", [0.0, 0.2])
+def test_predictions_equal_rpart(name: str, blank: float, tmp_path: Path) -> None:
+    ds = pt.read_arff(DATA / f"{name}.arff")
+    ds = blanked(ds, blank) if blank else ds
+    tree = pt.cart(ds, missing="surrogate")
+    theirs = rpart_proba(ds, tmp_path)
+    ours = tree.predict_proba(ds)
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+    assert all(s.surrogates is not None for s in splits(tree.root))
+    if blank:
+        # The blanked cells leave rows that only surrogates (or the majority) route.
+        assert sum(len(s.surrogates.splits) for s in splits(tree.root)) > 10
+        # and the surrogates change predictions: the heaviest-branch tree is not rpart's
+        assert np.abs(pt.cart(ds).predict_proba(ds) - theirs).max() > 0.1
+
+
+def test_mixed_numeric_and_categorical_equal_rpart(tmp_path: Path) -> None:
+    ds = blanked(pt.read_arff(DATA / "credit-g.arff"), 0.2, seed=1)
+    np.testing.assert_allclose(pt.cart(ds, missing="surrogate").predict_proba(ds), rpart_proba(ds, tmp_path), rtol=0, atol=1e-12)
+
+
+def _walk(node, row, features):
+    """One row down a surrogate tree by the rules, node by node (the reference for the
+    vectorised walk)."""
+    while type(node) is Split:
+        branch = int(node.surrogates.route(node.feature, node.test, row[None, :], features)[0])
+        if branch < 0:
+            return node
+        node = node.children[branch]
+    return node
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**16), blank=st.floats(0.0, 0.6))
+def test_vectorised_walk_matches_the_rules(seed: int, blank: float) -> None:
+    ds = pt.read_arff(DATA / "breast-cancer.arff")
+    train = blanked(ds, 0.2, seed=1)
+    tree = pt.cart(train, missing="surrogate", max_depth=4)
+    test = blanked(ds, blank, seed=seed)
+    proba = tree.predict_proba(test)
+    for row, got in zip(test.X, proba):
+        end = _walk(tree.root, row, tree.schema.features)
+        stats = np.asarray(end.stats)
+        np.testing.assert_allclose(got, stats / stats.sum(), rtol=0, atol=1e-15)
+
+
+def test_a_row_with_every_value_missing_follows_the_majority_or_stops() -> None:
+    ds = blanked(pt.read_arff(DATA / "vote.arff"), 0.2)
+    tree = pt.cart(ds, missing="surrogate")
+    row = np.full((1, ds.schema.n_features), np.nan)
+    end = _walk(tree.root, row[0], tree.schema.features)
+    stats = np.asarray(end.stats)
+    np.testing.assert_allclose(tree.predict_proba(attrs.evolve(ds, X=row, y=ds.y[:1])), [stats / stats.sum()])
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ({"engine": "fast"}, "engine='fast'"),
+        ({"max_bins": 16}, "histogram"),
+        ({"max_features": 2}, "max_features"),
+        ({"score": "gain_ratio"}, "gini"),
+    ],
+)
+def test_refused_where_it_has_no_meaning(options: dict, words: str) -> None:
+    ds = pt.read_arff(DATA / "vote.arff")
+    with pytest.raises(ParameterError, match="surrogate") as info:
+        pt.cart(ds, missing="surrogate", **options)
+    assert words in str(info.value)
+
+
+def test_regression_refused() -> None:
+    with pytest.raises(ParameterError, match="surrogate.*classification"):
+        pt.cart([[1.0], [2.0], [3.0]], [1.0, 2.0, 3.0], task="regression", missing="surrogate")
+
+
+def test_input_not_mutated() -> None:
+    ds = blanked(pt.read_arff(DATA / "vote.arff"), 0.2)
+    before = ds.X.copy()
+    grow_rpart(ds)
+    np.testing.assert_array_equal(ds.X, before)
+
+
+def test_surrogates_value_checks() -> None:
+    with pytest.raises(ParameterError, match="fallback"):
+        Surrogates((), fallback=2)
+    with pytest.raises(ParameterError, match="Surrogate"):
+        Surrogates(("not a surrogate",))
