@@ -167,3 +167,41 @@ def test_surrogates_value_checks() -> None:
         Surrogates((), fallback=2)
     with pytest.raises(ParameterError, match="Surrogate"):
         Surrogates(("not a surrogate",))
+
+
+def test_json_round_trip_and_version() -> None:
+    from puretree.io import VERSION, from_json, to_dict, to_json
+
+    ds = blanked(pt.read_arff(DATA / "soybean.arff"), 0.2)
+    tree = pt.cart(ds, missing="surrogate")
+    assert to_dict(tree)["version"] == VERSION == 5
+    back = from_json(to_json(tree))
+    assert back == tree and back.to_text() == tree.to_text()
+    np.testing.assert_array_equal(back.predict_proba(ds), tree.predict_proba(ds))
+    # a tree without surrogates is written as before
+    assert to_dict(pt.cart(ds))["version"] == 3
+
+
+def test_json_refuses_surrogates_in_an_older_version_and_bad_fields() -> None:
+    from puretree.errors import ModelFormatError
+    from puretree.io import from_dict, to_dict
+
+    ds = blanked(pt.read_arff(DATA / "vote.arff"), 0.2)
+    d = to_dict(pt.cart(ds, missing="surrogate", max_depth=2))
+    old = dict(d, version=4)
+    with pytest.raises(ModelFormatError, match=r"nodes\[\d+\]: surrogates is a field of version 5"):
+        from_dict(old)
+    bad = json_copy(d)
+    bad["nodes"][0]["surrogates"]["fallback"] = 2
+    with pytest.raises(ModelFormatError, match=r"nodes\[0\]\.surrogates: fallback must be"):
+        from_dict(bad)
+    bad = json_copy(d)
+    bad["nodes"][0]["surrogates"]["splits"][0]["feature"] = bad["nodes"][0]["feature"]
+    with pytest.raises(ModelFormatError, match=r"nodes\[0\]\.surrogates\.splits\[0\]"):
+        from_dict(bad)
+
+
+def json_copy(d):
+    import json
+
+    return json.loads(json.dumps(d))
