@@ -205,3 +205,21 @@ def json_copy(d):
     import json
 
     return json.loads(json.dumps(d))
+
+
+def test_one_row_answers_as_the_batch_and_codegen_refuses() -> None:
+    # One row is answered through the generated Python code where the tree allows it: a
+    # surrogate tree is not (yet), so its one-row answers must come from the same walk.
+    from puretree.codegen import generate
+    from puretree.errors import CodegenError
+
+    ds = blanked(pt.read_arff(DATA / "vote.arff"), 0.3)
+    tree = pt.cart(ds, missing="surrogate")
+    rows = [dict(zip(ds.schema.feature_names, (None if np.isnan(v) else f.categories[int(v)] for v, f in zip(r, ds.schema.features)))) for r in ds.X[:40]]
+    batch = tree.predict_proba(ds)[:40]
+    for row, expected in zip(rows, batch):
+        np.testing.assert_array_equal(tree.predict_proba(row), expected)
+    with pytest.raises(CodegenError, match="surrogate"):
+        generate(tree, "python", name="t")
+    with pytest.raises(CodegenError, match="surrogate"):
+        generate(tree, "c", name="t")

@@ -373,6 +373,10 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         offset, scale = quantization(schema, quant["ranges"], ftype, used=used)
         tree = quantized_tree(tree, offset, scale, ftype)
     flat = flatten(tree)
+    if flat.surrogated:
+        # Not yet in the templates: code without them would route a missing value elsewhere.
+        raise CodegenError("this tree routes missing values through surrogate splits (missing='surrogate'), which generated code does not take yet; "
+                           "predict with the tree itself (puretree predict), or grow it with another missing-value strategy to export it")
     if flat.sided and tree.missing != "majority":
         # The templates route a learned side through the "majority" paths (the heavy branch's
         # bit); under "error" or "distribute" a split without a side would need both at once.
