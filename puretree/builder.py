@@ -555,7 +555,7 @@ def _surrogate_tree(ds: Dataset, score: Score, cfg: Settings, engine: str, max_b
         else "histogram mode (max_bins, bins) is the level-wise engine's" if max_bins is not None or bins is not None
         else "max_features (random forests) is not rpart's" if max_features is not None
         else "accept= hooks are not rpart's" if accept is not None
-        else "rpart's binary splits are cart's splitters (threshold_splits, subset_splits)" if tuple(splitters) != (threshold_splits, subset_splits)
+        else "rpart's binary splits are cart's splitters (threshold_splits, subset_splits): use cart (algorithm='cart' in the estimators and the command line)" if tuple(splitters) != (threshold_splits, subset_splits)
         else None
     )
     if why is not None:

@@ -223,3 +223,34 @@ def test_one_row_answers_as_the_batch_and_codegen_refuses() -> None:
         generate(tree, "python", name="t")
     with pytest.raises(CodegenError, match="surrogate"):
         generate(tree, "c", name="t")
+
+
+def test_the_command_line_fits_and_predicts_with_surrogates(tmp_path: Path) -> None:
+    import sys
+
+    data = tmp_path / "d.csv"
+    data.write_text("x,z,y\n1,1,a\n2,2,a\n3,,a\n4,4,b\n,5,b\n6,6,b\n", encoding="utf-8")
+    model = tmp_path / "m.json"
+    fit = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "y", "--algorithm", "cart", "--missing", "surrogate", "-o", str(model)], capture_output=True, text=True)
+    assert fit.returncode == 0, fit.stderr
+    tree = pt.load(model)
+    assert tree.root.surrogates is not None and tree.root.surrogates.splits[0].feature == 1
+    show = subprocess.run([sys.executable, "-m", "puretree", "show", str(model)], capture_output=True, text=True)
+    assert "(surrogate: z <= 3)" in show.stdout
+    rows = tmp_path / "new.csv"
+    rows.write_text("x,z\n,0.5\n,5.5\n,\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "puretree", "predict", str(model), str(rows)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-3:] == ["a", "b", "a"]  # the last: both missing, the first child has as many rows: a tie stops at the root, whose majority is a
+    refused = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "y", "--algorithm", "c45", "--missing", "surrogate", "-o", str(model)], capture_output=True, text=True)
+    assert refused.returncode != 0 and refused.stderr.count("\n") == 1 and "missing='surrogate'" in refused.stderr
+
+
+def test_the_estimator_takes_missing_surrogate(tmp_path: Path) -> None:
+    from puretree.estimators import TreeClassifier
+
+    ds = blanked(pt.read_arff(DATA / "vote.arff"), 0.2)
+    X = ds.X  # the vote codes as numbers: each column numeric with values 0 and 1
+    model = TreeClassifier(missing="surrogate").fit(X, ds.y)
+    assert model.tree_.root.surrogates is not None
+    np.testing.assert_array_equal(model.predict_proba(X), pt.cart(X, ds.y, missing="surrogate").predict_proba(X))
