@@ -254,3 +254,14 @@ def test_the_estimator_takes_missing_surrogate(tmp_path: Path) -> None:
     model = TreeClassifier(missing="surrogate").fit(X, ds.y)
     assert model.tree_.root.surrogates is not None
     np.testing.assert_array_equal(model.predict_proba(X), pt.cart(X, ds.y, missing="surrogate").predict_proba(X))
+
+
+def test_dask_refuses_missing_surrogate() -> None:
+    import dask.array as da  # the test extra installs dask
+
+    import puretree.dask as ptdask
+
+    X = da.from_array(np.array([[0.0], [1.0], [np.nan], [3.0]]), chunks=2)
+    y = da.from_array(np.array([0, 1, 0, 1]), chunks=2)
+    with pytest.raises(ParameterError, match="missing='surrogate' .* in-memory reference builder only"):
+        ptdask.cart(X, y, missing="surrogate")
