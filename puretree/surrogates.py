@@ -285,16 +285,16 @@ def _numeric_gini(x: np.ndarray, y: np.ndarray, w: np.ndarray, cfg: _Settings) -
     onehot[np.arange(n), y] = w
     rwt0 = _seq_sum(aw)
     right0 = np.zeros(cfg.n_classes)
-    for i in range(n):  # rpart adds each row in turn
-        right0[y[i]] += w[i]
+    for yi, wi in zip(y.tolist(), w.tolist()):  # rpart adds each row in turn
+        right0[yi] += wi
     total = _node_impurity(right0, rwt0, cfg)
     # After moving rows 0..i to the left (i = 0 .. n-2), as rpart's loop updates them.
     rwt = np.subtract.accumulate(np.concatenate([[rwt0], aw]))[1:n]
     lwt = np.add.accumulate(np.concatenate([[0.0], aw]))[1:n]
     right = np.subtract.accumulate(np.vstack([right0, onehot]), axis=0)[1:n]
     left = np.add.accumulate(np.vstack([np.zeros(cfg.n_classes), onehot]), axis=0)[1:n]
-    i = np.arange(n - 1)
-    ltot, rtot = i + 1, n - 1 - i
+    moved = np.arange(n - 1)
+    ltot, rtot = moved + 1, n - 1 - moved
     valid = (rtot >= edge) & (ltot >= edge) & (x[1:] != x[:-1])
     if not valid.any():
         return 0.0, 0.0, LEFT
@@ -302,7 +302,7 @@ def _numeric_gini(x: np.ndarray, y: np.ndarray, w: np.ndarray, cfg: _Settings) -
     at = int(np.argmin(temp))
     if not temp[at] < total:
         return 0.0, 0.0, LEFT
-    where = int(i[valid][at])
+    where = int(moved[valid][at])
     improve = total - float(temp[at])
     return improve, (x[where] + x[where + 1]) / 2, LEFT if lmean[at] < rmean[at] else RIGHT
 

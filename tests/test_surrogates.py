@@ -207,22 +207,38 @@ def json_copy(d):
     return json.loads(json.dumps(d))
 
 
-def test_one_row_answers_as_the_batch_and_codegen_refuses() -> None:
-    # One row is answered through the generated Python code where the tree allows it: a
-    # surrogate tree is not (yet), so its one-row answers must come from the same walk.
-    from puretree.codegen import generate
-    from puretree.errors import CodegenError
-
+def test_one_row_answers_as_the_batch() -> None:
+    # One row is answered through the tree's generated Python code: it must route through
+    # the surrogates as the batch walk does.
     ds = blanked(pt.read_arff(DATA / "vote.arff"), 0.3)
     tree = pt.cart(ds, missing="surrogate")
     rows = [dict(zip(ds.schema.feature_names, (None if np.isnan(v) else f.categories[int(v)] for v, f in zip(r, ds.schema.features)))) for r in ds.X[:40]]
     batch = tree.predict_proba(ds)[:40]
     for row, expected in zip(rows, batch):
         np.testing.assert_array_equal(tree.predict_proba(row), expected)
-    with pytest.raises(CodegenError, match="surrogate"):
-        generate(tree, "python", name="t")
-    with pytest.raises(CodegenError, match="surrogate"):
-        generate(tree, "c", name="t")
+
+
+@pytest.mark.parametrize("name", ["vote", "soybean", "credit-g", "diabetes"])
+@pytest.mark.parametrize("target, feature_type", [("python", "double"), ("c", "double"), ("c-table", "double"), ("c", "float")])
+def test_generated_code_takes_the_surrogates_exactly(name: str, target: str, feature_type: str) -> None:
+    # verify runs the code on the rows (20% of cells missing), every threshold's
+    # neighbourhood, unseen categories and missing values, and compares every answer.
+    from puretree.codegen.verify import verify
+
+    ds = blanked(pt.read_arff(DATA / f"{name}.arff"), 0.2)
+    tree = pt.cart(ds, missing="surrogate")
+    report = verify(tree, ds, target, feature_type=feature_type, sanitize=target == "c")
+    assert report.ok and report.n_checked > ds.n_rows, report
+
+
+def test_generated_code_is_the_table_form() -> None:
+    from puretree.codegen import generate
+    from puretree.errors import CodegenError
+
+    tree = pt.cart(blanked(pt.read_arff(DATA / "vote.arff"), 0.2), missing="surrogate", max_depth=3)
+    assert "_ROUTES" in generate(tree, "python", name="t")["t.py"]
+    with pytest.raises(CodegenError, match="surrogate.*table form"):
+        generate(tree, "c", name="t", form="nested")
 
 
 def test_the_command_line_fits_and_predicts_with_surrogates(tmp_path: Path) -> None:
