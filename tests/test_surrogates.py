@@ -281,3 +281,18 @@ def test_dask_refuses_missing_surrogate() -> None:
     y = da.from_array(np.array([0, 1, 0, 1]), chunks=2)
     with pytest.raises(ParameterError, match="missing='surrogate' .* in-memory reference builder only"):
         ptdask.cart(X, y, missing="surrogate")
+
+
+def test_check_tree_accepts_rows_that_stay_at_a_split_and_to_sklearn_refuses() -> None:
+    from puretree.invariants import check_tree
+    from puretree.sklearn_export import UnsupportedTreeError, to_sklearn
+
+    ds = blanked(pt.read_arff(DATA / "vote.arff"), 0.2)
+    tree = pt.cart(ds, missing="surrogate")
+    # rpart keeps at a split the rows no test routes (a tie for the fallback): some split here holds more than its children
+    assert any(not np.allclose(np.sum([k.stats for k in s.children], axis=0), s.stats) for s in splits(tree.root))
+    check_tree(tree)
+    X = np.array([[1.0, 1.0], [2.0, 2.0], [3.0, np.nan], [4.0, 4.0], [np.nan, 5.0], [6.0, 6.0]])
+    numeric = pt.cart(X, ["a", "a", "a", "b", "b", "b"], missing="surrogate")
+    with pytest.raises(UnsupportedTreeError, match="surrogate"):
+        to_sklearn(numeric)
