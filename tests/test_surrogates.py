@@ -296,3 +296,17 @@ def test_check_tree_accepts_rows_that_stay_at_a_split_and_to_sklearn_refuses() -
     numeric = pt.cart(X, ["a", "a", "a", "b", "b", "b"], missing="surrogate")
     with pytest.raises(UnsupportedTreeError, match="surrogate"):
         to_sklearn(numeric)
+
+
+def test_resources_count_the_surrogate_tables() -> None:
+    import re
+
+    from puretree.codegen import generate
+    from puretree.codegen.lower import lower, resources
+
+    tree = pt.cart(blanked(pt.read_arff(DATA / "vote.arff"), 0.2), missing="surrogate")
+    model = lower(tree, "c", {"name": "t"})
+    tables = resources(model)["tables"]
+    source = generate(tree, "c", name="t")["t.c"]
+    declared = set(re.findall(r"static const \w+ t_(\w+)\[", source))
+    assert set(tables) == declared - {"category_names_0"} and "sur_kids" in tables

@@ -831,6 +831,12 @@ def resources(model: Mapping[str, Any]) -> dict[str, Any]:
     elif ni and model["form"] == "compact":
         c = model["compact"]
         tables.update(code=ni * size[c["code_type"]], threshold=ni * ftype, ref=ni * size[c["index_type"]])
+    elif ni and model.get("sur"):
+        sur = model["sur"]
+        tables.update(sur_start=4 * len(sur["start"]), sur_feature=4 * len(sur["feature"]), sur_threshold=ftype * len(sur["threshold"]), sur_flip=4 * len(sur["flip"]),
+                      sur_table=4 * len(sur["table"]), sur_fallback=4 * ni, sur_kids=8 * ni, sur_stop=4 * ni)
+        if model["has_categorical"]:
+            tables.update(sur_codes=4 * len(sur["codes"]), n_categories=model["n_features"] * size[model["count_type"]])
     elif ni and (model["form"] == "table" or model["missing"] == "distribute"):
         tables.update(feature_code=ni * size[model["feature_code_type"]], threshold=ni * ftype, left=ni * size[model["index_type"]], right=ni * size[model["index_type"]])
         if t["categories"]:
