@@ -34,7 +34,7 @@ for (i in seq_len(nrow(spec))) {
   v <- spec$name[i]; m <- spec$levels[i]
   d[[v]] <- if (m > 0) factor(d[[v]], levels = as.character(0:(m - 1))) else as.numeric(d[[v]])
 }
-fit <- rpart(y ~ ., data = d, method = "class",
+fit <- rpart(y ~ ., data = d, method = "class", parms = list(split = args[4]),
   control = rpart.control(cp = -1, xval = 0, minsplit = 2, minbucket = 1, maxcompete = 0,
                           maxsurrogate = 5, usesurrogate = 2, surrogatestyle = 0))
 p <- predict(fit, newdata = d, type = "prob")
@@ -42,7 +42,7 @@ write.table(format(p, digits = 17), args[3], sep = ",", row.names = FALSE, col.n
 """
 
 
-def rpart_proba(ds: pt.Dataset, tmp: Path) -> np.ndarray:
+def rpart_proba(ds: pt.Dataset, tmp: Path, split: str = "gini") -> np.ndarray:
     """rpart's class probabilities for every row of ``ds``, fitted on ``ds`` (categorical
     columns as factors whose levels are puretree's category codes, in the same order)."""
     names = [f"v{j}" for j in range(ds.schema.n_features)]
@@ -58,7 +58,7 @@ def rpart_proba(ds: pt.Dataset, tmp: Path) -> np.ndarray:
             fh.write(f"{name},{0 if f.is_numeric else len(f.categories)}\n")
         fh.write(f"y,{len(ds.schema.classes)}\n")
     (tmp / "fit.R").write_text(RPART)
-    subprocess.run(["Rscript", str(tmp / "fit.R"), str(tmp / "data.csv"), str(tmp / "spec.csv"), str(tmp / "proba.csv")], check=True, timeout=600, capture_output=True)
+    subprocess.run(["Rscript", str(tmp / "fit.R"), str(tmp / "data.csv"), str(tmp / "spec.csv"), str(tmp / "proba.csv"), split], check=True, timeout=600, capture_output=True)
     return np.loadtxt(tmp / "proba.csv", delimiter=",", ndmin=2)
 
 
@@ -93,6 +93,13 @@ def test_predictions_equal_rpart(name: str, blank: float, tmp_path: Path) -> Non
         assert sum(len(s.surrogates.splits) for s in splits(tree.root)) > 10
         # and the surrogates change predictions: the heaviest-branch tree is not rpart's
         assert np.abs(pt.cart(ds).predict_proba(ds) - theirs).max() > 0.1
+
+
+@pytest.mark.parametrize("name", ["vote", "soybean"])
+def test_information_gain_is_rpart_s_information_split(name: str, tmp_path: Path) -> None:
+    ds = blanked(pt.read_arff(DATA / f"{name}.arff"), 0.2)
+    tree = pt.cart(ds, missing="surrogate", score="information_gain")
+    np.testing.assert_allclose(tree.predict_proba(ds), rpart_proba(ds, tmp_path, "information"), rtol=0, atol=1e-12)
 
 
 def test_mixed_numeric_and_categorical_equal_rpart(tmp_path: Path) -> None:
