@@ -454,7 +454,8 @@ def grow(
     test). ``sample_weight`` and ``class_weight`` weigh rows; ``missing`` is the
     missing-value strategy (:data:`~puretree.nodes.MISSING_STRATEGIES`), used in training
     and stored in the tree for prediction, or ``"learn"``: each threshold split learns the
-    side its missing values take (see the module notes; the reference builder grows it). ``threshold`` places numeric cuts: ``"midpoint"``
+    side its missing values take (see the module notes; the reference builder grows it), or
+    ``"surrogate"`` (``cart``): rpart's tree with its surrogate splits (:mod:`puretree.surrogates`). ``threshold`` places numeric cuts: ``"midpoint"``
     (the seeds': halfway between the two training values) or ``"data"`` (C4.5's and J48's: the
     largest training value not above the midpoint, see :func:`data_thresholds`). The input is
     never modified. ``engine``:
@@ -499,7 +500,7 @@ def grow(
 
     engine, kernel = _engine_chosen(engine)
     if missing == "surrogate":
-        return _surrogate_tree(ds, chosen, cfg, engine, max_bins, bins, max_features, accept, splitters)
+        return _surrogate_tree(ds, chosen, cfg, engine, max_bins, bins, max_features, accept, splitters, threshold)
     if missing == "learn":
         # The learned side is specified here, in the recursive builder (splits.learned_threshold_splits);
         # the level-wise engines do not learn it yet, so "auto" grows recursively.
@@ -546,7 +547,7 @@ def grow(
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
 
 
-def _surrogate_tree(ds: Dataset, score: Score, cfg: Settings, engine: str, max_bins: Any, bins: Any, max_features: Any, accept: Any, splitters: Any) -> Tree:
+def _surrogate_tree(ds: Dataset, score: Score, cfg: Settings, engine: str, max_bins: Any, bins: Any, max_features: Any, accept: Any, splitters: Any, threshold: str) -> Tree:
     """``missing="surrogate"``: rpart's tree with its surrogate splits (:mod:`puretree.surrogates`)."""
     from .surrogates import grow_rpart
 
@@ -555,6 +556,7 @@ def _surrogate_tree(ds: Dataset, score: Score, cfg: Settings, engine: str, max_b
         else "histogram mode (max_bins, bins) is the level-wise engine's" if max_bins is not None or bins is not None
         else "max_features (random forests) is not rpart's" if max_features is not None
         else "accept= hooks are not rpart's" if accept is not None
+        else "threshold='data' places cuts as J48 does, rpart cuts at midpoints" if threshold != "midpoint"
         else "rpart's binary splits are cart's splitters (threshold_splits, subset_splits): use cart (algorithm='cart' in the estimators and the command line)" if tuple(splitters) != (threshold_splits, subset_splits)
         else None
     )
@@ -698,7 +700,7 @@ cart = _preset(
     "cart",
     "CART: Gini impurity decrease, binary splits: thresholds on numeric, subsets on categorical attributes.\n"
     "With task='regression' (or a regression dataset): variance decrease, leaves predict the weighted mean.\n"
-    "A missing value goes down the heaviest branch (missing='majority'; CART's surrogate splits are not built).",
+    "A missing value goes down the heaviest branch (missing='majority'); missing='surrogate' grows rpart's tree with its surrogate splits.",
     score=ByTask("gini", "variance"),
     splitters=(threshold_splits, subset_splits),
 )

@@ -317,3 +317,8 @@ def test_resources_count_the_surrogate_tables() -> None:
     source = generate(tree, "c", name="t")["t.c"]
     declared = set(re.findall(r"static const \w+ t_(\w+)\[", source))
     assert set(tables) == declared - {"category_names_0"} and "sur_kids" in tables
+
+
+def test_threshold_data_refused() -> None:
+    with pytest.raises(ParameterError, match="surrogate.*threshold='data'"):
+        pt.cart([[1.0], [2.0], [np.nan], [4.0]], ["a", "a", "b", "b"], missing="surrogate", threshold="data")
