@@ -286,7 +286,7 @@ GROW_CONSTRAINTS = {
     "min_gain": (Interval(float, finite=False), None),
     "accept": (IsCallable("a function (parent statistics, children statistics) -> bool"), None),
     "progress": (IsCallable("a function (depth, nodes, rows)"), None),
-    "missing": (Options(MISSING_STRATEGIES + ("learn",)),),
+    "missing": (Options(MISSING_STRATEGIES + ("learn", "surrogate")),),
     "threshold": (Options(THRESHOLDS),),
     "max_bins": (Interval(int, 2, None), None),
     # scikit-learn's size controls
@@ -539,7 +539,8 @@ def grow(
     test). ``sample_weight`` and ``class_weight`` weigh rows; ``missing`` is the
     missing-value strategy (:data:`~puretree.nodes.MISSING_STRATEGIES`), used in training
     and stored in the tree for prediction, or ``"learn"``: each threshold split learns the
-    side its missing values take (see the module notes; the reference builder grows it). ``threshold`` places numeric cuts: ``"midpoint"``
+    side its missing values take (see the module notes; the reference builder grows it), or
+    ``"surrogate"`` (``cart``): rpart's tree with its surrogate splits (:mod:`puretree.surrogates`). ``threshold`` places numeric cuts: ``"midpoint"``
     (the seeds': halfway between the two training values) or ``"data"`` (C4.5's and J48's: the
     largest training value not above the midpoint, see :func:`data_thresholds`). The input is
     never modified. ``engine``:
@@ -602,6 +603,10 @@ def grow(
         if max_bins is not None or bins is not None:
             raise ParameterError(f"{refused} is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
         engine = "reference"
+    if missing == "surrogate":
+        if sized:
+            raise ParameterError(f"missing='surrogate' grows rpart's tree, whose controls are not scikit-learn's size options; got {sized}")
+        return _surrogate_tree(ds, chosen, cfg, engine, max_bins, bins, max_features, accept, splitters, threshold)
     if missing == "learn":
         # The learned side is specified here, in the recursive builder (splits.learned_threshold_splits);
         # the level-wise engines do not learn it yet, so "auto" grows recursively.
@@ -710,6 +715,30 @@ def _sizes(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, min_imp
     total = float(np.sum(ds.sample_weight)) if ds.sample_weight is not None else float(ds.n_rows)
     cfg = attrs.evolve(cfg, min_weight_leaf=opts["min_weight_fraction_leaf"] * total, min_impurity_decrease=opts["min_impurity_decrease"], total_weight=total, max_leaf_nodes=opts["max_leaf_nodes"])
     return cfg, f"{used[0]}={opts[used[0]]!r}"
+
+
+def _surrogate_tree(ds: Dataset, score: Score, cfg: Settings, engine: str, max_bins: Any, bins: Any, max_features: Any, accept: Any, splitters: Any, threshold: str) -> Tree:
+    """``missing="surrogate"``: rpart's tree with its surrogate splits (:mod:`puretree.surrogates`)."""
+    from .surrogates import grow_rpart
+
+    why = (
+        "the level-wise engines (engine='fast', 'c' or 'numpy') do not build surrogates; use engine='auto' or 'reference'" if engine == "fast"
+        else "histogram mode (max_bins, bins) is the level-wise engine's" if max_bins is not None or bins is not None
+        else "max_features (random forests) is not rpart's" if max_features is not None
+        else "accept= hooks are not rpart's" if accept is not None
+        else "threshold='data' places cuts as J48 does, rpart cuts at midpoints" if threshold != "midpoint"
+        else "rpart's binary splits are cart's splitters (threshold_splits, subset_splits): use cart (algorithm='cart' in the estimators and the command line)" if tuple(splitters) != (threshold_splits, subset_splits)
+        else None
+    )
+    if why is not None:
+        raise ParameterError(f"missing='surrogate' is grown by the reference builder as rpart grows it: {why}")
+    impurity = "gini" if score == SCORES["gini"] else "information" if score == SCORES["information_gain"] else None
+    if ds.schema.is_regression:
+        raise ParameterError("missing='surrogate' grows rpart's classification tree (method='class'); this data has a numeric target")
+    if impurity is None or cfg.min_gain is not None:
+        raise ParameterError(f"missing='surrogate' grows rpart's classification tree, scored by 'gini' or 'information_gain' without min_gain; got score={score_name(score)}" + (f", min_gain={cfg.min_gain}" if cfg.min_gain is not None else ""))
+    root = grow_rpart(ds, impurity=impurity, max_depth=cfg.max_depth, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf)
+    return Tree(root, ds.schema, "majority", criterion="gini" if impurity == "gini" else "entropy")
 
 
 #: What each ``engine`` means: the builder (``"auto"``: the level-wise engine where it knows the
@@ -841,7 +870,7 @@ cart = _preset(
     "cart",
     "CART: Gini impurity decrease, binary splits: thresholds on numeric, subsets on categorical attributes.\n"
     "With task='regression' (or a regression dataset): variance decrease, leaves predict the weighted mean.\n"
-    "A missing value goes down the heaviest branch (missing='majority'; CART's surrogate splits are not built).",
+    "A missing value goes down the heaviest branch (missing='majority'); missing='surrogate' grows rpart's tree with its surrogate splits.",
     score=ByTask("gini", "variance"),
     splitters=(threshold_splits, subset_splits),
 )

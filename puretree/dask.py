@@ -73,7 +73,8 @@ draw of the features, the draw of the in-memory fit.
 
 **Not yet**: class weights, ``missing="distribute"`` for :func:`cart` and :func:`id3`,
 ``max_features`` for :func:`c45`, and
-``missing="learn"`` (a side learned per split: the in-memory reference builder grows it).
+``missing="learn"`` (a side learned per split) and ``missing="surrogate"`` (rpart's surrogate
+splits): the in-memory reference builder grows them.
 
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
 naming the partition (its number and rows).
@@ -545,6 +546,8 @@ def _grow(
     opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins, missing=missing)
     if missing == "learn":
         raise ParameterError("missing='learn' (a side learned per split) is grown by the in-memory reference builder only for now; puretree.dask supports 'majority' and 'error'")
+    if missing == "surrogate":
+        raise ParameterError("missing='surrogate' (rpart's surrogate splits) is grown by the in-memory reference builder only; puretree.dask supports 'majority' and 'error'")
     if missing == "distribute" and not c45:
         raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask supports 'majority' and 'error' (not yet 'distribute')")
     if task not in ("classification", "regression"):

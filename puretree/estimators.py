@@ -293,6 +293,7 @@ class TreeClassifier(ClassifierMixin, _Tree):
     After growth, ``prune="pessimistic"`` applies C4.5's error-based pruning at confidence
     ``cf`` (J48's tree, with ``algorithm="c45"``), ``prune="simplify"`` merges splits whose
     branches agree, and ``ccp_alpha > 0`` CART's minimal cost-complexity pruning.
+    ``missing="surrogate"`` grows rpart's tree with its surrogate splits (with ``"cart"``).
 
     Fitted attributes: ``tree_`` (the puretree tree), ``classes_``, ``n_features_in_``,
     ``feature_names_in_`` (DataFrame input) and ``feature_importances_``.

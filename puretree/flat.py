@@ -123,6 +123,8 @@ class FlatTree:
     missing_child: np.ndarray | None = None
     #: Whether any split has a learned side.
     sided: bool = False
+    #: Whether any split routes with surrogates (``Split.surrogates``, rpart's).
+    surrogated: bool = False
 
     @property
     def n_nodes(self) -> int:
@@ -236,6 +238,7 @@ def _flatten(tree: Tree) -> FlatTree:
         np.repeat(leaf, 2),
         missing_child,
         bool((missing_child >= 0).any()),
+        any(type(node) is Split and node.surrogates is not None for node in nodes),
     )
 
 
@@ -272,6 +275,8 @@ def descend(flat: FlatTree, X: np.ndarray, *, missing: str, names: tuple[str, ..
             learned = absent & (side >= 0)
             nxt = np.where(learned, side, nxt)
             absent = absent & ~learned
+        if flat.surrogated:
+            _by_surrogates(flat, X, rows, node, nxt, absent, unseen)
         if absent.any():
             if missing == "error":
                 r = int(rows[absent][0])
@@ -317,6 +322,20 @@ def _next(flat: FlatTree, X: np.ndarray, rows: np.ndarray, node: np.ndarray) -> 
             unseen[asked] = branch == UNSEEN
             nxt[asked] = flat.child_table[flat.child_offset[node[asked]] + np.maximum(branch, 0)]
     return nxt, absent, unseen
+
+
+def _by_surrogates(flat: FlatTree, X: np.ndarray, rows: np.ndarray, node: np.ndarray, nxt: np.ndarray, absent: np.ndarray, unseen: np.ndarray) -> None:
+    """At splits with surrogates (rpart's), the child each row goes to as
+    :meth:`~puretree.nodes.Surrogates.route` says, in place; a row no test decides stops there."""
+    for u in np.unique(node).tolist():
+        split = flat.nodes[u]
+        if type(split) is not Split or split.surrogates is None:
+            continue
+        at = np.flatnonzero(node == u)
+        branch = split.surrogates.route(split.feature, split.test, X[rows[at]], flat.features)
+        nxt[at] = np.where(branch >= 0, flat.child_table[flat.child_offset[u] + np.maximum(branch, 0)], u)
+        absent[at] = False
+        unseen[at] = branch < 0
 
 
 def _branches(flat: FlatTree, X: np.ndarray, rows: np.ndarray, node: np.ndarray) -> np.ndarray:

@@ -182,7 +182,8 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
     Every split tests a feature of the right kind that exists; thresholds are finite;
     category codes are in range; a multiway split has one child per category; counts
     have one entry per class (three for regression) and are not negative; and a split's
-    counts equal the sum of its children's (within ``rtol`` for weighted counts).
+    counts equal the sum of its children's (within ``rtol`` for weighted counts), or hold it,
+    at a split with surrogates (rpart's rows that no test routes stay there).
 
     >>> from puretree.nodes import Feature, Schema, Threshold
     >>> schema = Schema((Feature("x"),), ("a", "b"))
@@ -212,6 +213,11 @@ def check_tree(tree: Tree, *, rtol: float = 1e-9) -> None:
         if any(len(kid.stats) != width for kid in children(node)):
             continue  # the child is reported when the walk reaches it
         total = np.sum([kid.stats for kid in children(node)], axis=0)
+        if node.surrogates is not None and not schema.is_regression:
+            # rpart's rows that no test routes stay at the split: the children hold at most its stats.
+            if (total > np.asarray(node.stats) * (1 + rtol) + rtol).any():
+                raise AssertionError(f"check_tree: at {_where(cell)}, the children's stats {_fmt(total)} exceed the split's {_fmt(node.stats)}")
+            continue
         if not np.allclose(total, node.stats, rtol=rtol, atol=rtol):
             raise AssertionError(f"check_tree: at {_where(cell)}, the stats {_fmt(node.stats)} are not the sum of the children's stats {_fmt(total)}")
 

@@ -66,6 +66,8 @@ __all__ = [
     "with_children",
     "is_leaf",
     "MISSING_STRATEGIES",
+    "Surrogate",
+    "Surrogates",
 ]
 
 NUMERIC = "numeric"
@@ -191,7 +193,7 @@ class Schema:
 def _fields(node: Any) -> tuple[Any, ...]:
     """A node's own fields, without its children (floats as Python compares them: 0.0 == -0.0)."""
     if type(node) is Split:
-        return ("split", node.feature, node.test, node.stats)
+        return ("split", node.feature, node.test, node.stats, node.surrogates)
     if type(node) is Leaf:
         return ("leaf", node.stats)
     raise TypeError(f"not a puretree node: {node!r}")
@@ -240,7 +242,7 @@ def _node_repr(self: Any) -> str:
                 seq.extend([", "] if i else [])
                 seq.append(child)
             seq.append(",), " if len(item.children) == 1 else "), ")
-            seq.append(f"stats={item.stats!r})")
+            seq.append(f"stats={item.stats!r}" + ("" if item.surrogates is None else f", surrogates={item.surrogates!r}") + ")")
             stack.extend(reversed(seq))
     return "".join(parts)
 
@@ -620,6 +622,100 @@ OLD_KIND_NAMES: dict[str, str] = {"numeric": Threshold.kind, "categorical": Mult
 Test = Union[Threshold, Multiway, Subset]
 
 
+def _codes_or_none(values: Any) -> tuple[int, ...] | None:
+    return None if values is None else _sorted_codes(values)
+
+
+def _surrogate_test(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if type(value) not in (Threshold, Subset) or getattr(value, "missing_branch", None) is not None:
+        raise ParameterError(f"Surrogate.test must be a Threshold (without a missing side) or a Subset, got {value!r}")
+
+
+def _decides(test: Any, known: tuple[int, ...] | None, values: np.ndarray, feature: Feature) -> tuple[np.ndarray, np.ndarray]:
+    """The branch ``test`` gives each value, and whether it decides it: a known value (for a
+    categorical test, one of the ``known`` codes when they are given)."""
+    branch = test.branch_of(values, feature)
+    decided = branch >= 0
+    if known is not None:
+        decided &= np.isin(values, np.asarray(known, dtype=np.float64))
+    return branch, decided
+
+
+@attrs.frozen
+class Surrogate:
+    """A surrogate split (rpart's): a test on another feature standing in for a split's own
+    test where that one's value is missing.
+
+    ``test``'s branch, swapped when ``flip`` is set, is the split's branch the row takes.
+    ``known`` (a :class:`Subset`'s only): the category codes this surrogate decides; a row with
+    another code (one no training row at the split had) passes to the next surrogate.
+
+    >>> s = Surrogate(1, Threshold(2.5), flip=True)
+    >>> s.branch_of(np.array([1.0, 3.0, np.nan]), Feature("x")).tolist()
+    [1, 0, -1]
+    >>> Surrogate(2, Subset((0,)), known=(0, 2)).branch_of(np.array([0.0, 1.0, 2.0]), Feature("c", CATEGORICAL, ("a", "b", "c"))).tolist()
+    [0, -1, 1]
+    """
+
+    feature: int = attrs.field(converter=_plain_int, validator=_index)
+    test: Any = attrs.field(validator=_surrogate_test)
+    flip: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
+    known: tuple[int, ...] | None = attrs.field(default=None, converter=_codes_or_none)
+
+    def __attrs_post_init__(self) -> None:
+        if self.known is not None and type(self.test) is not Subset:
+            raise ParameterError("Surrogate.known (the codes a categorical surrogate decides) belongs to a Subset test")
+
+    def branch_of(self, values: np.ndarray, feature: Feature) -> np.ndarray:
+        """The split's branch (0 or 1) each value sends a row to, -1 where this surrogate does not decide."""
+        branch, decided = _decides(self.test, self.known, np.asarray(values, dtype=np.float64), feature)
+        return np.where(decided, branch ^ int(self.flip), -1).astype(np.int64)
+
+
+def _fallback(instance: Any, attribute: attrs.Attribute, value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or value not in (0, 1)):
+        raise ParameterError(f"Surrogates.fallback must be None, 0 or 1, got {value!r}")
+
+
+@attrs.frozen
+class Surrogates:
+    """How a split routes a row its own test cannot decide (rpart's ``usesurrogate=2``): the
+    first surrogate in ``splits`` that decides it; else the ``fallback`` branch (the child
+    with more training rows); else (``fallback`` None, a tie) the row stops at the split and
+    gets its distribution. ``known``: for a split on a :class:`Subset`, the category codes its
+    test decides (those of its training rows); a row with another code is routed as missing.
+
+    >>> features = (Feature("a"), Feature("b"))
+    >>> sur = Surrogates((Surrogate(1, Threshold(0.5)),), fallback=1)
+    >>> X = np.array([[0.0, 9.0], [np.nan, 0.0], [np.nan, 1.0], [np.nan, np.nan]])
+    >>> sur.route(0, Threshold(1.0), X, features).tolist()
+    [0, 0, 1, 1]
+    """
+
+    splits: tuple[Surrogate, ...] = attrs.field(default=(), converter=_tuple)
+    fallback: int | None = attrs.field(default=None, converter=_side, validator=_fallback)
+    known: tuple[int, ...] | None = attrs.field(default=None, converter=_codes_or_none)
+
+    def __attrs_post_init__(self) -> None:
+        for s in self.splits:
+            if type(s) is not Surrogate:
+                raise ParameterError(f"Surrogates.splits holds {s!r}, not a Surrogate")
+
+    def route(self, feature: int, test: Any, X: np.ndarray, features: Sequence[Feature]) -> np.ndarray:
+        """The branch (0 or 1) each row of ``X`` (encoded, all features) takes at a split on
+        ``feature`` by ``test`` with these surrogates; -1 where it stops at the split."""
+        branch, decided = _decides(test, self.known, X[:, feature], features[feature])
+        out = np.where(decided, branch, -1).astype(np.int64)
+        for s in self.splits:
+            todo = out < 0
+            if not todo.any():
+                break
+            out[todo] = s.branch_of(X[todo, s.feature], features[s.feature])
+        if self.fallback is not None:
+            out[out < 0] = self.fallback
+        return out
+
+
 def format_number(x: float) -> str:
     """The shortest text that reads back as the same float; integers without ``.0``.
 
@@ -709,16 +805,28 @@ class Split(_Statistics):
     test: Any = attrs.field(validator=_is_test)
     children: tuple["Node", ...] = attrs.field(converter=_tuple)
     stats: tuple[float, ...] = attrs.field(converter=_float_tuple, validator=_finite_values)
+    #: rpart's surrogate splits and majority branch for a row whose value is missing
+    #: (``grow(..., missing="surrogate")``), or None: the tree's strategy decides.
+    surrogates: "Surrogates | None" = attrs.field(default=None)
     _digest: int = attrs.field(init=False, repr=False, eq=False, default=0)
 
-    def __init__(self, feature: int, test: Any, children: Any, stats: Any = None, *, counts: Any = None, **deprecated: Any) -> None:
+    def __init__(self, feature: int, test: Any, children: Any, stats: Any = None, *, counts: Any = None, surrogates: "Surrogates | None" = None, **deprecated: Any) -> None:
         if deprecated:
             test, children = _old_keywords(test, tuple(children), deprecated)
-        self.__attrs_init__(feature, test, children, _stats_argument(stats, counts, "Split"))  # type: ignore[attr-defined]
+        self.__attrs_init__(feature, test, children, _stats_argument(stats, counts, "Split"), surrogates)  # type: ignore[attr-defined]
 
     def __attrs_post_init__(self) -> None:
         if len(self.children) != self.test.n_branches:
             raise ParameterError(f"a {self.test.kind} split has {self.test.n_branches} children, got {len(self.children)}")
+        if self.surrogates is not None:
+            if type(self.surrogates) is not Surrogates:
+                raise ParameterError(f"Split.surrogates must be a Surrogates value or None, got {self.surrogates!r}")
+            if self.test.n_branches != 2:
+                raise ParameterError(f"surrogates belong to a two-branch split, not a {self.test.kind} split")
+            if self.surrogates.known is not None and type(self.test) is not Subset:
+                raise ParameterError("Surrogates.known (the codes the primary test decides) belongs to a subset split")
+            if any(s.feature == self.feature for s in self.surrogates.splits):
+                raise ParameterError(f"a surrogate of a split on feature {self.feature} is on that feature too")
         _set_digest(self)
 
     # -- deprecated aliases (one release): the old node classes' field names ----------------
@@ -857,7 +965,7 @@ def with_children(node: Node, new: tuple[Node, ...]) -> Node:
     new = tuple(new)
     if len(new) == len(node.children) and all(a is b for a, b in zip(new, node.children)):
         return node
-    return Split(node.feature, node.test, new, node.stats)
+    return Split(node.feature, node.test, new, node.stats, surrogates=node.surrogates)
 
 
 #: How a tree treats a missing value at a split when predicting:

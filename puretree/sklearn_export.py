@@ -55,6 +55,11 @@ def _check_expressible(tree: Tree, nodes: list[tuple[Any, int, int]]) -> None:
         if not isinstance(node, Split):
             continue
         name = features[node.feature].name
+        if node.surrogates is not None:
+            raise UnsupportedTreeError(
+                f"to_sklearn: the split on {name!r} routes missing values through surrogate splits (missing='surrogate'), "
+                "which a scikit-learn tree cannot express (it sends a missing value down one branch); grow with missing='majority' or 'learn'"
+            )
         if node.test.kind != "threshold" or len(node.children) != 2:  # the test says what it is
             kind = {"multiway": "a multiway split", "subset": "a subset split"}.get(node.test.kind, f"a {node.test.kind!r} split")
             raise UnsupportedTreeError(

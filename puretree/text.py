@@ -153,7 +153,21 @@ def branch_labels(node: Node, schema: Schema, how: Display = Display(decimals=No
     if how.decimals is not None and test.kind == "threshold":
         # The test prints a rounded copy of itself: what a split reads as lives in its test.
         test = attrs.evolve(test, value=how.threshold(test.value))
-    return test.labels(shorten(feature.name), _Shortened(feature.categories))
+    labels = test.labels(shorten(feature.name), _Shortened(feature.categories))
+    if node.surrogates is not None and node.surrogates.splits:
+        # rpart's surrogates, on the first branch's line: what sends a row there in their stead.
+        shown = [_surrogate_label(s, schema, how) for s in node.surrogates.splits]
+        labels[0] += f" (surrogate{'s' if len(shown) > 1 else ''}: {', '.join(shown)})"
+    return labels
+
+
+def _surrogate_label(surrogate: Any, schema: Schema, how: Display) -> str:
+    """What sends a row down a split's first branch by this surrogate."""
+    feature = schema.features[surrogate.feature]
+    test = surrogate.test
+    if how.decimals is not None and test.kind == "threshold":
+        test = attrs.evolve(test, value=how.threshold(test.value))
+    return test.labels(shorten(feature.name), _Shortened(feature.categories))[int(surrogate.flip)]
 
 
 class _Shortened:

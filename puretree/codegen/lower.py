@@ -373,6 +373,10 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         offset, scale = quantization(schema, quant["ranges"], ftype, used=used)
         tree = quantized_tree(tree, offset, scale, ftype)
     flat = flatten(tree)
+    if flat.surrogated and language not in ("python", "c"):
+        raise CodegenError(f"this tree routes missing values through surrogate splits (missing='surrogate'), which the python, c and c-table targets write; {target!r} does not")
+    if flat.surrogated and opts["form"] not in ("auto", "table"):
+        raise CodegenError(f"a tree with surrogate splits (missing='surrogate') is written in the table form, not {opts['form']!r}")
     if flat.sided and tree.missing != "majority":
         # The templates route a learned side through the "majority" paths (the heavy branch's
         # bit); under "error" or "distribute" a split without a side would need both at once.
@@ -395,7 +399,8 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     outcome_of: dict[int, int] = {}
     seen: dict[Any, int] = {}
     for node in range(n):
-        if flat.kind[node] not in (LEAF, MULTIWAY_SPLIT, SUBSET_SPLIT):
+        # A row may stop at any split with surrogates (no test decides it, a tie for the fallback).
+        if flat.kind[node] not in (LEAF, MULTIWAY_SPLIT, SUBSET_SPLIT) and not flat.surrogated:
             continue
         row = per_node[node]
         cls = 0 if regression else int(np.argmax(row))
@@ -459,6 +464,9 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         spread_fraction.extend(_double(language, float(flat.fraction[k])) for k in kids)
         spread_offset.append(len(spread_child))
 
+    routes = [_surrogate_routes(flat, node, language, ftype, ref, n_internal + outcome_of[node]) for node in internal.tolist()] if flat.surrogated else None
+    if routes is not None and any(t[3] is not None for r in routes for t in r["tests"]):
+        used_categorical = True  # a categorical surrogate reads category codes too
     largest_ref = max([n_internal + len(outcomes)] + rows["left"] + rows["right"] + cat_table + ([len(spread_child)] if distribute else []))
     index_type = _smallest_type(largest_ref, opts["index_type"], "node references")
     feature_code_type = _smallest_type(max(rows["feature"], default=0) + 1, "auto", "feature codes")
@@ -467,7 +475,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     depth = int(flat.depth.max())
     width = int(np.bincount(flat.depth).max())
 
-    form = opts["form"]
+    form = "table" if flat.surrogated else opts["form"]
     if form == "auto":
         shallow = depth <= PYTHON_NESTING_LIMIT and _if_nesting(flat, tree.missing) <= PYTHON_ELIF_LIMIT
         form = "table" if target == "c-table" else ("nested" if target != "python" or shallow else "table")
@@ -536,10 +544,52 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
             "spread_fraction": spread_fraction if distribute else [],
         },
         "compact": compact,
+        "surrogates": routes,
+        "sur": _surrogate_arrays(routes) if routes is not None else None,
         "outcome_is_class": outcome_is_class,
         "comparisons": depth if form != "nested" else _if_nesting(flat, tree.missing),
         "lines": _lines(flat, tree, internal_index, outcome_of, rows, features) if form == "nested" else [],
     }
+
+
+def _surrogate_routes(flat: Any, node: int, language: str, ftype: str, ref: Any, stop: int) -> dict[str, Any]:
+    """How a split with surrogates routes a row, for the table walk: its tests in order (its
+    own first, then its surrogates), each ``[feature, threshold literal or None, flip, branch
+    per category code or None]`` (-1: a code the test does not decide), the fallback branch
+    (-1: the row stops, outcome ``stop``) and its two children's references."""
+    split = flat.nodes[node]
+    sur = split.surrogates
+    features = flat.features
+
+    def test(j: int, t: Any, flip: bool, known: Any) -> list[Any]:
+        if features[j].is_numeric:
+            return [j, _threshold(t.value, language, ftype)[0], flip, None]
+        m = len(features[j].categories)
+        decided = set(range(m) if known is None else known)
+        return [j, None, False, [(int(c not in t.left_codes) ^ int(flip)) if c in decided else -1 for c in range(m)]]
+
+    kids = flat.child_table[flat.child_offset[node]: flat.child_offset[node] + 2].tolist()
+    tests = [test(split.feature, split.test, False, sur.known)] + [test(s.feature, s.test, s.flip, s.known) for s in sur.splits]
+    return {"tests": tests, "fallback": -1 if sur.fallback is None else sur.fallback, "kids": [ref(k) for k in kids], "stop": stop}
+
+
+def _surrogate_arrays(routes: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """The routes as flat arrays for C: node i's tests are ``start[i]`` to ``start[i + 1]``;
+    a categorical test's branches are ``codes[table[k]:]`` (``table[k]`` -1: a threshold)."""
+    out: dict[str, list[Any]] = {"start": [0], "feature": [], "threshold": [], "flip": [], "table": [], "codes": [], "fallback": [], "kids": [], "stop": []}
+    for r in routes:
+        for j, threshold, flip, table in r["tests"]:
+            out["feature"].append(j)
+            out["threshold"].append(threshold if threshold is not None else "0")
+            out["flip"].append(int(flip))
+            out["table"].append(-1 if table is None else len(out["codes"]))
+            out["codes"].extend(table or [])
+        out["start"].append(len(out["feature"]))
+        out["fallback"].append(r["fallback"])
+        out["kids"].extend(r["kids"])
+        out["stop"].append(r["stop"] - len(routes))
+    out["codes"] = out["codes"] or [-1]  # C99 has no arrays of size 0
+    return out
 
 
 #: Flag bits of a compact node's code, below the feature index.
@@ -781,6 +831,12 @@ def resources(model: Mapping[str, Any]) -> dict[str, Any]:
     elif ni and model["form"] == "compact":
         c = model["compact"]
         tables.update(code=ni * size[c["code_type"]], threshold=ni * ftype, ref=ni * size[c["index_type"]])
+    elif ni and model.get("sur"):
+        sur = model["sur"]
+        tables.update(sur_start=4 * len(sur["start"]), sur_feature=4 * len(sur["feature"]), sur_threshold=ftype * len(sur["threshold"]), sur_flip=4 * len(sur["flip"]),
+                      sur_table=4 * len(sur["table"]), sur_fallback=4 * ni, sur_kids=8 * ni, sur_stop=4 * ni)
+        if model["has_categorical"]:
+            tables.update(sur_codes=4 * len(sur["codes"]), n_categories=model["n_features"] * size[model["count_type"]])
     elif ni and (model["form"] == "table" or model["missing"] == "distribute"):
         tables.update(feature_code=ni * size[model["feature_code_type"]], threshold=ni * ftype, left=ni * size[model["index_type"]], right=ni * size[model["index_type"]])
         if t["categories"]:

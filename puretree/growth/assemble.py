@@ -105,5 +105,6 @@ def _trusted_split(feature: int, test: Threshold, kids: tuple[Node, ...], stats:
     _set(node, "test", test)
     _set(node, "children", kids)
     _set(node, "stats", tuple(stats))
+    _set(node, "surrogates", None)
     node.__attrs_post_init__()  # the digest
     return node

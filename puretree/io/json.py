@@ -30,7 +30,11 @@ greater than its parent's. Node kinds: ``leaf`` (``stats``) and the split kinds 
 children; in version 4, ``missing_branch``: 0 or 1, the child a missing value goes to, learned
 from the data, absent or null where the tree's strategy decides; ``"threshold": "inf"`` with
 ``"missing_branch": 1`` is the split that sends the missing values alone right). A tree
-with no ``missing_branch`` is written as version 3, as before version 4. ``missing`` is the tree's missing-value strategy (``majority``, ``distribute`` or
+with no ``missing_branch`` is written as version 3, as before version 4. In version 5, a
+two-branch split may carry ``surrogates`` (rpart's, ``missing="surrogate"``): ``{"splits":
+[{"feature", "kind": "threshold" or "subset", "threshold" or "left_categories", "flip",
+"known"?}, ...], "fallback": 0, 1 or null, "known"?}`` (:class:`~puretree.nodes.Surrogates`); a
+tree without them is written as an older version. ``missing`` is the tree's missing-value strategy (``majority``, ``distribute`` or
 ``error``; ``majority`` when absent); ``criterion`` the impurity the tree was grown with
 (absent or null when unknown). Version 1 files (written before version 2 named the kinds
 after their tests) are read too: there ``numeric`` is ``threshold`` and ``categorical`` is
@@ -63,7 +67,7 @@ from ..errors import ModelFormatError, digits, shown
 from ..files import write_text
 from ..fold import LEAVE, events
 from ..growth.assemble import assemble
-from ..nodes import CATEGORICAL, CLASSIFICATION, MISSING_STRATEGIES, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Threshold
+from ..nodes import CATEGORICAL, CLASSIFICATION, MISSING_STRATEGIES, NUMERIC, REGRESSION, Feature, Leaf, Multiway, Node, Schema, Split, Subset, Surrogate, Surrogates, Threshold
 from ..tree import Tree
 
 __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load"]
@@ -71,16 +75,18 @@ __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dic
 FORMAT = "puretree-tree"
 #: The newest version this puretree writes. A tree without a learned missing-value side
 #: is written as version 3 (the same file as before version 4), so older readers keep reading it.
-VERSION = 4
+VERSION = 5
 #: The versions it reads: 1 named the split kinds ``numeric``, ``categorical``, ``subset``
 #: and had no ``criterion``; 1 and 2 named every node's statistics ``counts``; 4 added a
-#: threshold split's ``missing_branch``.
-READS = (1, 2, 3, 4)
+#: threshold split's ``missing_branch``; 5 a split's ``surrogates``.
+READS = (1, 2, 3, 4, 5)
 
 #: The field holding a node's statistics, by version.
-_STATS_FIELD = {1: "counts", 2: "counts", 3: "stats", 4: "stats"}
+_STATS_FIELD = {1: "counts", 2: "counts", 3: "stats", 4: "stats", 5: "stats"}
 #: The first version whose threshold splits may carry ``missing_branch``.
 _SIDES = 4
+#: The first version whose splits may carry ``surrogates``.
+_SURROGATES = 5
 
 
 def _schema_dict(schema: Schema) -> dict[str, Any]:
@@ -98,7 +104,67 @@ def _node_dict(node: Node, kids: list[int]) -> dict[str, Any]:
     if not isinstance(node, Split):
         return {"kind": "leaf", "stats": stats}
     test = node.test
-    return {"kind": test.kind, "feature": node.feature, **SPLIT_FORMATS[test.kind].write(test), "children": kids, "stats": stats}
+    entry = {"kind": test.kind, "feature": node.feature, **SPLIT_FORMATS[test.kind].write(test), "children": kids, "stats": stats}
+    if node.surrogates is not None:
+        entry["surrogates"] = _surrogates_dict(node.surrogates)
+    return entry
+
+
+def _surrogates_dict(sur: Surrogates) -> dict[str, Any]:
+    splits = []
+    for s in sur.splits:
+        one = {"feature": s.feature, "kind": s.test.kind, **SPLIT_FORMATS[s.test.kind].write(s.test), "flip": s.flip}
+        if s.known is not None:
+            one["known"] = list(s.known)
+        splits.append(one)
+    out: dict[str, Any] = {"splits": splits, "fallback": sur.fallback}
+    if sur.known is not None:
+        out["known"] = list(sur.known)
+    return out
+
+
+def _codes(value: Any, feature: Feature, where: str) -> list[int]:
+    if not isinstance(value, list):
+        raise _fail(where, f"known must be a list of category codes, got {shown(value)}")
+    m = len(feature.categories)
+    for c in value:
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < m:
+            raise _fail(where, f"category code {shown(c)} is out of range (0..{m - 1})")
+    return value
+
+
+def _read_surrogates(value: Any, schema: Schema, feature: int, where: str) -> Surrogates:
+    where = f"{where}.surrogates"
+    entries = _require(value, "splits", list, where)
+    fallback = value.get("fallback")
+    if fallback is not None and (isinstance(fallback, bool) or fallback not in (0, 1)):
+        raise _fail(where, f"fallback must be 0 (the first child), 1 (the second) or null, got {shown(fallback)}")
+    splits = []
+    for k, entry in enumerate(entries):
+        at = f"{where}.splits[{k}]"
+        kind = _require(entry, "kind", str, at)
+        if kind not in ("threshold", "subset"):
+            raise _fail(at, f"a surrogate is a threshold or subset test, got kind {kind!r}")
+        fmt = SPLIT_FORMATS[kind]
+        j = _feature(entry, schema, fmt.test.feature_kind, at)
+        if j == feature:
+            raise _fail(at, f"a surrogate of a split on feature {j} is on that feature too")
+        test = fmt.read(entry, schema.features[j], 2, at)
+        if getattr(test, "missing_branch", None) is not None:
+            raise _fail(at, "a surrogate has no missing_branch")
+        flip = entry.get("flip", False)
+        if not isinstance(flip, bool):
+            raise _fail(at, f"flip must be true or false, got {shown(flip)}")
+        known = entry.get("known")
+        if known is not None and kind != "subset":
+            raise _fail(at, "known (the codes a surrogate decides) belongs to a subset surrogate")
+        splits.append(Surrogate(j, test, flip=flip, known=None if known is None else _codes(known, schema.features[j], at)))
+    known = value.get("known")
+    if known is not None:
+        if schema.features[feature].is_numeric:
+            raise _fail(where, "known (the codes the split's test decides) belongs to a subset split")
+        known = _codes(known, schema.features[feature], where)
+    return Surrogates(tuple(splits), fallback, known)
 
 
 def to_dict(tree: Tree) -> dict[str, Any]:
@@ -123,9 +189,10 @@ def to_dict(tree: Tree) -> dict[str, Any]:
         kids.append([])
         path.append(me)
     sided = any(getattr(node.test, "missing_branch", None) is not None for node in order if isinstance(node, Split))
+    surrogated = any(node.surrogates is not None for node in order if isinstance(node, Split))
     return {
         "format": FORMAT,
-        "version": VERSION if sided else 3,
+        "version": _SURROGATES if surrogated else _SIDES if sided else 3,
         "threshold_convention": "x <= threshold goes to children[0]",
         "missing": tree.missing,
         "criterion": tree.criterion,
@@ -399,6 +466,7 @@ _KIND_NAMES: dict[int, dict[str, str]] = {
     2: {kind: kind for kind in SPLIT_FORMATS},
     3: {kind: kind for kind in SPLIT_FORMATS},
     4: {kind: kind for kind in SPLIT_FORMATS},
+    5: {kind: kind for kind in SPLIT_FORMATS},
 }
 
 
@@ -480,10 +548,17 @@ def from_dict(obj: Any) -> Tree:
         test = fmt.read(entry, feature, len(kids), where)
         if len(kids) != test.n_branches:
             raise _fail(where, f"a {kind} split has {test.n_branches} children, got {len(kids)}")
+        surrogates = None
+        if "surrogates" in entry:
+            if version < _SURROGATES:
+                raise _fail(where, f"surrogates is a field of version {_SURROGATES} models, this one says version {version}")
+            if test.n_branches != 2:
+                raise _fail(where, f"surrogates belong to a two-branch split, not a {kind} split")
+            surrogates = _read_surrogates(entry["surrogates"], schema, j, where)
         table_entries += fmt.table_entries(feature)
         if table_entries > MAX_SUBSET_ENTRIES:
             raise _fail(where, f"the subset splits together cover more than {MAX_SUBSET_ENTRIES} categories; predicting with this model would need a table that large")
-        return Split(j, test, kids, counts)
+        return Split(j, test, kids, counts, surrogates=surrogates)
 
     root = assemble(child_lists, node)  # children have larger indices, checked above
     missing = obj.get("missing", "majority")

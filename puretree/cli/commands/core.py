@@ -115,7 +115,7 @@ def _add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True)
                    help="numeric cuts halfway between two training values (default), or at the lower one (C4.5's and J48's choice)")
     p.add_argument("--min-gain", type=finite_float, metavar="X", help="stop when the best score is not above X")
     p.add_argument("--task", choices=("classification", "regression"), default="classification", help="predict a class (default) or a number (regression: variance, leaves predict the mean)")
-    p.add_argument("--missing", choices=(*MISSING_STRATEGIES, "learn"), help="missing values: heaviest branch, every branch weighted (C4.5), refuse, or a side learned per split (default: the algorithm's)")
+    p.add_argument("--missing", choices=(*MISSING_STRATEGIES, "learn", "surrogate"), help="missing values: heaviest branch, every branch weighted (C4.5), refuse, a side learned per split, or rpart's surrogate splits (cart) (default: the algorithm's)")
     _add_size_options(p)
 
 
