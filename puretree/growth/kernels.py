@@ -516,18 +516,16 @@ def sorted_columns(columns: np.ndarray) -> np.ndarray:
     [[1, 0, 2], [2, 0, 1]]
     """
     q, n = columns.shape
+    threads = _threads(n * q, q)
+    if threads == 1:
+        return np.argsort(columns, axis=1, kind="stable").astype(np.int32)
     orders = np.empty((q, n), dtype=np.int32)
 
     def one(f: int) -> None:
         orders[f] = np.argsort(columns[f], kind="stable")
 
-    threads = _threads(n * q, q)
-    if threads > 1:
-        from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=min(threads, q)) as pool:
-            list(pool.map(one, range(q)))
-    else:
-        for f in range(q):
-            one(f)
+    with ThreadPoolExecutor(max_workers=min(threads, q)) as pool:
+        list(pool.map(one, range(q)))
     return orders
