@@ -27,11 +27,18 @@ decisions; :func:`puretree.growth.level.grow` drives it a frontier at a time.
    shaped ``(nodes, categories, k)``); subset splits (CART) enumerate each node's present
    categories as the reference does.
 5. **Lone nodes.** Deep narrow trees (a chain has one node per level) would pay the
-   frontier's machinery for one node at a time; a frontier of a single small node is handed
-   to the reference's own split generators (the node's instances are already its rows in row
+   frontier's machinery for one node at a time; without the compiled scan, a frontier of a
+   single small node is handed to the reference's own split generators (the node's instances are already its rows in row
    order and the orders their sorted positions), and children known to be leaves (pure, too
    few rows, at ``max_depth``) leave the arrays at once.
-6. **Ties** are broken as the reference breaks them (:data:`~puretree.splits.TIE_TOLERANCE`,
+6. **The compiled backend.** Where the score is the built-in Gini impurity decrease on classes
+   and no numeric feature has a missing value, every (node, numeric feature)'s best threshold
+   of a level is found by :func:`puretree.growth.kernels.scan_level` (C, one pass per node and
+   feature, the same numbers as the numpy scan, :func:`_numpy_scan`) and the orders of the next
+   frontier by :func:`puretree.growth.kernels.partition_level`; categorical features, user
+   scores, regression and missing values are numpy's, feature by feature, in the same level
+   (``grow(..., engine="numpy")`` keeps all of it in numpy).
+7. **Ties** are broken as the reference breaks them (:data:`~puretree.splits.TIE_TOLERANCE`,
    then the lowest threshold, then the lowest feature index), over the same numbers, by
    :mod:`puretree.growth.choose`.
 
@@ -750,7 +757,7 @@ class Sorted:
         st, cfg, ctx, kinds = self.st, self.cfg, self.ctx, self.kinds
         k, N = ctx.k, st.n_nodes
         ctx.allowed = allowed  # drawn by the frontier loop from the nodes' paths
-        if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned:
+        if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned and ctx.compiled is None:
             found = _single_node(st, cfg, ctx, kinds, int(depths[0]))
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
