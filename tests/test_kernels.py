@@ -206,6 +206,9 @@ def test_the_kernel_declines_what_it_does_not_know():
     assert not scanned(lambda: cart(X, rng.random(40), task="regression"))
     assert not scanned(lambda: cart(X, y, sample_weight=np.r_[1e-160, w[1:]]))  # squares underflow
     assert not scanned(lambda: cart(X, y, sample_weight=np.r_[1e200, w[1:]]))  # squares overflow
+    many = np.arange(kernels.MAX_CLASSES + 2)
+    wide = np.c_[many % 7, many % 5].astype(np.float64)
+    assert not scanned(lambda: cart(wide, many, max_depth=3))  # more classes than the kernel adds in numpy's order
 
 
 counts = hnp.arrays(np.float64, st.integers(1, 12), elements=st.one_of(st.integers(0, 50).map(float), st.floats(0, 1e6, allow_subnormal=False)))

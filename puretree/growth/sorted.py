@@ -543,7 +543,7 @@ def _compiled(ds: Dataset, cfg: Any, kinds: tuple[str, ...], ctx: "_Context") ->
     impurity decrease, threshold splits, numeric features without missing values, and weights
     whose squares stay finite and normal (the kernel's ranking keeps its precision); loaded on
     the first such fit (a library that does not load warns once, and numpy answers)."""
-    if ctx.regression or "threshold" not in kinds or not ctx.q or ctx.numeric_missing or ctx.k > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
+    if ctx.regression or "threshold" not in kinds or not ctx.q or ctx.numeric_missing or len(ds.schema.classes) > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
         return None
     if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
         return None
