@@ -236,27 +236,8 @@ def _dataset(X: Any, y: Any, data_options: dict[str, Any]) -> Dataset:
     return ds
 
 
-def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool, orders: np.ndarray | None = None, walks: dict[int, Any] | None = None) -> Tree:
-    """Member ``member``; with ``walks``, the arrays :func:`_oob` walks for it are kept there
-    when the compiled kernel grew it (one kernel fit: its own tree)."""
-    if walks is None:
-        return _grow_sorted(ds, base, options, seed, member, bootstrap, orders)
-
-    with kernels.recording() as grown:
-        tree = _grow_sorted(ds, base, options, seed, member, bootstrap, orders)
-    if len(grown) == 1:
-        walks[member] = _kernel_walk(grown[0])
-    return tree
-
-
-def _kernel_walk(arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]) -> Any:
-    """:func:`_threshold_arrays`' form of a tree from the kernel's arrays (None when a node has
-    no weight, which the kernel's trees never have: then the tree's own nodes answer)."""
-    feature, threshold, child, counts = arrays
-    total = counts.sum(axis=1, keepdims=True)  # as predict's normalised_fractions, row by row
-    if not (total > 0).all():
-        return None
-    return np.maximum(feature, 0).astype(np.intp), threshold, child.astype(np.intp), counts / total + 0.0
+def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool, orders: np.ndarray | None = None) -> Tree:
+    return _grow_sorted(ds, base, options, seed, member, bootstrap, orders)
 
 
 def _grow_sorted(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool, orders: np.ndarray | None) -> Tree:
@@ -279,8 +260,8 @@ def _grow_sorted(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any]
         return base(data, seed=(seed, member), **options)
 
 
-def _grow_chunk(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: Sequence[int], bootstrap: bool, orders: np.ndarray | None = None, walks: dict[int, Any] | None = None) -> list[Tree]:
-    return [_grow_member(ds, base, options, seed, m, bootstrap, orders, walks) for m in members]
+def _grow_chunk(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: Sequence[int], bootstrap: bool, orders: np.ndarray | None = None) -> list[Tree]:
+    return [_grow_member(ds, base, options, seed, m, bootstrap, orders) for m in members]
 
 
 def _presorted(ds: Dataset, base: Any) -> np.ndarray | None:
@@ -317,7 +298,7 @@ def _workers(n_jobs: Any, n_members: int, ds: Dataset, base: Any, options: dict[
     return n
 
 
-def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any, walks: dict[int, Any] | None = None) -> list[Tree]:
+def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any) -> list[Tree]:
     """Members 0..n-1, grown in worker threads or processes when it pays; the same trees
     either way, since each member's randomness is keyed by its number, not by who grows it.
 
@@ -327,7 +308,7 @@ def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], s
     others are grown in threads, which share that sort and need no copy of the data; else
     (the numpy engine, which holds the GIL) in processes."""
     with _collector_paused():
-        return _grow_members(ds, base, options, seed, n, bootstrap, n_jobs, walks)
+        return _grow_members(ds, base, options, seed, n, bootstrap, n_jobs)
 
 
 @contextlib.contextmanager
@@ -343,18 +324,18 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _grow_members(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any, walks: dict[int, Any] | None) -> list[Tree]:
+def _grow_members(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any) -> list[Tree]:
     orders = _presorted(ds, base)
     workers = _workers(n_jobs, n, ds, base, options)
     if workers == 1:
-        return _grow_chunk(ds, base, options, seed, range(n), bootstrap, orders, walks)
+        return _grow_chunk(ds, base, options, seed, range(n), bootstrap, orders)
     before = kernels.fits()
-    first = _grow_chunk(ds, base, options, seed, [0], bootstrap, orders, walks)
+    first = _grow_chunk(ds, base, options, seed, [0], bootstrap, orders)
     if kernels.fits() > before:
         from concurrent.futures import ThreadPoolExecutor
 
         # one member per task, handed out as threads come free (their sizes differ)
-        grow_one = partial(_grow_member, ds, base, options, seed, bootstrap=bootstrap, orders=orders, walks=walks)
+        grow_one = partial(_grow_member, ds, base, options, seed, bootstrap=bootstrap, orders=orders)
         with ThreadPoolExecutor(max_workers=workers) as threads:
             return first + list(threads.map(grow_one, range(1, n)))
     return first + _grow_in_processes(ds, base, options, seed, list(range(1, n)), bootstrap, workers)
@@ -473,17 +454,15 @@ def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, 
         raise ParameterError(f"base must be a grow preset (a function such as cart), got {base!r}")
     data_options, grow_options = _split_options(options)
     ds = _dataset(X, y, data_options)
-    walks: dict[int, Any] = {}  # the kernel's members as arrays, for the out-of-bag walk
-    members = _grow_all(ds, base, grow_options, seed, n, bootstrap, n_jobs, walks if bootstrap else None)
+    members = _grow_all(ds, base, grow_options, seed, n, bootstrap, n_jobs)
     recorded = {"base": _base_name(base), "n_trees": n, "bootstrap": bootstrap, **grow_options}
     ens = Ensemble(tuple(members), (1.0,) * n, members[0].schema, method, seed, recorded)
-    return attrs.evolve(ens, oob_score=_oob(ens, ds, walks) if bootstrap else None)
+    return attrs.evolve(ens, oob_score=_oob(ens, ds) if bootstrap else None)
 
 
-def _oob(ens: Ensemble, ds: Dataset, walks: dict[int, Any] | None = None) -> float | None:
+def _oob(ens: Ensemble, ds: Dataset) -> float | None:
     """Out-of-bag score: each row predicted by the members whose bootstrap left it out
-    (accuracy; R squared for regression), over the rows left out at least once. ``walks``:
-    members already as :func:`_threshold_arrays`' arrays (:func:`_kernel_walk`)."""
+    (accuracy; R squared for regression), over the rows left out at least once."""
     total = np.zeros((ds.n_rows, 1 if ds.schema.is_regression else len(ds.schema.classes)))
     votes_ = np.zeros(ds.n_rows)
     plain = not ds.schema.is_regression and all(f.is_numeric for f in ds.schema.features) and not np.isnan(ds.X).any()
@@ -491,7 +470,7 @@ def _oob(ens: Ensemble, ds: Dataset, walks: dict[int, Any] | None = None) -> flo
         out = bootstrap_counts(ds.n_rows, ens.seed, m) == 0
         if not out.any():
             continue
-        arrays = ((walks or {}).get(m) or _threshold_arrays(tree)) if plain else None
+        arrays = _threshold_arrays(tree) if plain else None
         if arrays is not None:
             total[out] += _walk(arrays, ds.X[out])
         else:

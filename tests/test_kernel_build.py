@@ -2,7 +2,7 @@
 
 - The C is portable: it compiles cleanly under ``-std=c11 -Wall -Wextra -Werror -pedantic`` with
   gcc, clang and Debian's MinGW cross-compiler (a Windows DLL exporting the kernel's functions);
-  the gcc and clang builds grow the reference's trees and draw numpy's features.
+  the gcc and clang builds grow the reference's trees.
 - The wheel holds the compiled library; installed into a fresh virtual environment, a fit uses
   it and writes nothing outside the environment and the user's output.
 - Built without a compiler, the package still installs; the first fit warns once
@@ -58,7 +58,6 @@ CHECK = """
     import numpy as np
     from puretree.growth import kernels
     from puretree.grow import cart
-    from puretree.splits import node_features
 
     rng = np.random.default_rng(1)
     X = rng.integers(0, 9, size=(400, 4)).astype(float)
@@ -69,8 +68,6 @@ CHECK = """
         assert cart(X, y, max_features=2, seed=3) == cart(X, y, max_features=2, seed=3, engine="reference")
         assert cart(X, y, sample_weight=rng.random(400) + 0.5).root.counts is not None
         assert cart(X, y, max_bins=5) == cart(X, y, max_bins=5, engine="numpy")  # the binned source's C and numpy
-    if kernels.library() is not None:
-        assert kernels.draw_features(64, 8, (3, 7), (0, 1, 1)).tolist() == node_features(64, 8, (3, 7), (0, 1, 1)).tolist()
     for w in caught:
         print("WARNING", w.category.__name__, str(w.message).replace(chr(10), " "))
     print(kernels.library()._name if kernels.library() is not None else "numpy")
@@ -87,12 +84,12 @@ def test_the_c_compiles_cleanly_with_each_compiler(compiler, tmp_path):
     extra = ["-shared"] if windows else ["-shared", "-fPIC", "-pthread", "-fvisibility=hidden"]
     done = subprocess.run([path, *STRICT, *extra, "-o", str(library), *map(str, SOURCES), *([] if windows else ["-lm"])], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    wanted = {"pt_grow", "pt_free", "pt_c45_scan", "pt_draw_features", "pt_subset_orders", "pt_walk", "pt_gini", "pt_gini_decrease", "pt_hist_accumulate", "pt_hist_move", "pt_hist_cuts"}
+    wanted = {"pt_scan_level", "pt_partition_level", "pt_c45_scan", "pt_subset_orders", "pt_walk", "pt_gini", "pt_gini_decrease", "pt_hist_accumulate", "pt_hist_move", "pt_hist_cuts"}
     if windows:  # a DLL that exports the kernel's functions and needs no POSIX threads
         table = subprocess.run([shutil.which("x86_64-w64-mingw32-objdump") or "x86_64-w64-mingw32-objdump", "-p", str(library)], capture_output=True, text=True, check=True).stdout
         assert wanted <= set(table.split()) and "pthread" not in table
         return
-    # the build grows the reference's trees and draws numpy's features (the 128-bit arithmetic)
+    # the build grows the reference's trees
     write_record(library)
     done = run_python(CHECK, env={**os.environ, "PURETREE_KERNEL_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr

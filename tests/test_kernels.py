@@ -1,13 +1,15 @@
-"""The compiled kernel (:mod:`puretree.growth.kernels`, C) grows the reference builder's tree.
+"""The compiled kernel (:mod:`puretree.growth.kernels`, C) scans the sorted source's levels as numpy does.
 
-``cart`` on numeric data without missing values (Gini, CART's default) is grown by the
-kernel; these properties compare it with :func:`puretree.grow.grow` ``engine="reference"``
-(the recursive specification) and with the numpy engine it replaces there:
+``cart`` on numeric data without missing values (Gini, CART's default) is grown by the one
+frontier loop over the sorted source, whose numeric thresholds the kernel scans level by level
+(``scan_level``) and whose orders it partitions (``partition_level``); these properties compare
+the trees with :func:`puretree.grow.grow` ``engine="reference"`` (the recursive specification)
+and with the numpy scan it replaces there, and the two primitives with numpy's own answers:
 
 - unweighted: ``==`` (every statistic an integer, every score the reference's very number);
 - weighted: the same structure with counts equal to 1e-9 relative (:func:`same_tree`).
 
-Every property also checks that the kernel did grow the tree (``_kernel_tree`` was called),
+Every property also checks that the kernel did scan (``scan_level`` was called at every level),
 and one runs every level of more than one feature on both cores (``PARALLEL_MIN_WORK=0``).
 The kernel is compiled when the package is installed (``make test`` installs it with ``pip
 install -e .``, which builds it in place), so it is there to be tested; without it fits use the
@@ -34,7 +36,7 @@ from hypothesis.extra import numpy as hnp
 
 import puretree
 from puretree import splits
-from puretree.growth import engine, kernels
+from puretree.growth import kernels
 from puretree.criteria import impurity_decrease
 from puretree.data import Dataset
 from puretree.errors import ParameterError
@@ -59,13 +61,16 @@ options = st.fixed_dictionaries(
 
 
 def grown(ds, **options):
-    """The kernel's tree (checked to come from the kernel), the numpy engine's and the reference's."""
-    with mock.patch.object(engine, "_kernel_tree", wraps=engine._kernel_tree) as spy:
+    """The tree grown with the kernel's scans (checked to have scanned every level), the numpy
+    engine's and the reference's."""
+    from puretree.growth import sorted as sorted_source
+
+    with mock.patch.object(kernels, "scan_level", wraps=kernels.scan_level) as spy, mock.patch.object(sorted_source, "_numeric_candidates", wraps=sorted_source._numeric_candidates) as levels:
         fast = cart(ds, **options)
-    assert spy.called == kernels.AVAILABLE, "the kernel did not grow this tree"
-    with mock.patch.object(engine, "_kernel_tree") as never:
+    assert spy.call_count == (levels.call_count if kernels.AVAILABLE else 0), "the kernel did not scan this tree's levels"
+    with mock.patch.object(kernels, "scan_level") as never, mock.patch.object(kernels, "partition_level") as never_moved:
         numpy_engine = cart(ds, engine="numpy", **options)
-    assert not never.called
+    assert not never.called and not never_moved.called
     return fast, numpy_engine, cart(ds, engine="reference", **options)
 
 
@@ -162,43 +167,48 @@ def test_levels_on_both_cores_are_the_reference(ds, weighted, opts):
     assert fast == ref or weighted
 
 
-@given(ds=datasets(max_rows=40, max_features=4, **NUMERIC_ONLY), opts=options)
-def test_column_major_data_are_the_reference(ds, opts):
-    # large data are read column by column (a copy in Fortran order): the same trees
-    with mock.patch.object(kernels, "COLUMN_COPY_BYTES", 0):
-        fast, _, ref = grown(ds, **opts)
-    assert fast == ref
-
-
 def test_deep_chain_is_the_reference():
+    # a chain: one node per level, 600 levels of the frontier loop
     n = 600
     X = np.arange(n, dtype=np.float64).reshape(-1, 1)
     y = np.arange(n) % 2
-    with mock.patch.object(engine, "_kernel_tree", wraps=engine._kernel_tree) as spy:
-        fast = cart(X, y)
-    assert spy.called == kernels.AVAILABLE
-    assert fast == cart(X, y, engine="reference")
+    assert cart(X, y) == cart(X, y, engine="reference")
+
+
+def scanned(fit):
+    """Whether ``fit()`` asked the kernel to scan a level."""
+    with mock.patch.object(kernels, "scan_level", wraps=kernels.scan_level) as spy:
+        fit()
+    return spy.called
 
 
 def test_without_the_kernel_the_numpy_engine_grows_it():
-    X = np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 3.0], [4.0, 1.0]])
-    y = ["a", "a", "b", "b"]
-    with mock.patch.object(kernels, "AVAILABLE", False), mock.patch.object(engine, "_kernel_tree") as spy:
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 5, size=(40, 2)).astype(np.float64)
+    y = np.array(["a", "b"])[rng.integers(0, 2, size=40)]
+    assert scanned(lambda: cart(X, y))  # the kernel scans its levels
+    with mock.patch.object(kernels, "AVAILABLE", False):
+        assert not scanned(lambda: cart(X, y))
         tree = cart(X, y)
-    assert not spy.called
     assert tree == cart(X, y, engine="reference")
 
 
 def test_the_kernel_declines_what_it_does_not_know():
-    X = np.array([[1.0], [2.0], [np.nan], [4.0]])
-    y = ["a", "a", "b", "b"]
-    with mock.patch.object(engine, "_kernel_tree") as spy:
-        cart(X, y)  # a missing value
-        cart(X[[0, 1, 3]], ["a", "b", "b"], score="entropy")  # not Gini
-        cart(X[[0, 1, 3]], [1.0, 2.0, 3.0], task="regression")
-        cart(X[[0, 1, 3]], ["a", "b", "b"], sample_weight=[1e-160, 1.0, 1.0])  # squares underflow
-        cart(X[[0, 1, 3]], ["a", "b", "b"], sample_weight=[1e200, 1.0, 1.0])  # squares overflow
-    assert not spy.called
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 5, size=(40, 2)).astype(np.float64)
+    y = np.array(["a", "b"])[rng.integers(0, 2, size=40)]
+    w = np.ones(40)
+    assert scanned(lambda: cart(X, y))  # the control: this fit is the kernel's
+    with_nan = X.copy()
+    with_nan[3, 1] = np.nan
+    assert not scanned(lambda: cart(with_nan, y))  # a missing value
+    assert not scanned(lambda: cart(X, y, score="entropy"))  # not Gini
+    assert not scanned(lambda: cart(X, rng.random(40), task="regression"))
+    assert not scanned(lambda: cart(X, y, sample_weight=np.r_[1e-160, w[1:]]))  # squares underflow
+    assert not scanned(lambda: cart(X, y, sample_weight=np.r_[1e200, w[1:]]))  # squares overflow
+    many = np.arange(kernels.MAX_CLASSES + 2)
+    wide = np.c_[many % 7, many % 5].astype(np.float64)
+    assert not scanned(lambda: cart(wide, many, max_depth=3))  # more classes than the kernel adds in numpy's order
 
 
 counts = hnp.arrays(np.float64, st.integers(1, 12), elements=st.one_of(st.integers(0, 50).map(float), st.floats(0, 1e6, allow_subnormal=False)))
@@ -245,12 +255,13 @@ FITS = textwrap.dedent(
     import sys
     from unittest import mock
     import numpy as np
-    from puretree.growth import c45_vector, engine, kernels
+    from puretree.growth import c45_vector, kernels
     from puretree.c45 import C45Splits, c45
     from puretree.ensemble import random_forest
     from puretree.grow import cart
 
     expect_kernel = sys.argv[1] == "kernel"
+    scans = []
     rng = np.random.default_rng(0)
     shapes = [(1, 1, 1), (2, 1, 2), (3, 2, 2), (40, 1, 2), (50, 3, 3), (120, 4, 12), (300, 5, 4)]
     for n, q, k in shapes:
@@ -258,19 +269,20 @@ FITS = textwrap.dedent(
             X = rng.integers(0, values, size=(n, q)).astype(float)
             y = rng.integers(0, k, size=n)
             w = rng.random(n) + 0.1
-            with mock.patch.object(engine, "_kernel_tree", wraps=engine._kernel_tree) as spy, mock.patch.object(kernels, "PARALLEL_MIN_WORK", 0):
+            with mock.patch.object(kernels, "scan_level", wraps=kernels.scan_level) as spy, mock.patch.object(kernels, "PARALLEL_MIN_WORK", 0):
                 assert cart(X, y) == cart(X, y, engine="reference")
                 assert cart(X, y, max_depth=2, min_samples_leaf=2) == cart(X, y, max_depth=2, min_samples_leaf=2, engine="reference")
                 weighted = cart(X, y, sample_weight=w)
-                drawn = {"max_features": max(1, q // 2), "seed": (1, n)}  # nodes of 33 to 74 rows sort their ranks by radix
+                drawn = {"max_features": max(1, q // 2), "seed": (1, n)}
                 assert cart(X, y, **drawn) == cart(X, y, engine="reference", **drawn)
                 # a forest: shared sorted columns (subset_orders), threads, the out-of-bag walk
                 forest = random_forest(X, y, n_trees=3, seed=n, max_features=max(1, q // 2), n_jobs=2)
                 assert forest == random_forest(X, y, n_trees=3, seed=n, max_features=max(1, q // 2), n_jobs=1)
-            assert spy.called == expect_kernel, "the kernel did not grow these trees"
+            scans.append(spy.called)
             assert abs(sum(weighted.root.counts) - w.sum()) <= 1e-9 * w.sum()
             with mock.patch.multiple(c45_vector, KERNEL=True, KERNEL_MIN_WORK=0):
                 assert c45(X, y) == c45(X, y, splitters=(C45Splits(vectorised=False),))
+    assert any(scans) == expect_kernel and (all(scans[6:]) or not expect_kernel), "the kernel did not scan these trees"
     print("kernel" if kernels.library() is not None else "numpy")
     """
 )
@@ -332,3 +344,90 @@ def test_the_c_code_reads_within_its_arrays(tmp_path):
     done = run_python(FITS, "kernel", env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["kernel"]
+
+
+# The two per-level primitives against numpy's own answers.
+
+
+def compare_scans(sorted_source):
+    """A stand-in for the sorted source's ``_numeric_candidates`` that also checks, at every
+    level, the kernel's scan against numpy's (:func:`puretree.growth.sorted._numpy_scan`): the
+    same score for every (node, feature) it may split on, the same values either side."""
+    original = sorted_source._numeric_candidates
+    seen = []
+
+    def checked(st, cfg, ctx):
+        if ctx.compiled is not None and ctx.q and st.m >= 2:
+            allowed = None if ctx.allowed is None else ctx.allowed[:, ctx.numeric]
+            best, lo, hi = kernels.scan_level(ctx.Xn, st.orders, st.row, st.cls, None if st.unit else st.w, ctx.k, st.starts, st.lens, st.node_stats, allowed, min_leaf=cfg.min_samples_leaf)
+            fs, fa, fb = sorted_source._numpy_scan(st, cfg, ctx)
+            mask = np.ones(fs.shape, dtype=bool) if allowed is None else allowed
+            assert np.array_equal(best[mask], np.where(mask, fs, -np.inf)[mask])
+            found = mask & np.isfinite(fs)
+            assert np.array_equal(lo[found], fa[found]) and np.array_equal(hi[found], fb[found])
+            seen.append(st.n_nodes)
+        return original(st, cfg, ctx)
+
+    return checked, seen
+
+
+level_options = st.fixed_dictionaries(
+    {},
+    optional={"max_depth": st.integers(1, 4), "min_samples_leaf": st.sampled_from([1, 2, 3, 1.5]), "max_features": st.integers(1, 3), "seed": st.integers(0, 100)},
+)
+
+
+@given(ds=datasets(min_rows=4, max_rows=60, max_features=4, max_classes=12, weights=True), weighted=st.booleans(), opts=level_options)
+def test_the_kernels_scan_is_numpys_at_every_level(ds, weighted, opts):
+    # every level of the sorted source (numeric features with or without categorical ones,
+    # weights or not, drawn features): the C scan's answer is numpy's, number for number
+    from puretree.growth import sorted as sorted_source
+
+    if not weighted or ds.sample_weight is None:
+        ds = Dataset(ds.schema, ds.X, ds.y, None)
+    else:  # the weights the kernel takes (huge and tiny ones are numpy's)
+        w = np.clip(ds.sample_weight / max(1.0, ds.sample_weight.max() / 1e6), 0.0, None)
+        ds = Dataset(ds.schema, ds.X, ds.y, np.where(w > 0, np.maximum(w, kernels.MIN_WEIGHT), 0.0))
+    if "max_features" in opts:
+        opts["max_features"] = min(opts["max_features"], ds.schema.n_features)
+    checked, _ = compare_scans(sorted_source)
+    with mock.patch.object(sorted_source, "_numeric_candidates", checked), mock.patch.object(sorted_source, "_SINGLE_NODE_MAX", 0):
+        cart(ds, engine="fast", **opts)
+
+
+def test_the_scan_comparison_sees_wide_levels():
+    # the property above is not vacuous: on this fit it compares levels of many nodes
+    from puretree.growth import sorted as sorted_source
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 9, size=(200, 3)).astype(np.float64)
+    y = rng.integers(0, 3, size=200)
+    checked, seen = compare_scans(sorted_source)
+    with mock.patch.object(sorted_source, "_numeric_candidates", checked):
+        cart(X, y, sample_weight=rng.random(200) + 0.5)
+    assert max(seen) >= 8
+
+
+@given(data=st.data(), q=st.integers(0, 4), m=st.integers(0, 60), n_next=st.integers(1, 6))
+def test_the_kernels_partition_is_numpys(data, q, m, n_next):
+    # each order: a permutation of the instances; the instances that stay are renumbered in
+    # order and each given a new node (the new ids sorted by node, as the source makes them)
+    orders = np.array([data.draw(st.permutations(range(m))) for _ in range(q)], dtype=np.int32).reshape(q, m)
+    stays = np.array(data.draw(st.lists(st.booleans(), min_size=m, max_size=m)), dtype=bool)
+    new_id = np.full(m, -1, dtype=np.int32)
+    new_id[stays] = data.draw(st.permutations(range(int(stays.sum())))) if stays.any() else []
+    node = np.sort(np.array(data.draw(st.lists(st.integers(0, n_next - 1), min_size=int(stays.sum()), max_size=int(stays.sum()))), dtype=np.int64))
+    with mock.patch.object(kernels, "PARALLEL_MIN_WORK", 0):
+        got = kernels.partition_level(orders, new_id, node, n_next)
+    mapped = new_id[orders]
+    kept = mapped[mapped >= 0].reshape(q, -1) if q else np.zeros((0, len(node)), dtype=np.int32)
+    expected = np.take_along_axis(kept, np.argsort(node[kept], axis=1, kind="stable"), axis=1) if kept.size else kept
+    assert got.tolist() == expected.tolist()
+
+
+def test_the_kernel_refuses_arrays_that_do_not_describe_a_level():
+    orders = np.array([[1, 0]], dtype=np.int32)
+    with pytest.raises(ValueError, match="do not describe a level"):  # a new id given twice
+        kernels.partition_level(orders, np.array([0, 0], dtype=np.int32), np.array([0, 0]), 1)
+    with pytest.raises(ValueError, match="do not describe a level"):  # a class code beyond k
+        kernels.scan_level(np.array([[1.0, 2.0]]), orders, np.arange(2), np.array([0, 2]), None, 2, np.array([0]), np.array([2]), np.array([[1.0, 1.0]]), None, min_leaf=1.0)

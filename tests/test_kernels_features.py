@@ -1,13 +1,13 @@
-"""Feature subsampling (``max_features``) in the compiled kernel, and what forests build on it.
+"""Feature subsampling (``max_features``) with the compiled kernel's scans, and what forests build on it.
 
-The kernel draws each node's features itself (:func:`puretree.growth.kernels.draw_features`, numpy's
-``SeedSequence``, PCG64 and ``Generator.choice`` reproduced in C) and scans only those, each
-from the node's own rows sorted on demand. These properties hold it to the numpy engine and to
-the recursive builder (``==``, on unweighted data and on bootstrap counts), check that it did
-grow the trees, and that a forest grown by the kernel in threads equals one grown serially and
-one grown by the numpy engine; then the cheaper paths forests take around it: the sorted
-columns shared by the members (:func:`puretree.growth.kernels.subset_orders`), the nodes assembled
-without checks, and the out-of-bag walk.
+The frontier loop draws each node's features (:func:`puretree.splits.node_features`, the one
+draw of every source) and the kernel scans only those (``scan_level``'s ``allowed``). These
+properties hold the trees to the numpy engine and to the recursive builder (``==``, on
+unweighted data and on bootstrap counts), and check that a forest grown with the kernel in
+threads equals one grown serially and one grown by the numpy engine; then the cheaper paths
+forests take around it: the sorted columns shared by the members
+(:func:`puretree.growth.kernels.subset_orders`), the nodes assembled without checks, and the
+out-of-bag walk.
 """
 
 from __future__ import annotations
@@ -22,32 +22,17 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from puretree import ensemble
-from puretree.growth import engine, kernels
-from puretree.growth.assemble import from_arrays
+from puretree.growth import kernels
+from puretree.growth.assemble import from_records
 from puretree.data import Dataset, as_dataset
 from puretree.ensemble import bootstrap_counts, random_forest
 from puretree.grow import cart
-from puretree.nodes import NUMERIC
+from puretree.nodes import NUMERIC, Leaf
 from puretree.predict import predict_proba
-from puretree.splits import node_features
 from puretree.strategies import datasets
 
 NUMERIC_ONLY = {"kinds": (NUMERIC,)}
 keys = st.lists(st.integers(0, 2**70), min_size=1, max_size=3).map(tuple)
-paths = st.lists(st.integers(0, 1), max_size=40).map(tuple)
-
-
-@given(n=st.integers(1, 300), data=st.data(), key=keys, path=paths)
-def test_the_kernel_draws_numpys_features(n, data, key, path):
-    m = data.draw(st.integers(1, n), label="max_features")
-    assert kernels.draw_features(n, m, key, path).tolist() == node_features(n, m, key, path).tolist()
-
-
-def test_seeds_of_every_size_draw_numpys_features():
-    # seeds of one to five 32-bit words (the run entropy is padded to four), members too
-    for key in [(0,), (2**32 - 1, 7), (2**32, 0), (2**100 + 5, 2**40), (2**140, 3, 9)]:
-        for path in [(), (1,), (0, 1) * 30]:
-            assert kernels.draw_features(64, 8, key, path).tolist() == node_features(64, 8, key, path).tolist()
 
 
 def grown(ds, **options):
@@ -82,9 +67,8 @@ def test_subsampled_trees_on_bootstrap_counts_are_the_numpy_engines(ds, member, 
     assert fast == numpy_engine == ref
 
 
-def test_large_nodes_and_radix_sorted_ones_are_the_numpy_engines():
-    # nodes of a quarter of the rows or more pick their rows out of the presorted orders;
-    # smaller ones of more than 32 rows sort their ranks by radix (two passes past 256 rows)
+def test_wide_subsampled_trees_are_the_numpy_engines():
+    # many features, few drawn per node, on bootstrap counts
     rng = np.random.default_rng(7)
     X = rng.integers(0, 40, size=(700, 12)).astype(np.float64)
     y = (X[:, 0] + rng.integers(0, 30, size=700) > 35).astype(int) + (X[:, 5] > 30)
@@ -125,14 +109,25 @@ def test_subset_orders_are_the_subsets_presort(X, data):
     assert kernels.subset_orders(kernels.presort(X), keep).tolist() == kernels.presort(X[keep]).tolist()
 
 
-@given(ds=datasets(min_rows=2, min_features=1, max_features=4, max_rows=40, **NUMERIC_ONLY), member=st.integers(0, 20))
+@given(ds=datasets(min_rows=2, max_features=4, max_rows=40), member=st.integers(0, 20))
 def test_unchecked_assembly_gives_the_same_nodes(ds, member):
-    w = bootstrap_counts(ds.n_rows, 0, member).astype(np.float64)
-    k = max(1, len(ds.schema.classes))
-    root = np.bincount(ds.y, weights=w, minlength=k)
-    arrays = kernels.grow_arrays(ds.X, ds.y, w, k, root, min_samples_split=2.0, min_samples_leaf=1.0, max_depth=None, min_gain=None, max_features=1, feature_key=(0, member))
-    feature, rest = np.maximum(arrays[0], 0), arrays[1:]
-    assert from_arrays(feature, *rest, checked=False) == from_arrays(feature, *rest)
+    # the frontier loop's records hold plain lists of floats, set without the nodes' checks:
+    # the same nodes as those the checks make
+    tree = cart(Dataset(ds.schema, ds.X, ds.y, bootstrap_counts(ds.n_rows, 0, member).astype(np.float64)), engine="fast")
+    records = []
+
+    def record(node):
+        g = len(records)
+        records.append(None)
+        if type(node) is Leaf:
+            records[g] = list(node.stats)
+        else:
+            records[g] = (node.feature, node.test, [record(kid) for kid in node.children], list(node.stats))
+        return g
+
+    record(tree.root)
+    checked = [Leaf(r) if isinstance(r, list) else (r[0], r[1], r[2], tuple(r[3])) for r in records]
+    assert from_records(records) == from_records(checked) == tree.root
 
 
 @given(ds=datasets(min_rows=2, max_features=4, max_rows=40, **NUMERIC_ONLY), seed=st.integers(0, 100))

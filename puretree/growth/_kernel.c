@@ -1,16 +1,19 @@
-/* puretree's compiled loops: cart's level-wise growth (puretree/kernels.py) and C4.5's scan
- * of a node's numeric cuts (puretree/c45_kernel.py).
+/* puretree's compiled loops: the sorted source's per-level scan of numeric thresholds and move
+ * of its presorted orders (puretree/growth/kernels.py, for puretree/growth/sorted.py), C4.5's
+ * scan of a node's numeric cuts (puretree/growth/c45_kernel.py), and the presorted orders and
+ * walks an ensemble shares between its members.
  *
  * Compiled when the package is built (setup.py: -O2 -ffp-contract=off, never -ffast-math: every
  * floating-point operation is the one written here, in the order written, so the scores are the
  * very floats the Python reference computes) into a plain shared library next to the package,
- * which puretree/kernels.py checks and loads with ctypes. Portable C11 (clean under -std=c11
+ * which puretree/growth/kernels.py checks and loads with ctypes. Portable C11 (clean under -std=c11
  * -Wall -Wextra -Werror -pedantic with gcc, clang and MinGW): no 128-bit integer type, threads
  * from POSIX or from Windows' own API, no Python headers. The tolerances and limits are
- * puretree's (puretree/kernels.py passes them in); none is written here a second time.
+ * puretree's (puretree/growth/kernels.py passes them in); none is written here a second time.
  *
  * Every index read is within the arrays the caller describes: the callers build the orders
- * themselves (permutations of the rows), and the class codes and table indices are checked here.
+ * themselves (permutations of the instances), and the class codes, rows and table indices are
+ * checked here.
  */
 
 #include <math.h>
@@ -128,184 +131,11 @@ PT_EXPORT double pt_gini_decrease(double g_parent, const double *left, const dou
     return gini_decrease(g_parent, left, right, k, tmp);
 }
 
-/* ---------------------------------------------------------------- feature subsampling's draws */
-
-/* The features a node may split on are numpy's own draw (puretree.splits.node_features):
- * np.random.default_rng(SeedSequence(seed, spawn_key=(*member, 1, *path))).choice(q, size=m,
- * replace=False), the set it returns. Reproduced here operation for operation so that this
- * kernel, the numpy engine and the recursive builder split every node on the same features:
- * SeedSequence's entropy mixing (numpy/random/bit_generator.pyx), PCG64 seeded from its state
- * (pcg64.h: XSL-RR 128/64, 32-bit outputs handed out low half first), Lemire's bounded draws
- * on 32 bits (distributions.c) and Floyd's algorithm (Generator.choice, populations up to
- * 10,000). Every word of the entropy past the first four is mixed into the pool one at a
- * time, so a node's pool is its parent's with one more word (its branch): each frontier
- * node carries its pool and the mixer's hash constant (RNG_WORDS words). */
-
-#define RNG_WORDS 5
-#define SS_INIT_A 0x43b0d7e5u
-#define SS_MULT_A 0x931e8875u
-#define SS_INIT_B 0x8b51f9ddu
-#define SS_MULT_B 0x58f38dedu
-#define SS_MIX_L 0xca01f9ddu
-#define SS_MIX_R 0x4973f715u
-
-static inline uint32_t ss_hashmix(uint32_t value, uint32_t *h) {
-    value ^= *h;
-    *h *= SS_MULT_A;
-    value *= *h;
-    value ^= value >> 16;
-    return value;
-}
-
-static inline uint32_t ss_mix(uint32_t x, uint32_t y) {
-    uint32_t r = SS_MIX_L * x - SS_MIX_R * y;
-    r ^= r >> 16;
-    return r;
-}
-
-/* One more entropy word (past the first four) into pool s[0..3], hash constant s[4]. */
-static void ss_add(uint32_t *s, uint32_t word) {
-    for (int d = 0; d < 4; d++) s[d] = ss_mix(s[d], ss_hashmix(word, &s[4]));
-}
-
-/* The pool of n >= 4 entropy words (the run entropy padded to four words, then the spawn key's). */
-static void ss_start(uint32_t *s, const uint32_t *entropy, int64_t n) {
-    s[4] = SS_INIT_A;
-    for (int i = 0; i < 4; i++) s[i] = ss_hashmix(entropy[i], &s[4]);
-    for (int a = 0; a < 4; a++)
-        for (int d = 0; d < 4; d++)
-            if (a != d) s[d] = ss_mix(s[d], ss_hashmix(s[a], &s[4]));
-    for (int64_t i = 4; i < n; i++) ss_add(s, entropy[i]);
-}
-
-/* PCG64's 128-bit arithmetic on two 64-bit halves (ISO C has no 128-bit integer). */
-typedef struct {
-    uint64_t hi, lo;
-} u128;
-
-static inline u128 u128_add(u128 a, u128 b) {
-    u128 r;
-    r.lo = a.lo + b.lo;
-    r.hi = a.hi + b.hi + (r.lo < a.lo);
-    return r;
-}
-
-/* The high 64 bits of a 64 x 64-bit product, from 32-bit halves. */
-static inline uint64_t mul_high(uint64_t a, uint64_t b) {
-    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
-    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
-    return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-}
-
-/* a * b modulo 2**128 */
-static inline u128 u128_mul(u128 a, u128 b) {
-    u128 r;
-    r.lo = a.lo * b.lo;
-    r.hi = mul_high(a.lo, b.lo) + a.hi * b.lo + a.lo * b.hi;
-    return r;
-}
-
-typedef struct {
-    u128 state, inc;
-    int has32;
-    uint32_t half;
-} pcg_t;
-
-static const u128 PCG_MULT = {2549297995355413924ULL, 4865540595714422341ULL};
-
-static inline void pcg_step(pcg_t *g) { g->state = u128_add(u128_mul(g->state, PCG_MULT), g->inc); }
-
-/* PCG64 seeded as numpy seeds it from a SeedSequence: generate_state(4, uint64) gives
- * (seed high, seed low, increment high, increment low). */
-static void pcg_seed(pcg_t *g, const uint32_t *pool) {
-    uint32_t h = SS_INIT_B, w[8];
-    for (int i = 0; i < 8; i++) {
-        uint32_t v = pool[i % 4];
-        v ^= h;
-        h *= SS_MULT_B;
-        v *= h;
-        v ^= v >> 16;
-        w[i] = v;
-    }
-    uint64_t v[4];
-    for (int i = 0; i < 4; i++) v[i] = (uint64_t)w[2 * i] | ((uint64_t)w[2 * i + 1] << 32);
-    u128 seed = {v[0], v[1]};
-    g->state.hi = g->state.lo = 0;
-    g->inc.hi = (v[2] << 1) | (v[3] >> 63); /* (inc << 1) | 1 */
-    g->inc.lo = (v[3] << 1) | 1u;
-    pcg_step(g);
-    g->state = u128_add(g->state, seed);
-    pcg_step(g);
-    g->has32 = 0;
-    g->half = 0;
-}
-
-static inline uint64_t pcg_next64(pcg_t *g) {
-    pcg_step(g);
-    uint64_t hi = g->state.hi, lo = g->state.lo;
-    uint64_t x = hi ^ lo;
-    unsigned r = (unsigned)(hi >> 58);
-    return (x >> r) | (x << ((64 - r) & 63));
-}
-
-static inline uint32_t pcg_next32(pcg_t *g) {
-    if (g->has32) {
-        g->has32 = 0;
-        return g->half;
-    }
-    uint64_t next = pcg_next64(g);
-    g->has32 = 1;
-    g->half = (uint32_t)(next >> 32);
-    return (uint32_t)next;
-}
-
-/* A uniform integer in [0, rng] (rng < 2**32 - 1): Lemire's method on 32-bit draws. */
-static uint32_t pcg_bounded(pcg_t *g, uint32_t rng) {
-    if (rng == 0) return 0;
-    const uint32_t excl = rng + 1;
-    uint64_t m = (uint64_t)pcg_next32(g) * excl;
-    uint32_t leftover = (uint32_t)m;
-    if (leftover < excl) {
-        const uint32_t threshold = (UINT32_MAX - rng) % excl;
-        while (leftover < threshold) {
-            m = (uint64_t)pcg_next32(g) * excl;
-            leftover = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
-}
-
-/* allowed[0..q): 1 for the m features drawn from the node's pool (q <= puretree.kernels.MAX_DRAW). */
-static void draw_features(const uint32_t *pool, int64_t q, int64_t m, unsigned char *allowed) {
-    pcg_t g;
-    pcg_seed(&g, pool);
-    memset(allowed, 0, (size_t)q);
-    for (int64_t j = q - m; j < q; j++) {
-        uint32_t v = pcg_bounded(&g, (uint32_t)j);
-        if (allowed[v])
-            allowed[j] = 1;
-        else
-            allowed[v] = 1;
-    }
-}
-
-/* For the tests: the features drawn for the node whose pool follows from `entropy` (n words)
- * and then the path's words; max_draw: the most features numpy's choice draws this way (it takes
- * another route above it). */
-PT_EXPORT int pt_draw_features(const uint32_t *entropy, int64_t n, const uint32_t *path, int64_t depth, int64_t q, int64_t m, int64_t max_draw,
-                               unsigned char *allowed) {
-    if (n < 4 || q < 1 || q > max_draw || m < 1 || m > q || depth < 0) return PT_BAD_INPUT;
-    uint32_t s[RNG_WORDS];
-    ss_start(s, entropy, n);
-    for (int64_t i = 0; i < depth; i++) ss_add(s, path[i]);
-    draw_features(s, q, m, allowed);
-    return PT_OK;
-}
+/* ---------------------------------------------------------------- presorted orders and walks (ensembles) */
 
 /* The presorted orders (`rows` of n entries each) of the rows kept (keep[r] != 0), renumbered
  * in row order, into out (`rows` of m entries, m the rows kept, and one spare entry at the
- * end): a stable sort's order with rows taken out stays one (puretree.kernels.subset_orders). */
+ * end): a stable sort's order with rows taken out stays one (puretree.growth.kernels.subset_orders). */
 PT_EXPORT int pt_subset_orders(const int32_t *orders, int64_t rows, int64_t n, const unsigned char *keep, int64_t m, int32_t *out) {
     int32_t *renumbered = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
     if (!renumbered) return PT_NO_MEMORY;
@@ -347,294 +177,32 @@ PT_EXPORT int pt_walk(const int64_t *feature, const double *threshold, const int
     return PT_OK;
 }
 
-/* ---------------------------------------------------------------- cart's growth */
+/* ---------------------------------------------------------------- the sorted source's levels */
 
+/* puretree.growth.sorted keeps the instances of a frontier (rows reaching it, sorted by node
+ * and then row), one order of them per numeric feature (int32 positions, each node's segment
+ * sorted by the feature's value, equal values in row order) and the nodes' class sums. Once per
+ * level it asks this code for every (node, feature)'s best threshold by the Gini impurity
+ * decrease (pt_scan_level), and for the orders of the next frontier (pt_partition_level);
+ * the loop itself, the choice among features and the routing of the rows stay in Python. */
+
+/* Work shared between threads, one index (a feature) at a time. */
 typedef struct {
-    int64_t n_nodes;
-    int64_t *feature;  /* column of X; -1: leaf */
-    double *threshold; /* x <= threshold goes left */
-    int64_t *child;    /* first child (the second is the next id); -1: leaf */
-    double *counts;    /* n_nodes x k class weights */
-} pt_tree;
-
-PT_EXPORT void pt_free(pt_tree *t) {
-    free(t->feature);
-    free(t->threshold);
-    free(t->child);
-    free(t->counts);
-    t->feature = NULL;
-    t->threshold = NULL;
-    t->child = NULL;
-    t->counts = NULL;
-    t->n_nodes = 0;
-}
-
-/* Everything a level's passes read; one per fit. */
-typedef struct {
-    const double *X;
-    int64_t n, q, rs, cs; /* X[r, f] = X[r * rs + f * cs] */
-    const int64_t *y;
-    const double *w; /* NULL: every row weighs 1 */
-    int64_t k;
-    int32_t *orders; /* (q + 1) x n: one order per feature, then the rows' own order */
-    double min_leaf;
-    /* the level */
-    int64_t F;                /* nodes in the frontier */
-    int64_t *fr_node, *fr_start, *fr_end;
-    unsigned char *splits;    /* whether the node may split */
-    double *g_parent;         /* its Gini */
-    double *counts;           /* the tree's class counts (rows: node ids) */
-    double *best_score;       /* F x q */
-    int64_t *best_pos;        /* F x q */
-    unsigned char *goes_left; /* per row */
-    int64_t *n_left_of;       /* per frontier node */
-    int64_t longest;          /* longest splitting segment */
-    unsigned char *allowed;   /* F x q: the features each node drew (NULL: every feature) */
-    const int32_t *ranks;     /* q x n, feature subsampling: each row's position in each presorted order */
-    int64_t *row_node;        /* feature subsampling: each row's node (its id in the tree) */
-    double *best_lo, *best_hi; /* F x q, feature subsampling: the values either side of the best threshold */
-    double tie, screen;       /* puretree.splits.TIE_TOLERANCE, puretree.kernels.SCREEN */
-    const int *cancel;        /* the caller's request to stop (NULL: none) */
-    int failed;               /* a worker could not allocate its scratch */
-    volatile int64_t next;    /* next feature to hand out (atomic) */
-} level_t;
-
-static inline double xat(const level_t *L, int64_t r, int64_t f) { return L->X[r * L->rs + f * L->cs]; }
-
-/* Node i's first near-best threshold on feature f along `sorted` (its len rows sorted by f's
- * values, equal values in row order), between distinct values: its score in *best (left alone
- * where there is none) and the offset in `sorted` of the last row on its left in *at. A first
- * pass ranks the positions by sum(left**2)/w_left + sum(right**2)/w_right (W times one minus
- * the children's impurity, two divisions); only those within SCREEN of the best get the
- * reference's score (six). `scratch` holds 3 * k + len doubles. */
-static void scan_node(const level_t *L, int64_t i, int64_t f, const int32_t *sorted, int64_t len, double *scratch, double *best_out, int64_t *at) {
-    const int64_t k = L->k;
-    double *left = scratch, *right = scratch + k, *tmp = scratch + 2 * k, *scores = scratch + 3 * k;
-    const double *parent = L->counts + L->fr_node[i] * k;
-    double gp = L->g_parent[i];
-    double total = 0.0;
-    for (int64_t j = 0; j < k; j++) total += parent[j];
-    /* pass 1: the ranking value of every candidate position (-inf elsewhere) */
-    memset(left, 0, sizeof(double) * (size_t)k);
-    double top = -INFINITY;
-    int exact_all = 0;
-    int64_t r = sorted[0];
-    double v = xat(L, r, f);
-    for (int64_t p = 0; p < len - 1; p++) {
-        left[L->y[r]] += L->w ? L->w[r] : 1.0;
-        int64_t r_next = sorted[p + 1];
-        double v_next = xat(L, r_next, f);
-        int64_t n_left = p + 1;
-        double rank = -INFINITY;
-        if (v < v_next && (double)n_left >= L->min_leaf && (double)(len - n_left) >= L->min_leaf) {
-            double sq_left = 0.0, sq_right = 0.0, w_left = 0.0, w_right = 0.0;
-            for (int64_t j = 0; j < k; j++) {
-                double c = left[j];
-                double d = parent[j] - c;
-                if (d < 0.0) d = 0.0;
-                sq_left += c * c;
-                sq_right += d * d;
-                w_left += c;
-                w_right += d;
-            }
-            if (w_left > 0.0 && w_right > 0.0) {
-                rank = sq_left / w_left + sq_right / w_right;
-            } else {
-                exact_all = 1; /* an empty side (rounding): score everything exactly */
-                rank = INFINITY;
-            }
-        }
-        scores[p] = rank;
-        if (rank > top) top = rank;
-        r = r_next;
-        v = v_next;
-    }
-    if (top == -INFINITY) return;
-    double bar = exact_all ? -INFINITY : top - L->screen * total;
-    /* pass 2: the reference's score where the ranking comes close to the best */
-    memset(left, 0, sizeof(double) * (size_t)k);
-    double best = -INFINITY;
-    for (int64_t p = 0; p < len - 1; p++) {
-        int64_t rr = sorted[p];
-        left[L->y[rr]] += L->w ? L->w[rr] : 1.0;
-        if (scores[p] > -INFINITY && scores[p] >= bar) {
-            for (int64_t j = 0; j < k; j++) {
-                double d = parent[j] - left[j];
-                right[j] = d > 0.0 ? d : 0.0; /* np.maximum(parent - left, 0) */
-            }
-            double sc = gini_decrease(gp, left, right, k, tmp);
-            if (isnan(sc)) sc = -INFINITY;
-            scores[p] = sc;
-            if (sc > best) best = sc;
-        } else {
-            scores[p] = -INFINITY;
-        }
-    }
-    if (best == -INFINITY) return;
-    bar = best - L->tie * fmax(1.0, fabs(best));
-    for (int64_t p = 0; p < len - 1; p++) { /* the first threshold within tolerance of the best */
-        if (scores[p] >= bar) {
-            *best_out = scores[p];
-            *at = p;
-            return;
-        }
-    }
-}
-
-/* Every splitting node's first near-best threshold on feature f, along the node's segment of
- * the feature's order (kept sorted within every node by partitioning). */
-static int feature_best(level_t *L, int64_t f) {
-    const int64_t q = L->q;
-    double *scratch = malloc(sizeof(double) * (size_t)(3 * L->k + (L->longest > 1 ? L->longest : 1)));
-    if (!scratch) return PT_NO_MEMORY;
-    const int32_t *order = L->orders + f * L->n;
-    for (int64_t i = 0; i < L->F; i++) {
-        if (!L->splits[i]) continue;
-        int64_t s = L->fr_start[i], at = -1;
-        scan_node(L, i, f, order + s, L->fr_end[i] - s, scratch, &L->best_score[i * q + f], &at);
-        if (at >= 0) L->best_pos[i * q + f] = s + at;
-    }
-    free(scratch);
-    return PT_OK;
-}
-
-/* a[0 .. len) sorted ascending (distinct values below 2**bits): insertion sort for short runs,
- * else least significant digit first, 8 bits a pass, through `spare` (len entries). */
-static void sort_ranks(uint32_t *a, int64_t len, int bits, uint32_t *spare) {
-    if (len <= 32) {
-        for (int64_t x = 1; x < len; x++) {
-            uint32_t v = a[x];
-            int64_t y = x - 1;
-            while (y >= 0 && a[y] > v) {
-                a[y + 1] = a[y];
-                y--;
-            }
-            a[y + 1] = v;
-        }
-        return;
-    }
-    uint32_t *from = a, *to = spare;
-    for (int shift = 0; shift < bits; shift += 8) {
-        int64_t count[257] = {0};
-        for (int64_t x = 0; x < len; x++) count[((from[x] >> shift) & 255u) + 1]++;
-        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-        for (int64_t x = 0; x < len; x++) to[count[(from[x] >> shift) & 255u]++] = from[x];
-        uint32_t *t = from;
-        from = to;
-        to = t;
-    }
-    if (from != a) memcpy(a, from, sizeof(uint32_t) * (size_t)len);
-}
-
-/* Feature subsampling: node i's best threshold on each feature it drew. Only the rows' own
- * order is kept partitioned; each drawn feature's order of the node's rows is made on demand,
- * the very order partitioning would keep (the rows sorted by value, equal values in row
- * order: by their rank in the feature's presorted order). A large node picks its rows out of
- * the whole presorted order (one pass over all rows); a small one sorts its rows' ranks. */
-static int node_best(level_t *L, int64_t i) {
-    if (!L->splits[i]) return PT_OK;
-    const int64_t q = L->q, n = L->n, s = L->fr_start[i], len = L->fr_end[i] - s;
-    const int32_t *rows = L->orders + q * n + s;
-    double *scratch = malloc(sizeof(double) * (size_t)(3 * L->k + len));
-    uint32_t *ranks = malloc(sizeof(uint32_t) * (size_t)(2 * len));
-    int32_t *sorted = malloc(sizeof(int32_t) * (size_t)(len + 1)); /* + 1: the branchless pick below */
-    if (!scratch || !ranks || !sorted) {
-        free(scratch);
-        free(ranks);
-        free(sorted);
-        return PT_NO_MEMORY;
-    }
-    int bits = 0;
-    while (bits < 32 && ((int64_t)1 << bits) < n) bits++;
-    const int64_t g = L->fr_node[i];
-    for (int64_t f = 0; f < q; f++) {
-        if (!L->allowed[i * q + f]) continue;
-        const int32_t *order = L->orders + f * n;
-        if (len * 4 >= n) {
-            int64_t m = 0;
-            for (int64_t p = 0; p < n && m < len; p++) { /* written always, kept when it is the node's (no branch to mispredict) */
-                int32_t r = order[p];
-                sorted[m] = r;
-                m += L->row_node[r] == g;
-            }
-        } else {
-            const int32_t *rank = L->ranks + f * n;
-            for (int64_t x = 0; x < len; x++) ranks[x] = (uint32_t)rank[rows[x]];
-            sort_ranks(ranks, len, bits, ranks + len);
-            for (int64_t x = 0; x < len; x++) sorted[x] = order[ranks[x]];
-        }
-        int64_t at = -1;
-        scan_node(L, i, f, sorted, len, scratch, &L->best_score[i * q + f], &at);
-        if (at >= 0) {
-            L->best_pos[i * q + f] = at;
-            L->best_lo[i * q + f] = xat(L, sorted[at], f);
-            L->best_hi[i * q + f] = xat(L, sorted[at + 1], f);
-        }
-    }
-    free(scratch);
-    free(ranks);
-    free(sorted);
-    return PT_OK;
-}
-
-/* Order f stably partitioned in place within each splitting node's segment: the left rows
- * moved up, the right ones parked in a scratch array and copied back after them. */
-static int partition(level_t *L, int64_t f) {
-    int32_t *right = malloc(sizeof(int32_t) * (size_t)(L->longest > 1 ? L->longest : 1));
-    if (!right) return PT_NO_MEMORY;
-    int32_t *order = L->orders + f * L->n;
-    for (int64_t i = 0; i < L->F; i++) {
-        if (!L->splits[i]) continue;
-        int64_t s = L->fr_start[i], e = L->fr_end[i], a = s, b = 0;
-        for (int64_t p = s; p < e; p++) {
-            int32_t r = order[p];
-            if (L->goes_left[r])
-                order[a++] = r;
-            else
-                right[b++] = r;
-        }
-        memcpy(order + a, right, sizeof(int32_t) * (size_t)b);
-    }
-    free(right);
-    return PT_OK;
-}
-
-/* Frees one level's buffers (those allocated again for every frontier) and forgets them, so
- * that the clean-up at the end may free them again. */
-static void free_level(level_t *L, int64_t **first_child) {
-    free(L->splits);
-    free(L->g_parent);
-    free(L->best_score);
-    free(L->best_pos);
-    free(L->n_left_of);
-    free(*first_child);
-    free(L->allowed);
-    free(L->best_lo);
-    free(L->best_hi);
-    L->splits = NULL;
-    L->g_parent = NULL;
-    L->best_score = NULL;
-    L->best_pos = NULL;
-    L->n_left_of = NULL;
-    *first_child = NULL;
-    L->allowed = NULL;
-    L->best_lo = L->best_hi = NULL;
-}
-
-typedef struct {
-    level_t *L;
-    int which; /* 0: best thresholds, 1: partition, 2: best thresholds node by node (drawn features) */
+    int (*task)(void *ctx, int64_t index); /* PT_OK, else an error code */
+    void *ctx;
     int64_t count;
+    const int *cancel;      /* the caller's request to stop (NULL: none) */
+    volatile int failed;    /* a task could not allocate its scratch */
+    volatile int64_t next;  /* next index to hand out (atomic) */
 } job_t;
 
-/* A worker: features handed out one at a time as the threads come free (on a busy machine a
+/* A worker: indices handed out one at a time as the threads come free (on a busy machine a
  * thread held back by the scheduler does not hold the whole level back). */
 static void work(job_t *job) {
     for (;;) {
-        int64_t f = fetch_add(&job->L->next);
-        if (f >= job->count || cancelled(job->L->cancel)) break; /* a stop request: within one feature's pass */
-        int rc = job->which == 0 ? feature_best(job->L, f) : job->which == 1 ? partition(job->L, f) : node_best(job->L, f);
-        if (rc != PT_OK) set_flag(&job->L->failed);
+        int64_t f = fetch_add(&job->next);
+        if (f >= job->count || cancelled(job->cancel)) break; /* a stop request: within one feature's pass */
+        if (job->task(job->ctx, f) != PT_OK) set_flag(&job->failed);
     }
 }
 
@@ -662,268 +230,292 @@ static int thread_start(thread_t *t, job_t *job) { return pthread_create(t, NULL
 static void thread_join(thread_t t) { pthread_join(t, NULL); }
 #endif
 
-/* One pass (which) over count features, on up to `threads` threads. */
-static int run(level_t *L, int which, int64_t count, int threads) {
-    job_t job = {L, which, count};
-    L->next = 0;
-    L->failed = 0;
+/* task(ctx, 0 .. count) on up to `threads` threads (fewer when one cannot start: the same result). */
+static int run(int (*task)(void *, int64_t), void *ctx, int64_t count, int threads, const int *cancel) {
+    job_t job = {task, ctx, count, cancel, 0, 0};
     thread_t ids[64];
     int started = 0;
     if (threads > 64) threads = 64;
     if (threads > count) threads = (int)count;
     for (int t = 1; t < threads; t++) {
-        if (!thread_start(&ids[started], &job)) break; /* fewer threads: the same result */
+        if (!thread_start(&ids[started], &job)) break;
         started++;
     }
     work(&job);
     for (int t = 0; t < started; t++) thread_join(ids[t]);
-    return L->failed ? PT_NO_MEMORY : cancelled(L->cancel) ? PT_CANCELLED : PT_OK;
+    return job.failed ? PT_NO_MEMORY : cancelled(cancel) ? PT_CANCELLED : PT_OK;
 }
 
-/* Room for `need` nodes in the tree's arrays (doubled as needed; new nodes are leaves). */
-static int with_room(pt_tree *t, int64_t *cap, int64_t need, int64_t k) {
-    if (need <= *cap) return PT_OK;
-    int64_t new_cap = need > 2 * *cap ? need : 2 * *cap;
-    int64_t *feature = realloc(t->feature, sizeof(int64_t) * (size_t)new_cap);
-    if (feature) t->feature = feature;
-    double *threshold = realloc(t->threshold, sizeof(double) * (size_t)new_cap);
-    if (threshold) t->threshold = threshold;
-    int64_t *child = realloc(t->child, sizeof(int64_t) * (size_t)new_cap);
-    if (child) t->child = child;
-    double *counts = realloc(t->counts, sizeof(double) * (size_t)(new_cap * k));
-    if (counts) t->counts = counts;
-    if (!feature || !threshold || !child || !counts) return PT_NO_MEMORY;
-    for (int64_t g = *cap; g < new_cap; g++) {
-        t->feature[g] = -1;
-        t->threshold[g] = 0.0;
-        t->child[g] = -1;
+/* One level's scan: what pt_scan_level reads and writes. */
+typedef struct {
+    const double *X;         /* q x n: X[f * n + r], feature f's value of row r */
+    int64_t n, q, m, k, N;
+    const int32_t *orders;   /* q x m: each feature's positions of the instances */
+    const int64_t *row, *cls; /* per instance: its row and class code */
+    const double *w;         /* per instance weight (NULL: every one weighs 1) */
+    const int64_t *starts, *lens; /* per node: its segment of every order */
+    const double *stats;     /* N x k: each node's class sums */
+    const unsigned char *allowed; /* N x q: the features each node may split on (NULL: all) */
+    double *g_parent;        /* per node: its Gini impurity */
+    double min_leaf, tie, screen;
+    int64_t longest;         /* the longest segment */
+    double *best, *lo, *hi;  /* N x q: the best score (-inf: none), the values either side */
+} scan_t;
+
+/* Room a scan keeps for the left sums of the positions that may come within `screen` of the
+ * best (below); past it, the sums are made again in a second pass (the same numbers). */
+#define SNAPSHOTS 4096
+
+/* A thread's scratch for scan_node: the k-sized sums, one score per position, and the
+ * snapshots (their positions, ranking values, left sums and scores). */
+typedef struct {
+    double *left, *right, *tmp, *scores;
+    int64_t *at;
+    double *rank, *sums, *exact;
+    int64_t room;
+} scratch_t;
+
+/* Node i's first near-best threshold along its len instances sorted by a feature's values
+ * (equal values in row order): their values v, class codes c and weights wt (NULL: 1), gathered
+ * by scan_feature. Between distinct values only: its score in *best_out (left alone where there
+ * is none) and the offset of the last instance on its left in *at. A first pass ranks the
+ * positions by sum(left**2)/w_left + sum(right**2)/w_right (W times one minus the children's
+ * impurity, two divisions); only those within `screen` of the best get the reference's score
+ * (six). The ranking's running best only grows, so every position that ends within `screen` of
+ * the best was within it of the running best when it was passed: those are kept (their left
+ * sums, the very numbers a second pass would add up) as the pass goes, and scored after it. */
+static void scan_node(const scan_t *S, int64_t i, const double *v, const int64_t *c, const double *wt, int64_t len, scratch_t *X, double *best_out, int64_t *at) {
+    const int64_t k = S->k;
+    double *left = X->left, *right = X->right, *tmp = X->tmp, *scores = X->scores;
+    const double *parent = S->stats + i * k;
+    double gp = S->g_parent[i];
+    double total = 0.0;
+    for (int64_t j = 0; j < k; j++) total += parent[j];
+    /* pass 1: the ranking value of every candidate position (-inf elsewhere) */
+    memset(left, 0, sizeof(double) * (size_t)k);
+    double top = -INFINITY;
+    int exact_all = 0, overflow = 0;
+    int64_t kept = 0;
+    for (int64_t p = 0; p < len - 1; p++) {
+        left[c[p]] += wt ? wt[p] : 1.0;
+        int64_t n_left = p + 1;
+        double rank = -INFINITY;
+        if (v[p] < v[p + 1] && (double)n_left >= S->min_leaf && (double)(len - n_left) >= S->min_leaf) {
+            double sq_left = 0.0, sq_right = 0.0, w_left = 0.0, w_right = 0.0;
+            for (int64_t j = 0; j < k; j++) {
+                double a = left[j];
+                double d = parent[j] - a;
+                if (d < 0.0) d = 0.0;
+                sq_left += a * a;
+                sq_right += d * d;
+                w_left += a;
+                w_right += d;
+            }
+            if (w_left > 0.0 && w_right > 0.0) {
+                rank = sq_left / w_left + sq_right / w_right;
+            } else {
+                exact_all = 1; /* an empty side (rounding): score everything exactly */
+                rank = INFINITY;
+            }
+            if (rank >= top - S->screen * total) { /* within reach of the running best */
+                if (kept < X->room) {
+                    X->at[kept] = p;
+                    X->rank[kept] = rank;
+                    memcpy(X->sums + kept * k, left, sizeof(double) * (size_t)k);
+                    kept++;
+                } else {
+                    overflow = 1;
+                }
+            }
+        }
+        scores[p] = rank;
+        if (rank > top) top = rank;
     }
-    memset(t->counts + *cap * k, 0, sizeof(double) * (size_t)((new_cap - *cap) * k));
-    *cap = new_cap;
+    if (top == -INFINITY) return;
+    double bar = exact_all ? -INFINITY : top - S->screen * total;
+    double best = -INFINITY;
+    if (!exact_all && !overflow) { /* the reference's score of the positions kept that come close to the best */
+        for (int64_t j = 0; j < kept; j++) {
+            X->exact[j] = -INFINITY;
+            if (!(X->rank[j] >= bar)) continue;
+            const double *lj = X->sums + j * k;
+            for (int64_t q = 0; q < k; q++) {
+                double d = parent[q] - lj[q];
+                right[q] = d > 0.0 ? d : 0.0; /* np.maximum(parent - left, 0) */
+            }
+            double sc = gini_decrease(gp, lj, right, k, tmp);
+            if (isnan(sc)) sc = -INFINITY;
+            X->exact[j] = sc;
+            if (sc > best) best = sc;
+        }
+        if (best == -INFINITY) return;
+        double tied = best - S->tie * fmax(1.0, fabs(best));
+        for (int64_t j = 0; j < kept; j++) { /* the first threshold within tolerance of the best */
+            if (X->exact[j] >= tied) {
+                *best_out = X->exact[j];
+                *at = X->at[j];
+                return;
+            }
+        }
+        return;
+    }
+    /* pass 2 (too many positions kept, or every one scored): the sums made again */
+    memset(left, 0, sizeof(double) * (size_t)k);
+    for (int64_t p = 0; p < len - 1; p++) {
+        left[c[p]] += wt ? wt[p] : 1.0;
+        if (scores[p] > -INFINITY && scores[p] >= bar) {
+            for (int64_t j = 0; j < k; j++) {
+                double d = parent[j] - left[j];
+                right[j] = d > 0.0 ? d : 0.0; /* np.maximum(parent - left, 0) */
+            }
+            double sc = gini_decrease(gp, left, right, k, tmp);
+            if (isnan(sc)) sc = -INFINITY;
+            scores[p] = sc;
+            if (sc > best) best = sc;
+        } else {
+            scores[p] = -INFINITY;
+        }
+    }
+    if (best == -INFINITY) return;
+    bar = best - S->tie * fmax(1.0, fabs(best));
+    for (int64_t p = 0; p < len - 1; p++) { /* the first threshold within tolerance of the best */
+        if (scores[p] >= bar) {
+            *best_out = scores[p];
+            *at = p;
+            return;
+        }
+    }
+}
+
+/* Every node's first near-best threshold on feature f, each node's instances gathered in the
+ * feature's order first (one pass of scattered reads; the scans then read contiguous memory). */
+static int scan_feature(void *ctx, int64_t f) {
+    const scan_t *S = ctx;
+    const int64_t k = S->k, room = S->longest > 1 ? S->longest : 1, snaps = room < SNAPSHOTS ? room : SNAPSHOTS;
+    scratch_t X = {malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)room),
+                   malloc(sizeof(int64_t) * (size_t)snaps), malloc(sizeof(double) * (size_t)snaps), malloc(sizeof(double) * (size_t)(snaps * k)), malloc(sizeof(double) * (size_t)snaps), snaps};
+    double *v = malloc(sizeof(double) * (size_t)room), *wt = S->w ? malloc(sizeof(double) * (size_t)room) : NULL;
+    int64_t *c = malloc(sizeof(int64_t) * (size_t)room);
+    int rc = X.left && X.right && X.tmp && X.scores && X.at && X.rank && X.sums && X.exact && v && c && (wt || !S->w) ? PT_OK : PT_NO_MEMORY;
+    const int32_t *order = S->orders + f * S->m;
+    const double *x = S->X + f * S->n;
+    for (int64_t i = 0; i < S->N && rc == PT_OK; i++) {
+        int64_t s = S->starts[i], len = S->lens[i], at = -1, cell = i * S->q + f;
+        if (len < 2 || (S->allowed && !S->allowed[cell])) continue;
+        const int32_t *seg = order + s;
+        if (!(x[S->row[seg[0]]] < x[S->row[seg[len - 1]]])) continue; /* one value: no threshold */
+        for (int64_t p = 0; p < len; p++) {
+            int32_t e = seg[p];
+            v[p] = x[S->row[e]];
+            c[p] = S->cls[e];
+        }
+        if (wt)
+            for (int64_t p = 0; p < len; p++) wt[p] = S->w[seg[p]];
+        scan_node(S, i, v, c, wt, len, &X, &S->best[cell], &at);
+        if (at >= 0) {
+            S->lo[cell] = v[at];
+            S->hi[cell] = v[at + 1];
+        }
+    }
+    free(X.left);
+    free(X.right);
+    free(X.tmp);
+    free(X.scores);
+    free(X.at);
+    free(X.rank);
+    free(X.sums);
+    free(X.exact);
+    free(v);
+    free(wt);
+    free(c);
+    return rc;
+}
+
+/* Per node i of a frontier of N (its instances the segment [starts[i], starts[i] + lens[i]) of
+ * every order) and per numeric feature f of q, the first threshold within `tie` (puretree's
+ * tie tolerance) of the best Gini impurity decrease, as puretree.growth.sorted's numpy scan
+ * finds it: best[i, f] (-inf: none), lo[i, f] and hi[i, f] the values either side. X: q x n
+ * (X[f * n + r]), no NaN; orders: q x m positions of the m instances, each of row row[p], class
+ * cls[p] (< k), weight w[p] (NULL: 1); stats: N x k the nodes' class sums; allowed: N x q, the
+ * features each node may split on (NULL: all). min_leaf: fewest instances on a side. screen:
+ * puretree.growth.kernels.SCREEN. Features are shared between `threads` threads; once *cancel
+ * turns non-zero the scan stops within a feature and returns PT_CANCELLED. */
+PT_EXPORT int pt_scan_level(const double *X, int64_t n, int64_t q, const int32_t *orders, int64_t m, const int64_t *row, const int64_t *cls,
+                            const double *w, int64_t k, int64_t N, const int64_t *starts, const int64_t *lens, const double *stats,
+                            const unsigned char *allowed, double min_leaf, double tie, double screen, int threads, const int *cancel,
+                            double *best, double *lo, double *hi) {
+    if (n < 1 || q < 0 || m < 0 || k < 1 || k > 1024 || N < 0 || !(tie >= 0.0) || !(screen >= 0.0)) return PT_BAD_INPUT;
+    int64_t longest = 0, seen = 0;
+    for (int64_t i = 0; i < N; i++) {
+        if (starts[i] != seen || lens[i] < 0) return PT_BAD_INPUT; /* segments one after the other */
+        seen += lens[i];
+        if (lens[i] > longest) longest = lens[i];
+    }
+    if (seen != m) return PT_BAD_INPUT;
+    for (int64_t p = 0; p < m; p++)
+        if (row[p] < 0 || row[p] >= n || cls[p] < 0 || cls[p] >= k) return PT_BAD_INPUT;
+    for (int64_t x = 0; x < N * q; x++) best[x] = -INFINITY, lo[x] = hi[x] = 0.0;
+    double *g_parent = malloc(sizeof(double) * (size_t)(N > 0 ? N : 1));
+    if (!g_parent) return PT_NO_MEMORY;
+    double tmp[1024], total;
+    for (int64_t i = 0; i < N; i++) g_parent[i] = gini(stats + i * k, k, tmp, &total);
+    scan_t S = {X, n, q, m, k, N, orders, row, cls, w, starts, lens, stats, allowed, g_parent, min_leaf, tie, screen, longest, best, lo, hi};
+    int rc = run(scan_feature, &S, q, threads, cancel);
+    free(g_parent);
+    return rc;
+}
+
+/* One level's move: what pt_partition_level reads and writes. */
+typedef struct {
+    const int32_t *orders; /* q x m: the old instances' positions */
+    int64_t m, q, m_next, n_next;
+    const int32_t *new_id;  /* per old instance: its id in the next frontier (-1: it leaves) */
+    const int64_t *node;    /* per new instance: its node */
+    const int64_t *starts;  /* per new node: its segment's start */
+    int32_t *out;           /* q x m_next */
+} move_t;
+
+/* Order f of the next frontier: the old order's instances that stay, renumbered, each put at
+ * its node's next place (stable: within a node, in the old order). */
+static int move_feature(void *ctx, int64_t f) {
+    const move_t *M = ctx;
+    int64_t *at = malloc(sizeof(int64_t) * (size_t)(M->n_next > 0 ? M->n_next : 1));
+    if (!at) return PT_NO_MEMORY;
+    memcpy(at, M->starts, sizeof(int64_t) * (size_t)M->n_next);
+    const int32_t *order = M->orders + f * M->m;
+    int32_t *out = M->out + f * M->m_next;
+    for (int64_t p = 0; p < M->m; p++) {
+        int32_t id = M->new_id[order[p]];
+        if (id >= 0) out[at[M->node[id]]++] = id;
+    }
+    free(at);
     return PT_OK;
 }
 
-/* Grows the tree level by level. X is n x q (any strides), y the class codes (0 .. k-1), w the
- * row weights (NULL: 1 each), root_counts the root's counts as the reference sums them, orders (q + 1) x n
- * with each feature's stable presorted order and then 0 .. n-1. Levels whose rows x features
- * reach min_work share their features between `threads` threads. max_features > 0: each node
- * splits on max_features features drawn from its SeedSequence, whose entropy words before the
- * node's path are entropy[0 .. n_entropy) (see draw_features); only those are scanned (at most
- * max_draw features). tie and screen: puretree's tie tolerance and the ranking's screen. Once
- * *cancel turns non-zero (another thread sets it) the fit stops within a feature's pass and
- * returns PT_CANCELLED. */
-PT_EXPORT int pt_grow(const double *X, int64_t n, int64_t q, int64_t rs, int64_t cs, const int64_t *y, const double *w, int64_t k,
-                      const double *root_counts, int32_t *orders, double min_split, double min_leaf, int64_t max_depth, double min_gain,
-                      int use_min_gain, int64_t min_work, int threads, int64_t max_features, const uint32_t *entropy, int64_t n_entropy,
-                      double tie, double screen, int64_t max_draw, const int *cancel, pt_tree *out) {
-    memset(out, 0, sizeof(*out));
-    if (n < 1 || q < 1 || k < 1 || n > INT32_MAX || !(tie >= 0.0) || !(screen >= 0.0)) return PT_BAD_INPUT;
-    int drawing = max_features > 0;
-    if (drawing && (max_features > q || q > max_draw || n_entropy < 4 || !entropy)) return PT_BAD_INPUT;
-    for (int64_t r = 0; r < n; r++)
-        if (y[r] < 0 || y[r] >= k) return PT_BAD_INPUT;
-    for (int64_t r = 0; r < (q + 1) * n; r++)
-        if (orders[r] < 0 || orders[r] >= n) return PT_BAD_INPUT;
-    int rc = PT_NO_MEMORY;
-    int64_t cap = 0;
-    level_t L = {.X = X, .n = n, .q = q, .rs = rs, .cs = cs, .y = y, .w = w, .k = k, .orders = orders, .min_leaf = min_leaf, .tie = tie, .screen = screen, .cancel = cancel};
-    double *tmp = malloc(sizeof(double) * (size_t)k);
-    L.goes_left = calloc((size_t)n, 1);
-    L.fr_node = malloc(sizeof(int64_t));
-    L.fr_start = malloc(sizeof(int64_t));
-    L.fr_end = malloc(sizeof(int64_t));
-    uint32_t *fr_pool = drawing ? malloc(sizeof(uint32_t) * RNG_WORDS) : NULL; /* each frontier node's pool */
-    int32_t *ranks = drawing ? malloc(sizeof(int32_t) * (size_t)(q * n)) : NULL;
-    L.row_node = drawing ? calloc((size_t)n, sizeof(int64_t)) : NULL;
-    int64_t *first_child = NULL;
-    if (!tmp || !L.goes_left || !L.fr_node || !L.fr_start || !L.fr_end || (drawing && (!fr_pool || !ranks || !L.row_node))) goto done;
-    if (drawing) {
-        ss_start(fr_pool, entropy, n_entropy);
-        /* the presorted orders stay as given; each row's rank in each of them */
-        for (int64_t f = 0; f < q; f++)
-            for (int64_t p = 0; p < n; p++) ranks[f * n + orders[f * n + p]] = (int32_t)p;
-        L.ranks = ranks;
+/* The orders of the next frontier (out: q x m_next) from the orders of this one (q x m): every
+ * instance that stays (new_id[p] >= 0, each new id once) renumbered and stably partitioned by its
+ * new node (node[id] < n_next, node sizes as the segments' starts give). Features are shared
+ * between `threads` threads. */
+PT_EXPORT int pt_partition_level(const int32_t *orders, int64_t q, int64_t m, const int32_t *new_id, int64_t m_next, const int64_t *node,
+                                 int64_t n_next, const int64_t *starts, int threads, const int *cancel, int32_t *out) {
+    if (q < 0 || m < 0 || m_next < 0 || n_next < 0) return PT_BAD_INPUT;
+    int64_t *count = calloc((size_t)(n_next > 0 ? n_next : 1), sizeof(int64_t));
+    unsigned char *hit = calloc((size_t)(m_next > 0 ? m_next : 1), 1);
+    int rc = count && hit ? PT_OK : PT_NO_MEMORY;
+    for (int64_t p = 0; p < m && rc == PT_OK; p++) {
+        int32_t id = new_id[p];
+        if (id < -1 || id >= m_next || (id >= 0 && hit[id]++)) rc = PT_BAD_INPUT;
     }
-    if (with_room(out, &cap, 2 * n + 1 < 1024 ? 2 * n + 1 : 1024, k) != PT_OK) goto done;
-    L.fr_node[0] = 0;
-    L.fr_start[0] = 0;
-    L.fr_end[0] = n;
-    L.F = 1;
-    int64_t n_made = 1, depth = 0;
-    const int32_t *rows = orders + q * n;
-    while (L.F > 0) {
-        int64_t F = L.F;
-        if (cancelled(cancel)) { /* between levels */
-            rc = PT_CANCELLED;
-            goto done;
-        }
-        free_level(&L, &first_child);
-        L.splits = calloc((size_t)F, 1);
-        L.g_parent = calloc((size_t)F, sizeof(double));
-        L.best_score = malloc(sizeof(double) * (size_t)(F * q));
-        L.best_pos = calloc((size_t)(F * q), sizeof(int64_t));
-        L.n_left_of = calloc((size_t)F, sizeof(int64_t));
-        first_child = malloc(sizeof(int64_t) * (size_t)F);
-        if (!L.splits || !L.g_parent || !L.best_score || !L.best_pos || !L.n_left_of || !first_child) goto done;
-        L.counts = out->counts;
-        /* each frontier node's class counts (summed in row order, as the numpy engine's
-         * bincount adds), whether it may split, and its Gini impurity */
-        int at_max = max_depth >= 0 && depth >= max_depth;
-        int any = 0;
-        for (int64_t i = 0; i < F; i++) {
-            int64_t g = L.fr_node[i], s = L.fr_start[i], e = L.fr_end[i];
-            double *c = out->counts + g * k;
-            if (g == 0)
-                memcpy(c, root_counts, sizeof(double) * (size_t)k); /* the reference's own sum */
-            else
-                for (int64_t p = s; p < e; p++) c[y[rows[p]]] += w ? w[rows[p]] : 1.0;
-            int64_t lo = y[rows[s]], hi = lo;
-            for (int64_t p = s + 1; p < e; p++) {
-                int64_t v = y[rows[p]];
-                if (v < lo) lo = v;
-                if (v > hi) hi = v;
-            }
-            L.splits[i] = !(lo == hi || (double)(e - s) < min_split || at_max);
-            double total;
-            L.g_parent[i] = gini(c, k, tmp, &total);
-            any |= L.splits[i];
-        }
-        if (!any) break;
-        if (with_room(out, &cap, n_made + 2 * F, k) != PT_OK) goto done;
-        L.counts = out->counts;
-        int64_t work_rows = 0;
-        L.longest = 0;
-        for (int64_t i = 0; i < F; i++) {
-            if (!L.splits[i]) continue;
-            int64_t len = L.fr_end[i] - L.fr_start[i];
-            work_rows += len;
-            if (len > L.longest) L.longest = len;
-        }
-        if (drawing) {
-            L.allowed = malloc((size_t)(F * q));
-            L.best_lo = malloc(sizeof(double) * (size_t)(F * q));
-            L.best_hi = malloc(sizeof(double) * (size_t)(F * q));
-            if (!L.allowed || !L.best_lo || !L.best_hi) goto done;
-            for (int64_t i = 0; i < F; i++) {
-                if (!L.splits[i]) continue;
-                draw_features(fr_pool + i * RNG_WORDS, q, max_features, L.allowed + i * q);
-                for (int64_t p = L.fr_start[i]; p < L.fr_end[i]; p++) L.row_node[rows[p]] = L.fr_node[i];
-            }
-        }
-        int64_t scanned = drawing ? max_features : q; /* features each node scans */
-        int level_threads = (q > 1 && work_rows * scanned >= min_work) ? threads : 1;
-        for (int64_t x = 0; x < F * q; x++) L.best_score[x] = -INFINITY;
-        if ((rc = run(&L, drawing ? 2 : 0, drawing ? F : q, level_threads)) != PT_OK) goto done;
-        /* each node's split: the first feature within tolerance of the node's best, its
-         * threshold (puretree.grow.midpoint), child ids, and every row's side */
-        int64_t n_next = 0;
-        for (int64_t i = 0; i < F; i++) {
-            first_child[i] = -1;
-            if (!L.splits[i]) continue;
-            const double *bs = L.best_score + i * q;
-            double top = -INFINITY;
-            for (int64_t f = 0; f < q; f++)
-                if (bs[f] > top) top = bs[f];
-            if (top == -INFINITY) {
-                L.splits[i] = 0;
-                continue;
-            }
-            double bar = top - L.tie * fmax(1.0, fabs(top));
-            int64_t fb = 0;
-            while (bs[fb] < bar) fb++;
-            if (use_min_gain && !(bs[fb] > min_gain)) {
-                L.splits[i] = 0;
-                continue;
-            }
-            int64_t pos = L.best_pos[i * q + fb];
-            const int32_t *order = orders + fb * n;
-            double lo_value, hi_value;
-            if (drawing) { /* pos: the offset in the node's own sorted rows */
-                lo_value = L.best_lo[i * q + fb];
-                hi_value = L.best_hi[i * q + fb];
-            } else {
-                lo_value = xat(&L, order[pos], fb);
-                hi_value = xat(&L, order[pos + 1], fb);
-            }
-            double mid = lo_value / 2.0 + hi_value / 2.0;
-            int64_t g = L.fr_node[i];
-            out->feature[g] = fb;
-            out->threshold[g] = (lo_value <= mid && mid < hi_value) ? mid : lo_value;
-            out->child[g] = n_made;
-            first_child[i] = n_made;
-            n_made += 2;
-            n_next += 2;
-            if (drawing) {
-                /* the rows up to pos in value order: those at most its value (the next is larger) */
-                L.n_left_of[i] = pos + 1;
-                for (int64_t pp = L.fr_start[i]; pp < L.fr_end[i]; pp++) L.goes_left[rows[pp]] = xat(&L, rows[pp], fb) <= lo_value;
-            } else {
-                L.n_left_of[i] = pos - L.fr_start[i] + 1;
-                for (int64_t pp = L.fr_start[i]; pp < L.fr_end[i]; pp++) L.goes_left[order[pp]] = pp <= pos;
-            }
-        }
-        if (n_next == 0) break;
-        L.longest = 0;
-        for (int64_t i = 0; i < F; i++)
-            if (L.splits[i] && L.fr_end[i] - L.fr_start[i] - L.n_left_of[i] > L.longest) L.longest = L.fr_end[i] - L.fr_start[i] - L.n_left_of[i];
-        /* feature subsampling keeps the rows' own order only (the last); else every order */
-        if ((rc = drawing ? partition(&L, q) : run(&L, 1, q + 1, level_threads)) != PT_OK) goto done;
-        rc = PT_NO_MEMORY; /* what a failed allocation below means */
-        /* the next frontier: each split node's two children, left then right */
-        int64_t *nf_node = malloc(sizeof(int64_t) * (size_t)n_next);
-        int64_t *nf_start = malloc(sizeof(int64_t) * (size_t)n_next);
-        int64_t *nf_end = malloc(sizeof(int64_t) * (size_t)n_next);
-        uint32_t *nf_pool = drawing ? malloc(sizeof(uint32_t) * RNG_WORDS * (size_t)n_next) : NULL;
-        if (!nf_node || !nf_start || !nf_end || (drawing && !nf_pool)) {
-            free(nf_node);
-            free(nf_start);
-            free(nf_end);
-            free(nf_pool);
-            goto done;
-        }
-        int64_t j = 0;
-        for (int64_t i = 0; i < F; i++) {
-            if (!L.splits[i]) continue;
-            int64_t cut = L.fr_start[i] + L.n_left_of[i];
-            nf_node[j] = first_child[i];
-            nf_start[j] = L.fr_start[i];
-            nf_end[j] = cut;
-            nf_node[j + 1] = first_child[i] + 1;
-            nf_start[j + 1] = cut;
-            nf_end[j + 1] = L.fr_end[i];
-            if (drawing) { /* the children's paths: the parent's, then branch 0 or 1 */
-                for (int b = 0; b < 2; b++) {
-                    memcpy(nf_pool + (j + b) * RNG_WORDS, fr_pool + i * RNG_WORDS, sizeof(uint32_t) * RNG_WORDS);
-                    ss_add(nf_pool + (j + b) * RNG_WORDS, (uint32_t)b);
-                }
-            }
-            j += 2;
-        }
-        free(fr_pool);
-        fr_pool = nf_pool;
-        free(L.fr_node);
-        free(L.fr_start);
-        free(L.fr_end);
-        L.fr_node = nf_node;
-        L.fr_start = nf_start;
-        L.fr_end = nf_end;
-        L.F = n_next;
-        depth++;
-    }
-    out->n_nodes = n_made;
-    rc = PT_OK;
-done:
-    free(tmp);
-    free(L.goes_left);
-    free(L.fr_node);
-    free(L.fr_start);
-    free(L.fr_end);
-    free_level(&L, &first_child);
-    free(L.row_node);
-    free(ranks);
-    free(fr_pool);
-    if (rc != PT_OK) pt_free(out);
-    return rc;
+    for (int64_t j = 0; j < m_next && rc == PT_OK; j++)
+        if (!hit[j] || node[j] < 0 || node[j] >= n_next) rc = PT_BAD_INPUT;
+        else count[node[j]]++;
+    for (int64_t i = 0; i < n_next && rc == PT_OK; i++)
+        if (starts[i] != (i ? starts[i - 1] + count[i - 1] : 0)) rc = PT_BAD_INPUT;
+    free(count);
+    free(hit);
+    if (rc != PT_OK) return rc;
+    move_t M = {orders, m, q, m_next, n_next, new_id, node, starts, out};
+    return run(move_feature, &M, q, threads, cancel);
 }
 
 /* ---------------------------------------------------------------- C4.5's cut scan */

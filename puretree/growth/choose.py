@@ -35,7 +35,8 @@ import numpy as np
 from ..criteria import GainRatio, ImpurityDecrease
 from ..errors import ParameterError
 from ..impurity import entropy
-from ..splits import TIE_TOLERANCE, CheckedScore, subset_candidates, tie_first, variance_decrease
+from .. import splits as _splits  # its TIE_TOLERANCE read at each call: one constant, also the C's
+from ..splits import CheckedScore, subset_candidates, tie_first, variance_decrease
 
 __all__ = [
     "SCORE_CHUNK",
@@ -89,14 +90,14 @@ def weight_of(stats: np.ndarray, regression: bool) -> np.ndarray:
 
 def tolerance(best: np.ndarray) -> np.ndarray:
     """How far below each best score (finite, else 0) a score still ties with it."""
-    return TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(best), best, 0.0)))
+    return _splits.TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(best), best, 0.0)))
 
 
 def first_tied(scores: np.ndarray) -> np.ndarray:
     """Row-wise :func:`puretree.splits.tie_first`: the first column within tolerance of the row's best."""
     best = scores.max(axis=-1)
     with np.errstate(invalid="ignore"):
-        tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(best))
+        tol = _splits.TIE_TOLERANCE * np.maximum(1.0, np.abs(best))
         return np.argmax(scores >= (best - tol)[..., None], axis=-1)
 
 
@@ -222,7 +223,7 @@ def among_kinds(scores: np.ndarray, features: np.ndarray, min_gain: float | None
     best = scores.max(axis=1)
     has = ~np.isneginf(best)
     with np.errstate(invalid="ignore"):
-        tied = scores >= (best - TIE_TOLERANCE * np.maximum(1.0, np.abs(best)))[:, None]
+        tied = scores >= (best - _splits.TIE_TOLERANCE * np.maximum(1.0, np.abs(best)))[:, None]
     choice = np.argmin(np.where(tied, features, np.iinfo(np.int64).max), axis=1)
     if min_gain is not None:
         has &= scores[np.arange(len(scores)), choice] > min_gain

@@ -1,21 +1,21 @@
 """The in-memory grower: the same trees as :func:`puretree.builder.grow`'s recursive
 specification, grown a frontier at a time.
 
-:func:`build` hands the fit to the compiled kernel when it applies (below), else grows it
-with the one frontier loop (:func:`puretree.growth.level.grow`) over the sorted source
-(:class:`puretree.growth.sorted.Sorted`: presorted columns in memory; in histogram mode,
-``max_bins=`` or ``bins=``, each numeric value first replaced by its bin's, by
+:func:`build` grows every fit with the one frontier loop (:func:`puretree.growth.level.grow`)
+over the sorted source (:class:`puretree.growth.sorted.Sorted`: presorted columns in memory; in
+histogram mode, ``max_bins=`` or ``bins=``, each numeric value first replaced by its bin's, by
 :func:`quantile_bins` or :func:`edge_bins`). In histogram mode, unweighted classes on numeric
 features grow with the histogram source instead (:func:`puretree.growth.histograms.grow_binned`:
 per-node histograms of the bins, summed in C where the library loads), the same tree (every
 count an integer, every sum exact); weights and regression keep the sorted source, whose sums
 come in the reference's order.
 
-**The compiled kernel.** Classification with the built-in Gini score on numeric features
-without missing values (``cart``'s common case) is handed whole to :mod:`puretree.growth.kernels`
-(C, compiled with the package), which grows the same tree level by level (see
-:func:`_kernel_applies`); ``grow(..., engine="numpy")`` (or ``PURETREE_ENGINE=numpy``), or a
-package built without a C compiler, keeps everything in numpy, and ``engine="c"`` insists on the kernel.
+**The compiled kernel.** Where the built-in Gini score grows classes on numeric features without
+missing values (``cart``'s common case), the sorted source scans each level's numeric thresholds
+and moves its presorted orders with :mod:`puretree.growth.kernels` (C, compiled with the
+package); numpy answers everything else. ``grow(..., engine="numpy")`` (or
+``PURETREE_ENGINE=numpy``), or a package built without a C compiler, keeps everything in numpy,
+and ``engine="c"`` insists on the kernel.
 
 >>> from puretree.datasets import load_playtennis
 >>> from puretree.grow import id3
@@ -32,11 +32,9 @@ import numpy as np
 
 from ..data import Dataset
 from . import histograms
-from .assemble import from_arrays
 from .level import grow as grow_frontier
-from .sorted import Sorted
+from .sorted import Sorted, refuse_compiled
 from ..nodes import Node
-from ..splits import CHUNK as _CHUNK  # one block of rows when looking for a NaN
 from ..splits import multiway_splits, refuse_missing, subset_splits, threshold_splits
 
 __all__ = ["build", "supports", "quantile_bins", "edge_bins", "check_bins", "ENGINES"]
@@ -140,95 +138,6 @@ def check_bins(bins: Any, schema: Any) -> tuple[np.ndarray | None, ...]:
     return tuple(out)
 
 
-def _kernels() -> Any:
-    """:mod:`puretree.growth.kernels` if its compiled library loads here (checked on first use), else ``None``."""
-    from . import kernels
-
-    return kernels if kernels.AVAILABLE and kernels.library() is not None else None
-
-
-def _kernel_applies(ds: Dataset, cfg: Any) -> bool:
-    """Whether the compiled kernel grows this fit: classification on numeric features without
-    missing values, the built-in Gini impurity decrease, the built-in threshold splits (other
-    built-in generators find nothing without categorical features), no ``accept`` hook, and
-    weights whose squares stay finite and normal (the reference's rescaling of huge counts never
-    applies, and the kernel's ranking keeps its precision)."""
-    from ..criteria import ImpurityDecrease
-    from ..impurity import gini
-
-    schema = ds.schema
-    if schema.is_regression or cfg.accept is not None or not schema.features or not all(f.is_numeric for f in schema.features):
-        return False
-    if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
-        return False
-    if "threshold" not in {_kinds()[s] for s in cfg.splitters}:
-        return False
-    kernels = _kernels()
-    if kernels is None or max(1, len(schema.classes)) > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
-        return False
-    if getattr(cfg, "max_features", None) is not None and len(schema.features) > kernels.MAX_DRAW:
-        return False  # numpy draws from so many features another way
-    # weights of zero (rows left out of a bootstrap sample) add exactly nothing; others must
-    # keep their squares normal floats
-    w = ds.sample_weight
-    if w is not None and not (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT):
-        return False
-    return not _any_nan(ds.X)
-
-
-def _refuse_kernel(ds: Dataset, cfg: Any, *, histogram: bool) -> None:
-    """Why ``engine="c"`` cannot grow this fit, as a :class:`~puretree.errors.ParameterError`."""
-    from ..errors import ParameterError
-
-    if _kernels() is None:
-        from . import kernels
-
-        raise ParameterError(f"engine='c' needs puretree's compiled kernel, which is unavailable here ({kernels.unavailable_reason() or 'disabled'}); {kernels.REMEDY}")
-    raise ParameterError(
-        "engine='c' grows classification trees with the built-in Gini score and threshold splits on numeric features without missing values, "
-        f"at most {_kernels().MAX_CLASSES} classes, no accept hook, no histogram mode{' (max_bins or bins was given)' if histogram else ''}; "
-        "this fit is outside that: use engine='auto' or 'numpy'"
-    )
-
-
-def _any_nan(X: np.ndarray) -> bool:
-    """Whether ``X`` holds a NaN, a block of rows at a time (no temporary the size of ``X``)."""
-    step = max(1, _CHUNK // max(1, X.shape[1]))
-    return any(bool(np.isnan(X[a : a + step]).any()) for a in range(0, X.shape[0], step))
-
-
-def _kernel_tree(ds: Dataset, cfg: Any, progress: Any = None) -> Node:
-    """The tree grown by the compiled kernel, as nodes. ``ds.X`` is read in place."""
-    from . import kernels
-
-    k = max(1, len(ds.schema.classes))
-    w = ds.sample_weight
-    if w is None:
-        root = np.bincount(np.asarray(ds.y), minlength=k).astype(np.float64)  # exact: integers
-    else:
-        stats = np.zeros((ds.n_rows, k))
-        stats[np.arange(ds.n_rows), ds.y] = w
-        root = stats.sum(axis=0)  # the reference's own sum
-        del stats
-    feature, threshold, child, counts = kernels.grow_arrays(
-        ds.X, np.asarray(ds.y), w, k, root, min_samples_split=cfg.min_samples_split, min_samples_leaf=cfg.min_samples_leaf, max_depth=cfg.max_depth, min_gain=cfg.min_gain,
-        max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)),
-    )  # fmt: skip
-    if progress is not None:  # the compiled loop calls no Python: its levels are reported once it is done
-        _report_levels(child, counts, progress)
-    return from_arrays(np.maximum(feature, 0), threshold, child, counts, checked=False)
-
-
-def _report_levels(child: np.ndarray, counts: np.ndarray, progress: Any) -> None:
-    """``progress(depth, nodes, rows)`` per level of the kernel's arrays (rows: the level's weight)."""
-    depth = np.zeros(len(child), dtype=np.int64)
-    for g in np.flatnonzero(child >= 0).tolist():  # parents before children: ids grow with depth
-        depth[child[g]] = depth[child[g] + 1] = depth[g] + 1
-    weight = counts.sum(axis=1)
-    for d in range(int(depth.max()) + 1):
-        progress(d, int((depth == d).sum()), int(round(float(weight[depth == d].sum()))))
-
-
 def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None, kernel: str = "auto") -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown a frontier at a time. ``max_bins``: histogram mode, each numeric
@@ -236,15 +145,13 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     ``bins`` (checked by :func:`check_bins`): histogram mode with the bins given, each value
     replaced by its bin's upper edge (:func:`edge_bins`), thresholds at edges.
     ``progress(depth, nodes, rows)`` is called once per level: its depth, the nodes made at
-    that depth, the rows they hold. ``kernel``: ``"auto"`` grows with the compiled kernel where
-    it applies, ``"never"`` with numpy, ``"required"`` with the kernel or not at all
-    (:class:`~puretree.errors.ParameterError`)."""
+    that depth, the rows they hold. ``kernel``: ``"auto"``: the sorted source scans its numeric
+    thresholds with the compiled kernel where it applies, ``"never"`` with numpy,
+    ``"required"`` with the kernel or not at all (:class:`~puretree.errors.ParameterError`)."""
     if cfg.missing == "error":
         refuse_missing(ds)  # one message for both builders
-    if kernel != "never" and max_bins is None and bins is None and _kernel_applies(ds, cfg):
-        return _kernel_tree(ds, cfg, progress)
-    if kernel == "required":
-        _refuse_kernel(ds, cfg, histogram=max_bins is not None or bins is not None)
+    if kernel == "required" and (max_bins is not None or bins is not None):
+        refuse_compiled(True)
     kinds = tuple(_kinds()[s] for s in cfg.splitters)
     binned: Any = None
     if max_bins is not None:
@@ -253,5 +160,5 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         binned = lambda column, j: edge_bins(column, bins[j])  # noqa: E731
     if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
         return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress)
-    source = Sorted(ds, cfg, kinds, binned=binned)
+    source = Sorted(ds, cfg, kinds, binned=binned, compiled=kernel)
     return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)

@@ -1,37 +1,23 @@
-"""A compiled growth kernel (C, ``puretree/growth/_kernel.c``) for the common case of :mod:`puretree.growth.engine`.
+"""The compiled kernel (C, ``puretree/growth/_kernel.c``): the sorted source's per-level loops.
 
-The common case: classification, numeric features only, no missing value, the built-in
-Gini impurity decrease (``impurity_decrease(gini)``, CART's default), any row weights, no
-``accept`` hook, exact thresholds. :func:`puretree.growth.engine.build` hands such a fit to
-:func:`grow_arrays`; everything else (user scores, which stay plain Python functions over
-count arrays, categorical features, missing values, histogram mode, regression) keeps the
-numpy engine. Both grow the reference's tree (tests/test_kernels.py and tests/test_engine.py
-compare them with :func:`puretree.grow.grow` ``engine="reference"``).
-
-How it grows: one stable presorted order of the rows per feature (plus one in row order),
-kept sorted within each node by stable partitioning in place, level after level. Every node
-of a level is a segment ``[start, end)`` of every order. A node's best threshold per feature
-is found by passes along its segment. Levels with little work run on one core (a chain
-10,000 levels deep is one call of the C code); wider levels share their features between the
-cores (POSIX threads). Memory: the data as given (read in place), the orders (int32,
-features + 1 rows) and the nodes made, whatever the depth.
-
-Feature subsampling (``max_features``, random forests): each node draws its features in C,
-the very set :func:`puretree.splits.node_features` draws with numpy (:func:`draw_features`:
-numpy's ``SeedSequence``, PCG64 and ``Generator.choice`` reproduced), and only those are
-scanned, each along the node's own rows sorted by it on demand (by their ranks in the
-feature's presorted order, which is the order partitioning would keep); only the rows' own
-order is partitioned from level to level. A node then costs the work of its drawn features,
-not of all of them. Fits of one array's row subsets (a forest's members) can start from
-orders sorted once (:func:`presort`, :func:`subset_orders`, :func:`shared_presort`).
+:class:`puretree.growth.sorted.Sorted` grows every in-memory tree through the one frontier loop
+(:func:`puretree.growth.level.grow`); where a level's numeric features have no missing value and
+the score is the built-in Gini impurity decrease (``cart``'s default) on classes, it asks this
+kernel, once per level, for every (node, feature)'s best threshold (:func:`scan_level`: the
+first threshold within :data:`~puretree.splits.TIE_TOLERANCE` of the best, its score and the
+values either side, exactly as the numpy scan finds them) and for the next frontier's presorted
+orders (:func:`partition_level`: each order stably partitioned by the instances' new nodes).
+Everything else (user scores, which stay plain Python functions over count arrays, categorical
+features, missing values, regression) is answered by numpy, feature by feature; the choice among
+features, the routing of the rows and the feature draw (``max_features``) stay in Python.
 
 Ties break as the reference breaks them because the scores are the reference's numbers:
 the same formulas in the same order (:func:`puretree.impurity.gini`'s proportions first,
 :func:`puretree.impurity.sum_last`'s order of addition, a branch's weight as its share of
-the parent), the first threshold within :data:`~puretree.splits.TIE_TOLERANCE` (handed to the C at each fit) of a feature's
-best, then the first feature within it of the node's best. The C is compiled without
-``-ffast-math`` and with ``-ffp-contract=off`` (no fused multiply-adds), so each operation
-rounds as numpy's does.
+the parent); the tie tolerance and :data:`SCREEN` are handed to the C at each call. The C is
+compiled without ``-ffast-math`` and with ``-ffp-contract=off`` (no fused multiply-adds), so each
+operation rounds as numpy's does. A level's features are shared between the cores (POSIX or
+Windows threads) when it has work enough (:data:`PARALLEL_MIN_WORK`).
 
 The library is compiled when the package is built (``setup.py``: setuptools, into
 ``puretree/growth/_kernel_lib.so``, ``.dylib`` or ``.dll``, shipped inside the platform wheel) and
@@ -41,21 +27,20 @@ against its record (:data:`RECORD`, written at build: its size and SHA-256, and 
 library that is missing, cut short, replaced by another or older than the source next to it is
 never loaded. Then, and where the package was built without a C compiler, :data:`AVAILABLE`
 turns False, the first fit warns once (:class:`puretree.errors.KernelUnavailableWarning`, which
-says why and how to get the compiled kernel) and the numpy engine grows every tree, the same
-trees, slower. :mod:`puretree.growth.c45_kernel` loads the same library. ``$PURETREE_KERNEL_DIR``
-names another folder holding a library and its record (the tests load a sanitized build so).
+says why and how to get the compiled kernel) and numpy grows every tree, the same trees,
+slower. :mod:`puretree.growth.c45_kernel` and :mod:`puretree.growth.histograms` load the same
+library. ``$PURETREE_KERNEL_DIR`` names another folder holding a library and its record (the
+tests load a sanitized build so).
 
-A long fit stops on Ctrl-C within a feature's pass: in the main thread the C runs in a helper
-thread while the main thread waits for it, and a ``KeyboardInterrupt`` asks it to stop
+A long fit stops on Ctrl-C between levels (the loop is Python); a level whose work may take
+long runs in a helper thread that a ``KeyboardInterrupt`` asks to stop within a feature's pass
 (:func:`_interruptible`).
 
 >>> import numpy as np
->>> if AVAILABLE:
-...     out = grow_arrays(np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([0, 0, 1, 1]), None, 2,
-...                       np.array([2.0, 2.0]), min_samples_split=2.0, min_samples_leaf=1.0,
-...                       max_depth=None, min_gain=None)
-...     feature, threshold, child, counts = out
-...     assert threshold[0] == 2.5 and child[0] == 1 and counts[1:3].tolist() == [[2.0, 0.0], [0.0, 2.0]]
+>>> if AVAILABLE:  # one node of four instances, one feature: the cut between 2 and 3
+...     best, lo, hi = scan_level(np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([[0, 1, 2, 3]], dtype=np.int32), np.arange(4), np.array([0, 0, 1, 1]),
+...                               None, 2, np.array([0]), np.array([4]), np.array([[2.0, 2.0]]), None, min_leaf=1.0)
+...     assert (best.tolist(), lo.tolist(), hi.tolist()) == ([[0.5]], [[2.0]], [[3.0]])
 """
 
 from __future__ import annotations
@@ -83,21 +68,20 @@ __all__ = [
     "MAX_ROWS",
     "MAX_WEIGHT",
     "MIN_WEIGHT",
-    "MAX_DRAW",
     "RECORD",
     "REMEDY",
     "SCREEN",
-    "draw_features",
-    "folder",
     "fits",
+    "folder",
     "gini",
     "gini_decrease",
-    "grow_arrays",
     "library",
     "loaded",
+    "partition_level",
     "presort",
-    "recording",
-    "seed_entropy",
+    "scan_level",
+    "shared_orders",
+    "sorted_columns",
     "shared_presort",
     "subset_orders",
     "unavailable_reason",
@@ -123,27 +107,13 @@ class _Unavailable(Exception):
     """Why the library cannot be loaded (the text of the warning)."""
 
 
-class _Tree(ctypes.Structure):
-    """``pt_tree``: the grown tree's arrays, allocated by the C code (freed by ``pt_free``)."""
-
-    _fields_ = [
-        ("n_nodes", ctypes.c_int64),
-        ("feature", ctypes.POINTER(ctypes.c_int64)),
-        ("threshold", ctypes.POINTER(ctypes.c_double)),
-        ("child", ctypes.POINTER(ctypes.c_int64)),
-        ("counts", ctypes.POINTER(ctypes.c_double)),
-    ]
-
-
 def _declare(lib: Any) -> Any:
     """The C functions' signatures."""
     p, i64, f64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double, ctypes.c_int
-    lib.pt_grow.argtypes = [p, i64, i64, i64, i64, p, p, i64, p, p, f64, f64, i64, f64, i32, i64, i32, i64, p, i64, f64, f64, i64, p, ctypes.POINTER(_Tree)]
-    lib.pt_grow.restype = i32
-    lib.pt_free.argtypes = [ctypes.POINTER(_Tree)]
-    lib.pt_free.restype = None
-    lib.pt_draw_features.argtypes = [p, i64, p, i64, i64, i64, i64, p]
-    lib.pt_draw_features.restype = i32
+    lib.pt_scan_level.argtypes = [p, i64, i64, p, i64, p, p, p, i64, i64, p, p, p, p, f64, f64, f64, i32, p, p, p, p]
+    lib.pt_scan_level.restype = i32
+    lib.pt_partition_level.argtypes = [p, i64, i64, p, i64, p, i64, p, i32, p, p]
+    lib.pt_partition_level.restype = i32
     lib.pt_subset_orders.argtypes = [p, i64, i64, p, i64, p]
     lib.pt_subset_orders.restype = i32
     lib.pt_walk.argtypes = [p, p, p, i64, p, i64, i64, i64, i64, p]
@@ -259,16 +229,10 @@ MAX_WEIGHT = 1e150
 #: so that the ranking keeps its precision.
 MIN_WEIGHT = 1e-100
 
-#: A row-major ``X`` larger than this (about a core's own cache) is copied column-major first:
-#: the kernel reads a feature's values in the order of its rows' ranks, which stays within one
-#: column of the copy and jumps across rows of ``X`` (on 100,000 x 20 the copy halves the
-#: kernel's time for 16 MB more, well within the memory target of docs/benchmarks.md).
-COLUMN_COPY_BYTES = 256 * 2**10
-
 #: Largest class count whose sums the kernel adds in numpy's order (pairwise blocks of 8).
 MAX_CLASSES = 128
 
-#: Most rows the kernel takes (its orders are int32).
+#: Most instances the kernel takes (its orders are int32).
 MAX_ROWS = 2**31 - 2
 
 
@@ -311,82 +275,6 @@ def _cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-#: Most features a node may draw from (numpy's ``choice`` takes another route above it).
-MAX_DRAW = 10_000
-
-
-def seed_entropy(key: tuple[int, ...]) -> np.ndarray:
-    """The entropy words (uint32) of ``SeedSequence(key[0], spawn_key=(*key[1:], 1))``, the
-    generator of a root's feature draw (:func:`puretree.splits.node_features`); a node's path
-    adds one word per branch. As numpy assembles them: each integer as little-endian 32-bit
-    words (0 as one word), the seed's padded with zeros to four words.
-
-    >>> seed_entropy((0, 5)).tolist(), seed_entropy((2**32 + 3,)).tolist()
-    ([0, 0, 0, 0, 5, 1], [3, 1, 0, 0, 1])
-    """
-
-    def words(v: int) -> list[int]:
-        out = [v & 0xFFFFFFFF]
-        while v > 0xFFFFFFFF:
-            v >>= 32
-            out.append(v & 0xFFFFFFFF)
-        return out
-
-    run = words(int(key[0]))
-    run += [0] * (4 - len(run))
-    spawn = [w for v in (*key[1:], 1) for w in words(int(v))]
-    return np.array(run + spawn, dtype=np.uint32)
-
-
-def draw_features(n_features: int, max_features: int, key: tuple[int, ...], path: tuple[int, ...]) -> np.ndarray:
-    """The kernel's draw of the features node ``path`` may split on (for the tests: the very
-    set :func:`puretree.splits.node_features` draws with numpy).
-
-    >>> from puretree.splits import node_features
-    >>> if AVAILABLE:
-    ...     assert draw_features(64, 8, (3, 7), (0, 1, 1)).tolist() == node_features(64, 8, (3, 7), (0, 1, 1)).tolist()
-    """
-    entropy = seed_entropy(key)
-    words = np.array([w for v in path for w in ((v,) if v <= 0xFFFFFFFF else ())], dtype=np.uint32)
-    if len(words) != len(path) or not 1 <= max_features <= n_features <= MAX_DRAW:
-        raise ValueError("puretree.growth.kernels: draws take 1 <= max_features <= n_features <= MAX_DRAW and branches below 2**32")
-    allowed = np.zeros(n_features, dtype=np.uint8)
-    code = _required().pt_draw_features(_pointer(entropy), len(entropy), _pointer(words) if len(words) else None, len(words), n_features, max_features, MAX_DRAW, _pointer(allowed))
-    if code != 0:  # pragma: no cover - the arguments are checked above
-        raise ValueError("puretree.growth.kernels: bad draw")
-    return np.flatnonzero(allowed)
-
-
-_FITS = [0]
-_RECORDER = threading.local()
-
-
-@contextlib.contextmanager
-def recording() -> Iterator[list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]]:
-    """Within the block, every tree this thread grows with :func:`grow_arrays` is also kept, as
-    its arrays, in the list given (a forest's out-of-bag score walks its members' arrays
-    instead of their nodes).
-
-    >>> with recording() as grown:
-    ...     pass
-    >>> grown
-    []
-    """
-    got: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-    outer = getattr(_RECORDER, "into", None)
-    _RECORDER.into = got
-    try:
-        yield got
-    finally:
-        _RECORDER.into = outer
-
-
-def fits() -> int:
-    """How many trees the kernel has grown in this process (an ensemble checks whether its
-    first member went through the kernel, whose calls let other threads run)."""
-    return _FITS[0]
 
 
 def walk(feature: np.ndarray, threshold: np.ndarray, child: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -477,100 +365,106 @@ def shared_presort(X: np.ndarray, orders: np.ndarray) -> Iterator[None]:
                 del _SHARED[id(X)]
 
 
-def _read_form(X: np.ndarray) -> np.ndarray:
-    """``X`` as the kernel reads it: float64, contiguous, column-major when large."""
-    X = X if X.dtype == np.float64 and (X.flags.c_contiguous or X.flags.f_contiguous) else np.ascontiguousarray(X, dtype=np.float64)
-    if not X.flags.f_contiguous and X.nbytes > COLUMN_COPY_BYTES and X.ndim == 2 and X.shape[1] > 1:
-        # every position of a feature's order reads that feature's value of a row: within one
-        # column these reads stay in the cache, across rows of a large X each one misses it
-        X = np.asfortranarray(X)
-    return X
-
-
-def _sorted_form(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``X`` as the kernel reads it and its presorted orders, which the kernel may change:
-    a copy of :func:`shared_presort`'s when ``X`` is there, else sorted here."""
-    entry = _SHARED.get(id(X))
-    Xr = _read_form(X)
-    if entry is not None and entry[0] is X:
-        return Xr, entry[1].copy()
-    return Xr, _orders(Xr)
-
-
 def _orders(X: np.ndarray) -> np.ndarray:
     n, q = X.shape
     if not 0 < n <= MAX_ROWS or q < 1:
         raise ValueError(f"puretree.growth.kernels takes 1 to {MAX_ROWS} rows and at least one feature, not {X.shape}")
     # one order of the rows per feature, and one of the rows themselves, each kept sorted
     # within every node's segment by partitioning in place
-    orders = np.empty((q + 1, n), dtype=np.int32)
-    _presort(X, orders, threads=_cores() if n * q >= PARALLEL_MIN_WORK and q > 1 else 1)
-    return orders
+    return np.concatenate([sorted_columns(X.T), np.arange(n, dtype=np.int32)[None]])
 
 
-def grow_arrays(
-    X: np.ndarray, y: np.ndarray, w: np.ndarray | None, k: int, root_counts: np.ndarray, *, min_samples_split: float, min_samples_leaf: float,
-    max_depth: int | None, min_gain: float | None, max_features: int | None = None, feature_key: tuple[int, ...] = (0,),
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """The tree as arrays: per node its feature (a column of ``X``; -1 for a leaf), threshold,
-    first child (the second is the next id; -1 for a leaf) and class counts.
+_FITS = [0]
 
-    ``X`` is (rows, features) float64 without NaN, read in place when it is contiguous float64
-    and column-major or fits :data:`COLUMN_COPY_BYTES` (else copied column-major); ``y`` the class codes
-    (0 .. k - 1), ``w`` the row weights (``None``: 1), ``root_counts`` the root's counts as the
-    reference sums them. Children have larger ids than their parents. ``max_features``: each
-    node scans only the features :func:`puretree.splits.node_features` draws for it with
-    ``feature_key`` (at most :data:`MAX_DRAW` features).
-    """
-    lib = _required()
-    _FITS[0] += 1
-    if np.ndim(X) != 2:
-        raise ValueError(f"puretree.growth.kernels takes a 2-d X, not {np.shape(X)}")
-    X, orders = _sorted_form(X)
-    n, q = X.shape
-    drawn = 0 if max_features is None else int(max_features)  # 0: every feature, no drawing
-    if max_features is not None and not (1 <= drawn <= q <= MAX_DRAW):
-        raise ValueError(f"puretree.growth.kernels draws 1 to {q} features of at most {MAX_DRAW}, not {max_features}")
-    entropy = seed_entropy(feature_key) if drawn else np.zeros(4, dtype=np.uint32)
-    y = np.ascontiguousarray(y, dtype=np.int64)
-    w = None if w is None else np.ascontiguousarray(w, dtype=np.float64)
-    root_counts = np.ascontiguousarray(root_counts, dtype=np.float64)
-    if y.shape != (n,) or (w is not None and w.shape != (n,)) or root_counts.shape != (k,):
-        raise ValueError("puretree.growth.kernels: y, w and root_counts do not match X and k")
-    wide = n * q >= PARALLEL_MIN_WORK and q > 1
-    threads = _cores() if wide else 1
-    rows_stride, column_stride = (s // X.itemsize for s in X.strides)
-    tree = _Tree()
-    # ctypes lets go of the GIL for the call: fits in other threads go on meanwhile
-    code = _interruptible(lambda cancel: lib.pt_grow(
-        _pointer(X), n, q, rows_stride, column_stride, _pointer(y), None if w is None else _pointer(w), int(k), _pointer(root_counts), _pointer(orders),
-        float(min_samples_split), float(min_samples_leaf), -1 if max_depth is None else int(max_depth),
-        0.0 if min_gain is None else float(min_gain), min_gain is not None, PARALLEL_MIN_WORK, threads,
-        drawn, _pointer(entropy), len(entropy), splits.TIE_TOLERANCE, SCREEN, MAX_DRAW, ctypes.byref(cancel), ctypes.byref(tree),
-    ), work=float(n) * q * (n if max_depth is None else min(n, int(max_depth) + 1)))  # fmt: skip
+
+def fits() -> int:
+    """How many trees the compiled scan has grown in this process (an ensemble checks whether
+    its first member went through it, whose calls let other threads run)."""
+    return _FITS[0]
+
+
+def shared_orders(X: np.ndarray) -> np.ndarray | None:
+    """:func:`shared_presort`'s orders of this very array ``X`` (a copy: ``(features, rows)``
+    int32, without the last row), else None."""
+    entry = _SHARED.get(id(X))
+    return entry[1][:-1].copy() if entry is not None and entry[0] is X else None
+
+
+def _threads(work: int, q: int) -> int:
+    return _cores() if work >= PARALLEL_MIN_WORK and q > 1 else 1
+
+
+def _checked_call(call: Callable[[ctypes.c_int], int], work: float) -> None:
+    code = _interruptible(call, work=work)
     if code == 1:
-        raise MemoryError("puretree.growth.kernels: out of memory growing the tree")
+        raise MemoryError("puretree.growth.kernels: out of memory")
     if code == 3:  # pragma: no cover - _interruptible raises the interrupt that asked for it
         raise KeyboardInterrupt
     if code != 0:
-        raise ValueError("puretree.growth.kernels: class codes outside 0 .. k - 1")
-    try:
-        m = tree.n_nodes
-        feature = np.ctypeslib.as_array(tree.feature, shape=(m,)).copy()
-        threshold = np.ctypeslib.as_array(tree.threshold, shape=(m,)).copy()
-        child = np.ctypeslib.as_array(tree.child, shape=(m,)).copy()
-        counts = np.ctypeslib.as_array(tree.counts, shape=(m * k,)).reshape(m, k).copy()
-    finally:
-        lib.pt_free(ctypes.byref(tree))
-    into = getattr(_RECORDER, "into", None)
-    if into is not None:
-        into.append((feature, threshold, child, counts))
-    return feature, threshold, child, counts
+        raise ValueError("puretree.growth.kernels: arrays that do not describe a level (rows, classes, segments or new ids out of range)")
 
 
-#: Fits whose work may exceed this many row visits (rows x features x levels, the levels at most
-#: the rows or the depth limit; about a second of the C) run in a helper thread, interruptible;
-#: smaller ones, which end sooner than a Ctrl-C would be noticed, skip the thread's hand-off.
+def scan_level(
+    X: np.ndarray, orders: np.ndarray, row: np.ndarray, cls: np.ndarray, w: np.ndarray | None, k: int, starts: np.ndarray, lens: np.ndarray,
+    stats: np.ndarray, allowed: np.ndarray | None, *, min_leaf: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Per node of a frontier and numeric feature, the first threshold within the tie tolerance
+    of the best Gini impurity decrease: ``(best, lo, hi)``, each ``(nodes, features)``: the score
+    (-inf: no threshold) and the values either side. ``X``: ``(features, rows)`` float64 without
+    NaN; ``orders``: ``(features, instances)`` int32, each node's segment (``starts``, ``lens``)
+    sorted by the feature's value; ``row``, ``cls``, ``w``: each instance's row, class code (below
+    ``k``) and weight (None: 1); ``stats``: the nodes' class sums; ``allowed``: ``(nodes,
+    features)``, the features each node may split on (None: all); ``min_leaf``: fewest instances
+    on a side."""
+    lib = _required()
+    N, (q, m) = len(lens), orders.shape
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    orders = np.ascontiguousarray(orders, dtype=np.int32)
+    row, cls = np.ascontiguousarray(row, dtype=np.int64), np.ascontiguousarray(cls, dtype=np.int64)
+    w = None if w is None else np.ascontiguousarray(w, dtype=np.float64)
+    starts, lens = np.ascontiguousarray(starts, dtype=np.int64), np.ascontiguousarray(lens, dtype=np.int64)
+    stats = np.ascontiguousarray(stats, dtype=np.float64)
+    allowed = None if allowed is None else np.ascontiguousarray(allowed, dtype=np.uint8)
+    if X.ndim != 2 or X.shape[0] != q or row.shape != (m,) or cls.shape != (m,) or (w is not None and w.shape != (m,)) or stats.shape != (N, k) or (allowed is not None and allowed.shape != (N, q)):
+        raise ValueError("puretree.growth.kernels: the level's arrays do not match")
+    best, lo, hi = np.empty((N, q)), np.empty((N, q)), np.empty((N, q))
+    _checked_call(lambda cancel: lib.pt_scan_level(
+        _pointer(X), X.shape[1], q, _pointer(orders), m, _pointer(row), _pointer(cls), None if w is None else _pointer(w), int(k), N,
+        _pointer(starts), _pointer(lens), _pointer(stats), None if allowed is None else _pointer(allowed), float(min_leaf), splits.TIE_TOLERANCE,
+        SCREEN, _threads(m * q, q), ctypes.byref(cancel), _pointer(best), _pointer(lo), _pointer(hi),
+    ), work=float(m) * q)  # fmt: skip
+    return best, lo, hi
+
+
+def partition_level(orders: np.ndarray, new_id: np.ndarray, node: np.ndarray, n_next: int) -> np.ndarray:
+    """The next frontier's orders from this one's (``(features, instances)`` int32): each
+    instance that stays (``new_id`` >= 0, each new id once) renumbered, and each order stably
+    partitioned by the new instances' nodes ``node`` (sorted, below ``n_next``).
+
+    >>> if AVAILABLE:
+    ...     got = partition_level(np.array([[3, 1, 0, 2]], dtype=np.int32), np.array([0, 1, -1, 2], dtype=np.int32), np.array([0, 1, 1]), 2)
+    ...     assert got.tolist() == [[0, 2, 1]]  # instance 3 (new 2) and 1 (new 1) in node 1, in their old order
+    """
+    lib = _required()
+    q, m = orders.shape
+    orders = np.ascontiguousarray(orders, dtype=np.int32)
+    new_id = np.ascontiguousarray(new_id, dtype=np.int32)
+    node = np.ascontiguousarray(node, dtype=np.int64)
+    if new_id.shape != (m,):
+        raise ValueError("puretree.growth.kernels: one new id per instance")
+    starts = np.zeros(max(n_next, 1), dtype=np.int64)
+    if n_next > 1:
+        np.cumsum(np.bincount(node, minlength=n_next)[:-1], out=starts[1:])
+    out = np.empty((q, len(node)), dtype=np.int32)
+    _checked_call(lambda cancel: lib.pt_partition_level(
+        _pointer(orders), q, m, _pointer(new_id), len(node), _pointer(node), int(n_next), _pointer(starts), _threads(m * q, q), ctypes.byref(cancel), _pointer(out),
+    ), work=float(m) * q)  # fmt: skip
+    return out
+
+
+#: Levels whose work may exceed this many instance visits (instances x features; about a second
+#: of the C) run in a helper thread, interruptible; smaller ones, which end sooner than a Ctrl-C
+#: would be noticed, skip the thread's hand-off.
 INTERRUPTIBLE_WORK = 10**9
 
 
@@ -613,21 +507,25 @@ def _interruptible(call: Callable[[ctypes.c_int], int], *, work: float = math.in
     return int(value)
 
 
-def _presort(X: np.ndarray, orders: np.ndarray, *, threads: int) -> None:
-    """``orders[f]``: the rows sorted by column ``f`` of ``X``, stably (equal values in row
-    order), one column at a time (numpy's sort releases the GIL, so ``threads`` sort
-    columns side by side); the last row of ``orders`` is the rows in their own order."""
-    q = X.shape[1]
+def sorted_columns(columns: np.ndarray) -> np.ndarray:
+    """``(features, rows)`` int32: each row of ``columns`` (a feature's values) argsorted stably
+    (equal values in row order, NaN last), one feature at a time; numpy's sort lets go of the
+    GIL, so large arrays are sorted on every core, a feature per thread.
+
+    >>> sorted_columns(np.array([[2.0, 1.0, 2.0], [0.0, 0.0, -1.0]])).tolist()
+    [[1, 0, 2], [2, 0, 1]]
+    """
+    q, n = columns.shape
+    threads = _threads(n * q, q)
+    if threads == 1:
+        return np.argsort(columns, axis=1, kind="stable").astype(np.int32)
+    orders = np.empty((q, n), dtype=np.int32)
 
     def one(f: int) -> None:
-        orders[f] = np.argsort(X[:, f], kind="stable")
+        orders[f] = np.argsort(columns[f], kind="stable")
 
-    if threads > 1:
-        from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=min(threads, q)) as pool:
-            list(pool.map(one, range(q)))
-    else:
-        for f in range(q):
-            one(f)
-    orders[q] = np.arange(X.shape[0])
+    with ThreadPoolExecutor(max_workers=min(threads, q)) as pool:
+        list(pool.map(one, range(q)))
+    return orders

@@ -80,7 +80,7 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
     (:func:`puretree.splits.node_features`, keyed by ``feature_key`` and its path).
     ``progress(depth, nodes, rows)``: called once per depth, with the nodes made at that depth
     and the rows of the frontier."""
-    made: list[Any] = [None]  # a Leaf, or a split's record (feature, test, children's ids, statistics)
+    made: list[Any] = [None]  # a leaf's statistics (a list of floats), or a split's record (feature, test, children's ids, statistics)
     frontier = [0]  # the records' ids of the open nodes, in the source's order
     path_of: dict[int, tuple[int, ...]] = {0: ()}  # feature subsampling: each open node's path
     depth = reported = 0
@@ -90,15 +90,15 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
             reported = len(made)
         depths = np.full(len(frontier), depth)  # level by level: the frontier is one depth
         closed = source.closed(depths)
-        stats = source.stats()
+        stats = _floats(source.stats())
         for i in np.flatnonzero(closed).tolist():
-            made[frontier[i]] = Leaf(stats[i])
+            made[frontier[i]] = stats[i]
         if closed.all():
             break
         if closed.any():
             frontier = [g for g, c in zip(frontier, closed.tolist()) if not c]
             source.keep(~closed)
-            stats, depths = source.stats(), depths[~closed]
+            stats, depths = _floats(source.stats()), depths[~closed]
         paths = allowed = None
         if max_features is not None:
             paths = [path_of.pop(g) for g in frontier]
@@ -107,9 +107,11 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
                 allowed[i, node_features(n_features, max_features, feature_key, path)] = True
         decisions = source.split(depths, allowed, paths, len(made))
         next_frontier: list[int] = []
+        leaves: list[int] = []  # the ids of the children that are leaves at once, and their statistics
+        leaf_stats: list[Any] = []
         for i, (g, decision) in enumerate(zip(frontier, decisions)):
             if decision is None:
-                made[g] = Leaf(stats[i])
+                made[g] = stats[i]
                 continue
             feature, test, branches = decision
             kids = range(len(made), len(made) + len(branches))
@@ -120,8 +122,12 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
                     if paths is not None:
                         path_of[b] = (*paths[i], b - kids.start)
                 else:
-                    made.append(Leaf(child))
+                    made.append(None)
+                    leaves.append(b)
+                    leaf_stats.append(child)
             made[g] = (feature, test, kids, stats[i])
+        for b, child_stats in zip(leaves, _floats(leaf_stats) if leaf_stats else ()):
+            made[b] = child_stats
         if not next_frontier:
             break
         source.advance()
@@ -129,7 +135,7 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
         depth += 1
     if progress is not None and len(made) > reported:  # the last children, all leaves made at once
         progress(depth + 1, len(made) - reported, 0)
-    return from_records(made)
+    return from_records(made, trusted=True)
 
 
 class FrontierHeap:
@@ -240,3 +246,13 @@ def _expanded(heap: FrontierHeap, gain: Callable[[Split], float | None], split: 
     for kid, child in zip(kids, split.children):
         _enter(heap, gain, kid, child)
     return (split.feature, split.test, kids, split.counts)
+
+
+def _floats(stats: Any) -> list[list[float]]:
+    """Each node's statistics as a list of Python floats, checked finite (what
+    :func:`from_records` then takes as is); a non-finite one is refused as a leaf refuses it."""
+    rows = np.asarray(stats, dtype=np.float64) if isinstance(stats, np.ndarray) else np.stack([np.asarray(s, dtype=np.float64) for s in stats])
+    finite = np.isfinite(rows).all(axis=-1)
+    if not finite.all():
+        Leaf(rows[np.argmin(finite)])  # raises ParameterError, naming the value
+    return rows.tolist()

@@ -27,11 +27,18 @@ decisions; :func:`puretree.growth.level.grow` drives it a frontier at a time.
    shaped ``(nodes, categories, k)``); subset splits (CART) enumerate each node's present
    categories as the reference does.
 5. **Lone nodes.** Deep narrow trees (a chain has one node per level) would pay the
-   frontier's machinery for one node at a time; a frontier of a single small node is handed
-   to the reference's own split generators (the node's instances are already its rows in row
+   frontier's machinery for one node at a time; without the compiled scan, a frontier of a
+   single small node is handed to the reference's own split generators (the node's instances are already its rows in row
    order and the orders their sorted positions), and children known to be leaves (pure, too
    few rows, at ``max_depth``) leave the arrays at once.
-6. **Ties** are broken as the reference breaks them (:data:`~puretree.splits.TIE_TOLERANCE`,
+6. **The compiled backend.** Where the score is the built-in Gini impurity decrease on classes
+   and no numeric feature has a missing value, every (node, numeric feature)'s best threshold
+   of a level is found by :func:`puretree.growth.kernels.scan_level` (C, one pass per node and
+   feature, the same numbers as the numpy scan, :func:`_numpy_scan`) and the orders of the next
+   frontier by :func:`puretree.growth.kernels.partition_level`; categorical features, user
+   scores, regression and missing values are numpy's, feature by feature, in the same level
+   (``grow(..., engine="numpy")`` keeps all of it in numpy).
+7. **Ties** are broken as the reference breaks them (:data:`~puretree.splits.TIE_TOLERANCE`,
    then the lowest threshold, then the lowest feature index), over the same numbers, by
    :mod:`puretree.growth.choose`.
 
@@ -69,17 +76,18 @@ import numpy as np
 
 from ..criteria import ImpurityDecrease
 from ..data import Dataset
-from ..errors import DataError
-from ..impurity import variance
+from ..errors import DataError, ParameterError
+from ..impurity import gini, variance
 from ..nodes import TESTS
 from ..splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the reference's memory bound
 from ..splits import NodeData, best_candidate, node_statistics, only_features, tie_first
 from ..tasks import as_task
+from . import kernels
 from .choose import among_kinds, best_subset, binary_scores, category_sum, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
 from .limits import check_tree_size
 from .level import Decision
 
-__all__ = ["Sorted"]
+__all__ = ["Sorted", "refuse_compiled"]
 
 #: A lone node of at most this many sorted statistics (rows x numeric features x k) is
 #: searched by the reference's split generators (fewer numpy calls); larger ones by the
@@ -149,13 +157,39 @@ class _Best:
 
 
 def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
-    """Best threshold split per node over all numeric features (threshold_splits)."""
+    """Best threshold split per node over all numeric features (threshold_splits): each
+    (node, feature)'s first near-best threshold from the compiled scan where it applies
+    (``ctx.compiled``: :func:`puretree.growth.kernels.scan_level`), else from numpy's
+    (:func:`_numpy_scan`), then each node's first near-best feature."""
     N, q = st.n_nodes, ctx.q
     out = _Best(N)
-    m = st.m
-    if q == 0 or m < 2:
+    if q == 0 or st.m < 2:
         return out
-    k = ctx.k
+    if ctx.compiled is not None and st.cls is not None:
+        allowed = None if ctx.allowed is None else ctx.allowed[:, ctx.numeric]
+        w = None if st.unit else st.w
+        fs, fa, fb = ctx.compiled.scan_level(ctx.Xn, st.orders, st.row, st.cls, w, ctx.k, st.starts, st.lens, st.node_stats, allowed, min_leaf=cfg.min_samples_leaf)
+    else:
+        fs, fa, fb = _numpy_scan(st, cfg, ctx)
+    if ctx.allowed is not None:  # feature subsampling: each node's drawn features only
+        fs[~ctx.allowed[:, ctx.numeric]] = -np.inf
+    has = ~np.isneginf(fs).all(axis=1)
+    if has.any():
+        rows_ = np.flatnonzero(has)
+        at = first_tied(fs[rows_])
+        out.score[rows_] = fs[rows_, at]
+        out.feature[rows_] = ctx.numeric[at]
+        a, b = fa[rows_, at], fb[rows_, at]
+        mid = a / 2.0 + b / 2.0  # grow.midpoint, elementwise
+        # binned: values are their bin's largest training value, the cut goes right above it
+        out.threshold[rows_] = a if ctx.binned else np.where((a <= mid) & (mid < b), mid, a)
+    return out
+
+
+def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per (node, numeric feature) the first near-best threshold's score (-inf: none) and the
+    values either side, ``(fs, fa, fb)``, by segmented sums along the sorted columns."""
+    N, q, m, k = st.n_nodes, ctx.q, st.m, ctx.k
     node_at = st.node  # instances are sorted by node: position p of any order is in node node_at[p]
     starts, lens = st.starts, st.lens
     not_last = np.ones(m - 1, dtype=bool)
@@ -257,19 +291,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
             s = known_share(s, weight_of(np.broadcast_to(parent, left.shape), ctx.regression), total[nodes], inc)
         s = np.where(np.isnan(s), -np.inf, s)
         _pick_thresholds(s, fp, nodes, pp, V, start, N, fs, fa, fb)
-    if ctx.allowed is not None:  # feature subsampling: each node's drawn features only
-        fs[~ctx.allowed[:, ctx.numeric]] = -np.inf
-    has = ~np.isneginf(fs).all(axis=1)
-    if has.any():
-        rows_ = np.flatnonzero(has)
-        at = first_tied(fs[rows_])
-        out.score[rows_] = fs[rows_, at]
-        out.feature[rows_] = ctx.numeric[at]
-        a, b = fa[rows_, at], fb[rows_, at]
-        mid = a / 2.0 + b / 2.0  # grow.midpoint, elementwise
-        # binned: values are their bin's largest training value, the cut goes right above it
-        out.threshold[rows_] = a if ctx.binned else np.where((a <= mid) & (mid < b), mid, a)
-    return out
+    return fs, fa, fb
 
 
 def _blocked_candidates(f: int, st: "_Level", cfg: Any, ctx: "_Context", incomplete: np.ndarray, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
@@ -515,6 +537,34 @@ def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]
     return found
 
 
+def _compiled(ds: Dataset, cfg: Any, kinds: tuple[str, ...], ctx: "_Context") -> Any:
+    """:mod:`puretree.growth.kernels` if its scan answers this fit's numeric thresholds (else
+    None): classes (at most its :data:`~puretree.growth.kernels.MAX_CLASSES`), the built-in Gini
+    impurity decrease, threshold splits, numeric features without missing values, and weights
+    whose squares stay finite and normal (the kernel's ranking keeps its precision); loaded on
+    the first such fit (a library that does not load warns once, and numpy answers)."""
+    if ctx.regression or "threshold" not in kinds or not ctx.q or ctx.numeric_missing or len(ds.schema.classes) > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
+        return None
+    if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
+        return None
+    # weights of zero add exactly nothing; others must keep their squares normal floats
+    w = ds.sample_weight
+    if w is not None and not (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT):
+        return None
+    return kernels if kernels.AVAILABLE and kernels.library() is not None else None
+
+
+def refuse_compiled(histogram: bool) -> None:
+    """Why ``engine="c"`` cannot grow this fit, as a :class:`~puretree.errors.ParameterError`."""
+    if not kernels.AVAILABLE or kernels.library() is None:
+        raise ParameterError(f"engine='c' needs puretree's compiled kernel, which is unavailable here ({kernels.unavailable_reason() or 'disabled'}); {kernels.REMEDY}")
+    raise ParameterError(
+        "engine='c' grows classification trees with the built-in Gini score and threshold splits on numeric features without missing values, "
+        f"at most {kernels.MAX_CLASSES} classes, no histogram mode{' (max_bins or bins was given)' if histogram else ''}; "
+        "this fit is outside that: use engine='auto' or 'numpy'"
+    )
+
+
 class _Context:
     """What stays fixed while a tree grows."""
 
@@ -539,6 +589,8 @@ class _Context:
         self.index: Any = np.int64  # the dtype of positions, chosen by build
         #: Feature subsampling: the features each node of the frontier may split on (None: all).
         self.allowed: np.ndarray | None = None
+        #: :mod:`puretree.growth.kernels` when its scan answers the numeric thresholds (None: numpy).
+        self.compiled: Any = None
 
 
 class _Level:
@@ -631,8 +683,12 @@ class Sorted:
     at the bins' values.
     """
 
-    def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, binned: Callable[[np.ndarray, int], np.ndarray] | None = None) -> None:
+    def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, binned: Callable[[np.ndarray, int], np.ndarray] | None = None, compiled: str = "auto") -> None:
         ctx = _Context(ds, cfg)
+        if compiled != "never":
+            ctx.compiled = _compiled(ds, cfg, kinds, ctx)
+            if compiled == "required" and ctx.compiled is None:
+                refuse_compiled(binned is not None)
         if binned is not None and ctx.q:
             ctx.binned = True
             ctx.Xn = np.ascontiguousarray(np.stack([binned(row, j) for row, j in zip(ctx.Xn, ctx.numeric.tolist())]).reshape(ctx.Xn.shape))
@@ -650,7 +706,15 @@ class Sorted:
         ctx.k = k
         # int32 positions while they fit: the orders are the largest arrays
         ctx.index = np.int32 if n < 2**31 - 1 else np.int64
-        orders = np.argsort(ctx.Xn, axis=1, kind="stable").astype(ctx.index) if ctx.q else np.zeros((0, n), dtype=np.int64)
+        orders: Any = None
+        if ctx.compiled is not None:  # int32 orders: the kernel's; sorted once for an ensemble's members
+            ctx.compiled._FITS[0] += 1
+            orders = ctx.compiled.shared_orders(ds.X) if binned is None and ctx.q == ds.schema.n_features else None
+            orders = ctx.compiled.sorted_columns(ctx.Xn) if orders is None else orders
+        elif ctx.q:
+            orders = np.argsort(ctx.Xn, axis=1, kind="stable").astype(ctx.index)
+        else:
+            orders = np.zeros((0, n), dtype=np.int64)
         st = _Level(np.arange(n), cls, w, stats, k, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
         # the reference's own sum: pairwise when there is one column (else bincount's, row by row)
         if stats is not None:
@@ -693,7 +757,7 @@ class Sorted:
         st, cfg, ctx, kinds = self.st, self.cfg, self.ctx, self.kinds
         k, N = ctx.k, st.n_nodes
         ctx.allowed = allowed  # drawn by the frontier loop from the nodes' paths
-        if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned:
+        if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned and ctx.compiled is None:
             found = _single_node(st, cfg, ctx, kinds, int(depths[0]))
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
@@ -867,34 +931,39 @@ class Sorted:
                 usable[multi & (fpar == j), jj] = False
         scratch: list[np.ndarray] = []
         if ctx.q:
-            if len(pre_src) == len(np.unique(pre_src)) if extra_src else True:
-                # one copy at most per old instance: map, drop, then partition
+            once = not (extra_src and any(len(e) for e in extra_src)) or len(pre_src) == len(np.unique(pre_src))
+            if once:  # one copy at most per old instance: map, drop, then partition
                 new_id_of_old = np.full(st.m, -1, dtype=ctx.index)
                 new_id_of_old[pre_src] = new_id_of_pre
                 scratch.append(new_id_of_old)
-                mapped = np.take(new_id_of_old, st.orders)
-                kept = mapped >= 0
-                new_orders = mapped if kept.all() else mapped[kept].reshape(ctx.q, -1)
-                del mapped, kept
+            if once and ctx.compiled is not None:
+                # renumbered and stably partitioned by the new nodes, one pass per feature
+                new_orders = ctx.compiled.partition_level(st.orders, new_id_of_old, nn, n_next)
             else:
-                # each old instance's copies, in the old orders' positions
-                n_copies = np.bincount(pre_src, minlength=st.m)
-                order_pre = np.argsort(pre_src, kind="stable")  # pre-instances grouped by source
-                first_pre_sorted = np.concatenate(([0], np.cumsum(n_copies)[:-1]))
-                cnt = n_copies[st.orders].ravel()
-                base = np.repeat(first_pre_sorted[st.orders].ravel(), cnt)
-                within = np.arange(len(base)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-                new_orders = new_id_of_pre[order_pre[base + within]].reshape(ctx.q, -1)
-            # a stable partition by new node: radix sort on 16-bit keys when they fit; row by
-            # row on large data, so that the temporaries stay the size of one feature's order
-            if n_next > 1:
-                small = n_next < 2**16
-                step = max(1, (_CHUNK // 4) // max(1, new_orders.shape[1]))
-                for a in range(0, ctx.q, step):
-                    keys = nn[new_orders[a : a + step]]
-                    part = np.argsort(keys.astype(np.uint16) if small else keys, axis=1, kind="stable")
-                    new_orders[a : a + step] = np.take_along_axis(new_orders[a : a + step], part, axis=1)
-                scratch += [keys, part]
+                if once:
+                    mapped = np.take(new_id_of_old, st.orders)
+                    kept = mapped >= 0
+                    new_orders = mapped if kept.all() else mapped[kept].reshape(ctx.q, -1)
+                    del mapped, kept
+                else:
+                    # each old instance's copies, in the old orders' positions
+                    n_copies = np.bincount(pre_src, minlength=st.m)
+                    order_pre = np.argsort(pre_src, kind="stable")  # pre-instances grouped by source
+                    first_pre_sorted = np.concatenate(([0], np.cumsum(n_copies)[:-1]))
+                    cnt = n_copies[st.orders].ravel()
+                    base = np.repeat(first_pre_sorted[st.orders].ravel(), cnt)
+                    within = np.arange(len(base)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+                    new_orders = new_id_of_pre[order_pre[base + within]].reshape(ctx.q, -1)
+                # a stable partition by new node: radix sort on 16-bit keys when they fit; row by
+                # row on large data, so that the temporaries stay the size of one feature's order
+                if n_next > 1:
+                    small = n_next < 2**16
+                    step = max(1, (_CHUNK // 4) // max(1, new_orders.shape[1]))
+                    for a in range(0, ctx.q, step):
+                        keys = nn[new_orders[a : a + step]]
+                        part = np.argsort(keys.astype(np.uint16) if small else keys, axis=1, kind="stable")
+                        new_orders[a : a + step] = np.take_along_axis(new_orders[a : a + step], part, axis=1)
+                    scratch += [keys, part]
         else:
             new_orders = np.zeros((0, len(row)), dtype=np.int64)
         del st
