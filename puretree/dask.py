@@ -23,7 +23,9 @@ machine; only small summaries do:
    (weighted) class counts, or the regression statistics ``(w, w*y, w*y**2)``, and the number
    of rows. The histograms are added pairwise on the workers (a tree of sums) and only the
    total comes to the client, which chooses every node's split; a map over the partitions
-   then moves each row to its child. A frontier whose histograms would exceed
+   then moves each row to its child. Unweighted class counts travel as ``int32`` counts (the
+   rows channel is their sum), and below the root only the lighter children's are summed: a
+   split's heaviest child's histogram is its parent's less its siblings' (exact in integers). A frontier whose histograms would exceed
    ``histogram_bytes`` is processed in batches of nodes, so memory stays bounded however wide
    (or deep) the tree grows.
 3. **Prediction** (:func:`predict`): the library's own prediction, partition by partition.
@@ -126,7 +128,7 @@ __all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HIST
 #: Largest size (bytes) of one summed histogram (a batch of frontier nodes). Each partition's
 #: task makes one of this size too, so a worker holds about (its partitions + 1) of them at a
 #: level's peak, whatever the depth.
-HISTOGRAM_BYTES = 16 * 2**20
+HISTOGRAM_BYTES = hist.HISTOGRAM_BYTES
 
 
 def _dask() -> tuple[Any, Any, Any]:
@@ -612,7 +614,9 @@ class _Blocks:
         self.node = _persist(self.dask, _tasks(self.dask, self.parts, fn, self.target, self.weights))
 
     def total(self, fn: Callable[..., Any], *shared: Any) -> Any:
-        return _run(self.dask, _total(self.dask, _tasks(self.dask, self.parts, fn, self.binned, self.target, self.weights, self.node, shared=shared), hist.merge))[0]
+        # the workers send packed histograms (non-empty cells, integer counts where exact)
+        H, lo, hi = _run(self.dask, _total(self.dask, _tasks(self.dask, self.parts, hist.packed, self.binned, self.target, self.weights, self.node, shared=(fn, *shared)), hist.merge))[0]
+        return hist.unpack(H), lo, hi
 
     def update(self, fn: Callable[..., Any], *shared: Any) -> None:
         self.node = _persist(self.dask, _tasks(self.dask, self.parts, fn, self.binned, self.node, shared=shared))
