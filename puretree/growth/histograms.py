@@ -669,7 +669,9 @@ class Histograms:
     ``c45``), then the rows moved to their children. ``edges``: each numeric feature's bin
     edges (a threshold is an edge); ``n_bins``: the bins of the widest feature and the missing
     bin; ``k``: the classes (0: regression); ``spread``: C4.5's ``missing="distribute"``, rows
-    as fractional instances. A row's node id is its node's place in the frontier."""
+    as fractional instances. A row's node id is its node's place in the frontier. With integer
+    counts (``rules.integral``, not ``spread``) the blocks sum only the lighter children of
+    every split: the heaviest child's histogram is its parent's less its siblings' (exact)."""
 
     def __init__(self, blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int) -> None:
         blocks.start(root_instances if spread else root_ids)
