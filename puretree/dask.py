@@ -23,7 +23,9 @@ machine; only small summaries do:
    (weighted) class counts, or the regression statistics ``(w, w*y, w*y**2)``, and the number
    of rows. The histograms are added pairwise on the workers (a tree of sums) and only the
    total comes to the client, which chooses every node's split; a map over the partitions
-   then moves each row to its child. A frontier whose histograms would exceed
+   then moves each row to its child. Unweighted class counts travel as ``int32`` counts (the
+   rows channel is their sum), and below the root only the lighter children's are summed: a
+   split's heaviest child's histogram is its parent's less its siblings' (exact in integers). A frontier whose histograms would exceed
    ``histogram_bytes`` is processed in batches of nodes, so memory stays bounded however wide
    (or deep) the tree grows.
 3. **Prediction** (:func:`predict`): the library's own prediction, partition by partition.
@@ -127,7 +129,7 @@ __all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HIST
 #: Largest size (bytes) of one summed histogram (a batch of frontier nodes). Each partition's
 #: task makes one of this size too, so a worker holds about (its partitions + 1) of them at a
 #: level's peak, whatever the depth.
-HISTOGRAM_BYTES = 16 * 2**20
+HISTOGRAM_BYTES = hist.HISTOGRAM_BYTES
 
 
 def _dask() -> tuple[Any, Any, Any]:
@@ -151,23 +153,15 @@ def _in_partition(part: int, rows: tuple[int, int], fn: Callable[..., Any], *arg
         raise DataError(f"partition {part} (rows {rows[0]}..{rows[1] - 1}): {type(exc).__name__}: {exc}") from None
 
 
-def _run(dask: Any, *work: Any) -> Any:
-    """``dask.compute(*work)``; a failure outside the partitions' own code (a lost worker) becomes
-    a PuretreeError naming the task, which names the partition."""
+def _run(dask: Any, *work: Any, persist: bool = False) -> Any:
+    """``dask.compute(*work)`` (``persist``: ``dask.persist``, the results kept on the workers,
+    as a list); a failure outside the partitions' own code (a lost worker) becomes a
+    PuretreeError naming the task, which names the partition."""
     try:
-        return dask.compute(*work)
+        return list(dask.persist(*work)) if persist else dask.compute(*work)
     except PuretreeError:
         raise
     except Exception as exc:
-        raise DataError(f"a Dask task failed: {type(exc).__name__}: {exc}") from exc
-
-
-def _persist(dask: Any, parts: list[Any]) -> list[Any]:
-    try:
-        return list(dask.persist(*parts))
-    except PuretreeError:
-        raise
-    except Exception as exc:  # pragma: no cover - persist only schedules on a cluster
         raise DataError(f"a Dask task failed: {type(exc).__name__}: {exc}") from exc
 
 
@@ -279,11 +273,6 @@ def _distinct_categories(frame: Any, columns: tuple[str, ...]) -> list[list[Any]
     return out
 
 
-def _encode(frame: Any, schema: Schema) -> np.ndarray:
-    """A frame partition encoded as the in-memory data is: numbers, category codes, NaN."""
-    return encode_features(schema, frame)
-
-
 def _column_values(block: Any, max_bins: int, numeric: tuple[str, ...] | None = None) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per (numeric) column, over its known (non-NaN) values: its distinct values (at most ``max_bins + 1``)
     and a quantile sketch, the values at ``8 * max_bins`` evenly spaced ranks with the number
@@ -336,7 +325,7 @@ def _bin_block(block: Any, edges: tuple[np.ndarray | None, ...], dtype: Any, mis
     category's bin is its code (``edges`` None); a missing value (NaN) gets the bin
     ``missing``, past every feature's bins. A frame (``schema`` given) is encoded first."""
     if schema is not None:
-        block = _encode(block, schema)
+        block = encode_features(schema, block)  # as the in-memory data: numbers, category codes, NaN
     _refuse_infinite(block)
     nan = np.isnan(block)
     if refuse_missing and nan.any():
@@ -572,22 +561,22 @@ def _grow(
     assert parts.y is not None  # _inputs requires the labels
     weights = parts.w if parts.w is not None else [None] * len(parts.rows)
     if parts.w is not None:
-        weights = _persist(dask, _tasks(dask, parts, _check_weights, parts.w))
+        weights = _run(dask, *_tasks(dask, parts, _check_weights, parts.w), persist=True)
     categories = _categories(dask, parts)
     if regression:
         schema = _schema(np.zeros(0), parts, names, task, categories)
-        target = _persist(dask, _tasks(dask, parts, _check_targets, parts.y))
+        target = _run(dask, *_tasks(dask, parts, _check_targets, parts.y), persist=True)
         k = 0
     else:
         labels = _run(dask, _tasks(dask, parts, _labels, parts.y))[0]  # one pass for the labels
         schema = _schema(np.unique(np.concatenate(labels)), parts, names, task, categories)
         k = len(schema.classes)
-        target = _persist(dask, _tasks(dask, parts, _class_codes, parts.y, shared=({c: i for i, c in enumerate(schema.classes)},)))
+        target = _run(dask, *_tasks(dask, parts, _class_codes, parts.y, shared=({c: i for i, c in enumerate(schema.classes)},)), persist=True)
     edges = _bin_edges(parts, opts["max_bins"] or 255) if bins is None else check_bins(bins, schema)
     n_categories = tuple(len(f.categories) if not f.is_numeric else 0 for f in schema.features)
     n_bins = max(len(e) if e is not None else c for e, c in zip(edges, n_categories)) + 1  # the last bin: missing values
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
-    binned = _persist(dask, _tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)))
+    binned = _run(dask, *_tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)), persist=True)
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
     rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"))
     blocks = _Blocks(dask, parts, binned, target, weights)
@@ -612,13 +601,15 @@ class _Blocks:
     node: list[Any] = attrs.field(factory=list)
 
     def start(self, fn: Callable[..., Any]) -> None:
-        self.node = _persist(self.dask, _tasks(self.dask, self.parts, fn, self.target, self.weights))
+        self.node = _run(self.dask, *_tasks(self.dask, self.parts, fn, self.target, self.weights), persist=True)
 
     def total(self, fn: Callable[..., Any], *shared: Any) -> Any:
-        return _run(self.dask, _total(self.dask, _tasks(self.dask, self.parts, fn, self.binned, self.target, self.weights, self.node, shared=shared), hist.merge))[0]
+        # the workers send packed histograms (non-empty cells, integer counts where exact)
+        H, lo, hi = _run(self.dask, _total(self.dask, _tasks(self.dask, self.parts, hist.packed, self.binned, self.target, self.weights, self.node, shared=(fn, *shared)), hist.merge))[0]
+        return hist.unpack(H), lo, hi
 
     def update(self, fn: Callable[..., Any], *shared: Any) -> None:
-        self.node = _persist(self.dask, _tasks(self.dask, self.parts, fn, self.binned, self.node, shared=shared))
+        self.node = _run(self.dask, *_tasks(self.dask, self.parts, fn, self.binned, self.node, shared=shared), persist=True)
 
 
 def _categories(dask: Any, parts: _Parts) -> list[list[Any]]:

@@ -66,6 +66,9 @@ __all__ = [
     "histogram",
     "root_histogram",
     "merge",
+    "Packed",
+    "unpack",
+    "packed",
     "move",
     "root_instances",
     "instance_histogram",
@@ -229,10 +232,56 @@ def _c_histogram(lib: Any, bins: np.ndarray, target: np.ndarray, weight: np.ndar
 
 
 def merge(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> tuple[Any, Any, Any]:
-    """Two partitions' histograms as one: statistics added, target ranges joined (a monoid)."""
+    """Two partitions' histograms as one: statistics added, target ranges joined (a monoid).
+    Packed counts (:class:`Packed`) add as integers, the same numbers as their floats."""
+    if isinstance(a[0], Packed):
+        return Packed(_add_counts(a[0].counts, b[0].counts)), None, None
     if a[1] is None:
         return a[0] + b[0], None, None
     return a[0] + b[0], np.minimum(a[1], b[1]), np.maximum(a[2], b[2])
+
+
+@attrs.frozen(eq=False)
+class Packed:
+    """Unweighted class counts as a worker sends them: integers (int32 while they fit), the
+    rows channel left out (it is their sum), a third of the float64 histogram's bytes for two
+    classes. :func:`unpack` gives back the same floats: integers below 2**53 are exact in both."""
+
+    counts: np.ndarray  # (slot, feature, bin, class)
+
+
+def _add_counts(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a + b`` of non-negative counts, in int64 where int32 could overflow."""
+    if a.dtype == np.int32 and b.dtype == np.int32 and int(a.max(initial=0)) + int(b.max(initial=0)) < 2**31:
+        return a + b
+    return a.astype(np.int64) + b
+
+
+def unpack(H: Any) -> np.ndarray:
+    """The float64 histogram (slot, feature, bin, channel) a :class:`Packed` stands for, its
+    rows channel the sum of its classes (anything else as it is).
+
+    >>> H = np.array([[[[2.0, 1.0, 3.0], [0.0, 0.0, 0.0]]]])
+    >>> bool((unpack(Packed(np.array([[[[2, 1], [0, 0]]]], dtype=np.int32))) == H).all())
+    True
+    """
+    if not isinstance(H, Packed):
+        return H
+    c = H.counts
+    out = np.empty((*c.shape[:-1], c.shape[-1] + 1))
+    out[..., :-1] = c
+    out[..., -1] = c.sum(axis=-1, dtype=np.int64)
+    return out
+
+
+def packed(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node: Any, fn: Callable[..., tuple[np.ndarray, Any, Any]], *shared: Any) -> tuple[Any, Any, Any]:
+    """``fn(bins, target, weight, node, *shared)`` (:func:`histogram` or :func:`root_histogram`),
+    what a worker sends: unweighted class counts packed (:class:`Packed`), other statistics as
+    they are; :func:`merge` adds either, :func:`unpack` opens them."""
+    H, lo, hi = fn(bins, target, weight, node, *shared)
+    if weight is not None or lo is not None or fn not in (histogram, root_histogram):
+        return H, lo, hi
+    return Packed(H[..., :-1].astype(np.int32 if len(target) < 2**31 else np.int64)), None, None
 
 
 def move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray, *, compiled: bool | None = None, threads: int = 1) -> np.ndarray:
@@ -620,7 +669,9 @@ class Histograms:
     ``c45``), then the rows moved to their children. ``edges``: each numeric feature's bin
     edges (a threshold is an edge); ``n_bins``: the bins of the widest feature and the missing
     bin; ``k``: the classes (0: regression); ``spread``: C4.5's ``missing="distribute"``, rows
-    as fractional instances. A row's node id is its node's place in the frontier."""
+    as fractional instances. A row's node id is its node's place in the frontier. With integer
+    counts (``rules.integral``, not ``spread``) the blocks sum only the lighter children of
+    every split: the heaviest child's histogram is its parent's less its siblings' (exact)."""
 
     def __init__(self, blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int) -> None:
         blocks.start(root_instances if spread else root_ids)
@@ -629,7 +680,9 @@ class Histograms:
             raise DataError("every sample weight is zero")
         if not np.isfinite(root).all():
             raise DataError("the statistics of the rows (weights, or targets' weighted squares) overflow a double: scale them down")
-        per_node = len(rules.categorical) * n_bins * ((k or 3) + 1) * 8  # the statistics' channels, and rows
+        # the statistics' channels and rows in float64; unweighted class counts are kept and sent
+        # as int32 counts without the rows (:class:`Packed`), a batch of histogram_bytes of those
+        per_node = len(rules.categorical) * n_bins * (k * 4 if rules.integral and not spread else ((k or 3) + 1) * 8)
         self.blocks, self.rules, self.edges, self.n_bins, self.k, self.spread = blocks, rules, edges, n_bins, k, spread
         self.c45 = attrs.evolve(c45, root_rows=float(root[-1])) if c45 is not None else None
         self.batch = max(1, histogram_bytes // per_node)
@@ -637,6 +690,14 @@ class Histograms:
         self.usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
         self.open = np.arange(1)  # the frontier's nodes still open: their places (the rows' node ids)
         self._next: Any = None  # what split() decided, for advance()
+        # Subtraction (exact for integer counts): a split node's class counts are kept (at most
+        # keep_bytes of them) and its heaviest open child's histogram is the parent's less its
+        # siblings', so only the lighter children's histograms are summed over the blocks.
+        self.subtract = rules.integral and not spread
+        self.keep_bytes = 4 * histogram_bytes
+        self.kept: dict[int, np.ndarray] = {}  # a parent's counts, by its place in the last frontier
+        self.family: dict[int, tuple[int, list[int]]] = {}  # a frontier node's parent and its parent's children
+        self.sibling: dict[int, int] = {}  # a summed node: the derived node its histogram is subtracted from
 
     def rows(self) -> int:
         return int(round(sum(float(self.counts[i][-1]) for i in self.open.tolist())))
@@ -656,15 +717,14 @@ class Histograms:
             raise ParameterError("C4.5 on the histogram source draws no features (max_features): grow in memory")
         rules, edges, n_bins, k = self.rules, self.edges, self.n_bins, self.k
         open_ = self.open.tolist()
+        place = {i: a for a, i in enumerate(open_)}
         splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
-        for a in range(0, len(open_), self.batch):
-            some = open_[a : a + self.batch]
-            slot = np.full(len(self.counts), -1, dtype=np.int64)
-            slot[some] = np.arange(len(some))
-            H, lo, hi = self.blocks.total(instance_histogram if self.spread else histogram, slot, len(some), n_bins, k)
+        kept: dict[int, np.ndarray] = {}  # the split nodes' class counts, for their children's subtraction
+
+        def decide(some: list[int], H: np.ndarray, lo: Any, hi: Any) -> None:
             parents = np.stack([self.counts[i] for i in some])
             usable = [self.usable[i] for i in some]
-            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[a : a + self.batch])
+            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[[place[i] for i in some]])
             fast = rules.integral and not self.spread  # integer thresholds' children, all at once
             cuts = [(s, f) for s, f in enumerate(chosen_splits) if f is not None and f[0] == "threshold"] if fast else []
             if cuts:
@@ -675,7 +735,27 @@ class Histograms:
                 if found is not None and not (fast and found[0] == "threshold") and not (rules.regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
                     kind, j, test, _ = found
                     splits[i] = (kind, j, test, *branches(kind, test, H[s, j], rules, self.spread))
+                if i in splits and self.subtract and (len(kept) + 1) * H[s, ..., :-1].size * 4 <= self.keep_bytes:
+                    kept[i] = H[s, ..., :-1].astype(np.int32)
+
+        direct, derived = self._plan(place)
+        rest = {i: self.kept[p].astype(np.int64) for i, p in derived.items()}  # the parent's counts, less the siblings'
+        for a in range(0, len(direct), self.batch):
+            some = direct[a : a + self.batch]
+            slot = np.full(len(self.counts), -1, dtype=np.int64)
+            slot[some] = np.arange(len(some))
+            H, lo, hi = self.blocks.total(instance_histogram if self.spread else histogram, slot, len(some), n_bins, k)
+            for s, i in enumerate(some):
+                if (sibling := self.sibling.get(i)) in rest:
+                    rest[sibling] -= H[s, ..., :-1].astype(np.int64)
+            mine = [s for s, i in enumerate(some) if i in place]  # a closed node's histogram only subtracts
+            if mine:
+                decide([some[s] for s in mine], H[mine] if len(mine) < len(some) else H, None if lo is None else lo[mine], None if hi is None else hi[mine])
             del H
+        derived_nodes = sorted(derived)
+        for a in range(0, len(derived_nodes), self.batch):
+            some = derived_nodes[a : a + self.batch]
+            decide(some, unpack(Packed(np.stack([rest.pop(i) for i in some]))), None, None)
         n = len(self.counts)
         feature, cut, heavy = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8)
         left, right = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
@@ -685,6 +765,7 @@ class Histograms:
         kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
         next_counts: list[np.ndarray] = []
         next_usable: list[np.ndarray] = []
+        next_family: dict[int, tuple[int, list[int]]] = {}
         out: list[Decision | None] = []
         for i in open_:
             if i not in splits:
@@ -700,6 +781,9 @@ class Histograms:
                 else:  # a category no row reached: a leaf of zero statistics, as in memory
                     ids.append(-1)
             kids[i, : len(ids)], shares[i, : len(share)] = ids, share
+            if i in kept:
+                family = [b for b in ids if b >= 0]
+                next_family.update({b: (i, family) for b in family})
             if kind == "threshold":
                 feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
                 test = TESTS[kind](float(cast("np.ndarray", edges[j])[test]))  # the cut: an edge
@@ -713,7 +797,25 @@ class Histograms:
             self._next = (move_instances, (feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares), next_counts, next_usable)
         else:
             self._next = (move, (feature, cut, left, right, heavy, n_bins - 1, table_of, dest), next_counts, next_usable)
+        self.kept, self.family = kept, next_family
         return out
+
+    def _plan(self, place: dict[int, int]) -> tuple[list[int], dict[int, int]]:
+        """Which nodes' histograms are summed over the blocks (in frontier order: the open nodes
+        and the closed siblings a subtraction needs), and which open nodes' are derived (each
+        with its parent): of a family whose parent's counts were kept, its open child of most
+        rows (the first on a tie)."""
+        derived: dict[int, int] = {}
+        self.sibling = {}
+        for parent, family in {p: f for p, f in self.family.values()}.items():
+            open_kids = [b for b in family if b in place]
+            if not open_kids or len(family) < 2:
+                continue
+            heavy = max(open_kids, key=lambda b: (float(self.counts[b][-1]), -b))
+            derived[heavy] = parent
+            self.sibling.update({b: heavy for b in family if b != heavy})
+        direct = sorted(set(place).union(self.sibling) - set(derived))
+        return direct, derived
 
     def advance(self) -> None:
         """Every block's rows moved to the next frontier's nodes."""
