@@ -169,8 +169,8 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     total = float(node.stats.sum())
     n_classes = len(ds.schema.classes)
     out: dict[str, C45Score] = {}
-    for o in map(Scored.option, numeric_options(node, total, n_classes, float(min_samples_leaf), impurity)):
-        out[ds.schema.features[o.feature].name] = C45Score(o.gain, o.ratio, True, o.threshold)
+    for s in numeric_options(node, total, n_classes, float(min_samples_leaf), impurity):
+        out[ds.schema.features[s.feature].name] = C45Score(s.gain, s.ratio, True, s.option().threshold)
     many = many_valued(node.categorical, lambda j: len(ds.schema.features[j].categories), len(node.numeric), ds.n_rows)
     for j in node.categorical:
         if (o := categorical_option(node, j, total, float(min_samples_leaf), j in many, impurity)) is not None:

@@ -115,12 +115,13 @@ def test_blocks_and_the_per_feature_fallback_grow_the_same_tree(ds, block):
     ),
     min_leaf=st.sampled_from([0.0, 1.0, 2.0, 5.0]),
     impurity=st.sampled_from([entropy, gini]),
+    block=st.sampled_from([1, 40, c45_cuts.BLOCK]),
 )
-def test_options_at_the_root_are_the_oracles(kernel, ds, min_leaf, impurity):
+def test_options_at_the_root_are_the_oracles(kernel, ds, min_leaf, impurity, block):
     node = root_data(ds)
     total, k = float(node.stats.sum()), len(ds.schema.classes)
     spec = [o for i in range(len(node.numeric)) if (o := oracle(node, i, total, k, min_leaf, impurity)) is not None]
-    with backend(kernel), mock.patch.object(c45_cuts, "_compiled", wraps=c45_cuts._compiled) as compiled:
+    with backend(kernel), mock.patch.object(c45_cuts, "BLOCK", block), mock.patch.object(c45_cuts, "_compiled", wraps=c45_cuts._compiled) as compiled:
         fast = [s.option() for s in c45_cuts.numeric_options(node, total, k, min_leaf, impurity)]
     # the compiled loop ran wherever it may: whole counts, entropy, at least two rows
     whole = c45_cuts._whole_counts(node.stats, total, node.order.shape[1]) is not None

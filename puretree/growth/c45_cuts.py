@@ -40,8 +40,8 @@ from ..splits import NodeData, midpoint
 
 __all__ = ["numeric_options", "categorical_option", "scan", "BLOCK", "KERNEL", "KERNEL_MIN_WORK", "MAX_CLASSES", "TABLE_LIMIT"]
 
-#: At most this many class counts (features x rows x classes) are scored in one block; a
-#: feature whose rows x classes alone exceed it is scored alone (a few copies of the node's counts).
+#: At most this many class counts (features x rows x classes) are summed in one block, and cuts x
+#: classes scored at once; a feature whose rows x classes alone exceed it is summed alone.
 BLOCK = 1_000_000
 #: Node weights up to this (or 4 per row) have x log2 x tabulated (8 bytes per unit of weight).
 TABLE_LIMIT = 1 << 20
@@ -141,7 +141,9 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
     if len(fi) == 0:
         return []
     gains = np.full((f, n - 1), -np.inf)
-    gains[fi, pi] = _gains(cum, known_parent, known_weight, cum_weight, fi, pi, n_cuts, table, total, impurity)
+    step = max(1, BLOCK // cum.shape[2])  # cuts scored at once: the temporaries hold cuts x classes numbers
+    for a in range(0, len(fi), step):
+        gains[fi[a : a + step], pi[a : a + step]] = _gains(cum, known_parent, known_weight, cum_weight, fi[a : a + step], pi[a : a + step], table, total, impurity)
     at = np.flatnonzero(n_cuts)  # the features with an admissible cut
     best, pos = scan(gains[at])
     found = best > -np.inf
@@ -149,14 +151,14 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
     return _scored(node.numeric[start:stop], values, at, pos, best[found], n_cuts[at], cum[at, pos].astype(np.float64), known_parent[at], total, table)
 
 
-def _gains(cum: np.ndarray, known_parent: np.ndarray, known_weight: np.ndarray, cum_weight: np.ndarray, fi: np.ndarray, pi: np.ndarray, n_cuts: np.ndarray, table: np.ndarray | None, total: float, impurity: Any) -> np.ndarray:
-    """The gain of every admissible cut (features ``fi``, after sorted positions ``pi``), as
+def _gains(cum: np.ndarray, known_parent: np.ndarray, known_weight: np.ndarray, cum_weight: np.ndarray, fi: np.ndarray, pi: np.ndarray, table: np.ndarray | None, total: float, impurity: Any) -> np.ndarray:
+    """The gain of admissible cuts (features ``fi`` in order, after sorted positions ``pi``), as
     :func:`~puretree.growth.choose.known_gain` computes it, operation for operation."""
     if impurity is not entropy:  # the impurity's own decrease, feature by feature
-        ends = np.cumsum(n_cuts)
+        bounds = np.flatnonzero(np.diff(fi)) + 1
         return np.concatenate([
-            known_gain(known_parent[i], np.stack((left := cum[i, pi[e - c : e]], known_parent[i] - left), axis=-2), total, impurity)
-            for i, (c, e) in enumerate(zip(n_cuts.tolist(), ends.tolist())) if c
+            known_gain(known_parent[g[0]], np.stack((left := cum[g, p], known_parent[g[0]] - left), axis=-2), total, impurity)
+            for g, p in zip(np.split(fi, bounds), np.split(pi, bounds))
         ])  # fmt: skip
     kw = known_weight[fi]
     if table is None:
