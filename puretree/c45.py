@@ -46,12 +46,11 @@ import attrs
 import numpy as np
 
 from .builder import ByTask, C45Options, DataOptions, check_options, grow
-from .growth.c45_scan import categorical_option, numeric_option
-from .growth.c45_vector import numeric_options
+from .growth.c45_cuts import categorical_option, numeric_options
 from .data import DATA_OPTIONS, as_dataset
 from .growth.engine import check_bins, edge_bins, quantile_bins
 from .errors import DataError, ParameterError
-from .estimates import c45_added_errors, check_cf
+from .estimates import c45_added_errors, check_cf, training_errors
 from .fold import run
 from .growth.choose import AVERAGE_GAIN_SLACK, J48_EPSILON, VALUE_TOLERANCE, Option, Scored, c45_criterion, choose_option, many_valued
 from .impurity import entropy
@@ -86,17 +85,15 @@ class C45Splits:
     ``impurity_decrease(impurity)`` / ``information_gain(impurity)`` (the gain alone, with the
     same guards). With entropy the gain is computed exactly as J48 computes it.
 
-    ``vectorised`` (the default) scores the cuts of all numeric features of a node at once
-    (:func:`puretree.growth.c45_vector.numeric_options`, entropy only); ``False`` runs this module's
-    feature-by-feature specification. Both choose the same splits. ``lower`` places a cut at
-    the lower of the node's two values around it instead of their midpoint (histogram mode,
-    :func:`c45` with ``bins=``, where the values are bin edges).
+    The numeric features' cuts are :func:`puretree.growth.c45_cuts.numeric_options`'s (all of a
+    node's at once). ``lower`` places a cut at the lower of the node's two values around it
+    instead of their midpoint (histogram mode, :func:`c45` with ``bins=``, where the values are
+    bin edges).
     """
 
     #: Its ``min_samples_leaf`` bounds weights (J48's minNumObj), so scikit-learn's
     #: ``min_weight_fraction_leaf`` raises that bound (:func:`puretree.splits.best_candidate`).
     weighs_leaves: ClassVar[bool] = True
-    vectorised: bool = True
     #: Cuts at the lower of the two values (the node's largest known value going left)
     #: instead of their midpoint: histogram mode's thresholds, where the values are bin edges.
     lower: bool = False
@@ -114,13 +111,7 @@ class C45Splits:
         n_classes = len(node.schema.classes)
         features = node.schema.features
         many = many_valued(node.categorical, lambda j: len(features[j].categories), len(node.numeric), node.root_rows)
-        options: list[Option | Scored] = []
-        if self.vectorised and impurity is entropy:
-            options.extend(numeric_options(node, total, n_classes, min_leaf))
-        else:
-            for i in range(len(node.numeric)):
-                if (o := numeric_option(node, i, total, n_classes, min_leaf, impurity)) is not None:
-                    options.append(o)
+        options: list[Option | Scored] = list(numeric_options(node, total, n_classes, min_leaf, impurity))
         for j in node.categorical:
             if (o := categorical_option(node, j, total, min_leaf, j in many, impurity)) is not None:
                 options.append(o)
@@ -183,9 +174,8 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     total = float(node.stats.sum())
     n_classes = len(ds.schema.classes)
     out: dict[str, C45Score] = {}
-    for i in range(len(node.numeric)):
-        if (o := numeric_option(node, i, total, n_classes, float(min_samples_leaf), impurity)) is not None:
-            out[ds.schema.features[o.feature].name] = C45Score(o.gain, o.ratio, True, o.threshold)
+    for s in numeric_options(node, total, n_classes, float(min_samples_leaf), impurity):
+        out[ds.schema.features[s.feature].name] = C45Score(s.gain, s.ratio, True, s.option().threshold)
     many = many_valued(node.categorical, lambda j: len(ds.schema.features[j].categories), len(node.numeric), ds.n_rows)
     for j in node.categorical:
         if (o := categorical_option(node, j, total, float(min_samples_leaf), j in many, impurity)) is not None:
@@ -194,10 +184,6 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
 
 
 # -- after growing -------------------------------------------------------------------------
-
-
-def _errors(counts: tuple[float, ...]) -> float:
-    return float(sum(counts) - max(counts)) if counts else 0.0
 
 
 def collapse_unhelpful(tree: Tree) -> Tree:
@@ -218,13 +204,13 @@ def collapse_unhelpful(tree: Tree) -> Tree:
         kids = []
         for c in children(node):
             kids.append((yield annotate(c)))
-        return node, (sum(k[1] for k in kids) if kids else _errors(node.counts)), kids
+        return node, (sum(k[1] for k in kids) if kids else training_errors(node.counts)), kids
 
     def go(annotated: tuple[Node, float, list[Any]]) -> Generator[Any, Node, Node]:
         node, errors, kids = annotated
         if not kids:
             return node
-        if errors >= _errors(node.counts) - 1e-3:
+        if errors >= training_errors(node.counts) - 1e-3:
             return Leaf(node.counts)
         new = []
         for kid in kids:

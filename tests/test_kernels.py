@@ -110,10 +110,10 @@ def test_engines_are_chosen_by_name_or_by_the_environment(monkeypatch):
     # numpy chosen by the environment is a preference: every fit the default grows still grows,
     # C4.5's compiled scan stays out too
     monkeypatch.setenv("PURETREE_ENGINE", "numpy")
-    from puretree.growth import c45_kernel
+    from puretree.growth import c45_cuts
     from puretree.c45 import c45
 
-    assert c45_kernel._kernel() is None
+    assert c45_cuts._compiled(np.array([[0, 1]]), np.array([[0.0, 1.0]]), np.array([[1, 0], [0, 1]]), c45_cuts._table(3), 2.0, 2, 0.0) is None
     assert c45(X, y) == c45(X, y, engine="reference")
     monkeypatch.setenv("PURETREE_ENGINE", "turbo")
     with pytest.raises(ParameterError, match="PURETREE_ENGINE.*'turbo'"):
@@ -255,8 +255,8 @@ FITS = textwrap.dedent(
     import sys
     from unittest import mock
     import numpy as np
-    from puretree.growth import c45_vector, kernels
-    from puretree.c45 import C45Splits, c45
+    from puretree.growth import c45_cuts, kernels
+    from puretree.c45 import c45
     from puretree.ensemble import random_forest
     from puretree.grow import cart
 
@@ -280,8 +280,10 @@ FITS = textwrap.dedent(
                 assert forest == random_forest(X, y, n_trees=3, seed=n, max_features=max(1, q // 2), n_jobs=1)
             scans.append(spy.called)
             assert abs(sum(weighted.root.counts) - w.sum()) <= 1e-9 * w.sum()
-            with mock.patch.multiple(c45_vector, KERNEL=True, KERNEL_MIN_WORK=0):
-                assert c45(X, y) == c45(X, y, splitters=(C45Splits(vectorised=False),))
+            with mock.patch.multiple(c45_cuts, KERNEL=True, KERNEL_MIN_WORK=0):
+                compiled = c45(X, y)
+            with mock.patch.multiple(c45_cuts, KERNEL=False):
+                assert compiled == c45(X, y)
     assert any(scans) == expect_kernel and (all(scans[6:]) or not expect_kernel), "the kernel did not scan these trees"
     print("kernel" if kernels.library() is not None else "numpy")
     """

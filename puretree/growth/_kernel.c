@@ -1,6 +1,6 @@
 /* puretree's compiled loops: the sorted source's per-level scan of numeric thresholds and move
  * of its presorted orders (puretree/growth/kernels.py, for puretree/growth/sorted.py), C4.5's
- * scan of a node's numeric cuts (puretree/growth/c45_kernel.py), and the presorted orders and
+ * scan of a node's numeric cuts (puretree/growth/c45_cuts.py), and the presorted orders and
  * walks an ensemble shares between its members.
  *
  * Compiled when the package is built (setup.py: -O2 -ffp-contract=off, never -ffast-math: every
@@ -78,7 +78,7 @@ static double sum_last(const double *a, int64_t n) {
     return s;
 }
 
-/* The same from 0.0 (puretree.c45_kernel's _pairwise: res = 0.0, then each entry). */
+/* The same with numpy's start below 8 entries: 0.0, then each entry (np.add.reduce of a short row). */
 static double pairwise(const double *a, int64_t n) {
     if (n < 8) {
         double res = 0.0;
@@ -524,7 +524,7 @@ PT_EXPORT int pt_partition_level(const int32_t *orders, int64_t q, int64_t m, co
  * admissible cuts, the best gain J48's scan finds and the sorted position of its cut (-1: none
  * above epsilon), the class counts of its known rows and those left of the cut. Row r holds
  * weight rows[r] >> shift of class rows[r] & (2**shift - 1). table[x] = x log2 x for
- * 0 <= x < table_len. As puretree.c45_kernel's specification (_scan), operation for operation. */
+ * 0 <= x < table_len. Equal to puretree.growth.c45_cuts' numpy path, operation for operation. */
 PT_EXPORT int pt_c45_scan(const int64_t *order, const double *values, int64_t f, int64_t n, const int64_t *rows, int64_t shift, int64_t k,
                 const double *table, int64_t table_len, double total, int64_t n_classes, double min_leaf, double epsilon,
                 double value_tolerance, int64_t *n_cuts, double *best, int64_t *where, int64_t *known, int64_t *left_at) {

@@ -16,8 +16,8 @@ lowest feature (:func:`among_kinds`). Categorical features: one branch per categ
 (:func:`c45_least`, :func:`c45_cut`: admissible cuts, J48's scan, the MDL correction), a
 categorical feature's (:func:`c45_multiway`), and the choice among a node's options
 (:func:`choose_option`: the gain ratio among the options of at least average gain). The
-specification (:mod:`puretree.c45`, over :mod:`puretree.growth.c45_scan`'s scans of a node's rows),
-its vectorised scan (:mod:`puretree.growth.c45_vector`) and Dask's histograms feed them.
+search of a node's rows (:mod:`puretree.growth.c45_cuts`, for :mod:`puretree.c45`) and Dask's
+histograms feed them.
 
 >>> first_tied(np.array([[0.5, 0.7, 0.7 - 1e-14, 0.7], [1.0, 0.0, 1.0, 0.0]])).tolist()
 [1, 0]

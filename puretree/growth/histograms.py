@@ -559,7 +559,7 @@ def c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rul
 
 def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> Option | None:
     """J48's best cut of numeric feature ``j`` from its histogram ``h`` (bin, channel), as
-    :func:`puretree.growth.c45_scan.numeric_option` finds it on the rows' binned values (each value
+    :func:`puretree.growth.c45_cuts.numeric_options` finds it on the rows' binned values (each value
     its bin's upper edge): the sorted rows' cuts are the gaps between consecutive non-empty
     bins whose edges are more than 1e-5 apart, and the same sums give the same floats. The
     option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""

@@ -28,7 +28,7 @@ library that is missing, cut short, replaced by another or older than the source
 never loaded. Then, and where the package was built without a C compiler, :data:`AVAILABLE`
 turns False, the first fit warns once (:class:`puretree.errors.KernelUnavailableWarning`, which
 says why and how to get the compiled kernel) and numpy grows every tree, the same trees,
-slower. :mod:`puretree.growth.c45_kernel` and :mod:`puretree.growth.histograms` load the same
+slower. :mod:`puretree.growth.c45_cuts` and :mod:`puretree.growth.histograms` load the same
 library. ``$PURETREE_KERNEL_DIR`` names another folder holding a library and its record (the
 tests load a sanitized build so).
 
