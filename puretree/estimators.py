@@ -194,6 +194,8 @@ class _Tree(_Estimator):
             options["missing"] = self.missing
         if getattr(self, "class_weight", None) is not None:
             options["class_weight"] = self.class_weight
+        if self.monotonic_cst is not None:  # scikit-learn's: per feature -1, 0, +1 (see puretree.grow.grow)
+            options["monotonic_cst"] = self.monotonic_cst
         tree = ALGORITHMS[self.algorithm](ds, **options)
         if self.prune == "pessimistic":
             tree = pessimistic(tree, ds, cf=self.cf)
@@ -274,6 +276,8 @@ class TreeClassifier(ClassifierMixin, _Tree):
     After growth, ``prune="pessimistic"`` applies C4.5's error-based pruning at confidence
     ``cf`` (J48's tree, with ``algorithm="c45"``), ``prune="simplify"`` merges splits whose
     branches agree, and ``ccp_alpha > 0`` CART's minimal cost-complexity pruning.
+    ``monotonic_cst`` (one of -1, 0, +1 per feature) constrains the probability of
+    ``classes_[1]`` (two classes only) as scikit-learn's does.
 
     Fitted attributes: ``tree_`` (the puretree tree), ``classes_``, ``n_features_in_``,
     ``feature_names_in_`` (DataFrame input) and ``feature_importances_``.
@@ -297,6 +301,7 @@ class TreeClassifier(ClassifierMixin, _Tree):
         prune: str | None = None,
         cf: float = 0.25,
         ccp_alpha: float = 0.0,
+        monotonic_cst: Any = None,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -311,6 +316,7 @@ class TreeClassifier(ClassifierMixin, _Tree):
         self.prune = prune
         self.cf = cf
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the labels ``y`` (optionally weighted)."""
@@ -339,7 +345,7 @@ class TreeClassifier(ClassifierMixin, _Tree):
 class TreeRegressor(RegressorMixin, _Tree):
     """A puretree regression tree (variance reduction, leaves predict the weighted mean) as a
     scikit-learn regressor. The options are :class:`TreeClassifier`'s, without
-    ``class_weight``; ``criterion`` may be ``"variance"`` (the default of every preset)."""
+    ``class_weight`` (``monotonic_cst`` constrains the prediction); ``criterion`` may be ``"variance"`` (the default of every preset)."""
 
     _task = REGRESSION
 
@@ -358,6 +364,7 @@ class TreeRegressor(RegressorMixin, _Tree):
         prune: str | None = None,
         cf: float = 0.25,
         ccp_alpha: float = 0.0,
+        monotonic_cst: Any = None,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -371,6 +378,7 @@ class TreeRegressor(RegressorMixin, _Tree):
         self.prune = prune
         self.cf = cf
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the numeric targets ``y`` (optionally weighted)."""

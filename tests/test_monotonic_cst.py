@@ -12,6 +12,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from test_missing_learn import compare, with_nan
 
 import puretree as pt
+from puretree.estimators import TreeClassifier, TreeRegressor
 from puretree.codegen import verify
 from puretree.errors import ParameterError
 
@@ -168,3 +169,39 @@ def test_the_input_is_not_mutated():
     before = (X.copy(), y.copy(), cst.copy())
     pt.cart(X, y, monotonic_cst=cst, missing="learn", max_depth=3)
     assert np.array_equal(X, before[0], equal_nan=True) and np.array_equal(y, before[1]) and np.array_equal(cst, before[2])
+
+
+def test_the_estimators_take_scikit_learn_s_option():
+    X, y = data("breast_cancer", True)
+    cst = constraints(X.shape[1])
+    ours = TreeClassifier(monotonic_cst=cst, missing="learn", max_depth=5).fit(X, y)
+    assert ours.tree_ == pt.cart(X, y, monotonic_cst=cst, missing="learn", max_depth=5)
+    assert_monotone(ours.tree_, cst)
+    X, y = data("diabetes", False)
+    cst = constraints(X.shape[1])
+    est = DecisionTreeRegressor(monotonic_cst=cst, max_depth=5, random_state=0).fit(X, y)
+    ours = TreeRegressor(monotonic_cst=cst, missing="learn", max_depth=5).fit(X, y)
+    assert np.allclose(ours.predict(X), est.predict(X), rtol=1e-12, atol=0)
+    with pytest.raises(ParameterError, match="3 classes"):
+        TreeClassifier(monotonic_cst=[1, 0, 0, 0]).fit(*load_iris(return_X_y=True))
+
+
+def test_the_command_line_takes_monotonic_cst(tmp_path):
+    import subprocess
+    import sys
+
+    X, y = data("diabetes", False)
+    cst = constraints(X.shape[1])
+    csv = tmp_path / "d.csv"
+    np.savetxt(csv, np.column_stack([X, y]), delimiter=",", header=",".join([f"x{j}" for j in range(X.shape[1])] + ["y"]), comments="", fmt="%.17g")
+    out = tmp_path / "t.json"
+    run = subprocess.run([sys.executable, "-m", "puretree", "fit", str(csv), "--target", "y", "--algorithm", "cart", "--task", "regression",
+                          "--max-depth", "5", "--missing", "learn", "--monotonic-cst", ",".join(map(str, cst)), "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    tree = pt.from_json(out.read_text())
+    assert np.allclose(pt.predict(tree, X), pt.predict(pt.cart(X, y, monotonic_cst=cst, missing="learn", max_depth=5, task="regression"), X), rtol=1e-12, atol=0)
+    assert_monotone(tree, cst)
+    for bad, message in (("1,2", "expected -1, 0 or 1 per feature"), ("1,0", "2 entries but the data has 10 features")):
+        run = subprocess.run([sys.executable, "-m", "puretree", "fit", str(csv), "--target", "y", "--algorithm", "cart", "--task", "regression",
+                              "--monotonic-cst", bad, "-o", str(tmp_path / "u.json")], capture_output=True, text=True)
+        assert run.returncode != 0 and message in run.stderr and "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
