@@ -91,7 +91,7 @@ from .growth.limits import check_rows_by_classes
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
 from .params import Interval, IsCallable, Options, check, check_all
-from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, learned_threshold_splits, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
+from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, learned_threshold_splits, monotone_children_bounds, monotone_clipped, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
 from .splits import improvement, random_threshold_splits
 from .growth.assemble import from_records
 from .growth.level import FrontierHeap, best_first
@@ -149,6 +149,8 @@ def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], Non
     # The node's statistics (a Leaf's and a split's ``counts`` field holds them, class
     # counts or regression sums alike).
     totals = node.stats.sum(axis=0)
+    if cfg.monotonic:  # the value this node predicts stays within its ancestors' bounds
+        totals = monotone_clipped(totals, node.bounds, node.task)
     if progress is not None:
         progress(node.depth, 1, node.n_rows)
     if (
@@ -168,6 +170,8 @@ def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], Non
     # Children's data are built before recursing and released one by one, so that a deep
     # tree holds the rows of one pending path, not of every ancestor.
     pending = [node.restrict(masks[b], drop=drop, scale=scales[b], branch=b) if masks[b].any() else None for b in range(cand.n_branches)]
+    if cfg.monotonic:
+        pending = [None if child is None else attrs.evolve(child, bounds=bounds) for child, bounds in zip(pending, monotone_children_bounds(node, cand.feature, routed))]
     node_depth = node.depth
     del node
     pending.reverse()
@@ -405,6 +409,7 @@ class _Stopping(TypedDict, total=False):
     min_impurity_decrease: float
     max_leaf_nodes: int | None
     splitter: str
+    monotonic_cst: Sequence[int] | None
 
 
 class _Splitting(TypedDict, total=False):
@@ -453,7 +458,7 @@ class Grower(Protocol):
 
 
 #: grow's own keyword options, for "did you mean" hints on a misspelt one.
-_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "bins", "max_features", "seed", "progress", "min_weight_fraction_leaf", "min_impurity_decrease", "max_leaf_nodes", "splitter")
+_GROW_OPTIONS = ("score", "splitters", "max_depth", "min_samples_split", "min_samples_leaf", "min_gain", "accept", "sample_weight", "class_weight", "missing", "threshold", "engine", "max_bins", "bins", "max_features", "seed", "progress", "min_weight_fraction_leaf", "min_impurity_decrease", "max_leaf_nodes", "splitter", "monotonic_cst")
 
 
 def _check_keywords(options: Mapping[str, Any]) -> None:
@@ -528,6 +533,7 @@ def grow(
     min_impurity_decrease: float = 0.0,
     max_leaf_nodes: int | None = None,
     splitter: str = "best",
+    monotonic_cst: Sequence[int] | None = None,
     **data_options: Unpack[DataOptions],
 ) -> Tree:
     """Grow a tree from data, choosing each split by ``score`` among the ``splitters``' candidates.
@@ -594,6 +600,14 @@ def grow(
         cfg = attrs.evolve(cfg, max_features=resolve_max_features(max_features, ds.schema.n_features), feature_key=key)
 
     engine, kernel = _engine_chosen(engine)
+    monotonic = _monotonic_constraints(monotonic_cst, ds)
+    if monotonic is not None:
+        # Specified here, in the recursive builder; the level-wise engines do not enforce it.
+        if engine == "fast":
+            raise ParameterError("monotonic_cst is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not enforce it; use engine='auto' or 'reference'")
+        if max_bins is not None or bins is not None:
+            raise ParameterError("monotonic_cst is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+        cfg = attrs.evolve(cfg, monotonic=True)
     cfg, sized = _sizes(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes, splitter=splitter, seed_key=key)
     refused = _reference_only(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, splitter=splitter) if sized else ""
     if refused:
@@ -604,8 +618,8 @@ def grow(
             raise ParameterError(f"{refused} is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
         engine = "reference"
     if missing == "surrogate":
-        if sized:
-            raise ParameterError(f"missing='surrogate' grows rpart's tree, whose controls are not scikit-learn's size options; got {sized}")
+        if sized or monotonic is not None:
+            raise ParameterError(f"missing='surrogate' grows rpart's tree, whose controls are not scikit-learn's size options or monotonic constraints; got {sized or 'monotonic_cst'}")
         return _surrogate_tree(ds, chosen, cfg, engine, max_bins, bins, max_features, accept, splitters, threshold)
     if missing == "learn":
         # The learned side is specified here, in the recursive builder (splits.learned_threshold_splits);
@@ -630,7 +644,7 @@ def grow(
     level_wise = engine == "fast"
     if getattr(accept, "wants_context", False) and level_wise:
         raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which engine='fast', 'c' or 'numpy' does not hand it; use engine='auto' or 'reference'")
-    use_engine = fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
+    use_engine = monotonic is None and fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
@@ -648,6 +662,8 @@ def grow(
         root = root_data(ds, missing=missing)
         if cfg.max_features is not None or random_threshold_splits in cfg.splitters:  # the nodes' paths key their draws
             root = attrs.evolve(root, path=())
+        if monotonic is not None:
+            root = attrs.evolve(root, monotonic=monotonic)
         grown = _grow_best_first(root, cfg, progress) if cfg.max_leaf_nodes is not None else run(_grow(root, cfg, progress))
         # A learned tree's threshold splits carry their side; its other splits send a missing value down the heaviest branch.
         tree = Tree(grown, ds.schema, "majority" if missing == "learn" else missing)
@@ -769,6 +785,43 @@ def _engine_chosen(engine: Any) -> tuple[str, str]:
     if chosen not in ENGINES:
         raise ParameterError(f"the environment variable PURETREE_ENGINE must be one of {', '.join(ENGINES)}, not {chosen!r}")
     return _ENVIRONMENT_MEANS[chosen]
+
+
+def _monotonic_constraints(monotonic_cst: Any, ds: Dataset) -> np.ndarray | None:
+    """``monotonic_cst`` checked against the data, as the builder enforces it (None: no constraint).
+
+    One of -1, 0, +1 per feature, on the probability of the second class (two classes) or on
+    the prediction (regression); as scikit-learn builds it, a classification constraint is held
+    on the first class's share, so its directions are flipped here.
+
+    >>> from puretree.data import from_numpy
+    >>> _monotonic_constraints([1, -1, 0], from_numpy(np.zeros((2, 3)), ["a", "b"])).tolist()
+    [-1, 1, 0]
+    >>> _monotonic_constraints([2, 0, 0], from_numpy(np.zeros((2, 3)), ["a", "b"]))
+    Traceback (most recent call last):
+    ...
+    puretree.errors.ParameterError: monotonic_cst for feature 'x0' must be -1, 0 or 1, got 2
+    """
+    if monotonic_cst is None:
+        return None
+    if isinstance(monotonic_cst, (str, bytes)) or not isinstance(monotonic_cst, Iterable):
+        raise ParameterError(f"monotonic_cst must be a sequence of -1, 0 or 1, one per feature, got {monotonic_cst!r}")
+    given = list(monotonic_cst)
+    features = ds.schema.features
+    if len(given) != len(features):
+        raise ParameterError(f"monotonic_cst has {len(given)} entries but the data has {len(features)} features")
+    out = np.zeros(len(given), dtype=np.int64)
+    for j, (f, v) in enumerate(zip(features, given)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer, float, np.floating)) or v not in (-1, 0, 1):
+            raise ParameterError(f"monotonic_cst for feature {f.name!r} must be -1, 0 or 1, got {v!r}")
+        if v != 0 and not f.is_numeric:
+            raise ParameterError(f"monotonic_cst for feature {f.name!r}: a monotonic constraint needs a numeric feature, and {f.name!r} is categorical")
+        out[j] = int(v)
+    if not ds.schema.is_regression:
+        if len(ds.schema.classes) > 2:
+            raise ParameterError(f"monotonic_cst needs a regression or a two-class target, as scikit-learn's; this target has {len(ds.schema.classes)} classes")
+        out = -out  # held on the first class's share: the opposite direction
+    return out
 
 
 def _seed_key(seed: Any) -> tuple[int, ...]:

@@ -195,6 +195,8 @@ class _Tree(_Estimator):
         if getattr(self, "class_weight", None) is not None:
             options["class_weight"] = self.class_weight
         options.update(self._size_options())
+        if self.monotonic_cst is not None:  # scikit-learn's: per feature -1, 0, +1 (see puretree.grow.grow)
+            options["monotonic_cst"] = self.monotonic_cst
         tree = ALGORITHMS[self.algorithm](ds, **options)
         if self.prune == "pessimistic":
             tree = pessimistic(tree, ds, cf=self.cf)
@@ -294,6 +296,8 @@ class TreeClassifier(ClassifierMixin, _Tree):
     ``cf`` (J48's tree, with ``algorithm="c45"``), ``prune="simplify"`` merges splits whose
     branches agree, and ``ccp_alpha > 0`` CART's minimal cost-complexity pruning.
     ``missing="surrogate"`` grows rpart's tree with its surrogate splits (with ``"cart"``).
+    ``monotonic_cst`` (one of -1, 0, +1 per feature) constrains the probability of
+    ``classes_[1]`` (two classes only) as scikit-learn's does.
 
     Fitted attributes: ``tree_`` (the puretree tree), ``classes_``, ``n_features_in_``,
     ``feature_names_in_`` (DataFrame input) and ``feature_importances_``.
@@ -322,6 +326,7 @@ class TreeClassifier(ClassifierMixin, _Tree):
         max_leaf_nodes: int | None = None,
         splitter: str = "best",
         random_state: Any = None,
+        monotonic_cst: Any = None,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -341,6 +346,7 @@ class TreeClassifier(ClassifierMixin, _Tree):
         self.max_leaf_nodes = max_leaf_nodes
         self.splitter = splitter
         self.random_state = random_state
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the labels ``y`` (optionally weighted)."""
@@ -369,7 +375,7 @@ class TreeClassifier(ClassifierMixin, _Tree):
 class TreeRegressor(RegressorMixin, _Tree):
     """A puretree regression tree (variance reduction, leaves predict the weighted mean) as a
     scikit-learn regressor. The options are :class:`TreeClassifier`'s, without
-    ``class_weight``; ``criterion`` may be ``"variance"`` (the default of every preset)."""
+    ``class_weight`` (``monotonic_cst`` constrains the prediction); ``criterion`` may be ``"variance"`` (the default of every preset)."""
 
     _task = REGRESSION
 
@@ -393,6 +399,7 @@ class TreeRegressor(RegressorMixin, _Tree):
         max_leaf_nodes: int | None = None,
         splitter: str = "best",
         random_state: Any = None,
+        monotonic_cst: Any = None,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -411,6 +418,7 @@ class TreeRegressor(RegressorMixin, _Tree):
         self.max_leaf_nodes = max_leaf_nodes
         self.splitter = splitter
         self.random_state = random_state
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the numeric targets ``y`` (optionally weighted)."""

@@ -55,6 +55,10 @@ __all__ = [
     "random_threshold_splits",
     "improvement",
     "FEATURE_THRESHOLD",
+    "monotone_value",
+    "monotone_ok",
+    "monotone_children_bounds",
+    "monotone_clipped",
     "variance_decrease",
     "branch_stats",
     "multiway_splits",
@@ -112,6 +116,12 @@ class NodeData:
     #: generators of feature subsampling (:func:`node_features`), the same in both builders.
     #: None: not tracked (no subsampling; a deep tree would pay a path per node).
     path: tuple[int, ...] | None = None
+    #: Monotonic constraints (``monotonic_cst``), one of -1, 0, +1 per feature, on the value
+    #: :func:`monotone_value` measures (None: unconstrained); see :func:`monotone_ok`.
+    monotonic: np.ndarray | None = None
+    #: The bounds (lower, upper) this node's value must keep, passed down from its ancestors'
+    #: constrained splits (scikit-learn's ``lower_bound``/``upper_bound``).
+    bounds: tuple[float, float] = (-np.inf, np.inf)
 
     @property
     def n_rows(self) -> int:
@@ -145,6 +155,8 @@ class NodeData:
             depth=self.depth + 1,
             root_rows=self.root_rows,
             path=None if self.path is None else (*self.path, branch),
+            monotonic=self.monotonic,
+            bounds=self.bounds,
         )
 
 
@@ -261,6 +273,8 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float, m
             with np.errstate(invalid="ignore"):  # -inf * 0 (a feature missing everywhere): NaN, dropped below
                 s = s * known_fraction(base, parent, task)  # ... and scale by the known share
         valid = values[:, :-1] < values[:, 1:]  # between distinct values only (False next to NaN)
+        if node.monotonic is not None:
+            valid &= monotone_ok(node, node.numeric[start : start + chunk], left, task.remainder(base, left))
         if min_samples_leaf > 1:
             n_left = np.arange(1, n)
             valid &= (n_left >= min_samples_leaf) & (n_known - n_left >= min_samples_leaf)
@@ -336,6 +350,11 @@ def learned_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: 
         right_ok = valid & (n_left >= min_samples_leaf) & (n - n_left >= min_samples_leaf)
         left_ok = valid & has_missing & (n_left + n_missing[:, None] >= min_samples_leaf) & (n_known[:, None] - n_left >= min_samples_leaf)
         alone_ok = (n_missing > 0) & (n_known > 0) & (n_known >= min_samples_leaf) & (n_missing >= min_samples_leaf)
+        if node.monotonic is not None:
+            features = node.numeric[start : start + chunk]
+            right_ok &= monotone_ok(node, features, left, parent - left)
+            left_ok &= monotone_ok(node, features, left + absent[:, None, :], parent - left - absent[:, None, :])
+            alone_ok &= monotone_ok(node, features, (parent - absent)[:, None, :], absent[:, None, :])[:, 0]
         with np.errstate(invalid="ignore", divide="ignore"):
             s = np.concatenate([
                 np.where(right_ok, scored(left, name), -np.inf),  # missing rows right
@@ -459,6 +478,103 @@ def improvement(node: NodeData, candidate: Candidate, total_weight: float) -> fl
     0.25
     """
     return float(node.task.weight(node.stats.sum(axis=0))) / total_weight * candidate.score
+def monotone_value(stats: np.ndarray, task: Task) -> np.ndarray:
+    """The value a monotonic constraint bears on, from statistics (last axis): the share of the
+    first class (two classes) or the mean (regression), as scikit-learn's criteria compute it.
+
+    >>> from puretree.tasks import CLASSIFICATION, REGRESSION
+    >>> monotone_value(np.array([[1.0, 3.0]]), CLASSIFICATION).tolist(), monotone_value(np.array([2.0, 5.0, 13.0]), REGRESSION).tolist()
+    ([0.25], 2.5)
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if task.is_regression:
+            return stats[..., 1] / stats[..., 0]
+        return stats[..., 0] / stats.sum(axis=-1)
+
+
+def monotone_ok(node: NodeData, features: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Which two-way splits of ``features`` (one per row of ``left``/``right``, the children's
+    statistics, shape (c, m, k)) keep the node's monotonic constraints, as scikit-learn's
+    ``check_monotonicity``: on a constrained feature both children's values lie within the
+    node's bounds and do not go against the direction (``(left - right) * direction <= 0``).
+    Splits on an unconstrained feature are all kept.
+
+    >>> from puretree.data import from_numpy
+    >>> node = attrs.evolve(root_data(from_numpy(np.zeros((2, 2)), [0.0, 1.0], task="regression")), monotonic=np.array([1, -1]))
+    >>> l, r = np.array([[[1.0, 1.0, 1.0]], [[1.0, 1.0, 1.0]]]), np.array([[[1.0, 3.0, 9.0]], [[1.0, 3.0, 9.0]]])
+    >>> monotone_ok(node, np.array([0, 1]), l, r).tolist()
+    [[True], [False]]
+    """
+    assert node.monotonic is not None
+    direction = node.monotonic[features]
+    ok = np.ones(np.broadcast_shapes(left.shape, right.shape)[:-1], dtype=bool)
+    constrained = np.flatnonzero(direction)  # only these rows are checked (a third of the cost with a third constrained)
+    if constrained.size == 0:
+        return ok
+    lower, upper = node.bounds
+    task = node.task
+    vl = monotone_value(np.broadcast_to(left, ok.shape + left.shape[-1:])[constrained], task)
+    vr = monotone_value(np.broadcast_to(right, ok.shape + right.shape[-1:])[constrained], task)
+    with np.errstate(invalid="ignore"):
+        ok[constrained] = (vl >= lower) & (vr >= lower) & (vl <= upper) & (vr <= upper) & ((vl - vr) * direction[constrained][:, None] <= 0)
+    return ok
+
+
+def monotone_children_bounds(node: NodeData, feature: int, children: np.ndarray) -> list[tuple[float, float]]:
+    """The bounds each child of a split on ``feature`` passes down (scikit-learn's tree
+    builder): a constrained feature cuts the node's bounds at the middle value of its two
+    children (the lower side's upper bound, the higher side's lower bound); any other split
+    hands every child the node's bounds.
+
+    >>> from puretree.data import from_numpy
+    >>> node = attrs.evolve(root_data(from_numpy(np.zeros((2, 1)), [0.0, 1.0], task="regression")), monotonic=np.array([-1]))
+    >>> monotone_children_bounds(node, 0, np.array([[1.0, 4.0, 16.0], [1.0, 2.0, 4.0]]))
+    [(3.0, inf), (-inf, 3.0)]
+    """
+    lower, upper = node.bounds
+    direction = 0 if node.monotonic is None or feature >= node.monotonic.shape[0] else int(node.monotonic[feature])
+    if direction == 0 or children.shape[0] != 2:
+        return [(lower, upper)] * children.shape[0]
+    task = node.task
+    weights = task.weight(children)
+    # scikit-learn's middle_value: each child's value halved, then added
+    first = 1 if task.is_regression else 0
+    middle = float(children[0, first] / (2 * weights[0]) + children[1, first] / (2 * weights[1]))
+    if direction > 0:
+        return [(lower, middle), (middle, upper)]
+    return [(middle, upper), (lower, middle)]
+
+
+def monotone_clipped(totals: np.ndarray, bounds: tuple[float, float], task: Task) -> np.ndarray:
+    """A node's statistics with its value clipped to ``bounds`` (scikit-learn's
+    ``clip_node_value``): unchanged when the value lies within them, else the statistics of the
+    same weight whose value is the bound (two classes: the first class's share, the second
+    taking the rest; regression: the mean, the spread kept), its weight the nearest power of two.
+
+    >>> from puretree.tasks import CLASSIFICATION
+    >>> monotone_clipped(np.array([1.0, 3.0]), (0.5, 1.0), CLASSIFICATION).tolist()
+    [2.0, 2.0]
+    >>> monotone_clipped(np.array([1.0, 2.0]), (0.5, 1.0), CLASSIFICATION).tolist()   # weight 3: 4
+    [2.0, 2.0]
+    """
+    lower, upper = bounds
+    value = float(monotone_value(totals, task))
+    if not (value < lower or value > upper):
+        return totals
+    clipped = lower if value < lower else upper
+    # The weight is rounded to a power of two, which scales exactly: every node clipped to one
+    # bound then predicts exactly that bound (a monotone tree stays monotone to the last bit).
+    if task.is_regression:
+        w = float(totals[0])
+        spread = float(totals[2]) / w - value * value
+        w = _power_of_two(w)
+        return np.array([w, clipped * w, (spread + clipped * clipped) * w])
+    w = _power_of_two(float(totals.sum()))
+    return np.array([clipped * w, (1.0 - clipped) * w])
+
+
+def _power_of_two(w: float) -> float:
+    return float(2.0 ** np.round(np.log2(w)))
 
 
 def variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:
@@ -633,6 +749,8 @@ class Settings:
     total_weight: float = 1.0
     #: Best-first growth to at most this many leaves (None: depth-first, no bound).
     max_leaf_nodes: int | None = None
+    #: Monotonic constraints are on (the root's ``NodeData.monotonic``): nodes clip their values.
+    monotonic: bool = False
 
 
 #: The names ``max_features`` may take besides a count or a fraction (as in scikit-learn).

@@ -116,6 +116,9 @@ def _add_fit_options(p: argparse.ArgumentParser, *, require_target: bool = True)
     p.add_argument("--min-gain", type=finite_float, metavar="X", help="stop when the best score is not above X")
     p.add_argument("--task", choices=("classification", "regression"), default="classification", help="predict a class (default) or a number (regression: variance, leaves predict the mean)")
     p.add_argument("--missing", choices=(*MISSING_STRATEGIES, "learn", "surrogate"), help="missing values: heaviest branch, every branch weighted (C4.5), refuse, a side learned per split, or rpart's surrogate splits (cart) (default: the algorithm's)")
+    p.add_argument("--monotonic-cst", type=_monotonic_cst, metavar="D,D,...",
+                   help="monotonic constraints, one of -1, 0, 1 per feature in the data's column order (target and --ignore'd columns left out): "
+                        "the prediction (two classes: the probability of the second class) rises (1) or falls (-1) with the feature, as scikit-learn's monotonic_cst")
     _add_size_options(p)
 
 
@@ -139,6 +142,15 @@ def _size_options(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "splitter", "best") != "best":
         options["splitter"] = args.splitter
     return options
+
+
+def _monotonic_cst(text: str) -> list[int]:
+    """``--monotonic-cst``: comma-separated -1, 0 or 1, one per feature."""
+    parts = [t.strip() for t in text.split(",")]
+    if not all(t in ("-1", "0", "1", "+1") for t in parts):
+        bad = next(t for t in parts if t not in ("-1", "0", "1", "+1"))
+        raise argparse.ArgumentTypeError(f"expected -1, 0 or 1 per feature, separated by commas; got {_echo(bad)}")
+    return [int(t) for t in parts]
 
 
 def _separator(text: str) -> str:
@@ -180,6 +192,8 @@ def _fit_options(args: argparse.Namespace) -> dict[str, Any]:
     options.update(_size_options(args))
     if options.get("splitter") == "random" and not getattr(args, "ensemble", None) and getattr(args, "seed", None) is not None:
         options["seed"] = args.seed  # an ensemble keys its members' draws by its own seed
+    if getattr(args, "monotonic_cst", None) is not None:
+        options["monotonic_cst"] = args.monotonic_cst
     return options
 
 
