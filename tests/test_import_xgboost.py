@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -191,3 +192,49 @@ def test_mutated_files_are_read_or_refused_with_a_model_format_error(model_obj: 
         return
     forest_rows = np.zeros((3, forest.n_features))
     assert xr._margins(forest, forest_rows).shape == (3, forest.n_groups)
+
+
+def test_credit_g_categorical_splits_bit_for_bit() -> None:
+    """credit-g's categoricals as pandas categories, 10% of cells missing: the listed codes go right."""
+    import pandas as pd
+
+    df = pd.read_csv(Path(__file__).parent / "data" / "credit-g.csv")
+    y = (df.pop("class") == "good").to_numpy(dtype=float)
+    rng = np.random.default_rng(3)
+    for name in df.columns:
+        df[name] = df[name].mask(rng.random(len(df)) < 0.1)
+        if not pd.api.types.is_numeric_dtype(df[name]):
+            df[name] = df[name].astype("category")
+    train, held = df.iloc[:700], df.iloc[700:]
+    booster = xgb.train({"objective": "binary:logistic", "max_depth": 4, "nthread": 1, "max_cat_to_onehot": 1},
+                        xgb.DMatrix(train, y[:700], enable_categorical=True), 25)
+    forest = xr._read(json.loads(booster.save_raw("json")))
+    assert any(tree.categories for tree in forest.trees)  # the model does split on categories
+    codes = np.column_stack([held[c].cat.codes.replace(-1, np.nan).to_numpy(dtype=float) if held[c].dtype == "category" else held[c].to_numpy(dtype=float) for c in held.columns])
+    expected = booster.predict(xgb.DMatrix(held, enable_categorical=True), output_margin=True)
+    assert np.array_equal(xr._margins(forest, codes)[:, 0], expected)
+
+
+def test_bad_category_lists_are_refused_naming_tree_and_node() -> None:
+    X = np.array([[float(i % 5), float(i)] for i in range(200)])
+    import pandas as pd
+
+    df = pd.DataFrame({"c": pd.Categorical(X[:, 0].astype(int)), "x": X[:, 1]})
+    y = np.isin(X[:, 0], (1, 3)).astype(float) + (X[:, 1] > 100)
+    booster = xgb.train({"objective": "reg:squarederror", "max_depth": 2, "nthread": 1, "max_cat_to_onehot": 1},
+                        xgb.DMatrix(df, y, enable_categorical=True), 2)
+    good = json.loads(booster.save_raw("json"))
+    t = next(i for i, tree in enumerate(good["learner"]["gradient_booster"]["model"]["trees"]) if tree["categories_nodes"])
+    node = _tree(good, t)["categories_nodes"][0]
+    sizes = [10**6] + _tree(good, t)["categories_sizes"][1:]
+    for key, value, words in (("categories_sizes", sizes, ("outside",)), ("categories", [-1] * len(_tree(good, t)["categories"]), ("negative",)),
+                              ("categories_nodes", [], ("without its categories",)), ("split_type", [7] * len(_tree(good, t)["split_type"]), ("split_type 7",))):
+        obj = copy.deepcopy(good)
+        _tree(obj, t)[key] = value
+        if key == "categories_nodes":
+            _tree(obj, t)["categories_segments"], _tree(obj, t)["categories_sizes"] = [], []
+            _refused(obj, f"tree {t}, node", *words)
+        elif key == "categories_sizes":
+            _refused(obj, f"tree {t}, node {node}", *words)
+        else:
+            _refused(obj, f"tree {t}, node", *words)

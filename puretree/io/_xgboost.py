@@ -7,6 +7,7 @@ time and memory linear in the file. Turning the arrays into puretree trees (an e
 boosting kind) is the next step; the arithmetic it must keep is fixed here, in :func:`_margins`:
 
 - XGBoost sends a row left when ``float32(x) < float32(threshold)`` (strict), NaN by ``default_left``;
+  at a categorical split it sends the listed category codes right and every other value left;
 - the margin of output group ``g`` starts at the base margin and adds each tree of the group in
   file order, rounding to float32 after every addition (measured against ``predict(output_margin=True)``
   with xgboost 3.2: bit for bit; adding the base score last is not);
@@ -46,6 +47,7 @@ class _Tree:
     feature: np.ndarray
     value: np.ndarray  # float32: the threshold of an inner node, the leaf value of a leaf
     default_left: np.ndarray
+    categories: dict[int, frozenset[int]] = attrs.field(factory=dict)  # node -> the category codes sent right
 
 
 @attrs.frozen
@@ -134,8 +136,6 @@ def _read_tree(t: int, obj: Any, n_features: int) -> _Tree:
     n = len(left) if isinstance(left, list) else 0
     if n == 0:
         raise _fail(f"tree {t}", "left_children must be a non-empty list")
-    if any(v != 0 for v in obj.get("split_type", [])):
-        raise _fail(f"tree {t}", "categorical splits are not read yet")  # issue 29: the next step
     lc = _int_array(obj.get("left_children"), f"tree {t}, left_children", n)
     rc = _int_array(obj.get("right_children"), f"tree {t}, right_children", n)
     fi = _int_array(obj.get("split_indices"), f"tree {t}, split_indices", n)
@@ -150,7 +150,37 @@ def _read_tree(t: int, obj: Any, n_features: int) -> _Tree:
     if bad.size:
         raise _fail(f"tree {t}, node {int(bad[0])}", f"threshold or leaf value {cond[int(bad[0])]!r} is not finite")
     _check_tree(t, lc, rc, fi, n_features)
-    return _Tree(lc, rc, fi, value, dl.astype(bool))
+    return _Tree(lc, rc, fi, value, dl.astype(bool), _categories(t, obj, n, lc))
+
+
+def _categories(t: int, obj: dict[str, Any], n: int, left: np.ndarray) -> dict[int, frozenset[int]]:
+    """The categorical nodes' sets: ``categories[segment:segment+size]`` for each node in ``categories_nodes``."""
+    kinds = _int_array(obj.get("split_type", [0] * n), f"tree {t}, split_type", n)
+    bad = np.flatnonzero(~np.isin(kinds, (0, 1)))
+    if bad.size:
+        raise _fail(f"tree {t}, node {int(bad[0])}", f"split_type {int(kinds[bad[0]])} is neither 0 (numerical) nor 1 (categorical)")
+    nodes = obj.get("categories_nodes", [])
+    k = len(nodes) if isinstance(nodes, list) else -1
+    nodes = _int_array(nodes, f"tree {t}, categories_nodes", k)
+    starts = _int_array(obj.get("categories_segments", []), f"tree {t}, categories_segments", k)
+    sizes = _int_array(obj.get("categories_sizes", []), f"tree {t}, categories_sizes", k)
+    cats = obj.get("categories", [])
+    cats = _int_array(cats, f"tree {t}, categories", len(cats) if isinstance(cats, list) else -1)
+    out: dict[int, frozenset[int]] = {}
+    for node, start, size in zip(nodes.tolist(), starts.tolist(), sizes.tolist()):
+        where = f"tree {t}, node {node}"
+        if not 0 <= node < n or kinds[node] != 1 or left[node] == -1 or node in out:
+            raise _fail(where, "listed in categories_nodes but not a categorical split of the tree")
+        if not (0 <= start and 0 <= size and start + size <= cats.size):
+            raise _fail(where, f"categories {start}..{start + size} lie outside the tree's {cats.size}")
+        chosen = cats[start : start + size]
+        if (chosen < 0).any():
+            raise _fail(where, f"category {int(chosen.min())} is negative")
+        out[node] = frozenset(chosen.tolist())
+    missing = [i for i in np.flatnonzero(kinds == 1).tolist() if i not in out and left[i] != -1]
+    if missing:
+        raise _fail(f"tree {t}, node {missing[0]}", "a categorical split without its categories")
+    return out
 
 
 def _read(obj: Any) -> _Forest:
@@ -191,6 +221,8 @@ def _leaf_values(tree: _Tree, X: np.ndarray) -> np.ndarray:
             v = x[tree.feature[i]]
             if np.isnan(v):
                 i = tree.left[i] if tree.default_left[i] else tree.right[i]
+            elif i in tree.categories:  # XGBoost sends the listed categories right, every other value left
+                i = tree.right[i] if v >= 0 and float(v).is_integer() and int(v) in tree.categories[i] else tree.left[i]
             else:
                 i = tree.left[i] if float(v) <= _float32_le(tree.value[i]) else tree.right[i]
         out[r] = tree.value[i]
