@@ -238,3 +238,13 @@ def test_bad_category_lists_are_refused_naming_tree_and_node() -> None:
             _refused(obj, f"tree {t}, node {node}", *words)
         else:
             _refused(obj, f"tree {t}, node", *words)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_probabilities_within_two_float32_ulps(name: str) -> None:
+    booster, held, _ = _model(name, 0.1)
+    forest = xr._read(json.loads(booster.save_raw("json")))
+    expected = booster.predict(xgb.DMatrix(held)).reshape(len(held), -1).astype(np.float32)
+    got = xr._probabilities(forest, held)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - expected.view(np.int32).astype(np.int64))
+    assert ulps.max() <= 2

@@ -236,3 +236,20 @@ def _margins(forest: _Forest, X: Any) -> np.ndarray:
     for tree, g in zip(forest.trees, forest.groups):
         acc[:, g] = acc[:, g] + _leaf_values(tree, X32)  # float32 + float32 rounds to float32
     return acc
+
+
+def _probabilities(forest: _Forest, X: Any) -> np.ndarray:
+    """The link on the float32 margins, as XGBoost applies it: sigmoid for binary:logistic (one column,
+    the positive class), softmax for multi:softprob; identity for reg:squarederror."""
+    m = _margins(forest, X)
+    if forest.objective == "binary:logistic":
+        return (1.0 / (1.0 + np.exp(-m.astype(np.float64)))).astype(np.float32)
+    if forest.objective == "multi:softprob":
+        # XGBoost's Softmax works in float32: exp(x - max) rounded, summed class by class, then divided.
+        shifted = (m - m.max(axis=1, keepdims=True)).astype(np.float32)
+        e = np.exp(shifted.astype(np.float64)).astype(np.float32)
+        total = np.zeros(len(m), dtype=np.float32)
+        for k in range(e.shape[1]):
+            total = (total + e[:, k]).astype(np.float32)
+        return (e / total[:, None]).astype(np.float32)
+    return m
