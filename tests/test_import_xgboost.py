@@ -1,0 +1,250 @@
+"""Issue 29, first step: XGBoost JSON models read and checked, margins bit for bit against XGBoost's own."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
+
+from puretree.errors import ModelFormatError, PuretreeError
+from puretree.io import _xgboost as xr
+
+xgb = pytest.importorskip("xgboost")  # pinned in constraints/test.txt; a test install has it
+
+
+def _with_nan(X: np.ndarray, share: float, seed: int) -> np.ndarray:
+    X = np.array(X, dtype=np.float64)
+    X[np.random.default_rng(seed).random(X.shape) < share] = np.nan
+    return X
+
+
+def _train(X: np.ndarray, y: np.ndarray, objective: str, **params: object) -> object:
+    d = xgb.DMatrix(X, y)
+    return xgb.train({"objective": objective, "max_depth": 4, "nthread": 1, "seed": 0, **params}, d, 25)
+
+
+CASES = {
+    "breast_cancer": (load_breast_cancer, "binary:logistic", {}),
+    "wine": (load_wine, "multi:softprob", {"num_class": 3}),
+    "diabetes": (load_diabetes, "reg:squarederror", {}),
+}
+
+
+def _model(name: str, nan: float) -> tuple[object, np.ndarray, np.ndarray]:
+    load, objective, params = CASES[name]
+    X, y = load(return_X_y=True)
+    X = _with_nan(X, nan, 0)
+    rows = np.random.default_rng(1).permutation(len(X))
+    train, held = rows[: len(X) * 2 // 3], rows[len(X) * 2 // 3 :]
+    return _train(X[train], y[train], objective, **params), X[held], X[train]
+
+
+@pytest.mark.parametrize("nan", [0.0, 0.1])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_margins_equal_xgboost_bit_for_bit(name: str, nan: float) -> None:
+    booster, held, _ = _model(name, nan)
+    forest = xr._read(json.loads(booster.save_raw("json")))
+    expected = booster.predict(xgb.DMatrix(held), output_margin=True).reshape(len(held), -1)
+    got = xr._margins(forest, held)
+    assert got.dtype == np.float32
+    assert np.array_equal(got.view(np.int32), expected.astype(np.float32).view(np.int32))
+
+
+def test_binary_base_score_is_the_float32_logit_xgboost_computes() -> None:
+    """The stored probability's logit with numpy's float32 log is one ulp off here; the margins then differ."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X = _with_nan(X, 0.1, 0)
+    booster = _train(X[:400], y[:400], "binary:logistic", base_score=0.6274165)  # set: breast_cancer's share of benign rows
+    held = X[400:]
+    obj = json.loads(booster.save_raw("json"))
+    forest = xr._read(obj)
+    p = np.float32(json.loads(obj["learner"]["learner_model_param"]["base_score"])[0])
+    naive = -np.log(np.float32(1) / p - np.float32(1))
+    assert forest.base_margin[0] != naive  # the case that makes the rule matter is in this model
+    expected = booster.predict(xgb.DMatrix(held), output_margin=True)
+    assert np.array_equal(xr._margins(forest, held)[:, 0], expected)
+
+
+def test_threshold_ties_go_right_as_in_xgboost() -> None:
+    """Rows exactly on a float32 threshold and on its float32 neighbours, where < and <= differ."""
+    booster, _, train = _model("diabetes", 0.0)
+    forest = xr._read(json.loads(booster.save_raw("json")))
+    tree = forest.trees[0]
+    inner = np.flatnonzero(tree.left != -1)
+    rows = []
+    for i in inner:
+        for v in (tree.value[i], np.nextafter(tree.value[i], np.float32(-np.inf)), np.nextafter(tree.value[i], np.float32(np.inf))):
+            row = np.array(train[0], dtype=np.float64)
+            row[tree.feature[i]] = float(v)
+            rows.append(row)
+    X = np.array(rows)
+    expected = booster.predict(xgb.DMatrix(X), output_margin=True)
+    assert np.array_equal(xr._margins(forest, X)[:, 0], expected)
+
+
+# -- corrupt and hostile files -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def model_obj() -> dict:
+    booster, _, _ = _model("wine", 0.1)
+    return json.loads(booster.save_raw("json"))
+
+
+def _tree(obj: dict, t: int) -> dict:
+    return obj["learner"]["gradient_booster"]["model"]["trees"][t]
+
+
+def _refused(obj: dict, *words: str) -> None:
+    with pytest.raises(ModelFormatError) as info:
+        xr._read(obj)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_a_cycle_in_child_indices_is_refused_naming_tree_and_node(model_obj: dict) -> None:
+    obj = copy.deepcopy(model_obj)
+    t = _tree(obj, 2)
+    inner = next(i for i, c in enumerate(t["left_children"]) if i > 0 and c != -1)
+    t["left_children"][inner] = inner  # a loop on itself: a walk would never end
+    _refused(obj, f"tree 2, node {inner}", "reached twice")
+
+
+def test_a_shared_child_is_refused(model_obj: dict) -> None:
+    obj = copy.deepcopy(model_obj)
+    t = _tree(obj, 0)
+    t["right_children"][0] = t["left_children"][0]
+    _refused(obj, "tree 0, node", "reached twice")
+
+
+def test_a_child_outside_the_tree_is_refused(model_obj: dict) -> None:
+    obj = copy.deepcopy(model_obj)
+    t = _tree(obj, 1)
+    t["right_children"][0] = 10**9
+    _refused(obj, "tree 1, node 0", "child 1000000000")
+
+
+def test_wrong_shapes_are_refused(model_obj: dict) -> None:
+    obj = copy.deepcopy(model_obj)
+    _tree(obj, 0)["split_conditions"].pop()
+    _refused(obj, "tree 0, split_conditions")
+    obj = copy.deepcopy(model_obj)
+    obj["learner"]["gradient_booster"]["model"]["tree_info"][3] = 7
+    _refused(obj, "tree 3", "output group 7")
+
+
+def test_a_feature_outside_the_model_is_refused(model_obj: dict) -> None:
+    obj = copy.deepcopy(model_obj)
+    _tree(obj, 4)["split_indices"][0] = 999
+    _refused(obj, "tree 4, node 0", "feature 999")
+
+
+def test_an_unknown_objective_or_booster_is_refused(model_obj: dict) -> None:
+    obj = copy.deepcopy(model_obj)
+    obj["learner"]["objective"]["name"] = "rank:pairwise"
+    _refused(obj, "rank:pairwise")
+    obj = copy.deepcopy(model_obj)
+    obj["learner"]["gradient_booster"]["name"] = "gblinear"
+    _refused(obj, "gblinear")
+
+
+def test_a_deep_chain_is_read_without_recursion() -> None:
+    """A chain 50 000 deep (a hostile depth): read in linear time, no RecursionError."""
+    # node 2i (i < depth) tests x0 <= 0.5: its left child is 2i+2, its right child the leaf 2i+1
+    depth = 50_000
+    size = 2 * depth + 1
+    left, right = [-1] * size, [-1] * size
+    for i in range(depth):
+        left[2 * i], right[2 * i] = 2 * i + 2, 2 * i + 1
+    cond = [0.5] * size
+    tree = {"left_children": left, "right_children": right, "split_indices": [0] * size, "split_conditions": cond, "default_left": [1] * size}
+    obj = {"learner": {"objective": {"name": "reg:squarederror"}, "learner_model_param": {"num_feature": "1", "num_class": "0", "base_score": "[5E-1]"},
+                       "gradient_booster": {"name": "gbtree", "model": {"trees": [tree], "tree_info": [0]}}}}
+    forest = xr._read(obj)
+    assert forest.trees[0].left.size == size
+    assert xr._margins(forest, np.array([[0.0], [1.0]]))[:, 0].tolist() == [1.0, 1.0]  # 0.5 + leaf 0.5
+
+
+_MUTABLE = ("left_children", "right_children", "split_indices", "default_left")
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_mutated_files_are_read_or_refused_with_a_model_format_error(model_obj: dict, data: st.DataObject) -> None:
+    """Any mutation of child indices, features or directions: a checked forest or a ModelFormatError, never another error."""
+    obj = copy.deepcopy(model_obj)
+    trees = obj["learner"]["gradient_booster"]["model"]["trees"]
+    for _ in range(data.draw(st.integers(1, 4))):
+        t = data.draw(st.integers(0, len(trees) - 1))
+        key = data.draw(st.sampled_from(_MUTABLE))
+        arr = trees[t][key]
+        i = data.draw(st.integers(0, len(arr) - 1))
+        arr[i] = data.draw(st.one_of(st.integers(-3, len(arr) + 2), st.just(2**63), st.floats(), st.none(), st.text(max_size=2)))
+    try:
+        forest = xr._read(obj)
+    except ModelFormatError as exc:
+        assert isinstance(exc, PuretreeError) and str(exc).startswith("XGBoost model, ")
+        return
+    forest_rows = np.zeros((3, forest.n_features))
+    assert xr._margins(forest, forest_rows).shape == (3, forest.n_groups)
+
+
+def test_credit_g_categorical_splits_bit_for_bit() -> None:
+    """credit-g's categoricals as pandas categories, 10% of cells missing: the listed codes go right."""
+    import pandas as pd
+
+    df = pd.read_csv(Path(__file__).parent / "data" / "credit-g.csv")
+    y = (df.pop("class") == "good").to_numpy(dtype=float)
+    rng = np.random.default_rng(3)
+    for name in df.columns:
+        df[name] = df[name].mask(rng.random(len(df)) < 0.1)
+        if not pd.api.types.is_numeric_dtype(df[name]):
+            df[name] = df[name].astype("category")
+    train, held = df.iloc[:700], df.iloc[700:]
+    booster = xgb.train({"objective": "binary:logistic", "max_depth": 4, "nthread": 1, "max_cat_to_onehot": 1},
+                        xgb.DMatrix(train, y[:700], enable_categorical=True), 25)
+    forest = xr._read(json.loads(booster.save_raw("json")))
+    assert any(tree.categories for tree in forest.trees)  # the model does split on categories
+    codes = np.column_stack([held[c].cat.codes.replace(-1, np.nan).to_numpy(dtype=float) if held[c].dtype == "category" else held[c].to_numpy(dtype=float) for c in held.columns])
+    expected = booster.predict(xgb.DMatrix(held, enable_categorical=True), output_margin=True)
+    assert np.array_equal(xr._margins(forest, codes)[:, 0], expected)
+
+
+def test_bad_category_lists_are_refused_naming_tree_and_node() -> None:
+    X = np.array([[float(i % 5), float(i)] for i in range(200)])
+    import pandas as pd
+
+    df = pd.DataFrame({"c": pd.Categorical(X[:, 0].astype(int)), "x": X[:, 1]})
+    y = np.isin(X[:, 0], (1, 3)).astype(float) + (X[:, 1] > 100)
+    booster = xgb.train({"objective": "reg:squarederror", "max_depth": 2, "nthread": 1, "max_cat_to_onehot": 1},
+                        xgb.DMatrix(df, y, enable_categorical=True), 2)
+    good = json.loads(booster.save_raw("json"))
+    t = next(i for i, tree in enumerate(good["learner"]["gradient_booster"]["model"]["trees"]) if tree["categories_nodes"])
+    node = _tree(good, t)["categories_nodes"][0]
+    sizes = [10**6] + _tree(good, t)["categories_sizes"][1:]
+    for key, value, words in (("categories_sizes", sizes, ("outside",)), ("categories", [-1] * len(_tree(good, t)["categories"]), ("negative",)),
+                              ("categories_nodes", [], ("without its categories",)), ("split_type", [7] * len(_tree(good, t)["split_type"]), ("split_type 7",))):
+        obj = copy.deepcopy(good)
+        _tree(obj, t)[key] = value
+        if key == "categories_nodes":
+            _tree(obj, t)["categories_segments"], _tree(obj, t)["categories_sizes"] = [], []
+            _refused(obj, f"tree {t}, node", *words)
+        elif key == "categories_sizes":
+            _refused(obj, f"tree {t}, node {node}", *words)
+        else:
+            _refused(obj, f"tree {t}, node", *words)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_probabilities_within_two_float32_ulps(name: str) -> None:
+    booster, held, _ = _model(name, 0.1)
+    forest = xr._read(json.loads(booster.save_raw("json")))
+    expected = booster.predict(xgb.DMatrix(held)).reshape(len(held), -1).astype(np.float32)
+    got = xr._probabilities(forest, held)
+    ulps = np.abs(got.view(np.int32).astype(np.int64) - expected.view(np.int32).astype(np.int64))
+    assert ulps.max() <= 2
