@@ -722,6 +722,9 @@ class Sorted:
         elif k == 1:
             st.node_stats[0, 0] = w.sum()
         self.ctx, self.cfg, self.kinds, self.st = ctx, cfg, kinds, st
+        # thresholds on numeric features only (the categorical kinds find nothing without
+        # categorical features), on classes, nothing to veto: split's short way
+        self._thresholds_only = "threshold" in kinds and not ctx.categorical and not ctx.regression and not ctx.numeric_missing and cfg.accept is None and ctx.q > 0
         self._next: Any = None  # what split() decided, for advance()
         self._scratch: Any = None
 
@@ -757,7 +760,10 @@ class Sorted:
         st, cfg, ctx, kinds = self.st, self.cfg, self.ctx, self.kinds
         k, N = ctx.k, st.n_nodes
         ctx.allowed = allowed  # drawn by the frontier loop from the nodes' paths
-        if N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned and ctx.compiled is None:
+        lone = N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned and ctx.compiled is None
+        if self._thresholds_only and not lone:
+            return self._split_thresholds(depths, n_made)
+        if lone:
             found = _single_node(st, cfg, ctx, kinds, int(depths[0]))
         else:
             cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
@@ -896,6 +902,54 @@ class Sorted:
             test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i) if kd == "subset" else len(slots)
             out.append((int(feature[i]), TESTS[kd](test), [None if occupied[s] else child_known[s] if early[s] else zeros for s in slots]))
         self._next = (pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice)
+        return out
+
+    def _split_thresholds(self, depths: np.ndarray, n_made: int) -> list[Decision | None]:
+        """:meth:`split` where every split is a threshold on a numeric feature without missing
+        values, no ``accept`` vetoes and the statistics are classes (cart, random forests): the
+        same decisions and the same instances moved, in fewer numpy calls (deep narrow trees
+        pay this once per level)."""
+        st, cfg, ctx = self.st, self.cfg, self.ctx
+        k, N = ctx.k, st.n_nodes
+        found = _numeric_candidates(st, cfg, ctx)
+        has = ~np.isneginf(found.score)  # among_kinds with one kind
+        if cfg.min_gain is not None:
+            has &= found.score > cfg.min_gain
+        if not has.any():
+            return [None] * N
+        node = st.node
+        nb = has * 2
+        offset = np.cumsum(nb) - nb
+        n_children = int(nb[-1] + offset[-1])
+        inst_split = has[node]
+        x = ctx.X[st.row, np.where(has, found.feature, 0)[node]]
+        slot = offset[node] + (x > found.threshold[node])
+        in_slot = slot[inst_split]
+        child_known = st.sums(in_slot, inst_split, n_children)
+        check_tree_size(n_made + n_children, k)  # the children's class counts: refused before they are made
+        # children that are leaves already (pure, too few rows, at max_depth): their rows leave now
+        # (as split decides it: with subset splits among the kinds, on integral statistics only)
+        if st.integral or "subset" not in self.kinds:
+            rows_in = np.bincount(in_slot, minlength=n_children)
+            early = (rows_in > 0) & (((child_known > 0).sum(axis=1) <= 1) | (rows_in < cfg.min_samples_split))
+            if cfg.max_depth is not None:
+                early |= (rows_in > 0) & np.repeat(depths + 1 >= cfg.max_depth, nb)
+        else:
+            early = np.zeros(n_children, dtype=bool)
+        moved = inst_split.copy()
+        moved[inst_split] = ~early[in_slot]
+        pre_src = np.flatnonzero(moved)
+        pre_slot = slot[pre_src]
+        occupied = np.zeros(n_children, dtype=bool)
+        occupied[pre_slot] = True
+        out: list[Decision | None] = [None] * N
+        zeros = np.zeros(k)
+        occ, ear, feats, thr, offs = occupied.tolist(), early.tolist(), found.feature.tolist(), found.threshold.tolist(), offset.tolist()
+        threshold = TESTS["threshold"]
+        for i in np.flatnonzero(has).tolist():
+            s = offs[i]
+            out[i] = (feats[i], threshold(thr[i]), [None if occ[b] else child_known[b] if ear[b] else zeros for b in (s, s + 1)])
+        self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, found.feature, np.full(N, self.kinds.index("threshold")))
         return out
 
     def advance(self) -> None:
