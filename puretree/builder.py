@@ -83,7 +83,7 @@ import attrs
 import numpy as np
 
 from .growth import engine as fast
-from .criteria import SCORES, Score, resolve_score, score_name_of, score_task
+from .criteria import SCORES, PoissonDecrease, Score, resolve_score, score_name_of, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import iter_nodes, rewrite, run
@@ -603,6 +603,8 @@ def grow(
         if max_bins is not None or bins is not None:
             raise ParameterError(f"{refused} is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
         engine = "reference"
+    if isinstance(chosen, PoissonDecrease):
+        engine = _poisson_engine(ds, engine, max_bins, bins)
     if missing == "surrogate":
         if sized:
             raise ParameterError(f"missing='surrogate' grows rpart's tree, whose controls are not scikit-learn's size options; got {sized}")
@@ -655,6 +657,28 @@ def grow(
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def _check_poisson_targets(ds: Dataset) -> None:
+    """scikit-learn's refusals for ``criterion="poisson"``: a negative target (named by its row),
+    or targets whose sum is not positive."""
+    y = np.asarray(ds.y, dtype=np.float64)
+    negative = np.flatnonzero(y < 0)
+    if negative.size:
+        raise DataError(f"criterion 'poisson' needs non-negative targets: row {int(negative[0])} has y = {float(y[negative[0]])!r}")
+    if not y.sum() > 0:
+        raise DataError(f"criterion 'poisson' needs targets with a positive sum; they sum to {float(y.sum())!r}")
+
+
+def _poisson_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any) -> str:
+    """The engine that grows a Poisson tree: the recursive builder (the level-wise engines do
+    not know the score), after the targets are checked."""
+    _check_poisson_targets(ds)
+    if engine == "fast":
+        raise ParameterError("criterion 'poisson' is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not take it; use engine='auto' or 'reference'")
+    if max_bins is not None or bins is not None:
+        raise ParameterError("criterion 'poisson' is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+    return "reference"
 
 
 def _reference_only(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, splitter: Any) -> str:
