@@ -36,7 +36,7 @@ import attrs
 import numpy as np
 
 from .errors import ParameterError
-from .impurity import entropy, gini, misclassification, proportions, sum_last, variance
+from .impurity import entropy, gini, misclassification, proportions, sum_last, variance, weighted_median
 from .params import Interval, IsCallable, Options, check
 from .tasks import TASKS, Task, as_task, impurity_task
 
@@ -57,6 +57,8 @@ __all__ = [
     "SCORES",
     "PoissonDecrease",
     "poisson_decrease",
+    "AbsoluteErrorDecrease",
+    "absolute_error_decrease",
 ]
 
 Score = Callable[..., np.ndarray]
@@ -269,6 +271,35 @@ def poisson_decrease() -> PoissonDecrease:
     return PoissonDecrease()
 
 
+@attrs.frozen(repr=False)
+class AbsoluteErrorDecrease:
+    """scikit-learn's ``criterion="absolute_error"``: the decrease in the weighted absolute
+    deviation from the median, per unit of weight. It is not a function of additive statistics:
+    :func:`~puretree.losses.absolute_error_splits` finds its splits from the node's rows (``grow`` uses it in place
+    of ``threshold_splits``), and ``rows_gain`` scores one split of given rows."""
+
+    task: Task = attrs.field(default=TASKS["regression"], converter=as_task)
+
+    def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
+        raise ParameterError("criterion 'absolute_error' is not a function of (weight, sum, sum of squares): it scores a split from the node's rows (absolute_error_splits)")
+
+    @staticmethod
+    def rows_gain(y: np.ndarray, w: np.ndarray, left: np.ndarray) -> float:
+        """The decrease in absolute error per unit of weight when ``left`` rows go left."""
+        def ae(mask: np.ndarray) -> float:
+            return float(np.sum(w[mask] * np.abs(y[mask] - weighted_median(y[mask], w[mask])))) if mask.any() else 0.0
+        every = np.ones(len(y), dtype=bool)
+        return (ae(every) - ae(left) - ae(~left)) / float(w.sum())
+
+    def __repr__(self) -> str:
+        return "absolute_error_decrease()"
+
+
+def absolute_error_decrease() -> AbsoluteErrorDecrease:
+    """scikit-learn's ``criterion="absolute_error"`` as a score (:class:`AbsoluteErrorDecrease`)."""
+    return AbsoluteErrorDecrease()
+
+
 #: Named scores, for the command line and for ``grow(score="gini")``.
 SCORES: dict[str, Score] = {
     "entropy": information_gain(entropy),
@@ -278,6 +309,7 @@ SCORES: dict[str, Score] = {
     "misclassification": impurity_decrease(misclassification),
     "variance": impurity_decrease(variance),
     "poisson": poisson_decrease(),
+    "absolute_error": absolute_error_decrease(),
 }
 
 
