@@ -83,11 +83,12 @@ import attrs
 import numpy as np
 
 from .growth import engine as fast
-from .criteria import SCORES, Score, resolve_score, score_name_of, score_task
+from .criteria import SCORES, AbsoluteErrorDecrease, PoissonDecrease, Score, resolve_score, score_name_of, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
 from .fold import iter_nodes, rewrite, run
 from .growth.limits import check_rows_by_classes
+from .losses import absolute_error_splits, median_statistics
 from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
 from .params import Interval, IsCallable, Options, check, check_all
@@ -617,6 +618,13 @@ def grow(
         if max_bins is not None or bins is not None:
             raise ParameterError(f"{refused} is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
         engine = "reference"
+    if isinstance(chosen, PoissonDecrease):
+        engine = _poisson_engine(ds, engine, max_bins, bins)
+    if isinstance(chosen, AbsoluteErrorDecrease):
+        engine = _absolute_error_engine(ds, engine, max_bins, bins, missing)
+        if not any(s is threshold_splits for s in cfg.splitters):
+            raise ParameterError(f"criterion 'absolute_error' scores the threshold splits that threshold_splits makes (grow, cart); these split generators ({', '.join(score_name(s) for s in cfg.splitters)}) do not use it")
+        cfg = attrs.evolve(cfg, splitters=tuple(absolute_error_splits if s is threshold_splits else s for s in cfg.splitters))
     if missing == "surrogate":
         if sized or monotonic is not None:
             raise ParameterError(f"missing='surrogate' grows rpart's tree, whose controls are not scikit-learn's size options or monotonic constraints; got {sized or 'monotonic_cst'}")
@@ -666,11 +674,49 @@ def grow(
             root = attrs.evolve(root, monotonic=monotonic)
         grown = _grow_best_first(root, cfg, progress) if cfg.max_leaf_nodes is not None else run(_grow(root, cfg, progress))
         # A learned tree's threshold splits carry their side; its other splits send a missing value down the heaviest branch.
+        if isinstance(chosen, AbsoluteErrorDecrease):  # the leaves predict the weighted median
+            grown = median_statistics(grown, ds.X, np.asarray(ds.y, dtype=np.float64), np.ones(ds.n_rows) if ds.sample_weight is None else ds.sample_weight)
         tree = Tree(grown, ds.schema, "majority" if missing == "learn" else missing)
     # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def _check_poisson_targets(ds: Dataset) -> None:
+    """scikit-learn's refusals for ``criterion="poisson"``: a negative target (named by its row),
+    or targets whose sum is not positive."""
+    y = np.asarray(ds.y, dtype=np.float64)
+    negative = np.flatnonzero(y < 0)
+    if negative.size:
+        raise DataError(f"criterion 'poisson' needs non-negative targets: row {int(negative[0])} has y = {float(y[negative[0]])!r}")
+    if not y.sum() > 0:
+        raise DataError(f"criterion 'poisson' needs targets with a positive sum; they sum to {float(y.sum())!r}")
+
+
+def _poisson_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any) -> str:
+    """The engine that grows a Poisson tree: the recursive builder (the level-wise engines do
+    not know the score), after the targets are checked."""
+    _check_poisson_targets(ds)
+    if engine == "fast":
+        raise ParameterError("criterion 'poisson' is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not take it; use engine='auto' or 'reference'")
+    if max_bins is not None or bins is not None:
+        raise ParameterError("criterion 'poisson' is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+    return "reference"
+
+
+def _absolute_error_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any, missing: str) -> str:
+    """The engine that grows an absolute-error tree: the recursive builder, on data without
+    missing values (scikit-learn's absolute error refuses them too)."""
+    if engine == "fast":
+        raise ParameterError("criterion 'absolute_error' is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not take it; use engine='auto' or 'reference'")
+    if max_bins is not None or bins is not None:
+        raise ParameterError("criterion 'absolute_error' is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+    holes = np.argwhere(np.isnan(ds.X))
+    if holes.size:
+        r, j = (int(v) for v in holes[0])
+        raise DataError(f"criterion 'absolute_error' does not take missing values (as scikit-learn's): row {r}, column {ds.schema.feature_names[j]!r} is missing")
+    return "reference"
 
 
 def _reference_only(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, splitter: Any) -> str:

@@ -36,7 +36,7 @@ import attrs
 import numpy as np
 
 from .errors import ParameterError
-from .impurity import entropy, gini, misclassification, proportions, sum_last, variance
+from .impurity import entropy, gini, misclassification, proportions, sum_last, variance, weighted_median
 from .params import Interval, IsCallable, Options, check
 from .tasks import TASKS, Task, as_task, impurity_task
 
@@ -55,6 +55,10 @@ __all__ = [
     "SCORE_ALIASES",
     "FRIEDMAN_MSE_WARNING",
     "SCORES",
+    "PoissonDecrease",
+    "poisson_decrease",
+    "AbsoluteErrorDecrease",
+    "absolute_error_decrease",
 ]
 
 Score = Callable[..., np.ndarray]
@@ -225,6 +229,77 @@ def per_feature(values: Mapping[str, float], *, default: float | None = None) ->
 _NUMBER = Interval(float)
 
 
+#: scikit-learn's EPSILON: a child whose sum of targets is not above it cannot take a Poisson split.
+_EPSILON = float(np.finfo(np.float64).eps)
+
+
+@attrs.frozen(repr=False)
+class PoissonDecrease:
+    """The decrease in half Poisson deviance per unit of weight, from ``(weight, sum, sum of
+    squares)``: ``(sum_i S_i log(S_i / w_i) - S log(S / w)) / w``, scikit-learn's ``"poisson"``
+    criterion (its proxy improvement, less the parent's term, over the node's weight: the
+    terms ``y log y`` of the deviance cancel). A split with a child whose sum of targets is
+    not above scikit-learn's EPSILON is not a candidate (``-inf``): a Poisson mean must be
+    positive.
+
+    >>> round(float(poisson_decrease()([4, 6, 0], [[2, 1, 0], [2, 5, 0]])), 6)
+    0.363879
+    >>> float(poisson_decrease()([4, 6, 0], [[2, 0, 0], [2, 6, 0]]))
+    -inf
+    """
+
+    task: Task = attrs.field(default=TASKS["regression"], converter=as_task)
+
+    def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
+        parent, children = np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64)
+        w, s = parent[..., 0], parent[..., 1]
+        wc, sc = children[..., 0], children[..., 1]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            kids = sum_last(np.where(wc > 0, sc * np.log(sc / wc), 0.0))
+            gain = (kids - s * np.log(s / w)) / w
+        # Every non-empty branch needs a positive sum; an empty branch is no split at all.
+        ok = ((sc > _EPSILON) | (wc <= 0)).all(axis=-1) & ((wc > 0).sum(axis=-1) >= 2) & (w > 0)
+        return np.where(ok & ~np.isnan(gain), gain, -np.inf)
+
+    def __repr__(self) -> str:
+        return "poisson_decrease()"
+
+
+def poisson_decrease() -> PoissonDecrease:
+    """scikit-learn's ``criterion="poisson"`` as a score (:class:`PoissonDecrease`): regression
+    targets must be non-negative with a positive sum; the leaves predict the mean."""
+    return PoissonDecrease()
+
+
+@attrs.frozen(repr=False)
+class AbsoluteErrorDecrease:
+    """scikit-learn's ``criterion="absolute_error"``: the decrease in the weighted absolute
+    deviation from the median, per unit of weight. It is not a function of additive statistics:
+    :func:`~puretree.losses.absolute_error_splits` finds its splits from the node's rows (``grow`` uses it in place
+    of ``threshold_splits``), and ``rows_gain`` scores one split of given rows."""
+
+    task: Task = attrs.field(default=TASKS["regression"], converter=as_task)
+
+    def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
+        raise ParameterError("criterion 'absolute_error' is not a function of (weight, sum, sum of squares): it scores a split from the node's rows (absolute_error_splits)")
+
+    @staticmethod
+    def rows_gain(y: np.ndarray, w: np.ndarray, left: np.ndarray) -> float:
+        """The decrease in absolute error per unit of weight when ``left`` rows go left."""
+        def ae(mask: np.ndarray) -> float:
+            return float(np.sum(w[mask] * np.abs(y[mask] - weighted_median(y[mask], w[mask])))) if mask.any() else 0.0
+        every = np.ones(len(y), dtype=bool)
+        return (ae(every) - ae(left) - ae(~left)) / float(w.sum())
+
+    def __repr__(self) -> str:
+        return "absolute_error_decrease()"
+
+
+def absolute_error_decrease() -> AbsoluteErrorDecrease:
+    """scikit-learn's ``criterion="absolute_error"`` as a score (:class:`AbsoluteErrorDecrease`)."""
+    return AbsoluteErrorDecrease()
+
+
 #: Named scores, for the command line and for ``grow(score="gini")``.
 SCORES: dict[str, Score] = {
     "entropy": information_gain(entropy),
@@ -233,6 +308,8 @@ SCORES: dict[str, Score] = {
     "gini": impurity_decrease(gini),
     "misclassification": impurity_decrease(misclassification),
     "variance": impurity_decrease(variance),
+    "poisson": poisson_decrease(),
+    "absolute_error": absolute_error_decrease(),
 }
 
 

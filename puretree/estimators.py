@@ -375,7 +375,9 @@ class TreeClassifier(ClassifierMixin, _Tree):
 class TreeRegressor(RegressorMixin, _Tree):
     """A puretree regression tree (variance reduction, leaves predict the weighted mean) as a
     scikit-learn regressor. The options are :class:`TreeClassifier`'s, without
-    ``class_weight`` (``monotonic_cst`` constrains the prediction); ``criterion`` may be ``"variance"`` (the default of every preset)."""
+    ``class_weight`` (``monotonic_cst`` constrains the prediction); ``criterion`` may be ``"variance"`` (the default of every preset; also
+    ``"squared_error"``), ``"poisson"`` or ``"absolute_error"`` (leaves predict the weighted
+    median), as scikit-learn's (see ``docs/criteria.md``)."""
 
     _task = REGRESSION
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .params import Interval, check
 
-__all__ = ["entropy", "gini", "misclassification", "variance", "class_weight_of", "sum_last", "proportions"]
+__all__ = ["entropy", "gini", "misclassification", "variance", "class_weight_of", "sum_last", "proportions", "weighted_median"]
 
 
 _F64_MAX = float(np.finfo(np.float64).max)
@@ -141,3 +141,20 @@ def variance(stats: Any) -> np.ndarray:
 def class_weight_of(stats: Any) -> np.ndarray:
     """The weight of a class-count vector: the sum over classes."""
     return sum_last(np.asarray(stats, dtype=np.float64))
+
+
+def weighted_median(y: np.ndarray, w: np.ndarray) -> float:
+    """scikit-learn's weighted median of ``y`` (weights ``w``, all positive): the smallest
+    target whose cumulative weight exceeds half the total, or the midpoint of two targets when
+    a cumulative weight is exactly half.
+
+    >>> weighted_median(np.array([3.0, 1.0, 2.0]), np.ones(3)), weighted_median(np.array([1.0, 4.0]), np.ones(2))
+    (2.0, 2.5)
+    """
+    order = np.argsort(y, kind="stable")
+    ys, c = y[order], np.cumsum(w[order])
+    half = 0.5 * c[-1]
+    k = int(np.searchsorted(c, half, side="right"))  # the first target whose cumulative weight exceeds half
+    if k > 0 and c[k - 1] == half:
+        return float((ys[k - 1] + ys[k]) / 2)
+    return float(ys[k])

@@ -26,6 +26,7 @@ from puretree.nodes import Leaf
 from puretree.sklearn import TreeClassifier, TreeRegressor, from_sklearn
 from puretree.splits import TIE_TOLERANCE
 from puretree.strategies import datasets
+from sklearn_compare import compare
 
 
 def _as_float32(X):
@@ -53,41 +54,6 @@ OPTIONS = [
     {"min_impurity_decrease": 0.002},
     {"max_leaf_nodes": 30, "min_impurity_decrease": 0.001, "min_weight_fraction_leaf": 0.005, "max_depth": 6},
 ]
-
-
-def _stats(y, regression, n_classes):
-    if regression:
-        return np.stack([np.ones(len(y)), y, y * y], axis=1)
-    return np.eye(n_classes)[y]
-
-
-def compare(ours, theirs, X, y, *, regression=False, weight=None):
-    """The number of nodes where the trees part on a tie, and of the splits they agree on; fails
-    on any other difference."""
-    score = SCORES["variance" if regression else "gini"]
-    stats = _stats(y, regression, 0 if regression else int(y.max()) + 1)
-    if weight is not None:
-        stats = stats * weight[:, None]
-    ties = agreed = 0
-    stack = [(ours.root, theirs.root, np.arange(len(X)))]
-    while stack:
-        a, b, rows = stack.pop()
-        assert isinstance(a, Leaf) == isinstance(b, Leaf), f"a leaf against a split at a node of {len(rows)} rows"
-        np.testing.assert_allclose(np.asarray(a.counts, dtype=float), np.asarray(b.counts, dtype=float), rtol=1e-9, atol=1e-9)
-        if isinstance(a, Leaf):
-            continue
-        left_a = X[rows, a.feature] <= a.test.value
-        left_b = X[rows, b.feature] <= b.test.value
-        if a.feature == b.feature and np.array_equal(left_a, left_b):
-            agreed += 1
-            stack += [(a.children[0], b.children[0], rows[left_a]), (a.children[1], b.children[1], rows[~left_a])]
-            continue
-        parent = stats[rows].sum(axis=0)
-        gains = [float(score(parent, np.stack([stats[rows][left].sum(axis=0), stats[rows][~left].sum(axis=0)]))) for left in (left_a, left_b)]
-        assert abs(gains[0] - gains[1]) <= TIE_TOLERANCE * max(1.0, abs(gains[0])), f"features {a.feature} and {b.feature} at a node of {len(rows)} rows: scores {gains}, not a tie"
-        ties += 1
-    assert agreed >= 1, "the roots differ"
-    return ties
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))

@@ -37,7 +37,7 @@ __all__ = ["ORDER", "register", "ALGORITHMS", "number", "label_text", "true_labe
 ORDER = 10
 
 ALGORITHMS = {"id3": id3, "c45": c45, "cart": cart}
-_CRITERIA = ("entropy", "information_gain", "gain_ratio", "gini", "misclassification")
+_CRITERIA = ("entropy", "information_gain", "gain_ratio", "gini", "misclassification", "variance", "squared_error", "poisson", "absolute_error")
 
 
 #: The largest whole number an option takes (an int64): larger is a range error, not a crash.
