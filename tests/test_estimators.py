@@ -30,7 +30,7 @@ from puretree.sklearn import TreeClassifier, TreeRegressor, UnsupportedTreeError
 #: The checks our estimators are known to fail, each with its reason, given to scikit-learn's
 #: own mechanism (``expected_failed_checks``: the check is marked xfail, strictly).
 EXPECTED_FAILURES: dict[str, str] = {}
-ESTIMATORS = [TreeClassifier(), TreeRegressor(), TreeClassifier(algorithm="c45")]
+ESTIMATORS = [TreeClassifier(), TreeRegressor(), TreeClassifier(algorithm="c45"), TreeClassifier(algorithm="id3"), TreeRegressor(algorithm="id3")]
 
 
 def expected_failures(estimator):
