@@ -23,7 +23,7 @@ import numpy as np
 from .criteria import AbsoluteErrorDecrease, absolute_error_decrease
 from .impurity import weighted_median
 from .nodes import Leaf, Node, Split
-from .splits import MISSING_BRANCH, TIE_TOLERANCE, Candidate, NodeData, branch_stats, midpoint, tie_first
+from .splits import TIE_TOLERANCE, Candidate, NodeData, threshold_candidate
 
 __all__ = ["AbsoluteErrorDecrease", "absolute_error_decrease", "absolute_error_splits", "weighted_median", "prefix_absolute_errors", "median_statistics"]
 
@@ -98,16 +98,7 @@ def absolute_error_splits(node: NodeData, *, score: Any, min_samples_leaf: float
         pos = int(np.argmax(s >= top - tol))
         best_scores.append(float(s[pos]))
         best_positions.append(pos)
-    scores = np.asarray(best_scores)
-    if np.isneginf(scores).all():
-        return None
-    i = tie_first(scores)
-    pos = best_positions[i]
-    j = int(node.numeric[i])
-    threshold = midpoint(float(node.values[i, pos]), float(node.values[i, pos + 1]))
-    column = node.X[:, j]
-    branch = np.where(np.isnan(column), MISSING_BRANCH, column > threshold).astype(np.int64)
-    return Candidate(float(scores[i]), j, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
+    return threshold_candidate(node, best_scores, best_positions)
 
 
 def median_statistics(root: Node, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> Node:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -53,6 +53,7 @@ __all__ = [
     "threshold_splits",
     "learned_threshold_splits",
     "random_threshold_splits",
+    "threshold_candidate",
     "improvement",
     "FEATURE_THRESHOLD",
     "monotone_value",
@@ -286,16 +287,31 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float, m
         positions = np.argmax(s >= (row_best - tol)[:, None], axis=1)  # first near-best threshold
         best_scores.extend(np.take_along_axis(s, positions[:, None], axis=1)[:, 0].tolist())
         best_positions.extend(positions.tolist())
-    scores = np.asarray(best_scores)
-    if np.isneginf(scores).all():
+    return threshold_candidate(node, best_scores, best_positions)
+
+
+def threshold_candidate(node: NodeData, scores: Sequence[float], positions: Sequence[int]) -> Candidate | None:
+    """The split ``x <= t`` of the best numeric feature, from each numeric feature's best score
+    and the position of its cut in the feature's sorted values (``None`` when no feature has a
+    finite score): ties go to the lowest feature (:func:`tie_first`), the threshold is the
+    midpoint of the values around the cut, missing values go down :data:`MISSING_BRANCH`.
+
+    >>> from puretree.data import from_numpy
+    >>> node = root_data(from_numpy(np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 6.0]]), ["a", "a", "b"]))
+    >>> c = threshold_candidate(node, [0.3, 0.1], [1, 0])
+    >>> c.feature, c.threshold, c.branch.tolist()
+    (0, 2.5, [0, 0, 1])
+    """
+    best = np.asarray(scores, dtype=np.float64)
+    if np.isneginf(best).all():
         return None
-    i = tie_first(scores)
-    pos = best_positions[i]
+    i = tie_first(best)
+    pos = positions[i]
     j = int(node.numeric[i])
     threshold = midpoint(float(node.values[i, pos]), float(node.values[i, pos + 1]))
     column = node.X[:, j]
     branch = np.where(np.isnan(column), MISSING_BRANCH, column > threshold).astype(np.int64)
-    return Candidate(float(scores[i]), j, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
+    return Candidate(float(best[i]), j, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
 
 
 def learned_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
