@@ -474,20 +474,20 @@ def _search(tree: _Tree, i: int) -> tuple[list[float], list[bool], bool]:
     """Node ``i`` as cut points, the side of each interval between them (True: left) with equal
     neighbours merged, and the side of NaN."""
     cuts = _cuts(tree, i)
-    reps = np.array([*cuts, float(np.nextafter(cuts[-1], np.inf))])
-    sides = _goes_left(tree, np.full(reps.size, i), reps).tolist()
+    reps = np.array([*cuts, float(np.nextafter(cuts[-1], np.inf)), np.nan])  # each interval's top (the last's: above), then NaN
+    *sides, nan_left = _goes_left(tree, np.full(reps.size, i), reps).tolist()
     kept_cuts, kept_sides = [], [sides[0]]
     for cut, side in zip(cuts, sides[1:]):
         if side != kept_sides[-1]:
             kept_cuts.append(cut)
             kept_sides.append(side)
-    nan_left = bool(_goes_left(tree, np.array([i]), np.array([np.nan]))[0])
-    return kept_cuts, kept_sides, nan_left
+    return kept_cuts, kept_sides, bool(nan_left)
 
 
-def _node(tree: _Tree, i: int, left: Node, right: Node, stats: tuple[float, ...]) -> Node:
-    """LightGBM's node ``i`` as puretree splits: a balanced search over its cuts, ends ``left`` or ``right``."""
-    cuts, sides, nan_left = _search(tree, i)
+def _node(tree: _Tree, i: int, search: tuple[list[float], list[bool], bool], left: Node, right: Node, stats: tuple[float, ...]) -> Node:
+    """LightGBM's node ``i`` (its :func:`_search`) as puretree splits: a balanced search over its
+    cuts whose ends are ``left`` or ``right``."""
+    cuts, sides, nan_left = search
     feature = int(tree.feature[i])
     if not cuts:  # every known value goes one way
         known = left if sides[0] else right
@@ -525,11 +525,12 @@ def _puretree_root(t: int, tree: _Tree) -> Node:
             stack.extend((int(c), False) for c in (tree.right[i], tree.left[i]) if c >= 0)
             continue
         (a, na), (b, nb) = child(int(tree.left[i])), child(int(tree.right[i]))
-        cuts, sides, _ = _search(tree, i)
+        search = _search(tree, i)
+        cuts, sides, _ = search
         n = 1 + len(cuts) + sum(na if s else nb for s in sides)  # the flattened size (shared subtrees counted each time)
         if n > _MAX_NODES:
             raise _fail(f"tree {t}, node {i}", f"its categorical splits make a puretree tree of more than {_MAX_NODES} nodes")
-        built[i] = _node(tree, i, a, b, _stats(float(tree.internal_value[i]), int(tree.internal_count[i])))
+        built[i] = _node(tree, i, search, a, b, _stats(float(tree.internal_value[i]), int(tree.internal_count[i])))
         size[i] = n
     return built[0]
 
