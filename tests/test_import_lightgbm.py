@@ -184,8 +184,15 @@ def test_read_from_text_and_file(tmp_path: Path) -> None:
     path = tmp_path / "model.txt"
     booster.save_model(str(path))
     expected = _expected(booster, held, raw_score=True)
-    for source in (path, str(path), booster.model_to_string()):
+    windows = tmp_path / "windows.txt"
+    windows.write_bytes(booster.model_to_string().replace("\n", "\r\n").encode())
+    for source in (path, str(path), booster.model_to_string(), windows, booster.model_to_string().replace("\n", "\r\n")):
         _close(lr._raw_scores(lr._read(source), held), expected)
+    with pytest.raises(ModelFormatError, match="cannot be read"):
+        lr._read(tmp_path / "absent.txt")
+    (tmp_path / "binary.txt").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ModelFormatError, match="not UTF-8"):
+        lr._read(tmp_path / "binary.txt")
 
 
 def test_pandas_categories_are_kept() -> None:

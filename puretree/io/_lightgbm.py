@@ -158,13 +158,15 @@ def _text_of(source: Any) -> str:
     booster = getattr(source, "booster_", source)
     if hasattr(booster, "model_to_string"):
         return str(booster.model_to_string())
-    if isinstance(source, str) and source.startswith("tree\n"):
+    if isinstance(source, str) and source.startswith(("tree\n", "tree\r\n")):
         return source
     if isinstance(source, (str, os.PathLike)):
         try:
             return Path(source).read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
             raise _fail(str(source), "not a LightGBM model text (not UTF-8)") from exc
+        except OSError as exc:
+            raise _fail(str(source)[:200], f"cannot be read ({exc.strerror or exc})") from exc
     raise _fail("input", f"expected a lightgbm.Booster, its model text or a path to it, got {type(source).__name__}")
 
 
