@@ -76,6 +76,7 @@ def test_raw_scores_probabilities_and_classes_equal_lightgbm(name: str, nan: flo
     model = lr._read(booster)
     raw = lr._raw_scores(model, held)
     _close(raw, _expected(booster, held, raw_score=True))
+    assert np.array_equal(raw, _expected(booster, held, raw_score=True))  # the same sums in the same order: bit for bit
     proba = lr._probabilities(model, raw)
     expected = _expected(booster, held)
     _close(proba, expected)
