@@ -43,7 +43,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .codegen.literals import float32_floor
+from .ensemble import Ensemble
 from .errors import ParameterError
+from .fold import rewrite
 from .growth.assemble import assemble
 from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold
 from .sklearn_export import UnsupportedTreeError, to_sklearn
@@ -121,8 +123,21 @@ def _first_max(row: np.ndarray) -> int:
     return int(np.argmax(row))
 
 
-def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, target: str = "target", missing: str = "majority") -> Tree:
-    """A puretree tree deciding exactly as the fitted scikit-learn decision tree ``estimator``.
+def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, target: str = "target", missing: str = "majority") -> Tree | Ensemble:
+    """A puretree tree deciding exactly as the fitted scikit-learn decision tree ``estimator``;
+    for a forest, bagging or AdaBoost of decision trees, an :class:`~puretree.ensemble.Ensemble`
+    of such trees that predicts as the ensemble does:
+
+    - ``RandomForest*``, ``ExtraTrees*``: method ``"forest"``, the members' class probabilities
+      (regression: values) averaged in member order, as scikit-learn adds them;
+    - ``Bagging*`` of trees: ``"bagging"``, the same average; a member grown on a subset of the
+      features (``max_features``, ``bootstrap_features``) has its splits' features mapped back to
+      the model's columns, one grown on a subset of the classes has its counts in their columns;
+    - ``AdaBoostClassifier`` of trees (SAMME): ``"adaboost"``, weighted by ``estimator_weights_``.
+
+    ``IsolationForest`` (an anomaly score), ``AdaBoostRegressor`` (a weighted median), the
+    gradient-boosted models and ensembles of other estimators are refused with the reason
+    (a :class:`~puretree.errors.ParameterError`).
 
     Feature names come from ``feature_names``, else the estimator's ``feature_names_in_``,
     else ``x0, x1, ...``. Class labels are the estimator's ``classes_``. The tree records
@@ -131,9 +146,14 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
     scikit-learn sends a missing value to; ``missing`` is the tree's strategy for the splits
     that have none (trees from a scikit-learn older than 1.3).
     """
-    inner = getattr(estimator, "tree_", None)
-    if inner is None:
-        raise ParameterError(f"expected a fitted scikit-learn DecisionTreeClassifier or DecisionTreeRegressor, got {type(estimator).__name__}")
+    if getattr(estimator, "tree_", None) is None:
+        return _from_ensemble(estimator, feature_names=feature_names, target=target, missing=missing)
+    return _from_tree(estimator, feature_names=feature_names, target=target, missing=missing)
+
+
+def _from_tree(estimator: Any, *, feature_names: Sequence[str] | None, target: str, missing: str) -> Tree:
+    """A fitted scikit-learn decision tree as a puretree tree (see :func:`from_sklearn`)."""
+    inner = estimator.tree_
     if inner.n_outputs != 1:
         raise ParameterError(f"multi-output trees ({inner.n_outputs} outputs) are not supported")
     regression = not hasattr(estimator, "classes_")
@@ -201,3 +221,129 @@ def _node_counts(row: np.ndarray, weight: float, impurity: float, regression: bo
     if scaled.sum() > 0 and _first_max(scaled / scaled.sum()) != _first_max(row):
         scaled = row
     return tuple(float(v) for v in scaled)
+
+
+# -- ensembles -----------------------------------------------------------------------------
+
+#: scikit-learn's ensembles of trees -> puretree's ensemble method that combines the members as they do.
+_ENSEMBLES = {
+    "RandomForestClassifier": "forest",
+    "RandomForestRegressor": "forest",
+    "ExtraTreesClassifier": "forest",
+    "ExtraTreesRegressor": "forest",
+    "BaggingClassifier": "bagging",
+    "BaggingRegressor": "bagging",
+    "AdaBoostClassifier": "adaboost",
+}
+
+#: The tree models of scikit-learn that puretree's Ensemble cannot stand for, and why.
+_REFUSED = {
+    "IsolationForest": "its anomaly score (2 ** -(mean path length / c(n))) is not an average of the members' class probabilities or values, which is what a puretree Ensemble combines",
+    "AdaBoostRegressor": "it predicts the weighted median of its members, which a puretree Ensemble (weighted mean, or SAMME votes) does not compute",
+    "GradientBoostingClassifier": "a gradient-boosted model sums its stages' raw scores: it waits for puretree's boosted model (issue 29)",
+    "GradientBoostingRegressor": "a gradient-boosted model sums its stages' raw scores: it waits for puretree's boosted model (issue 29)",
+    "HistGradientBoostingClassifier": "a gradient-boosted model sums its stages' raw scores: it waits for puretree's boosted model (issue 29)",
+    "HistGradientBoostingRegressor": "a gradient-boosted model sums its stages' raw scores: it waits for puretree's boosted model (issue 29)",
+}
+
+
+def _from_ensemble(estimator: Any, *, feature_names: Sequence[str] | None, target: str, missing: str) -> Ensemble:
+    """A fitted scikit-learn forest, bagging or AdaBoost of decision trees as a puretree
+    :class:`~puretree.ensemble.Ensemble` (see :func:`from_sklearn`).
+
+    Each member is converted as a single tree is, then put on the ensemble's schema: its
+    features mapped through ``estimators_features_`` (bagging), its class columns to the
+    ensemble's (a forest's and a bagging's members learn the class indices, AdaBoost's the
+    labels). Every weight is 1 but AdaBoost's, ``estimator_weights_[i]``; the rounds AdaBoost did
+    not run count as zeros in its total (option ``n_rounds``), as scikit-learn's
+    ``decision_function`` divides by ``estimator_weights_.sum()``.
+
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> X = np.array([[0.1, 1.0], [0.2, 0.0], [0.3, 1.0], [0.4, 0.0]]); y = np.array(["a", "a", "b", "b"])
+    >>> forest = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    >>> ens = from_sklearn(forest)
+    >>> ens.method, len(ens.members), ens.classes
+    ('forest', 3, ('a', 'b'))
+    >>> bool(np.array_equal(ens.predict_proba(X), forest.predict_proba(X)))
+    True
+    """
+    name = type(estimator).__name__
+    if name in _REFUSED:
+        raise ParameterError(f"from_sklearn cannot convert {name}: {_REFUSED[name]}")
+    method = _ENSEMBLES.get(name)
+    members = getattr(estimator, "estimators_", None)
+    if method is None or members is None:
+        kinds = ", ".join(["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier", "ExtraTreeRegressor", *_ENSEMBLES])
+        raise ParameterError(f"expected a fitted scikit-learn tree or ensemble of trees ({kinds}), got {name}")
+    if not len(members):
+        raise ParameterError(f"the {name} has no member trees")
+    for i, m in enumerate(members):
+        if getattr(m, "tree_", None) is None:
+            raise ParameterError(f"the {name}'s member {i} is a {type(m).__name__}, not a decision tree: only ensembles of trees can be converted")
+    if getattr(estimator, "n_outputs_", 1) != 1:
+        raise ParameterError(f"multi-output ensembles ({estimator.n_outputs_} outputs) are not supported")
+    regression = not hasattr(estimator, "classes_")
+    n_features = int(estimator.n_features_in_)
+    if feature_names is None:
+        names = getattr(estimator, "feature_names_in_", None)
+        feature_names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
+    if len(feature_names) != n_features:
+        raise ParameterError(f"{len(feature_names)} feature names for an ensemble of {n_features} features")
+    classes = () if regression else _native(estimator.classes_)
+    if not regression and list(classes) != sorted(classes):
+        raise ParameterError("the estimator's classes_ are not sorted")
+    schema = Schema(tuple(Feature(str(n)) for n in feature_names), classes, target=target, task=REGRESSION if regression else CLASSIFICATION)
+    subsets = getattr(estimator, "estimators_features_", None) if method == "bagging" else None
+    trees = []
+    for i, member in enumerate(members):
+        features = np.arange(n_features) if subsets is None else np.asarray(subsets[i])
+        columns = None if regression else _class_columns(estimator, member, method, i)
+        tree = _from_tree(member, feature_names=[f"x{j}" for j in range(len(features))], target=target, missing=missing)
+        trees.append(Tree(_remapped(tree, features, columns, len(classes)), schema, missing=missing, criterion=tree.criterion))
+    if method == "adaboost":
+        weights = [float(w) for w in estimator.estimator_weights_[: len(trees)]]
+        options = {"source": name, "n_rounds": int(estimator.n_estimators), "learning_rate": float(estimator.learning_rate)}
+    else:
+        weights = [1.0] * len(trees)
+        options = {"source": name, "n_trees": len(trees)}
+    seed = estimator.random_state if isinstance(estimator.random_state, int) and estimator.random_state >= 0 else 0
+    return Ensemble(tuple(trees), tuple(weights), schema, method, seed, options)
+
+
+def _class_columns(estimator: Any, member: Any, method: str, i: int) -> np.ndarray | None:
+    """Where each of the member's class columns goes among the ensemble's (None: the same ones).
+
+    A forest's and a bagging's members learn the class indices (0.0, 1.0...), AdaBoost's the
+    labels themselves."""
+    theirs = np.asarray(member.classes_)
+    k = len(estimator.classes_)
+    if method == "adaboost":
+        at = {c: j for j, c in enumerate(_native(estimator.classes_))}
+        cols = [at.get(c, -1) for c in _native(theirs)]
+    else:
+        cols = [int(c) if float(c).is_integer() else -1 for c in theirs.tolist()]
+    if any(not 0 <= c < k for c in cols) or len(set(cols)) != len(cols):
+        raise ParameterError(f"member {i}'s classes {theirs.tolist()[:10]} are not among the ensemble's {len(estimator.classes_)} classes")
+    return None if cols == list(range(k)) else np.asarray(cols)
+
+
+def _remapped(tree: Tree, features: np.ndarray, columns: np.ndarray | None, k: int) -> Node:
+    """The member's root with split features mapped to the ensemble's columns and its class
+    counts set in the ensemble's class columns (zeros elsewhere)."""
+    identity = np.array_equal(features, np.arange(len(features)))
+    if identity and columns is None:
+        return tree.root
+
+    def stats(values: tuple[float, ...]) -> tuple[float, ...]:
+        if columns is None:
+            return values
+        out = np.zeros(k)
+        out[columns] = values
+        return tuple(float(v) for v in out)
+
+    def rule(node: Node) -> Node:
+        if not isinstance(node, Split):
+            return Leaf(stats(node.stats))
+        return Split(int(features[node.feature]), node.test, node.children, stats(node.stats), surrogates=node.surrogates)
+
+    return rewrite(tree.root, rule)  # type: ignore[no-any-return]
