@@ -338,18 +338,23 @@ def _spelling(value: Any) -> tuple[str, Any]:
     return (type(value).__name__, value)
 
 
-def _check_value(value: Any, what: str) -> Any:
-    """A category or label as a plain, exactly storable Python value (``what`` names it in errors)."""
+def _check_value(value: Any, what: Callable[[], str]) -> Any:
+    """A category or label as a plain, exactly storable Python value; ``what()`` names it in
+    errors (called only on an error: naming a row of a coded column costs a pass over its rows).
+
+    >>> _check_value(np.int64(3), lambda: "row 0"), _check_value(" a", lambda: "row 0")
+    (3, ' a')
+    """
     value = _native(value)
     if isinstance(value, str):
         return value
     if not isinstance(value, (int, float, bool)):
-        raise DataError(f"{what}: {_shown(value)} is not a str, int, float or bool")
+        raise DataError(f"{what()}: {_shown(value)} is not a str, int, float or bool")
     if isinstance(value, float) and not math.isfinite(value):
-        raise DataError(f"{what}: {value!r} is not finite")
+        raise DataError(f"{what()}: {value!r} is not finite")
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_EXACT_INT:
         number = _shown(value) if abs(value) < 10**40 else f"of {digits(value)} digits"
-        raise DataError(f"{what}: the integer {number} is too large: integers must lie within +-2**53 ({MAX_EXACT_INT}), which a saved model keeps exactly")
+        raise DataError(f"{what()}: the integer {number} is too large: integers must lie within +-2**53 ({MAX_EXACT_INT}), which a saved model keeps exactly")
     return value
 
 
@@ -385,7 +390,7 @@ def _check_label(value: Any, row: int, where: Where = _row) -> Any:
     value = _native(value)
     if is_missing(value):
         raise DataError(f"{where(row)}: the target is missing")
-    return _check_value(value, f"{where(row)}: the target")
+    return _check_value(value, lambda: f"{where(row)}: the target")
 
 
 def encode_labels(y: Iterable[Any], *, task: str = CLASSIFICATION, where: Where = _row) -> tuple[tuple[Any, ...], np.ndarray]:
@@ -537,7 +542,10 @@ def _infer_feature(name: str, cells: Sequence[Any], *, categorical: bool | None,
             except TypeError:  # unhashable: a list or dict in a cell
                 raise DataError(f"{where(i)}, {what}: {_shown(c)} is not a str, int, float or bool") from None
     present = list(first.values())
-    values = [_check_value(cells[i], f"{where(i)}, {what}: the category") for i in present]
+    def category_at(i: int) -> Callable[[], str]:
+        return lambda: f"{where(i)}, {what}: the category"
+
+    values = [_check_value(cells[i], category_at(i)) for i in present]
     categories = tuple(sorted(_distinct_values(values, what, where, present), key=_sort_key))
     return Feature(name, CATEGORICAL, categories)
 

@@ -158,3 +158,20 @@ def test_a_numeric_array_with_categorical_columns_means_what_the_per_cell_path_m
         again = _outcome(lambda: encode_features(schema, arr[::-1]))
         cells = _outcome(lambda: _stack(schema, [arr[::-1][:, j].tolist() for j in range(3)], len(arr)))
         assert _same(again, cells), (again, cells)
+
+
+def test_fitting_a_category_frame_names_no_row_unless_it_refuses_one(monkeypatch):
+    # Naming a row of a coded column costs a pass over its rows (the first row of each distinct
+    # value): yesterday every category of every column paid it for an error message never shown.
+    import puretree.data as data
+
+    named = []
+    real = data._Coded.where
+    monkeypatch.setattr(data._Coded, "where", lambda self, where: (lambda i, name=real(self, where): named.append(i) or name(i)))
+    df = pd.DataFrame({"c": pd.Categorical([2, 0, 1, 0]), "t": pd.Series(["a", "b", "a", "b"], dtype=object), "v": [1.0, 2.0, 3.0, 4.0]})
+    ds = from_pandas(df, pd.Series(["n", "y", "n", "y"], dtype=object).astype("category"))
+    assert [f.categories for f in ds.schema.features] == [(0, 1, 2), ("a", "b"), ()] and named == []
+    # An error still names the first row holding the value.
+    bad = pd.DataFrame({"c": pd.Series(["a", 2**60, "a"], dtype=object)})
+    with pytest.raises(PuretreeError, match=r"row 1, column 'c': the category: the integer 1152921504606846976 is too large"):
+        from_pandas(bad, [0, 1, 0])

@@ -51,6 +51,7 @@ __all__ = [
     "category_sum",
     "multiway_scores",
     "best_subset",
+    "best_subsets",
     "among_kinds",
     "J48_EPSILON",
     "VALUE_TOLERANCE",
@@ -210,6 +211,99 @@ def best_subset(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray
         return None
     b = tie_first(s)
     return float(s[b]), tuple(int(c) for c in present[masks[b]]), children[b]
+
+
+#: Fewer classes than this are summed one after another by numpy (its pairwise sum starts at
+#: 8 terms), whatever the shape of the batch: a score of many nodes' candidates at once is then,
+#: bit for bit, the score of each node's.
+_SEQUENTIAL_CLASSES = 8
+
+
+def best_subsets(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: np.ndarray, name: Any, *, task: Any, incomplete: np.ndarray, min_samples_leaf: float, nodes: Any) -> dict[int, tuple[float, tuple[int, ...], np.ndarray]]:
+    """:func:`best_subset` of each of the ``nodes`` (``per`` (N, m, k), ``rows`` (N, m),
+    ``known`` (N, k), ``total`` and ``incomplete`` (N,)): the nodes that find a split, with
+    what :func:`best_subset` finds, number for number.
+
+    Nodes whose present categories are the same are scored in one batch when that cannot
+    change a bit: class counts that are whole numbers (every sum exact, in any order), fewer
+    than 8 classes (sums over the classes run in order), and candidates the same for every
+    node (two classes: prefixes by class-1 proportion; more: every partition). Any other node
+    (regression, weights with fractions, many classes) takes :func:`best_subset` alone.
+
+    >>> from puretree.criteria import ImpurityDecrease
+    >>> from puretree.impurity import gini
+    >>> from puretree.tasks import CLASSIFICATION
+    >>> per = np.array([[[3.0, 0.0], [0.0, 2.0], [1.0, 1.0]], [[2.0, 2.0], [0.0, 0.0], [0.0, 4.0]]])
+    >>> rows = per.sum(axis=-1).astype(np.int64)
+    >>> found = best_subsets(ImpurityDecrease(gini), per, rows, per.sum(axis=1), per.sum(axis=(1, 2)), np.asarray("c"), task=CLASSIFICATION, incomplete=np.zeros(2, dtype=bool), min_samples_leaf=1, nodes=[0, 1])
+    >>> {i: (round(s, 6), left) for i, (s, left, _) in found.items()}
+    {0: (0.27551, (0,)), 1: (0.125, (0,))}
+    """
+    out: dict[int, tuple[float, tuple[int, ...], np.ndarray]] = {}
+    nodes = np.asarray(nodes, dtype=np.int64)  # node indices (a sequence or an array)
+    k = per.shape[-1]
+    batched = not task.is_regression and 2 <= k < _SEQUENTIAL_CLASSES and len(nodes) > 1
+    if batched:
+        counts = per[nodes]
+        batched = bool(np.all(counts == np.floor(counts)) and counts.sum() < 2.0**52)
+    if not batched:
+        for i in nodes.tolist():
+            hit = best_subset(score, per[i], rows[i], known[i], float(total[i]), name, task=task, incomplete=bool(incomplete[i]), min_samples_leaf=min_samples_leaf)
+            if hit is not None:
+                out[i] = hit
+        return out
+    patterns, group = np.unique(rows[nodes] > 0, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    for g, pattern in enumerate(patterns):
+        present = np.flatnonzero(pattern)
+        mine = nodes[group == g]
+        m = len(present)
+        if m < 2:
+            continue
+        if not (k == 2 or m <= _splits.MAX_EXACT_SUBSET_CATEGORIES):  # candidates that differ by node
+            for i in mine.tolist():
+                hit = best_subset(score, per[i], rows[i], known[i], float(total[i]), name, task=task, incomplete=bool(incomplete[i]), min_samples_leaf=min_samples_leaf)
+                if hit is not None:
+                    out[i] = hit
+            continue
+        n_candidates = m - 1 if k == 2 else 2 ** (m - 1) - 1
+        step = max(1, SCORE_CHUNK // n_candidates)
+        for lo in range(0, len(mine), step):
+            _subset_batch(score, per, rows, known, total, name, task, incomplete, min_samples_leaf, mine[lo : lo + step], present, out)
+    return {i: out[i] for i in sorted(out)}
+
+
+def _subset_batch(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: np.ndarray, name: Any, task: Any, incomplete: np.ndarray, min_samples_leaf: float, mine: np.ndarray, present: np.ndarray, out: dict[int, tuple[float, tuple[int, ...], np.ndarray]]) -> None:
+    """:func:`best_subsets` of the nodes ``mine``, whose present categories are ``present``."""
+    stats = per[mine][:, present]  # (G, m, k)
+    G, m, k = stats.shape
+    if k == 2:  # subset_candidates' prefixes, ranked per node by the same key and ties
+        key = task.category_key(stats.reshape(G * m, k), None).reshape(G, m)
+        ranked = np.lexsort((np.broadcast_to(present, (G, m)), key), axis=-1)
+        position = np.empty_like(ranked)
+        np.put_along_axis(position, ranked, np.arange(m), axis=-1)
+        masks = position[:, None, :] <= np.arange(m - 1)[None, :, None]  # (G, m - 1, m)
+    else:
+        masks = np.broadcast_to(_splits.subset_masks(m), (G, 2 ** (m - 1) - 1, m))
+    parent = known[mine]
+    children = binary_children(parent[:, None, :], np.matmul(masks.astype(np.float64), stats), task.is_regression)
+    s = score_of(score, np.broadcast_to(parent[:, None, :], children.shape[:-2] + (k,)), children, name)
+    partial = incomplete[mine]
+    if partial.any():
+        share = np.zeros(G)
+        weight = weight_of(parent, task.is_regression)
+        np.divide(weight, total[mine], out=share, where=total[mine] > 0)
+        s = np.where(partial[:, None], s * share[:, None], s)
+    if min_samples_leaf > 1:
+        n_left = np.matmul(masks.astype(np.int64), rows[mine][:, present, None])[..., 0]
+        n_right = rows[mine].sum(axis=1)[:, None] - n_left
+        s = np.where((n_left >= min_samples_leaf) & (n_right >= min_samples_leaf), s, -np.inf)
+    s = np.where(np.isnan(s), -np.inf, s)
+    splits = ~np.isneginf(s).all(axis=1)
+    best = first_tied(s)
+    for g in np.flatnonzero(splits).tolist():
+        b = int(best[g])
+        out[int(mine[g])] = (float(s[g, b]), tuple(int(c) for c in present[masks[g, b]]), children[g, b])
 
 
 def among_kinds(scores: np.ndarray, features: np.ndarray, min_gain: float | None) -> tuple[np.ndarray, np.ndarray]:
