@@ -105,16 +105,18 @@ class C45Splits:
         min_leaf = float(min_samples_leaf)
         if total - 2 * min_leaf < -J48_EPSILON:
             return None
-        n_classes = len(node.schema.classes)
-        features = node.schema.features
-        many = many_valued(node.categorical, lambda j: len(features[j].categories), len(node.numeric), node.root_rows)
-        options: list[Option | Scored] = list(numeric_options(node, total, n_classes, min_leaf, impurity))
-        for j in node.categorical:
-            if (o := categorical_option(node, j, total, min_leaf, j in many, impurity)) is not None:
-                options.append(o)
-        if (chosen := choose_option(options, by_ratio)) is None:
+        if (chosen := choose_option(_options(node, total, min_leaf, impurity), by_ratio)) is None:
             return None
         return _candidate(node, chosen[0].option(), chosen[1], self.lower)
+
+
+def _options(node: NodeData, total: float, min_leaf: float, impurity: Any) -> list[Option | Scored]:
+    """Every attribute's C4.5 option at ``node`` that can split it: the numeric features' (in
+    feature order), then the categorical ones'."""
+    features = node.schema.features
+    many = many_valued(node.categorical, lambda j: len(features[j].categories), len(node.numeric), node.root_rows)
+    options: list[Option | Scored] = list(numeric_options(node, total, len(node.schema.classes), min_leaf, impurity))
+    return options + [o for j in node.categorical if (o := categorical_option(node, j, total, min_leaf, j in many, impurity)) is not None]
 
 
 def _candidate(node: NodeData, o: Option, score: float, lower: bool = False) -> Candidate:
@@ -168,16 +170,8 @@ def c45_scores(X: Any, y: Any = None, *, min_samples_leaf: float = 2, impurity: 
     check_options(min_samples_leaf=min_samples_leaf)
     ds = as_dataset(X, y, **data_options)
     node = root_data(ds)
-    total = float(node.stats.sum())
-    n_classes = len(ds.schema.classes)
-    out: dict[str, C45Score] = {}
-    for s in numeric_options(node, total, n_classes, float(min_samples_leaf), impurity):
-        out[ds.schema.features[s.feature].name] = C45Score(s.gain, s.ratio, True, s.option().threshold)
-    many = many_valued(node.categorical, lambda j: len(ds.schema.features[j].categories), len(node.numeric), ds.n_rows)
-    for j in node.categorical:
-        if (o := categorical_option(node, j, total, float(min_samples_leaf), j in many, impurity)) is not None:
-            out[ds.schema.features[j].name] = C45Score(o.gain, o.ratio, o.counts_in_average)
-    return {f.name: out[f.name] for f in ds.schema.features if f.name in out}
+    found = {o.feature: o for o in _options(node, float(node.stats.sum()), float(min_samples_leaf), impurity)}
+    return {f.name: C45Score(o.gain, o.ratio, o.counts_in_average, o.option().threshold) for j, f in enumerate(ds.schema.features) if (o := found.get(j)) is not None}
 
 
 # -- after growing -------------------------------------------------------------------------

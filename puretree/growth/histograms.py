@@ -24,6 +24,7 @@ decision's children's statistics. :mod:`puretree.dask` runs the first part on it
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -42,10 +43,10 @@ from .choose import (
     VALUE_TOLERANCE,
     Option,
     among_kinds,
+    at_least,
+    best_cut,
     best_subset,
     binary_scores,
-    c45_cut,
-    c45_least,
     c45_multiway,
     category_sum,
     choose_option,
@@ -55,6 +56,7 @@ from .choose import (
     known_share,
     many_valued,
     multiway_scores,
+    split_info,
     weight_of,
 )
 from .level import Decision
@@ -448,19 +450,7 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[n
     n, p, _, _ = H.shape
     incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))  # a missing value in the node, any numeric feature
     lib = _library() if rules.compiled is None else _library(required=True) if rules.compiled else None
-    if lib is not None:
-        ni, fj, bb, left, known_sum = _c_cut_sums(lib, H, rules.min_samples_leaf, parents)
-    elif rules.integral:
-        ni, fj, bb, left, known_sum = _cut_sums(H, rules.min_samples_leaf)
-    else:
-        C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
-        left_rows = C[..., -1]
-        known_rows = left_rows[:, :, -1]
-        valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
-        if rules.min_samples_leaf > 1:
-            valid &= (left_rows >= rules.min_samples_leaf) & (known_rows[:, :, None] - left_rows >= rules.min_samples_leaf)
-        ni, fj, bb = np.nonzero(valid)  # ordered by node, feature, bin: groups are contiguous
-        left, known_sum = C[ni, fj, bb, :-1], C[ni, fj, -1, :-1]
+    ni, fj, bb, left, known_sum = _c_cut_sums(lib, H, rules.min_samples_leaf, parents) if lib is not None else _cut_sums(H, rules.min_samples_leaf)
     fs = np.full((n, p), -np.inf)
     fb = np.zeros((n, p), dtype=np.int64)
     if len(ni):
@@ -494,28 +484,17 @@ def _c_cut_sums(lib: Any, H: np.ndarray, min_samples_leaf: float, parents: np.nd
 
 
 def _cut_sums(H: np.ndarray, min_samples_leaf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The candidate cuts of integer histograms ``H`` (node, feature, bin, channel), from their
-    non-empty known bins only (a deep frontier's nodes fill few of their bins): each cut's node,
-    feature and bin, its left side's statistics and its feature's known statistics. The same
-    numbers as cumulating every bin (integers: every sum exact)."""
-    rows = H[:, :, :-1, -1]
-    ni, fj, bb = np.nonzero(rows > 0)  # by node, feature, bin: each (node, feature) a group
-    cells = H[ni, fj, bb]
-    cum = np.cumsum(cells, axis=0)
-    group = ni * H.shape[1] + fj
-    if not len(group):
-        return ni, fj, bb, cells[:, :-1], cells[:, :-1]
-    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    last = np.r_[first[1:], len(group)] - 1
-    of = np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(group)]))
-    cum -= (cum[first] - cells[first])[of]  # within each group (exact: integers)
-    known = cum[last]
-    valid = np.ones(len(group), dtype=bool)
-    valid[last] = False  # a cut leaves a non-empty bin on its right
+    """The candidate cuts of the histograms ``H`` (node, feature, bin, channel) by numpy: each
+    cut's node, feature and bin (a non-empty known bin, not its feature's last), its left side's
+    statistics (the known bins up to it, cumulated) and its feature's known statistics."""
+    C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
+    left_rows = C[..., -1]
+    known_rows = left_rows[:, :, -1]
+    valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
     if min_samples_leaf > 1:
-        valid &= (cum[:, -1] >= min_samples_leaf) & (known[of, -1] - cum[:, -1] >= min_samples_leaf)
-    at = np.flatnonzero(valid)
-    return ni[at], fj[at], bb[at], cum[at, :-1], known[of[at], :-1]
+        valid &= (left_rows >= min_samples_leaf) & (known_rows[:, :, None] - left_rows >= min_samples_leaf)
+    ni, fj, bb = np.nonzero(valid)  # ordered by node, feature, bin: groups are contiguous
+    return ni, fj, bb, C[ni, fj, bb, :-1], C[ni, fj, -1, :-1]
 
 
 @attrs.frozen
@@ -558,26 +537,34 @@ def c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rul
 
 
 def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> Option | None:
-    """J48's best cut of numeric feature ``j`` from its histogram ``h`` (bin, channel), as
-    :func:`puretree.growth.c45_cuts.numeric_options` finds it on the rows' binned values (each value
-    its bin's upper edge): the sorted rows' cuts are the gaps between consecutive non-empty
-    bins whose edges are more than 1e-5 apart, and the same sums give the same floats. The
-    option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""
-    known = h[:-1]
-    rows = known[:, -1]
-    stats = known[:, :-1]
+    """J48's ``handleNumericAttribute`` for numeric feature ``j`` from its histogram ``h`` (bin,
+    channel), as :func:`puretree.growth.c45_cuts.numeric_options` finds it on the rows' binned
+    values (each value its bin's upper edge): the sorted rows' cuts are the gaps between
+    consecutive non-empty bins whose edges are more than 1e-5 apart, and the same sums give the
+    same floats. Only cuts leaving J48's least weight on both sides are admissible; the best by
+    J48's scan (:func:`~puretree.growth.choose.best_cut`) pays the MDL correction ``log2(admissible
+    cuts) / total``. The option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""
+    rows, stats = h[:-1, -1], h[:-1, :-1]
     known_parent = stats.sum(axis=0)
-    if (least := c45_least(known_parent, float(rows.sum()), n_classes, min_leaf)) is None:
+    known_weight = float(known_parent.sum())
+    # J48 compares the number of known rows here; the known weight keeps "weight k is k copies"
+    # true (the same for unweighted data without missing values).
+    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
+    if known_weight - 2 * least < -J48_EPSILON or float(rows.sum()) < 2:
         return None
     present = np.flatnonzero(rows > 0)
     cuts = present[:-1][edges[present[:-1]] + VALUE_TOLERANCE < edges[present[1:]]]
+    w_left = np.cumsum(stats.sum(axis=1))[cuts]
+    cuts = cuts[at_least(w_left, least) & at_least(known_weight - w_left, least)]
+    if len(cuts) == 0:
+        return None
     cum = np.cumsum(stats, axis=0)
-    return c45_cut(
-        j, cuts, np.cumsum(stats.sum(axis=1))[cuts], least, known_parent, total,
-        gains=lambda cuts: known_gain(known_parent, np.stack((cum[cuts], known_parent - cum[cuts]), axis=-2), total, impurity),
-        left=lambda p: cum[p],
-        threshold=float,
-    )
+    best, where = best_cut(known_gain(known_parent, np.stack((cum[cuts], known_parent - cum[cuts]), axis=-2), total, impurity))
+    corrected = best - math.log2(len(cuts)) / total
+    if where < 0 or corrected < J48_EPSILON:
+        return None
+    info = float(split_info(np.stack((cum[cuts[where]], known_parent - cum[cuts[where]])).sum(axis=1), total))
+    return Option(j, corrected, corrected / info if info > 0 else 0.0, True, "threshold", threshold=float(cuts[where]))
 
 
 def _subset(h: np.ndarray, total: float, rules: Rules, f: int, task: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
