@@ -15,9 +15,9 @@ lowest feature (:func:`among_kinds`). Categorical features: one branch per categ
 **C4.5** (``c45``), J48's numbers: gains, split information and J48's scan of a feature's cuts
 (:func:`known_gain`, :func:`split_info`, :func:`best_cut`), a categorical feature's option
 (:func:`c45_multiway`), and the choice among a node's options (:func:`choose_option`: the gain
-ratio among the options of at least average gain). The search of a node's rows
-(:mod:`puretree.growth.c45_cuts`, for :mod:`puretree.c45`) and of its histograms
-(:mod:`puretree.growth.histograms`, for Dask) feed them.
+ratio among the options of at least average gain). The search of a node's sorted rows
+(:mod:`puretree.growth.c45_cuts`: for :mod:`puretree.c45`, and for the histogram source with a
+node's non-empty bins as rows) feeds them.
 
 >>> first_tied(np.array([[0.5, 0.7, 0.7 - 1e-14, 0.7], [1.0, 0.0, 1.0, 0.0]])).tolist()
 [1, 0]

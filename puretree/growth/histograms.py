@@ -24,7 +24,6 @@ decision's children's statistics. :mod:`puretree.dask` runs the first part on it
 from __future__ import annotations
 
 import ctypes
-import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -40,11 +39,9 @@ from ..splits import tie_first
 from ..tasks import CLASSIFICATION, REGRESSION
 from .choose import (
     J48_EPSILON,
-    VALUE_TOLERANCE,
     Option,
+    Scored,
     among_kinds,
-    at_least,
-    best_cut,
     best_subset,
     binary_scores,
     c45_multiway,
@@ -52,13 +49,12 @@ from .choose import (
     choose_option,
     first_tied,
     first_tied_in_groups,
-    known_gain,
     known_share,
     many_valued,
     multiway_scores,
-    split_info,
     weight_of,
 )
+from .c45_cuts import sorted_options
 from .level import Decision
 from .level import grow as grow_frontier
 
@@ -524,47 +520,38 @@ def c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rul
         n_classes = parents.shape[1] - 1
         categorical = np.flatnonzero(usable[i]).tolist()
         many = many_valued(categorical, rules.n_categories.__getitem__, len(numeric), c45.root_rows)
-        options = [o for j in numeric if (o := _c45_numeric(H[i, j], cast("np.ndarray", edges[j]), j, total, n_classes, min_leaf, c45.impurity)) is not None]
+        found, bins, values = _c45_numeric(H[i, numeric], edges, numeric, total, n_classes, min_leaf, c45.impurity)
+        options: list[Option | Scored] = [*found]
         options += [o for j in categorical if (o := c45_multiway(j, H[i, j, : rules.n_categories[j], :-1], total, min_leaf, j in many, c45.impurity)) is not None]
         chosen = choose_option(options, c45.by_ratio)
         if chosen is None or (rules.min_gain is not None and not chosen[1] > rules.min_gain):
             out.append(None)
-        elif chosen[0].kind == "threshold":
-            out.append(("threshold", chosen[0].feature, int(cast(float, chosen[0].threshold)), chosen[1]))
+        elif (o := chosen[0].option()).kind == "threshold":  # the cut's bin: the non-empty one left of it
+            a = numeric.index(o.feature)
+            out.append(("threshold", o.feature, int(bins[a, np.searchsorted(values[a], cast(float, o.threshold), side="right") - 1]), chosen[1]))
         else:
             out.append(("multiway", chosen[0].feature, chosen[0].feature, chosen[1]))
     return out
 
 
-def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> Option | None:
-    """J48's ``handleNumericAttribute`` for numeric feature ``j`` from its histogram ``h`` (bin,
-    channel), as :func:`puretree.growth.c45_cuts.numeric_options` finds it on the rows' binned
-    values (each value its bin's upper edge): the sorted rows' cuts are the gaps between
-    consecutive non-empty bins whose edges are more than 1e-5 apart, and the same sums give the
-    same floats. Only cuts leaving J48's least weight on both sides are admissible; the best by
-    J48's scan (:func:`~puretree.growth.choose.best_cut`) pays the MDL correction ``log2(admissible
-    cuts) / total``. The option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""
-    rows, stats = h[:-1, -1], h[:-1, :-1]
-    known_parent = stats.sum(axis=0)
-    known_weight = float(known_parent.sum())
-    # J48 compares the number of known rows here; the known weight keeps "weight k is k copies"
-    # true (the same for unweighted data without missing values).
-    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
-    if known_weight - 2 * least < -J48_EPSILON or float(rows.sum()) < 2:
-        return None
-    present = np.flatnonzero(rows > 0)
-    cuts = present[:-1][edges[present[:-1]] + VALUE_TOLERANCE < edges[present[1:]]]
-    w_left = np.cumsum(stats.sum(axis=1))[cuts]
-    cuts = cuts[at_least(w_left, least) & at_least(known_weight - w_left, least)]
-    if len(cuts) == 0:
-        return None
-    cum = np.cumsum(stats, axis=0)
-    best, where = best_cut(known_gain(known_parent, np.stack((cum[cuts], known_parent - cum[cuts]), axis=-2), total, impurity))
-    corrected = best - math.log2(len(cuts)) / total
-    if where < 0 or corrected < J48_EPSILON:
-        return None
-    info = float(split_info(np.stack((cum[cuts[where]], known_parent - cum[cuts[where]])).sum(axis=1), total))
-    return Option(j, corrected, corrected / info if info > 0 else 0.0, True, "threshold", threshold=float(cuts[where]))
+def _c45_numeric(h: np.ndarray, edges: Sequence[np.ndarray | None], numeric: list[int], total: float, n_classes: int, min_leaf: float, impurity: Any) -> tuple[list[Scored], np.ndarray, np.ndarray]:
+    """The C4.5 options of one node's numeric features from their histograms ``h`` (feature,
+    bin, channel), by the search of sorted rows (:func:`puretree.growth.c45_cuts.sorted_options`)
+    with each feature's non-empty known bins as its rows, in order, valued at their upper edges:
+    the same cuts (gaps between consecutive non-empty bins whose edges are more than 1e-5 apart)
+    and sums as on the rows' binned values in memory. Also each feature's bins in that order and
+    their edges (NaN past the non-empty ones): an option's threshold lies between two of them."""
+    known = h[:, :-1]  # the missing bin left out
+    q, nb = known.shape[:2]
+    empty = ~(known[..., -1] > 0)
+    bins = np.argsort(empty, axis=1, kind="stable")  # each feature's non-empty bins first, in order
+    values = np.full((q, nb), np.nan)
+    for a, j in enumerate(numeric):
+        present = np.flatnonzero(~empty[a])
+        values[a, : len(present)] = cast("np.ndarray", edges[j])[present]
+    order = bins + (np.arange(q) * nb)[:, None]
+    options = sorted_options(order, values, known[..., :-1].reshape(q * nb, known.shape[-1] - 1), np.asarray(numeric, dtype=np.int64), total, n_classes, min_leaf, impurity)
+    return options, bins, values
 
 
 def _subset(h: np.ndarray, total: float, rules: Rules, f: int, task: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:
