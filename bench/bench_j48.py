@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 import puretree as pt
-from puretree.c45 import pessimistic_with_raising
+from puretree.prune.raising import pessimistic_with_raising
 from puretree.fold import n_leaves
 
 EXAMPLES = Path("/usr/share/doc/weka/examples")

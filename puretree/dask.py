@@ -1,85 +1,29 @@
 """Trees grown on data spread over Dask workers (``pip install 'puretree[dask]'``).
 
 The data (a ``dask.array`` of rows x features, or a ``dask.dataframe``) never comes to one
-machine; only small summaries do:
-
-1. **Bins** (:func:`bin_edges`): one pass computes, per column and partition, its distinct
-   values (at most ``max_bins + 1`` of them) and a quantile sketch (its values at ``8 * max_bins``
-   evenly spaced ranks, each with the number of rows it stands for). A column with at most
-   ``max_bins`` distinct values keeps every value as its own bin (as the in-memory
-   :func:`~puretree.growth.engine.quantile_bins` does); otherwise its edges are the merged sketches'
-   approximate quantiles at ``1/max_bins, 2/max_bins, ...`` (each off by at most
-   ``1 / (8 * max_bins)`` of a partition's rows) and its maximum. The edges are a value: a tuple of one sorted
-   float array per feature, the bins' *upper* edges, which the in-memory ``cart(X, y, bins=edges)``
-   accepts too. A value belongs to the first bin whose edge is at or above it (a value above the
-   last edge, to the last bin), and a threshold is always an edge, so ``x <= edge`` sends a raw
-   value where its bin went.
-2. **Levels** (:func:`cart`): every partition's values are replaced once by their bin numbers
-   (``uint8`` for up to 255 bins; a missing value gets one more bin) and kept on the workers
-   (persisted), with the targets (class codes, or numbers), the sample weights and each row's
-   node id (an ``int32`` array per partition, replaced at every level; a row of weight 0 is in
-   no node). For each level, every partition sums its rows' statistics into a histogram
-   ``(node, feature, bin, channel)`` for the open nodes of the frontier: the channels are the
-   (weighted) class counts, or the regression statistics ``(w, w*y, w*y**2)``, and the number
-   of rows. The histograms are added pairwise on the workers (a tree of sums) and only the
-   total comes to the client, which chooses every node's split; a map over the partitions
-   then moves each row to its child. Unweighted class counts travel as ``int32`` counts (the
-   rows channel is their sum), and below the root only the lighter children's are summed: a
-   split's heaviest child's histogram is its parent's less its siblings' (exact in integers). A frontier whose histograms would exceed
-   ``histogram_bytes`` is processed in batches of nodes, so memory stays bounded however wide
-   (or deep) the tree grows.
-3. **Prediction** (:func:`predict`): the library's own prediction, partition by partition.
+machine; only small summaries do. :func:`bin_edges` computes every numeric column's bins in
+one pass (its distinct values, or the merged partitions' quantile sketches); :func:`cart`,
+:func:`id3`, :func:`c45` and :func:`cart_regressor` replace every partition's values by their
+bin numbers once, keep them on the workers, and grow level by level: each partition sums its
+rows into histograms of the open nodes, the sums are added on the workers, and the client
+chooses every node's split from the total, then each partition moves its rows to their
+children. :func:`predict` is the library's own prediction, partition by partition.
 
 This module is the Dask plumbing: inputs, bin edges, tasks and their errors. What a partition
-computes (its histograms, its rows' moves: C compiled with the package, numpy where it is not) and how the client chooses from the summed
-histograms is the histogram source, :mod:`puretree.growth.histograms`, grown by the one frontier
-loop (:mod:`puretree.growth.level`) with the one chooser of
-:mod:`puretree.growth.choose` that the in-memory engine uses too.
-
-**Equality.** The client scores every node's candidate thresholds with the same score function
-and the same rules as the in-memory engine's histogram mode: candidates between consecutive
-non-empty bins; ``min_samples_leaf`` and ``min_samples_split`` count rows; a node is a leaf
-when pure (one class, or one target value), below ``min_samples_split`` rows, at
-``max_depth``, without a candidate, or when its best score is not above ``min_gain``; ties
-(scores within 1e-12, relative) go to the lowest threshold of a feature, then to the lowest
-feature. **Missing values** as ``missing="majority"`` treats them in memory: a feature is
-scored on its known rows and, in a node with a missing value in any feature, the score is
-multiplied by the known share of the node's weight; the rows whose value is missing go down
-the heavier branch (by known weight; the left on a tie). Unweighted class counts are
-integers, summed exactly, so with the same edges the tree is equal (``==``) to
-``puretree.cart(X, y, bins=edges)``, missing values or not. Weights and regression
-statistics are summed in another order (each partition's rows, then the partitions), so
-those trees have the in-memory structure with statistics equal to within 1e-9 relative
-(a split could differ only where two candidates' scores tie to within rounding).
-
-**Categorical features**: a dask frame's non-numeric columns, as in memory; one pass collects
-their distinct values (the schema orders them as ``puretree.cart`` does), each partition
-encodes its rows against the schema, a category's code is its bin, and the client chooses
-subset splits from the per-category histograms as the engine does (the same
-:func:`~puretree.splits.subset_candidates`, scores, scaling for missing values and ties).
-
-:func:`id3` splits them with one branch per category instead (a feature so used is not
-offered again below), from the same histograms.
-
-:func:`c45` chooses C4.5's splits (gain ratio, average-gain filter, MDL-corrected cuts,
-one branch per category) from the same histograms, as ``puretree.c45(X, y, bins=edges)``
-grows C4.5 on the bins' edges in memory.
-
-With ``missing="distribute"`` (C4.5's default) a row whose value is missing goes down every
-branch with a fraction of its weight (each branch's share of the known weight): each
-partition then keeps its rows as *instances* ``(row, node, fraction)`` rather than one node id
-per row, and the histograms sum the instances' weights times their fractions.
-
-``max_features`` (with ``seed``): each node of :func:`cart` and :func:`id3` splits on its own
-draw of the features, the draw of the in-memory fit.
-
-**Not yet**: class weights, ``missing="distribute"`` for :func:`cart` and :func:`id3`,
-``max_features`` for :func:`c45`, and
-``missing="learn"`` (a side learned per split) and ``missing="surrogate"`` (rpart's surrogate
-splits): the in-memory reference builder grows them.
-
+computes (its histograms, its rows' moves: C compiled with the package, numpy where it is not)
+and how the client chooses from the summed histograms is the histogram source,
+:mod:`puretree.growth.histograms`, grown by the one frontier loop (:mod:`puretree.growth.level`)
+with the one chooser of :mod:`puretree.growth.choose` that the in-memory engine uses too. So
+with the same edges the tree is the in-memory one, ``puretree.cart(X, y, bins=edges)`` (and
+``id3``, ``c45`` alike): equal (``==``) for unweighted class counts, which are summed exactly;
+with weights, regression statistics or C4.5's fractional rows (``missing="distribute"``) the
+in-memory structure with statistics equal to within 1e-9 relative, summed in another order.
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
 naming the partition (its number and rows).
+
+docs/scale-out.md tells the rest: how the edges are made, how a level grows (packed counts,
+sibling subtraction, batches of at most ``histogram_bytes``), missing values, categorical
+features, ``max_features``, and what is not yet supported.
 
 >>> import dask.array as da
 >>> X = da.from_array(np.array([[1.0], [2.0], [3.0], [4.0]]), chunks=2)
@@ -513,24 +457,9 @@ def _grow(
     max_features: Any = None,
     seed: int = 0,
 ) -> Tree:
-    """The tree grown from ``X`` (a dask array or DataFrame, NaN for a missing
-    value) and ``y`` (a dask array or Series of labels, or of numbers with
-    ``task="regression"``, partitioned as ``X``), without gathering the data: categorical
-    features split by subsets (:func:`cart`) or with one branch per category (``multiway``,
-    :func:`id3`).
-
-    ``bins``: the bin edges (:func:`bin_edges`); else they are computed with ``max_bins``
-    (default 255). ``score`` is a score (a name of :data:`puretree.criteria.SCORES` or a score
-    function, called on the client); by default Gini for classes and the variance decrease for
-    regression, as :func:`puretree.cart`. ``sample_weight``: one non-negative weight per row, a
-    dask array or Series (a row of weight 0 is no row). ``missing``: ``"majority"`` (a missing
-    value goes down the heavier branch, :func:`puretree.cart`'s default) or ``"error"``. The
-    other options mean what they mean for :func:`puretree.cart`; with the same edges the tree
-    is the one ``puretree.cart(X, y, bins=edges, ...)`` grows from the same data in memory.
-    ``histogram_bytes`` bounds one batch of the frontier's histograms. ``max_features`` and
-    ``seed``: each node splits on its own draw of the features, the draw of
-    ``puretree.cart(..., max_features=, seed=)`` (not with :func:`c45`).
-    """
+    """The tree grown from ``X`` and ``y`` on the workers, without gathering the data, with
+    :func:`cart`'s options: categorical features split by subsets, or with one branch per
+    category (``multiway``, :func:`id3`); ``c45``: C4.5's choice (:func:`c45`)."""
     dask, _, _ = _dask()
     opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins, missing=missing)
     if missing == "learn":
@@ -645,13 +574,15 @@ def cart(X: Any, y: Any, **options: Unpack[DaskOptions]) -> Tree:
     dask array or Series of labels (numbers with ``task="regression"``) partitioned as ``X``.
 
     Options (keyword-only): ``bins`` (the edges, :func:`bin_edges`) or ``max_bins`` (computes
-    them, default 255); ``score`` (default Gini, the variance decrease for regression);
-    ``task``; ``sample_weight`` (a dask array or Series, one non-negative weight per row);
+    them, default 255); ``score`` (a name of :data:`puretree.criteria.SCORES` or a score
+    function, called on the client; default Gini, the variance decrease for regression);
+    ``task``; ``sample_weight`` (a dask array or Series, one non-negative weight per row; a row
+    of weight 0 is no row);
     ``missing`` (``"majority"``, the default, or ``"error"``); ``max_depth``,
     ``min_samples_split``, ``min_samples_leaf``, ``min_gain``, ``feature_names``, as for
     :func:`puretree.cart`; ``max_features`` and ``seed`` (each node splits on its own draw of
     the features, the in-memory fit's draw); ``histogram_bytes`` (default
-    :data:`HISTOGRAM_BYTES`) bounds one batch of the frontier's histograms. See :func:`_grow`. With the same edges the tree is
+    :data:`HISTOGRAM_BYTES`) bounds one batch of the frontier's histograms. With the same edges the tree is
     the one ``puretree.cart(X, y, bins=edges, ...)`` grows in memory.
     """
     _options_known(options)

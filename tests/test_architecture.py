@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("growth", "growth.limits", "growth.assemble", "growth.choose", "growth.level", "growth.sorted", "growth.histograms", "growth.kernels", "growth.engine", "growth.c45_cuts", "splits", "surrogates", "losses", "builder", "c45", "grow", "ensemble"),  # builders (grow gathers their public names)
     # pruning and rules: the prune folder (its package re-exports the methods; chi-square pre-pruning sits
     # there too: only pruning uses it) and rule lists
-    ("prune", "prune.rewrites", "prune.complexity", "prune.significance", "prune.mml", "rules"),
+    ("prune", "prune.rewrites", "prune.raising", "prune.complexity", "prune.significance", "prune.mml", "rules"),
     # io and codegen: the io folder (JSON model files, data files), the scikit-learn bridge, Dask, checked code (mcu:
     # generated C on emulated boards)
     ("io", "io.json", "io.formats", "io._xgboost", "io._lightgbm", "sklearn_export", "sklearn", "estimators", "dask", "codegen.verify", "codegen.ensemble", "mcu"),

@@ -168,7 +168,7 @@ def test_c45_is_grow_with_its_splitter_then_collapse(ds):
 
 # -- pruning as J48 prunes -----------------------------------------------------------------------
 
-from puretree.c45 import pessimistic_with_raising  # noqa: E402
+from puretree.prune.raising import pessimistic_with_raising  # noqa: E402
 from puretree.fold import n_leaves  # noqa: E402
 from puretree.prune import pessimistic  # noqa: E402
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from puretree.growth import c45_cuts
 from puretree.c45 import c45
-from puretree.growth.choose import J48_EPSILON, VALUE_TOLERANCE, best_cut, c45_cut, c45_least, known_gain
+from puretree.growth.choose import J48_EPSILON, VALUE_TOLERANCE, Option, at_least, best_cut, known_gain, split_info
 from puretree.splits import midpoint
 from puretree.grow import root_data
 from puretree.impurity import entropy, gini
@@ -47,16 +47,25 @@ def oracle(node, i, total, n_classes, min_leaf, impurity=entropy):
     n_known = int(np.count_nonzero(~np.isnan(values)))
     stats = node.stats[order[:n_known]]
     known_parent = stats.sum(axis=0) if n_known else np.zeros(node.stats.shape[1])
-    if (least := c45_least(known_parent, n_known, n_classes, min_leaf)) is None:
+    known_weight = float(known_parent.sum())
+    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
+    if known_weight - 2 * least < -J48_EPSILON or n_known < 2:
         return None
     cuts = np.flatnonzero(values[: n_known - 1] + VALUE_TOLERANCE < values[1:n_known])
+    w_left = np.cumsum(stats.sum(axis=1))[cuts]
+    cuts = cuts[at_least(w_left, least) & at_least(known_weight - w_left, least)]
+    if len(cuts) == 0:
+        return None
     lefts = np.cumsum(stats, axis=0)
-    return c45_cut(
-        int(node.numeric[i]), cuts, np.cumsum(stats.sum(axis=1))[cuts], least, known_parent, total,
-        gains=lambda cuts: np.array([float(known_gain(known_parent, np.stack((lefts[p], known_parent - lefts[p])), total, impurity)) for p in cuts]),
-        left=lambda p: lefts[p],
-        threshold=lambda p: midpoint(float(values[p]), float(values[p + 1])),
-    )
+    best, where = best_cut(np.array([float(known_gain(known_parent, np.stack((lefts[p], known_parent - lefts[p])), total, impurity)) for p in cuts]))
+    corrected = best - math.log2(len(cuts)) / total
+    if where < 0 or corrected < J48_EPSILON:
+        return None
+    p = int(cuts[where])
+    branches = np.stack((lefts[p], known_parent - lefts[p]))
+    info = float(split_info(branches.sum(axis=1), total))
+    threshold = midpoint(float(values[p]), float(values[p + 1]))
+    return Option(int(node.numeric[i]), corrected, corrected / info if info > 0 else 0.0, True, "threshold", threshold=threshold, branches=branches)
 
 
 def same_tree(a, b, *, rel: float = 1e-9) -> bool:

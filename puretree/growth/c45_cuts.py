@@ -1,6 +1,8 @@
 """C4.5's search of a node's attributes: the best cut of every numeric feature (J48's
 ``handleNumericAttribute``) and the option of a categorical one (``handleEnumeratedAttribute``),
-which :mod:`puretree.c45` hands to :func:`~puretree.growth.choose.choose_option`.
+which :mod:`puretree.c45` hands to :func:`~puretree.growth.choose.choose_option`. The histogram
+source (:mod:`puretree.growth.histograms`, Dask's C4.5) searches its bins with the same code
+(:func:`sorted_options`), a node's non-empty bins as its rows.
 
 :func:`numeric_options` scores all the node's numeric features at once, in numpy calls over
 ``(features, rows, classes)`` arrays taken in blocks of at most :data:`BLOCK` numbers: the class
@@ -38,7 +40,7 @@ from .choose import J48_EPSILON, VALUE_TOLERANCE, Option, Scored, at_least, best
 from ..impurity import entropy
 from ..splits import NodeData, midpoint
 
-__all__ = ["numeric_options", "categorical_option", "scan", "BLOCK", "KERNEL", "KERNEL_MIN_WORK", "MAX_CLASSES", "TABLE_LIMIT"]
+__all__ = ["numeric_options", "sorted_options", "categorical_option", "scan", "BLOCK", "KERNEL", "KERNEL_MIN_WORK", "MAX_CLASSES", "TABLE_LIMIT"]
 
 #: At most this many class counts (features x rows x classes) are summed in one block, and cuts x
 #: classes scored at once; a feature whose rows x classes alone exceed it is summed alone.
@@ -59,24 +61,31 @@ def numeric_options(node: NodeData, total: float, n_classes: int, min_leaf: floa
     """The C4.5 options of all of ``node``'s numeric features that have an admissible cut with
     gain left after the MDL correction, in feature order (the gain's ``impurity``: entropy for
     C4.5; another is scaled as :func:`~puretree.growth.choose.known_gain` scales it)."""
-    q, n = node.order.shape
+    return sorted_options(node.order, node.values, node.stats, node.numeric, total, n_classes, min_leaf, impurity)
+
+
+def sorted_options(order: np.ndarray, values: np.ndarray, stats: np.ndarray, numeric: np.ndarray, total: float, n_classes: int, min_leaf: float, impurity: Any = entropy) -> list[Scored]:
+    """:func:`numeric_options` of rows of statistics ``stats``, given per feature ``numeric[i]``
+    the rows sorted by its value (``order[i]``) and the sorted values (``values[i]``, NaN last)."""
+    q, n = order.shape
     if q == 0 or n < 2:
         return []
-    k = node.stats.shape[1]
-    counts = _whole_counts(node.stats, total, n) if impurity is entropy else None
+    k = stats.shape[1]
+    counts = _whole_counts(stats, total, n) if impurity is entropy else None
     # x log2 x of every whole number up to the node's weight: with whole counts the entropies
     # are table look-ups of the same numbers.
     table = None if counts is None else _table(int(total) + 1)
     if table is not None and KERNEL and (kernels.loaded() or q * n >= KERNEL_MIN_WORK):
-        if (found := _compiled(node.order, node.values, counts, table, total, n_classes, min_leaf)) is not None:  # type: ignore[arg-type]  # a table: counts too
+        if (found := _compiled(order, values, counts, table, total, n_classes, min_leaf)) is not None:  # type: ignore[arg-type]  # a table: counts too
             n_cuts, best, where, known, left_at = found
             at = np.flatnonzero(where >= 0)
-            return _scored(node.numeric, node.values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
-    row_weight = node.stats.sum(axis=1)
+            return _scored(numeric, values, at, where[at], best[at], n_cuts[at], left_at[at].astype(np.float64), known[at].astype(np.float64), total, table)
+    row_weight = stats.sum(axis=1)
     step = max(1, BLOCK // (n * k))
     out: list[Scored] = []
-    for start in range(0, q, step):
-        out.extend(_block(node, start, min(q, start + step), row_weight, counts, table, total, n_classes, min_leaf, impurity))
+    for a in range(0, q, step):
+        b = min(q, a + step)
+        out.extend(_block(order[a:b], values[a:b], stats if counts is None else counts, numeric[a:b], row_weight, table, total, n_classes, min_leaf, impurity))
     return out
 
 
@@ -117,15 +126,15 @@ def _table(size: int) -> np.ndarray:
 _TABLE = np.zeros(0)
 
 
-def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts: np.ndarray | None, table: np.ndarray | None, total: float, n_classes: int, min_leaf: float, impurity: Any) -> list[Scored]:
-    order = node.order[start:stop]  # (f, n)
-    values = node.values[start:stop]
+def _block(order: np.ndarray, values: np.ndarray, stats: np.ndarray, numeric: np.ndarray, row_weight: np.ndarray, table: np.ndarray | None, total: float, n_classes: int, min_leaf: float, impurity: Any) -> list[Scored]:
+    """The options of the features ``numeric`` (rows sorted by each in ``order`` (f, n), their
+    sorted values ``values``), from the rows' statistics (whole counts where there is a ``table``)."""
     f, n = order.shape
     rows = np.arange(f)
     n_known = n - np.count_nonzero(np.isnan(values), axis=1)  # NaN (missing) sorts last
     last = np.maximum(n_known - 1, 0)
     # Class counts and weight up to each sorted row (sequential sums).
-    cum = np.cumsum((node.stats if counts is None else counts)[order], axis=1)  # (f, n, k)
+    cum = np.cumsum(stats[order], axis=1)  # (f, n, k)
     cum_weight = np.cumsum(row_weight[order], axis=1)  # (f, n)
     known_parent = cum[rows, last].astype(np.float64)  # (f, k)
     known_parent[n_known == 0] = 0.0
@@ -148,7 +157,7 @@ def _block(node: NodeData, start: int, stop: int, row_weight: np.ndarray, counts
     best, pos = scan(gains[at])
     found = best > -np.inf
     at, pos = at[found], pos[found]
-    return _scored(node.numeric[start:stop], values, at, pos, best[found], n_cuts[at], cum[at, pos].astype(np.float64), known_parent[at], total, table)
+    return _scored(numeric, values, at, pos, best[found], n_cuts[at], cum[at, pos].astype(np.float64), known_parent[at], total, table)
 
 
 def _gains(cum: np.ndarray, known_parent: np.ndarray, known_weight: np.ndarray, cum_weight: np.ndarray, fi: np.ndarray, pi: np.ndarray, table: np.ndarray | None, total: float, impurity: Any) -> np.ndarray:

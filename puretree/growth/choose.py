@@ -12,12 +12,12 @@ share of the node's weight (:func:`known_share`); the first candidate within
 lowest feature (:func:`among_kinds`). Categorical features: one branch per category
 (:func:`multiway_scores`) or the best subset (:func:`best_subset`).
 
-**C4.5** (``c45``), J48's numbers: a numeric feature's option from its candidate cuts
-(:func:`c45_least`, :func:`c45_cut`: admissible cuts, J48's scan, the MDL correction), a
-categorical feature's (:func:`c45_multiway`), and the choice among a node's options
-(:func:`choose_option`: the gain ratio among the options of at least average gain). The
-search of a node's rows (:mod:`puretree.growth.c45_cuts`, for :mod:`puretree.c45`) and Dask's
-histograms feed them.
+**C4.5** (``c45``), J48's numbers: gains, split information and J48's scan of a feature's cuts
+(:func:`known_gain`, :func:`split_info`, :func:`best_cut`), a categorical feature's option
+(:func:`c45_multiway`), and the choice among a node's options (:func:`choose_option`: the gain
+ratio among the options of at least average gain). The search of a node's sorted rows
+(:mod:`puretree.growth.c45_cuts`: for :mod:`puretree.c45`, and for the histogram source with a
+node's non-empty bins as rows) feeds them.
 
 >>> first_tied(np.array([[0.5, 0.7, 0.7 - 1e-14, 0.7], [1.0, 0.0, 1.0, 0.0]])).tolist()
 [1, 0]
@@ -25,7 +25,6 @@ histograms feed them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -65,8 +64,6 @@ __all__ = [
     "Option",
     "Scored",
     "best_cut",
-    "c45_least",
-    "c45_cut",
     "c45_multiway",
     "many_valued",
     "choose_option",
@@ -422,41 +419,6 @@ def best_cut(gains: np.ndarray) -> tuple[float, int]:
     while (at := int(np.searchsorted(record, best + J48_EPSILON, side="right"))) < len(gains):
         best, where = float(gains[at]), at
     return best, where
-
-
-def c45_least(known_parent: np.ndarray, n_known: float, n_classes: int, min_leaf: float) -> float | None:
-    """The least weight J48 allows on either side of a numeric feature's cut, given the class
-    counts ``known_parent`` of the node's ``n_known`` rows with a known value; None when the
-    feature cannot split (fewer than 2 known rows, or too little weight for two sides).
-
-    J48 compares the number of known rows here; the known weight keeps "weight k is k copies"
-    true (the same for unweighted data without missing values).
-    """
-    known_weight = float(known_parent.sum())
-    least = min(max(0.1 * known_weight / n_classes, min_leaf), 25.0)
-    return None if known_weight - 2 * least < -J48_EPSILON or n_known < 2 else least
-
-
-def c45_cut(feature: int, cuts: np.ndarray, w_left: np.ndarray, least: float, known_parent: np.ndarray, total: float, *, gains: Callable[[np.ndarray], np.ndarray], left: Callable[[int], np.ndarray], threshold: Callable[[int], float]) -> Option | None:
-    """J48's ``handleNumericAttribute`` from a feature's candidate cuts, whatever holds its
-    rows: ``cuts`` (positions between values more than :data:`VALUE_TOLERANCE` apart) with
-    the known weight ``w_left`` left of each; only cuts leaving ``least`` on both sides are
-    admissible; ``gains(cuts)`` their gains, scanned as J48 scans (:func:`best_cut`), the best
-    one less the MDL correction ``log2(admissible cuts) / total``; ``left(p)`` the class counts
-    left of cut ``p`` and ``threshold(p)`` where it goes."""
-    known_weight = float(known_parent.sum())
-    cuts = cuts[at_least(w_left, least) & at_least(known_weight - w_left, least)]
-    if len(cuts) == 0:
-        return None
-    best, where = best_cut(gains(cuts))
-    corrected = best - math.log2(len(cuts)) / total
-    if where < 0 or corrected < J48_EPSILON:
-        return None
-    p = int(cuts[where])
-    at = left(p)
-    branches = np.stack((at, known_parent - at))
-    info = float(split_info(branches.sum(axis=1), total))
-    return Option(feature, corrected, corrected / info if info > 0 else 0.0, True, "threshold", threshold=threshold(p), branches=branches)
 
 
 def c45_multiway(feature: int, per: np.ndarray, total: float, min_leaf: float, many_values: bool, impurity: Any) -> Option | None:

@@ -39,24 +39,22 @@ from ..splits import tie_first
 from ..tasks import CLASSIFICATION, REGRESSION
 from .choose import (
     J48_EPSILON,
-    VALUE_TOLERANCE,
     Option,
+    Scored,
     among_kinds,
     best_subset,
     binary_scores,
-    c45_cut,
-    c45_least,
     c45_multiway,
     category_sum,
     choose_option,
     first_tied,
     first_tied_in_groups,
-    known_gain,
     known_share,
     many_valued,
     multiway_scores,
     weight_of,
 )
+from .c45_cuts import sorted_options
 from .level import Decision
 from .level import grow as grow_frontier
 
@@ -448,19 +446,7 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[n
     n, p, _, _ = H.shape
     incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))  # a missing value in the node, any numeric feature
     lib = _library() if rules.compiled is None else _library(required=True) if rules.compiled else None
-    if lib is not None:
-        ni, fj, bb, left, known_sum = _c_cut_sums(lib, H, rules.min_samples_leaf, parents)
-    elif rules.integral:
-        ni, fj, bb, left, known_sum = _cut_sums(H, rules.min_samples_leaf)
-    else:
-        C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
-        left_rows = C[..., -1]
-        known_rows = left_rows[:, :, -1]
-        valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
-        if rules.min_samples_leaf > 1:
-            valid &= (left_rows >= rules.min_samples_leaf) & (known_rows[:, :, None] - left_rows >= rules.min_samples_leaf)
-        ni, fj, bb = np.nonzero(valid)  # ordered by node, feature, bin: groups are contiguous
-        left, known_sum = C[ni, fj, bb, :-1], C[ni, fj, -1, :-1]
+    ni, fj, bb, left, known_sum = _c_cut_sums(lib, H, rules.min_samples_leaf, parents) if lib is not None else _cut_sums(H, rules.min_samples_leaf)
     fs = np.full((n, p), -np.inf)
     fb = np.zeros((n, p), dtype=np.int64)
     if len(ni):
@@ -494,28 +480,17 @@ def _c_cut_sums(lib: Any, H: np.ndarray, min_samples_leaf: float, parents: np.nd
 
 
 def _cut_sums(H: np.ndarray, min_samples_leaf: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The candidate cuts of integer histograms ``H`` (node, feature, bin, channel), from their
-    non-empty known bins only (a deep frontier's nodes fill few of their bins): each cut's node,
-    feature and bin, its left side's statistics and its feature's known statistics. The same
-    numbers as cumulating every bin (integers: every sum exact)."""
-    rows = H[:, :, :-1, -1]
-    ni, fj, bb = np.nonzero(rows > 0)  # by node, feature, bin: each (node, feature) a group
-    cells = H[ni, fj, bb]
-    cum = np.cumsum(cells, axis=0)
-    group = ni * H.shape[1] + fj
-    if not len(group):
-        return ni, fj, bb, cells[:, :-1], cells[:, :-1]
-    first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    last = np.r_[first[1:], len(group)] - 1
-    of = np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(group)]))
-    cum -= (cum[first] - cells[first])[of]  # within each group (exact: integers)
-    known = cum[last]
-    valid = np.ones(len(group), dtype=bool)
-    valid[last] = False  # a cut leaves a non-empty bin on its right
+    """The candidate cuts of the histograms ``H`` (node, feature, bin, channel) by numpy: each
+    cut's node, feature and bin (a non-empty known bin, not its feature's last), its left side's
+    statistics (the known bins up to it, cumulated) and its feature's known statistics."""
+    C = np.cumsum(H[:, :, :-1], axis=2)  # the known bins, cumulated
+    left_rows = C[..., -1]
+    known_rows = left_rows[:, :, -1]
+    valid = (H[:, :, :-1, -1] > 0) & (left_rows < known_rows[:, :, None])
     if min_samples_leaf > 1:
-        valid &= (cum[:, -1] >= min_samples_leaf) & (known[of, -1] - cum[:, -1] >= min_samples_leaf)
-    at = np.flatnonzero(valid)
-    return ni[at], fj[at], bb[at], cum[at, :-1], known[of[at], :-1]
+        valid &= (left_rows >= min_samples_leaf) & (known_rows[:, :, None] - left_rows >= min_samples_leaf)
+    ni, fj, bb = np.nonzero(valid)  # ordered by node, feature, bin: groups are contiguous
+    return ni, fj, bb, C[ni, fj, bb, :-1], C[ni, fj, -1, :-1]
 
 
 @attrs.frozen
@@ -545,39 +520,38 @@ def c45_choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rul
         n_classes = parents.shape[1] - 1
         categorical = np.flatnonzero(usable[i]).tolist()
         many = many_valued(categorical, rules.n_categories.__getitem__, len(numeric), c45.root_rows)
-        options = [o for j in numeric if (o := _c45_numeric(H[i, j], cast("np.ndarray", edges[j]), j, total, n_classes, min_leaf, c45.impurity)) is not None]
+        found, bins, values = _c45_numeric(H[i, numeric], edges, numeric, total, n_classes, min_leaf, c45.impurity)
+        options: list[Option | Scored] = [*found]
         options += [o for j in categorical if (o := c45_multiway(j, H[i, j, : rules.n_categories[j], :-1], total, min_leaf, j in many, c45.impurity)) is not None]
         chosen = choose_option(options, c45.by_ratio)
         if chosen is None or (rules.min_gain is not None and not chosen[1] > rules.min_gain):
             out.append(None)
-        elif chosen[0].kind == "threshold":
-            out.append(("threshold", chosen[0].feature, int(cast(float, chosen[0].threshold)), chosen[1]))
+        elif (o := chosen[0].option()).kind == "threshold":  # the cut's bin: the non-empty one left of it
+            a = numeric.index(o.feature)
+            out.append(("threshold", o.feature, int(bins[a, np.searchsorted(values[a], cast(float, o.threshold), side="right") - 1]), chosen[1]))
         else:
             out.append(("multiway", chosen[0].feature, chosen[0].feature, chosen[1]))
     return out
 
 
-def _c45_numeric(h: np.ndarray, edges: np.ndarray, j: int, total: float, n_classes: int, min_leaf: float, impurity: Any) -> Option | None:
-    """J48's best cut of numeric feature ``j`` from its histogram ``h`` (bin, channel), as
-    :func:`puretree.growth.c45_cuts.numeric_options` finds it on the rows' binned values (each value
-    its bin's upper edge): the sorted rows' cuts are the gaps between consecutive non-empty
-    bins whose edges are more than 1e-5 apart, and the same sums give the same floats. The
-    option's ``threshold`` is the bin left of the cut (its edge is the threshold)."""
-    known = h[:-1]
-    rows = known[:, -1]
-    stats = known[:, :-1]
-    known_parent = stats.sum(axis=0)
-    if (least := c45_least(known_parent, float(rows.sum()), n_classes, min_leaf)) is None:
-        return None
-    present = np.flatnonzero(rows > 0)
-    cuts = present[:-1][edges[present[:-1]] + VALUE_TOLERANCE < edges[present[1:]]]
-    cum = np.cumsum(stats, axis=0)
-    return c45_cut(
-        j, cuts, np.cumsum(stats.sum(axis=1))[cuts], least, known_parent, total,
-        gains=lambda cuts: known_gain(known_parent, np.stack((cum[cuts], known_parent - cum[cuts]), axis=-2), total, impurity),
-        left=lambda p: cum[p],
-        threshold=float,
-    )
+def _c45_numeric(h: np.ndarray, edges: Sequence[np.ndarray | None], numeric: list[int], total: float, n_classes: int, min_leaf: float, impurity: Any) -> tuple[list[Scored], np.ndarray, np.ndarray]:
+    """The C4.5 options of one node's numeric features from their histograms ``h`` (feature,
+    bin, channel), by the search of sorted rows (:func:`puretree.growth.c45_cuts.sorted_options`)
+    with each feature's non-empty known bins as its rows, in order, valued at their upper edges:
+    the same cuts (gaps between consecutive non-empty bins whose edges are more than 1e-5 apart)
+    and sums as on the rows' binned values in memory. Also each feature's bins in that order and
+    their edges (NaN past the non-empty ones): an option's threshold lies between two of them."""
+    known = h[:, :-1]  # the missing bin left out
+    q, nb = known.shape[:2]
+    empty = ~(known[..., -1] > 0)
+    bins = np.argsort(empty, axis=1, kind="stable")  # each feature's non-empty bins first, in order
+    values = np.full((q, nb), np.nan)
+    for a, j in enumerate(numeric):
+        present = np.flatnonzero(~empty[a])
+        values[a, : len(present)] = cast("np.ndarray", edges[j])[present]
+    order = bins + (np.arange(q) * nb)[:, None]
+    options = sorted_options(order, values, known[..., :-1].reshape(q * nb, known.shape[-1] - 1), np.asarray(numeric, dtype=np.int64), total, n_classes, min_leaf, impurity)
+    return options, bins, values
 
 
 def _subset(h: np.ndarray, total: float, rules: Rules, f: int, task: Any) -> tuple[float, tuple[int, ...], np.ndarray] | None:

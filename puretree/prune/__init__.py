@@ -6,6 +6,8 @@ theirs:
 
 - :mod:`puretree.prune.rewrites`: :func:`simplify`, :func:`reduced_error`, :func:`pessimistic`,
   :func:`penalty`, and :func:`collapse`, :func:`same_class`, :func:`is_pruning_of`;
+- :mod:`puretree.prune.raising`: J48's pruning with subtree raising, recounted from the
+  training rows (what :func:`pessimistic` does when given them);
 - :mod:`puretree.estimates`: the error estimates (:func:`c45_added_errors`,
   :func:`pessimistic_errors`, :func:`penalty_error`, :func:`tree_penalty_error`);
 - :mod:`puretree.prune.complexity`: CART's minimal cost-complexity pruning

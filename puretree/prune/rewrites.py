@@ -25,12 +25,12 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ..c45 import pessimistic_with_raising
 from ..errors import ParameterError
 from ..estimates import C45_MARGIN, check_cf, check_classification, check_penalty, pessimistic_errors, training_errors
 from ..flat import LEAF, flatten
 from ..fold import fold, rewrite, subtree_sizes, subtree_sums, walk
 from ..nodes import Leaf, Node, children, with_children
+from .raising import pessimistic_with_raising
 from ..tree import Tree
 from ..validation import validation_counts
 
@@ -171,7 +171,7 @@ def _prune_by_estimate(tree: Tree, estimate: Callable[[tuple[float, ...]], float
 
 def pessimistic(tree: Tree, X: Any = None, y: Any = None, *, cf: float = 0.25, raising: bool = True, sample_weight: Any = None) -> Tree:
     """C4.5's error-based pruning. Given the training data (``X``, ``y``) it is J48's: subtree
-    replacement and **subtree raising** (:func:`puretree.c45.pessimistic_with_raising`, with
+    replacement and **subtree raising** (:func:`puretree.prune.raising.pessimistic_with_raising`, with
     ``raising=False`` replacement only, recounted from the data); without data, subtree
     replacement alone, from the counts the tree holds, as described below.
 
