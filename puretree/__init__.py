@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .sklearn import from_sklearn, to_sklearn
     from .text import summary, to_text
     from .views import to_dot, to_html, to_svg
-    from .distributions import node_histograms
+    from .distributions import node_histograms, with_histograms
 
 from ._version import __version__
 
@@ -78,7 +78,7 @@ __all__ = [
     "Ensemble", "bagging", "random_forest", "extra_trees", "adaboost", "stump", "ensemble",
     # using and inspecting
     "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance", "check_monotone",
-    "to_dot", "to_svg", "to_html", "node_histograms",
+    "to_dot", "to_svg", "to_html", "node_histograms", "with_histograms",
     "fold", "fold_tree", "rewrite", "iter_nodes", "n_nodes", "n_leaves", "depth",
     # pruning and rules
     "prune", "simplify", "reduced_error", "pessimistic", "cost_complexity", "cost_complexity_path", "choose_alpha",
@@ -121,7 +121,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".sklearn": ("from_sklearn", "to_sklearn"),
     ".text": ("summary", "to_text"),
     ".views": ("to_dot", "to_html", "to_svg"),
-    ".distributions": ("node_histograms",),
+    ".distributions": ("node_histograms", "with_histograms"),
 }
 _WHERE: dict[str, tuple[str, str]] = {
     (item if isinstance(item, str) else item[0]): (module, item if isinstance(item, str) else item[1])

@@ -65,6 +65,7 @@ from .nodes import CATEGORICAL, CLASSIFICATION, NUMERIC, REGRESSION, Feature, Sc
 
 __all__ = [
     "build_dataset",
+    "check_weights",
     "MISSING_TOKENS",
     "DATA_OPTIONS",
     "MAX_EXACT_INT",
@@ -823,6 +824,20 @@ def _check_weights(sample_weight: Any, n_rows: int) -> np.ndarray:
     if not np.isfinite(total):
         raise DataError(f"the sample weights sum to {float(total)!r}, beyond a double's range: scale them down")
     return w
+
+
+def check_weights(sample_weight: Any, n_rows: int) -> np.ndarray:
+    """``sample_weight`` as a fresh float array of ``n_rows`` finite weights >= 0, as every
+    fit checks it (the pictures' histograms weigh rows with it too).
+
+    >>> check_weights([1, 2.5], 2).tolist()
+    [1.0, 2.5]
+    >>> check_weights([1.0, -1.0], 2)
+    Traceback (most recent call last):
+    ...
+    puretree.errors.DataError: row 1: sample weight -1.0 is negative or not finite
+    """
+    return _check_weights(sample_weight, n_rows)
 
 
 def _flat(values: Any) -> Iterable[Any]:

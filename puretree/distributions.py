@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import numpy as np
 
-from .data import REGRESSION, Dataset, category_key, encode_features, encode_labels
-from .errors import DataError, ParameterError
+from .data import REGRESSION, Dataset, category_key, check_weights, encode_features, encode_labels
+from .errors import DataError, ModelFormatError, ParameterError, shown
 from .flat import descend, flatten
 from .fold import n_nodes
 from .nodes import Split, format_number
@@ -45,7 +45,7 @@ from .nodes import Split, format_number
 if TYPE_CHECKING:  # the tree value sits above this module (its pictures call the views)
     from .tree import Tree
 
-__all__ = ["NodeHistograms", "node_histograms", "check_fits", "chart", "leaf_summary", "Shape", "BINS", "MAX_POINTS"]
+__all__ = ["NodeHistograms", "node_histograms", "with_histograms", "histograms_to_dict", "histograms_from_dict", "HISTOGRAMS_VERSION", "check_fits", "chart", "leaf_summary", "Shape", "Slots", "slots", "BINS", "MAX_POINTS"]
 
 #: Bins of a numeric feature's histogram (the same edges at every node).
 BINS = 20
@@ -114,6 +114,14 @@ def _targets(tree: Tree, y: Any, n_rows: int, row_name: Any) -> np.ndarray:
     return out
 
 
+def _spans(parent: np.ndarray) -> np.ndarray:
+    """The number of nodes in each node's subtree, from the pre-order parents."""
+    size = np.ones(len(parent), dtype=np.int64)
+    for i in range(len(parent) - 1, 0, -1):
+        size[parent[i]] += size[i]
+    return size
+
+
 def _edges(values: np.ndarray, bins: int) -> np.ndarray | None:
     finite = values[np.isfinite(values)]
     if not finite.size:
@@ -132,12 +140,20 @@ def _sample(rows: np.ndarray) -> np.ndarray:
     return rows[np.linspace(0, len(rows) - 1, MAX_POINTS).round().astype(np.int64)]
 
 
-def node_histograms(tree: Tree, X: Any, y: Any = None, *, bins: int = BINS) -> NodeHistograms:
+def node_histograms(tree: Tree, X: Any, y: Any = None, *, sample_weight: Any = None, bins: int = BINS) -> NodeHistograms:
     """The rows ``X`` with targets ``y`` at each node of ``tree`` (see the module notes).
 
     ``X`` is anything :func:`puretree.predict` takes (an array in column order, a DataFrame,
-    a :class:`~puretree.data.Dataset`, whose own targets serve when ``y`` is omitted); ``y``
-    holds a label of the tree's classes (a value, for a regression tree) per row.
+    a :class:`~puretree.data.Dataset`, whose own targets and weights serve when ``y`` and
+    ``sample_weight`` are omitted); ``y`` holds a label of the tree's classes (a value, for a
+    regression tree) per row. With ``sample_weight`` (one weight per row, as the fit took
+    them) every count is a weighted count, as the tree's own statistics are: a weighted fit's
+    charts show what the fit saw.
+
+    >>> import puretree
+    >>> tree = puretree.cart([[0.0], [1.0]], ["no", "yes"])
+    >>> node_histograms(tree, [[0.0], [1.0]], ["no", "yes"], sample_weight=[2.0, 0.5]).counts[0].tolist()
+    [2.0, 0.5]
 
     >>> import puretree
     >>> tree = puretree.cart([[0.0], [1.0]], ["no", "yes"])
@@ -149,6 +165,8 @@ def node_histograms(tree: Tree, X: Any, y: Any = None, *, bins: int = BINS) -> N
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 1:
         raise ParameterError(f"bins must be a whole number >= 1, got {bins!r}")
     row_name = X.row_name if isinstance(X, Dataset) else "row {}".format
+    if sample_weight is None and isinstance(X, Dataset):
+        sample_weight = X.sample_weight
     if y is None:
         if not (isinstance(X, Dataset) and X.y is not None):
             raise ParameterError("node_histograms needs the rows' targets: y, or a Dataset that has them")
@@ -159,12 +177,12 @@ def node_histograms(tree: Tree, X: Any, y: Any = None, *, bins: int = BINS) -> N
     flat = flatten(tree)
     n = flat.n_nodes
     rows, ends, weight = descend(flat, Xe, missing=tree.missing, names=schema.feature_names, stop_at_missing=False, row_name=row_name)
+    own_weight = np.ones(Xe.shape[0]) if sample_weight is None else check_weights(sample_weight, Xe.shape[0])
+    weight = weight * own_weight[rows]  # a row's share of a branch (distribute) times its own weight
 
     # A node's subtree is a run of pre-order ids, so the rows through a node are the rows
     # ending in that run: one sort, then two binary searches per node.
-    size = np.ones(n, dtype=np.int64)
-    for i in range(n - 1, 0, -1):
-        size[flat.parent[i]] += size[i]
+    size = _spans(flat.parent)
     order = np.argsort(ends, kind="stable")
     rows, ends, weight = rows[order], ends[order], weight[order]
     start = np.searchsorted(ends, np.arange(n), side="left")
@@ -172,7 +190,9 @@ def node_histograms(tree: Tree, X: Any, y: Any = None, *, bins: int = BINS) -> N
 
     regression = schema.is_regression
     k = len(schema.classes)
-    edges = tuple(_edges(Xe[:, j], bins) if f.is_numeric else None for j, f in enumerate(schema.features))
+    # The bins span the rows the fit saw: a row of weight 0 was not in it.
+    seen = Xe if sample_weight is None or not (own_weight > 0).any() else Xe[own_weight > 0]
+    edges = tuple(_edges(seen[:, j], bins) if f.is_numeric else None for j, f in enumerate(schema.features))
     counts = np.zeros((n, 3 if regression else k))
     missing = np.zeros(n)
     hist: list[np.ndarray | None] = [None] * n
@@ -186,8 +206,8 @@ def node_histograms(tree: Tree, X: Any, y: Any = None, *, bins: int = BINS) -> N
         else:
             counts[i] = np.bincount(t, weights=w, minlength=k)
         if not isinstance(node, Split):
-            if regression:
-                chosen = _sample(r)
+            if regression:  # rows of no weight were not in the fit: not drawn
+                chosen = _sample(r[w > 0])
                 points[i] = np.column_stack([np.zeros(len(chosen)), target[chosen]])
             continue
         j = node.feature
@@ -210,14 +230,173 @@ def node_histograms(tree: Tree, X: Any, y: Any = None, *, bins: int = BINS) -> N
                 hist[i] = h
         missing[i] = w[~known].sum()
         if regression:
-            chosen = _sample(r[known])
+            chosen = _sample(r[known & (w > 0)])
             points[i] = np.column_stack([Xe[chosen, j], target[chosen]])
     lo, hi = (float(target.min()), float(target.max())) if regression and len(target) else (0.0, 1.0)
+    return _assemble(tree, feature, size, counts, hist, missing, points, edges, (lo, hi) if hi > lo else (lo - 0.5, lo + 0.5))
+
+
+def _assemble(tree: Tree, feature: np.ndarray, span: np.ndarray, counts: np.ndarray, hist: Sequence[np.ndarray | None], missing: np.ndarray,
+              points: Sequence[np.ndarray | None], edges: Sequence[np.ndarray | None], target_range: tuple[float, float]) -> NodeHistograms:
+    regression = tree.schema.is_regression
     leaves = counts[feature < 0, 0] if regression else counts[feature < 0].sum(axis=1)
     return NodeHistograms(
-        tree.root, regression, k, feature, size, counts, tuple(hist), missing, tuple(points), edges,
-        (lo, hi) if hi > lo else (lo - 0.5, lo + 0.5), float(leaves.max()) if leaves.size else 0.0,
+        tree.root, regression, len(tree.schema.classes), feature, span, counts, tuple(hist), missing, tuple(points), tuple(edges),
+        target_range, float(leaves.max()) if leaves.size else 0.0,
     )
+
+
+def with_histograms(tree: Tree, X: Any, y: Any = None, *, sample_weight: Any = None, bins: int = BINS) -> Tree:
+    """``tree`` holding :func:`node_histograms` of its training rows (``tree.histograms``), so
+    that its pictures (:func:`~puretree.views.to_svg`, ``to_html``, ``to_dot``, a notebook's)
+    draw each split's feature distribution without the data, and ``save`` keeps them in the
+    model file. Growth is untouched: the rows are routed through the grown tree, as
+    scikit-learn's ``apply`` would, and the estimators' ``store_histograms=True`` and ``puretree
+    fit --histograms`` call this after growing (and pruning). Pass the fit's ``sample_weight``
+    (a :class:`~puretree.data.Dataset`'s own serve by default) so that the charts count what
+    the fit counted.
+
+    The histograms belong to the nodes they were made for: a tree rewritten from this one
+    (pruned, say) holds none (:class:`~puretree.tree.Tree` drops them); the tree's equality
+    and hash ignore them.
+
+    >>> import puretree
+    >>> X, y = [[1.0], [2.0], [3.0], [4.0]], ["a", "a", "b", "b"]
+    >>> tree = with_histograms(puretree.cart(X, y), X, y)
+    >>> tree.histograms.counts[0].tolist(), tree == puretree.cart(X, y)
+    ([2.0, 2.0], True)
+    >>> 'class="threshold"' in puretree.to_svg(tree)
+    True
+    """
+    return attrs.evolve(tree, histograms=node_histograms(tree, X, y, sample_weight=sample_weight, bins=bins))
+
+
+#: The layout of the ``histograms`` a model file may hold (:func:`histograms_to_dict`).
+HISTOGRAMS_VERSION = 1
+
+
+def histograms_to_dict(histograms: NodeHistograms) -> dict[str, Any]:
+    """The JSON-ready form of a tree's histograms, as a model file holds them (``"histograms"``,
+    version 6 of the tree format): ``edges`` per feature (null: categorical, or no value),
+    ``target_range``, and per node in pre-order its ``counts``, ``missing`` weight (when not 0),
+    ``hist`` (a classification split: rows of bins or categories, one weight per class) and
+    ``points`` (regression: ``[value, target]`` pairs). The tree gives the rest back.
+
+    >>> import puretree
+    >>> X, y = [[1.0], [2.0]], ["a", "b"]
+    >>> d = histograms_to_dict(node_histograms(puretree.cart(X, y), X, y, bins=2))
+    >>> d["edges"], d["nodes"][0]
+    ([[1.0, 1.5, 2.0]], {'counts': [1.0, 1.0], 'hist': [[1.0, 0.0], [0.0, 1.0]]})
+    """
+    nodes = []
+    for i in range(histograms.n_nodes):
+        entry: dict[str, Any] = {"counts": histograms.counts[i].tolist()}
+        if histograms.missing[i]:
+            entry["missing"] = float(histograms.missing[i])
+        for name, value in (("hist", histograms.hist[i]), ("points", histograms.points[i])):
+            if value is not None:
+                entry[name] = value.tolist()
+        nodes.append(entry)
+    return {
+        "version": HISTOGRAMS_VERSION,
+        "edges": [None if e is None else e.tolist() for e in histograms.edges],
+        "target_range": list(histograms.target_range),
+        "nodes": nodes,
+    }
+
+
+def _numbers(value: Any, shape: tuple[int | None, ...], where: str, *, low: float | None = 0.0) -> np.ndarray:
+    """``value`` as a float array of ``shape`` (None: any length), each entry a JSON number
+    (not a boolean), finite and at least ``low``; else a ModelFormatError naming ``where``."""
+    def fail(message: str) -> ModelFormatError:
+        return ModelFormatError(f"{where}: {message}")
+
+    def walk(v: Any, dims: tuple[int | None, ...], at: str) -> None:
+        if not dims:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or (low is not None and v < low):
+                bound = "" if low is None else f" >= {format_number(low)}"
+                raise fail(f"{at}expected a finite number{bound}, got {shown(v)}")
+            return
+        if not isinstance(v, list) or (dims[0] is not None and len(v) != dims[0]):
+            raise fail(f"{at}expected a list of {dims[0] if dims[0] is not None else 'any number of'} entries, got {shown(v) if not isinstance(v, list) else f'{len(v)} entries'}")
+        for k, item in enumerate(v):
+            walk(item, dims[1:], f"{at}[{k}] " if not at else f"{at[:-1]}[{k}] ")
+
+    walk(value, shape, "")
+    return np.asarray(value, dtype=np.float64)
+
+
+def histograms_from_dict(obj: Any, tree: Tree) -> NodeHistograms:
+    """The histograms a model file holds (:func:`histograms_to_dict`), for ``tree``, validated:
+    raises :class:`~puretree.errors.ModelFormatError` naming the field at fault."""
+    def fail(where: str, message: str) -> ModelFormatError:
+        return ModelFormatError(f"model.histograms{where}: {message}")
+
+    if not isinstance(obj, dict):
+        raise fail("", f"expected an object, got {shown(obj)}")
+    if obj.get("version") != HISTOGRAMS_VERSION or isinstance(obj.get("version"), bool):
+        raise fail(".version", f"unsupported version {shown(obj.get('version'))} (this puretree reads {HISTOGRAMS_VERSION})")
+    schema = tree.schema
+    regression = schema.is_regression
+    flat = flatten(tree)
+    n = flat.n_nodes
+    edges_in = obj.get("edges")
+    if not isinstance(edges_in, list) or len(edges_in) != len(schema.features):
+        raise fail(".edges", f"expected a list of {len(schema.features)} entries (one per feature), got {shown(edges_in)}")
+    edges: list[np.ndarray | None] = []
+    for j, (e, f) in enumerate(zip(edges_in, schema.features)):
+        if e is None:
+            edges.append(None)
+            continue
+        if not f.is_numeric:
+            raise fail(f".edges[{j}]", f"the feature {f.name!r} is categorical: its bars are its categories, it has no bin edges")
+        cuts = _numbers(e, (None,), f"model.histograms.edges[{j}]", low=None)
+        if len(cuts) < 2 or not np.all(np.diff(cuts) > 0):
+            raise fail(f".edges[{j}]", "expected at least two increasing numbers")
+        edges.append(cuts)
+    lo, hi = _numbers(obj.get("target_range"), (2,), "model.histograms.target_range", low=None).tolist()
+    if not lo < hi:
+        raise fail(".target_range", f"expected [low, high] with low < high, got {[lo, hi]}")
+    entries = obj.get("nodes")
+    if not isinstance(entries, list) or len(entries) != n:
+        raise fail(".nodes", f"expected a list of {n} entries (one per node of the tree), got {shown(entries) if not isinstance(entries, list) else f'{len(entries)} entries'}")
+    k = len(schema.classes)
+    width = 3 if regression else k
+    feature = np.full(n, -1, dtype=np.int64)
+    counts = np.zeros((n, width))
+    missing = np.zeros(n)
+    hist: list[np.ndarray | None] = [None] * n
+    points: list[np.ndarray | None] = [None] * n
+    for i, (entry, node) in enumerate(zip(entries, flat.nodes)):
+        at = f"model.histograms.nodes[{i}]"
+        if not isinstance(entry, dict):
+            raise ModelFormatError(f"{at}: expected an object, got {shown(entry)}")
+        unknown = set(entry) - {"counts", "missing", "hist", "points"}
+        if unknown:
+            raise ModelFormatError(f"{at}: unknown field {sorted(unknown)[0]!r}")
+        c = _numbers(entry.get("counts"), (width,), f"{at}.counts", low=None if regression else 0.0)
+        if regression and c[0] < 0:
+            raise ModelFormatError(f"{at}.counts: a weight (the first entry) is >= 0, got {c[0]!r}")
+        counts[i] = c
+        missing[i] = _numbers(entry.get("missing", 0.0), (), f"{at}.missing")
+        j = node.feature if isinstance(node, Split) else -1
+        feature[i] = j
+        if "hist" in entry:
+            if regression or j < 0:
+                raise ModelFormatError(f"{at}.hist: a histogram belongs to a split of a classification tree")
+            f, known_edges = schema.features[j], edges[j]
+            if f.is_numeric and known_edges is None:
+                raise ModelFormatError(f"{at}.hist: feature {f.name!r} has no bin edges (model.histograms.edges[{j}] is null)")
+            rows = len(f.categories) if known_edges is None else len(known_edges) - 1
+            hist[i] = _numbers(entry["hist"], (rows, k), f"{at}.hist")
+        if "points" in entry:
+            if not regression:
+                raise ModelFormatError(f"{at}.points: points belong to a regression tree")
+            pts = _numbers(entry["points"], (None, 2), f"{at}.points", low=None)
+            if len(pts) > MAX_POINTS:
+                raise ModelFormatError(f"{at}.points: at most {MAX_POINTS} points, got {len(pts)}")
+            points[i] = pts.reshape(-1, 2)
+    return _assemble(tree, feature, _spans(flat.parent), counts, hist, missing, points, edges, (lo, hi))
 
 
 def check_fits(histograms: Any, tree: Tree) -> None:
@@ -392,6 +571,67 @@ def _chart(histograms: NodeHistograms, tree: Tree, node_id: int, node: Any, widt
             out += _stacked(h, order, slot, 0.7, base, base - 10, colours)
         out += _group_lines(branches, slot, 6.0, base) + _category_labels(feature, order, slot, height)
     return out + _missing_note(float(histograms.missing[node_id]), width)
+
+
+@attrs.frozen(eq=False)
+class Slots:
+    """A split's distribution as bars, for a picture that lays out cells rather than draws
+    (Graphviz's tables, :func:`puretree.views.to_dot`): ``weights[k, c]`` is the weight of class
+    c in bar k (regression: one column, the sampled rows), bars in drawing order; ``cuts`` are
+    the bar indices a threshold line goes before (``len(weights)``: after the last);
+    ``ends`` the texts at the axis's two ends (the range of a numeric feature, rounded to
+    ``decimals``; the first and last category)."""
+
+    weights: np.ndarray
+    cuts: tuple[int, ...]
+    ends: tuple[str, str]
+
+
+def slots(histograms: NodeHistograms, tree: Tree, node_id: int, node: Split, *, decimals: int | None = 3) -> Slots | None:
+    """Split ``node_id``'s bars (see :class:`Slots`), or None when no row with a value reached it.
+
+    >>> import puretree
+    >>> X, y = [[1.0], [2.0], [3.0], [4.0]], ["a", "a", "b", "b"]
+    >>> tree = puretree.cart(X, y)
+    >>> s = slots(node_histograms(tree, X, y, bins=4), tree, 0, tree.root)
+    >>> s.weights.tolist(), s.cuts, s.ends
+    ([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], (2,), ('1', '4'))
+    """
+    feature = tree.schema.features[node.feature]
+    pts = histograms.points[node_id]
+    if feature.is_numeric:
+        edges = histograms.edges[node.feature]
+        if edges is None:
+            return None
+        lo, hi = float(edges[0]), float(edges[-1])
+        bins = len(edges) - 1
+        if histograms.regression:
+            if pts is None or not len(pts):
+                return None
+            where = np.clip(np.searchsorted(edges, pts[:, 0], side="right") - 1, 0, bins - 1)
+            weights = np.bincount(where, minlength=bins).astype(np.float64)[:, None]
+        else:
+            h = histograms.hist[node_id]
+            if h is None:
+                return None
+            weights = h
+        cuts = tuple(sorted({int(np.clip(round((m - lo) / (hi - lo) * bins), 0, bins)) for m in _marks(node, feature)}))
+        ends = tuple(format_number(v if decimals is None else round(v, decimals) + 0.0) for v in (lo, hi))
+        return Slots(weights, cuts, ends)  # type: ignore[arg-type]
+    order, branches = _category_order(node, feature)
+    if histograms.regression:
+        if pts is None or not len(pts):
+            return None
+        codes = pts[:, 0].astype(np.int64)
+        h = np.bincount(codes[(codes >= 0) & (codes < len(order))], minlength=len(order)).astype(np.float64)[:, None]
+    else:
+        found = histograms.hist[node_id]
+        if found is None:
+            return None
+        h = found
+    cuts = tuple(k for k in range(1, len(branches)) if branches[k] != branches[k - 1])
+    names = [str(feature.categories[c]) for c in order]
+    return Slots(h[order], cuts, (_cut(names[0], 12), _cut(names[-1], 12)))
 
 
 def _y_of(histograms: NodeHistograms, value: float, top: float, base: float) -> float:

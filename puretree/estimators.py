@@ -37,12 +37,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .data import category_key, from_numpy, from_pandas
-from .ensemble import adaboost, bagging, random_forest, stump
+from .distributions import with_histograms
+from .ensemble import adaboost, bagging, extra_trees, random_forest, stump
 from .ensemble import predict_proba as ensemble_proba
 from .errors import DataError, ParameterError
 from .flat import flatten
 from .fold import depth, n_leaves
-from .grow import c45, cart, id3
+from .grow import c45, cart, class_weights, id3
 from .importance import feature_importances
 from .nodes import CLASSIFICATION, REGRESSION
 from .predict import apply as tree_apply
@@ -64,6 +65,8 @@ __all__ = [
     "TreeRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
     "BaggingClassifier",
     "BaggingRegressor",
     "AdaBoostClassifier",
@@ -163,6 +166,8 @@ class _Tree(_Estimator):
         """Validate like scikit-learn, then grow and prune; returns the checked targets."""
         _choice("algorithm", self.algorithm, ALGORITHMS)
         _choice("prune", self.prune, PRUNING)
+        if not isinstance(self.store_histograms, (bool, np.bool_)):
+            raise ParameterError(f"store_histograms must be True or False, got {self.store_histograms!r}")
         regression = self._task == REGRESSION
         if sample_weight is not None and hasattr(sample_weight, "__array__"):
             sample_weight = np.asarray(sample_weight)  # a Series or an array-like: its numbers
@@ -204,6 +209,13 @@ class _Tree(_Estimator):
             tree = simplify(tree)
         if self.ccp_alpha:
             tree = cost_complexity(tree, self.ccp_alpha)
+        if self.store_histograms:
+            # After growth and pruning, the rows routed through the final tree, weighted as
+            # the fit weighed them (sample and class weights): its pictures draw them.
+            weight = ds.sample_weight
+            if getattr(self, "class_weight", None) is not None:
+                weight = (1.0 if weight is None else weight) * class_weights(ds, self.class_weight)
+            tree = with_histograms(tree, ds, sample_weight=weight)
         self.tree_ = tree
         return y
 
@@ -220,6 +232,9 @@ class _Tree(_Estimator):
             options["max_leaf_nodes"] = self.max_leaf_nodes
         if self.splitter != "best":
             options["splitter"] = self.splitter
+        if self.max_features is not None:  # each node splits on that many features, drawn anew
+            options["max_features"] = self.max_features
+        if self.splitter != "best" or self.max_features is not None:
             options["seed"] = _seed(self.random_state)
         return options
 
@@ -290,14 +305,20 @@ class TreeClassifier(ClassifierMixin, _Tree):
     the preset's own default. ``criterion`` overrides its split score (``"gini"``,
     ``"entropy"``, ``"information_gain"``, ``"gain_ratio"``, ``"misclassification"``).
     scikit-learn's size controls ``min_weight_fraction_leaf``, ``min_impurity_decrease``,
-    ``max_leaf_nodes`` (best-first growth) and ``splitter="random"`` (seeded by
-    ``random_state``) are grow's options of those names (``docs/sizes.md``).
+    ``max_leaf_nodes`` (best-first growth), ``splitter="random"`` and ``max_features`` (each
+    node splits on that many features drawn at random: ``"sqrt"``, ``"log2"``, a count or a
+    fraction; both seeded by ``random_state``) are grow's options of those names
+    (``docs/sizes.md``).
     After growth, ``prune="pessimistic"`` applies C4.5's error-based pruning at confidence
     ``cf`` (J48's tree, with ``algorithm="c45"``), ``prune="simplify"`` merges splits whose
     branches agree, and ``ccp_alpha > 0`` CART's minimal cost-complexity pruning.
     ``missing="surrogate"`` grows rpart's tree with its surrogate splits (with ``"cart"``).
     ``monotonic_cst`` (one of -1, 0, +1 per feature) constrains the probability of
-    ``classes_[1]`` (two classes only) as scikit-learn's does.
+    ``classes_[1]`` (two classes only) as scikit-learn's does. ``store_histograms=True``
+    keeps, in ``tree_``, what the training rows (with their sample and class weights) say at
+    each node (:func:`~puretree.distributions.with_histograms`): ``tree_``'s pictures
+    (``to_svg``, ``to_html``, ``to_dot``, a notebook's) then draw each split's feature
+    distribution with no data given, and ``save`` keeps them in the model file.
 
     Fitted attributes: ``tree_`` (the puretree tree), ``classes_``, ``n_features_in_``,
     ``feature_names_in_`` (DataFrame input) and ``feature_importances_``.
@@ -327,6 +348,8 @@ class TreeClassifier(ClassifierMixin, _Tree):
         splitter: str = "best",
         random_state: Any = None,
         monotonic_cst: Any = None,
+        max_features: int | float | str | None = None,
+        store_histograms: bool = False,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -347,6 +370,8 @@ class TreeClassifier(ClassifierMixin, _Tree):
         self.splitter = splitter
         self.random_state = random_state
         self.monotonic_cst = monotonic_cst
+        self.max_features = max_features
+        self.store_histograms = store_histograms
 
     def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the labels ``y`` (optionally weighted)."""
@@ -364,6 +389,12 @@ class TreeClassifier(ClassifierMixin, _Tree):
         scikit-learn's ``Pipeline.predict(X, **params)`` passes it on, not a parameter of fit)."""
         rows = self._rows(X)  # first: it raises NotFittedError before fit
         return tree_predict_proba(self.tree_, rows, unseen=unseen)
+
+    def predict_log_proba(self, X: _Matrix, *, unseen: Unseen = "warn") -> np.ndarray:
+        """The logarithm of :meth:`predict_proba` (``-inf`` where a class has probability 0), as
+        scikit-learn's."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X, unseen=unseen))
 
     def predict(self, X: _Matrix, *, unseen: Unseen = "warn") -> np.ndarray:
         """The most probable class of each row (the first of ``classes_`` on a tie, as puretree);
@@ -402,6 +433,8 @@ class TreeRegressor(RegressorMixin, _Tree):
         splitter: str = "best",
         random_state: Any = None,
         monotonic_cst: Any = None,
+        max_features: int | float | str | None = None,
+        store_histograms: bool = False,
     ) -> None:
         self.algorithm = algorithm
         self.criterion = criterion
@@ -421,6 +454,8 @@ class TreeRegressor(RegressorMixin, _Tree):
         self.splitter = splitter
         self.random_state = random_state
         self.monotonic_cst = monotonic_cst
+        self.max_features = max_features
+        self.store_histograms = store_histograms
 
     def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree from ``X`` and the numeric targets ``y`` (optionally weighted)."""
@@ -622,6 +657,73 @@ class RandomForestRegressor(_EnsembleRegressor):
     def _build(self, ds: Any) -> Ensemble:
         features = None if self.max_features == 1.0 else self.max_features
         ens = random_forest(ds, n_trees=self.n_estimators, max_features=features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
+        self.oob_score_ = ens.oob_score
+        return ens
+
+
+class ExtraTreesClassifier(RandomForestClassifier):
+    """puretree's extremely randomised trees (:func:`puretree.ensemble.extra_trees`) as a
+    scikit-learn classifier: :class:`RandomForestClassifier`'s parameters, its members cut at
+    thresholds drawn at random (``splitter="random"``), on all the rows by default
+    (``bootstrap=False``), as scikit-learn's ``ExtraTreesClassifier``.
+
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]] * 5); y = np.array(["a", "a", "b", "b"] * 5)
+    >>> ExtraTreesClassifier(n_estimators=5, random_state=0).fit(X, y).predict([[0.2], [2.8]]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        *,
+        criterion: str | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float | None = None,
+        max_features: Any = "sqrt",
+        bootstrap: bool = False,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        missing: str | None = None,
+    ) -> None:
+        super().__init__(
+            n_estimators, criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            max_features=max_features, bootstrap=bootstrap, random_state=random_state, n_jobs=n_jobs, missing=missing,
+        )
+
+    def _build(self, ds: Any) -> Ensemble:
+        ens = extra_trees(ds, n_trees=self.n_estimators, max_features=self.max_features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
+        self.oob_score_ = ens.oob_score
+        return ens
+
+
+class ExtraTreesRegressor(RandomForestRegressor):
+    """puretree's extremely randomised regression trees as a scikit-learn regressor (see
+    :class:`ExtraTreesClassifier`); ``max_features`` defaults to every feature (``1.0``), as
+    scikit-learn's."""
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        *,
+        criterion: str | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float | None = None,
+        max_features: Any = 1.0,
+        bootstrap: bool = False,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        missing: str | None = None,
+    ) -> None:
+        super().__init__(
+            n_estimators, criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            max_features=max_features, bootstrap=bootstrap, random_state=random_state, n_jobs=n_jobs, missing=missing,
+        )
+
+    def _build(self, ds: Any) -> Ensemble:
+        features = None if self.max_features == 1.0 else self.max_features
+        ens = extra_trees(ds, n_trees=self.n_estimators, max_features=features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
         self.oob_score_ = ens.oob_score
         return ens
 

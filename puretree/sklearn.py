@@ -58,6 +58,8 @@ if TYPE_CHECKING:  # the estimators' types, for type checkers (at run time: load
     from .estimators import BaggingRegressor as BaggingRegressor
     from .estimators import RandomForestClassifier as RandomForestClassifier
     from .estimators import RandomForestRegressor as RandomForestRegressor
+    from .estimators import ExtraTreesClassifier as ExtraTreesClassifier
+    from .estimators import ExtraTreesRegressor as ExtraTreesRegressor
     from .estimators import TreeClassifier as TreeClassifier
     from .estimators import TreeRegressor as TreeRegressor
 
@@ -67,6 +69,8 @@ _ESTIMATORS = (
     "TreeRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
     "BaggingClassifier",
     "BaggingRegressor",
     "AdaBoostClassifier",

@@ -24,6 +24,7 @@ from .nodes import MISSING_STRATEGIES, Node, Schema
 from .answers import predict, predict_proba
 from .predict import Batch, Label, Row, Unseen, apply, decision_path
 from .text import to_text
+from .distributions import NodeHistograms
 from .views import notebook_html, notebook_svg
 
 if TYPE_CHECKING:  # numpy only names the annotations' ndarray here
@@ -51,6 +52,20 @@ class Tree:
     #: It is a note on how the tree was made, not part of what it decides: trees equal in root,
     #: schema and strategy are equal (and hash alike) whatever their criteria.
     criterion: str | None = attrs.field(default=None, eq=False, validator=attrs.validators.optional(attrs.validators.instance_of(str)))
+    #: What the training rows say at each node (:func:`puretree.distributions.with_histograms`,
+    #: the estimators' ``store_histograms=True``, ``puretree fit --histograms``): the pictures
+    #: draw each split's feature distribution from it when no data is given. Like the
+    #: criterion it is a note, not part of what the tree decides (ignored by == and hash). It
+    #: belongs to this root: a tree made from this one with another root (pruned, say) holds none.
+    histograms: NodeHistograms | None = attrs.field(
+        default=None, eq=False, repr=False, validator=attrs.validators.optional(attrs.validators.instance_of(NodeHistograms))
+    )
+
+    def __attrs_post_init__(self) -> None:
+        # attrs.evolve(tree, root=...) carries the old histograms along; they describe other nodes.
+        h = self.histograms
+        if h is not None and (h.regression != self.schema.is_regression or h.root != self.root):
+            object.__setattr__(self, "histograms", None)
 
     @property
     def classes(self) -> tuple[Any, ...]:

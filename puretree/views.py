@@ -2,7 +2,7 @@
 
 - :func:`to_dot` gives Graphviz's DOT language (``dot -Tsvg tree.dot``): split nodes name
   their feature, edges carry the branch's test (``x <= 1.5``), leaves their class
-  distribution. Above :data:`DOT_SLOW_NODES` nodes it warns (:class:`SlowLayoutWarning`):
+  distribution; with data, each label is an HTML-like table with the node's chart. Above :data:`DOT_SLOW_NODES` nodes it warns (:class:`SlowLayoutWarning`):
   Graphviz's layout takes minutes on such trees.
 - :func:`to_svg` lays the tree out itself (leaves side by side, a split centred over its
   children) and needs no Graphviz.
@@ -11,6 +11,11 @@
   its counts and the conditions on its path. Levels below ``open_depth`` start collapsed, so
   a tree 10,000 levels deep opens at once; the page's address may say
   ``#depth=N`` to open N levels instead.
+
+With the training data (``X=``, ``y=``, ``sample_weight=``), their histograms
+(``histograms=``), or the histograms the tree holds (stored at fit:
+:func:`~puretree.distributions.with_histograms`), every picture also draws each split's feature
+distribution with its threshold and each leaf's size and purity, as dtreeviz does.
 
 In every picture a node's colour is that of its majority class (a regression node: its mean,
 on a scale from the smallest to the largest leaf mean), and each node shows its class
@@ -43,12 +48,12 @@ import json
 import re
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from .data import encode_features
-from .distributions import NodeHistograms, check_fits, chart, leaf_summary, node_histograms
+from .distributions import NodeHistograms, check_fits, chart, leaf_summary, node_histograms, slots
 from .errors import ParameterError
 from .fold import depth as tree_depth, iter_nodes, n_leaves, walk
 from .nodes import Leaf, Node, Schema, Split, format_number
@@ -299,6 +304,10 @@ def to_dot(
     max_depth: int | None = None,
     feature_names: Sequence[str] | None = None,
     class_names: Sequence[str] | None = None,
+    X: Any = None,
+    y: Any = None,
+    sample_weight: Any = None,
+    histograms: NodeHistograms | Literal[False] | None = None,
 ) -> str:
     """The tree in Graphviz's DOT language.
 
@@ -307,6 +316,14 @@ def to_dot(
     branch's test. Warns (:class:`SlowLayoutWarning`) above :data:`DOT_SLOW_NODES` nodes.
     The display options are :func:`~puretree.text.to_text`'s (thresholds rounded to
     ``decimals`` places; splits below ``max_depth`` drawn as ``(...)``; names replaced).
+
+    With data (rows ``X``, targets ``y`` and weights ``sample_weight``, or ``histograms``, or
+    those the tree holds: :func:`~puretree.distributions.with_histograms`) each node's label
+    is a Graphviz HTML-like table: a split's feature distribution over the rows that reach it
+    as bars (stacked by class; regression: the distribution of its sampled rows) with a dark
+    line at the threshold (a categorical feature: between branches) and the axis's ends, a
+    leaf's class shares as one bar beside its size and purity (``n=50, 98% setosa``).
+    ``histograms=False`` leaves the data out even where the tree holds it.
 
     >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
     >>> from puretree.tree import Tree
@@ -324,6 +341,7 @@ def to_dot(
     }
     """
     shown, how = _options(tree, decimals, max_depth, feature_names, class_names)
+    data = _histograms(tree, histograms, X, y, sample_weight)
     rows = _Rows(shown, how)
     if len(rows) > DOT_SLOW_NODES:
         warnings.warn(
@@ -345,12 +363,81 @@ def to_dot(
         parts = [_dot_string(head)[1:-1], _dot_string(rows.distribution(i) if leaf else rows.label[i])[1:-1]]
         fill = _mix(rows.colours[i], "#ffffff", 0.5 if leaf else 0.6)
         style = ', style="rounded,filled"' if leaf else ""
-        label = "\\n".join(parts)
-        lines.append(f'n{i} [label="{label}", fillcolor="{fill}"{style}];')
+        if data is not None:
+            lines.append(f'n{i} [label=<{_dot_table(data, tree, rows, i, how)}>, fillcolor="{fill}"{style}, margin="0.08,0.04"];')
+        else:
+            label = "\\n".join(parts)
+            lines.append(f'n{i} [label="{label}", fillcolor="{fill}"{style}];')
         if rows.parent[i] >= 0:
             lines.append(f"n{rows.parent[i]} -> n{i} [label={_dot_string(rows.edge[i])}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+#: A DOT chart's size in points: its bars' width and height (Graphviz sizes table cells in points).
+_DOT_CHART_W, _DOT_CHART_H = 120, 30
+
+
+def _dot_bars(weights: np.ndarray, cuts: Sequence[int], colours: Sequence[str]) -> list[str]:
+    """One table cell per bar (a row of ``weights``; columns: classes), each a column of cells
+    stacked by class from the bottom, the tallest _DOT_CHART_H high; a dark 2-point cell
+    before each bar index in ``cuts`` (the threshold)."""
+    n = len(weights)
+    bar_w = max(2, _DOT_CHART_W // max(1, n))
+    top = float(weights.sum(axis=1).max()) if weights.size else 0.0
+    line = '<TD BGCOLOR="#222222" WIDTH="2" HEIGHT="1" FIXEDSIZE="FALSE"></TD>'
+    cells = []
+    for k in range(n):
+        if k in cuts:
+            cells.append(line)
+        stack, used = [], 0
+        for cls in range(weights.shape[1] - 1, -1, -1):  # top of the bar first: the last class
+            v = float(weights[k, cls])
+            px = min(max(1, round(v / top * _DOT_CHART_H)), _DOT_CHART_H - used) if v > 0 and top > 0 else 0
+            if px > 0:
+                stack.append(f'<TR><TD BGCOLOR="{colours[cls]}" WIDTH="{bar_w}" HEIGHT="{px}" FIXEDSIZE="TRUE"></TD></TR>')
+                used += px
+        if used < _DOT_CHART_H:
+            stack.insert(0, f'<TR><TD WIDTH="{bar_w}" HEIGHT="{_DOT_CHART_H - used}" FIXEDSIZE="TRUE"></TD></TR>')
+        cells.append(f'<TD VALIGN="BOTTOM" CELLPADDING="0"><TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0">{"".join(stack)}</TABLE></TD>')
+    if n in cuts:
+        cells.append(line)
+    return cells
+
+
+def _dot_table(data: NodeHistograms, tree: Tree, rows: _Rows, i: int, how: Display) -> str:
+    """Node ``i``'s label as a Graphviz HTML-like table: its text lines, then its chart (a
+    split: its feature's bars with the threshold, the axis's ends under them; a leaf or a
+    truncated split: its class shares as one bar under its size and purity). Every text is
+    escaped (``_xml``)."""
+    node, node_id = rows.nodes[i], rows.ids[i]
+    leaf = isinstance(node, Leaf)
+    classes = [_clean(c) for c in rows.schema.classes]
+    colours = class_colours(len(classes))
+    lines = [_xml(rows.label[i]) if leaf else f"<B>{_xml(rows.feature_name(i))}</B>"]
+    cells: list[str] = []
+    axis = ""
+    if isinstance(node, Split) and not rows.truncated[i]:
+        lines.append(_xml(rows.label[i]))
+        bars = slots(data, tree, node_id, node, decimals=how.decimals)
+        if bars is not None:
+            cells = _dot_bars(bars.weights, bars.cuts, ["#4e79a7"] if data.regression else colours)
+            half = len(cells) // 2
+            axis = (f'<TR><TD COLSPAN="{half}" ALIGN="LEFT"><FONT POINT-SIZE="7">{_xml(bars.ends[0])}</FONT></TD>'
+                    f'<TD COLSPAN="{len(cells) - half}" ALIGN="RIGHT"><FONT POINT-SIZE="7">{_xml(bars.ends[1])}</FONT></TD></TR>')
+        if data.missing[node_id] > 0:
+            lines.append(f'<FONT POINT-SIZE="8">+{format_number(round(float(data.missing[node_id]), 2))} missing</FONT>')
+    else:
+        size, purity = leaf_summary(data, node_id, classes)
+        lines.append(_xml(f"{size}, {purity}"))
+        counts = data.counts[node_id]
+        total = float(counts.sum())
+        if not data.regression and total > 0:
+            cells = [f'<TD BGCOLOR="{colours[k]}" WIDTH="{max(1, round(float(v) / total * _DOT_CHART_W))}" HEIGHT="8" FIXEDSIZE="TRUE"></TD>' for k, v in enumerate(counts) if v > 0]
+    span = max(1, len(cells))
+    text = "".join(f'<TR><TD COLSPAN="{span}">{line}</TD></TR>' for line in lines)
+    bars_row = f"<TR>{''.join(cells)}</TR>" if cells else ""
+    return f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{text}{bars_row}{axis}</TABLE>'
 
 
 # -- SVG ----------------------------------------------------------------------------------------
@@ -362,18 +449,23 @@ _TEXT_CHARS = 22  # characters that fit a box's line at the font size used
 _CHART_BOX_W, _CHART_BOX_H, _CHART_TOP, _CHART_H = 190, 124, 34, 84
 
 
-def _histograms(tree: Tree, histograms: Any, X: Any, y: Any) -> NodeHistograms | None:
+def _histograms(tree: Tree, histograms: Any, X: Any, y: Any, sample_weight: Any = None) -> NodeHistograms | None:
     """The data's distributions a view draws: ``histograms`` made for this tree, or made now
-    from the rows ``X`` and targets ``y``, or none."""
+    from the rows ``X``, targets ``y`` and weights ``sample_weight``, or else those the tree
+    holds (stored at fit, :func:`~puretree.distributions.with_histograms`), or none.
+    ``histograms=False`` draws none even where the tree holds them."""
     if X is None:
-        if y is not None:
-            raise ParameterError("y goes with X: the rows whose targets they are")
+        if y is not None or sample_weight is not None:
+            raise ParameterError(f"{'y' if y is not None else 'sample_weight'} goes with X: the rows whose {'targets' if y is not None else 'weights'} they are")
+        if histograms is False:
+            return None
         if histograms is not None:
             check_fits(histograms, tree)
-        return histograms  # type: ignore[no-any-return]
-    if histograms is not None:
+            return histograms  # type: ignore[no-any-return]
+        return tree.histograms
+    if histograms is not None and histograms is not False:
         raise ParameterError("give the rows (X=, y=) or their histograms (histograms=), not both")
-    return node_histograms(tree, X, y)
+    return node_histograms(tree, X, y, sample_weight=sample_weight)
 
 
 def _draw(shapes: Sequence[Any], dx: float, dy: float) -> str:
@@ -417,7 +509,8 @@ def to_svg(
     row: Any = None,
     X: Any = None,
     y: Any = None,
-    histograms: NodeHistograms | None = None,
+    sample_weight: Any = None,
+    histograms: NodeHistograms | Literal[False] | None = None,
 ) -> str:
     """The tree as a standalone SVG picture, laid out by puretree (no Graphviz needed).
 
@@ -429,8 +522,10 @@ def to_svg(
     as its path: the nodes and edges it passes outlined in red, and the tests it passed
     listed under the tree. The other options are :func:`~puretree.text.to_text`'s.
 
-    With rows ``X`` and their targets ``y`` (the training data, say), or the
-    ``histograms`` :func:`~puretree.distributions.node_histograms` made of them once, each
+    With rows ``X``, their targets ``y`` and weights ``sample_weight`` (the training data,
+    say), or the ``histograms`` :func:`~puretree.distributions.node_histograms` made of them
+    once, or those the tree holds (stored at fit:
+    :func:`~puretree.distributions.with_histograms`; ``histograms=False`` leaves them out), each
     split also shows its feature's distribution over the rows that reach it, as dtreeviz
     does: a histogram stacked by class with the threshold marked (a dashed line and a wedge;
     a categorical feature: a bar per category, a dashed line between branches), for a
@@ -455,7 +550,7 @@ def to_svg(
     if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 1):
         raise ParameterError(f"width must be a whole number of pixels >= 1, got {width!r}")
     shown, how = _options(tree, decimals, max_depth, feature_names, class_names)
-    data = _histograms(tree, histograms, X, y)
+    data = _histograms(tree, histograms, X, y, sample_weight)
     box_w, box_h = (_BOX_W, _BOX_H) if data is None else (_CHART_BOX_W, _CHART_BOX_H)
     chars = _TEXT_CHARS if data is None else _TEXT_CHARS + 6
     rows = _Rows(shown, how)
@@ -764,15 +859,16 @@ def to_html(
     row: Any = None,
     X: Any = None,
     y: Any = None,
-    histograms: NodeHistograms | None = None,
+    sample_weight: Any = None,
+    histograms: NodeHistograms | Literal[False] | None = None,
 ) -> str:
     """The tree as one standalone HTML page (no network access: style, data and script inline).
 
     ``row`` (a mapping from feature name to value, or the values in column order) is shown
     as its path: the nodes it passes open and highlighted, and the tests it passed listed in
-    the header. The display options are :func:`~puretree.text.to_text`'s. With rows ``X``
-    and targets ``y``, or their ``histograms``, each row of the page also draws what
-    :func:`to_svg` draws with them: a split's feature distribution with its threshold
+    the header. The display options are :func:`~puretree.text.to_text`'s. With rows ``X``,
+    targets ``y`` and weights ``sample_weight``, or their ``histograms``, or those the tree
+    holds, each row of the page also draws what :func:`to_svg` draws with them: a split's feature distribution with its threshold
     marked, a leaf's pie with its size and purity.
 
     The tree is an outline, one row per node: the branch's test, the split's feature, a bar
@@ -791,7 +887,7 @@ def to_html(
     if isinstance(open_depth, bool) or not isinstance(open_depth, int) or open_depth < 0:
         raise ParameterError(f"open_depth must be a whole number >= 0, got {open_depth!r}")
     shown, how = _options(tree, decimals, max_depth, feature_names, class_names)
-    histograms = _histograms(tree, histograms, X, y)
+    histograms = _histograms(tree, histograms, X, y, sample_weight)
     path = row_path(tree, row) if row is not None else ()
     passed = _passed(tree, shown, how, row, path) if row is not None else []
     data = _script_json(_page_data(shown, open_depth, how, path, passed, histograms, _row_values(tree, row, set(path))))

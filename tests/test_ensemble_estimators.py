@@ -1,4 +1,4 @@
-"""The ensemble estimators (RandomForest*, Bagging*, AdaBoostClassifier in
+"""The ensemble estimators (RandomForest*, ExtraTrees*, Bagging*, AdaBoostClassifier in
 puretree.estimators) pass scikit-learn's own estimator checks with no expected failure, and
 answer as the puretree ensembles they wrap."""
 
@@ -10,9 +10,17 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import estimator_checks_generator
 
 import puretree as pt
-from puretree.estimators import AdaBoostClassifier, BaggingClassifier, BaggingRegressor, RandomForestClassifier, RandomForestRegressor
+from puretree.estimators import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    BaggingRegressor,
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 
-ESTIMATORS = [RandomForestClassifier(), RandomForestRegressor(), BaggingClassifier(), BaggingRegressor(), AdaBoostClassifier()]
+ESTIMATORS = [RandomForestClassifier(), RandomForestRegressor(), ExtraTreesClassifier(), ExtraTreesRegressor(), BaggingClassifier(), BaggingRegressor(), AdaBoostClassifier()]
 
 
 def scikit_learn_checks():
@@ -27,6 +35,24 @@ def scikit_learn_checks():
 @pytest.mark.parametrize("estimator, check", list(scikit_learn_checks()))
 def test_scikit_learn_checks(estimator, check):
     check(estimator)
+
+
+def test_extra_trees_are_puretrees_extra_trees_with_scikit_learns_parameters():
+    from sklearn.ensemble import ExtraTreesClassifier as SkClassifier
+    from sklearn.ensemble import ExtraTreesRegressor as SkRegressor
+
+    X, y = load_iris(return_X_y=True)
+    est = ExtraTreesClassifier(n_estimators=6, random_state=2, max_depth=3).fit(X, y)
+    assert est.ensemble_ == pt.ensemble.extra_trees(X, y, n_trees=6, seed=2, max_depth=3)
+    assert est.oob_score_ is None and len(est.estimators_) == 6
+    Xd, yd = load_diabetes(return_X_y=True)
+    reg = ExtraTreesRegressor(n_estimators=4, random_state=1, max_depth=2).fit(Xd, yd)
+    assert reg.ensemble_ == pt.ensemble.extra_trees(pt.from_numpy(Xd, yd, task="regression"), n_trees=4, seed=1, max_depth=2, max_features=None)
+    # The parameters they share with scikit-learn's have scikit-learn's names and defaults.
+    for ours, theirs in ((ExtraTreesClassifier(), SkClassifier()), (ExtraTreesRegressor(), SkRegressor())):
+        mine, sk = ours.get_params(), theirs.get_params()
+        shared = {"n_estimators", "max_depth", "min_samples_split", "max_features", "bootstrap", "random_state", "n_jobs"}
+        assert shared <= set(mine) and all(mine[k] == sk[k] for k in shared - {"min_samples_split"}), {k: (mine[k], sk[k]) for k in shared}
 
 
 def test_the_forest_is_puretrees_forest():

@@ -155,6 +155,62 @@ def test_pipeline_grid_search_cross_validation_clone_and_pickle():
     assert again.predict(X).tolist() == fitted.predict(X).tolist()
 
 
+@pytest.mark.parametrize("ours, theirs", [("TreeClassifier", "DecisionTreeClassifier"), ("TreeRegressor", "DecisionTreeRegressor")])
+def test_every_decision_tree_parameter_of_scikit_learn_is_taken(ours, theirs):
+    import sklearn.tree
+
+    import puretree.sklearn
+
+    sk = getattr(sklearn.tree, theirs)()
+    mine = getattr(puretree.sklearn, ours)()
+    assert set(sk.get_params()) <= set(mine.get_params()), set(sk.get_params()) - set(mine.get_params())
+    methods = {"apply", "decision_path", "get_depth", "get_n_leaves", "cost_complexity_pruning_path", "predict", "score", "fit"}
+    if theirs.endswith("Classifier"):
+        methods |= {"predict_proba", "predict_log_proba"}
+    assert all(callable(getattr(mine, m, None)) for m in methods), [m for m in methods if not hasattr(mine, m)]
+
+
+def test_a_grid_from_a_scikit_learn_tutorial_runs_unchanged():
+    # The grid of scikit-learn's examples on tuning a decision tree, names and values as given there.
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    grid = {
+        "criterion": ["gini", "entropy"],
+        "max_depth": [None, 2, 4],
+        "min_samples_split": [2, 10],
+        "min_samples_leaf": [1, 5],
+        "max_features": [None, "sqrt"],
+        "ccp_alpha": [0.0, 0.01],
+    }
+    search = GridSearchCV(TreeClassifier(random_state=0), grid, cv=3).fit(X, y)
+    assert set(search.best_params_) == set(grid) and search.best_score_ > 0.9
+
+
+def test_max_features_draws_each_nodes_features_as_grow_does():
+    X, y = blobs(3, n=150)
+    for seed in (0, 5):
+        clf = TreeClassifier(max_features=1, random_state=seed).fit(X, y)
+        assert clf.tree_ == cart(X, y, max_features=1, seed=seed)
+    assert TreeClassifier(max_features=None).fit(X, y).tree_ == cart(X, y)
+    assert TreeClassifier(max_features=1, random_state=0).fit(X, y).tree_ != TreeClassifier(max_features=1, random_state=5).fit(X, y).tree_
+    with pytest.raises(ParameterError, match="max_features=7 is more than the 3 features"):
+        TreeClassifier(max_features=7).fit(X, y)
+
+
+def test_predict_log_proba_is_the_log_of_predict_proba_as_scikit_learns():
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = blobs(4, n=90)
+    clf = TreeClassifier(max_depth=2).fit(X, y)
+    sk = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    with np.errstate(divide="ignore"):
+        assert np.array_equal(clf.predict_log_proba(X), np.log(clf.predict_proba(X)))
+    got = clf.predict_log_proba(X)
+    assert got.dtype == sk.predict_log_proba(X).dtype and got.shape == sk.predict_log_proba(X).shape
+    assert np.isneginf(got).any() == np.isneginf(sk.predict_log_proba(X)).any()
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     seed=st.integers(0, 2**16),

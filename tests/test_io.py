@@ -31,7 +31,7 @@ def _mixed_tree():
 def test_format_fields():
     d = to_dict(c45(load_temperature()))
     # A tree without a learned missing-value side is written as version 3, as before version 4.
-    assert d["format"] == FORMAT == "puretree-tree" and d["version"] == 3 and VERSION == 5
+    assert d["format"] == FORMAT == "puretree-tree" and d["version"] == 3 and VERSION == 6
     assert d["threshold_convention"] == "x <= threshold goes to children[0]"
     assert d["schema"] == {"target": "play", "task": "classification", "classes": ["no", "yes"], "features": [{"name": "temperature", "kind": "numeric"}]}
     assert d["criterion"] == "entropy"
@@ -148,7 +148,7 @@ BAD = [
     ("not an object", lambda d: [d], "expected a JSON object"),
     ("wrong format", _set(["format"], "sklearn-tree"), "not a puretree model"),
     ("missing format", _delete(["format"]), "not a puretree model"),
-    ("wrong version", _set(["version"], 6), "unsupported version 6"),
+    ("wrong version", _set(["version"], 7), "unsupported version 7"),
     ("version as text", _set(["version"], "1"), "unsupported version '1'"),
     ("no schema", _delete(["schema"]), "schema"),
     ("unknown task", _set(["schema", "task"], "ranking"), "'ranking'"),

@@ -59,7 +59,7 @@ import numpy as np
 import puretree as pt
 import puretree.dask
 import puretree.sklearn
-from puretree.estimators import AdaBoostClassifier, BaggingRegressor, RandomForestClassifier, TreeClassifier, TreeRegressor
+from puretree.estimators import AdaBoostClassifier, BaggingRegressor, ExtraTreesClassifier, RandomForestClassifier, TreeClassifier, TreeRegressor
 
 X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 3.0]])
 y = [0, 1, 0, 1]
@@ -102,6 +102,13 @@ reveal_type(RandomForestClassifier(n_estimators=3).fit(X, y))  # reveals: puretr
 reveal_type(RandomForestClassifier(n_estimators=3).fit(X, y).estimators_)  # reveals: list[puretree.tree.Tree]
 reveal_type(AdaBoostClassifier().fit(X, y).predict_proba(X))  # reveals: numpy.ndarray
 reveal_type(BaggingRegressor().fit(X, [1.0, 2.0, 3.0, 4.0]).ensemble_)  # reveals: puretree.ensemble.Ensemble
+reveal_type(clf.predict_log_proba(X))  # reveals: numpy.ndarray
+reveal_type(ExtraTreesClassifier(n_estimators=3).fit(X, y))  # reveals: puretree.estimators.ExtraTreesClassifier
+reveal_type(pt.with_histograms(tree, X, y))  # reveals: puretree.tree.Tree
+reveal_type(tree.histograms)  # reveals: puretree.distributions.NodeHistograms | None
+reveal_type(pt.to_dot(tree, X=X, y=y))  # reveals: str
+TreeClassifier(max_depht=3)  # error: Unexpected keyword argument "max_depht"
+pt.to_svg(tree, widht=300)  # error: Unexpected keyword argument "widht"
 pt.cart(X, y, max_depht=3)  # error: Unexpected keyword argument "max_depht"
 pt.grow(X, y, max_depht=3)  # error: Unexpected keyword argument "max_depht"
 pt.id3(X, y, max_depht=3)  # error: Unexpected keyword argument "max_depht"

@@ -304,7 +304,7 @@ def test_show_draws_the_data_of_a_file(tmp_path, capsys):
     capsys.readouterr()
     assert main(["show", str(model), "--data", str(data)]) != 0
     err = capsys.readouterr().err
-    assert err == "puretree: error: --data goes with --format svg or html, not text\n"
+    assert err == "puretree: error: --data goes with --format svg, html or dot, not text\n"
     bad = tmp_path / "bad.csv"
     bad.write_text("outlook,temperature,humidity,wind,play\nsunny,hot,high,weak,perhaps\n")
     assert main(["show", str(model), "--format", "svg", "--data", str(bad)]) != 0

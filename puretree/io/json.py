@@ -34,7 +34,11 @@ with no ``missing_branch`` is written as version 3, as before version 4. In vers
 two-branch split may carry ``surrogates`` (rpart's, ``missing="surrogate"``): ``{"splits":
 [{"feature", "kind": "threshold" or "subset", "threshold" or "left_categories", "flip",
 "known"?}, ...], "fallback": 0, 1 or null, "known"?}`` (:class:`~puretree.nodes.Surrogates`); a
-tree without them is written as an older version. ``missing`` is the tree's missing-value strategy (``majority``, ``distribute`` or
+tree without them is written as an older version. In version 6, the model may hold
+``histograms``: what the training rows say at each node, drawn by the pictures
+(:func:`puretree.distributions.with_histograms`, laid out by
+:func:`puretree.distributions.histograms_to_dict`, with a ``version`` of its own); a tree
+without them is written as an older version. ``missing`` is the tree's missing-value strategy (``majority``, ``distribute`` or
 ``error``; ``majority`` when absent); ``criterion`` the impurity the tree was grown with
 (absent or null when unknown). Version 1 files (written before version 2 named the kinds
 after their tests) are read too: there ``numeric`` is ``threshold`` and ``categorical`` is
@@ -63,6 +67,7 @@ import attrs
 
 from .. import ensemble
 from ..data import category_key
+from ..distributions import histograms_from_dict, histograms_to_dict
 from ..errors import ModelFormatError, digits, shown
 from ..files import write_text
 from ..fold import LEAVE, events
@@ -75,18 +80,20 @@ __all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dic
 FORMAT = "puretree-tree"
 #: The newest version this puretree writes. A tree without a learned missing-value side
 #: is written as version 3 (the same file as before version 4), so older readers keep reading it.
-VERSION = 5
+VERSION = 6
 #: The versions it reads: 1 named the split kinds ``numeric``, ``categorical``, ``subset``
 #: and had no ``criterion``; 1 and 2 named every node's statistics ``counts``; 4 added a
-#: threshold split's ``missing_branch``; 5 a split's ``surrogates``.
-READS = (1, 2, 3, 4, 5)
+#: threshold split's ``missing_branch``; 5 a split's ``surrogates``; 6 the tree's ``histograms``.
+READS = (1, 2, 3, 4, 5, 6)
 
 #: The field holding a node's statistics, by version.
-_STATS_FIELD = {1: "counts", 2: "counts", 3: "stats", 4: "stats", 5: "stats"}
+_STATS_FIELD = {1: "counts", 2: "counts", 3: "stats", 4: "stats", 5: "stats", 6: "stats"}
 #: The first version whose threshold splits may carry ``missing_branch``.
 _SIDES = 4
 #: The first version whose splits may carry ``surrogates``.
 _SURROGATES = 5
+#: The first version whose model may carry ``histograms``.
+_HISTOGRAMS = 6
 
 
 def _schema_dict(schema: Schema) -> dict[str, Any]:
@@ -190,15 +197,18 @@ def to_dict(tree: Tree) -> dict[str, Any]:
         path.append(me)
     sided = any(getattr(node.test, "missing_branch", None) is not None for node in order if isinstance(node, Split))
     surrogated = any(node.surrogates is not None for node in order if isinstance(node, Split))
-    return {
+    out = {
         "format": FORMAT,
-        "version": _SURROGATES if surrogated else _SIDES if sided else 3,
+        "version": _HISTOGRAMS if tree.histograms is not None else _SURROGATES if surrogated else _SIDES if sided else 3,
         "threshold_convention": "x <= threshold goes to children[0]",
         "missing": tree.missing,
         "criterion": tree.criterion,
         "schema": _schema_dict(tree.schema),
         "nodes": [_node_dict(node, kids[i]) for i, node in enumerate(order)],
     }
+    if tree.histograms is not None:  # only when the fit was asked to keep them
+        out["histograms"] = histograms_to_dict(tree.histograms)
+    return out
 
 
 def to_json(tree: Tree, *, indent: int | None = None) -> str:
@@ -467,6 +477,7 @@ _KIND_NAMES: dict[int, dict[str, str]] = {
     3: {kind: kind for kind in SPLIT_FORMATS},
     4: {kind: kind for kind in SPLIT_FORMATS},
     5: {kind: kind for kind in SPLIT_FORMATS},
+    6: {kind: kind for kind in SPLIT_FORMATS},
 }
 
 
@@ -564,7 +575,12 @@ def from_dict(obj: Any) -> Tree:
     missing = obj.get("missing", "majority")
     if missing not in MISSING_STRATEGIES:
         raise _fail("model", f"unknown missing-value strategy {shown(missing)}; expected one of {list(MISSING_STRATEGIES)}")
-    return Tree(root, schema, missing, criterion=_criterion(obj, version))
+    tree = Tree(root, schema, missing, criterion=_criterion(obj, version))
+    if "histograms" in obj:
+        if version < _HISTOGRAMS:
+            raise _fail("model", f"histograms is a field of version {_HISTOGRAMS} models, this one says version {version}")
+        tree = attrs.evolve(tree, histograms=histograms_from_dict(obj["histograms"], tree))
+    return tree
 
 
 class _Unreadable:

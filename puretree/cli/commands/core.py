@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ...data import category_key, is_missing, parse_number, table_dataset
+from ...distributions import with_histograms
 from ...ensemble import adaboost, bagging, random_forest, stump
 from ...errors import DataError, ModelFormatError, ParameterError
 from ...evaluate import accuracy, confusion_matrix, cross_validate, format_confusion, stratified_folds
@@ -260,6 +261,8 @@ def _fit(args: argparse.Namespace) -> int:
     data = _read_args_data(args, args.data, target=args.target, task=args.task)
     if shown:
         print(f"read {data.n_rows:,} rows x {len(data.schema.features)} features in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+    if args.histograms and getattr(args, "ensemble", None):
+        raise ParameterError("--histograms keeps one tree's training histograms; it does not go with --ensemble")
     checkpoint("fit", args.data)
     progress = None if getattr(args, "ensemble", None) else fit_progress(args.progress)  # progress: one tree's growth
     tree = None
@@ -272,6 +275,8 @@ def _fit(args: argparse.Namespace) -> int:
         if progress is not None:
             # The tree's own count ends the line: the growth also reports nodes pruned since.
             progress.close(None if tree is None else n_nodes(tree))
+    if args.histograms:  # after growth: the training rows routed through the tree (docs/views.md)
+        tree = with_histograms(tree, data)
     save(tree, args.output)
     what = f"{args.ensemble} ensemble" if getattr(args, "ensemble", None) else f"{args.algorithm} tree"
     if data.schema.is_regression:
@@ -334,8 +339,8 @@ def _show(args: argparse.Namespace) -> int:
 
 def _show_data(args: argparse.Namespace, tree: Any) -> dict[str, Any]:
     """show --data: the rows and targets whose distributions the picture draws at each node."""
-    if args.format not in ("svg", "html"):
-        raise ParameterError(f"--data goes with --format svg or html, not {args.format}")
+    if args.format not in ("svg", "html", "dot"):
+        raise ParameterError(f"--data goes with --format svg, html or dot, not {args.format}")
     if _is_ensemble(tree):
         raise ParameterError(f"--format {args.format} draws one tree; an ensemble is shown as text (--format text --trees N)")
     header, body, _ = read_table(args.data, sep=args.sep, format=args.data_format)
@@ -537,6 +542,9 @@ def register(sub: Any) -> None:
     p.add_argument("-o", "--output", required=True, metavar="MODEL.json", help="where to save the model (replaced atomically; never one of the inputs)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="report the fit's progress on standard error: nodes, depth, rows per second (default: on when standard error is a terminal; needs tqdm, the cli extra)")
+    p.add_argument("--histograms", action="store_true",
+                   help="keep in the model what the training rows say at each node (each split's feature distribution by class, each "
+                   "leaf's size): show --format svg, html or dot then draws them without --data")
     p.set_defaults(func=_fit)
 
     p = sub.add_parser("show", help="print a saved tree, or draw it (DOT, SVG, HTML)",
@@ -555,8 +563,9 @@ def register(sub: Any) -> None:
     p.add_argument("--class-names", metavar="A,B,...", help="names to show for the classes, in the order of the model's classes, comma-separated")
     p.add_argument("--width", type=positive_int, default=None, metavar="PIXELS", help="--format svg: scale the picture to this width")
     p.add_argument("--data", metavar="DATA", default=None,
-                   help="--format svg or html: rows with the model's target column (the training data, say); each split shows its feature's "
-                   "distribution over them (stacked by class, the threshold marked), each leaf its size and purity")
+                   help="--format svg, html or dot: rows with the model's target column (the training data, say); each split shows its feature's "
+                   "distribution over them (stacked by class, the threshold marked), each leaf its size and purity (a model fitted with "
+                   "--histograms draws its own without --data)")
     _add_input_options(p)
     p.set_defaults(func=_show)
 
