@@ -15,10 +15,13 @@ order; ``precision`` says in which arithmetic:
   formed in double and rounded once: with ``learning_rate`` 1 and float32 leaf values, as an
   imported XGBoost model has, that is XGBoost's float32 addition, bit for bit).
 
-**Probabilities** come from the raw scores through the loss's link (:data:`LOSSES`), in double:
-one output: ``p = 1 / (1 + exp(-raw))`` (``exponential``: of ``2 * raw``), the columns
-``(1 - p, p)``; K outputs: ``e_k = exp(raw_k - max)`` summed k by k in class order, ``e_k / sum``
-(scikit-learn's ``HalfMultinomialLoss`` order). **Classes**: K outputs, the first largest raw
+**Probabilities** come from the raw scores through the loss's link (:data:`LOSSES`). In
+``float64`` models, in double: one output: ``p = 1 / (1 + exp(-raw))`` (``exponential``: of
+``2 * raw``), the columns ``(1 - p, p)``; K outputs: ``e_k = exp(raw_k - max)`` summed k by k in
+class order, ``e_k / sum`` (scikit-learn's ``HalfMultinomialLoss`` order). In ``float32`` models,
+as XGBoost computes them, in float32: ``p = 1 / (1 + float32(exp(-raw)))``; ``e_k =
+float32(exp(float32(raw_k - max)))`` summed in double, ``e_k / float32(sum)`` (measured against
+xgboost 3.2: equal, or one float32 ulp off where its ``expf`` rounds otherwise). **Classes**: K outputs, the first largest raw
 score; one output, class 1 where ``raw >= 0`` (scikit-learn), where ``raw > 0`` for XGBoost's
 ``binary:logistic`` (its probability above one half).
 
@@ -26,7 +29,8 @@ The trees are plain :class:`~puretree.tree.Tree` values on the model's features 
 schema): threshold splits (``x <= t`` left, a missing value by the split's ``missing_branch``, else
 the heavier branch) and subset splits (a missing value or a category the split does not know
 by ``Surrogates(fallback=...)`` when the split has one, else the heavier branch / the node's
-value); a leaf's value is its mean, ``stats[1] / stats[0]``.
+value); a leaf's value is its mean, ``stats[1] / stats[0]`` (a node no training row reached: its nearest
+ancestor's, as :mod:`puretree.predict` answers).
 
 >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
 >>> features = (Feature("x"),)
@@ -269,7 +273,7 @@ class _Table:
 
 
 def _mean(stats: tuple[float, ...]) -> float:
-    # As puretree.flat.normalised_fractions: sum / weight, 0 for a node without weight.
+    # As puretree.flat.normalised_fractions: sum / weight, 0 for a root without weight.
     return (stats[1] / stats[0] if stats[0] > 0 else 0.0) + 0.0
 
 
@@ -285,13 +289,18 @@ def table(tree: Tree) -> _Table:
     right = np.full(n, -1, np.int64)
     nan = np.full(n, -1, np.int64)
     other = np.full(n, -1, np.int64)
-    value = np.array([_mean(nd.stats) for nd in nodes])
+    value = np.zeros(n)
     n_categories = np.zeros(n, np.int64)
     codes: dict[int, tuple[int, ...]] = {}
+    parent = np.full(n, -1, np.int64)
     for i, node in enumerate(nodes):
+        # A node no training row reached answers with its nearest ancestor's value (as puretree.flat
+        # gives it): pre-order sets the parent's first.
+        value[i] = _mean(node.stats) if node.stats[0] > 0 or parent[i] < 0 else value[parent[i]]
         if type(node) is not Split:
             continue
         a, b = index[id(node.children[0])], index[id(node.children[1])]
+        parent[a] = parent[b] = i
         left[i], right[i], feature[i] = a, b, node.feature
         heavy = a if node.children[0].stats[0] >= node.children[1].stats[0] else b
         fallback = None if node.surrogates is None else node.surrogates.fallback
@@ -415,6 +424,8 @@ def _proba(model: Boosted, raw: np.ndarray) -> np.ndarray:
     link = LOSSES[model.loss]
     if link == "identity":
         raise ParameterError(f"predict_proba needs a classification model; the loss {model.loss!r} is a regression loss")
+    if model.precision == "float32":
+        return _proba32(raw.astype(np.float32), link)
     if raw.shape[1] == 1:
         p = _sigmoid(2.0 * raw[:, 0] if link == "exponential" else raw[:, 0])
         return np.column_stack([1.0 - p, p])
@@ -423,6 +434,24 @@ def _proba(model: Boosted, raw: np.ndarray) -> np.ndarray:
     for k in range(e.shape[1]):  # class by class, as scikit-learn's HalfMultinomialLoss sums
         total = total + e[:, k]
     return e / total[:, None]
+
+
+def _proba32(m: np.ndarray, link: str) -> np.ndarray:
+    """XGBoost's links in float32 (``float32`` models): ``p = 1 / (1 + float32(exp(-z)))`` in float32;
+    ``e_k = float32(exp(float32(m_k - max)))``, summed in double class by class, ``e_k / float32(sum)``
+    in float32. Each ``exp`` is the double one rounded to float32."""
+    one = np.float32(1.0)
+    if m.shape[1] == 1:
+        z = m[:, 0] * np.float32(2.0) if link == "exponential" else m[:, 0]
+        e = np.exp(-z.astype(np.float64)).astype(np.float32)
+        p = (one / (one + e)).astype(np.float32).astype(np.float64)
+        return np.column_stack([1.0 - p, p])
+    shifted = (m - m.max(axis=1, keepdims=True)).astype(np.float32)
+    e = np.exp(shifted.astype(np.float64)).astype(np.float32)
+    total = np.zeros(len(m))
+    for k in range(e.shape[1]):
+        total = total + e[:, k].astype(np.float64)
+    return (e / total.astype(np.float32)[:, None]).astype(np.float32).astype(np.float64)
 
 
 def predict_proba(model: Boosted, X: Any, *, unseen: Unseen = "warn") -> np.ndarray:

@@ -13,8 +13,9 @@ choke on. The generated code adds the trees' values exactly as :mod:`puretree.bo
   ``acc[k] = (float)((double)acc[k] + learning_rate * value)`` after every tree (Python: the
   same through ``struct``'s float32 rounding).
 
-The probabilities go through ``exp`` of the C library (Python: ``math.exp``) where the library
-uses numpy's: they agree to a few units in the last place, and :func:`verify` checks them to a
+The probabilities are computed as the library computes them (in float32 for ``float32`` models,
+as XGBoost does), through ``exp`` of the C library (Python: ``math.exp``) where the library uses
+numpy's: they agree to a few units in the last place, and :func:`verify` checks them to a
 relative 1e-12; the raw scores and the classes it checks for equality.
 
 Inputs: one row as numbers in the schema's feature order (a categorical feature's category
@@ -217,7 +218,13 @@ def _python(model: Boosted, name: str, a: dict[str, Any]) -> str:
     else:
         lines += ["    return max(range(len(raw)), key=lambda k: (raw[k], -k))"]
     lines += ["", "", "def predict_proba(x):", '    """The class probabilities of row x, in CLASSES order."""', "    raw = decision_function(x)"]
-    if k == 1:
+    if float32 and k == 1:
+        z = "_float32(2.0 * raw[0])" if link == "exponential" else "raw[0]"
+        lines += [f"    p = _float32(1.0 / _float32(1.0 + _float32(_exp(-{z}))))", "    return [1.0 - p, p]"]
+    elif float32:
+        lines += ["    top = max(raw)", "    e = [_float32(math.exp(_float32(v - top))) for v in raw]", "    total = 0.0", "    for v in e:", "        total += v",
+                  "    total = _float32(total)", "    return [_float32(v / total) for v in e]"]
+    elif k == 1:
         z = "2.0 * raw[0]" if link == "exponential" else "raw[0]"
         lines += [f"    p = 1.0 / (1.0 + _exp(-({z})))", "    return [1.0 - p, p]"]
     else:
@@ -353,7 +360,14 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
     else:
         src += ["    int j, best = 0;", f"    for (j = 1; j < {k}; j++) if (raw[j] > raw[best]) best = j;", "    return best;", "}"]
     src += ["", f"int {name}_predict_proba(const {ctype} *x, double *proba) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);"]
-    if k == 1:
+    if model.precision == "float32" and k == 1:
+        z = "(float)(2.0f * (float)raw[0])" if link == "exponential" else "(float)raw[0]"
+        src += ["    {", f"        float e = (float)exp(-(double){z});", "        float p = 1.0f / (1.0f + e);", "        proba[0] = 1.0 - (double)p;", "        proba[1] = (double)p;", "    }"]
+    elif model.precision == "float32":
+        src += ["    {", "        int j;", "        float top = (float)raw[0], e[%d];" % k, "        double total = 0.0;", f"        for (j = 1; j < {k}; j++) if ((float)raw[j] > top) top = (float)raw[j];",
+                f"        for (j = 0; j < {k}; j++) {{ e[j] = (float)exp((double)((float)raw[j] - top)); total += (double)e[j]; }}",
+                f"        for (j = 0; j < {k}; j++) proba[j] = (double)(e[j] / (float)total);", "    }"]
+    elif k == 1:
         z = "2.0 * raw[0]" if link == "exponential" else "raw[0]"
         src += ["    {", f"        double p = 1.0 / (1.0 + exp(-({z})));", "        proba[0] = 1.0 - p;", "        proba[1] = p;", "    }"]
     else:

@@ -388,18 +388,19 @@ def _parse(source: Any) -> Any:
                 data = fh.read()
         except OSError as exc:
             raise ModelFormatError(f"{name}: cannot read the model ({exc.strerror or exc})") from None
-    start = data.lstrip()[:2]
+    # JSON is text; XGBoost's UBJSON starts with a length of 8 bytes, zeros among them.
+    text = all(b >= 0x20 or b in b"\t\n\r" for b in data[:64])
     try:
-        if start[:1] == b"{" and (start[1:2] in (b'"', b"}", b"") or start[1:2].isspace()) or start[:1] != b"{":
-            try:
-                return json.loads(data)
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise _fail(str(name), f"neither JSON nor UBJSON ({exc})") from None
-            except RecursionError:
-                raise _fail(str(name), "nested too deeply to be a model") from None
-        return _ubjson(data)
+        if not text:
+            return _ubjson(data)
+        try:
+            return json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ModelFormatError(f"not JSON ({exc}), nor UBJSON") from None
+        except RecursionError:
+            raise ModelFormatError("nested too deeply to be a model") from None
     except ModelFormatError as exc:
-        raise ModelFormatError(f"{name}: {exc}") if name != "model" and not str(exc).startswith(str(name)) else exc from None
+        raise ModelFormatError(f"{name}: {exc}") from None
 
 
 def _category_values(enc: Any, j: int) -> tuple[Any, ...] | None:
