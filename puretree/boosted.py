@@ -11,7 +11,8 @@ order; ``precision`` says in which arithmetic:
 - ``"float64"`` (scikit-learn, LightGBM): ``raw += learning_rate * v`` in double, the rows'
   features as given;
 - ``"float32"`` (XGBoost): the numeric features are read as float32 (rounded to nearest, as
-  XGBoost reads them) and ``raw = float32(raw + learning_rate * v)`` after every tree (the sum
+  XGBoost reads them), ``raw`` starts at ``float32(init)`` and ``raw = float32(raw + learning_rate * v)``
+  after every tree (the sum
   formed in double and rounded once: with ``learning_rate`` 1 and float32 leaf values, as an
   imported XGBoost model has, that is XGBoost's float32 addition, bit for bit).
 

@@ -197,7 +197,7 @@ def _python(model: Boosted, name: str, a: dict[str, Any]) -> str:
     if float32:
         lines += [
             "    x = [_float32(v) if numeric else v for v, numeric in zip(x, _NUMERIC)]",
-            "    acc = list(_INIT)",
+            "    acc = [_float32(v) for v in _INIT]",
             "    for root, k in zip(_ROOTS, _OUTPUTS):",
             "        acc[k] = _float32(acc[k] + _LR * _leaf(root, x))",
             "    return acc",
@@ -304,7 +304,7 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
         _c_array("unsigned long", f"{name}_bits", [f"{v}UL" for v in words]),
         _c_array("int", f"{name}_roots", [str(v) for v in a["roots"]]),
         _c_array("int", f"{name}_outputs", [str(v) for v in a["outputs"]]),
-        _c_array("unsigned char", f"{name}_numeric", [str(int(f.is_numeric)) for f in model.schema.features]),
+        *([_c_array("unsigned char", f"{name}_numeric", [str(int(f.is_numeric)) for f in model.schema.features])] if model.precision == "float32" else []),
         _c_array("double", f"{name}_init", [_c_double(v) for v in model.init]),
         "",
         f"static double {name}_leaf(int i, const double *x) {{",
@@ -389,17 +389,53 @@ def _f32_neighbours(t: float) -> list[float]:
     return [v for v in out if math.isfinite(v)]
 
 
+def _reaching(t: Any, base: np.ndarray) -> list[np.ndarray]:
+    """For every node of table ``t``, ``base`` with the features its path tests set so that the
+    row reaches it (None where the path cannot be met: a cut below another on one feature)."""
+    out: list[np.ndarray] = [np.empty(0)] * len(t.kind)
+    stack: list[tuple[int, dict[int, tuple[float, float]], dict[int, frozenset[int]]]] = [(0, {}, {})]
+    while stack:
+        i, cuts, codes = stack.pop()
+        row = base.copy()
+        ok = True
+        for j, (lo, hi) in cuts.items():
+            v = hi if math.isfinite(hi) else (lo + 1.0 if math.isfinite(lo) else 0.0)
+            ok &= lo < v <= hi
+            row[j] = v
+        for j, allowed in codes.items():
+            ok &= bool(allowed)
+            row[j] = float(min(allowed)) if allowed else -1.0
+        out[i] = row if ok else np.empty(0)
+        if t.kind[i] == 0:
+            continue
+        j = int(t.feature[i])
+        if t.kind[i] == 1:
+            lo, hi = cuts.get(j, (-math.inf, math.inf))
+            c = float(t.threshold[i])
+            stack.append((int(t.left[i]), {**cuts, j: (lo, min(hi, c))}, codes))
+            stack.append((int(t.right[i]), {**cuts, j: (max(lo, c), hi)}, codes))
+        else:
+            known = codes.get(j, frozenset(range(int(t.n_categories[i]))))
+            left = frozenset(t.codes[i])
+            stack.append((int(t.left[i]), cuts, {**codes, j: known & left}))
+            stack.append((int(t.right[i]), cuts, {**codes, j: known - left}))
+    return out
+
+
 def check_rows(model: Boosted, X: np.ndarray, feature_type: str = "double") -> np.ndarray:
-    """``X`` (encoded) and the boundary rows: for every split of every tree, a row of ``X`` (the
-    first, or zeros) with the split's feature at the threshold and its float32 and double
-    neighbours, missing, and (categorical) each code of the split, an unknown code, -1 and a
-    fraction; and rows with every feature missing. In the feature type, without repeats."""
+    """``X`` (encoded) and the boundary rows: for every node of every tree a row of ``X`` (the
+    first, or zeros) changed to reach it; for every split, that row with the split's feature at
+    the threshold and its float32 and double neighbours and missing, or (categorical) at each
+    code, an unknown code, -1, a fraction and missing; and a row with every feature missing.
+    In the feature type, without repeats."""
     n = model.schema.n_features
-    base = X[:1] if len(X) else np.zeros((1, n))
+    base = np.array(X[0] if len(X) else np.zeros(n), dtype=np.float64)
     probes: list[np.ndarray] = [X, np.full((1, n), np.nan)]
     for stage in model.stages:
         for tree in stage:
             t = table(tree)
+            reach = _reaching(t, base)
+            probes.append(np.array([r for r in reach if r.size], dtype=np.float64).reshape(-1, n))
             for i in np.flatnonzero(t.kind != 0).tolist():
                 j = int(t.feature[i])
                 if t.kind[i] == 1:
@@ -407,7 +443,8 @@ def check_rows(model: Boosted, X: np.ndarray, feature_type: str = "double") -> n
                 else:
                     m = int(t.n_categories[i])
                     values = [float(c) for c in range(m)] + [float(m), -1.0, 0.5, math.nan]
-                rows = np.repeat(base, len(values), axis=0)
+                start = reach[i] if reach[i].size else base
+                rows = np.repeat(start[None, :], len(values), axis=0)
                 rows[:, j] = values
                 probes.append(rows)
     rows = np.vstack(probes).astype(np.float64)
