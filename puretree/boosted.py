@@ -590,7 +590,7 @@ def from_dict(obj: dict[str, Any], tree_from_dict: Callable[[Any], Tree], schema
     precision = obj.get("precision")
     if precision not in PRECISIONS:
         raise _fail("model.precision", f"expected one of {list(PRECISIONS)}, got {shown(precision)}")
-    lr = obj.get("learning_rate")
+    lr: Any = obj.get("learning_rate")
     if not _plain_number(lr) or not lr > 0:
         raise _fail("model.learning_rate", f"expected a finite number > 0, got {shown(lr)}")
     init = obj.get("init")

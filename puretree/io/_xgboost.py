@@ -493,7 +493,8 @@ def _tree(t: int, tree: _Tree, schema: Any, base_weights: Any) -> Any:
             cut = _float32_le(tree.value[i])
             if not math.isfinite(cut):
                 raise _fail(f"tree {t}, node {i}", f"threshold {float(tree.value[i])!r}: no float32 value lies below it")
-            built[i] = Split(j, TESTS["threshold"](cut, missing_branch=side), kids, stats)
+            threshold: Any = TESTS["threshold"]  # the Threshold test, named by its kind
+            built[i] = Split(j, threshold(cut, missing_branch=side), kids, stats)
     return Tree(built[0], tree_schema(schema), "majority")
 
 
