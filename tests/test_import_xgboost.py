@@ -424,3 +424,47 @@ def test_a_deep_chain_imports_and_predicts_without_recursion() -> None:
                        "gradient_booster": {"name": "gbtree", "model": {"trees": [tree], "tree_info": [0]}}}}
     model = pt.from_xgboost(json.dumps(obj).encode())
     assert model.decision_function(np.array([[0.0], [1.0]])).tolist() == [1.0, 1.0]
+
+
+# -- the command line: import, export and verify -------------------------------------------
+
+
+def _cli(*args: str, cwd: Path) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "puretree", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_the_command_line_imports_exports_and_verifies(tmp_path: Path) -> None:
+    import csv
+
+    booster, held, _ = _model("wine", 0.1)
+    booster.save_model(tmp_path / "m.ubj")
+    with open(tmp_path / "held.csv", "w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow([f"f{j}" for j in range(held.shape[1])])
+        out.writerows([["" if np.isnan(v) else repr(float(v)) for v in row] for row in held])
+    done = _cli("import", "m.ubj", "--from", "xgboost", "-o", "m.json", cwd=tmp_path)
+    assert done.returncode == 0 and "25 stages x 3 output(s)" in done.stdout
+    assert pt.load(tmp_path / "m.json") == pt.from_xgboost(booster)
+    done = _cli("export", "m.json", "--to", "c", "-o", "gen", cwd=tmp_path)
+    assert done.returncode == 0 and sorted(p.name for p in (tmp_path / "gen").iterdir()) == ["tree.c", "tree.h"]
+    for target in ("python", "c"):
+        done = _cli("verify", "m.json", "held.csv", "--to", target, cwd=tmp_path)
+        assert done.returncode == 0 and ": 0 mismatches" in done.stdout
+
+
+def test_the_command_line_refuses_in_one_line(tmp_path: Path) -> None:
+    booster, _, _ = _model("breast_cancer", 0.0)
+    booster.save_model(tmp_path / "m.ubj")
+    (tmp_path / "bad.ubj").write_bytes((tmp_path / "m.ubj").read_bytes()[:100])
+    for args, words in ((("import", "bad.ubj", "--from", "xgboost", "-o", "x.json"), "bad.ubj: XGBoost model, UBJSON byte"),
+                        (("import", "absent.ubj", "--from", "xgboost", "-o", "x.json"), "absent.ubj: cannot read the model"),
+                        (("import", "m.ubj", "--from", "lightgbm", "-o", "x.json"), "invalid choice")):
+        done = _cli(*args, cwd=tmp_path)
+        assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) <= 3  # argparse's usage lines, or one line of ours
+    assert _cli("import", "m.ubj", "--from", "xgboost", "-o", "m.json", cwd=tmp_path).returncode == 0
+    done = _cli("export", "m.json", "--to", "c", "-o", "gen", "--report", cwd=tmp_path)
+    assert done.returncode != 0 and done.stderr.strip() == "puretree: error: m.json is a boosted model: its code is written as tables for python or c, without --report"
