@@ -468,3 +468,58 @@ def test_the_command_line_refuses_in_one_line(tmp_path: Path) -> None:
     assert _cli("import", "m.ubj", "--from", "xgboost", "-o", "m.json", cwd=tmp_path).returncode == 0
     done = _cli("export", "m.json", "--to", "c", "-o", "gen", "--report", cwd=tmp_path)
     assert done.returncode != 0 and done.stderr.strip() == "puretree: error: m.json is a boosted model: its code is written as tables for python or c, without --report"
+
+
+@pytest.fixture(scope="module")
+def small_ubj() -> bytes:
+    import pandas as pd
+
+    df = pd.DataFrame({"c": pd.Categorical(["a", "b", "c", "a", "b"] * 20), "x": np.arange(100.0)})
+    y = (df["c"] == "b").to_numpy(float) + (df["x"] > 50)
+    booster = xgb.train({"objective": "reg:squarederror", "max_depth": 2, "nthread": 1, "max_cat_to_onehot": 1}, xgb.DMatrix(df, y, enable_categorical=True), 3)
+    return bytes(booster.save_raw("ubj"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_mutated_ubjson_is_read_or_refused_with_a_model_format_error(small_ubj: bytes, data: st.DataObject) -> None:
+    """Any few bytes changed (or the file cut): a checked model or a ModelFormatError, never another error."""
+    raw = bytearray(small_ubj)
+    for _ in range(data.draw(st.integers(1, 4))):
+        raw[data.draw(st.integers(0, len(raw) - 1))] = data.draw(st.integers(0, 255))
+    if data.draw(st.booleans()):
+        raw = raw[: data.draw(st.integers(0, len(raw)))]
+    try:
+        model = pt.from_xgboost(bytes(raw))
+    except ModelFormatError:
+        return
+    assert np.asarray(model.decision_function(pt.data.Dataset(model.schema, np.zeros((2, model.schema.n_features))))).shape[0] == 2
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_mutated_model_fields_are_read_or_refused(small_ubj: bytes, data: st.DataObject) -> None:
+    """The fields the importer reads beyond the trees (names, types, categories, objective, classes)."""
+    obj = xr._ubjson(small_ubj)
+    learner = obj["learner"]
+    junk = st.one_of(st.none(), st.integers(-3, 300), st.text(max_size=3), st.lists(st.integers(-1, 300), max_size=4), st.just({}), st.floats())
+    target = data.draw(st.sampled_from(["feature_names", "feature_types", "enc", "values", "offsets", "num_class", "objective", "num_target", "base_weights"]))
+    value = data.draw(junk)
+    if target in ("feature_names", "feature_types"):
+        learner[target] = value if data.draw(st.booleans()) else [value, value]
+    elif target == "enc":
+        learner["gradient_booster"]["model"]["cats"]["enc"] = value
+    elif target in ("values", "offsets"):
+        learner["gradient_booster"]["model"]["cats"]["enc"][0][target] = value
+    elif target == "objective":
+        learner["objective"]["name"] = data.draw(st.sampled_from(["binary:logistic", "multi:softprob", "reg:squarederror"]))
+        learner["learner_model_param"]["num_class"] = str(data.draw(st.integers(0, 3)))
+    elif target == "base_weights":
+        learner["gradient_booster"]["model"]["trees"][0]["base_weights"] = value
+    else:
+        learner["learner_model_param"][target] = value
+    try:
+        model = pt.from_xgboost(json.dumps(obj).encode())
+    except ModelFormatError:
+        return
+    assert isinstance(model, pt.Boosted)

@@ -1,10 +1,11 @@
-"""Reading XGBoost's saved JSON model into checked arrays (issue 29, first step of ``from_xgboost``).
+"""XGBoost's saved models as :class:`~puretree.boosted.Boosted` values (issue 29): :func:`from_xgboost`.
 
-This module only reads and checks: it turns a model XGBoost saved as JSON (``Booster.save_raw("json")``
-or a ``.json`` file) into :class:`_Forest`, plain arrays per tree, and refuses a malformed or
-hostile file with a :class:`~puretree.errors.ModelFormatError` that names the tree and node, in
-time and memory linear in the file. Turning the arrays into puretree trees (an ensemble of the
-boosting kind) is the next step; the arithmetic it must keep is fixed here, in :func:`_margins`:
+A model XGBoost saved as JSON (``Booster.save_raw("json")``, a ``.json`` file) or UBJSON (a
+``.ubj`` file, read by :func:`_ubjson`) is first read into :class:`_Forest`, plain arrays per
+tree, checked: a malformed or hostile file is refused with a
+:class:`~puretree.errors.ModelFormatError` that names the tree and node (or the byte), in time
+and memory linear in the file. :func:`from_xgboost` turns the arrays into puretree trees; the
+arithmetic it keeps is the one :func:`_margins` states (and the tests measure against xgboost):
 
 - XGBoost sends a row left when ``float32(x) < float32(threshold)`` (strict), NaN by ``default_left``;
   at a categorical split it sends the listed category codes right and every other value left;
@@ -28,7 +29,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ..errors import ModelFormatError
+from ..errors import ModelFormatError, ParameterError
 
 __all__ = ["from_xgboost"]
 
@@ -417,12 +418,19 @@ def _category_values(enc: Any, j: int) -> tuple[Any, ...] | None:
             raise _fail(f"cats/enc[{j}]", "offsets do not cut the values into strings")
         try:
             raw = bytes(values)
-            return tuple(raw[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:]))
+            names = tuple(raw[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:]))
         except (ValueError, TypeError):
             raise _fail(f"cats/enc[{j}]", "the category names are not UTF-8 text") from None
+        return _distinct(j, names)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
         raise _fail(f"cats/enc[{j}]", "category values must be finite numbers")
-    return tuple(int(v) if float(v).is_integer() and abs(v) <= 2**53 else float(v) for v in values)
+    return _distinct(j, tuple(int(v) if float(v).is_integer() and abs(v) <= 2**53 else float(v) for v in values))
+
+
+def _distinct(j: int, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    if len(set(values)) != len(values):
+        raise _fail(f"cats/enc[{j}]", "a category is listed twice")
+    return values
 
 
 def _schema(obj: Any, forest: _Forest) -> Any:
@@ -453,6 +461,8 @@ def _schema(obj: Any, forest: _Forest) -> Any:
             features.append(Feature(name, CATEGORICAL, cats))
         else:
             features.append(Feature(name))
+    if (forest.objective == "multi:softprob") != (forest.n_groups > 1):
+        raise _fail("learner_model_param/num_class", f"{forest.objective} with {forest.n_groups} output group(s)")
     if forest.objective == "reg:squarederror":
         return Schema(tuple(features), task="regression")
     return Schema(tuple(features), tuple(range(max(2, forest.n_groups))))
@@ -545,4 +555,7 @@ def from_xgboost(booster_or_path: Any) -> Any:
     options = {"source": "xgboost", "base_score": str(param.get("base_score"))}
     if isinstance(version, list) and all(isinstance(v, int) for v in version):
         options["xgboost_version"] = ".".join(map(str, version))
-    return Boosted(stages, tuple(float(v) for v in forest.base_margin), 1.0, forest.objective, schema, "float32", options)
+    try:
+        return Boosted(stages, tuple(float(v) for v in forest.base_margin), 1.0, forest.objective, schema, "float32", options)
+    except ParameterError as exc:  # a combination no reader check above names
+        raise _fail("model", str(exc)) from None
