@@ -523,3 +523,18 @@ def test_mutated_model_fields_are_read_or_refused(small_ubj: bytes, data: st.Dat
     except ModelFormatError:
         return
     assert isinstance(model, pt.Boosted)
+
+
+def test_show_prune_and_rules_on_a_boosted_model_or_an_ensemble(tmp_path: Path) -> None:
+    """show prints a summary and the first trees; prune and rules, which read one tree, refuse in
+    one line (an ensemble's file was an internal error there before)."""
+    booster, _, _ = _model("wine", 0.0)
+    pt.save(pt.from_xgboost(booster), tmp_path / "b.json")
+    X = np.arange(20.0).reshape(-1, 1)
+    pt.save(pt.random_forest(X, (X[:, 0] > 9).astype(int), n_trees=2), tmp_path / "e.json")
+    done = _cli("show", "b.json", "--trees", "1", "--importances", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("boosted model (multi:softprob): 25 stages x 3 output(s)") and "stage 0, output 2:" in done.stdout
+    for model, what in (("b.json", "a boosted model"), ("e.json", "an ensemble")):
+        for args in (("prune", model, "--method", "pessimistic", "-o", "p.json"), ("rules", model)):
+            done = _cli(*args, cwd=tmp_path)
+            assert done.returncode != 0 and done.stderr.strip() == f"puretree: error: {model} is {what}; {args[0]} takes one tree"
