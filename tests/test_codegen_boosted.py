@@ -60,11 +60,11 @@ X_HAND = np.array([[0.0, 0.0, 0.0], [0.3, 0.5, 1.0], [2.0, 0.2, 3.0], [np.nan, n
 
 @pytest.mark.parametrize("precision", ["float64", "float32"])
 @pytest.mark.parametrize("case", sorted(HAND))
-@pytest.mark.parametrize("target, ftype", [("python", "double"), ("c", "double"), ("c", "float")])
-def test_hand_built_models_verify_with_no_mismatch(case: str, precision: str, target: str, ftype: str) -> None:
+@pytest.mark.parametrize("target, ftype, form", [("python", "double", "nested"), ("python", "double", "table"), ("c", "double", "auto"), ("c", "float", "auto")])
+def test_hand_built_models_verify_with_no_mismatch(case: str, precision: str, target: str, ftype: str, form: str) -> None:
     loss, k = HAND[case]
     model = _hand(loss, k, precision)
-    report = pt.verify(model, X_HAND, target, feature_type=ftype)
+    report = pt.verify(model, X_HAND, target, feature_type=ftype, form=form)
     assert report.n_checked > 100 and report.mismatches == [] and report.ok
 
 
@@ -116,7 +116,20 @@ def test_verify_finds_a_strict_comparison_in_the_c(monkeypatch: pytest.MonkeyPat
 
 def test_verify_finds_float32_sums_in_a_float64_model(monkeypatch: pytest.MonkeyPatch) -> None:
     _broken(monkeypatch, "acc[k] += _LR * _leaf(root, x)", "acc[k] = _float32(acc[k] + _LR * _leaf(root, x))")
-    assert pt.verify(_hand("huber", 1), X_HAND, "python").n_mismatches > 0
+    assert pt.verify(_hand("huber", 1), X_HAND, "python", form="table").n_mismatches > 0
+
+
+def test_verify_finds_a_missing_side_lost_in_the_nested_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken(monkeypatch, " or v != v:", ":")
+    assert pt.verify(_hand("log_loss", 1), X_HAND, "python", form="nested").n_mismatches > 0
+
+
+def test_the_python_is_nested_up_to_a_depth_then_a_table() -> None:
+    model = _hand("log_loss", 1)
+    assert "def _t0(x):" in pt.generate(model, "python")["tree.py"] and "_KIND" not in pt.generate(model, "python")["tree.py"]
+    assert "def _leaf(i, x):" in pt.generate(model, "python", form="table")["tree.py"]
+    with pytest.raises(CodegenError, match="nested or as a table, not 'compact'"):
+        pt.generate(model, "python", form="compact")
 
 
 def test_verify_finds_a_wrong_missing_side(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -150,7 +163,10 @@ def test_a_deep_tree_is_generated_as_a_table() -> None:
         node = Split(0, Threshold(float(depth - i)), (node, _leaf(-1.0)), (2.0, 1.0, 5.0))
     schema = Schema((Feature("x"),), task="regression")
     model = bs.Boosted(((Tree(node, bs.tree_schema(schema)),),), (0.5,), 1.0, "squared_error", schema)  # type: ignore[arg-type]
+    with pytest.raises(CodegenError, match="20000 levels deep is written as a table"):
+        pt.generate(model, "python", name="deep", form="nested")
     files = pt.generate(model, "python", name="deep")
+    assert "def _leaf(i, x):" in files["deep.py"]
     scope: dict = {}
     exec(compile(files["deep.py"], "deep.py", "exec"), scope)
     assert scope["predict"]([0.5]) == 2.5 and scope["predict"]([1.5]) == -0.5 == bs.decision_function(model, [[1.5]])
