@@ -179,6 +179,8 @@ class Boosted:
             raise ParameterError(f"stages must be a sequence of stages (each a sequence of {k} trees), got {type(self.stages).__name__}")
         want = tree_schema(self.schema)
         for i, stage in enumerate(self.stages):
+            if not isinstance(stage, tuple):
+                raise ParameterError(f"stage {i} is a {type(stage).__name__}, not a sequence of {k} trees (one per output)")
             if len(stage) != k:
                 raise ParameterError(f"stage {i} has {len(stage)} trees; the model has {k} output(s), one tree each")
             for j, tree in enumerate(stage):

@@ -80,6 +80,8 @@ def test_bad_stages_name_the_stage_and_tree() -> None:
     other = Tree(_leaf(1.0), Schema((Feature("y"),), task="regression"))
     with pytest.raises(ParameterError, match="stage 0, tree 2 is not a regression tree on the model's features"):
         bs.Boosted(((*model.stages[0][:2], other),), model.init, 0.1, "log_loss", model.schema)
+    with pytest.raises(ParameterError, match="stage 0 is a Tree, not a sequence of 3 trees"):
+        bs.Boosted(model.stages[0], model.init, 0.1, "log_loss", model.schema)
     with pytest.raises(ParameterError, match="stage 0, tree 0 is a str"):
         bs.Boosted((("tree", "b", "c"),), model.init, 0.1, "log_loss", model.schema)
     tree_schema = bs.tree_schema(model.schema)

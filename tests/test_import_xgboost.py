@@ -538,3 +538,11 @@ def test_show_prune_and_rules_on_a_boosted_model_or_an_ensemble(tmp_path: Path) 
         for args in (("prune", model, "--method", "pessimistic", "-o", "p.json"), ("rules", model)):
             done = _cli(*args, cwd=tmp_path)
             assert done.returncode != 0 and done.stderr.strip() == f"puretree: error: {model} is {what}; {args[0]} takes one tree"
+
+
+def test_an_estimator_of_xgboosts_scikit_learn_api_is_read_through_its_booster() -> None:
+    X, y = load_wine(return_X_y=True)
+    clf = xgb.XGBClassifier(n_estimators=10, max_depth=3, n_jobs=1).fit(X[::2], y[::2])
+    model = pt.from_xgboost(clf)
+    assert model.loss == "multi:softprob" and model.classes == (0, 1, 2)
+    assert pt.predict(model, X[1::2]).tolist() == clf.predict(X[1::2]).tolist()
