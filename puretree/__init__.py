@@ -27,7 +27,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing: `import
 if TYPE_CHECKING:  # what the names are, for type checkers; at run time they load on first use
     from typing import Any
 
-    from . import codegen, costs, criteria, datasets, ensemble, evaluate, fold, importance, impurity, prune, rules
+    from . import boosted, codegen, costs, criteria, datasets, ensemble, evaluate, fold, importance, impurity, prune, rules
     from .codegen.ensemble import export, generate, verify
     from .compiled import to_function
     from .costs import cost_sensitive, nunez, tan_schlimmer
@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .importance import feature_importances
     from .monotone import check_monotone
     from .ensemble import Ensemble, adaboost, bagging, extra_trees, random_forest, stump
+    from .boosted import Boosted
+    from .io._xgboost import from_xgboost
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
     from .nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold
@@ -76,6 +78,8 @@ __all__ = [
     "threshold_splits", "multiway_splits", "subset_splits", "attribute_scores",
     # ensembles
     "Ensemble", "bagging", "random_forest", "extra_trees", "adaboost", "stump", "ensemble",
+    # boosted models
+    "Boosted", "boosted",
     # using and inspecting
     "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance", "check_monotone",
     "to_dot", "to_svg", "to_html", "node_histograms", "with_histograms",
@@ -87,7 +91,7 @@ __all__ = [
     "evaluate", "accuracy", "confusion_matrix", "precision_recall", "roc_auc", "train_test_split",
     "stratified_folds", "cross_validate",
     # saving, compiling, converting
-    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn", "to_sklearn",
+    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn", "to_sklearn", "from_xgboost",
     # errors
     "PuretreeError", "DataError", "SchemaError", "ModelFormatError", "ParameterError", "CodegenError", "MemoryLimitError",
     # warnings
@@ -109,6 +113,8 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".importance": ("feature_importances",),
     ".monotone": ("check_monotone",),
     ".ensemble": ("Ensemble", "adaboost", "bagging", "extra_trees", "random_forest", "stump"),
+    ".boosted": ("Boosted",),
+    ".io._xgboost": ("from_xgboost",),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),
     ".nodes": ("CategoricalSplit", "Feature", "Leaf", "Multiway", "NumericSplit", "Schema", "Split", "Subset", "SubsetSplit", "Threshold"),
@@ -130,7 +136,7 @@ _WHERE: dict[str, tuple[str, str]] = {
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
 # them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
-_SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "importance", "impurity", "io", "mcu", "nodes", "prune", "rules", "sklearn", "text", "views"})
+_SUBMODULES = frozenset({"boosted", "codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "importance", "impurity", "io", "mcu", "nodes", "prune", "rules", "sklearn", "text", "views"})
 
 
 def __getattr__(name: str) -> Any:

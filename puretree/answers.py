@@ -31,7 +31,8 @@ from .predict import predict as walk_predict
 from .predict import predict_proba as walk_proba
 from .predict import predict_value as walk_value
 
-if TYPE_CHECKING:  # a tree or an ensemble (a higher layer, which answers for itself)
+if TYPE_CHECKING:  # a tree, an ensemble or a boosted model (higher layers, which answer for themselves)
+    from .boosted import Boosted
     from .ensemble import Ensemble
     from .tree import Tree
 
@@ -42,7 +43,7 @@ def _one(model: Any, X: Any, what: str, unseen: Unseen) -> tuple[tuple[Any] | No
     """``(answer,)`` for one row of a tree through its compiled code (None for a batch, an
     ensemble, or a row the general path must decide), and the ``unseen`` left for the walker
     (``"ignore"`` once the row was checked here)."""
-    if hasattr(model, "members"):  # an ensemble answers for itself
+    if hasattr(model, "members") or hasattr(model, "stages"):  # an ensemble or a boosted model answers for itself
         return None, unseen
     if not (isinstance(X, Mapping) or (type(X) is np.ndarray and X.ndim == 2 and X.shape[0] == 1)):
         return None, unseen
@@ -51,20 +52,20 @@ def _one(model: Any, X: Any, what: str, unseen: Unseen) -> tuple[tuple[Any] | No
 
 
 @overload
-def predict(model: Tree | Ensemble, X: Row, *, unseen: Unseen = "warn") -> Label: ...
+def predict(model: Tree | Ensemble | Boosted, X: Row, *, unseen: Unseen = "warn") -> Label: ...
 @overload
-def predict(model: Tree | Ensemble, X: Batch, *, unseen: Unseen = "warn") -> np.ndarray: ...
-def predict(model: Tree | Ensemble, X: Any, *, unseen: Unseen = "warn") -> Label | np.ndarray:
+def predict(model: Tree | Ensemble | Boosted, X: Batch, *, unseen: Unseen = "warn") -> np.ndarray: ...
+def predict(model: Tree | Ensemble | Boosted, X: Any, *, unseen: Unseen = "warn") -> Label | np.ndarray:
     """Predicted labels (values, for a regression tree), as :func:`puretree.predict.predict`
     gives them (``unseen`` as there); one row is answered through the compiled tree."""
     fast, unseen = _one(model, X, "predict", unseen)
     return fast[0] if fast is not None else walk_predict(model, X, unseen=unseen)  # type: ignore[arg-type]  # an ensemble answers for itself there
 
 
-def predict_proba(model: Tree | Ensemble, X: Row | Batch, *, unseen: Unseen = "warn") -> np.ndarray:
+def predict_proba(model: Tree | Ensemble | Boosted, X: Row | Batch, *, unseen: Unseen = "warn") -> np.ndarray:
     """Class probabilities, as :func:`puretree.predict.predict_proba` gives them (one row: a 1-D
     array, a batch: rows x classes); one row is answered through the compiled tree."""
-    regression = not hasattr(model, "members") and model.schema.is_regression
+    regression = not (hasattr(model, "members") or hasattr(model, "stages")) and model.schema.is_regression
     fast, unseen = (None, unseen) if regression else _one(model, X, "proba", unseen)  # the walker refuses a regression tree
     return fast[0] if fast is not None else walk_proba(model, X, unseen=unseen)  # type: ignore[arg-type]  # an ensemble answers for itself there
 

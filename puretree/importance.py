@@ -55,6 +55,8 @@ def feature_importances(tree: Tree, *, impurity: Callable[..., Any] | None = Non
     an ensemble's as :func:`puretree.ensemble.feature_importances` computes them."""
     if not isinstance(tree, Tree) and hasattr(tree, "members"):
         return tree.feature_importances(impurity=impurity)
+    if not isinstance(tree, Tree) and hasattr(tree, "stages"):  # a boosted model (puretree.boosted): its trees' own rule
+        return tree.feature_importances()
     raw = impurity_decreases(tree, impurity=impurity)
     total = raw.sum()
     normalised = raw / total if total > 0 else np.zeros_like(raw)

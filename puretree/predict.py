@@ -243,9 +243,9 @@ def apply(tree: Tree, X: Any, *, unseen: Unseen = "warn") -> int | np.ndarray:
 
 
 def _ensemble(model: Any) -> bool:
-    """Whether ``model`` is an ensemble (:class:`puretree.ensemble.Ensemble`, a higher layer:
-    it answers for itself)."""
-    return hasattr(model, "members")
+    """Whether ``model`` is an ensemble (:class:`puretree.ensemble.Ensemble` or a boosted model,
+    :class:`puretree.boosted.Boosted`, higher layers: it answers for itself)."""
+    return hasattr(model, "members") or hasattr(model, "stages")
 
 
 def predict_proba(tree: Tree, X: Any, *, unseen: Unseen = "warn") -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import json
 import os
 import socket
 import stat
@@ -105,6 +106,14 @@ def work(tmp_path) -> Path:
     (tmp_path / "data.csv").write_bytes(TENNIS.read_bytes())
     save(c45(read_csv(str(tmp_path / "data.csv"), target="play", ignore=["day"])), tmp_path / "m.json")
     return tmp_path
+
+
+#: A one-tree model as XGBoost saves it (JSON), for the import command (written where a test needs it).
+XGBOOST_MODEL = {"learner": {"objective": {"name": "reg:squarederror"}, "feature_names": ["x"],
+                             "learner_model_param": {"num_feature": "1", "num_class": "0", "base_score": "[5E-1]"},
+                             "gradient_booster": {"name": "gbtree", "model": {"tree_info": [0], "trees": [
+                                 {"left_children": [1, -1, -1], "right_children": [2, -1, -1], "split_indices": [0, 0, 0],
+                                  "split_conditions": [0.5, -0.25, 0.75], "default_left": [1, 0, 0]}]}}}}
 
 
 def _model_text(work: Path) -> str:
@@ -256,8 +265,8 @@ def test_fit_through_a_link_to_a_regular_file_keeps_the_link(work):
 # Every subcommand with -o/--output, found by walking the parser: a command added later is
 # checked too. Its positional arguments are filled in by metavar, its required options from
 # OPTION_SAMPLES; a command that needs something else fails here, asking for a sample.
-POSITIONAL_SAMPLES = {"MODEL.json": "m.json", "DATA": "data.csv", "DATA.csv": "data.csv"}
-OPTION_SAMPLES = {"--method": ["pessimistic"], "--target": ["c"]}
+POSITIONAL_SAMPLES = {"MODEL.json": "m.json", "DATA": "data.csv", "DATA.csv": "data.csv", "MODEL.json|MODEL.ubj": "xgb.json"}
+OPTION_SAMPLES = {"--method": ["pessimistic"], "--target": ["c"], "--from": ["xgboost"]}
 EXTRA_SAMPLES = {"fit": ["--target", "play", "--ignore", "day"]}  # what a CSV needs beyond the parser's required
 
 
@@ -289,6 +298,7 @@ def test_the_parser_walk_finds_the_known_output_commands():
 
 @pytest.mark.parametrize("name", sorted(_output_commands()))
 def test_every_output_command_writes_into_a_named_pipe_or_refuses_it(work, name):
+    (work / "xgb.json").write_text(json.dumps(XGBOOST_MODEL))  # what `import --from xgboost` reads
     args = _arguments(name, _output_commands()[name])
     regular = _run([*args, "-o", "regular.out"], cwd=work)
     assert regular.returncode == 0, regular.stderr

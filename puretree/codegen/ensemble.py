@@ -40,11 +40,12 @@ import attrs
 import numpy as np
 
 from ..data import Dataset, as_dataset
+from ..boosted import Boosted
 from ..ensemble import Ensemble, predict as ensemble_predict, predict_proba, vote_total, votes
 from ..errors import CodegenError
 from ..files import write_folder
 from ..mcu import rows_runner
-from . import literals as lit, render, verify as single
+from . import boosted as boosting, literals as lit, render, verify as single
 from .lower import check_options, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
 __all__ = ["generate", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble"]
@@ -128,12 +129,16 @@ def generate(model: Any, target: str, **options: Any) -> dict[str, str]:
     """:func:`puretree.codegen.render.generate` for a tree; :func:`ensemble_files` for an ensemble."""
     if isinstance(model, Ensemble):
         return ensemble_files(model, target, **options)
+    if isinstance(model, Boosted):
+        return boosting.boosted_files(model, target, **options)
     return render.generate(model, target, **options)
 
 
 def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
     """Write the generated files of a tree or an ensemble into ``out_dir``, as a whole
     (:func:`puretree.files.write_folder`); returns their paths."""
+    if isinstance(model, Boosted):
+        return write_folder(out_dir, boosting.boosted_files(model, target, **options))
     if not isinstance(model, Ensemble):
         return render.export(model, target, out_dir=out_dir, **options)
 
@@ -266,6 +271,8 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     quantization value for value, and the rows of ``X`` whose prediction the quantization
     changes, at most ``max_changed`` of them. ``on``: run the C on an emulated
     microcontroller (:mod:`puretree.mcu`), not with ``quantize`` (as for a tree)."""
+    if isinstance(model, Boosted):
+        return boosting.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, **options)
     if not isinstance(model, Ensemble):
         return single.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, template_dirs=template_dirs,
                              quantize=quantize, on=on, max_changed=max_changed, **options)

@@ -1,10 +1,11 @@
-"""Reading XGBoost's saved JSON model into checked arrays (issue 29, first step of ``from_xgboost``).
+"""XGBoost's saved models as :class:`~puretree.boosted.Boosted` values (issue 29): :func:`from_xgboost`.
 
-This module only reads and checks: it turns a model XGBoost saved as JSON (``Booster.save_raw("json")``
-or a ``.json`` file) into :class:`_Forest`, plain arrays per tree, and refuses a malformed or
-hostile file with a :class:`~puretree.errors.ModelFormatError` that names the tree and node, in
-time and memory linear in the file. Turning the arrays into puretree trees (an ensemble of the
-boosting kind) is the next step; the arithmetic it must keep is fixed here, in :func:`_margins`:
+A model XGBoost saved as JSON (``Booster.save_raw("json")``, a ``.json`` file) or UBJSON (a
+``.ubj`` file, read by :func:`_ubjson`) is first read into :class:`_Forest`, plain arrays per
+tree, checked: a malformed or hostile file is refused with a
+:class:`~puretree.errors.ModelFormatError` that names the tree and node (or the byte), in time
+and memory linear in the file. :func:`from_xgboost` turns the arrays into puretree trees; the
+arithmetic it keeps is the one :func:`_margins` states (and the tests measure against xgboost):
 
 - XGBoost sends a row left when ``float32(x) < float32(threshold)`` (strict), NaN by ``default_left``;
   at a categorical split it sends the listed category codes right and every other value left;
@@ -28,9 +29,9 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ..errors import ModelFormatError
+from ..errors import ModelFormatError, ParameterError
 
-__all__: list[str] = []  # private plumbing until from_xgboost is public
+__all__ = ["from_xgboost"]
 
 #: The objectives whose margins this reader knows how to start (the link comes with the importer).
 _OBJECTIVES = ("binary:logistic", "multi:softprob", "reg:squarederror")
@@ -253,3 +254,308 @@ def _probabilities(forest: _Forest, X: Any) -> np.ndarray:
             total = (total + e[:, k]).astype(np.float32)
         return (e / total[:, None]).astype(np.float32)
     return m
+
+
+# -- the public importer ---------------------------------------------------------------------
+
+
+def _ubjson(data: bytes, *, max_depth: int = 64) -> Any:
+    """A UBJSON document (``Booster.save_model("m.ubj")``) as the objects ``json.loads`` would give.
+
+    A small reader of the subset XGBoost writes (draft 12: the scalar markers, strings, arrays and
+    objects, optimized ``$type#count`` containers), so that a model file is read without
+    xgboost; every length is checked against the bytes left, so a hostile file is refused in
+    time and memory linear in its size.
+
+    >>> _ubjson(b"{i\\x01a[$d#i\\x02?\\x80\\x00\\x00@\\x00\\x00\\x00i\\x01bSi\\x02hi}")
+    {'a': [1.0, 2.0], 'b': 'hi'}
+    """
+    pos = 0
+    n = len(data)
+    sizes = {"i": (1, ">i1"), "U": (1, ">u1"), "I": (2, ">i2"), "l": (4, ">i4"), "L": (8, ">i8"), "d": (4, ">f4"), "D": (8, ">f8")}
+
+    def fail(message: str) -> ModelFormatError:
+        return _fail(f"UBJSON byte {pos}", message)
+
+    def take(k: int) -> bytes:
+        nonlocal pos
+        if k < 0 or pos + k > n:
+            raise fail(f"{k} bytes asked, {n - pos} left (a truncated or corrupt file)")
+        out = data[pos : pos + k]
+        pos += k
+        return out
+
+    def marker() -> str:
+        return take(1).decode("latin-1")
+
+    def number(m: str) -> Any:
+        size, dtype = sizes[m]
+        v = np.frombuffer(take(size), dtype=dtype)[0]
+        return float(v) if m in "dD" else int(v)
+
+    def length() -> int:
+        m = marker()
+        if m not in "iUIlL":
+            raise fail(f"a length must be an integer, got marker {m!r}")
+        k = number(m)
+        if k < 0 or k > n:
+            raise fail(f"length {k} is beyond the file's {n} bytes")
+        return k
+
+    def text() -> str:
+        try:
+            return take(length()).decode("utf-8")
+        except UnicodeDecodeError:
+            raise fail("a string that is not UTF-8") from None
+
+    def value(m: str, depth: int) -> Any:
+        if m in sizes:
+            return number(m)
+        if m == "S" or m == "H":
+            s = text()
+            return float(s) if m == "H" else s
+        if m == "C":
+            return take(1).decode("latin-1")
+        if m in "TFZ":
+            return {"T": True, "F": False, "Z": None}[m]
+        if m in "[{":
+            if depth >= max_depth:
+                raise fail(f"nested deeper than {max_depth}")
+            return container(m, depth + 1)
+        raise fail(f"unknown marker {m!r}")
+
+    def container(kind: str, depth: int) -> Any:
+        typ, count = None, None
+        m = marker()
+        if m == "$":
+            typ = marker()
+            m = marker()
+            if m != "#":
+                raise fail("a typed container needs its count ('#')")
+        if m == "#":
+            count = length()
+        elif m != "N":
+            nonlocal pos
+            pos -= 1
+        if kind == "[":
+            if typ is not None and typ in sizes and count is not None:
+                size, dtype = sizes[typ]
+                return np.frombuffer(take(size * count), dtype=dtype).tolist()
+            items: list[Any] = []
+            while count is None or len(items) < count:
+                if typ is not None:  # a typed container's values come without markers
+                    items.append(value(typ, depth))
+                    continue
+                m = marker()
+                if count is None and m == "]":
+                    break
+                if m != "N":
+                    items.append(value(m, depth))
+            return items
+        obj: dict[str, Any] = {}
+        while count is None or len(obj) < count:
+            if count is None:
+                m = marker()
+                if m == "}":
+                    break
+                pos -= 1
+            key = text()
+            obj[key] = value(typ if typ is not None else marker(), depth)
+        return obj
+
+    out = value(marker(), 0)
+    if pos != n:
+        raise fail(f"{n - pos} bytes after the document")
+    return out
+
+
+def _parse(source: Any) -> Any:
+    """The model's JSON objects from a Booster, a saved file (JSON or UBJSON) or its bytes."""
+    if hasattr(source, "save_raw"):  # an xgboost.Booster (or an estimator's get_booster())
+        return json.loads(bytes(source.save_raw("json")))
+    if hasattr(source, "get_booster"):
+        return json.loads(bytes(source.get_booster().save_raw("json")))
+    if isinstance(source, (bytes, bytearray)):
+        data, name = bytes(source), "model"
+    else:
+        import os
+
+        try:
+            name = os.fspath(source)
+        except TypeError:
+            raise ModelFormatError(f"from_xgboost takes a Booster, a saved model's path or its bytes, not a {type(source).__name__}") from None
+        try:
+            with open(name, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise ModelFormatError(f"{name}: cannot read the model ({exc.strerror or exc})") from None
+    # JSON is text; XGBoost's UBJSON starts with a length of 8 bytes, zeros among them.
+    text = all(b >= 0x20 or b in b"\t\n\r" for b in data[:64])
+    try:
+        if not text:
+            return _ubjson(data)
+        try:
+            return json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ModelFormatError(f"not JSON ({exc}), nor UBJSON") from None
+        except RecursionError:
+            raise ModelFormatError("nested too deeply to be a model") from None
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{name}: {exc}") from None
+
+
+def _category_values(enc: Any, j: int) -> tuple[Any, ...] | None:
+    """Feature ``j``'s category values from the model's ``cats.enc`` (None: not recorded)."""
+    if not isinstance(enc, list) or j >= len(enc) or not isinstance(enc[j], dict):
+        return None
+    entry = enc[j]
+    values = entry.get("values")
+    if not isinstance(values, list) or not values:
+        return None
+    offsets = entry.get("offsets")
+    if isinstance(offsets, list) and offsets:  # strings: UTF-8 bytes, cut at the offsets
+        if not all(isinstance(o, int) for o in offsets) or offsets[0] != 0 or offsets[-1] != len(values) or any(b < a for a, b in zip(offsets, offsets[1:])):
+            raise _fail(f"cats/enc[{j}]", "offsets do not cut the values into strings")
+        try:
+            raw = bytes(values)
+            names = tuple(raw[a:b].decode("utf-8") for a, b in zip(offsets, offsets[1:]))
+        except (ValueError, TypeError):
+            raise _fail(f"cats/enc[{j}]", "the category names are not UTF-8 text") from None
+        return _distinct(j, names)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+        raise _fail(f"cats/enc[{j}]", "category values must be finite numbers")
+    return _distinct(j, tuple(int(v) if float(v).is_integer() and abs(v) <= 2**53 else float(v) for v in values))
+
+
+def _distinct(j: int, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    if len(set(values)) != len(values):
+        raise _fail(f"cats/enc[{j}]", "a category is listed twice")
+    return values
+
+
+def _schema(obj: Any, forest: _Forest) -> Any:
+    from ..nodes import CATEGORICAL, Feature, Schema
+
+    learner = obj["learner"]
+    names = learner.get("feature_names") or [f"f{j}" for j in range(forest.n_features)]
+    types = learner.get("feature_types") or ["float"] * forest.n_features
+    if not isinstance(names, list) or len(names) != forest.n_features or not all(isinstance(v, str) for v in names) or len(set(names)) != len(names):
+        raise _fail("learner/feature_names", f"expected {forest.n_features} distinct names")
+    if not isinstance(types, list) or len(types) != forest.n_features:
+        raise _fail("learner/feature_types", f"expected {forest.n_features} types")
+    enc = obj["learner"]["gradient_booster"]["model"].get("cats", {})
+    enc = enc.get("enc") if isinstance(enc, dict) else None
+    used: dict[int, int] = {}  # categorical feature -> 1 + the largest code a split lists
+    for tree in forest.trees:
+        for node, chosen in tree.categories.items():
+            j = int(tree.feature[node])
+            used[j] = max(used.get(j, 0), 1 + max(chosen, default=-1))
+    features = []
+    for j, (name, kind) in enumerate(zip(names, types)):
+        if kind == "c" or j in used:
+            cats = _category_values(enc, j)
+            if cats is None:  # no names recorded: the codes are the categories
+                cats = tuple(range(used.get(j, 0)))
+            elif len(cats) < used.get(j, 0):
+                raise _fail(f"cats/enc[{j}]", f"{len(cats)} categories, but a split lists code {used[j] - 1}")
+            features.append(Feature(name, CATEGORICAL, cats))
+        else:
+            features.append(Feature(name))
+    if (forest.objective == "multi:softprob") != (forest.n_groups > 1):
+        raise _fail("learner_model_param/num_class", f"{forest.objective} with {forest.n_groups} output group(s)")
+    if forest.objective == "reg:squarederror":
+        return Schema(tuple(features), task="regression")
+    return Schema(tuple(features), tuple(range(max(2, forest.n_groups))))
+
+
+def _tree(t: int, tree: _Tree, schema: Any, base_weights: Any) -> Any:
+    """Tree ``t`` as a puretree tree: ``float32(x) < t`` as ``x <= the float32 below t`` (on
+    float32 values), NaN by ``default_left``; a categorical split's listed codes to the right."""
+    from ..nodes import TESTS, Leaf, Split, Surrogates
+    from ..tree import Tree
+    from ..boosted import tree_schema
+
+    n = tree.left.size
+    order: list[int] = []
+    stack = [0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        if tree.left[i] != -1:
+            stack.extend((int(tree.right[i]), int(tree.left[i])))
+    weights = base_weights if isinstance(base_weights, list) and len(base_weights) == n else None
+    built: dict[int, Any] = {}
+    for i in reversed(order):
+        if tree.left[i] == -1:
+            v = float(tree.value[i])
+            built[i] = Leaf((1.0, v, v * v))
+            continue
+        j = int(tree.feature[i])
+        kids = (built.pop(int(tree.left[i])), built.pop(int(tree.right[i])))
+        side = 0 if tree.default_left[i] else 1
+        w = float(np.float32(weights[i])) if weights is not None and isinstance(weights[i], (int, float)) and math.isfinite(weights[i]) else 0.0
+        stats = (1.0, w, w * w)
+        if i in tree.categories:
+            m = len(schema.features[j].categories)
+            left = tuple(c for c in range(m) if c not in tree.categories[i])
+            built[i] = Split(j, TESTS["subset"](left), kids, stats, surrogates=Surrogates(fallback=side))
+        else:
+            cut = _float32_le(tree.value[i])
+            if not math.isfinite(cut):
+                raise _fail(f"tree {t}, node {i}", f"threshold {float(tree.value[i])!r}: no float32 value lies below it")
+            threshold: Any = TESTS["threshold"]  # the Threshold test, named by its kind
+            built[i] = Split(j, threshold(cut, missing_branch=side), kids, stats)
+    return Tree(built[0], tree_schema(schema), "majority")
+
+
+def from_xgboost(booster_or_path: Any) -> Any:
+    """An XGBoost model as a :class:`~puretree.boosted.Boosted` value (``precision="float32"``):
+    from a ``Booster`` (or an estimator's, ``get_booster()``), a model saved as JSON or UBJSON
+    (``Booster.save_model("m.json")`` / ``("m.ubj")``, read here without xgboost), or its bytes.
+
+    Objectives ``binary:logistic``, ``multi:softprob`` and ``reg:squarederror`` of ``gbtree``;
+    ``base_score`` as XGBoost stores it, set or estimated; categorical splits with the model's
+    category names (``cats``) when it records them, else category codes. Each stage holds the
+    i-th tree of every output group, file order kept. The raw scores are XGBoost's
+    ``predict(output_margin=True)``, bit for bit (see :mod:`puretree.boosted` for the float32
+    arithmetic and this module's notes for the tests); a feature value is read as float32 and a
+    category the model does not list goes the missing values' way.
+
+    >>> import json
+    >>> tree = {"left_children": [1, -1, -1], "right_children": [2, -1, -1], "split_indices": [0, 0, 0],
+    ...         "split_conditions": [0.5, -0.25, 0.75], "default_left": [1, 0, 0]}
+    >>> saved = {"learner": {"objective": {"name": "reg:squarederror"}, "feature_names": ["x"],
+    ...          "learner_model_param": {"num_feature": "1", "num_class": "0", "base_score": "[5E-1]"},
+    ...          "gradient_booster": {"name": "gbtree", "model": {"trees": [tree], "tree_info": [0]}}}}
+    >>> model = from_xgboost(json.dumps(saved).encode())
+    >>> model.decision_function([[0.0], [1.0], [float("nan")]]).tolist()
+    [0.25, 1.25, 0.25]
+    """
+    from ..boosted import Boosted
+
+    obj = _parse(booster_or_path)
+    forest = _read(obj)
+    learner = obj["learner"]
+    param = learner["learner_model_param"]
+    if str(param.get("num_target", "1")) not in ("0", "1"):
+        raise _fail("learner_model_param/num_target", f"{param.get('num_target')!r}: multi-target models are not read")
+    schema = _schema(obj, forest)
+    model = learner["gradient_booster"]["model"]
+    per_group: list[list[int]] = [[] for _ in range(forest.n_groups)]
+    for t, g in enumerate(forest.groups.tolist()):
+        per_group[g].append(t)
+    if len({len(ts) for ts in per_group}) != 1:
+        raise _fail("gradient_booster/model/tree_info", f"the output groups hold {[len(ts) for ts in per_group]} trees; a stage needs one of each")
+    trees_json = model["trees"]
+    stages = tuple(
+        tuple(_tree(t, forest.trees[t], schema, trees_json[t].get("base_weights")) for t in stage)
+        for stage in zip(*per_group)
+    )
+    version = obj.get("version")
+    options = {"source": "xgboost", "base_score": str(param.get("base_score"))}
+    if isinstance(version, list) and all(isinstance(v, int) for v in version):
+        options["xgboost_version"] = ".".join(map(str, version))
+    try:
+        return Boosted(stages, tuple(float(v) for v in forest.base_margin), 1.0, forest.objective, schema, "float32", options)
+    except ParameterError as exc:  # a combination no reader check above names
+        raise _fail("model", str(exc)) from None

@@ -65,7 +65,7 @@ from typing import Any
 
 import attrs
 
-from .. import ensemble
+from .. import boosted, ensemble
 from ..data import category_key
 from ..distributions import histograms_from_dict, histograms_to_dict
 from ..errors import ModelFormatError, digits, shown
@@ -180,6 +180,8 @@ def to_dict(tree: Tree) -> dict[str, Any]:
     if not isinstance(tree, Tree):
         if isinstance(tree, ensemble.Ensemble):
             return ensemble.to_dict(tree, to_dict)
+        if isinstance(tree, boosted.Boosted):
+            return boosted.to_dict(tree, to_dict, _schema_dict)
     # Ids are pre-order: a node's is the number of nodes entered before it. The splits entered
     # and not yet left are the path to the current node: the last of them is its parent.
     order: list[Node] = []
@@ -505,6 +507,8 @@ def from_dict(obj: Any) -> Tree:
         raise _fail("model", f"expected a JSON object, got {type(obj).__name__}")
     if obj.get("format") == "puretree-ensemble":
         return ensemble.from_dict(obj, from_dict)  # type: ignore[return-value]
+    if obj.get("format") == boosted.BOOSTED_FORMAT:
+        return boosted.from_dict(obj, from_dict, _parse_schema)  # type: ignore[return-value]
     if obj.get("format") != FORMAT:
         raise _fail("model", f"not a puretree model (format {shown(obj.get('format'))}, expected {FORMAT!r})")
     version = obj.get("version")

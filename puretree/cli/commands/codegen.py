@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ...boosted import Boosted
 from ...codegen.ensemble import export, verify, verify_code
 from ...codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
 from ...codegen.render import environment, generate
@@ -93,6 +94,8 @@ def _export(args: argparse.Namespace) -> int:
     # OUT_DIR is replaced as a whole: neither the model nor a template may live in it.
     check_not_inputs(args.output, [args.model, *args.template_dir], folder=True)
     tree = load(args.model)
+    if isinstance(tree, Boosted):
+        _boosted_options(args)
     extra = {"language": args.language} if args.language else {}
     options = {**_options(args, tree), **extra}
     if args.layout == "arduino":
@@ -107,6 +110,17 @@ def _export(args: argparse.Namespace) -> int:
     if args.report:
         print(_report(tree, args.target, options))
     return 0
+
+
+def _boosted_options(args: argparse.Namespace) -> None:
+    """Refuse the options a boosted model's code does not take (it is written as tables, in
+    float or double, python or c)."""
+    asked = [flag for flag, given in (("--quantize", args.quantize), ("--template-dir", args.template_dir), ("--form", args.form != "auto"),
+                                      ("--index-type", args.index_type != "auto"), ("--layout arduino", getattr(args, "layout", "flat") != "flat"),
+                                      ("--stack-on", getattr(args, "stack_on", None)), ("--report", getattr(args, "report", False)),
+                                      ("--on", getattr(args, "on", None)), ("--code", getattr(args, "code", None))) if given]
+    if asked:
+        raise CommandLineError(f"{args.model} is a boosted model: its code is written as tables for python or c, without {', '.join(asked)}")
 
 
 def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: Any = (), **options: Any) -> dict[str, str]:
@@ -212,6 +226,8 @@ def _verify(args: argparse.Namespace) -> int:
     if args.code is None and args.target is None:
         raise CommandLineError("verify needs --target (to generate the code) or --code DIR (to check code already exported)")
     tree = load(args.model)
+    if isinstance(tree, Boosted):
+        _boosted_options(args)
     header, body, _ = read_table(args.data)
     X = encode_table(tree.schema, header, body)
     if args.code is not None:

@@ -239,7 +239,8 @@ def _ensemble_from_args(args: argparse.Namespace, data: Any) -> Any:
 
 
 def _is_ensemble(model: Any) -> bool:
-    return not isinstance(model, Tree) and hasattr(model, "members")
+    """An ensemble or a boosted model: shown as a summary and its first trees."""
+    return not isinstance(model, Tree) and (hasattr(model, "members") or hasattr(model, "stages"))
 
 
 def _summary(model: Any) -> str:

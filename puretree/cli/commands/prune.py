@@ -95,11 +95,19 @@ def _cross_validated(tree: Tree, args: argparse.Namespace, train: tuple[Dataset,
     return out.tree
 
 
+def _one_tree(model: Any, path: str, command: str) -> Tree:
+    """The model, when it is one tree: pruning and rules read a single tree's nodes."""
+    if not isinstance(model, Tree):
+        what = "a boosted model" if hasattr(model, "stages") else "an ensemble"
+        raise ParameterError(f"{path} is {what}; {command} takes one tree")
+    return model
+
+
 def _prune(args: argparse.Namespace) -> int:
     _check_usage(args)
     # The model may be rewritten in place (save is atomic); the validation data may not.
     check_not_inputs(args.output, [args.validation, args.data])
-    tree = load(args.model)
+    tree = _one_tree(load(args.model), args.model, "prune")
     validation = _labelled(tree, args.validation) if args.validation is not None else None
     if args.method == "reduced-error":
         assert validation is not None
@@ -147,7 +155,7 @@ def _prune(args: argparse.Namespace) -> int:
 
 
 def _rules(args: argparse.Namespace) -> int:
-    tree = load(args.model)
+    tree = _one_tree(load(args.model), args.model, "rules")
     if tree.schema.is_regression:
         raise ParameterError("rules need a classification tree; this one is a regression tree")
     if args.validation is not None and not args.prune:

@@ -1,0 +1,634 @@
+"""Code generation for boosted models (:class:`~puretree.boosted.Boosted`): Python and C whose raw
+scores are the library's bit for bit, in the library's float order.
+
+The trees become tables (:func:`puretree.boosted.table`: a node's kind, feature, threshold,
+children, where a missing value and an unknown category go, its value; a subset split's left
+codes as a bitset in C, a frozenset in Python), all trees in one set of arrays, walked by one
+small loop: any depth, any number of trees, no recursion and no nesting for a compiler to
+choke on. The Python of a model no deeper than :data:`NESTED_MAX_DEPTH` is by default one
+function of nested ``if``/``else`` per tree instead (``form="nested"``; ``"table"`` forces the
+tables), which answers a row faster. The generated code adds the trees' values exactly as :mod:`puretree.boosted` does:
+
+- ``float64``: ``raw[k] = init[k]``, then ``raw[k] += learning_rate * value`` tree by tree, stage
+  by stage, in double;
+- ``float32`` (XGBoost): the numeric features rounded to float32 first, ``acc[k]`` a float,
+  ``acc[k] = (float)((double)acc[k] + learning_rate * value)`` after every tree (Python: the
+  same through ``struct``'s float32 rounding).
+
+The probabilities are computed as the library computes them (in float32 for ``float32`` models,
+as XGBoost does), through ``exp`` of the C library (Python: ``math.exp``) where the library uses
+numpy's: they agree to a few units in the last place, and :func:`verify` checks them to a
+relative 1e-12; the raw scores and the classes it checks for equality.
+
+Inputs: one row as numbers in the schema's feature order (a categorical feature's category
+code, NaN for a missing value), ``double`` (or ``float``) in C.
+
+>>> import numpy as np
+>>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+>>> from puretree.boosted import Boosted, tree_schema
+>>> from puretree.tree import Tree
+>>> schema = Schema((Feature("x"),), ("a", "b"))
+>>> t = Tree(Split(0, Threshold(0.5, missing_branch=1), (Leaf((1.0, -1.0, 1.0)), Leaf((1.0, 2.0, 4.0))), (2.0, 1.0, 5.0)), tree_schema(schema))
+>>> model = Boosted(((t,), (t,)), (0.25,), 0.5, "log_loss", schema)
+>>> sorted(boosted_files(model, "python", name="gb"))
+['gb.py']
+>>> verify(model, np.array([[0.0], [1.0]]), "python").mismatches
+[]
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..boosted import LOSSES, Boosted, class_codes, decision_function, predict_proba, table
+from ..data import Dataset, encode_features
+from ..errors import CodegenError
+from . import literals as lit
+from .verify import MAX_REPORTED, Report, compile_c, driver_lines, driver_source
+from .lower import check_options
+
+__all__ = ["boosted_files", "verify", "check_rows", "NESTED_MAX_DEPTH"]
+
+_TARGETS = ("python", "c")
+
+
+def _arrays(model: Boosted) -> dict[str, Any]:
+    """Every tree's table in one set of arrays (node ids offset by the trees before), the trees
+    in the order their values are added (stage by stage, output by output) and the subset splits'
+    left codes."""
+    kind: list[int] = []
+    feature: list[int] = []
+    threshold: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    nan: list[int] = []
+    other: list[int] = []
+    value: list[float] = []
+    ncat: list[int] = []
+    codes: dict[int, tuple[int, ...]] = {}
+    roots: list[int] = []
+    outputs: list[int] = []
+    for stage in model.stages:
+        for k, tree in enumerate(stage):
+            t = table(tree)
+            base = len(kind)
+            roots.append(base)
+            outputs.append(k)
+
+            def shift(a: np.ndarray) -> list[int]:
+                return [int(v) + base if v >= 0 else -1 for v in a.tolist()]
+
+            kind += t.kind.tolist()
+            feature += t.feature.tolist()
+            threshold += t.threshold.tolist()
+            left += shift(t.left)
+            right += shift(t.right)
+            nan += shift(t.nan)
+            other += shift(t.other)
+            value += t.value.tolist()
+            ncat += t.n_categories.tolist()
+            codes.update({base + i: c for i, c in t.codes.items()})
+    return {"kind": kind, "feature": feature, "threshold": threshold, "left": left, "right": right, "nan": nan, "other": other,
+            "value": value, "ncat": ncat, "codes": codes, "roots": roots, "outputs": outputs}
+
+
+def boosted_files(model: Boosted, target: str, *, name: str = "tree", feature_type: str = "double", **options: Any) -> dict[str, str]:
+    """The generated files of a boosted model: ``NAME.py``, or ``NAME.c`` and ``NAME.h``."""
+    if target not in _TARGETS:
+        raise CodegenError(f"boosted models are generated for the targets {', '.join(_TARGETS)}, not {target!r}")
+    if options.get("quantize") is not None:
+        raise CodegenError("boosted models are generated in float and double; quantized C is not written for them yet")
+    opts = check_options(target, {"name": name, "feature_type": feature_type})
+    if target == "c" and opts["feature_type"] not in ("double", "float"):
+        raise CodegenError(f"a boosted model's C reads double or float features, not {opts['feature_type']!r}")
+    form = options.get("form", "auto")
+    if form not in ("auto", "nested", "table"):
+        raise CodegenError(f"a boosted model's Python is written nested or as a table, not {form!r}")
+    arrays = _arrays(model)
+    if target == "python":
+        if form == "nested" and _depth(arrays) > NESTED_MAX_DEPTH:
+            raise CodegenError(f"a tree {_depth(arrays)} levels deep is written as a table (form='table'): nested Python stops at {NESTED_MAX_DEPTH} levels")
+        nested = form == "nested" or (form == "auto" and _depth(arrays) <= NESTED_MAX_DEPTH)
+        return {f"{name}.py": _python(model, name, arrays, nested=nested)}
+    return _c(model, name, opts["feature_type"], arrays)
+
+
+# -- Python -------------------------------------------------------------------------------
+
+#: The deepest tree the Python is written nested for (one function of if/else per tree, the
+#: faster form); deeper models are written as tables, walked by one loop.
+NESTED_MAX_DEPTH = 40
+
+
+def _depth(a: dict[str, Any]) -> int:
+    """The most splits on a path from a root to a leaf, over all trees."""
+    deepest = 0
+    stack = [(r, 0) for r in a["roots"]]
+    while stack:
+        i, d = stack.pop()
+        deepest = max(deepest, d)
+        if a["kind"][i]:
+            stack += [(a["left"][i], d + 1), (a["right"][i], d + 1)]
+    return deepest
+
+
+def _nested_tree(a: dict[str, Any], root: int, fname: str) -> list[str]:
+    """One tree as a function of nested if/else returning its leaf's value: a threshold split sends
+    NaN where its table does (``v <= t`` is false for NaN, so only a left side needs a test), a
+    subset split its left codes, its other known codes, NaN and any other value each their way."""
+    lines = [f"def {fname}(x):"]
+
+    def emit(i: int, pad: str) -> None:
+        kind = a["kind"][i]
+        if kind == 0:
+            lines.append(f"{pad}return {a['value'][i]!r}")
+            return
+        lines.append(f"{pad}v = x[{a['feature'][i]}]")
+        left, right, nan = a["left"][i], a["right"][i], a["nan"][i]
+        if kind == 1:
+            extra = " or v != v" if nan == left else ""
+            lines.append(f"{pad}if v <= {a['threshold'][i]!r}{extra}:")
+            emit(left, pad + "    ")
+            lines.append(f"{pad}else:")
+            emit(right, pad + "    ")
+            return
+        codes = set(a["codes"][i])
+        others = [c for c in range(a["ncat"][i]) if c not in codes]
+        first = "if"
+        for codes_, child in ((sorted(codes), left), (others, right)):
+            if codes_:
+                lines.append(f"{pad}{first} v in {{{', '.join(f'{float(c)!r}' for c in codes_)}}}:")
+                emit(child, pad + "    ")
+                first = "elif"
+        lines.append(f"{pad}{first} v != v:")
+        emit(nan, pad + "    ")
+        lines.append(f"{pad}else:")
+        if a["other"][i] >= 0:
+            emit(a["other"][i], pad + "    ")
+        else:
+            lines.append(f"{pad}    return {a['value'][i]!r}")
+
+    emit(root, "    ")
+    return lines
+
+
+def _tuple(values: list[Any]) -> str:
+    return "(" + "".join(f"{v!r}, " for v in values) + ")"
+
+
+def _describe(model: Boosted) -> str:
+    return f"a boosted model ({model.loss}): {len(model.stages)} stages x {model.n_outputs} output(s), learning rate {model.learning_rate!r}, {model.precision} sums"
+
+
+def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> str:
+    float32 = model.precision == "float32"
+    link = LOSSES[model.loss]
+    k = model.n_outputs
+    lines = [
+        f'"""{name}: {_describe(model)}. Generated by puretree.',
+        "",
+        "decision_function(x) gives the raw scores, bit for bit puretree's; x is one row of numbers in",
+        "FEATURES order (a categorical feature's category code, NaN for a missing value).",
+        '"""',
+        "",
+        "import math",
+        "import struct",
+        "",
+        f"FEATURES = {_tuple(list(model.schema.feature_names))}",
+        f"CLASSES = {_tuple(list(model.schema.classes))}",
+        f"N_OUTPUTS = {k}",
+        f"_NUMERIC = {_tuple([f.is_numeric for f in model.schema.features])}",
+        f"_INIT = {_tuple(list(model.init))}",
+        f"_LR = {model.learning_rate!r}",
+    ]
+    tables = [
+        f"_KIND = {_tuple(a['kind'])}",
+        f"_FEATURE = {_tuple(a['feature'])}",
+        f"_THRESHOLD = {_tuple(a['threshold'])}",
+        f"_LEFT = {_tuple(a['left'])}",
+        f"_RIGHT = {_tuple(a['right'])}",
+        f"_NAN = {_tuple(a['nan'])}",
+        f"_OTHER = {_tuple(a['other'])}",
+        f"_VALUE = {_tuple(a['value'])}",
+        f"_NCAT = {_tuple(a['ncat'])}",
+        "_LEFT_CODES = {" + ", ".join(f"{i}: frozenset({list(c)!r})" for i, c in sorted(a["codes"].items())) + "}",
+        f"_ROOTS = {_tuple(a['roots'])}",
+        f"_OUTPUTS = {_tuple(a['outputs'])}",
+    ]
+    lines += ([] if nested else tables) + [
+        "",
+        "",
+        "def _float32(v):",
+        "    # The float32 nearest v (struct rounds to nearest), as numpy's astype(float32).",
+        "    try:",
+        "        return struct.unpack('f', struct.pack('f', v))[0]",
+        "    except OverflowError:",
+        "        return math.copysign(math.inf, v)",
+        "",
+        "",
+        "def _exp(v):",
+        "    try:",
+        "        return math.exp(v)",
+        "    except OverflowError:",
+        "        return math.inf",
+        "",
+        "",
+    ]
+    walker = [
+        "def _leaf(i, x):",
+        "    while _KIND[i]:",
+        "        v = x[_FEATURE[i]]",
+        "        if v != v:",
+        "            nxt = _NAN[i]",
+        "        elif _KIND[i] == 1:",
+        "            nxt = _LEFT[i] if v <= _THRESHOLD[i] else _RIGHT[i]",
+        "        elif 0 <= v < _NCAT[i] and v == math.floor(v):",
+        "            nxt = _LEFT[i] if int(v) in _LEFT_CODES[i] else _RIGHT[i]",
+        "        else:",
+        "            nxt = _OTHER[i]",
+        "        if nxt < 0:",
+        "            break",
+        "        i = nxt",
+        "    return _VALUE[i]",
+        "",
+        "",
+    ]
+    if nested:
+        for t, root in enumerate(a["roots"]):
+            lines += _nested_tree(a, root, f"_t{t}") + ["", ""]
+    else:
+        lines += walker
+    lines += [
+        "def decision_function(x):",
+        '    """The raw scores of row x, a list of N_OUTPUTS floats."""',
+        "    x = [float(v) for v in x]",
+        "    if len(x) != len(FEATURES):",
+        "        raise ValueError('expected %d values, got %d' % (len(FEATURES), len(x)))",
+    ]
+    if float32:
+        lines += [
+            "    x = [_float32(v) if numeric else v for v, numeric in zip(x, _NUMERIC)]",
+            "    acc = [_float32(v) for v in _INIT]",
+            *([f"    acc[{k_}] = _float32(acc[{k_}] + _LR * _t{t}(x))" for t, k_ in enumerate(a["outputs"])] if nested else
+              ["    for root, k in zip(_ROOTS, _OUTPUTS):", "        acc[k] = _float32(acc[k] + _LR * _leaf(root, x))"]),
+            "    return acc",
+        ]
+    else:
+        lines += [
+            "    acc = list(_INIT)",
+            *([f"    acc[{k_}] += _LR * _t{t}(x)" for t, k_ in enumerate(a["outputs"])] if nested else
+              ["    for root, k in zip(_ROOTS, _OUTPUTS):", "        acc[k] += _LR * _leaf(root, x)"]),
+            "    return acc",
+        ]
+    if link == "identity":
+        lines += ["", "", "def predict(x):", '    """The predicted value of row x."""', "    return decision_function(x)[0]", ""]
+        return "\n".join(lines)
+    lines += ["", "", "def _code(raw):"]
+    if k == 1:
+        lines += [f"    return 1 if raw[0] {'>' if model.loss == 'binary:logistic' else '>='} 0 else 0"]
+    else:
+        lines += ["    return max(range(len(raw)), key=lambda k: (raw[k], -k))"]
+    lines += ["", "", "def predict_proba(x):", '    """The class probabilities of row x, in CLASSES order."""', "    raw = decision_function(x)"]
+    if float32 and k == 1:
+        z = "_float32(2.0 * raw[0])" if link == "exponential" else "raw[0]"
+        lines += [f"    p = _float32(1.0 / _float32(1.0 + _float32(_exp(-{z}))))", "    return [1.0 - p, p]"]
+    elif float32:
+        lines += ["    top = max(raw)", "    e = [_float32(math.exp(_float32(v - top))) for v in raw]", "    total = 0.0", "    for v in e:", "        total += v",
+                  "    total = _float32(total)", "    return [_float32(v / total) for v in e]"]
+    elif k == 1:
+        z = "2.0 * raw[0]" if link == "exponential" else "raw[0]"
+        lines += [f"    p = 1.0 / (1.0 + _exp(-({z})))", "    return [1.0 - p, p]"]
+    else:
+        lines += ["    top = max(raw)", "    e = [math.exp(v - top) for v in raw]", "    total = 0.0", "    for v in e:", "        total += v", "    return [v / total for v in e]"]
+    lines += ["", "", "def predict(x):", '    """The predicted class of row x."""', "    return CLASSES[_code(decision_function(x))]", ""]
+    return "\n".join(lines)
+
+
+# -- C ------------------------------------------------------------------------------------
+
+
+def _c_double(v: float) -> str:
+    return float(v).hex()
+
+
+def _c_array(ctype: str, cname: str, values: list[str]) -> str:
+    values = values or ["0"]  # C has no empty arrays
+    body = ",".join(("\n    " if i % 8 == 0 else " ") + v for i, v in enumerate(values))
+    return f"static const {ctype} {cname}[{len(values)}] = {{{body}\n}};"
+
+
+def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, str]:
+    ctype = lit.C_TYPES[ftype][0]
+    big = name.upper()
+    k = model.n_outputs
+    link = LOSSES[model.loss]
+    classes = 0 if link == "identity" else len(model.schema.classes)
+    # the subset splits' left codes as bits: node i's code c is bit c % 32 of word bit0[i] + c / 32
+    words: list[int] = []
+    bit0 = [0] * len(a["kind"])
+    for i, codes in sorted(a["codes"].items()):
+        bit0[i] = len(words)
+        row = [0] * max(1, (a["ncat"][i] + 31) // 32)
+        for c in codes:
+            row[c // 32] |= 1 << (c % 32)
+        words += row
+    n_features = max(1, model.schema.n_features)
+    header = [
+        f"/* {name}: {_describe(model)}. Generated by puretree. */",
+        f"#ifndef {big}_H",
+        f"#define {big}_H",
+        f"#define {big}_N_FEATURES {model.schema.n_features}",
+        f"#define {big}_N_OUTPUTS {k}",
+    ]
+    if classes:
+        header += [
+            f"#define {big}_N_CLASSES {classes}",
+            f"/* The raw scores of row x into raw[{big}_N_OUTPUTS], bit for bit puretree's. */",
+            f"void {name}_decision_function(const {ctype} *x, double *raw);",
+            f"/* The class probabilities into proba[{big}_N_CLASSES]; returns the predicted class's index. */",
+            f"int {name}_predict_proba(const {ctype} *x, double *proba);",
+            "/* The predicted class's index. */",
+            f"int {name}_predict(const {ctype} *x);",
+        ]
+    else:
+        header += [
+            f"void {name}_decision_function(const {ctype} *x, double *raw);",
+            "/* The predicted value (the raw score). */",
+            f"double {name}_predict(const {ctype} *x);",
+        ]
+    header += ["#endif", ""]
+    src = [
+        f"/* {name}: {_describe(model)}. Generated by puretree. */",
+        "#include <math.h>",
+        f'#include "{name}.h"',
+        "",
+        _c_array("signed char", f"{name}_kind", [str(v) for v in a["kind"]]),
+        _c_array("int", f"{name}_feature", [str(v) for v in a["feature"]]),
+        _c_array("double", f"{name}_threshold", [_c_double(v) for v in a["threshold"]]),
+        _c_array("int", f"{name}_left", [str(v) for v in a["left"]]),
+        _c_array("int", f"{name}_right", [str(v) for v in a["right"]]),
+        _c_array("int", f"{name}_nan", [str(v) for v in a["nan"]]),
+        _c_array("int", f"{name}_other", [str(v) for v in a["other"]]),
+        _c_array("double", f"{name}_value", [_c_double(v) for v in a["value"]]),
+        _c_array("int", f"{name}_ncat", [str(v) for v in a["ncat"]]),
+        _c_array("int", f"{name}_bit0", [str(v) for v in bit0]),
+        _c_array("unsigned long", f"{name}_bits", [f"{v}UL" for v in words]),
+        _c_array("int", f"{name}_roots", [str(v) for v in a["roots"]]),
+        _c_array("int", f"{name}_outputs", [str(v) for v in a["outputs"]]),
+        *([_c_array("unsigned char", f"{name}_numeric", [str(int(f.is_numeric)) for f in model.schema.features])] if model.precision == "float32" else []),
+        _c_array("double", f"{name}_init", [_c_double(v) for v in model.init]),
+        "",
+        f"static double {name}_leaf(int i, const double *x) {{",
+        f"    while ({name}_kind[i] != 0) {{",
+        f"        double v = x[{name}_feature[i]];",
+        "        int next;",
+        "        if (isnan(v)) {",
+        f"            next = {name}_nan[i];",
+        f"        }} else if ({name}_kind[i] == 1) {{",
+        f"            next = v <= {name}_threshold[i] ? {name}_left[i] : {name}_right[i];",
+        f"        }} else if (v >= 0.0 && v < (double){name}_ncat[i] && v == floor(v)) {{",
+        "            int c = (int)v;",
+        f"            next = (({name}_bits[{name}_bit0[i] + c / 32] >> (c % 32)) & 1UL) ? {name}_left[i] : {name}_right[i];",
+        "        } else {",
+        f"            next = {name}_other[i];",
+        "        }",
+        "        if (next < 0) break;",
+        "        i = next;",
+        "    }",
+        f"    return {name}_value[i];",
+        "}",
+        "",
+        f"void {name}_decision_function(const {ctype} *x, double *raw) {{",
+        f"    double xd[{n_features}];",
+        "    int j, t;",
+    ]
+    n_trees = len(a["roots"])
+    if model.precision == "float32":
+        src += [
+            f"    float acc[{k}];",
+            f"    for (j = 0; j < {model.schema.n_features}; j++) xd[j] = {name}_numeric[j] ? (double)(float)x[j] : (double)x[j];",
+            f"    for (j = 0; j < {k}; j++) acc[j] = (float){name}_init[j];",
+            f"    for (t = 0; t < {n_trees}; t++) {{",
+            f"        int o = {name}_outputs[t];",
+            f"        acc[o] = (float)((double)acc[o] + {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xd));",
+            "    }",
+            f"    for (j = 0; j < {k}; j++) raw[j] = (double)acc[j];",
+            "}",
+        ]
+    else:
+        src += [
+            f"    for (j = 0; j < {model.schema.n_features}; j++) xd[j] = (double)x[j];",
+            f"    for (j = 0; j < {k}; j++) raw[j] = {name}_init[j];",
+            f"    for (t = 0; t < {n_trees}; t++) raw[{name}_outputs[t]] += {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xd);",
+            "}",
+        ]
+    if not classes:
+        src += ["", f"double {name}_predict(const {ctype} *x) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);", "    return raw[0];", "}", ""]
+        return {f"{name}.h": "\n".join(header), f"{name}.c": "\n".join(src)}
+    src += ["", f"static int {name}_code(const double *raw) {{"]
+    if k == 1:
+        src += [f"    return raw[0] {'>' if model.loss == 'binary:logistic' else '>='} 0.0 ? 1 : 0;", "}"]
+    else:
+        src += ["    int j, best = 0;", f"    for (j = 1; j < {k}; j++) if (raw[j] > raw[best]) best = j;", "    return best;", "}"]
+    src += ["", f"int {name}_predict_proba(const {ctype} *x, double *proba) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);"]
+    if model.precision == "float32" and k == 1:
+        z = "(float)(2.0f * (float)raw[0])" if link == "exponential" else "(float)raw[0]"
+        src += ["    {", f"        float e = (float)exp(-(double){z});", "        float p = 1.0f / (1.0f + e);", "        proba[0] = 1.0 - (double)p;", "        proba[1] = (double)p;", "    }"]
+    elif model.precision == "float32":
+        src += ["    {", "        int j;", "        float top = (float)raw[0], e[%d];" % k, "        double total = 0.0;", f"        for (j = 1; j < {k}; j++) if ((float)raw[j] > top) top = (float)raw[j];",
+                f"        for (j = 0; j < {k}; j++) {{ e[j] = (float)exp((double)((float)raw[j] - top)); total += (double)e[j]; }}",
+                f"        for (j = 0; j < {k}; j++) proba[j] = (double)(e[j] / (float)total);", "    }"]
+    elif k == 1:
+        z = "2.0 * raw[0]" if link == "exponential" else "raw[0]"
+        src += ["    {", f"        double p = 1.0 / (1.0 + exp(-({z})));", "        proba[0] = 1.0 - p;", "        proba[1] = p;", "    }"]
+    else:
+        src += ["    {", "        int j;", "        double top = raw[0], total = 0.0;", f"        for (j = 1; j < {k}; j++) if (raw[j] > top) top = raw[j];",
+                f"        for (j = 0; j < {k}; j++) {{ proba[j] = exp(raw[j] - top); total += proba[j]; }}",
+                f"        for (j = 0; j < {k}; j++) proba[j] /= total;", "    }"]
+    src += [f"    return {name}_code(raw);", "}", "", f"int {name}_predict(const {ctype} *x) {{", f"    double raw[{k}];",
+            f"    {name}_decision_function(x, raw);", f"    return {name}_code(raw);", "}", ""]
+    return {f"{name}.h": "\n".join(header), f"{name}.c": "\n".join(src)}
+
+
+# -- verifying ----------------------------------------------------------------------------
+
+
+def _f32_neighbours(t: float) -> list[float]:
+    f = np.float32(t)
+    out = {float(f), float(np.nextafter(f, np.float32(-np.inf))), float(np.nextafter(f, np.float32(np.inf))),
+           float(np.nextafter(t, -math.inf)), float(np.nextafter(t, math.inf)), float(t)}
+    return [v for v in out if math.isfinite(v)]
+
+
+def _reaching(t: Any, base: np.ndarray) -> list[np.ndarray]:
+    """For every node of table ``t``, ``base`` with the features its path tests set so that the
+    row reaches it (None where the path cannot be met: a cut below another on one feature)."""
+    out: list[np.ndarray] = [np.empty(0)] * len(t.kind)
+    stack: list[tuple[int, dict[int, tuple[float, float]], dict[int, frozenset[int]]]] = [(0, {}, {})]
+    while stack:
+        i, cuts, codes = stack.pop()
+        row = base.copy()
+        ok = True
+        for j, (lo, hi) in cuts.items():
+            v = hi if math.isfinite(hi) else (lo + 1.0 if math.isfinite(lo) else 0.0)
+            ok &= lo < v <= hi
+            row[j] = v
+        for j, allowed in codes.items():
+            ok &= bool(allowed)
+            row[j] = float(min(allowed)) if allowed else -1.0
+        out[i] = row if ok else np.empty(0)
+        if t.kind[i] == 0:
+            continue
+        j = int(t.feature[i])
+        if t.kind[i] == 1:
+            lo, hi = cuts.get(j, (-math.inf, math.inf))
+            c = float(t.threshold[i])
+            stack.append((int(t.left[i]), {**cuts, j: (lo, min(hi, c))}, codes))
+            stack.append((int(t.right[i]), {**cuts, j: (max(lo, c), hi)}, codes))
+        else:
+            known = codes.get(j, frozenset(range(int(t.n_categories[i]))))
+            left = frozenset(t.codes[i])
+            stack.append((int(t.left[i]), cuts, {**codes, j: known & left}))
+            stack.append((int(t.right[i]), cuts, {**codes, j: known - left}))
+    return out
+
+
+def check_rows(model: Boosted, X: np.ndarray, feature_type: str = "double") -> np.ndarray:
+    """``X`` (encoded) and the boundary rows: for every node of every tree a row of ``X`` (the
+    first, or zeros) changed to reach it; for every split, that row with the split's feature at
+    the threshold and its float32 and double neighbours and missing, or (categorical) at each
+    code, an unknown code, -1, a fraction and missing; and a row with every feature missing.
+    In the feature type, without repeats."""
+    n = model.schema.n_features
+    base = np.array(X[0] if len(X) else np.zeros(n), dtype=np.float64)
+    probes: list[np.ndarray] = [X, np.full((1, n), np.nan)]
+    for stage in model.stages:
+        for tree in stage:
+            t = table(tree)
+            reach = _reaching(t, base)
+            probes.append(np.array([r for r in reach if r.size], dtype=np.float64).reshape(-1, n))
+            for i in np.flatnonzero(t.kind != 0).tolist():
+                j = int(t.feature[i])
+                if t.kind[i] == 1:
+                    values = _f32_neighbours(float(t.threshold[i])) + [math.nan]
+                else:
+                    m = int(t.n_categories[i])
+                    values = [float(c) for c in range(m)] + [float(m), -1.0, 0.5, math.nan]
+                start = reach[i] if reach[i].size else base
+                rows = np.repeat(start[None, :], len(values), axis=0)
+                rows[:, j] = values
+                probes.append(rows)
+    rows = np.vstack(probes).astype(np.float64)
+    if feature_type == "float":
+        rows = rows.astype(np.float32).astype(np.float64)
+    _, first = np.unique(np.ascontiguousarray(rows).view(np.dtype((np.void, rows.dtype.itemsize * max(1, n)))), return_index=True)
+    return rows[np.sort(first)] if n else rows
+
+
+def _expected(model: Boosted, rows: np.ndarray) -> list[Any]:
+    ds = Dataset(model.schema, rows)
+    raw = np.asarray(decision_function(model, ds, unseen="ignore"), dtype=np.float64).reshape(len(rows), -1)
+    if LOSSES[model.loss] == "identity":
+        return [(None, tuple(r), ()) for r in raw.tolist()]
+    codes = class_codes(model, raw)
+    proba = predict_proba(model, ds, unseen="ignore")
+    return [(int(c), tuple(r), tuple(p)) for c, r, p in zip(codes.tolist(), raw.tolist(), proba.tolist())]
+
+
+def _bits(v: float) -> bytes:
+    return struct.pack("<d", v)
+
+
+def _same(want: Any, got: Any) -> bool:
+    if not isinstance(got, tuple) or len(got) != 3 or got[0] != want[0] or len(got[1]) != len(want[1]) or len(got[2]) != len(want[2]):
+        return False
+    raw_same = all(_bits(a) == _bits(b) for a, b in zip(want[1], got[1]))  # -0.0 and 0.0 differ: bit for bit
+    return raw_same and all(math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300) for a, b in zip(want[2], got[2]))
+
+
+def _run_python(model: Boosted, work: Path, name: str, rows: np.ndarray) -> list[Any]:
+    import importlib.util
+    import sys
+    import uuid
+
+    key = f"puretree_generated_{uuid.uuid4().hex}"
+    spec = importlib.util.spec_from_file_location(key, work / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        raise CodegenError(f"importing {name}.py failed: {type(exc).__name__}: {exc}") from None
+    regression = LOSSES[model.loss] == "identity"
+    out: list[Any] = []
+    try:
+        for row in rows.tolist():
+            try:
+                raw = tuple(float(v) for v in module.decision_function(row))
+                if regression:
+                    out.append((None, raw, ()))
+                else:
+                    out.append((model.schema.classes.index(module.predict(row)), raw, tuple(module.predict_proba(row))))
+            except Exception as exc:  # the code under test is at fault: a mismatch
+                out.append(f"raised {type(exc).__name__}: {exc}"[:200])
+    finally:
+        sys.modules.pop(key, None)
+    return out
+
+
+def _run_c(model: Boosted, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool) -> list[Any]:
+    big = name.upper()
+    regression = LOSSES[model.loss] == "identity"
+    if regression:
+        body = (f"double raw[{big}_N_OUTPUTS]; int k; {name}_decision_function(x, raw);"
+                f' if ({name}_predict(x) != raw[0] && !(raw[0] != raw[0])) {{ printf("inconsistent\\n"); }}'
+                f' printf("-"); for (k = 0; k < {big}_N_OUTPUTS; k++) printf(" %a", raw[k]); printf(" |\\n");')
+    else:
+        body = (f"double raw[{big}_N_OUTPUTS]; double p[{big}_N_CLASSES]; int k; int c = {name}_predict_proba(x, p); {name}_decision_function(x, raw);"
+                f' if (c != {name}_predict(x)) {{ printf("inconsistent\\n"); }}'
+                f' printf("%d", c); for (k = 0; k < {big}_N_OUTPUTS; k++) printf(" %a", raw[k]); printf(" |");'
+                f' for (k = 0; k < {big}_N_CLASSES; k++) printf(" %a", p[k]); printf("\\n");')
+    driver = driver_source(name, lit.C_TYPES[ftype][0], body)
+    program = compile_c(files, name, ftype, regression=regression, proba=True, workdir=work, sanitize=sanitize, driver=driver)
+    out: list[Any] = []
+    for line in driver_lines(program, rows, ftype):
+        head, _, tail = line.partition("|")
+        parts = head.split()
+        code = None if parts[0] == "-" else int(parts[0])
+        out.append((code, tuple(float.fromhex(p) for p in parts[1:]), tuple(float.fromhex(p) for p in tail.split())))
+    return out
+
+
+def verify(model: Boosted, X: Any, target: str, *, feature_type: str = "double", name: str = "tree", sanitize: bool = False, **options: Any) -> Report:
+    """The generated code of a boosted model run on ``X`` and its boundary rows (:func:`check_rows`)
+    against the library: raw scores bit for bit, classes equal, probabilities to a relative 1e-12."""
+    if target not in _TARGETS:
+        raise CodegenError(f"verify runs a boosted model's python or c, not {target!r}")
+    for key in ("on", "quantize"):
+        if options.pop(key, None) is not None:
+            raise CodegenError(f"verify's {key!r} is not available for boosted models")
+    options.pop("max_changed", None)
+    options.pop("template_dirs", None)
+    ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
+    files = boosted_files(model, target, name=name, feature_type=ftype, **options)
+    X = X if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 else encode_features(model.schema, X if not isinstance(X, Dataset) else X)
+    rows = check_rows(model, np.asarray(X, dtype=np.float64), ftype if target == "c" else "double")
+    want = _expected(model, rows)
+    with tempfile.TemporaryDirectory(prefix="puretree-verify-") as tmp:
+        work = Path(tmp)
+        if target == "python":
+            (work / f"{name}.py").write_text(files[f"{name}.py"], encoding="utf-8")
+            got = _run_python(model, work, name, rows)
+        else:
+            got = _run_c(model, files, work, name, ftype, rows, sanitize)
+    bad = [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same(w, g)]
+    if len(got) != len(want):
+        bad.append(("row count", len(want), len(got)))
+    return Report(len(rows), bad[: MAX_REPORTED], len(bad))
+

@@ -1,0 +1,173 @@
+"""Python and C for boosted models (issues 28, 29): compiled with gcc (strict flags) and run
+against the library by ``verify``: raw scores bit for bit, classes equal, probabilities to 1e-12,
+on held-out rows, NaN rows and every threshold's float32 and double neighbours."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import puretree as pt
+from puretree import boosted as bs
+from puretree.codegen import boosted as cb
+from puretree.data import Dataset
+from puretree.errors import CodegenError
+from puretree.nodes import CATEGORICAL, Feature, Leaf, Schema, Split, Subset, Surrogates, Threshold
+from puretree.tree import Tree
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_import_xgboost import CASES, _credit_g, _model as _xgb_model  # noqa: E402
+
+FEATURES = (Feature("x"), Feature("y"), Feature("c", CATEGORICAL, ("a", "b", "c", "d")))
+
+
+def _leaf(v: float, w: float = 1.0) -> Leaf:
+    return Leaf((w, v * w, v * v * w))
+
+
+def _tree(i: int, j: int) -> Tree:
+    """Thresholds with and without a missing side, a subset split with a fallback and one without
+    (an unknown code stops there), an empty leaf (its parent's value answers)."""
+    v = [0.1 * (i + 1) - 0.3 * j, -0.7 + 0.2 * j, 1.1 * (j + 1) - 0.05 * i, 0.37 * i - 0.2]
+    fallback = Split(2, Subset((0, 2)), (_leaf(v[0]), _leaf(v[1])), (2.0, v[0] + v[1], 1.0), surrogates=Surrogates(fallback=i % 2))
+    plain = Split(2, Subset((1,)), (_leaf(v[2], 2.0), _leaf(v[3], 0.0)), (2.0, 2 * v[2], 1.0))
+    low = Split(1, Threshold(0.1 + 0.3 * i, missing_branch=None), (fallback, plain), (4.0, 1.0, 2.0))
+    return Tree(Split(0, Threshold(1.0 / 3.0 + i, missing_branch=j % 2), (low, _leaf(v[3] * 3)), (5.0, 1.0, 3.0)), bs.tree_schema(Schema(FEATURES)))
+
+
+def _hand(loss: str, k: int, precision: str = "float64") -> bs.Boosted:
+    classes = () if bs.LOSSES[loss] == "identity" else tuple(f"k{c}" for c in range(max(2, k)))
+    schema = Schema(FEATURES, classes) if classes else Schema(FEATURES, task="regression")
+    stages = tuple(tuple(_tree(i, j) for j in range(k)) for i in range(5))
+    return bs.Boosted(stages, tuple(0.1 * j - 0.05 for j in range(k)), 0.1, loss, schema, precision)
+
+
+HAND = {
+    "log_loss binary": ("log_loss", 1),
+    "log_loss 3 classes": ("log_loss", 3),
+    "exponential": ("exponential", 1),
+    "huber": ("huber", 1),
+    "multi:softprob": ("multi:softprob", 3),
+}
+
+X_HAND = np.array([[0.0, 0.0, 0.0], [0.3, 0.5, 1.0], [2.0, 0.2, 3.0], [np.nan, np.nan, np.nan], [1 / 3, 0.1, 2.0], [5.0, -1.0, 1.0]])
+
+
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+@pytest.mark.parametrize("case", sorted(HAND))
+@pytest.mark.parametrize("target, ftype, form", [("python", "double", "nested"), ("python", "double", "table"), ("c", "double", "auto"), ("c", "float", "auto")])
+def test_hand_built_models_verify_with_no_mismatch(case: str, precision: str, target: str, ftype: str, form: str) -> None:
+    loss, k = HAND[case]
+    model = _hand(loss, k, precision)
+    report = pt.verify(model, X_HAND, target, feature_type=ftype, form=form)
+    assert report.n_checked > 100 and report.mismatches == [] and report.ok
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("target, ftype", [("python", "double"), ("c", "double"), ("c", "float")])
+def test_imported_xgboost_models_verify_with_no_mismatch(name: str, target: str, ftype: str) -> None:
+    booster, held, _ = _xgb_model(name, 0.1)
+    report = pt.verify(pt.from_xgboost(booster), held, target, feature_type=ftype)
+    assert report.n_checked > len(held) and report.mismatches == []
+
+
+@pytest.mark.parametrize("target", ["python", "c"])
+def test_credit_g_categoricals_verify_with_no_mismatch(target: str) -> None:
+    booster, held, _ = _credit_g()
+    report = pt.verify(pt.from_xgboost(booster), held, target)
+    assert report.n_checked > 500 and report.mismatches == []
+
+
+def test_the_c_runs_clean_under_the_sanitizers() -> None:
+    booster, held, _ = _credit_g()
+    assert pt.verify(pt.from_xgboost(booster), held, "c", sanitize=True).mismatches == []
+
+
+def test_the_check_rows_hold_the_float32_neighbours_of_every_threshold() -> None:
+    model = _hand("log_loss", 1)
+    rows = cb.check_rows(model, X_HAND)
+    t = 1.0 / 3.0
+    for v in (np.float32(t), np.nextafter(np.float32(t), np.float32(0)), np.nextafter(np.float32(t), np.float32(1)), np.nextafter(t, 0), np.nextafter(t, 1)):
+        assert (rows[:, 0] == float(v)).any()
+    assert np.isnan(rows).all(axis=1).any() and (rows[:, 2] == 4.0).any() and (rows[:, 2] == -1.0).any()
+
+
+def _broken(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    made = cb.boosted_files
+
+    def files(*args: object, **kwargs: object) -> dict[str, str]:
+        out = made(*args, **kwargs)  # type: ignore[arg-type]
+        assert any(old in text for text in out.values())
+        return {name: text.replace(old, new) for name, text in out.items()}
+
+    monkeypatch.setattr(cb, "boosted_files", files)
+
+
+def test_verify_finds_a_strict_comparison_in_the_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The threshold rows catch x < t where x <= t is due: verify is not blind to the boundary."""
+    _broken(monkeypatch, "next = v <= ", "next = v < ")
+    assert pt.verify(_hand("log_loss", 3), X_HAND, "c").n_mismatches > 0
+
+
+def test_verify_finds_float32_sums_in_a_float64_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken(monkeypatch, "acc[k] += _LR * _leaf(root, x)", "acc[k] = _float32(acc[k] + _LR * _leaf(root, x))")
+    assert pt.verify(_hand("huber", 1), X_HAND, "python", form="table").n_mismatches > 0
+
+
+def test_verify_finds_a_missing_side_lost_in_the_nested_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken(monkeypatch, " or v != v:", ":")
+    assert pt.verify(_hand("log_loss", 1), X_HAND, "python", form="nested").n_mismatches > 0
+
+
+def test_the_python_is_nested_up_to_a_depth_then_a_table() -> None:
+    model = _hand("log_loss", 1)
+    assert "def _t0(x):" in pt.generate(model, "python")["tree.py"] and "_KIND" not in pt.generate(model, "python")["tree.py"]
+    assert "def _leaf(i, x):" in pt.generate(model, "python", form="table")["tree.py"]
+    with pytest.raises(CodegenError, match="nested or as a table, not 'compact'"):
+        pt.generate(model, "python", form="compact")
+
+
+def test_verify_finds_a_wrong_missing_side(monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken(monkeypatch, "next = tree_nan[i];", "next = tree_nan[i] >= 0 ? tree_left[i] : tree_nan[i];")
+    assert pt.verify(_hand("log_loss", 1), X_HAND, "c").n_mismatches > 0
+
+
+def test_export_and_generate(tmp_path: Path) -> None:
+    model = _hand("log_loss", 3)
+    paths = pt.export(model, "c", out_dir=tmp_path / "gen", name="gb")
+    assert sorted(p.name for p in paths) == ["gb.c", "gb.h"]
+    files = pt.generate(model, "python", name="gb")
+    (tmp_path / "gb.py").write_text(files["gb.py"])
+    spec = importlib.util.spec_from_file_location("gb_generated", tmp_path / "gb.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    ds = Dataset(model.schema, X_HAND)
+    assert [module.predict(r) for r in X_HAND.tolist()] == bs.predict(model, ds, unseen="ignore").tolist()
+    assert [module.decision_function(r) for r in X_HAND.tolist()] == bs.decision_function(model, ds, unseen="ignore").tolist()
+    with pytest.raises(CodegenError, match="not 'c-table'"):
+        pt.generate(model, "c-table")
+    with pytest.raises(CodegenError, match="quantized"):
+        pt.generate(model, "c", quantize=[(0, 1)] * 3)
+
+
+def test_a_deep_tree_is_generated_as_a_table() -> None:
+    """20 000 levels: no recursion in the generator or the code, nothing nested for a compiler."""
+    depth = 20_000
+    node: object = _leaf(2.0)
+    for i in range(depth):
+        node = Split(0, Threshold(float(depth - i)), (node, _leaf(-1.0)), (2.0, 1.0, 5.0))
+    schema = Schema((Feature("x"),), task="regression")
+    model = bs.Boosted(((Tree(node, bs.tree_schema(schema)),),), (0.5,), 1.0, "squared_error", schema)  # type: ignore[arg-type]
+    with pytest.raises(CodegenError, match="20000 levels deep is written as a table"):
+        pt.generate(model, "python", name="deep", form="nested")
+    files = pt.generate(model, "python", name="deep")
+    assert "def _leaf(i, x):" in files["deep.py"]
+    scope: dict = {}
+    exec(compile(files["deep.py"], "deep.py", "exec"), scope)
+    assert scope["predict"]([0.5]) == 2.5 and scope["predict"]([1.5]) == -0.5 == bs.decision_function(model, [[1.5]])
+    assert math.isnan(scope["predict"]([math.nan])) is False
