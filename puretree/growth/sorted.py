@@ -84,7 +84,7 @@ from ..splits import NodeData, best_candidate, node_statistics, only_features, t
 from ..tasks import as_task
 from . import kernels
 from .choose import among_kinds, best_subset, binary_scores, category_sum, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
-from .limits import check_tree_size
+from .limits import check_tree_size, memory_budget
 from .level import Decision
 
 __all__ = ["Sorted", "refuse_compiled"]
@@ -262,7 +262,13 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
             if cfg.min_samples_leaf > 1:
                 n_left = pos_in_seg[:-1] + 1
                 valid &= (n_left >= cfg.min_samples_leaf) & (n_known[:, node_at[:-1]] - n_left >= cfg.min_samples_leaf)
-            if valid.sum() > 0.5 * valid.size:
+            if ctx.screen:  # the built-in Gini: the reference's score for the candidates near the best only
+                if isinstance(L, _Offset):
+                    L = L.C - np.repeat(L.off, lens, axis=1)
+                rank = np.full((c, m), -np.inf)
+                rank[:, :-1] = np.where(valid, _rank(L[:, :-1], counts[node_at[:-1]]), -np.inf)
+                valid &= _near(rank, starts, total)[:, :-1]
+            elif valid.sum() > 0.5 * valid.size:
                 # most positions are candidates (continuous values): score them all in place,
                 # without gathering the candidates first
                 _dense_candidates(V, L, valid, start, cfg, ctx, st, incomplete, n_known, total, fs, fa, fb)
@@ -272,6 +278,11 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
                 continue
             left = L[fp, pp]
         nodes = node_at[pp]
+        if ctx.screen and L is None:  # runs: their candidates screened as the dense ones above
+            group = fp * N + nodes
+            first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+            near = _near(_rank(left, counts[nodes]), first, total[nodes[first]])
+            fp, pp, left, nodes = fp[near], pp[near], left[near], nodes[near]
         base_all = np.broadcast_to(counts, (c, N, k))
         if incomplete.any():
             last_known = starts[None, :] + n_known - 1  # (c, N)
@@ -292,6 +303,33 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
         s = np.where(np.isnan(s), -np.inf, s)
         _pick_thresholds(s, fp, nodes, pp, V, start, N, fs, fa, fb)
     return fs, fa, fb
+
+
+def _rank(left: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """The compiled scan's ranking of binary candidates (left sides ``left``, nodes ``parent``,
+    ``(..., k)``): ``sum(left**2)/w_left + sum(right**2)/w_right``, the Gini impurity decrease
+    times the node's weight less a constant; ``inf`` where a side is empty (then every
+    candidate of the node is scored)."""
+    wl, wr, sl, sr = (np.zeros(left.shape[:-1]) for _ in range(4))
+    for j in range(left.shape[-1]):  # class by class: reductions over a short last axis are slow
+        a = left[..., j]
+        d = np.maximum(parent[..., j] - a, 0.0)
+        wl += a
+        wr += d
+        sl += a * a
+        sr += d * d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((wl > 0) & (wr > 0), sl / wl + sr / wr, np.inf)
+
+
+def _near(rank: np.ndarray, first: np.ndarray, weight: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Which ``rank`` values, in groups starting at ``first`` along ``axis``, come within
+    :data:`~puretree.growth.kernels.SCREEN` times the group's ``weight`` of the group's best, as
+    the compiled scan screens positions before scoring them exactly (every one where the best is
+    ``inf``): the others cannot come within the tie tolerance of the best score."""
+    best = np.maximum.reduceat(rank, first, axis=axis)
+    bar = np.where(np.isinf(best), -np.inf, best - kernels.SCREEN * weight)
+    return rank >= np.repeat(bar, np.diff(np.r_[first, rank.shape[axis]]), axis=axis)
 
 
 def _blocked_candidates(f: int, st: "_Level", cfg: Any, ctx: "_Context", incomplete: np.ndarray, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
@@ -537,19 +575,22 @@ def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]
     return found
 
 
+def _screened(ds: Dataset, cfg: Any, kinds: tuple[str, ...], ctx: "_Context") -> bool:
+    """Whether this fit's numeric thresholds may be screened by a ranking (:func:`_screen`, the
+    compiled scan's): classes, the built-in Gini impurity decrease, threshold splits, numeric
+    features without missing values, and weights whose squares stay finite and normal (the
+    ranking keeps its precision)."""
+    if ctx.regression or "threshold" not in kinds or not ctx.q or ctx.numeric_missing or not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
+        return False
+    w = ds.sample_weight  # weights of zero add exactly nothing
+    return w is None or (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT)
+
+
 def _compiled(ds: Dataset, cfg: Any, kinds: tuple[str, ...], ctx: "_Context") -> Any:
     """:mod:`puretree.growth.kernels` if its scan answers this fit's numeric thresholds (else
-    None): classes (at most its :data:`~puretree.growth.kernels.MAX_CLASSES`), the built-in Gini
-    impurity decrease, threshold splits, numeric features without missing values, and weights
-    whose squares stay finite and normal (the kernel's ranking keeps its precision); loaded on
-    the first such fit (a library that does not load warns once, and numpy answers)."""
-    if ctx.regression or "threshold" not in kinds or not ctx.q or ctx.numeric_missing or len(ds.schema.classes) > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
-        return None
-    if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
-        return None
-    # weights of zero add exactly nothing; others must keep their squares normal floats
-    w = ds.sample_weight
-    if w is not None and not (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT):
+    None): a :func:`_screened` fit of at most :data:`~puretree.growth.kernels.MAX_CLASSES`
+    classes; loaded on the first such fit (a library that does not load warns once, and numpy answers)."""
+    if not ctx.screen or len(ds.schema.classes) > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
         return None
     return kernels if kernels.AVAILABLE and kernels.library() is not None else None
 
@@ -591,6 +632,8 @@ class _Context:
         self.allowed: np.ndarray | None = None
         #: :mod:`puretree.growth.kernels` when its scan answers the numeric thresholds (None: numpy).
         self.compiled: Any = None
+        self.screen = False  # numpy's scan screens its candidates as the compiled scan does (_near)
+        self.budget = memory_budget()  # the memory this process may use, read once a fit
 
 
 class _Level:
@@ -602,17 +645,16 @@ class _Level:
     dense (:meth:`dense`) for a few instances at a time only; regression instances keep their
     three statistics (``stats``)."""
 
-    def __init__(self, row: np.ndarray, cls: np.ndarray | None, w: np.ndarray, stats: np.ndarray | None, k: int, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool) -> None:
+    def __init__(self, row: np.ndarray, cls: np.ndarray | None, w: np.ndarray, stats: np.ndarray | None, k: int, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool, known: Any = None) -> None:
         self.row, self.w, self.k = row, w, k
         self.cls: Any = cls  # None in regression
         self._stats: Any = stats  # None in classification
         self.node, self.orders, self.usable = node, orders, usable
         self.n_nodes, self.integral = n_nodes, integral
         self.m = len(row)
-        self.lens = np.bincount(node, minlength=n_nodes)
-        self.starts = np.concatenate(([0], np.cumsum(self.lens)[:-1])).astype(np.int64)
-        self.node_stats = self.sums(node, None, n_nodes)
-        self.unit = bool(np.all(w == 1.0))  # every instance weighs exactly 1 (counts by rows)
+        # known: the nodes' rows, class sums (added in this very order) and whether every weight is 1
+        self.lens, self.node_stats, self.unit = known or (np.bincount(node, minlength=n_nodes), self.sums(node, None, n_nodes), bool(np.all(w == 1.0)))
+        self.starts = np.cumsum(self.lens) - self.lens
 
     def dense(self, idx: Any) -> np.ndarray:
         """The statistics of the instances ``idx`` (any shape or a mask), shaped ``(..., k)``."""
@@ -685,6 +727,7 @@ class Sorted:
 
     def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, binned: Callable[[np.ndarray, int], np.ndarray] | None = None, compiled: str = "auto") -> None:
         ctx = _Context(ds, cfg)
+        ctx.screen = _screened(ds, cfg, kinds, ctx)
         if compiled != "never":
             ctx.compiled = _compiled(ds, cfg, kinds, ctx)
             if compiled == "required" and ctx.compiled is None:
@@ -711,8 +754,8 @@ class Sorted:
             ctx.compiled._FITS[0] += 1
             orders = ctx.compiled.shared_orders(ds.X) if binned is None and ctx.q == ds.schema.n_features else None
             orders = ctx.compiled.sorted_columns(ctx.Xn) if orders is None else orders
-        elif ctx.q:
-            orders = np.argsort(ctx.Xn, axis=1, kind="stable").astype(ctx.index)
+        elif ctx.q:  # numpy's stable sorts, a feature per core (the kernel's library is not needed)
+            orders = kernels.sorted_columns(ctx.Xn) if ctx.index is np.int32 else np.argsort(ctx.Xn, axis=1, kind="stable")
         else:
             orders = np.zeros((0, n), dtype=np.int64)
         st = _Level(np.arange(n), cls, w, stats, k, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
@@ -726,6 +769,7 @@ class Sorted:
         # categorical features), on classes, nothing to veto: split's short way
         self._thresholds_only = "threshold" in kinds and not ctx.categorical and not ctx.regression and not ctx.numeric_missing and cfg.accept is None and ctx.q > 0
         self._next: Any = None  # what split() decided, for advance()
+        self._open = False  # whether split() left no child that closed() would close
         self._scratch: Any = None
 
     def rows(self) -> int:
@@ -740,6 +784,8 @@ class Sorted:
         """The frontier's nodes that are leaves before any search: pure, too few rows, at
         ``max_depth``, or with nothing to split on."""
         st, cfg = self.st, self.cfg
+        if self._open:  # split made leaves at once of the children that would close here
+            return np.zeros(len(depths), dtype=bool)
         yv = self.ctx.y[st.row]
         leaf = (np.minimum.reduceat(yv, st.starts) == np.maximum.reduceat(yv, st.starts)) | (st.lens < cfg.min_samples_split)
         if cfg.max_depth is not None:
@@ -760,6 +806,7 @@ class Sorted:
         st, cfg, ctx, kinds = self.st, self.cfg, self.ctx, self.kinds
         k, N = ctx.k, st.n_nodes
         ctx.allowed = allowed  # drawn by the frontier loop from the nodes' paths
+        self._open = False
         lone = N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned and ctx.compiled is None
         if self._thresholds_only and not lone:
             return self._split_thresholds(depths, n_made)
@@ -825,7 +872,7 @@ class Sorted:
                     if split[i] and choice[i] == c:
                         child_known[offset[i] : offset[i] + nb[i]] = ch  # the reference's own sums (subsets: a matrix product)
         if not ctx.regression:  # the children's class counts: refused before they are made
-            check_tree_size(n_made + n_children, k)
+            check_tree_size(n_made + n_children, k, ctx.budget)
         absent = inst_split & (branch < 0)
         copies = inst_split.astype(np.int64)
         child_weight = ctx.task.weight(child_known)
@@ -901,7 +948,7 @@ class Sorted:
             slots = range(int(offset[i]), int(offset[i] + nb[i]))
             test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i) if kd == "subset" else len(slots)
             out.append((int(feature[i]), TESTS[kd](test), [None if occupied[s] else child_known[s] if early[s] else zeros for s in slots]))
-        self._next = (pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice)
+        self._next = (pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice, None)
         return out
 
     def _split_thresholds(self, depths: np.ndarray, n_made: int) -> list[Decision | None]:
@@ -926,10 +973,11 @@ class Sorted:
         slot = offset[node] + (x > found.threshold[node])
         in_slot = slot[inst_split]
         child_known = st.sums(in_slot, inst_split, n_children)
-        check_tree_size(n_made + n_children, k)  # the children's class counts: refused before they are made
+        check_tree_size(n_made + n_children, k, ctx.budget)  # the children's class counts: refused before they are made
         # children that are leaves already (pure, too few rows, at max_depth): their rows leave now
         # (as split decides it: with subset splits among the kinds, on integral statistics only)
-        if st.integral or "subset" not in self.kinds:
+        self._open = st.integral or "subset" not in self.kinds  # then every node of the next frontier is open
+        if self._open:
             rows_in = np.bincount(in_slot, minlength=n_children)
             early = (rows_in > 0) & (((child_known > 0).sum(axis=1) <= 1) | (rows_in < cfg.min_samples_split))
             if cfg.max_depth is not None:
@@ -949,14 +997,16 @@ class Sorted:
         for i in np.flatnonzero(has).tolist():
             s = offs[i]
             out[i] = (feats[i], threshold(thr[i]), [None if occ[b] else child_known[b] if ear[b] else zeros for b in (s, s + 1)])
-        self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, found.feature, np.full(N, self.kinds.index("threshold")))
+        # the next frontier's rows and class sums, added in its order: known here
+        known = (rows_in[occupied], child_known[occupied], st.unit) if self._open else None
+        self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, found.feature, np.full(N, self.kinds.index("threshold")), known)
         return out
 
     def advance(self) -> None:
         """The next frontier: the instances moved to the children :meth:`split` opened (in
         the order of their slots), sorted by (node, row); the orders stably partitioned."""
         st, ctx, kinds = self.st, self.ctx, self.kinds
-        pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice = self._next
+        pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice, known = self._next
         self._next = None
         N = st.n_nodes
         child_of = np.full(len(occupied), -1, dtype=np.int64)  # child slot -> next frontier's node index
@@ -1022,7 +1072,7 @@ class Sorted:
             new_orders = np.zeros((0, len(row)), dtype=np.int64)
         del st
         self.st = None  # type: ignore[assignment]  # the old frontier's orders go before the new one's sums are made
-        self.st = _Level(row, new_cls, new_w, new_stats, ctx.k, nn, new_orders, usable, n_next, integral)
+        self.st = _Level(row, new_cls, new_w, new_stats, ctx.k, nn, new_orders, usable, n_next, integral, known)
         # The move's largest scratch arrays live until the next move: freed at once, the
         # allocator hands their pages back to the system and the next frontier's search faults
         # them in again (measured on 30,000 x 20: 14% more page faults, 8% more time).
