@@ -63,29 +63,9 @@ from .. import splits
 from ..errors import KernelUnavailableWarning
 
 __all__ = [
-    "AVAILABLE",
-    "MAX_CLASSES",
-    "MAX_ROWS",
-    "MAX_WEIGHT",
-    "MIN_WEIGHT",
-    "RECORD",
-    "REMEDY",
-    "SCREEN",
-    "fits",
-    "folder",
-    "gini",
-    "gini_decrease",
-    "library",
-    "loaded",
-    "partition_level",
-    "presort",
-    "scan_level",
-    "shared_orders",
-    "sorted_columns",
-    "shared_presort",
-    "subset_orders",
-    "unavailable_reason",
-    "walk",
+    "AVAILABLE", "MAX_CLASSES", "MAX_ROWS", "MAX_WEIGHT", "MIN_WEIGHT", "RECORD", "REMEDY", "SCREEN",
+    "fits", "folder", "gini", "gini_decrease", "library", "loaded", "partition_level", "presort",
+    "scan_level", "shared_orders", "sorted_columns", "shared_presort", "subset_orders", "unavailable_reason", "walk"
 ]
 
 #: The record the build writes next to the library (``setup.py``): a JSON object with the

@@ -22,15 +22,14 @@ decisions; :func:`puretree.growth.level.grow` drives it a frontier at a time.
    statistics are not integers), the candidate positions between distinct values are
    gathered, and the user's score is called once per chunk of features with ``parent``
    shaped ``(M, k)`` and ``children`` shaped ``(M, 2, k)``; every call of a score goes
-   through :func:`puretree.growth.choose.score_of`. Categorical features are scored per
+   through :func:`puretree.growth.choose.score_of`; the built-in Gini's candidates are first
+   screened by the compiled scan's ranking (:func:`_rank`, :func:`_near`), so that only those
+   near the best get the reference's score. Categorical features are scored per
    frontier too: one-branch-per-category splits with one call per feature (``children``
    shaped ``(nodes, categories, k)``); subset splits (CART) enumerate each node's present
    categories as the reference does.
-5. **Lone nodes.** Deep narrow trees (a chain has one node per level) would pay the
-   frontier's machinery for one node at a time; without the compiled scan, a frontier of a
-   single small node is handed to the reference's own split generators (the node's instances are already its rows in row
-   order and the orders their sorted positions), and children known to be leaves (pure, too
-   few rows, at ``max_depth``) leave the arrays at once.
+5. **Children known to be leaves** (pure, too few rows, at ``max_depth``) leave the arrays
+   at once, so a deep narrow tree (a chain has one node per level) carries few rows.
 6. **The compiled backend.** Where the score is the built-in Gini impurity decrease on classes
    and no numeric feature has a missing value, every (node, numeric feature)'s best threshold
    of a level is found by :func:`puretree.growth.kernels.scan_level` (C, one pass per node and
@@ -71,7 +70,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import attrs
 import numpy as np
 
 from ..criteria import ImpurityDecrease
@@ -80,19 +78,14 @@ from ..errors import DataError, ParameterError
 from ..impurity import gini, variance
 from ..nodes import TESTS
 from ..splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the reference's memory bound
-from ..splits import NodeData, best_candidate, node_statistics, only_features, tie_first
+from ..splits import node_statistics, tie_first
 from ..tasks import as_task
 from . import kernels
-from .choose import among_kinds, best_subset, binary_scores, category_sum, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
+from .choose import among_kinds, best_subset, binary_scores, category_sum, first_tied, first_tied_in_groups, known_share, multiway_scores, tolerance, weight_of
 from .limits import check_tree_size, memory_budget
 from .level import Decision
 
 __all__ = ["Sorted", "refuse_compiled"]
-
-#: A lone node of at most this many sorted statistics (rows x numeric features x k) is
-#: searched by the reference's split generators (fewer numpy calls); larger ones by the
-#: frontier's machinery, whose chunks bound memory more tightly.
-_SINGLE_NODE_MAX = 1_000_000
 
 
 def _segment_sums(key: np.ndarray, stats: np.ndarray, n: int) -> np.ndarray:
@@ -153,7 +146,6 @@ class _Best:
         self.threshold = np.zeros(n)
         self.left: dict[int, tuple[int, ...]] = {}
         self.children: dict[int, np.ndarray] = {}
-        self.branch: np.ndarray | None = None  # every instance's branch (single-node levels)
 
 
 def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
@@ -527,56 +519,8 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     return out
 
 
-class _Through:
-    """A score called through :func:`~puretree.growth.choose.score_of`, for the reference's split generators."""
-
-    def __init__(self, score: Any) -> None:
-        self.score = score
-
-    def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
-        return score_of(self.score, np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64), features)
-
-
-def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...], depth: int) -> list[_Best]:
-    """A frontier of one node (deep narrow trees: a chain has one per level): the reference's
-    own split generators on the node's rows, which already come in the order they expect
-    (instances are the node's rows in row order, the orders their positions). Fewer numpy
-    calls than the level machinery, and the very numbers of the reference."""
-    V = np.take_along_axis(ctx.Xn, st.row[st.orders], axis=1) if ctx.q else np.zeros((0, st.m))
-    node = NodeData(
-        X=ctx.X[st.row],
-        y=ctx.y[st.row],
-        stats=st.stats,
-        order=st.orders,
-        values=V,
-        numeric=ctx.numeric,
-        categorical=tuple(j for j, u in zip(ctx.categorical, st.usable[0].tolist()) if u),
-        schema=ctx.schema,
-        depth=depth,
-        path=(),
-    )
-    if ctx.allowed is not None:  # the features the frontier loop drew for the node: no second draw
-        node = only_features(node, np.flatnonzero(ctx.allowed[0]))
-        cfg = attrs.evolve(cfg, max_features=None)
-    # The variance shortcut of threshold_splits recognises the score itself; other scores
-    # are called through score_of.
-    score = cfg.score if ctx.variance_decrease else _Through(cfg.score)
-    cand = best_candidate(node, attrs.evolve(cfg, score=score))
-    found = [_Best(1) for _ in kinds]
-    if cand is not None:
-        b = found[kinds.index(cand.kind)]
-        b.score[0], b.feature[0] = cand.score, cand.feature
-        if cand.kind == "threshold":
-            b.threshold[0] = cand.threshold
-        elif cand.kind == "subset":
-            b.left[0] = tuple(int(c) for c in cand.left_categories)
-        b.children[0] = cand.children
-        b.branch = cand.branch.astype(np.int64)
-    return found
-
-
 def _screened(ds: Dataset, cfg: Any, kinds: tuple[str, ...], ctx: "_Context") -> bool:
-    """Whether this fit's numeric thresholds may be screened by a ranking (:func:`_screen`, the
+    """Whether this fit's numeric thresholds may be screened by a ranking (:func:`_near`, the
     compiled scan's): classes, the built-in Gini impurity decrease, threshold splits, numeric
     features without missing values, and weights whose squares stay finite and normal (the
     ranking keeps its precision)."""
@@ -665,11 +609,6 @@ class _Level:
         np.put_along_axis(out, cls[..., None], w[..., None], axis=-1)
         return out
 
-    @property
-    def stats(self) -> np.ndarray:
-        """Every instance's statistics (small levels only: rows x k numbers)."""
-        return self.dense(slice(None))
-
     def sums(self, key: np.ndarray, sel: Any, n: int) -> np.ndarray:
         """Per-key sums ``(n, k)`` of the statistics of the instances ``sel`` (``None``: all),
         added in instance order (bincount is sequential), as the reference's ``sum(axis=0)``."""
@@ -698,23 +637,23 @@ class _Level:
     def keep_nodes(self, keep: np.ndarray) -> "_Level":
         """The level restricted to the nodes ``keep`` (a boolean mask), renumbered in order."""
         inst = keep[self.node]
-        new_id = np.cumsum(inst) - 1
-        new_node = np.cumsum(keep) - 1
-        q = self.orders.shape[0]
-        orders = self.orders
+        q, orders = self.orders.shape[0], self.orders
         if q and self.m:
             # every order holds the same instances grouped by node, so one mask serves all rows
             orders = self.orders[inst[self.orders]].reshape(q, int(inst.sum()))
-            np.take(new_id.astype(orders.dtype), orders, out=orders)
-        lv = _Level.__new__(_Level)
-        lv.row, lv.node, lv.k = self.row[inst], new_node[self.node[inst]], self.k
-        lv.cls, lv.w, lv._stats = self.take(inst)
-        lv.orders, lv.usable, lv.n_nodes, lv.integral = orders, self.usable[keep], int(keep.sum()), self.integral
-        lv.m = len(lv.row)
-        lv.lens, lv.node_stats = self.lens[keep], self.node_stats[keep]
-        lv.unit = self.unit
-        lv.starts = np.concatenate(([0], np.cumsum(lv.lens)[:-1])).astype(np.int64)
-        return lv
+            np.take((np.cumsum(inst) - 1).astype(orders.dtype), orders, out=orders)
+        return _Level(self.row[inst], *self.take(inst), self.k, (np.cumsum(keep) - 1)[self.node[inst]], orders, self.usable[keep], int(keep.sum()), self.integral, (self.lens[keep], self.node_stats[keep], self.unit))
+
+
+def _early(slot: np.ndarray, child_known: np.ndarray, cfg: Any, depths: np.ndarray, nb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which children (of class sums ``child_known``, their instances' slots ``slot``) are leaves
+    at once: pure, too few rows, or at ``max_depth`` (nodes at ``depths``, ``nb`` children
+    each); and each child's rows."""
+    rows_in = np.bincount(slot, minlength=len(child_known))
+    early = ((child_known > 0).sum(axis=1) <= 1) | (rows_in < cfg.min_samples_split)
+    if cfg.max_depth is not None:
+        early |= np.repeat(depths + 1 >= cfg.max_depth, nb)
+    return early & (rows_in > 0), rows_in
 
 
 class Sorted:
@@ -807,14 +746,10 @@ class Sorted:
         k, N = ctx.k, st.n_nodes
         ctx.allowed = allowed  # drawn by the frontier loop from the nodes' paths
         self._open = False
-        lone = N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned and ctx.compiled is None
-        if self._thresholds_only and not lone:
+        if self._thresholds_only:
             return self._split_thresholds(depths, n_made)
-        if lone:
-            found = _single_node(st, cfg, ctx, kinds, int(depths[0]))
-        else:
-            cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
-            found = [_numeric_candidates(st, cfg, ctx) if kind == "threshold" else cat.get(kind, _Best(N)) for kind in kinds]
+        cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
+        found = [_numeric_candidates(st, cfg, ctx) if kind == "threshold" else cat.get(kind, _Best(N)) for kind in kinds]
         feats = np.stack([f.feature for f in found], axis=1)  # (N, kinds)
         has, choice = among_kinds(np.stack([f.score for f in found], axis=1), feats, cfg.min_gain)
         feature = feats[np.arange(N), choice]
@@ -826,51 +761,39 @@ class Sorted:
         nb = np.zeros(N, dtype=np.int64)
         thresholds = np.zeros(N)
         left_sets: dict[int, tuple[int, ...]] = {}
-        if N == 1 and found[choice[0]].branch is not None:
-            # one node: the reference's candidate already holds every row's branch and the sums
-            b0 = found[choice[0]]
-            branch = b0.branch
-            child_known = np.array(b0.children[0], dtype=np.float64)
-            nb[0] = len(child_known)
-            thresholds[0] = b0.threshold[0]
-            if 0 in b0.left:
-                left_sets[0] = b0.left[0]
-            offset = np.zeros(1, dtype=np.int64)
-            n_children = int(nb[0])
-        else:
-            f_of = np.where(split, feature, 0)
-            x = ctx.X[st.row, f_of[st.node]]
-            branch = np.full(st.m, -1, dtype=np.int64)
-            knownx = ~np.isnan(x)
-            for c, kind in enumerate(kinds):
-                sel = split & (choice == c)
-                if not sel.any():
-                    continue
-                mine = sel[st.node] & knownx
-                if kind == "threshold":
-                    thresholds[sel] = found[c].threshold[sel]
-                    nb[sel] = 2
-                    branch[mine] = (x[mine] > thresholds[st.node[mine]]).astype(np.int64)
-                elif kind == "multiway":
-                    cats = np.array([ctx.n_categories[ctx.categorical.index(int(f))] for f in feature[sel].tolist()], dtype=np.int64)
-                    nb[sel] = cats
-                    branch[mine] = x[mine].astype(np.int64)
-                else:
-                    nb[sel] = 2
-                    width = max(ctx.n_categories)
-                    table = np.zeros((N, width), dtype=bool)
-                    for i in np.flatnonzero(sel).tolist():
-                        left_sets[i] = found[c].left[i]
-                        table[i, list(found[c].left[i])] = True
-                    branch[mine] = np.where(table[st.node[mine], x[mine].astype(np.int64)], 0, 1)
-            offset = np.concatenate(([0], np.cumsum(nb)[:-1])).astype(np.int64)
-            n_children = int(nb.sum())
-            known_inst = inst_split & (branch >= 0)
-            child_known = st.sums(offset[st.node[known_inst]] + branch[known_inst], known_inst, n_children)
-            for c, kind in enumerate(kinds):
-                for i, ch in found[c].children.items():
-                    if split[i] and choice[i] == c:
-                        child_known[offset[i] : offset[i] + nb[i]] = ch  # the reference's own sums (subsets: a matrix product)
+        f_of = np.where(split, feature, 0)
+        x = ctx.X[st.row, f_of[st.node]]
+        branch = np.full(st.m, -1, dtype=np.int64)
+        knownx = ~np.isnan(x)
+        for c, kind in enumerate(kinds):
+            sel = split & (choice == c)
+            if not sel.any():
+                continue
+            mine = sel[st.node] & knownx
+            if kind == "threshold":
+                thresholds[sel] = found[c].threshold[sel]
+                nb[sel] = 2
+                branch[mine] = (x[mine] > thresholds[st.node[mine]]).astype(np.int64)
+            elif kind == "multiway":
+                cats = np.array([ctx.n_categories[ctx.categorical.index(int(f))] for f in feature[sel].tolist()], dtype=np.int64)
+                nb[sel] = cats
+                branch[mine] = x[mine].astype(np.int64)
+            else:
+                nb[sel] = 2
+                width = max(ctx.n_categories)
+                table = np.zeros((N, width), dtype=bool)
+                for i in np.flatnonzero(sel).tolist():
+                    left_sets[i] = found[c].left[i]
+                    table[i, list(found[c].left[i])] = True
+                branch[mine] = np.where(table[st.node[mine], x[mine].astype(np.int64)], 0, 1)
+        offset = np.concatenate(([0], np.cumsum(nb)[:-1])).astype(np.int64)
+        n_children = int(nb.sum())
+        known_inst = inst_split & (branch >= 0)
+        child_known = st.sums(offset[st.node[known_inst]] + branch[known_inst], known_inst, n_children)
+        for c, kind in enumerate(kinds):
+            for i, ch in found[c].children.items():
+                if split[i] and choice[i] == c:
+                    child_known[offset[i] : offset[i] + nb[i]] = ch  # the reference's own sums (subsets: a matrix product)
         if not ctx.regression:  # the children's class counts: refused before they are made
             check_tree_size(n_made + n_children, k, ctx.budget)
         absent = inst_split & (branch < 0)
@@ -926,10 +849,7 @@ class Sorted:
         if not ctx.regression and not absent.any() and (st.integral or "subset" not in kinds):
             slot = offset[st.node] + branch
             in_split = copies > 0
-            rows_in = np.bincount(slot[in_split], minlength=n_children)
-            early = (rows_in > 0) & (((child_known > 0).sum(axis=1) <= 1) | (rows_in < cfg.min_samples_split))
-            if cfg.max_depth is not None:  # children at max_depth: every one with rows
-                early |= (rows_in > 0) & np.repeat(depths + 1 >= cfg.max_depth, nb)
+            early, _ = _early(slot[in_split], child_known, cfg, depths, nb)
             if early.any():
                 copies[in_split & early[np.where(in_split, slot, 0)]] = 0
         # -- the decisions: a child with instances grows on (None), the others are leaves
@@ -978,10 +898,7 @@ class Sorted:
         # (as split decides it: with subset splits among the kinds, on integral statistics only)
         self._open = st.integral or "subset" not in self.kinds  # then every node of the next frontier is open
         if self._open:
-            rows_in = np.bincount(in_slot, minlength=n_children)
-            early = (rows_in > 0) & (((child_known > 0).sum(axis=1) <= 1) | (rows_in < cfg.min_samples_split))
-            if cfg.max_depth is not None:
-                early |= (rows_in > 0) & np.repeat(depths + 1 >= cfg.max_depth, nb)
+            early, rows_in = _early(in_slot, child_known, cfg, depths, nb)
         else:
             early = np.zeros(n_children, dtype=bool)
         moved = inst_split.copy()
