@@ -29,7 +29,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-
 from puretree.growth import engine
 from puretree.growth import sorted as sorted_source
 from puretree.data import Dataset
@@ -259,7 +258,7 @@ def test_numpy_scan_screen_keeps_every_candidate_near_the_best(rows: list[tuple[
     left = np.cumsum(onehot, axis=0)[:-1]  # every position of one node, in one group
     exact = binary_scores(ImpurityDecrease(gini), parent, left, "x", regression=False, variance=False)
     exact = np.where(np.isnan(exact), -np.inf, exact)
-    kept = sorted_source._near(sorted_source._rank(left, np.broadcast_to(parent, left.shape)), np.array([0]), parent.sum())
+    kept = sorted_source._near(sorted_source._rank(left.T, np.broadcast_to(parent, left.shape).T), np.array([0]), parent.sum())
     best = exact.max()
     if np.isfinite(best):
         assert kept[exact >= best - tolerance(np.array(best))].all()

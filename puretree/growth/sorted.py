@@ -221,7 +221,7 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
     for start in range(0, q, chunk) if not blocked else ():
         c = min(chunk, q - start)
         idx = st.orders[start : start + c]
-        V = np.take_along_axis(ctx.Xn[start : start + c], st.row[idx], axis=1)  # (c, m)
+        V = ctx.Xn[start : start + c].ravel().take(st.row.take(idx) + (np.arange(c) * ctx.Xn.shape[1])[:, None])  # (c, m): one flat gather
         # runs pay when values repeat (digits: 17 values); on continuous data one cumsum is cheaper
         if runs and np.count_nonzero(V[:, 1:] != V[:, :-1]) < 0.5 * V.size:
             fp, pp, left = _run_prefix_sums(V, idx, st, ctx, seg_first)
@@ -233,19 +233,25 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
             if len(fp) == 0:
                 continue
             L: Any = None
+            if ctx.screen:  # the built-in Gini: the reference's score for the candidates near the best only
+                nodes = node_at[pp]
+                first = np.flatnonzero(np.r_[True, np.diff(fp * N + nodes) != 0])
+                near = _near(_rank(left.T, counts[nodes].T), first, total[nodes[first]])
+                fp, pp, left = fp[near], pp[near], left[near]
+        elif ctx.screen and st.integral:
+            fp, pp, left = _gini_candidates(V, idx, st, cfg, not_last, total)
+            L = None
         else:
-            S = st.dense(idx)  # (c, m, k)
             if st.integral:
                 # integer statistics: one cumsum per feature; each segment's offset is
                 # subtracted at the candidates only (exact)
-                C = np.cumsum(S, axis=1)
+                C = np.cumsum(st.dense(idx), axis=1)
                 off = np.zeros((c, N, k))
                 inner = starts > 0
                 off[:, inner] = C[:, starts[inner] - 1]
                 L = _Offset(C, off, node_at)
             else:
-                L = _segmented_cumsum(S, starts, lens)
-            del S
+                L = _segmented_cumsum(st.dense(idx), starts, lens)
             valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
             if ctx.numeric_missing:
                 n_known = np.add.reduceat(~np.isnan(V), starts, axis=1)  # (c, N)
@@ -254,11 +260,9 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
             if cfg.min_samples_leaf > 1:
                 n_left = pos_in_seg[:-1] + 1
                 valid &= (n_left >= cfg.min_samples_leaf) & (n_known[:, node_at[:-1]] - n_left >= cfg.min_samples_leaf)
-            if ctx.screen:  # the built-in Gini: the reference's score for the candidates near the best only
-                if isinstance(L, _Offset):
-                    L = L.C - np.repeat(L.off, lens, axis=1)
+            if ctx.screen:  # the built-in Gini on fractional weights
                 rank = np.full((c, m), -np.inf)
-                rank[:, :-1] = np.where(valid, _rank(L[:, :-1], counts[node_at[:-1]]), -np.inf)
+                rank[:, :-1] = np.where(valid, _rank(np.moveaxis(L[:, :-1], -1, 0), counts[node_at[:-1]].T), -np.inf)
                 valid &= _near(rank, starts, total)[:, :-1]
             elif valid.sum() > 0.5 * valid.size:
                 # most positions are candidates (continuous values): score them all in place,
@@ -269,12 +273,9 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
             if len(fp) == 0:
                 continue
             left = L[fp, pp]
+        if len(fp) == 0:
+            continue
         nodes = node_at[pp]
-        if ctx.screen and L is None:  # runs: their candidates screened as the dense ones above
-            group = fp * N + nodes
-            first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-            near = _near(_rank(left, counts[nodes]), first, total[nodes[first]])
-            fp, pp, left, nodes = fp[near], pp[near], left[near], nodes[near]
         base_all = np.broadcast_to(counts, (c, N, k))
         if incomplete.any():
             last_known = starts[None, :] + n_known - 1  # (c, N)
@@ -297,21 +298,44 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
     return fs, fa, fb
 
 
-def _rank(left: np.ndarray, parent: np.ndarray) -> np.ndarray:
+def _rank(left: Any, parent: Any) -> np.ndarray:
     """The compiled scan's ranking of binary candidates (left sides ``left``, nodes ``parent``,
-    ``(..., k)``): ``sum(left**2)/w_left + sum(right**2)/w_right``, the Gini impurity decrease
-    times the node's weight less a constant; ``inf`` where a side is empty (then every
-    candidate of the node is scored)."""
-    wl, wr, sl, sr = (np.zeros(left.shape[:-1]) for _ in range(4))
-    for j in range(left.shape[-1]):  # class by class: reductions over a short last axis are slow
-        a = left[..., j]
-        d = np.maximum(parent[..., j] - a, 0.0)
+    each a class at a time: ``(k, ...)``): ``sum(left**2)/w_left + sum(right**2)/w_right``, the
+    Gini impurity decrease times the node's weight less a constant; ``inf`` where a side is
+    empty (then every candidate of the node is scored)."""
+    wl, wr, sl, sr = (np.zeros(np.shape(left[0])) for _ in range(4))
+    for a, p in zip(left, parent):
+        d = np.maximum(p - a, 0.0)
         wl += a
         wr += d
         sl += a * a
         sr += d * d
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where((wl > 0) & (wr > 0), sl / wl + sr / wr, np.inf)
+
+
+def _gini_candidates(V: np.ndarray, idx: np.ndarray, st: "_Level", cfg: Any, not_last: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The built-in Gini's candidates of a chunk of features (sorted values ``V``, instances
+    ``idx``) on integral class sums, screened (:func:`_near`): their features, positions and
+    left sums. The sums are cumulated class by class from the codes, each segment's offset
+    subtracted (exact), in contiguous arrays."""
+    c, m = V.shape
+    starts, lens, node_at = st.starts, st.lens, st.node
+    valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
+    if cfg.min_samples_leaf > 1:
+        n_left = np.arange(m - 1) - starts[node_at[:-1]] + 1
+        valid &= (n_left >= cfg.min_samples_leaf) & (lens[node_at[:-1]] - n_left >= cfg.min_samples_leaf)
+    cls, w, inner = st.cls[idx], None if st.unit else st.w[idx], starts > 0
+    sums = []
+    for j in range(st.k):
+        C = np.cumsum(cls == j if w is None else np.where(cls == j, w, 0.0), axis=1, dtype=np.float64)
+        off = np.zeros((c, len(starts)))
+        off[:, inner] = C[:, starts[inner] - 1]
+        sums.append(np.subtract(C, np.repeat(off, lens, axis=1), out=C))
+    rank = np.full((c, m), -np.inf)
+    rank[:, :-1] = np.where(valid, _rank([s[:, :-1] for s in sums], st.node_stats[node_at[:-1]].T), -np.inf)
+    fp, pp = np.nonzero(valid & _near(rank, starts, total)[:, :-1])
+    return fp, pp, np.stack([s[fp, pp] for s in sums], axis=-1)
 
 
 def _near(rank: np.ndarray, first: np.ndarray, weight: np.ndarray, axis: int = -1) -> np.ndarray:
