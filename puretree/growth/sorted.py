@@ -621,7 +621,8 @@ class _Level:
         self.n_nodes, self.integral = n_nodes, integral
         self.m = len(row)
         # known: the nodes' rows, class sums (added in this very order) and whether every weight is 1
-        self.lens, self.node_stats, self.unit = known or (np.bincount(node, minlength=n_nodes), self.sums(node, None, n_nodes), bool(np.all(w == 1.0)))
+        facts: tuple[np.ndarray, np.ndarray, bool] = known or (np.bincount(node, minlength=n_nodes), self.sums(node, None, n_nodes), bool(np.all(w == 1.0)))
+        self.lens, self.node_stats, self.unit = facts
         self.starts = np.cumsum(self.lens) - self.lens
 
     def dense(self, idx: Any) -> np.ndarray:
