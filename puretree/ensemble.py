@@ -237,10 +237,6 @@ def _dataset(X: Any, y: Any, data_options: dict[str, Any]) -> Dataset:
 
 
 def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool, orders: np.ndarray | None = None) -> Tree:
-    return _grow_sorted(ds, base, options, seed, member, bootstrap, orders)
-
-
-def _grow_sorted(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool, orders: np.ndarray | None) -> Tree:
     weight = ds.sample_weight
     if bootstrap:
         counts = bootstrap_counts(ds.n_rows, seed, member).astype(np.float64)

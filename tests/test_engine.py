@@ -29,8 +29,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from unittest import mock
-
 from puretree.growth import engine
 from puretree.growth import sorted as sorted_source
 from puretree.data import Dataset
@@ -131,12 +129,11 @@ def test_regression_same_tree(ds, targets, preset, missing, opts):
 
 @given(ds=datasets(max_rows=30, missing=0.1), weighted=st.booleans(), preset=st.sampled_from(sorted(PRESETS)), score=st.sampled_from(SCORES), missing=st.sampled_from(MISSING), opts=options)
 def test_level_machinery_on_lone_nodes_too(ds, weighted, preset, score, missing, opts):
-    # Lone small nodes normally go through the reference's own generators; force the level
-    # machinery everywhere so that its single-node shortcuts are checked as well.
+    # Lone small nodes (the root of a small fit, every level of a chain) go through the
+    # level machinery as every frontier does, weighted or not.
     if weighted:
         ds = Dataset(ds.schema, ds.X, ds.y, np.linspace(0.5, 3.0, ds.n_rows))
-    with mock.patch.object(sorted_source, "_SINGLE_NODE_MAX", 0):
-        fast, ref = both(PRESETS[preset], ds, score=score, missing=missing, **opts)
+    fast, ref = both(PRESETS[preset], ds, score=score, missing=missing, **opts)
     assert same_tree(fast.root, ref.root)
     if not weighted and missing == "majority":
         assert fast == ref
@@ -241,3 +238,27 @@ def test_max_bins_is_checked():
         cart([[1.0], [2.0]], ["a", "b"], max_bins=1)
     with pytest.raises(ParameterError, match="fast engine"):
         cart([[1.0], [2.0]], ["a", "b"], max_bins=8, engine="reference")
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.sampled_from([1.0, 2.0, 0.5, 1e-3, 7.25])), min_size=2, max_size=60),
+    st.sampled_from([1.0, 1e6, 1e-6]),
+)
+def test_numpy_scan_screen_keeps_every_candidate_near_the_best(rows: list[tuple[int, float]], scale: float) -> None:
+    """The numpy scan scores exactly only the candidates its ranking screen keeps (as the
+    compiled scan does): every candidate whose exact Gini decrease ties with the best is kept."""
+    from puretree.criteria import ImpurityDecrease
+    from puretree.growth.choose import binary_scores, tolerance
+    from puretree.impurity import gini
+
+    k = 4
+    onehot = np.zeros((len(rows), k))
+    onehot[np.arange(len(rows)), [c for c, _ in rows]] = [w * scale for _, w in rows]
+    parent = onehot.sum(axis=0)
+    left = np.cumsum(onehot, axis=0)[:-1]  # every position of one node, in one group
+    exact = binary_scores(ImpurityDecrease(gini), parent, left, "x", regression=False, variance=False)
+    exact = np.where(np.isnan(exact), -np.inf, exact)
+    kept = sorted_source._near(sorted_source._rank(left.T, np.broadcast_to(parent, left.shape).T), np.array([0]), parent.sum())
+    best = exact.max()
+    if np.isfinite(best):
+        assert kept[exact >= best - tolerance(np.array(best))].all()

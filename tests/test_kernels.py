@@ -393,7 +393,7 @@ def test_the_kernels_scan_is_numpys_at_every_level(ds, weighted, opts):
     if "max_features" in opts:
         opts["max_features"] = min(opts["max_features"], ds.schema.n_features)
     checked, _ = compare_scans(sorted_source)
-    with mock.patch.object(sorted_source, "_numeric_candidates", checked), mock.patch.object(sorted_source, "_SINGLE_NODE_MAX", 0):
+    with mock.patch.object(sorted_source, "_numeric_candidates", checked):
         cart(ds, engine="fast", **opts)
 
 

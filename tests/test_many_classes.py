@@ -33,7 +33,7 @@ options = st.fixed_dictionaries({}, optional={"max_depth": st.integers(0, 4), "m
 def _sliced(fit, ds, **opts):
     """The fast engine's numpy path with every numeric feature scored slice by slice
     (one candidate per slice), and the reference's tree."""
-    with mock.patch.object(sorted_source, "_CHUNK", 4), mock.patch.object(sorted_source, "_SINGLE_NODE_MAX", 0):
+    with mock.patch.object(sorted_source, "_CHUNK", 4):
         fast = fit(ds, engine="numpy", **opts)
     return fast, fit(ds, engine="reference", **opts)
 

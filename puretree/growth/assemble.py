@@ -77,17 +77,19 @@ _set = object.__setattr__  # the nodes are frozen: set their slots as attrs' own
 
 def _trusted_leaf(stats: list[float]) -> Leaf:
     node = object.__new__(Leaf)
-    _set(node, "stats", tuple(stats))
-    node.__attrs_post_init__()  # the digest
+    stats_ = tuple(stats)
+    _set(node, "stats", stats_)
+    _set(node, "_digest", hash((("leaf", stats_), ())))  # nodes._digest, written out: a node's fields and its children's digests
     return node
 
 
 def _trusted_split(feature: int, test: Test, kids: tuple[Node, ...], stats: list[float]) -> Split:
     node = object.__new__(Split)
+    stats_ = tuple(stats)
     _set(node, "feature", feature)
     _set(node, "test", test)
     _set(node, "children", kids)
-    _set(node, "stats", tuple(stats))
+    _set(node, "stats", stats_)
     _set(node, "surrogates", None)
-    node.__attrs_post_init__()  # the digest
+    _set(node, "_digest", hash((("split", feature, test, stats_, None), tuple([c._digest for c in kids]))))
     return node

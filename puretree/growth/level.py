@@ -91,14 +91,15 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
         depths = np.full(len(frontier), depth)  # level by level: the frontier is one depth
         closed = source.closed(depths)
         stats = _floats(source.stats())
-        for i in np.flatnonzero(closed).tolist():
-            made[frontier[i]] = stats[i]
-        if closed.all():
-            break
         if closed.any():
-            frontier = [g for g, c in zip(frontier, closed.tolist()) if not c]
+            for i in np.flatnonzero(closed).tolist():
+                made[frontier[i]] = stats[i]
+            if closed.all():
+                break
+            kept = np.flatnonzero(~closed).tolist()
+            frontier, stats = [frontier[i] for i in kept], [stats[i] for i in kept]
             source.keep(~closed)
-            stats, depths = _floats(source.stats()), depths[~closed]
+            depths = depths[~closed]
         paths = allowed = None
         if max_features is not None:
             paths = [path_of.pop(g) for g in frontier]

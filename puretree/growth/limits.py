@@ -45,9 +45,10 @@ def memory_budget() -> float:
     return limit
 
 
-def _refuse(need: float, what: str, advice: str, *, share: float = 1.0) -> None:
-    """:class:`~puretree.errors.MemoryLimitError` when ``need`` bytes exceed ``share`` of the budget."""
-    budget = memory_budget()
+def _refuse(need: float, what: str, advice: str, *, share: float = 1.0, budget: float | None = None) -> None:
+    """:class:`~puretree.errors.MemoryLimitError` when ``need`` bytes exceed ``share`` of the
+    budget (``budget``: :func:`memory_budget`'s, read once by the caller)."""
+    budget = memory_budget() if budget is None else budget
     if need > share * budget:
         raise MemoryLimitError(f"{what} need about {need / 2**30:.1f} GiB, more than the {share * budget / 2**30:.1f} GiB this process may use; {advice}")
 
@@ -69,8 +70,10 @@ def check_rows_by_classes(n_rows: int, n_classes: int) -> None:
     _refuse(need, what, "the recursive builder (engine='reference', C4.5, a user's split generator) holds rows x classes numbers; grow with the level-wise engine (cart, id3, grow with the built-in split generators), or merge classes")
 
 
-def check_tree_size(n_nodes: int, k: int) -> None:
+def check_tree_size(n_nodes: int, k: int, budget: float | None = None) -> None:
     """Refuse to grow a tree whose nodes' class counts alone (nodes x classes numbers, each a
-    Python float) would take more than half the memory this process may use."""
+    Python float) would take more than half the memory this process may use (``budget``:
+    :func:`memory_budget`'s, read once a fit rather than once a level)."""
     need = float(n_nodes) * k * _BYTES_PER_TREE_COUNT
-    _refuse(need, f"a tree of {n_nodes:,} nodes or more with {k:,} classes (a count per node and class)", "limit its growth (max_depth, min_samples_leaf, min_gain), or merge classes", share=0.5)
+    if budget is None or need > 0.5 * budget:
+        _refuse(need, f"a tree of {n_nodes:,} nodes or more with {k:,} classes (a count per node and class)", "limit its growth (max_depth, min_samples_leaf, min_gain), or merge classes", share=0.5, budget=budget)

@@ -22,15 +22,14 @@ decisions; :func:`puretree.growth.level.grow` drives it a frontier at a time.
    statistics are not integers), the candidate positions between distinct values are
    gathered, and the user's score is called once per chunk of features with ``parent``
    shaped ``(M, k)`` and ``children`` shaped ``(M, 2, k)``; every call of a score goes
-   through :func:`puretree.growth.choose.score_of`. Categorical features are scored per
+   through :func:`puretree.growth.choose.score_of`; the built-in Gini's candidates are first
+   screened by the compiled scan's ranking (:func:`_rank`, :func:`_near`), so that only those
+   near the best get the reference's score. Categorical features are scored per
    frontier too: one-branch-per-category splits with one call per feature (``children``
    shaped ``(nodes, categories, k)``); subset splits (CART) enumerate each node's present
    categories as the reference does.
-5. **Lone nodes.** Deep narrow trees (a chain has one node per level) would pay the
-   frontier's machinery for one node at a time; without the compiled scan, a frontier of a
-   single small node is handed to the reference's own split generators (the node's instances are already its rows in row
-   order and the orders their sorted positions), and children known to be leaves (pure, too
-   few rows, at ``max_depth``) leave the arrays at once.
+5. **Children known to be leaves** (pure, too few rows, at ``max_depth``) leave the arrays
+   at once, so a deep narrow tree (a chain has one node per level) carries few rows.
 6. **The compiled backend.** Where the score is the built-in Gini impurity decrease on classes
    and no numeric feature has a missing value, every (node, numeric feature)'s best threshold
    of a level is found by :func:`puretree.growth.kernels.scan_level` (C, one pass per node and
@@ -72,7 +71,6 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-import attrs
 import numpy as np
 
 from ..criteria import ImpurityDecrease
@@ -81,19 +79,14 @@ from ..errors import DataError, ParameterError
 from ..impurity import gini, variance
 from ..nodes import TESTS
 from ..splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the reference's memory bound
-from ..splits import NodeData, best_candidate, node_statistics, only_features, tie_first
+from ..splits import node_statistics, tie_first
 from ..tasks import as_task
 from . import kernels
 from .choose import among_kinds, best_subsets, binary_scores, category_sum, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
-from .limits import check_tree_size
+from .limits import check_tree_size, memory_budget
 from .level import Decision
 
 __all__ = ["Sorted", "refuse_compiled"]
-
-#: A lone node of at most this many sorted statistics (rows x numeric features x k) is
-#: searched by the reference's split generators (fewer numpy calls); larger ones by the
-#: frontier's machinery, whose chunks bound memory more tightly.
-_SINGLE_NODE_MAX = 1_000_000
 
 
 def _segment_sums(key: np.ndarray, stats: np.ndarray, n: int) -> np.ndarray:
@@ -154,7 +147,6 @@ class _Best:
         self.threshold = np.zeros(n)
         self.left: dict[int, tuple[int, ...]] = {}
         self.children: dict[int, np.ndarray] = {}
-        self.branch: np.ndarray | None = None  # every instance's branch (single-node levels)
 
 
 def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
@@ -230,7 +222,7 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
     for start in range(0, q, chunk) if not blocked else ():
         c = min(chunk, q - start)
         idx = st.orders[start : start + c]
-        V = np.take_along_axis(ctx.Xn[start : start + c], st.row[idx], axis=1)  # (c, m)
+        V = ctx.Xn[start : start + c].ravel().take(st.row.take(idx) + (np.arange(c) * ctx.Xn.shape[1])[:, None])  # (c, m): one flat gather
         # runs pay when values repeat (digits: 17 values); on continuous data one cumsum is cheaper
         if runs and np.count_nonzero(V[:, 1:] != V[:, :-1]) < 0.5 * V.size:
             fp, pp, left = _run_prefix_sums(V, idx, st, ctx, seg_first)
@@ -242,19 +234,25 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
             if len(fp) == 0:
                 continue
             L: Any = None
+            if ctx.screen:  # the built-in Gini: the reference's score for the candidates near the best only
+                nodes = node_at[pp]
+                first = np.flatnonzero(np.r_[True, np.diff(fp * N + nodes) != 0])
+                near = _near(_rank(left.T, counts[nodes].T), first, total[nodes[first]])
+                fp, pp, left = fp[near], pp[near], left[near]
+        elif ctx.screen and st.integral:
+            fp, pp, left = _gini_candidates(V, idx, st, cfg, not_last, total)
+            L = None
         else:
-            S = st.dense(idx)  # (c, m, k)
             if st.integral:
                 # integer statistics: one cumsum per feature; each segment's offset is
                 # subtracted at the candidates only (exact)
-                C = np.cumsum(S, axis=1)
+                C = np.cumsum(st.dense(idx), axis=1)
                 off = np.zeros((c, N, k))
                 inner = starts > 0
                 off[:, inner] = C[:, starts[inner] - 1]
                 L = _Offset(C, off, node_at)
             else:
-                L = _segmented_cumsum(S, starts, lens)
-            del S
+                L = _segmented_cumsum(st.dense(idx), starts, lens)
             valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
             if ctx.numeric_missing:
                 n_known = np.add.reduceat(~np.isnan(V), starts, axis=1)  # (c, N)
@@ -263,7 +261,11 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
             if cfg.min_samples_leaf > 1:
                 n_left = pos_in_seg[:-1] + 1
                 valid &= (n_left >= cfg.min_samples_leaf) & (n_known[:, node_at[:-1]] - n_left >= cfg.min_samples_leaf)
-            if valid.sum() > 0.5 * valid.size:
+            if ctx.screen:  # the built-in Gini on fractional weights
+                rank = np.full((c, m), -np.inf)
+                rank[:, :-1] = np.where(valid, _rank(np.moveaxis(L[:, :-1], -1, 0), counts[node_at[:-1]].T), -np.inf)
+                valid &= _near(rank, starts, total)[:, :-1]
+            elif valid.sum() > 0.5 * valid.size:
                 # most positions are candidates (continuous values): score them all in place,
                 # without gathering the candidates first
                 _dense_candidates(V, L, valid, start, cfg, ctx, st, incomplete, n_known, total, fs, fa, fb)
@@ -272,6 +274,8 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
             if len(fp) == 0:
                 continue
             left = L[fp, pp]
+        if len(fp) == 0:
+            continue
         nodes = node_at[pp]
         base_all = np.broadcast_to(counts, (c, N, k))
         if incomplete.any():
@@ -293,6 +297,56 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
         s = np.where(np.isnan(s), -np.inf, s)
         _pick_thresholds(s, fp, nodes, pp, V, start, N, fs, fa, fb)
     return fs, fa, fb
+
+
+def _rank(left: Any, parent: Any) -> np.ndarray:
+    """The compiled scan's ranking of binary candidates (left sides ``left``, nodes ``parent``,
+    each a class at a time: ``(k, ...)``): ``sum(left**2)/w_left + sum(right**2)/w_right``, the
+    Gini impurity decrease times the node's weight less a constant; ``inf`` where a side is
+    empty (then every candidate of the node is scored)."""
+    wl, wr, sl, sr = (np.zeros(np.shape(left[0])) for _ in range(4))
+    for a, p in zip(left, parent):
+        d = np.maximum(p - a, 0.0)
+        wl += a
+        wr += d
+        sl += a * a
+        sr += d * d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((wl > 0) & (wr > 0), sl / wl + sr / wr, np.inf)
+
+
+def _gini_candidates(V: np.ndarray, idx: np.ndarray, st: "_Level", cfg: Any, not_last: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The built-in Gini's candidates of a chunk of features (sorted values ``V``, instances
+    ``idx``) on integral class sums, screened (:func:`_near`): their features, positions and
+    left sums. The sums are cumulated class by class from the codes, each segment's offset
+    subtracted (exact), in contiguous arrays."""
+    c, m = V.shape
+    starts, lens, node_at = st.starts, st.lens, st.node
+    valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
+    if cfg.min_samples_leaf > 1:
+        n_left = np.arange(m - 1) - starts[node_at[:-1]] + 1
+        valid &= (n_left >= cfg.min_samples_leaf) & (lens[node_at[:-1]] - n_left >= cfg.min_samples_leaf)
+    cls, w, inner = st.cls[idx], None if st.unit else st.w[idx], starts > 0
+    sums = []
+    for j in range(st.k):
+        C = np.cumsum(cls == j if w is None else np.where(cls == j, w, 0.0), axis=1, dtype=np.float64)
+        off = np.zeros((c, len(starts)))
+        off[:, inner] = C[:, starts[inner] - 1]
+        sums.append(np.subtract(C, np.repeat(off, lens, axis=1), out=C))
+    rank = np.full((c, m), -np.inf)
+    rank[:, :-1] = np.where(valid, _rank([s[:, :-1] for s in sums], st.node_stats[node_at[:-1]].T), -np.inf)
+    fp, pp = np.nonzero(valid & _near(rank, starts, total)[:, :-1])
+    return fp, pp, np.stack([s[fp, pp] for s in sums], axis=-1)
+
+
+def _near(rank: np.ndarray, first: np.ndarray, weight: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Which ``rank`` values, in groups starting at ``first`` along ``axis``, come within
+    :data:`~puretree.growth.kernels.SCREEN` times the group's ``weight`` of the group's best, as
+    the compiled scan screens positions before scoring them exactly (every one where the best is
+    ``inf``): the others cannot come within the tie tolerance of the best score."""
+    best = np.maximum.reduceat(rank, first, axis=axis)
+    bar = np.where(np.isinf(best), -np.inf, best - kernels.SCREEN * weight)
+    return rank >= np.repeat(bar, np.diff(np.r_[first, rank.shape[axis]]), axis=axis)
 
 
 def _blocked_candidates(f: int, st: "_Level", cfg: Any, ctx: "_Context", incomplete: np.ndarray, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray) -> None:
@@ -492,67 +546,22 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
     return out
 
 
-class _Through:
-    """A score called through :func:`~puretree.growth.choose.score_of`, for the reference's split generators."""
-
-    def __init__(self, score: Any) -> None:
-        self.score = score
-
-    def __call__(self, parent: Any, children: Any, features: Any = None) -> np.ndarray:
-        return score_of(self.score, np.asarray(parent, dtype=np.float64), np.asarray(children, dtype=np.float64), features)
-
-
-def _single_node(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...], depth: int) -> list[_Best]:
-    """A frontier of one node (deep narrow trees: a chain has one per level): the reference's
-    own split generators on the node's rows, which already come in the order they expect
-    (instances are the node's rows in row order, the orders their positions). Fewer numpy
-    calls than the level machinery, and the very numbers of the reference."""
-    V = np.take_along_axis(ctx.Xn, st.row[st.orders], axis=1) if ctx.q else np.zeros((0, st.m))
-    node = NodeData(
-        X=ctx.X[st.row],
-        y=ctx.y[st.row],
-        stats=st.stats,
-        order=st.orders,
-        values=V,
-        numeric=ctx.numeric,
-        categorical=tuple(j for j, u in zip(ctx.categorical, st.usable[0].tolist()) if u),
-        schema=ctx.schema,
-        depth=depth,
-        path=(),
-    )
-    if ctx.allowed is not None:  # the features the frontier loop drew for the node: no second draw
-        node = only_features(node, np.flatnonzero(ctx.allowed[0]))
-        cfg = attrs.evolve(cfg, max_features=None)
-    # The variance shortcut of threshold_splits recognises the score itself; other scores
-    # are called through score_of.
-    score = cfg.score if ctx.variance_decrease else _Through(cfg.score)
-    cand = best_candidate(node, attrs.evolve(cfg, score=score))
-    found = [_Best(1) for _ in kinds]
-    if cand is not None:
-        b = found[kinds.index(cand.kind)]
-        b.score[0], b.feature[0] = cand.score, cand.feature
-        if cand.kind == "threshold":
-            b.threshold[0] = cand.threshold
-        elif cand.kind == "subset":
-            b.left[0] = tuple(int(c) for c in cand.left_categories)
-        b.children[0] = cand.children
-        b.branch = cand.branch.astype(np.int64)
-    return found
+def _screened(ds: Dataset, cfg: Any, kinds: tuple[str, ...], ctx: "_Context") -> bool:
+    """Whether this fit's numeric thresholds may be screened by a ranking (:func:`_near`, the
+    compiled scan's): classes, the built-in Gini impurity decrease, threshold splits, numeric
+    features without missing values, and weights whose squares stay finite and normal (the
+    ranking keeps its precision)."""
+    if ctx.regression or "threshold" not in kinds or not ctx.q or ctx.numeric_missing or not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
+        return False
+    w = ds.sample_weight  # weights of zero add exactly nothing
+    return w is None or (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT)
 
 
 def _compiled(ds: Dataset, cfg: Any, kinds: tuple[str, ...], ctx: "_Context") -> Any:
     """:mod:`puretree.growth.kernels` if its scan answers this fit's numeric thresholds (else
-    None): classes (at most its :data:`~puretree.growth.kernels.MAX_CLASSES`), the built-in Gini
-    impurity decrease, threshold splits, numeric features without missing values, and weights
-    whose squares stay finite and normal (the kernel's ranking keeps its precision); loaded on
-    the first such fit (a library that does not load warns once, and numpy answers)."""
-    if ctx.regression or "threshold" not in kinds or not ctx.q or ctx.numeric_missing or len(ds.schema.classes) > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
-        return None
-    if not (isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini):
-        return None
-    # weights of zero add exactly nothing; others must keep their squares normal floats
-    w = ds.sample_weight
-    if w is not None and not (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT):
+    None): a :func:`_screened` fit of at most :data:`~puretree.growth.kernels.MAX_CLASSES`
+    classes; loaded on the first such fit (a library that does not load warns once, and numpy answers)."""
+    if not ctx.screen or len(ds.schema.classes) > kernels.MAX_CLASSES or not 0 < ds.n_rows <= kernels.MAX_ROWS:
         return None
     return kernels if kernels.AVAILABLE and kernels.library() is not None else None
 
@@ -601,6 +610,8 @@ class _Context:
         self.allowed: np.ndarray | None = None
         #: :mod:`puretree.growth.kernels` when its scan answers the numeric thresholds (None: numpy).
         self.compiled: Any = None
+        self.screen = False  # numpy's scan screens its candidates as the compiled scan does (_near)
+        self.budget = memory_budget()  # the memory this process may use, read once a fit
 
 
 class _Level:
@@ -612,17 +623,17 @@ class _Level:
     dense (:meth:`dense`) for a few instances at a time only; regression instances keep their
     three statistics (``stats``)."""
 
-    def __init__(self, row: np.ndarray, cls: np.ndarray | None, w: np.ndarray, stats: np.ndarray | None, k: int, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool) -> None:
+    def __init__(self, row: np.ndarray, cls: np.ndarray | None, w: np.ndarray, stats: np.ndarray | None, k: int, node: np.ndarray, orders: np.ndarray, usable: np.ndarray, n_nodes: int, integral: bool, known: Any = None) -> None:
         self.row, self.w, self.k = row, w, k
         self.cls: Any = cls  # None in regression
         self._stats: Any = stats  # None in classification
         self.node, self.orders, self.usable = node, orders, usable
         self.n_nodes, self.integral = n_nodes, integral
         self.m = len(row)
-        self.lens = np.bincount(node, minlength=n_nodes)
-        self.starts = np.concatenate(([0], np.cumsum(self.lens)[:-1])).astype(np.int64)
-        self.node_stats = self.sums(node, None, n_nodes)
-        self.unit = bool(np.all(w == 1.0))  # every instance weighs exactly 1 (counts by rows)
+        # known: the nodes' rows, class sums (added in this very order) and whether every weight is 1
+        facts: tuple[np.ndarray, np.ndarray, bool] = known or (np.bincount(node, minlength=n_nodes), self.sums(node, None, n_nodes), bool(np.all(w == 1.0)))
+        self.lens, self.node_stats, self.unit = facts
+        self.starts = np.cumsum(self.lens) - self.lens
 
     def dense(self, idx: Any) -> np.ndarray:
         """The statistics of the instances ``idx`` (any shape or a mask), shaped ``(..., k)``."""
@@ -632,11 +643,6 @@ class _Level:
         out = np.zeros((*cls.shape, self.k))
         np.put_along_axis(out, cls[..., None], w[..., None], axis=-1)
         return out
-
-    @property
-    def stats(self) -> np.ndarray:
-        """Every instance's statistics (small levels only: rows x k numbers)."""
-        return self.dense(slice(None))
 
     def sums(self, key: np.ndarray, sel: Any, n: int) -> np.ndarray:
         """Per-key sums ``(n, k)`` of the statistics of the instances ``sel`` (``None``: all),
@@ -666,23 +672,23 @@ class _Level:
     def keep_nodes(self, keep: np.ndarray) -> "_Level":
         """The level restricted to the nodes ``keep`` (a boolean mask), renumbered in order."""
         inst = keep[self.node]
-        new_id = np.cumsum(inst) - 1
-        new_node = np.cumsum(keep) - 1
-        q = self.orders.shape[0]
-        orders = self.orders
+        q, orders = self.orders.shape[0], self.orders
         if q and self.m:
             # every order holds the same instances grouped by node, so one mask serves all rows
             orders = self.orders[inst[self.orders]].reshape(q, int(inst.sum()))
-            np.take(new_id.astype(orders.dtype), orders, out=orders)
-        lv = _Level.__new__(_Level)
-        lv.row, lv.node, lv.k = self.row[inst], new_node[self.node[inst]], self.k
-        lv.cls, lv.w, lv._stats = self.take(inst)
-        lv.orders, lv.usable, lv.n_nodes, lv.integral = orders, self.usable[keep], int(keep.sum()), self.integral
-        lv.m = len(lv.row)
-        lv.lens, lv.node_stats = self.lens[keep], self.node_stats[keep]
-        lv.unit = self.unit
-        lv.starts = np.concatenate(([0], np.cumsum(lv.lens)[:-1])).astype(np.int64)
-        return lv
+            np.take((np.cumsum(inst) - 1).astype(orders.dtype), orders, out=orders)
+        return _Level(self.row[inst], *self.take(inst), self.k, (np.cumsum(keep) - 1)[self.node[inst]], orders, self.usable[keep], int(keep.sum()), self.integral, (self.lens[keep], self.node_stats[keep], self.unit))
+
+
+def _early(slot: np.ndarray, child_known: np.ndarray, cfg: Any, depths: np.ndarray, nb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which children (of class sums ``child_known``, their instances' slots ``slot``) are leaves
+    at once: pure, too few rows, or at ``max_depth`` (nodes at ``depths``, ``nb`` children
+    each); and each child's rows."""
+    rows_in = np.bincount(slot, minlength=len(child_known))
+    early = ((child_known > 0).sum(axis=1) <= 1) | (rows_in < cfg.min_samples_split)
+    if cfg.max_depth is not None:
+        early |= np.repeat(depths + 1 >= cfg.max_depth, nb)
+    return early & (rows_in > 0), rows_in
 
 
 class Sorted:
@@ -695,6 +701,7 @@ class Sorted:
 
     def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, binned: Callable[[np.ndarray, int], np.ndarray] | None = None, compiled: str = "auto") -> None:
         ctx = _Context(ds, cfg)
+        ctx.screen = _screened(ds, cfg, kinds, ctx)
         if compiled != "never":
             ctx.compiled = _compiled(ds, cfg, kinds, ctx)
             if compiled == "required" and ctx.compiled is None:
@@ -721,8 +728,8 @@ class Sorted:
             ctx.compiled._FITS[0] += 1
             orders = ctx.compiled.shared_orders(ds.X) if binned is None and ctx.q == ds.schema.n_features else None
             orders = ctx.compiled.sorted_columns(ctx.Xn) if orders is None else orders
-        elif ctx.q:
-            orders = np.argsort(ctx.Xn, axis=1, kind="stable").astype(ctx.index)
+        elif ctx.q:  # numpy's stable sorts, a feature per core (the kernel's library is not needed)
+            orders = kernels.sorted_columns(ctx.Xn) if ctx.index is np.int32 else np.argsort(ctx.Xn, axis=1, kind="stable")
         else:
             orders = np.zeros((0, n), dtype=np.int64)
         st = _Level(np.arange(n), cls, w, stats, k, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
@@ -736,6 +743,7 @@ class Sorted:
         # categorical features), on classes, nothing to veto: split's short way
         self._thresholds_only = "threshold" in kinds and not ctx.categorical and not ctx.regression and not ctx.numeric_missing and cfg.accept is None and ctx.q > 0
         self._next: Any = None  # what split() decided, for advance()
+        self._open = False  # whether split() left no child that closed() would close
         self._scratch: Any = None
 
     def rows(self) -> int:
@@ -750,6 +758,8 @@ class Sorted:
         """The frontier's nodes that are leaves before any search: pure, too few rows, at
         ``max_depth``, or with nothing to split on."""
         st, cfg = self.st, self.cfg
+        if self._open:  # split made leaves at once of the children that would close here
+            return np.zeros(len(depths), dtype=bool)
         yv = self.ctx.y[st.row]
         leaf = (np.minimum.reduceat(yv, st.starts) == np.maximum.reduceat(yv, st.starts)) | (st.lens < cfg.min_samples_split)
         if cfg.max_depth is not None:
@@ -770,14 +780,11 @@ class Sorted:
         st, cfg, ctx, kinds = self.st, self.cfg, self.ctx, self.kinds
         k, N = ctx.k, st.n_nodes
         ctx.allowed = allowed  # drawn by the frontier loop from the nodes' paths
-        lone = N == 1 and st.m * max(ctx.q, 1) * k <= _SINGLE_NODE_MAX and not ctx.binned and ctx.compiled is None
-        if self._thresholds_only and not lone:
+        self._open = False
+        if self._thresholds_only:
             return self._split_thresholds(depths, n_made)
-        if lone:
-            found = _single_node(st, cfg, ctx, kinds, int(depths[0]))
-        else:
-            cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
-            found = [_numeric_candidates(st, cfg, ctx) if kind == "threshold" else cat.get(kind, _Best(N)) for kind in kinds]
+        cat = _categorical_candidates(st, cfg, ctx, kinds) if ctx.categorical and ("multiway" in kinds or "subset" in kinds) else {}
+        found = [_numeric_candidates(st, cfg, ctx) if kind == "threshold" else cat.get(kind, _Best(N)) for kind in kinds]
         feats = np.stack([f.feature for f in found], axis=1)  # (N, kinds)
         has, choice = among_kinds(np.stack([f.score for f in found], axis=1), feats, cfg.min_gain)
         feature = feats[np.arange(N), choice]
@@ -789,53 +796,41 @@ class Sorted:
         nb = np.zeros(N, dtype=np.int64)
         thresholds = np.zeros(N)
         left_sets: dict[int, tuple[int, ...]] = {}
-        if N == 1 and found[choice[0]].branch is not None:
-            # one node: the reference's candidate already holds every row's branch and the sums
-            b0 = found[choice[0]]
-            branch = b0.branch
-            child_known = np.array(b0.children[0], dtype=np.float64)
-            nb[0] = len(child_known)
-            thresholds[0] = b0.threshold[0]
-            if 0 in b0.left:
-                left_sets[0] = b0.left[0]
-            offset = np.zeros(1, dtype=np.int64)
-            n_children = int(nb[0])
-        else:
-            f_of = np.where(split, feature, 0)
-            x = ctx.X[st.row, f_of[st.node]]
-            branch = np.full(st.m, -1, dtype=np.int64)
-            knownx = ~np.isnan(x)
-            for c, kind in enumerate(kinds):
-                sel = split & (choice == c)
-                if not sel.any():
-                    continue
-                mine = sel[st.node] & knownx
-                if kind == "threshold":
-                    thresholds[sel] = found[c].threshold[sel]
-                    nb[sel] = 2
-                    branch[mine] = (x[mine] > thresholds[st.node[mine]]).astype(np.int64)
-                elif kind == "multiway":
-                    cats = np.array([ctx.n_categories[ctx.categorical.index(int(f))] for f in feature[sel].tolist()], dtype=np.int64)
-                    nb[sel] = cats
-                    branch[mine] = x[mine].astype(np.int64)
-                else:
-                    nb[sel] = 2
-                    width = max(ctx.n_categories)
-                    table = np.zeros((N, width), dtype=bool)
-                    for i in np.flatnonzero(sel).tolist():
-                        left_sets[i] = found[c].left[i]
-                        table[i, list(found[c].left[i])] = True
-                    branch[mine] = np.where(table[st.node[mine], x[mine].astype(np.int64)], 0, 1)
-            offset = np.concatenate(([0], np.cumsum(nb)[:-1])).astype(np.int64)
-            n_children = int(nb.sum())
-            known_inst = inst_split & (branch >= 0)
-            child_known = st.sums(offset[st.node[known_inst]] + branch[known_inst], known_inst, n_children)
-            for c, kind in enumerate(kinds):
-                for i, ch in found[c].children.items():
-                    if split[i] and choice[i] == c:
-                        child_known[offset[i] : offset[i] + nb[i]] = ch  # the reference's own sums (subsets: a matrix product)
+        f_of = np.where(split, feature, 0)
+        x = ctx.X[st.row, f_of[st.node]]
+        branch = np.full(st.m, -1, dtype=np.int64)
+        knownx = ~np.isnan(x)
+        for c, kind in enumerate(kinds):
+            sel = split & (choice == c)
+            if not sel.any():
+                continue
+            mine = sel[st.node] & knownx
+            if kind == "threshold":
+                thresholds[sel] = found[c].threshold[sel]
+                nb[sel] = 2
+                branch[mine] = (x[mine] > thresholds[st.node[mine]]).astype(np.int64)
+            elif kind == "multiway":
+                cats = np.array([ctx.n_categories[ctx.categorical.index(int(f))] for f in feature[sel].tolist()], dtype=np.int64)
+                nb[sel] = cats
+                branch[mine] = x[mine].astype(np.int64)
+            else:
+                nb[sel] = 2
+                width = max(ctx.n_categories)
+                table = np.zeros((N, width), dtype=bool)
+                for i in np.flatnonzero(sel).tolist():
+                    left_sets[i] = found[c].left[i]
+                    table[i, list(found[c].left[i])] = True
+                branch[mine] = np.where(table[st.node[mine], x[mine].astype(np.int64)], 0, 1)
+        offset = np.concatenate(([0], np.cumsum(nb)[:-1])).astype(np.int64)
+        n_children = int(nb.sum())
+        known_inst = inst_split & (branch >= 0)
+        child_known = st.sums(offset[st.node[known_inst]] + branch[known_inst], known_inst, n_children)
+        for c, kind in enumerate(kinds):
+            for i, ch in found[c].children.items():
+                if split[i] and choice[i] == c:
+                    child_known[offset[i] : offset[i] + nb[i]] = ch  # the reference's own sums (subsets: a matrix product)
         if not ctx.regression:  # the children's class counts: refused before they are made
-            check_tree_size(n_made + n_children, k)
+            check_tree_size(n_made + n_children, k, ctx.budget)
         absent = inst_split & (branch < 0)
         copies = inst_split.astype(np.int64)
         child_weight = ctx.task.weight(child_known)
@@ -889,10 +884,7 @@ class Sorted:
         if not ctx.regression and not absent.any() and (st.integral or "subset" not in kinds):
             slot = offset[st.node] + branch
             in_split = copies > 0
-            rows_in = np.bincount(slot[in_split], minlength=n_children)
-            early = (rows_in > 0) & (((child_known > 0).sum(axis=1) <= 1) | (rows_in < cfg.min_samples_split))
-            if cfg.max_depth is not None:  # children at max_depth: every one with rows
-                early |= (rows_in > 0) & np.repeat(depths + 1 >= cfg.max_depth, nb)
+            early, _ = _early(slot[in_split], child_known, cfg, depths, nb)
             if early.any():
                 copies[in_split & early[np.where(in_split, slot, 0)]] = 0
         # -- the decisions: a child with instances grows on (None), the others are leaves
@@ -911,7 +903,7 @@ class Sorted:
             slots = range(int(offset[i]), int(offset[i] + nb[i]))
             test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i) if kd == "subset" else len(slots)
             out.append((int(feature[i]), TESTS[kd](test), [None if occupied[s] else child_known[s] if early[s] else zeros for s in slots]))
-        self._next = (pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice)
+        self._next = (pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice, None)
         return out
 
     def _split_thresholds(self, depths: np.ndarray, n_made: int) -> list[Decision | None]:
@@ -936,14 +928,12 @@ class Sorted:
         slot = offset[node] + (x > found.threshold[node])
         in_slot = slot[inst_split]
         child_known = st.sums(in_slot, inst_split, n_children)
-        check_tree_size(n_made + n_children, k)  # the children's class counts: refused before they are made
+        check_tree_size(n_made + n_children, k, ctx.budget)  # the children's class counts: refused before they are made
         # children that are leaves already (pure, too few rows, at max_depth): their rows leave now
         # (as split decides it: with subset splits among the kinds, on integral statistics only)
-        if st.integral or "subset" not in self.kinds:
-            rows_in = np.bincount(in_slot, minlength=n_children)
-            early = (rows_in > 0) & (((child_known > 0).sum(axis=1) <= 1) | (rows_in < cfg.min_samples_split))
-            if cfg.max_depth is not None:
-                early |= (rows_in > 0) & np.repeat(depths + 1 >= cfg.max_depth, nb)
+        self._open = st.integral or "subset" not in self.kinds  # then every node of the next frontier is open
+        if self._open:
+            early, rows_in = _early(in_slot, child_known, cfg, depths, nb)
         else:
             early = np.zeros(n_children, dtype=bool)
         moved = inst_split.copy()
@@ -959,14 +949,16 @@ class Sorted:
         for i in np.flatnonzero(has).tolist():
             s = offs[i]
             out[i] = (feats[i], threshold(thr[i]), [None if occ[b] else child_known[b] if ear[b] else zeros for b in (s, s + 1)])
-        self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, found.feature, np.full(N, self.kinds.index("threshold")))
+        # the next frontier's rows and class sums, added in its order: known here
+        known = (rows_in[occupied], child_known[occupied], st.unit) if self._open else None
+        self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, found.feature, np.full(N, self.kinds.index("threshold")), known)
         return out
 
     def advance(self) -> None:
         """The next frontier: the instances moved to the children :meth:`split` opened (in
         the order of their slots), sorted by (node, row); the orders stably partitioned."""
         st, ctx, kinds = self.st, self.ctx, self.kinds
-        pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice = self._next
+        pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice, known = self._next
         self._next = None
         N = st.n_nodes
         child_of = np.full(len(occupied), -1, dtype=np.int64)  # child slot -> next frontier's node index
@@ -1032,7 +1024,7 @@ class Sorted:
             new_orders = np.zeros((0, len(row)), dtype=np.int64)
         del st
         self.st = None  # type: ignore[assignment]  # the old frontier's orders go before the new one's sums are made
-        self.st = _Level(row, new_cls, new_w, new_stats, ctx.k, nn, new_orders, usable, n_next, integral)
+        self.st = _Level(row, new_cls, new_w, new_stats, ctx.k, nn, new_orders, usable, n_next, integral, known)
         # The move's largest scratch arrays live until the next move: freed at once, the
         # allocator hands their pages back to the system and the next frontier's search faults
         # them in again (measured on 30,000 x 20: 14% more page faults, 8% more time).
