@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .importance import feature_importances
     from .monotone import check_monotone
     from .ensemble import Ensemble, adaboost, bagging, extra_trees, random_forest, stump
+    from .gradient_boosting import gradient_boosting
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
     from .nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold
@@ -75,7 +76,7 @@ __all__ = [
     "grow", "id3", "c45", "cart", "cart_regressor", "by_task", "class_weights",
     "threshold_splits", "multiway_splits", "subset_splits", "attribute_scores",
     # ensembles
-    "Ensemble", "bagging", "random_forest", "extra_trees", "adaboost", "stump", "ensemble",
+    "Ensemble", "bagging", "random_forest", "extra_trees", "adaboost", "stump", "ensemble", "gradient_boosting",
     # using and inspecting
     "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance", "check_monotone",
     "to_dot", "to_svg", "to_html", "node_histograms",
@@ -109,6 +110,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".importance": ("feature_importances",),
     ".monotone": ("check_monotone",),
     ".ensemble": ("Ensemble", "adaboost", "bagging", "extra_trees", "random_forest", "stump"),
+    ".gradient_boosting": ("gradient_boosting",),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),
     ".nodes": ("CategoricalSplit", "Feature", "Leaf", "Multiway", "NumericSplit", "Schema", "Split", "Subset", "SubsetSplit", "Threshold"),
