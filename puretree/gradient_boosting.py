@@ -102,7 +102,7 @@ def _exp_minus_max(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     top = raw.max(axis=1)
     e = np.array([[math.exp(v) for v in row] for row in (raw - top[:, None]).tolist()]).reshape(raw.shape)
     total = e[:, 0].copy()
-    for k in range(1, e.shape[1]):
+    for k in range(1, raw.shape[1]):
         total += e[:, k]
     return e, total, top
 

@@ -920,22 +920,25 @@ def _introsort_3way(values: list[float], rows: list[int], lo: int, n: int, maxd:
             return
         maxd -= 1
         pivot = _median3(values, lo, n)
-        i = left = 0
-        right = n
+        # the three-way partition, its swaps written out (this loop is the replay's hot spot)
+        i = left = lo
+        right = lo + n
         while i < right:
-            v = values[lo + i]
+            v = values[i]
             if v < pivot:
-                _swap(values, rows, lo + i, lo + left)
+                values[i], values[left] = values[left], v
+                rows[i], rows[left] = rows[left], rows[i]
                 i += 1
                 left += 1
             elif v > pivot:
                 right -= 1
-                _swap(values, rows, lo + i, lo + right)
+                values[i], values[right] = values[right], v
+                rows[i], rows[right] = rows[right], rows[i]
             else:
                 i += 1
-        _introsort_3way(values, rows, lo, left, maxd)
-        lo += right
-        n -= right
+        _introsort_3way(values, rows, lo, left - lo, maxd)
+        n -= right - lo
+        lo = right
     _insertion_sort(values, rows, lo, n)
 
 
@@ -950,7 +953,10 @@ def sklearn_sort(values: list[float], rows: list[int]) -> None:
     ([1.0, 1.0, 2.0, 3.0], [1, 3, 2, 0])
     """
     n = len(values)
-    if n:
+    if n and len(set(values)) == n:  # distinct values: one sorted order, whichever sort finds it
+        pairs = sorted(zip(values, rows))
+        values[:], rows[:] = [v for v, _ in pairs], [r for _, r in pairs]
+    elif n:
         _introsort_3way(values, rows, 0, n, 2 * int(np.log2(n)))
 
 
@@ -1027,8 +1033,8 @@ class SklearnSplitter:
     def __call__(self, node: NodeData) -> Candidate | None:
         path = node.path or ()
         n = node.n_rows
-        w = node.stats[:, 0].tolist()
-        wy = node.stats[:, 1].tolist()
+        w_array, wy_array = node.stats[:, 0], node.stats[:, 1]
+        w, wy = w_array.tolist(), wy_array.tolist()
         y = np.asarray(node.y, dtype=np.float64).tolist()
         samples = self.orders.pop(path, None) or list(range(n))
         # criterion.init: the node's sums in its rows' order
@@ -1050,7 +1056,7 @@ class SklearnSplitter:
         n_total = n_known
         best = -np.inf
         best_split: tuple[int, int, float] | None = None
-        columns = {}
+        columns: dict[int, list[float]] = {}
         while f_i > n_total and (n_visited < self.max_features or n_visited <= n_found + n_drawn):
             n_visited += 1
             f_j = self._rand_int(n_drawn, f_i - n_found)
@@ -1070,19 +1076,28 @@ class SklearnSplitter:
                 continue
             f_i -= 1
             features[f_i], features[f_j] = features[f_j], features[f_i]
-            pos, s_left, w_left = 0, 0.0, 0.0
-            for p in range(1, n):
-                if not values[p] > values[p - 1] + FEATURE_THRESHOLD or p < msl or n - p < msl:
-                    continue
+            sorted_values = np.asarray(values)
+            cuts = np.flatnonzero(sorted_values[1:] > sorted_values[:-1] + FEATURE_THRESHOLD) + 1
+            cuts = cuts[(cuts >= msl) & (n - cuts >= msl)]
+            if cuts.shape[0] == 0:
+                continue
+            order = np.asarray(samples)
+            wy_s, w_s = wy_array[order], w_array[order]
+            # Sums carried as scikit-learn's criterion carries them (RegressionCriterion.update):
+            # np.add.accumulate adds one value after the other, as its loop does.
+            prefix_wy, prefix_w = np.add.accumulate(wy_s), np.add.accumulate(w_s)
+            pos, s_left, w_left, fresh = 0, 0.0, 0.0, True  # fresh: the sums are the prefix sums from 0
+            for p in cuts.tolist():
                 if p - pos <= n - p:
-                    for q in range(pos, p):
-                        s_left += wy[samples[q]]
-                        w_left += w[samples[q]]
-                else:
-                    s_left, w_left = S, W
-                    for q in range(n - 1, p - 1, -1):
-                        s_left -= wy[samples[q]]
-                        w_left -= w[samples[q]]
+                    if fresh:
+                        s_left, w_left = float(prefix_wy[p - 1]), float(prefix_w[p - 1])
+                    else:
+                        s_left = float(np.add.accumulate(np.concatenate(([s_left], wy_s[pos:p])))[-1])
+                        w_left = float(np.add.accumulate(np.concatenate(([w_left], w_s[pos:p])))[-1])
+                else:  # reverse_reset, then the rows beyond the cut taken out from the end
+                    s_left = float(np.add.accumulate(np.concatenate(([S], -wy_s[p:][::-1])))[-1])
+                    w_left = float(np.add.accumulate(np.concatenate(([W], -w_s[p:][::-1])))[-1])
+                    fresh = False
                 pos = p
                 s_right, w_right = S - s_left, W - w_left
                 if w_left <= 0 or w_right <= 0:  # scikit-learn's 0 / 0: NaN, never best
@@ -1116,10 +1131,10 @@ class SklearnSplitter:
         branch = (np.asarray(column) > threshold).astype(np.int64)
         local = np.where(branch == 0, np.cumsum(branch == 0) - 1, np.cumsum(branch == 1) - 1).tolist()
         for b, part in ((0, samples[:p]), (1, samples[p:])):
-            self.orders[(*path, b)] = [local[i] for i in part]
-            self.values[(*path, b)] = _sequential(0.0, [wy[i] for i in part]) / _sequential(0.0, [w[i] for i in part])
-        self.impurities[(*path, 0)] = sq_left / w_left - (s_left / w_left) ** 2
-        self.impurities[(*path, 1)] = (squares - sq_left) / w_right - (s_right / w_right) ** 2
+            self.orders[path + (b,)] = [local[i] for i in part]
+            self.values[path + (b,)] = _sequential(0.0, [wy[i] for i in part]) / _sequential(0.0, [w[i] for i in part])
+        self.impurities[path + (0,)] = sq_left / w_left - (s_left / w_left) ** 2
+        self.impurities[path + (1,)] = (squares - sq_left) / w_right - (s_right / w_right) ** 2
         score = max(best / W - (S / W) ** 2, 0.0)  # the variance decrease
         return Candidate(score, f, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
 

@@ -16,7 +16,7 @@ from puretree.builder import visited_regression_tree
 from puretree.data import from_numpy
 from puretree.errors import DataError, ParameterError
 from puretree.gradient_boosting import _predict, _predict_proba, _raw_scores, _tree_values, _validation_split, _weighted_percentile, gradient_boosting
-from puretree.splits import RAND_R_MAX, SklearnSplitter
+from puretree.splits import RAND_R_MAX, SklearnSplitter, sklearn_sort
 
 datasets = pytest.importorskip("sklearn.datasets")
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
@@ -94,6 +94,54 @@ def test_feature_draw_is_sklearns(seed: int) -> None:
     ours = visited_regression_tree(from_numpy(X, y, task="regression"), visit=SklearnSplitter.seeded(8, seed=tree_seed, max_depth=4), max_depth=4)
     features = [n.feature for n in puretree.iter_nodes(ours.root) if not isinstance(n, puretree.Leaf)]
     assert features == [int(f) for f in sk.feature if f >= 0]
+
+
+def _sklearn_preorder(tree: object, node: int = 0) -> list:
+    t = tree  # sklearn.tree._tree.Tree
+    if t.children_left[node] == -1:  # type: ignore[attr-defined]
+        return [("leaf", int(t.n_node_samples[node]))]  # type: ignore[attr-defined]
+    here = [(int(t.feature[node]), float(t.threshold[node]), int(t.n_node_samples[node]))]  # type: ignore[attr-defined]
+    return here + _sklearn_preorder(t, int(t.children_left[node])) + _sklearn_preorder(t, int(t.children_right[node]))  # type: ignore[attr-defined]
+
+
+def _our_preorder(node: object) -> list:
+    if isinstance(node, puretree.Leaf):
+        return [("leaf", int(round(float(node.counts[0]))))]
+    return [(node.feature, node.test.value, int(round(float(node.counts[0]))))] + [x for c in node.children for x in _our_preorder(c)]  # type: ignore[attr-defined]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_splitter_grows_sklearns_tree(data: st.DataObject) -> None:
+    """On data full of ties (small integers, repeated targets), the replayed splitter grows
+    scikit-learn's DecisionTreeRegressor node for node, from the same random_state."""
+    n = data.draw(st.integers(4, 60))
+    p = data.draw(st.integers(1, 5))
+    X = np.array(data.draw(st.lists(st.lists(st.integers(0, 4), min_size=p, max_size=p), min_size=n, max_size=n)), dtype=np.float64)
+    y = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.1, 0.3, 1.0, -2.5]), min_size=n, max_size=n)))
+    depth, leaf, seed = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 3)), data.draw(st.integers(0, 100))
+    sk = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=leaf, random_state=seed).fit(X, y).tree_
+    splitter = SklearnSplitter.seeded(p, seed=int(np.random.RandomState(seed).randint(0, RAND_R_MAX)), max_depth=depth, min_samples_leaf=leaf)
+    ours = visited_regression_tree(from_numpy(X, y, task="regression"), visit=splitter, max_depth=depth, min_samples_leaf=leaf)
+    assert _our_preorder(ours.root) == _sklearn_preorder(sk)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sort_is_sklearns_introsort(seed: int) -> None:
+    """Equal values end in the order scikit-learn's splitter sort leaves them (its own test
+    wrapper, ``_py_simultaneous_sort``, runs the compiled sort)."""
+    from sklearn.utils._sorting import _py_simultaneous_sort
+
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        n = int(rng.integers(1, 400))
+        values = (rng.integers(0, int(rng.integers(1, 30)), size=n) if seed % 2 else rng.normal(size=n)).astype(np.float32)
+        rows = rng.permutation(n).astype(np.intp)
+        theirs_values, theirs_rows = values.copy(), rows.copy()
+        _py_simultaneous_sort(theirs_values, theirs_rows, n, use_three_way_partition=True)
+        ours_values, ours_rows = values.astype(np.float64).tolist(), rows.tolist()
+        sklearn_sort(ours_values, ours_rows)
+        assert ours_rows == theirs_rows.tolist() and ours_values == theirs_values.astype(np.float64).tolist()
 
 
 @pytest.mark.parametrize("stratify", [False, True])
