@@ -131,7 +131,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     for item in items
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
-# them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
+# them all. ``predict``, ``grow``, ``c45`` and ``gradient_boosting`` are not among them: those names are the functions.
 _SUBMODULES = frozenset({"codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "importance", "impurity", "io", "mcu", "nodes", "prune", "rules", "sklearn", "text", "views"})
 
 
@@ -178,6 +178,7 @@ class _Package(types.ModuleType):
     predict = _function("predict", "answers")  # one row through the compiled tree (puretree.answers)
     grow = _function("grow")
     c45 = _function("c45")
+    gradient_boosting = _function("gradient_boosting")
 
 
 sys.modules[__name__].__class__ = _Package
