@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .ensemble import Ensemble, adaboost, bagging, extra_trees, random_forest, stump
     from .boosted import Boosted
     from .io._xgboost import from_xgboost
+    from .gradient_boosting import gradient_boosting
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
     from .nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold
@@ -77,7 +78,7 @@ __all__ = [
     "grow", "id3", "c45", "cart", "cart_regressor", "by_task", "class_weights",
     "threshold_splits", "multiway_splits", "subset_splits", "attribute_scores",
     # ensembles
-    "Ensemble", "bagging", "random_forest", "extra_trees", "adaboost", "stump", "ensemble",
+    "Ensemble", "bagging", "random_forest", "extra_trees", "adaboost", "stump", "ensemble", "gradient_boosting",
     # boosted models
     "Boosted", "boosted",
     # using and inspecting
@@ -115,6 +116,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".ensemble": ("Ensemble", "adaboost", "bagging", "extra_trees", "random_forest", "stump"),
     ".boosted": ("Boosted",),
     ".io._xgboost": ("from_xgboost",),
+    ".gradient_boosting": ("gradient_boosting",),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),
     ".nodes": ("CategoricalSplit", "Feature", "Leaf", "Multiway", "NumericSplit", "Schema", "Split", "Subset", "SubsetSplit", "Threshold"),
@@ -135,7 +137,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     for item in items
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
-# them all. ``predict``, ``grow`` and ``c45`` are not among them: those names are the functions.
+# them all. ``predict``, ``grow``, ``c45`` and ``gradient_boosting`` are not among them: those names are the functions.
 _SUBMODULES = frozenset({"boosted", "codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "importance", "impurity", "io", "mcu", "nodes", "prune", "rules", "sklearn", "text", "views"})
 
 
@@ -182,6 +184,7 @@ class _Package(types.ModuleType):
     predict = _function("predict", "answers")  # one row through the compiled tree (puretree.answers)
     grow = _function("grow")
     c45 = _function("c45")
+    gradient_boosting = _function("gradient_boosting")
 
 
 sys.modules[__name__].__class__ = _Package

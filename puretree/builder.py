@@ -93,7 +93,7 @@ from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
 from .params import Interval, IsCallable, Options, check, check_all
 from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, learned_threshold_splits, monotone_children_bounds, monotone_clipped, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
-from .splits import improvement, random_threshold_splits
+from .splits import SklearnSplitter, improvement, random_threshold_splits
 from .growth.assemble import from_records
 from .growth.level import FrontierHeap, best_first
 from .tasks import Task, as_task
@@ -120,6 +120,7 @@ __all__ = [
     "check_options",
     "attribute_scores",
     "data_thresholds",
+    "visited_regression_tree",
 ]
 
 
@@ -155,13 +156,13 @@ def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], Non
     if progress is not None:
         progress(node.depth, 1, node.n_rows)
     if (
-        _is_pure(node)
+        (_is_pure(node) and cfg.visit is None)  # scikit-learn's rule (impurity at most EPSILON) is the hook's
         or (cfg.max_depth is not None and node.depth >= cfg.max_depth)
         or node.n_rows < cfg.min_samples_split
         or (node.order.shape[0] == 0 and not node.categorical)
     ):
         return Leaf(totals)
-    cand = best_candidate(node, cfg)
+    cand = best_candidate(node, cfg) if cfg.visit is None else cfg.visit(node)
     if cand is None or (cfg.min_gain is not None and not cand.score > cfg.min_gain) or _too_small(node, cand, cfg):
         return Leaf(totals)
     masks, scales, routed = _route(node, cand, cfg.missing)
@@ -681,6 +682,30 @@ def grow(
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def visited_regression_tree(ds: Dataset, *, visit: Callable[[NodeData], Candidate | None] | None, max_depth: int | None, min_samples_split: float = 2, min_samples_leaf: float = 1, min_impurity_decrease: float = 0.0) -> Tree:
+    """A variance (squared error) regression tree of ``ds`` (numeric features, no missing
+    value; rows of weight 0 are left out, as scikit-learn's splitter leaves them out) grown by
+    this recursive builder, each node's split found by ``visit``
+    (:attr:`~puretree.splits.Settings.visit`, e.g. scikit-learn's splitter replayed,
+    :class:`~puretree.splits.SklearnSplitter`; None: :func:`~puretree.splits.threshold_splits`,
+    ties to the lowest feature). Gradient boosting grows its stages with it.
+
+    >>> from puretree.data import from_numpy
+    >>> ds = from_numpy(np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]), [0.0, 0.0, 1.0], task="regression")
+    >>> visited_regression_tree(ds, visit=None, max_depth=1).root.feature
+    0
+    >>> visited_regression_tree(ds, visit=SklearnSplitter.seeded(2, seed=7, max_depth=1), max_depth=1).root.feature
+    1
+    """
+    opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease)
+    if ds.sample_weight is not None and not (ds.sample_weight > 0).all():
+        ds = ds.subset(ds.sample_weight > 0)
+    score = _score_for("variance", as_task(ds.schema))
+    cfg = Settings(score, (threshold_splits,), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], None, None, "error", True, visit=visit, min_impurity_decrease=opts["min_impurity_decrease"], total_weight=float(node_statistics(ds)[:, 0].sum()))
+    root = attrs.evolve(root_data(ds, missing="error"), path=())
+    return Tree(run(_grow(root, cfg)), ds.schema, "majority", criterion="variance")
 
 
 def _check_poisson_targets(ds: Dataset) -> None:

@@ -71,6 +71,10 @@ __all__ = [
     "resolve_max_features",
     "node_features",
     "only_features",
+    "RAND_R_MAX",
+    "rand_r",
+    "sklearn_sort",
+    "SklearnSplitter",
     "score_name",
     "CheckedScore",
     "best_candidate",
@@ -767,6 +771,10 @@ class Settings:
     max_leaf_nodes: int | None = None
     #: Monotonic constraints are on (the root's ``NodeData.monotonic``): nodes clip their values.
     monotonic: bool = False
+    #: A node's split found by a hook in place of the split generators (:class:`SklearnSplitter`,
+    #: scikit-learn's search replayed): called once per node the recursive builder would split,
+    #: in its order (depth first, the left child first), it returns the split or None (a leaf).
+    visit: Callable[[NodeData], "Candidate | None"] | None = None
 
 
 #: The names ``max_features`` may take besides a count or a fraction (as in scikit-learn).
@@ -828,6 +836,307 @@ def only_features(node: NodeData, allowed: np.ndarray) -> NodeData:
     generators then do the work of those features, not of all of them."""
     keep = np.isin(node.numeric, allowed)
     return attrs.evolve(node, order=node.order[keep], values=node.values[keep], numeric=node.numeric[keep], categorical=tuple(j for j in node.categorical if j in set(allowed.tolist())))
+
+
+#: scikit-learn's ``RAND_R_MAX`` (``sklearn/tree/_utils.pxd``) and ``DEFAULT_SEED`` (``sklearn/utils/_random.pxd``).
+RAND_R_MAX = 2**31 - 1
+_DEFAULT_SEED = 1
+#: scikit-learn's EPSILON (the doubles' machine epsilon): its builder makes a node of impurity
+#: at most this a leaf.
+_SKLEARN_EPSILON = float(np.finfo(np.float64).eps)
+
+
+def rand_r(state: int) -> tuple[int, int]:
+    """scikit-learn's ``our_rand_r`` (``sklearn/utils/_random.pxd``): a 32-bit xorshift step of
+    ``state`` (0 is read as 1); returns the new state and the draw, the state modulo ``2**31``.
+
+    >>> rand_r(1)
+    (270369, 270369)
+    """
+    s = state or _DEFAULT_SEED
+    s ^= (s << 13) & 0xFFFFFFFF
+    s ^= s >> 17
+    s ^= (s << 5) & 0xFFFFFFFF
+    return s, s % (RAND_R_MAX + 1)
+
+
+def _swap(values: list[float], rows: list[int], i: int, j: int) -> None:
+    values[i], values[j] = values[j], values[i]
+    rows[i], rows[j] = rows[j], rows[i]
+
+
+def _sift_down(values: list[float], rows: list[int], lo: int, start: int, end: int) -> None:
+    root = start
+    while True:
+        child = root * 2 + 1
+        top = root
+        if child < end and values[lo + top] < values[lo + child]:
+            top = child
+        if child + 1 < end and values[lo + top] < values[lo + child + 1]:
+            top = child + 1
+        if top == root:
+            return
+        _swap(values, rows, lo + root, lo + top)
+        root = top
+
+
+def _heapsort(values: list[float], rows: list[int], lo: int, n: int) -> None:
+    start = (n - 2) // 2
+    while True:
+        _sift_down(values, rows, lo, start, n)
+        if start == 0:
+            break
+        start -= 1
+    end = n - 1
+    while end > 0:
+        _swap(values, rows, lo, lo + end)
+        _sift_down(values, rows, lo, 0, end)
+        end -= 1
+
+
+def _insertion_sort(values: list[float], rows: list[int], lo: int, n: int) -> None:
+    for i in range(lo + 1, lo + n):
+        v, r = values[i], rows[i]
+        j = i
+        while j > lo and values[j - 1] > v:
+            values[j], rows[j] = values[j - 1], rows[j - 1]
+            j -= 1
+        values[j], rows[j] = v, r
+
+
+def _median3(values: list[float], lo: int, n: int) -> float:
+    a, b, c = values[lo], values[lo + n // 2], values[lo + n - 1]
+    if a < b:
+        return b if b < c else (c if a < c else a)
+    if b < c:
+        return a if a < c else c
+    return b
+
+
+def _introsort_3way(values: list[float], rows: list[int], lo: int, n: int, maxd: int) -> None:
+    while n > 15:
+        if maxd <= 0:
+            _heapsort(values, rows, lo, n)
+            return
+        maxd -= 1
+        pivot = _median3(values, lo, n)
+        # the three-way partition, its swaps written out (this loop is the replay's hot spot)
+        i = left = lo
+        right = lo + n
+        while i < right:
+            v = values[i]
+            if v < pivot:
+                values[i], values[left] = values[left], v
+                rows[i], rows[left] = rows[left], rows[i]
+                i += 1
+                left += 1
+            elif v > pivot:
+                right -= 1
+                values[i], values[right] = values[right], v
+                rows[i], rows[right] = rows[right], rows[i]
+            else:
+                i += 1
+        _introsort_3way(values, rows, lo, left - lo, maxd)
+        n -= right - lo
+        lo = right
+    _insertion_sort(values, rows, lo, n)
+
+
+def sklearn_sort(values: list[float], rows: list[int]) -> None:
+    """Sort ``values`` and ``rows`` together, in place, exactly as scikit-learn 1.9's
+    ``simultaneous_sort(..., use_three_way_partition=True)`` (``sklearn/utils/_sorting.pyx``,
+    the tree splitter's sort) does: an introsort, not stable, so equal values end in the order
+    it leaves them, which scikit-learn's sums then follow.
+
+    >>> values, rows = [3.0, 1.0, 2.0, 1.0], [0, 1, 2, 3]
+    >>> sklearn_sort(values, rows); values, rows
+    ([1.0, 1.0, 2.0, 3.0], [1, 3, 2, 0])
+    """
+    n = len(values)
+    if n and len(set(values)) == n:  # distinct values: one sorted order, whichever sort finds it
+        pairs = sorted(zip(values, rows))
+        values[:], rows[:] = [v for v, _ in pairs], [r for _, r in pairs]
+    elif n:
+        _introsort_3way(values, rows, 0, n, 2 * int(np.log2(n)))
+
+
+def _sequential(start: float, values: Sequence[float]) -> float:
+    """``start`` plus ``values`` one after the other, a C loop's rounding."""
+    for v in values:
+        start += v
+    return start
+
+
+@attrs.define
+class SklearnSplitter:
+    """scikit-learn 1.9's best splitter for a squared-error regression tree
+    (``node_split_best`` in ``sklearn/tree/_splitter.pyx``, ``DepthFirstTreeBuilder`` in
+    ``_tree.pyx``), replayed node by node in its order and its float arithmetic, as the
+    recursive builder's :attr:`Settings.visit` hook.
+
+    **The feature order.** The splitter holds one ``features`` array for the whole tree and a
+    32-bit state seeded once per tree by ``random_state.randint(0, RAND_R_MAX)`` (the
+    ``seed`` here). At each node it searches (depth first, the left child first), it draws
+    features without replacement by Fisher-Yates, ``f_j = low + rand_r() % (high - low)`` with
+    ``low = n_drawn_constants`` and ``high = f_i - n_found_constants``: a feature known constant
+    from the ancestors is skipped; one found constant here (its node values span at most
+    :data:`FEATURE_THRESHOLD`) is set aside for the descendants; any other is searched. It stops
+    after ``max_features`` searched features (all of them when None); the known constants keep
+    their order for the siblings and descendants.
+
+    **The search.** Each drawn feature sorts the node's rows (:func:`sklearn_sort`, in the
+    rows' current order: the order ties are left in depends on it). Cuts lie where the next
+    value exceeds the previous by more than :data:`FEATURE_THRESHOLD`, each side holding
+    ``min_samples_leaf`` rows, at the midpoint ``a / 2 + b / 2``; each is scored by the "proxy
+    improvement" ``S_l**2 / w_l + S_r**2 / w_r``, ``S_l`` carried from cut to cut (the rows
+    between added one by one, or, when more rows lie between the cuts than beyond the new one,
+    the node's sum less the rows beyond it), ``S_r = S - S_l``; the first strictly best wins.
+    The rows are then partitioned by swaps (which orders each child's rows), and the
+    children's impurities computed, all in scikit-learn's order of summation.
+
+    **Leaves** before any search, as scikit-learn's builder decides: depth, ``min_samples_split``,
+    ``2 * min_samples_leaf`` rows, impurity at most ``EPSILON``; they draw nothing.
+
+    >>> from puretree.data import from_numpy
+    >>> ds = from_numpy(np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]), [0.0, 0.0, 1.0], task="regression")
+    >>> splitter = SklearnSplitter.seeded(2, seed=7)
+    >>> cand = splitter(attrs.evolve(root_data(ds), path=()))
+    >>> cand.feature, cand.threshold   # the two features tie: the first drawn wins
+    (1, 2.5)
+    """
+
+    features: list[int]
+    constant_features: list[int]
+    state: int
+    max_features: int
+    max_depth: int | None = None
+    min_samples_split: float = 2
+    min_samples_leaf: float = 1
+    #: Per node path: the constant features its children inherit, its rows' order on entry
+    #: (node-local positions) and its impurity, as the parent's split left them.
+    known: dict[tuple[int, ...], int] = attrs.Factory(dict)
+    orders: dict[tuple[int, ...], list[int]] = attrs.Factory(dict)
+    impurities: dict[tuple[int, ...], float] = attrs.Factory(dict)
+    #: Per node path: the node's value as scikit-learn's tree stores it (its mean target, summed
+    #: in its rows' order), for every node the splitter saw or made.
+    values: dict[tuple[int, ...], float] = attrs.Factory(dict)
+
+    @classmethod
+    def seeded(cls, n_features: int, *, seed: int, max_features: int | None = None, max_depth: int | None = None, min_samples_split: float = 2, min_samples_leaf: float = 1) -> "SklearnSplitter":
+        """The splitter of one tree whose state is ``seed`` (scikit-learn's ``rand_r_state``)."""
+        return cls(list(range(n_features)), [0] * n_features, int(seed), n_features if max_features is None else int(max_features), max_depth, min_samples_split, min_samples_leaf)
+
+    def _rand_int(self, low: int, high: int) -> int:
+        self.state, r = rand_r(self.state)
+        return low + r % (high - low)
+
+    def __call__(self, node: NodeData) -> Candidate | None:
+        path = node.path or ()
+        n = node.n_rows
+        w_array, wy_array = node.stats[:, 0], node.stats[:, 1]
+        w, wy = w_array.tolist(), wy_array.tolist()
+        y = np.asarray(node.y, dtype=np.float64).tolist()
+        samples = self.orders.pop(path, None) or list(range(n))
+        # criterion.init: the node's sums in its rows' order
+        W = _sequential(0.0, [w[i] for i in samples])
+        S = _sequential(0.0, [wy[i] for i in samples])
+        squares = _sequential(0.0, [wy[i] * y[i] for i in samples])
+        impurity = self.impurities.pop(path, None)
+        if not path:
+            self.values[path] = S / W
+        if impurity is None:
+            impurity = squares / W - (S / W) ** 2
+        msl = self.min_samples_leaf
+        if (self.max_depth is not None and node.depth >= self.max_depth) or n < self.min_samples_split or n < 2 * msl or impurity <= _SKLEARN_EPSILON:
+            return None
+        n_known = self.known.get(path[:-1], 0) if path else 0
+        features = self.features
+        f_i = len(features)
+        n_visited = n_found = n_drawn = 0
+        n_total = n_known
+        best = -np.inf
+        best_split: tuple[int, int, float] | None = None
+        columns: dict[int, list[float]] = {}
+        while f_i > n_total and (n_visited < self.max_features or n_visited <= n_found + n_drawn):
+            n_visited += 1
+            f_j = self._rand_int(n_drawn, f_i - n_found)
+            if f_j < n_known:
+                features[n_drawn], features[f_j] = features[f_j], features[n_drawn]
+                n_drawn += 1
+                continue
+            f_j += n_found
+            f = features[f_j]
+            column = columns.setdefault(f, node.X[:, f].tolist())
+            values = [column[i] for i in samples]
+            sklearn_sort(values, samples)
+            if values[-1] <= values[0] + FEATURE_THRESHOLD:
+                features[f_j], features[n_total] = features[n_total], features[f_j]
+                n_found += 1
+                n_total += 1
+                continue
+            f_i -= 1
+            features[f_i], features[f_j] = features[f_j], features[f_i]
+            sorted_values = np.asarray(values)
+            cuts = np.flatnonzero(sorted_values[1:] > sorted_values[:-1] + FEATURE_THRESHOLD) + 1
+            cuts = cuts[(cuts >= msl) & (n - cuts >= msl)]
+            if cuts.shape[0] == 0:
+                continue
+            order = np.asarray(samples)
+            wy_s, w_s = wy_array[order], w_array[order]
+            # Sums carried as scikit-learn's criterion carries them (RegressionCriterion.update):
+            # np.add.accumulate adds one value after the other, as its loop does.
+            prefix_wy, prefix_w = np.add.accumulate(wy_s), np.add.accumulate(w_s)
+            pos, s_left, w_left, fresh = 0, 0.0, 0.0, True  # fresh: the sums are the prefix sums from 0
+            for p in cuts.tolist():
+                if p - pos <= n - p:
+                    if fresh:
+                        s_left, w_left = float(prefix_wy[p - 1]), float(prefix_w[p - 1])
+                    else:
+                        s_left = float(np.add.accumulate(np.concatenate(([s_left], wy_s[pos:p])))[-1])
+                        w_left = float(np.add.accumulate(np.concatenate(([w_left], w_s[pos:p])))[-1])
+                else:  # reverse_reset, then the rows beyond the cut taken out from the end
+                    s_left = float(np.add.accumulate(np.concatenate(([S], -wy_s[p:][::-1])))[-1])
+                    w_left = float(np.add.accumulate(np.concatenate(([W], -w_s[p:][::-1])))[-1])
+                    fresh = False
+                pos = p
+                s_right, w_right = S - s_left, W - w_left
+                if w_left <= 0 or w_right <= 0:  # scikit-learn's 0 / 0: NaN, never best
+                    continue
+                proxy = s_left * s_left / w_left + s_right * s_right / w_right
+                if proxy > best:
+                    best, best_split = proxy, (f, p, values[p - 1] / 2.0 + values[p] / 2.0)
+        features[:n_known] = self.constant_features[:n_known]
+        self.constant_features[n_known:n_total] = features[n_known:n_total]
+        self.known[path] = n_total
+        if best_split is None:
+            return None
+        f, p, threshold = best_split
+        column = columns[f]
+        start, end = 0, n  # partition_samples_final: swaps, in the rows' current order
+        while start < end:
+            if column[samples[start]] <= threshold:
+                start += 1
+            else:
+                end -= 1
+                samples[start], samples[end] = samples[end], samples[start]
+        # criterion.reset(); update(p); children_impurity()
+        if p <= n - p:
+            s_left = _sequential(0.0, [wy[i] for i in samples[:p]])
+            w_left = _sequential(0.0, [w[i] for i in samples[:p]])
+        else:
+            s_left = _sequential(S, [-wy[i] for i in samples[p:][::-1]])
+            w_left = _sequential(W, [-w[i] for i in samples[p:][::-1]])
+        w_right, s_right = W - w_left, S - s_left
+        sq_left = _sequential(0.0, [w[i] * y[i] * y[i] for i in samples[:p]])
+        branch = (np.asarray(column) > threshold).astype(np.int64)
+        local = np.where(branch == 0, np.cumsum(branch == 0) - 1, np.cumsum(branch == 1) - 1).tolist()
+        for b, part in ((0, samples[:p]), (1, samples[p:])):
+            self.orders[path + (b,)] = [local[i] for i in part]
+            self.values[path + (b,)] = _sequential(0.0, [wy[i] for i in part]) / _sequential(0.0, [w[i] for i in part])
+        self.impurities[path + (0,)] = sq_left / w_left - (s_left / w_left) ** 2
+        self.impurities[path + (1,)] = (squares - sq_left) / w_right - (s_right / w_right) ** 2
+        score = max(best / W - (S / W) ** 2, 0.0)  # the variance decrease
+        return Candidate(score, f, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
 
 
 def score_name(score: Any) -> str:
