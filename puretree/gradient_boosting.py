@@ -36,7 +36,10 @@ Fisher-Yates with a 32-bit xorshift, sorts the rows by its introsort, carries th
 cut to cut and partitions the rows as scikit-learn does; a squared-error leaf keeps the mean
 summed in scikit-learn's order. The gradients, softmax and logistic use the C library's
 ``exp``, as scikit-learn's compiled losses do. The data are rounded to float32 first, as
-scikit-learn fits and predicts on float32. Early stopping holds out ``validation_fraction``
+scikit-learn fits on float32, and each threshold ``t`` is stored as the largest double ``v``
+with ``x <= v`` exactly when ``float32(x) <= t``, so the model (a
+:class:`~puretree.boosted.Boosted` summing in float64) answers every double as scikit-learn
+does. Early stopping holds out ``validation_fraction``
 of the rows exactly as scikit-learn's ``train_test_split`` does (stratified for classes) with
 ``random_state``. Without the option (and without ``max_features``), each stage tree is
 :func:`~puretree.splits.threshold_splits`' (ties to the lowest feature).
@@ -45,19 +48,19 @@ of the rows exactly as scikit-learn's ``train_test_split`` does (stratified for 
 >>> model = gradient_boosting(X, ["a", "a", "b", "b", "c", "c"], n_estimators=5, max_depth=2, sklearn_tie_break=True, random_state=0)
 >>> len(model.stages), len(model.stages[0]), model.loss     # 5 stages of 3 trees: one per class
 (5, 3, 'log_loss')
->>> _predict(model, X).tolist()
+>>> model.predict(X).tolist()
 ['a', 'a', 'b', 'b', 'c', 'c']
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 import attrs
 import numpy as np
 
+from .boosted import Boosted
 from .builder import visited_regression_tree
 from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
@@ -74,27 +77,7 @@ LOSSES = {"classification": ("log_loss",), "regression": ("squared_error", "abso
 _EPS = float(np.finfo(np.float64).eps)
 
 
-@attrs.frozen(eq=False)
-class _GradientBoosted:
-    """A fitted booster: ``stages[i][k]`` is the regression tree of output ``k`` at stage
-    ``i``; the raw score of output ``k`` is ``init[k]`` plus the sum over the stages, in order,
-    of ``learning_rate`` times the tree's leaf value (float64)."""
-
-    stages: tuple[tuple[Tree, ...], ...]
-    init: tuple[float, ...]
-    learning_rate: float
-    loss: str
-    schema: Schema
-    precision: str = "float64"
-    options: Mapping[str, Any] = attrs.field(factory=dict)
-
-
 # -- the losses: scikit-learn's formulas (sklearn/_loss/_loss.pyx.tp), row by row ------------
-
-def _expit(raw: np.ndarray) -> np.ndarray:
-    """``1 / (1 + exp(-r))`` with the C library's ``exp``, as SciPy's ``expit`` computes it."""
-    return np.asarray([1.0 / (1.0 + math.exp(-r)) if r > -709 else 0.0 for r in raw.tolist()])
-
 
 def _exp_minus_max(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each row's ``exp(raw - max)`` with the C library's ``exp``, their sum class after class,
@@ -111,12 +94,6 @@ def _softmax(raw: np.ndarray) -> np.ndarray:
     """Rows' softmax as scikit-learn's multinomial gradient computes it."""
     e, total, _ = _exp_minus_max(raw)
     return e / total[:, None]
-
-
-def _softmax_proba(raw: np.ndarray) -> np.ndarray:
-    """Rows' softmax as scikit-learn's ``predict_proba`` computes it (``sklearn.utils.extmath.softmax``)."""
-    e = np.exp(raw - raw.max(axis=1).reshape((-1, 1)))
-    return e / e.sum(axis=1).reshape((-1, 1))
 
 
 def _binomial_gradient(y: np.ndarray, raw: np.ndarray) -> np.ndarray:
@@ -412,7 +389,7 @@ def gradient_boosting(
     min_impurity_decrease: float = 0.0,
     sample_weight: Any = None,
     **data_options: Any,
-) -> _GradientBoosted:
+) -> Boosted:
     """Gradient boosting of regression trees (see the module notes), as scikit-learn 1.9's
     ``GradientBoostingClassifier`` / ``GradientBoostingRegressor`` with the same options.
 
@@ -423,7 +400,7 @@ def gradient_boosting(
     (``"sqrt"``, ``"log2"``, a count or a fraction), drawn as scikit-learn's splitter draws them
     from ``random_state``. ``n_iter_no_change``: stop when the loss on the held-out
     ``validation_fraction`` of the rows has not improved by ``tol`` for that many stages
-    (``options["n_estimators_"]`` is the number of stages kept). ``sklearn_tie_break``: visit
+    (``option("n_estimators_")`` is the number of stages kept). ``sklearn_tie_break``: visit
     each node's features in scikit-learn's order for the same ``random_state`` so that tied
     splits go the same way (the model is then scikit-learn's, see the module notes);
     otherwise the lowest feature wins a tie. ``X``, ``y`` and the data options are
@@ -431,12 +408,12 @@ def gradient_boosting(
 
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
     >>> model = gradient_boosting(X, [1.0, 1.0, 11.0, 11.0], loss="squared_error", n_estimators=10, learning_rate=0.5, max_depth=1)
-    >>> model.init, len(model.stages), model.options["n_estimators_"]
+    >>> model.init, len(model.stages), model.option("n_estimators_")
     ((6.0,), 10, 10)
     >>> print(model.stages[0][0].to_text())
     x0 <= 2.5: -5 (2)
     x0 > 2.5: 5 (2)
-    >>> [round(float(v), 4) for v in _predict(model, X)]   # 6 -+ 5 * (1 - 0.5 ** 10)
+    >>> [round(float(v), 4) for v in model.predict(X)]   # 6 -+ 5 * (1 - 0.5 ** 10)
     [1.0049, 1.0049, 10.9951, 10.9951]
     """
     opts = _checked(n_estimators=n_estimators, learning_rate=learning_rate, subsample=subsample, validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change, tol=tol, alpha=alpha, random_state=random_state)
@@ -526,46 +503,4 @@ def gradient_boosting(
             else:
                 break
     options = {"n_estimators": opts["n_estimators"], "n_estimators_": len(stages), "alpha": opts["alpha"], "subsample": opts["subsample"], "max_depth": max_depth, "max_features": max_features, "random_state": opts["random_state"], "sklearn_tie_break": sklearn_tie_break, "n_iter_no_change": opts["n_iter_no_change"], "validation_fraction": opts["validation_fraction"], "tol": opts["tol"], "min_samples_split": min_samples_split, "min_samples_leaf": min_samples_leaf, "huber_delta": delta}
-    return _GradientBoosted(tuple(stages), tuple(float(v) for v in init), float(opts["learning_rate"]), loss, ds.schema, "float64", options)
-
-
-# -- predicting --------------------------------------------------------------------------------
-
-def _encoded(model: _GradientBoosted, X: Any) -> np.ndarray:
-    ds = as_dataset(X, feature_names=list(model.schema.feature_names)) if not isinstance(X, Dataset) else X
-    if ds.schema.n_features != model.schema.n_features:
-        raise DataError(f"the model has {model.schema.n_features} features, the data {ds.schema.n_features}")
-    return _float32(ds)
-
-
-def _raw_scores(model: _GradientBoosted, X: Any) -> np.ndarray:
-    """The raw scores (rows, outputs): ``init`` plus, stage after stage, ``learning_rate``
-    times each tree's leaf value, in float64 (the features rounded to float32 first)."""
-    Xf = _encoded(model, X)
-    raw = np.tile(np.asarray(model.init, dtype=np.float64), (Xf.shape[0], 1))
-    for trees in model.stages:
-        for k, tree in enumerate(trees):
-            raw[:, k] += model.learning_rate * _tree_values(tree, Xf)
-    return raw
-
-
-def _predict_proba(model: _GradientBoosted, X: Any) -> np.ndarray:
-    """Class probabilities (rows, classes in the schema's order): the logistic of the raw
-    score for two classes, its softmax for more."""
-    if model.schema.is_regression:
-        raise ParameterError(f"predict_proba needs a classifier; this model is a regressor (loss {model.loss!r})")
-    raw = _raw_scores(model, X)
-    if raw.shape[1] == 1:
-        p = _expit(raw[:, 0])
-        return np.column_stack((1 - p, p))
-    return _softmax_proba(raw)
-
-
-def _predict(model: _GradientBoosted, X: Any) -> np.ndarray:
-    """Predicted classes (the class-1 raw score ``>= 0`` for two classes, the largest raw score
-    for more) or values."""
-    raw = _raw_scores(model, X)
-    if model.schema.is_regression:
-        return raw[:, 0]
-    codes = (raw[:, 0] >= 0).astype(np.int64) if raw.shape[1] == 1 else np.argmax(raw, axis=1)
-    return np.asarray(model.schema.classes, dtype=object)[codes] if not all(isinstance(c, (int, np.integer)) for c in model.schema.classes) else np.asarray(model.schema.classes)[codes]
+    return Boosted(tuple(stages), tuple(float(v) for v in init), float(opts["learning_rate"]), loss, ds.schema, "float64", options)

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .codegen.literals import float32_floor
+from .codegen.literals import float32_threshold
 from .ensemble import Ensemble
 from .errors import ParameterError
 from .fold import rewrite
@@ -86,38 +86,6 @@ def __getattr__(name: str) -> Any:
 
         return getattr(estimators, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-_F32_MAX = float(np.finfo(np.float32).max)
-# Half a float32 ulp at the top: values from FLT_MAX + 2**103 on round to infinity.
-_OVERFLOW = _F32_MAX + 2.0**103
-
-
-def float32_threshold(t: float) -> float:
-    """The largest double ``v`` with ``x <= v`` iff ``float32(x) <= t``, for every double ``x``.
-
-    ``float32(x)`` rounds to nearest (ties to even) and is monotonic, so the set of ``x``
-    with ``float32(x) <= t`` is ``x <= m`` or ``x < m`` for ``m`` the midpoint between ``u``
-    (the largest float32 ``<= t``) and the next float32 up; which one depends on which way
-    ``m`` itself rounds.
-
-    >>> v = float32_threshold(0.5)
-    >>> bool(np.float32(v) <= 0.5), bool(np.float32(np.nextafter(v, 1.0)) <= 0.5)
-    (True, False)
-    >>> float32_threshold(1e300) < _OVERFLOW <= float32_threshold(1e300) + 2.0**75
-    True
-    """
-    u = float32_floor(t)
-    if np.isneginf(u):
-        m = -_OVERFLOW
-    elif float(u) == _F32_MAX:
-        m = _OVERFLOW
-    else:
-        m = (float(u) + float(np.nextafter(u, np.float32(np.inf)))) / 2.0
-    with np.errstate(over="ignore"):
-        if float(np.float32(m)) <= t:
-            return m
-    return float(np.nextafter(m, -np.inf))
-
 
 def _native(values: Any) -> tuple[Any, ...]:
     return tuple(v.item() if isinstance(v, np.generic) else v for v in values)

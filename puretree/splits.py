@@ -31,6 +31,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from .codegen.literals import float32_threshold
 from .criteria import ImpurityDecrease, Score
 from .data import Dataset
 from .errors import DataError, ParameterError, PuretreeError
@@ -1001,7 +1002,7 @@ class SklearnSplitter:
     >>> ds = from_numpy(np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]), [0.0, 0.0, 1.0], task="regression")
     >>> splitter = SklearnSplitter.seeded(2, seed=7)
     >>> cand = splitter(attrs.evolve(root_data(ds), path=()))
-    >>> cand.feature, cand.threshold   # the two features tie: the first drawn wins
+    >>> cand.feature, float(np.float32(cand.threshold))   # the two features tie: the first drawn wins
     (1, 2.5)
     """
 
@@ -1136,7 +1137,8 @@ class SklearnSplitter:
         self.impurities[path + (0,)] = sq_left / w_left - (s_left / w_left) ** 2
         self.impurities[path + (1,)] = (squares - sq_left) / w_right - (s_right / w_right) ** 2
         score = max(best / W - (S / W) ** 2, 0.0)  # the variance decrease
-        return Candidate(score, f, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
+        # scikit-learn compares float32(x) <= threshold: the threshold a double is compared with instead
+        return Candidate(score, f, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float32_threshold(threshold))
 
 
 def score_name(score: Any) -> str:

@@ -6,16 +6,21 @@ the training and held-out rows, and the classes be the same."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import puretree
+import puretree as pt
 from puretree.builder import visited_regression_tree
 from puretree.data import from_numpy
 from puretree.errors import DataError, ParameterError
-from puretree.gradient_boosting import _predict, _predict_proba, _raw_scores, _tree_values, _validation_split, _weighted_percentile, gradient_boosting
+from puretree.boosted import decision_function
+from puretree.codegen.literals import float32_threshold
+from puretree.gradient_boosting import _tree_values, _validation_split, _weighted_percentile, gradient_boosting
 from puretree.splits import RAND_R_MAX, SklearnSplitter, sklearn_sort
 
 datasets = pytest.importorskip("sklearn.datasets")
@@ -44,10 +49,10 @@ def _largest_relative(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300)))
 
 
-def _answers(model: object, sk: object, X: np.ndarray, classifier: bool) -> tuple[np.ndarray, np.ndarray]:
+def _answers(model: Any, sk: Any, X: np.ndarray, classifier: bool) -> tuple[np.ndarray, np.ndarray]:
     if classifier:
-        return _predict_proba(model, X), sk.predict_proba(X)  # type: ignore[arg-type, attr-defined]
-    return _predict(model, X), sk.predict(X)  # type: ignore[arg-type, attr-defined]
+        return pt.predict_proba(model, X), sk.predict_proba(X)
+    return pt.predict(model, X), sk.predict(X)
 
 
 # -- equal to scikit-learn ------------------------------------------------------------------
@@ -71,11 +76,11 @@ EXACT = [
 @pytest.mark.parametrize(("name", "loss", "n_estimators", "options"), EXACT)
 def test_equal_to_sklearn(name: str, loss: str | None, n_estimators: int, options: dict) -> None:
     ours, theirs, (Xtr, Xte, _, _) = _fit_both(name, loss, n_estimators, **options)
-    assert ours.options["n_estimators_"] == theirs.n_estimators_ == len(ours.stages)
+    assert ours.option("n_estimators_") == theirs.n_estimators_ == len(ours.stages)
     for X in (Xtr, Xte):
         a, b = _answers(ours, theirs, X, classifier=loss is None)
         assert np.all(np.abs(a - b) <= 1e-12 * np.maximum(np.abs(b), 1e-300)), _largest_relative(a, b)
-        assert np.array_equal(_predict(ours, X), theirs.predict(X))
+        assert np.array_equal(pt.predict(ours, X), theirs.predict(X))
 
 
 # -- the pieces replayed: the feature draw, the validation split, the percentile ---------------
@@ -100,7 +105,8 @@ def _sklearn_preorder(tree: object, node: int = 0) -> list:
     t = tree  # sklearn.tree._tree.Tree
     if t.children_left[node] == -1:  # type: ignore[attr-defined]
         return [("leaf", int(t.n_node_samples[node]))]  # type: ignore[attr-defined]
-    here = [(int(t.feature[node]), float(t.threshold[node]), int(t.n_node_samples[node]))]  # type: ignore[attr-defined]
+    # the threshold as a double is compared with: float32(x) <= t exactly when x <= float32_threshold(t)
+    here = [(int(t.feature[node]), float32_threshold(float(t.threshold[node])), int(t.n_node_samples[node]))]  # type: ignore[attr-defined]
     return here + _sklearn_preorder(t, int(t.children_left[node])) + _sklearn_preorder(t, int(t.children_right[node]))  # type: ignore[attr-defined]
 
 
@@ -191,8 +197,8 @@ def test_raw_scores_are_init_plus_the_staged_sum(fit: tuple) -> None:
     staged = np.full(len(X), model.init[0])
     for (tree,) in model.stages:  # each stage tree's leaf values, read through puretree's own predict
         staged = staged + model.learning_rate * np.asarray(puretree.predict(tree, X), dtype=np.float64)
-    assert np.array_equal(_raw_scores(model, X)[:, 0], staged)
-    assert len(model.stages) == model.options["n_estimators_"] == options["n_estimators"]
+    assert np.array_equal(decision_function(model, X), staged)
+    assert len(model.stages) == model.option("n_estimators_") == options["n_estimators"]
 
 
 @settings(max_examples=25, deadline=None)
@@ -201,9 +207,9 @@ def test_early_stopping_keeps_n_estimators_stages(fit: tuple, patience: int) -> 
     X, y, loss, options = fit
     options = {**options, "n_estimators": 30}
     model = gradient_boosting(X, y, loss=loss, n_iter_no_change=patience, validation_fraction=0.25, **options)
-    assert 1 <= model.options["n_estimators_"] == len(model.stages) <= 30
+    assert 1 <= model.option("n_estimators_") == len(model.stages) <= 30
     # the first `patience` stages improve on an infinite history: no stop before stage patience + 1
-    assert model.options["n_estimators_"] >= min(30, patience + 1)
+    assert model.option("n_estimators_") >= min(30, patience + 1)
 
 
 @settings(max_examples=20, deadline=None)
@@ -221,12 +227,12 @@ def test_probabilities_sum_to_one_and_classes_are_the_labels() -> None:
     X, y = datasets.load_wine(return_X_y=True)
     labels = np.array(["a", "b", "c"])[y]
     model = gradient_boosting(X, labels, n_estimators=5)
-    proba = _predict_proba(model, X)
+    proba = pt.predict_proba(model, X)
     assert proba.shape == (len(X), 3) and np.allclose(proba.sum(axis=1), 1.0)
-    assert set(_predict(model, X).tolist()) <= {"a", "b", "c"}
+    assert set(pt.predict(model, X).tolist()) <= {"a", "b", "c"}
     assert [len(s) for s in model.stages] == [3] * 5
     binary = gradient_boosting(X[y < 2], labels[y < 2], n_estimators=5)
-    assert [len(s) for s in binary.stages] == [1] * 5 and _predict_proba(binary, X[y < 2]).shape == (int((y < 2).sum()), 2)
+    assert [len(s) for s in binary.stages] == [1] * 5 and pt.predict_proba(binary, X[y < 2]).shape == (int((y < 2).sum()), 2)
 
 
 def test_stage_tree_values_are_the_leaf_updates() -> None:
