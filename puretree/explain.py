@@ -263,7 +263,8 @@ def _path_shares(one: np.ndarray, zero: np.ndarray) -> np.ndarray:
     """Algorithm 2's weight of each path feature at a leaf, times ``one - zero``: EXTEND over the
     path, then UNWOUND_PATH_SUM per feature (shap's ``tree_shap.h``), batched over the leading axes.
 
-    ``one``, ``zero``: ``(..., depth)`` fractions; the answer has their shape.
+    ``one``: ``(..., depth)``, 1 where the row takes the path's branches of a feature, else 0;
+    ``zero``: the training weight's share that takes them; the answer has their shape.
     """
     depth = one.shape[-1]
     shape = np.broadcast_shapes(one.shape, zero.shape)
@@ -277,16 +278,21 @@ def _path_shares(one: np.ndarray, zero: np.ndarray) -> np.ndarray:
         at = np.arange(k)
         pweight[..., :k] = z * old * (k - at) / (k + 1)
         pweight[..., 1 : k + 1] += o * old * (at + 1) / (k + 1)
+    # UNWOUND_PATH_SUM: for a feature the row takes (one = 1) shap's recursion, term by term in
+    # its order; for one it does not (one = 0) the sum of pweight[i] / (zero * (depth - i)), taken
+    # here as (sum of pweight[i] / (depth - i)) / zero: one product for all of them.
     total = np.zeros(shape)
-    nxt = np.broadcast_to(pweight[..., depth : depth + 1], shape).copy()
-    hot = one != 0
+    nxt = np.repeat(pweight[..., depth : depth + 1], depth, axis=-1)
+    tmp = np.empty(shape)
+    for i in range(depth - 1, -1, -1):
+        np.divide(nxt, i + 1, out=tmp)
+        total += tmp
+        np.multiply(tmp, zero, out=nxt)
+        nxt *= depth - i
+        np.subtract(pweight[..., i : i + 1], nxt, out=nxt)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(depth - 1, -1, -1):
-            pw = pweight[..., i : i + 1]
-            tmp = nxt / ((i + 1) * one)
-            cold = pw / (zero * (depth - i))
-            total += np.where(hot, tmp, cold)
-            nxt = pw - tmp * zero * (depth - i)
+        cold = (pweight[..., :depth] @ (1.0 / (depth - np.arange(depth))))[..., None] / zero
+    total = np.where(one != 0, total, cold)
     shares = total * (depth + 1) * (one - zero)
     # A leaf no coalition reaches (a path feature the row does not take and no training weight
     # took): its terms are 0 / 0 above, and its share nothing.
@@ -314,9 +320,20 @@ def _patterns(agree: np.ndarray) -> np.ndarray:
     return (agree.astype(np.int64) << np.arange(agree.shape[-1], dtype=np.int64)).sum(axis=-1)
 
 
-def _all_patterns(depth: int) -> np.ndarray:
-    """``(2**depth, 1, depth)``: every agreement pattern of a path of ``depth`` features."""
-    return ((np.arange(2**depth)[:, None] >> np.arange(depth)) & 1).astype(bool)[:, None, :]
+def _distinct(agree: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (leaf, pattern) pairs of ``agree`` (``(rows, leaves, depth)``): each pair's
+    leaf, its pattern's bits ``(pairs, depth)``, and the pair of each row and leaf
+    ``(rows, leaves)``. Rows share few patterns per leaf, so the paper's polynomial runs once
+    per pair, not once per row."""
+    m, depth = agree.shape[1], agree.shape[2]
+    key = _patterns(agree) * m + np.arange(m)  # < 2**depth * m: exact in int64 for depth <= 40
+    unique, inverse = np.unique(key, return_inverse=True)
+    bits = ((unique // m)[:, None] >> np.arange(depth)) & 1
+    return unique % m, bits.astype(bool), inverse.reshape(key.shape)
+
+
+#: Paths of more distinct features than this are computed row by row, not by pattern.
+_PATTERN_DEPTH = 40
 
 
 def _add(phi: np.ndarray, group: _Leaves, shares: np.ndarray) -> None:
@@ -336,18 +353,16 @@ def _path_dependent(groups: list[_Leaves], X: np.ndarray, phi: np.ndarray, reach
     """Add the path-dependent values to ``phi``, and to ``reached`` the leaves each row reaches."""
     n = X.shape[0]
     for group in groups:
-        m = group.feature.shape[0]
-        if group.depth == 0:
+        m, depth = group.feature.shape[0], group.depth
+        if depth == 0:
             reached += m
             continue
-        table = 2**group.depth <= max(1, n // 4)
-        if table:  # few patterns: each leaf's shares once per pattern, then looked up per row
-            shares_of = _path_shares(_all_patterns(group.depth).astype(np.float64), group.zero[None])
-        for rows in _chunks(n, m * (group.depth + 1) * 4):
+        for rows in _chunks(n, m * (depth + 1) * 4):
             agree = _agree(group, X[rows])
             reached[rows] += agree.all(axis=-1).sum(axis=1)
-            if table:
-                shares = shares_of[_patterns(agree), np.arange(m)[None, :]]
+            if depth <= _PATTERN_DEPTH:
+                leaf, bits, pair = _distinct(agree)
+                shares = _path_shares(bits.astype(np.float64), group.zero[leaf])[pair]
             else:
                 shares = _path_shares(agree.astype(np.float64), group.zero[None])
             _add(phi[rows], group, shares)
@@ -365,41 +380,40 @@ def _interventional(groups: list[_Leaves], X: np.ndarray, R: np.ndarray, phi: np
         if depth == 0:
             reached += m
             continue
-        if depth > 62:
-            raise ParameterError(f"interventional values take paths of at most 62 distinct features; this model has a leaf whose path tests {depth}")
+        if depth > _PATTERN_DEPTH:
+            raise ParameterError(f"interventional values take paths of at most {_PATTERN_DEPTH} distinct features; this model has a leaf whose path tests {depth}")
         full = (1 << depth) - 1
-        rcode = _patterns(back)  # (background, leaves)
+        rcode = _patterns(back).T  # (leaves, background)
         rfail = (~back).astype(np.float64).transpose(1, 0, 2)  # (leaves, background, depth)
         pos, neg = _interventional_weights(depth)
-        table = 2**depth <= max(1, n // 4)
-        if table:
-            shares_of = _interventional_shares(_all_patterns(depth).repeat(m, axis=1), rcode, rfail, full, pos, neg) / n_back
-        for rows in _chunks(n, m * max(n_back, depth) * 3):
+        for rows in _chunks(n, m * (depth + 1) * 4):
             agree = _agree(group, X[rows])
             reached[rows] += agree.all(axis=-1).sum(axis=1)
-            if table:
-                shares = shares_of[_patterns(agree), np.arange(m)[None, :]]
-            else:
-                shares = _interventional_shares(agree, rcode, rfail, full, pos, neg) / n_back
-            _add(phi[rows], group, shares)
+            leaf, bits, pair = _distinct(agree)
+            per_pair = np.empty(bits.shape)
+            for part in _chunks(len(leaf), n_back * (depth + 2)):
+                at = leaf[part]
+                per_pair[part] = _interventional_shares(bits[part], rcode[at], rfail[at], full, pos, neg)
+            _add(phi[rows], group, per_pair[pair] / n_back)
     return expected
 
 
 def _interventional_shares(agree: np.ndarray, rcode: np.ndarray, rfail: np.ndarray, full: int, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    """Summed over the background rows, each path feature's weight at each leaf for each row:
+    """Summed over the background rows, each path feature's weight at a leaf for a pattern
+    (``agree``: ``(pairs, depth)``; the leaf's background patterns ``rcode``, ``(pairs, background)``,
+    and the features each background row fails, ``rfail``, ``(pairs, background, depth)``):
     the leaf is reached by a mix of the row and a background row when every path feature agrees
     with one of them; a feature only the row agrees with gets ``+pos[N, M]``, one only the
     background row agrees with ``-neg[N, M]`` (``M`` of the first kind, ``N`` of both)."""
-    xcode = _patterns(agree)[:, :, None]  # (rows, leaves, 1)
+    xcode = _patterns(agree)[:, None]  # (pairs, 1)
     needs_back = ~xcode & full
-    rcode = rcode.T[None]  # (1, leaves, background)
-    reach = (needs_back & ~rcode) == 0  # (rows, leaves, background)
+    reach = (needs_back & ~rcode) == 0  # (pairs, background)
     m = np.bitwise_count(xcode & ~rcode & full).astype(np.intp)
     nn = m + np.bitwise_count(needs_back).astype(np.intp)
     a = np.where(reach, pos[nn, m], 0.0)
-    b = np.where(reach, neg[nn, m], 0.0).sum(axis=2)  # (rows, leaves)
-    from_row = np.matmul(a.transpose(1, 0, 2), rfail).transpose(1, 0, 2)  # (rows, leaves, depth)
-    return np.where(agree, from_row, -b[:, :, None])
+    b = np.where(reach, neg[nn, m], 0.0).sum(axis=1)  # (pairs,)
+    from_row = np.matmul(a[:, None, :], rfail)[:, 0, :]  # (pairs, depth)
+    return np.where(agree, from_row, -b[:, None])
 
 
 # -- checks and the public function ----------------------------------------------------------
