@@ -53,7 +53,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .data import encode_features
+from .data import Dataset, encode_features
 from .ensemble import Ensemble, vote_total
 from .errors import DataError, ParameterError
 from .flat import FlatTree, flatten, normalised_fractions
@@ -419,12 +419,21 @@ def _interventional_shares(agree: np.ndarray, rcode: np.ndarray, rfail: np.ndarr
 # -- checks and the public function ----------------------------------------------------------
 
 
+def _row_namer(X: Any, what: str) -> Any:
+    """How errors name a row of ``X`` (``what``: "X" or "data"): by file and line for a dataset
+    read from a file, else by its argument's name and row number."""
+    if isinstance(X, Dataset) and X.source is not None:
+        return X.row_name
+    return lambda r: f"{what}: row {r}"
+
+
 def _encoded(model: Tree | Ensemble, X: Any, what: str) -> np.ndarray:
     """``X`` as the model's float matrix, its unseen categories and its missing values that the
     model cannot explain refused with the column and row named."""
     Xe = np.asarray(encode_features(model.schema, X), dtype=np.float64)
+    row = _row_namer(X, what)
     for name, count, first in unseen_cells(model.schema, Xe):
-        raise DataError(f"{what} row {first}, column {name!r}: a category the model never saw ({count} rows); its answer stops at a split and has no Shapley values")
+        raise DataError(f"{row(first)}, column {name!r}: a category the model never saw (rows with one: {count}); its answer stops at a split and has no Shapley values")
     absent = np.isnan(Xe)
     if absent.any():
         members = model.members if isinstance(model, Ensemble) else (model,)
@@ -432,15 +441,15 @@ def _encoded(model: Tree | Ensemble, X: Any, what: str) -> np.ndarray:
             if m.missing in ("distribute", "error") or flatten(m).surrogated:
                 r, j = (int(v[0]) for v in np.nonzero(absent))
                 why = "surrogate splits" if flatten(m).surrogated else f"the missing-value strategy {m.missing!r}"
-                raise DataError(f"{what} row {r}, column {model.schema.feature_names[j]!r}: a missing value, which a tree with {why} does not send down one path; TreeSHAP needs one")
+                raise DataError(f"{row(r)}, column {model.schema.feature_names[j]!r}: a missing value, which a tree with {why} does not send down one path; TreeSHAP needs one")
     return Xe
 
 
-def _check_reached(reached: np.ndarray, n_trees: int, what: str) -> None:
+def _check_reached(reached: np.ndarray, n_trees: int, row: Any) -> None:
     """Every row reached one leaf of every tree (a category with no branch at a split stops it)."""
     bad = np.flatnonzero(reached != n_trees)
     if bad.size:
-        raise DataError(f"{what} row {int(bad[0])} stops at a split with no branch for its value ({bad.size} rows); it has no Shapley values")
+        raise DataError(f"{row(int(bad[0]))} stops at a split with no branch for its value (rows that do: {bad.size}); it has no Shapley values")
 
 
 def _reached(groups: list[_Leaves], X: np.ndarray) -> np.ndarray:
@@ -487,11 +496,11 @@ def shap_values(model: Tree | Ensemble, X: Any, *, feature_perturbation: str = "
         R = _encoded(model, data, "data")
         if R.shape[0] == 0:
             raise ParameterError("the background set data has no rows")
-        _check_reached(_reached(groups, R), n_trees, "data")
+        _check_reached(_reached(groups, R), n_trees, _row_namer(data, "data"))
         expected = _interventional(groups, Xe, R, phi, reached)
     else:
         _path_dependent(groups, Xe, phi, reached)
-    _check_reached(reached, n_trees, "X")
+    _check_reached(reached, n_trees, _row_namer(X, "X"))
     output = "value" if model.schema.is_regression else "votes" if isinstance(model, Ensemble) and model.method == "adaboost" else "probability"
     values: np.ndarray = phi[:, :, 0] if model.schema.is_regression else phi
     base: Any = float(expected[0]) if model.schema.is_regression else expected

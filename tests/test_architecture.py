@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # generated C on emulated boards)
     ("io", "io.json", "io.formats", "io._xgboost", "sklearn_export", "sklearn", "estimators", "dask", "codegen.verify", "codegen.ensemble", "mcu"),
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
-    ("cli", "cli.commands", "cli.commands.core", "cli.commands.prune", "cli.commands.codegen", "__main__", ""),  # command line; "" is the package
+    ("cli", "cli.commands", "cli.commands.core", "cli.commands.prune", "cli.commands.codegen", "cli.commands.explain", "__main__", ""),  # command line; "" is the package
 )
 
 #: Imports against the layering: none. (Tree's conveniences sit in ``tree``, above ``predict``

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import pathlib
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -241,14 +245,14 @@ def test_refusals() -> None:
         pt.shap_values(tree, rows, data=rows)
     with pytest.raises(ParameterError, match="Tree or Ensemble"):
         pt.shap_values(object(), rows)  # type: ignore[arg-type]
-    with pytest.raises(DataError, match="column 'c'"):
+    with pytest.raises(DataError, match="X: row 0, column 'c'"):
         pt.shap_values(tree, [{"a": 0.0, "c": "w"}])
     for strategy in ("distribute", "error"):
         other = pt.Tree(tree.root, tree.schema, missing=strategy)
-        with pytest.raises(DataError, match=f"row 1, column 'a'.*{strategy}"):
+        with pytest.raises(DataError, match=f"X: row 1, column 'a'.*{strategy}"):
             pt.shap_values(other, [{"a": 0.0, "c": "y"}, {"a": None, "c": "y"}])
         pt.shap_values(other, [{"a": 0.0, "c": "y"}])  # no missing value: explained
-    with pytest.raises(DataError, match="data row 0"):
+    with pytest.raises(DataError, match="data: row 0, column 'c'"):
         pt.shap_values(tree, rows, feature_perturbation="interventional", data=[{"a": 0.0, "c": "w"}])
     with pytest.raises(ParameterError, match="no rows"):
         pt.shap_values(tree, rows, feature_perturbation="interventional", data=np.zeros((0, 2)))
@@ -260,3 +264,28 @@ def test_inputs_left_untouched() -> None:
     rows, background = X[:50].copy(), X[50:80].copy()
     pt.shap_values(tree, rows, feature_perturbation="interventional", data=background)
     assert np.array_equal(rows, X[:50]) and np.array_equal(background, X[50:80])
+
+
+def _cli(*args: str, cwd: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "puretree", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_command_line_explain(tmp_path: pathlib.Path) -> None:
+    data = tmp_path / "tennis.csv"
+    shutil.copy(pathlib.Path(pt.datasets.__file__).parent / "playtennis.csv", data)
+    assert _cli("fit", str(data), "--target", "play", "-o", "m.json", cwd=tmp_path).returncode == 0
+    tree = pt.load(tmp_path / "m.json")
+    rows = pt.read_csv(data, target="play")
+    for extra, fp, bg in (((), "tree_path_dependent", None), (("--background", str(data)), "interventional", rows)):
+        done = _cli("explain", "m.json", str(data), "--class", "yes", *extra, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[0] == "expected(yes)," + ",".join(f"{n}(yes)" for n in tree.schema.feature_names)
+        sv = pt.shap_values(tree, rows, feature_perturbation=fp, data=bg)
+        got = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+        np.testing.assert_array_equal(got[:, 0], sv.expected_value[1])
+        np.testing.assert_array_equal(got[:, 1:], sv.values[:, :, 1])
+    done = _cli("explain", "m.json", str(data), "--class", "maybe", cwd=tmp_path)
+    assert done.returncode != 0 and done.stderr.count("\n") == 1 and "'maybe'" in done.stderr and "Traceback" not in done.stderr
+    done = _cli("explain", "m.json", str(data), "-o", "values.csv", cwd=tmp_path)
+    assert done.returncode == 0 and (tmp_path / "values.csv").read_text().count("\n") == 15
