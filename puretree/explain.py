@@ -56,7 +56,7 @@ import numpy as np
 from .data import Dataset, encode_features
 from .ensemble import Ensemble, vote_total
 from .errors import DataError, ParameterError
-from .flat import FlatTree, flatten, normalised_fractions
+from .fold import iter_nodes
 from .nodes import Codes, Interval, Split
 from .predict import unseen_cells
 from .tree import Tree
@@ -112,52 +112,69 @@ class _Leaves:
     value: np.ndarray
 
 
-def _cover(flat: FlatTree) -> np.ndarray:
-    """Each node's training weight: its weighted count (regression: its weight)."""
-    return flat.stats[:, 0].copy() if flat.regression else flat.stats.sum(axis=1)
+def _weight(stats: tuple[float, ...], regression: bool) -> float:
+    """A node's training weight (shap's cover): its weighted count, a regression node's weight."""
+    return stats[0] if regression else sum(stats)
 
 
-def _nan_child(flat: FlatTree, node: int, missing: str) -> int:
-    """The child a missing value goes to at a split (-1: none, the tree refuses or spreads it)."""
-    if flat.missing_child is not None and flat.missing_child[node] >= 0:
-        return int(flat.missing_child[node])
-    return int(flat.heavy[node]) if missing == "majority" else -1
+def _output(stats: tuple[float, ...], regression: bool) -> np.ndarray | None:
+    """A node's answer as prediction gives it (None: a node without weight, which answers as its
+    parent: :func:`puretree.flat.normalised_fractions`)."""
+    w = _weight(stats, regression)
+    if not w > 0:
+        return None
+    return np.array([stats[1] / w]) if regression else np.asarray(stats, dtype=np.float64) / sum(stats)
 
 
-def _paths(tree: Tree, flat: FlatTree) -> list[tuple[int, list[tuple[int, Any, bool, float]]]]:
-    """Per leaf: its id and its path's distinct features as ``(feature, constraint, nan_ok,
-    zero fraction)``, in the order of their last test on the path."""
-    cover = _cover(flat)
+Path = list[tuple[int, Any, bool, float]]
+
+
+def _paths(tree: Tree, votes: bool) -> tuple[list[tuple[Path, np.ndarray]], np.ndarray]:
+    """Per leaf: its path's distinct features as ``(feature, constraint, nan_ok, zero fraction)``
+    in the order of their last test on the path, and the leaf's output (an AdaBoost member's
+    vote when ``votes``); and the path-dependent expected output: the leaves' outputs weighted by
+    the training weight's share that reaches them."""
+    regression = tree.schema.is_regression
+    k = 1 if regression else len(tree.schema.classes)
     features = tree.schema.features
-    out: list[tuple[int, list[tuple[int, Any, bool, float]]]] = []
-    stack: list[tuple[int, dict[int, tuple[Any, bool, float]]]] = [(0, {})]
+    out: list[tuple[Path, np.ndarray]] = []
+    expected = np.zeros(k)
+    root_value = _output(tree.root.stats, regression)
+    if root_value is None:
+        root_value = np.zeros(1) if regression else np.full(k, 1.0 / max(1, k))
+    stack: list[tuple[Any, dict[int, tuple[Any, bool, float]], float, np.ndarray]] = [(tree.root, {}, 1.0, root_value)]
     while stack:
-        node, state = stack.pop()
-        n = int(flat.n_children[node])
-        if n == 0:
-            out.append((node, [(j, *entry) for j, entry in state.items()]))
+        node, state, reach, value = stack.pop()
+        if type(node) is not Split:
+            if votes:
+                hit = np.arange(k) == int(np.argmax(value))
+                value = np.where(hit, 1.0, -1 / (k - 1) if k > 1 else 0.0)
+            out.append(([(j, *entry) for j, entry in state.items()], value))
+            expected += reach * value
             continue
-        split = flat.nodes[node]
-        assert isinstance(split, Split)
-        j = split.feature
-        constraints = split.test.constraints(features[j])
-        nan_to = _nan_child(flat, node, tree.missing)
-        start = int(flat.child_offset[node])
-        # The share of each branch among its siblings' weights (= of the parent's, in a tree whose
-        # weights add up, as scikit-learn's do): the same shares the expected value is folded with.
-        total = float(cover[flat.child_table[start : start + n]].sum())
-        for b in range(n - 1, -1, -1):
-            child = int(flat.child_table[start + b])
-            share = cover[child] / total if total > 0 else 0.0
+        j = node.feature
+        constraints = node.test.constraints(features[j])
+        covers = [_weight(c.stats, regression) for c in node.children]
+        total = sum(covers)
+        side = getattr(node.test, "missing_branch", None)
+        # Where a missing value goes: the learned side, else the heavier child under "majority"
+        # (the first of the heaviest, as prediction takes it); under the other strategies nowhere.
+        nan_to = side if side is not None else int(np.argmax(covers)) if tree.missing == "majority" else -1
+        for b in range(len(node.children) - 1, -1, -1):
+            child = node.children[b]
+            # The branch's share among its siblings' weights (= of the parent's, in a tree whose
+            # weights add up, as scikit-learn's do): the values add up in any tree.
+            share = covers[b] / total if total > 0 else 0.0
             if j in state:
                 box, nan_ok, zero = state[j]
-                entry = (box.meet(constraints[b]), nan_ok and child == nan_to, share * zero)
+                entry = (box.meet(constraints[b]), nan_ok and b == nan_to, share * zero)
             else:
-                entry = (constraints[b], child == nan_to, share)
-            kept = {k: v for k, v in state.items() if k != j}
+                entry = (constraints[b], b == nan_to, share)
+            kept = {f: v for f, v in state.items() if f != j}
             kept[j] = entry  # last: the feature's latest test moves it to the end of the path
-            stack.append((child, kept))
-    return out
+            own = _output(child.stats, regression)
+            stack.append((child, kept, reach * share, value if own is None else own))
+    return out, expected
 
 
 def _leaves(model: Tree | Ensemble) -> tuple[list[_Leaves], np.ndarray, int]:
@@ -165,14 +182,14 @@ def _leaves(model: Tree | Ensemble) -> tuple[list[_Leaves], np.ndarray, int]:
     number of outputs."""
     members, scales = _members(model)
     k = _n_outputs(model)
-    rows: dict[int, list[tuple[list[tuple[int, Any, bool, float]], np.ndarray]]] = {}
+    rows: dict[int, list[tuple[Path, np.ndarray]]] = {}
     expected = np.zeros(k)
+    votes = isinstance(model, Ensemble) and model.method == "adaboost"
     for member, scale in zip(members, scales):
-        flat = flatten(member)
-        values = _leaf_values(model, flat) * scale
-        expected += _expectation(flat, values)
-        for leaf, path in _paths(member, flat):
-            rows.setdefault(len(path), []).append((path, values[leaf]))
+        leaves, member_expected = _paths(member, votes)
+        expected += member_expected * scale
+        for path, value in leaves:
+            rows.setdefault(len(path), []).append((path, value * scale))
     categories = max((len(f.categories) for f in model.schema.features), default=0)
     groups = []
     for depth in sorted(rows):
@@ -213,32 +230,6 @@ def _n_outputs(model: Tree | Ensemble) -> int:
     return 1 if model.schema.is_regression else len(model.schema.classes)
 
 
-def _leaf_values(model: Tree | Ensemble, flat: FlatTree) -> np.ndarray:
-    """Each node's output as the model adds it up: probabilities (regression: the mean), or an
-    AdaBoost member's vote (``1`` for its class, ``-1 / (K - 1)`` for the others)."""
-    per_node = normalised_fractions(flat) + 0.0
-    if isinstance(model, Ensemble) and model.method == "adaboost":
-        k = per_node.shape[1]
-        hit = np.argmax(per_node, axis=1)[:, None] == np.arange(k)[None, :]
-        return np.where(hit, 1.0, -1 / (k - 1) if k > 1 else 0.0)
-    return per_node
-
-
-def _expectation(flat: FlatTree, values: np.ndarray) -> np.ndarray:
-    """The cover-weighted mean of the leaves' values, folded from the leaves up as shap's
-    ``compute_expectations`` does (a node without weight below it: zero)."""
-    cover = _cover(flat)
-    mean = values.copy()
-    for node in range(flat.n_nodes - 1, -1, -1):
-        n = int(flat.n_children[node])
-        if n:
-            kids = flat.child_table[flat.child_offset[node] : flat.child_offset[node] + n]
-            w = cover[kids]
-            total = w.sum()
-            mean[node] = (w @ mean[kids]) / total if total > 0 else 0.0
-    return mean[0]
-
-
 # -- which rows agree with which path ---------------------------------------------------------
 
 
@@ -276,8 +267,9 @@ def _path_shares(one: np.ndarray, zero: np.ndarray) -> np.ndarray:
         o, z = one[..., k - 1 : k], zero[..., k - 1 : k]
         old = pweight[..., :k].copy()
         at = np.arange(k)
-        pweight[..., :k] = z * old * (k - at) / (k + 1)
-        pweight[..., 1 : k + 1] += o * old * (at + 1) / (k + 1)
+        # shap's z * pweight[i] * (k - i) / (k + 1), with the two constants taken as one factor
+        np.multiply(old, z * ((k - at) / (k + 1)), out=pweight[..., :k])
+        pweight[..., 1 : k + 1] += old * (o * ((at + 1) / (k + 1)))
     # UNWOUND_PATH_SUM: for a feature the row takes (one = 1) shap's recursion, term by term in
     # its order; for one it does not (one = 0) the sum of pweight[i] / (zero * (depth - i)), taken
     # here as (sum of pweight[i] / (depth - i)) / zero: one product for all of them.
@@ -316,8 +308,13 @@ def _interventional_weights(depth: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _patterns(agree: np.ndarray) -> np.ndarray:
-    """Each row's agreement with a leaf's path as bits (path feature ``d``: bit ``d``)."""
-    return (agree.astype(np.int64) << np.arange(agree.shape[-1], dtype=np.int64)).sum(axis=-1)
+    """Each row's agreement with a leaf's path as bits (path feature ``d``: bit ``d``), as one
+    product with the powers of two (exact in float64 for the paths of at most 40 features that
+    take patterns)."""
+    depth = agree.shape[-1]
+    if depth > 52:
+        return (agree.astype(np.int64) << np.arange(depth, dtype=np.int64)).sum(axis=-1)
+    return (agree.astype(np.float64) @ (2.0 ** np.arange(depth))).astype(np.int64)
 
 
 def _distinct(agree: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -438,9 +435,10 @@ def _encoded(model: Tree | Ensemble, X: Any, what: str) -> np.ndarray:
     if absent.any():
         members = model.members if isinstance(model, Ensemble) else (model,)
         for m in members:
-            if m.missing in ("distribute", "error") or flatten(m).surrogated:
+            surrogated = any(type(n) is Split and n.surrogates is not None for n in iter_nodes(m))
+            if m.missing in ("distribute", "error") or surrogated:
                 r, j = (int(v[0]) for v in np.nonzero(absent))
-                why = "surrogate splits" if flatten(m).surrogated else f"the missing-value strategy {m.missing!r}"
+                why = "surrogate splits" if surrogated else f"the missing-value strategy {m.missing!r}"
                 raise DataError(f"{row(r)}, column {model.schema.feature_names[j]!r}: a missing value, which a tree with {why} does not send down one path; TreeSHAP needs one")
     return Xe
 
