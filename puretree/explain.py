@@ -346,29 +346,53 @@ def _chunks(n: int, per_row: int) -> list[slice]:
     return [slice(s, min(n, s + step)) for s in range(0, n, step)]
 
 
+def _by_pairs(group: _Leaves, X: np.ndarray, reached: np.ndarray, phi: np.ndarray, shares_of: Any) -> None:
+    """Add to ``phi`` each row's shares at the group's leaves, ``shares_of(leaf, bits)`` computing
+    them for (leaf, agreement pattern) pairs: for every pattern of every leaf at once when there
+    are no more patterns than rows (then looked up per row), else for the pairs the rows have."""
+    n = X.shape[0]
+    m, depth = group.feature.shape[0], group.depth
+    table = None
+    if 2**depth <= n:
+        every = ((np.arange(2**depth)[:, None] >> np.arange(depth)) & 1).astype(bool)
+        leaf = np.repeat(np.arange(m), 2**depth)
+        table = shares_of(leaf, np.tile(every, (m, 1))).reshape(m, 2**depth, depth)
+    for rows in _chunks(n, m * (depth + 1) * 4):
+        agree = _agree(group, X[rows])
+        reached[rows] += agree.all(axis=-1).sum(axis=1)
+        if table is not None:
+            shares = table[np.arange(m)[None, :], _patterns(agree)]
+        else:
+            leaf, bits, pair = _distinct(agree)
+            shares = shares_of(leaf, bits)[pair]
+        _add(phi[rows], group, shares)
+
+
 def _path_dependent(groups: list[_Leaves], X: np.ndarray, phi: np.ndarray, reached: np.ndarray) -> None:
     """Add the path-dependent values to ``phi``, and to ``reached`` the leaves each row reaches."""
-    n = X.shape[0]
     for group in groups:
         m, depth = group.feature.shape[0], group.depth
         if depth == 0:
             reached += m
-            continue
-        for rows in _chunks(n, m * (depth + 1) * 4):
-            agree = _agree(group, X[rows])
-            reached[rows] += agree.all(axis=-1).sum(axis=1)
-            if depth <= _PATTERN_DEPTH:
-                leaf, bits, pair = _distinct(agree)
-                shares = _path_shares(bits.astype(np.float64), group.zero[leaf])[pair]
-            else:
-                shares = _path_shares(agree.astype(np.float64), group.zero[None])
-            _add(phi[rows], group, shares)
+        elif depth > _PATTERN_DEPTH:  # patterns too wide for an int64 key: row by row
+            for rows in _chunks(X.shape[0], m * (depth + 1) * 4):
+                agree = _agree(group, X[rows])
+                reached[rows] += agree.all(axis=-1).sum(axis=1)
+                _add(phi[rows], group, _path_shares(agree.astype(np.float64), group.zero[None]))
+        else:
+            def shares_of(leaf: np.ndarray, bits: np.ndarray, group: _Leaves = group) -> np.ndarray:
+                out = np.empty(bits.shape)
+                for part in _chunks(len(leaf), 4 * (group.depth + 1)):
+                    out[part] = _path_shares(bits[part].astype(np.float64), group.zero[leaf[part]])
+                return out
+
+            _by_pairs(group, X, reached, phi, shares_of)
 
 
 def _interventional(groups: list[_Leaves], X: np.ndarray, R: np.ndarray, phi: np.ndarray, reached: np.ndarray) -> np.ndarray:
     """Add the interventional values to ``phi``, and to ``reached`` the leaves each row reaches;
     return the mean output over the background."""
-    n, n_back = X.shape[0], R.shape[0]
+    n_back = R.shape[0]
     expected = np.zeros(phi.shape[2])
     for group in groups:
         m, depth = group.feature.shape[0], group.depth
@@ -383,15 +407,15 @@ def _interventional(groups: list[_Leaves], X: np.ndarray, R: np.ndarray, phi: np
         rcode = _patterns(back).T  # (leaves, background)
         rfail = (~back).astype(np.float64).transpose(1, 0, 2)  # (leaves, background, depth)
         pos, neg = _interventional_weights(depth)
-        for rows in _chunks(n, m * (depth + 1) * 4):
-            agree = _agree(group, X[rows])
-            reached[rows] += agree.all(axis=-1).sum(axis=1)
-            leaf, bits, pair = _distinct(agree)
-            per_pair = np.empty(bits.shape)
-            for part in _chunks(len(leaf), n_back * (depth + 2)):
+
+        def shares_of(leaf: np.ndarray, bits: np.ndarray, rcode: np.ndarray = rcode, rfail: np.ndarray = rfail, full: int = full, pos: np.ndarray = pos, neg: np.ndarray = neg) -> np.ndarray:
+            out = np.empty(bits.shape)
+            for part in _chunks(len(leaf), n_back * (bits.shape[1] + 2)):
                 at = leaf[part]
-                per_pair[part] = _interventional_shares(bits[part], rcode[at], rfail[at], full, pos, neg)
-            _add(phi[rows], group, per_pair[pair] / n_back)
+                out[part] = _interventional_shares(bits[part], rcode[at], rfail[at], full, pos, neg) / n_back
+            return out
+
+        _by_pairs(group, X, reached, phi, shares_of)
     return expected
 
 
