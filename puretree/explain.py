@@ -56,7 +56,7 @@ import numpy as np
 from .data import Dataset, encode_features
 from .ensemble import Ensemble, vote_total
 from .errors import DataError, ParameterError
-from .fold import iter_nodes
+from .fold import iter_nodes, walk
 from .nodes import Codes, Interval, Split
 from .predict import unseen_cells
 from .tree import Tree
@@ -137,21 +137,17 @@ def _paths(tree: Tree, votes: bool) -> tuple[list[tuple[Path, np.ndarray]], np.n
     regression = tree.schema.is_regression
     k = 1 if regression else len(tree.schema.classes)
     features = tree.schema.features
-    out: list[tuple[Path, np.ndarray]] = []
+    leaves: list[tuple[Path, np.ndarray]] = []
     expected = np.zeros(k)
     root_value = _output(tree.root.stats, regression)
     if root_value is None:
         root_value = np.zeros(1) if regression else np.full(k, 1.0 / max(1, k))
-    stack: list[tuple[Any, dict[int, tuple[Any, bool, float]], float, np.ndarray]] = [(tree.root, {}, 1.0, root_value)]
-    while stack:
-        node, state, reach, value = stack.pop()
-        if type(node) is not Split:
-            if votes:
-                hit = np.arange(k) == int(np.argmax(value))
-                value = np.where(hit, 1.0, -1 / (k - 1) if k > 1 else 0.0)
-            out.append(([(j, *entry) for j, entry in state.items()], value))
-            expected += reach * value
-            continue
+    Handed = tuple[dict[int, tuple[Any, bool, float]], float, np.ndarray]
+
+    def down(node: Any, handed: Handed) -> list[Handed]:
+        """Each child's path state, share of the training weight and output (an empty child
+        answers as its parent)."""
+        state, reach, value = handed
         j = node.feature
         constraints = node.test.constraints(features[j])
         covers = [_weight(c.stats, regression) for c in node.children]
@@ -160,8 +156,8 @@ def _paths(tree: Tree, votes: bool) -> tuple[list[tuple[Path, np.ndarray]], np.n
         # Where a missing value goes: the learned side, else the heavier child under "majority"
         # (the first of the heaviest, as prediction takes it); under the other strategies nowhere.
         nan_to = side if side is not None else int(np.argmax(covers)) if tree.missing == "majority" else -1
-        for b in range(len(node.children) - 1, -1, -1):
-            child = node.children[b]
+        out = []
+        for b, child in enumerate(node.children):
             # The branch's share among its siblings' weights (= of the parent's, in a tree whose
             # weights add up, as scikit-learn's do): the values add up in any tree.
             share = covers[b] / total if total > 0 else 0.0
@@ -173,8 +169,17 @@ def _paths(tree: Tree, votes: bool) -> tuple[list[tuple[Path, np.ndarray]], np.n
             kept = {f: v for f, v in state.items() if f != j}
             kept[j] = entry  # last: the feature's latest test moves it to the end of the path
             own = _output(child.stats, regression)
-            stack.append((child, kept, reach * share, value if own is None else own))
-    return out, expected
+            out.append((kept, reach * share, value if own is None else own))
+        return out
+
+    for node, (state, reach, value) in walk(tree, down, ({}, 1.0, root_value)):
+        if type(node) is not Split:
+            if votes:
+                hit = np.arange(k) == int(np.argmax(value))
+                value = np.where(hit, 1.0, -1 / (k - 1) if k > 1 else 0.0)
+            leaves.append(([(j, *entry) for j, entry in state.items()], value))
+            expected += reach * value
+    return leaves, expected
 
 
 def _leaves(model: Tree | Ensemble) -> tuple[list[_Leaves], np.ndarray, int]:
