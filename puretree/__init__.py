@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .grow import attribute_scores, by_task, cart, cart_regressor, class_weights, grow, id3, multiway_splits, subset_splits, threshold_splits
     from .importance import feature_importances
     from .monotone import check_monotone
+    from .explain import ShapValues, shap_values
     from .ensemble import Ensemble, adaboost, bagging, extra_trees, random_forest, stump
     from .boosted import Boosted
     from .io._xgboost import from_xgboost
@@ -82,7 +83,7 @@ __all__ = [
     # boosted models
     "Boosted", "boosted",
     # using and inspecting
-    "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance", "check_monotone",
+    "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance", "check_monotone", "shap_values", "ShapValues",
     "to_dot", "to_svg", "to_html", "node_histograms", "with_histograms",
     "fold", "fold_tree", "rewrite", "iter_nodes", "n_nodes", "n_leaves", "depth",
     # pruning and rules
@@ -113,6 +114,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".grow": ("attribute_scores", "by_task", "cart", "cart_regressor", "class_weights", "grow", "id3", "multiway_splits", "subset_splits", "threshold_splits"),
     ".importance": ("feature_importances",),
     ".monotone": ("check_monotone",),
+    ".explain": ("ShapValues", "shap_values"),
     ".ensemble": ("Ensemble", "adaboost", "bagging", "extra_trees", "random_forest", "stump"),
     ".boosted": ("Boosted",),
     ".io._xgboost": ("from_xgboost",),
@@ -138,7 +140,7 @@ _WHERE: dict[str, tuple[str, str]] = {
 }
 # Submodules reachable as attributes (``puretree.io``), as they were when the package imported
 # them all. ``predict``, ``grow``, ``c45`` and ``gradient_boosting`` are not among them: those names are the functions.
-_SUBMODULES = frozenset({"boosted", "codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "fold", "importance", "impurity", "io", "mcu", "nodes", "prune", "rules", "sklearn", "text", "views"})
+_SUBMODULES = frozenset({"boosted", "codegen", "costs", "criteria", "data", "datasets", "ensemble", "errors", "evaluate", "explain", "fold", "importance", "impurity", "io", "mcu", "nodes", "prune", "rules", "sklearn", "text", "views"})
 
 
 def __getattr__(name: str) -> Any:

@@ -33,7 +33,7 @@ from ...tree import Tree
 from ...views import VIEW_FORMATS, SlowLayoutWarning, render_view
 from .. import CommandLineError, fit_progress
 
-__all__ = ["ORDER", "register", "ALGORITHMS", "number", "label_text", "true_labels"]  # the last four: shared with prune
+__all__ = ["ORDER", "register", "ALGORITHMS", "number", "label_text", "true_labels", "load_model", "add_input_options"]  # the last six: shared with prune and explain
 
 ORDER = 10
 
@@ -167,6 +167,10 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-format", choices=FORMATS, metavar="FORMAT",
                    help=f"read the data as {', '.join(FORMATS)} (default: by extension: .arff, .parquet, .jsonl; else CSV; - is standard input)")
     p.add_argument("--sep", type=_separator, metavar="CHAR", help="the CSV delimiter (default: a comma; a tab for .tsv; \\t for a tab)")
+
+
+#: Shared with the other command modules (explain).
+add_input_options = _add_input_options
 
 
 def _read_args_data(args: argparse.Namespace, path: str, *, target: str | None, task: str = "classification") -> Any:
@@ -399,6 +403,10 @@ def _load_model(model: str, data: str) -> Any:
         if data != "-" and _looks_like_a_model(data):
             raise ModelFormatError(f"{exc} (the model comes first: puretree predict MODEL.json DATA; {data!r} is the model)") from None
         raise
+
+
+#: Shared with the other command modules (explain).
+load_model = _load_model
 
 
 def _predict(args: argparse.Namespace) -> int:
