@@ -25,6 +25,7 @@ x0 > 2.5: b (2)
 from __future__ import annotations
 
 import difflib
+import warnings
 from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import attrs
@@ -537,11 +538,29 @@ class _EnsembleEstimator(_Estimator):
             raise ParameterError(f"oob_score must be True or False, got {oob!r} (puretree scores accuracy, or R squared for regression; a scoring callable is not taken)")
         if oob and not getattr(self, "bootstrap", False):
             raise ParameterError("oob_score=True needs bootstrap=True: without it no row is left out of a member")
-        if getattr(self, "warm_start", False):
-            raise ParameterError(
-                "warm_start=True is not supported: fit grows every member anew (member m depends only on random_state and m, "
-                "so a fit with a larger n_estimators on the same data gives the same first members and more)"
-            )
+        warm = getattr(self, "warm_start", False)
+        if not isinstance(warm, (bool, np.bool_)):
+            raise ParameterError(f"warm_start must be True or False, got {warm!r}")
+        previous = getattr(self, "ensemble_", None) if warm else None
+        if previous is not None and self.n_estimators < len(previous.members):  # type: ignore[attr-defined]
+            raise ParameterError(f"n_estimators={self.n_estimators} must be at least the {len(previous.members)} members fitted before, with warm_start=True")  # type: ignore[attr-defined]
+
+    def _warm_started(self, ens: Ensemble, ds: Any) -> Ensemble:
+        """With ``warm_start=True`` after a fit, as scikit-learn's: the members fitted before are
+        kept and the new ones added (member ``m`` is grown as a fresh fit grows it: from
+        ``random_state`` and ``m``, on this data; puretree grows the whole ensemble and keeps the
+        first ones, so on the same data the result is the fresh fit's, in the fresh fit's time)."""
+        previous = getattr(self, "ensemble_", None) if getattr(self, "warm_start", False) else None
+        if previous is None:
+            return ens
+        if previous.schema != ens.schema:
+            raise ParameterError("warm_start=True: the data's columns, their kinds or the classes differ from the previous fit's; fit with warm_start=False")
+        kept = len(previous.members)
+        if len(ens.members) == kept:
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.", UserWarning, stacklevel=3)
+            return previous
+        ens = attrs.evolve(ens, members=previous.members + ens.members[kept:])
+        return attrs.evolve(ens, oob_score=out_of_bag_score(ens, ds))
 
     def _row_weights(self, y: np.ndarray, sample_weight: Any) -> Any:
         """The rows' weights: ``sample_weight`` times the ``class_weight`` of each row's class, as
@@ -591,7 +610,7 @@ class _EnsembleEstimator(_Estimator):
             if not regression:
                 check_classification_targets(y)
             ds = from_numpy(X, y, task=self._task, sample_weight=self._row_weights(y, sample_weight))
-        self.ensemble_ = self._pruned(self._build(ds), ds)
+        self.ensemble_ = self._warm_started(self._pruned(self._build(ds), ds), ds)
         if getattr(self, "oob_score", False):
             self.oob_score_ = self.ensemble_.oob_score
         if not regression:
@@ -731,8 +750,8 @@ _FOREST_DOC = """
     member's bootstrap left out. ``class_weight`` (and, for extra trees, ``fit``'s
     ``sample_weight``) weigh the rows: with ``bootstrap=True`` each member's bootstrap counts
     multiply them (scikit-learn 1.9 draws the rows with probability proportional to the weights
-    instead). ``warm_start=True`` is
-    refused; ``max_samples`` and ``verbose`` are not taken (see ``docs/sklearn.md``)."""
+    instead). ``warm_start=True`` keeps the members fitted before and adds new ones, as
+    scikit-learn's; ``max_samples`` and ``verbose`` are not taken (see ``docs/sklearn.md``)."""
 
 
 class RandomForestClassifier(_Forest, _EnsembleClassifier):
@@ -933,7 +952,7 @@ _BAGGING_DOC = """
     ``random_state`` seeds them). ``oob_score=True`` sets ``oob_score_``. ``fit`` takes no
     ``sample_weight``; scikit-learn's ``max_samples``,
     ``max_features`` and ``bootstrap_features`` (a sample and a feature subset per member) and
-    ``verbose`` are not taken; ``warm_start=True`` is refused (see ``docs/sklearn.md``)."""
+    ``verbose`` are not taken; ``warm_start`` as the forests' (see ``docs/sklearn.md``)."""
 
 
 class BaggingClassifier(_Bagging, _EnsembleClassifier):

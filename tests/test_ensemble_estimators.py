@@ -160,8 +160,6 @@ def test_oob_score_and_warm_start_as_scikit_learn_names_them():
         ExtraTreesClassifier(oob_score=True).fit(X, y)
     with pytest.raises(ParameterError, match="oob_score must be True or False"):
         RandomForestClassifier(oob_score=lambda y, p: 0.0).fit(X, y)
-    with pytest.raises(ParameterError, match="warm_start=True is not supported"):
-        RandomForestRegressor(warm_start=True).fit(X, y)
 
 
 def test_sample_weight_in_fit_of_extra_trees_and_adaboost():
@@ -219,3 +217,26 @@ def test_the_parameters_are_scikit_learns_where_they_exist():
         assert set(sk) - set(mine) <= absent, (ours.__name__, set(sk) - set(mine))
         shared = (set(sk) & set(mine)) - differs
         assert all(mine[k] == sk[k] for k in shared), (ours.__name__, {k: (mine[k], sk[k]) for k in shared if mine[k] != sk[k]})
+
+
+def test_warm_start_keeps_the_members_fitted_before_and_adds_new_ones():
+    X, y = load_iris(return_X_y=True)
+    est = RandomForestClassifier(n_estimators=3, random_state=0, warm_start=True, oob_score=True).fit(X, y)
+    first = est.estimators_
+    # On the same data: the fresh fit (member m depends only on random_state and m).
+    est.set_params(n_estimators=5).fit(X, y)
+    fresh = pt.ensemble.random_forest(X, y, n_trees=5, seed=0)
+    assert est.ensemble_ == fresh and est.oob_score_ == fresh.oob_score
+    # On other rows, as scikit-learn: the members fitted before stay, the new ones learn the new rows.
+    rows = np.arange(0, 150, 2)
+    est.set_params(n_estimators=7).fit(X[rows], y[rows])
+    assert est.estimators_[:3] == first and est.estimators_[:5] == list(fresh.members)
+    assert est.estimators_[5:] == list(pt.ensemble.random_forest(X[rows], y[rows], n_trees=7, seed=0).members[5:])
+    with pytest.warns(UserWarning, match="does not fit new trees"):
+        est.fit(X, y)
+    assert len(est.estimators_) == 7
+    with pytest.raises(ParameterError, match="n_estimators=2 must be at least the 7 members"):
+        est.set_params(n_estimators=2).fit(X, y)
+    with pytest.raises(ParameterError, match="classes differ"):
+        est.set_params(n_estimators=9).fit(X[y > 0], y[y > 0])
+    assert len(RandomForestClassifier(n_estimators=3, random_state=0, warm_start=False).set_params(n_estimators=2).fit(X, y).estimators_) == 2
