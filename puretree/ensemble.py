@@ -86,6 +86,7 @@ __all__ = [
     "predict_proba",
     "feature_importances",
     "oob_score",
+    "out_of_bag_score",
     "summary",
     "to_dict",
     "from_dict",
@@ -485,6 +486,24 @@ def _oob(ens: Ensemble, ds: Dataset) -> float | None:
         ss_tot = float(np.sum(w * (y - mean) ** 2))
         return 1.0 - float(np.sum(w * (y - pred) ** 2)) / ss_tot if ss_tot > 0 else 0.0
     return float(np.mean(np.argmax(total[seen], axis=1) == y))
+
+
+def out_of_bag_score(ens: Ensemble, X: Any, y: Any = None, **data_options: Any) -> float | None:
+    """The out-of-bag score of ``ens`` on the data it was built from (``X, y`` and the data
+    options, such as ``sample_weight``, given to the build), measured as the build measures it.
+    For members changed after the build (pruned, say): the bootstrap draws are keyed by the
+    members' numbers, so each row is still scored by the members that left it out. None without
+    bootstrap.
+
+    >>> import numpy as np
+    >>> X = np.arange(20.0).reshape(-1, 1); y = (X[:, 0] > 9).astype(int)
+    >>> bag = bagging(X, y, n_trees=3, seed=0)
+    >>> out_of_bag_score(bag, X, y) == bag.oob_score
+    True
+    """
+    if not ens.option("bootstrap", False):
+        return None
+    return _oob(ens, _dataset(X, y, data_options))
 
 
 def _threshold_arrays(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:

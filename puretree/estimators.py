@@ -25,20 +25,23 @@ x0 > 2.5: b (2)
 from __future__ import annotations
 
 import difflib
+import warnings
 from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
+import attrs
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.sparse import csr_array, csr_matrix
 from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import Bunch, check_random_state
+from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .data import category_key, from_numpy, from_pandas
 from .distributions import with_histograms
-from .ensemble import adaboost, bagging, extra_trees, random_forest, stump
+from .ensemble import adaboost, bagging, extra_trees, out_of_bag_score, random_forest, stump
 from .ensemble import predict_proba as ensemble_proba
 from .errors import DataError, ParameterError
 from .flat import flatten
@@ -184,6 +187,27 @@ class _Tree(_Estimator):
             ds = from_numpy(X, y, task=self._task, sample_weight=sample_weight)
         if not regression:
             check_classification_targets(y)
+        tree = ALGORITHMS[self.algorithm](ds, **self._growth_options())
+        if self.prune == "pessimistic":
+            tree = pessimistic(tree, ds, cf=self.cf)
+        elif self.prune == "simplify":
+            tree = simplify(tree)
+        if self.ccp_alpha:
+            tree = cost_complexity(tree, self.ccp_alpha)
+        if self.store_histograms:
+            # After growth and pruning, the rows routed through the final tree, weighted as
+            # the fit weighed them (sample and class weights): its pictures draw them.
+            weight = ds.sample_weight
+            if getattr(self, "class_weight", None) is not None:
+                weight = (1.0 if weight is None else weight) * class_weights(ds, self.class_weight)
+            tree = with_histograms(tree, ds, sample_weight=weight)
+        self.tree_ = tree
+        return y
+
+
+    def _growth_options(self) -> dict[str, Any]:
+        """The options the ``algorithm`` preset grows the tree with (an ensemble's members too,
+        when this estimator is its ``estimator``)."""
         options: dict[str, Any] = {
             "max_depth": self.max_depth,
             "min_samples_split": self.min_samples_split,
@@ -202,23 +226,7 @@ class _Tree(_Estimator):
         options.update(self._size_options())
         if self.monotonic_cst is not None:  # scikit-learn's: per feature -1, 0, +1 (see puretree.grow.grow)
             options["monotonic_cst"] = self.monotonic_cst
-        tree = ALGORITHMS[self.algorithm](ds, **options)
-        if self.prune == "pessimistic":
-            tree = pessimistic(tree, ds, cf=self.cf)
-        elif self.prune == "simplify":
-            tree = simplify(tree)
-        if self.ccp_alpha:
-            tree = cost_complexity(tree, self.ccp_alpha)
-        if self.store_histograms:
-            # After growth and pruning, the rows routed through the final tree, weighted as
-            # the fit weighed them (sample and class weights): its pictures draw them.
-            weight = ds.sample_weight
-            if getattr(self, "class_weight", None) is not None:
-                weight = (1.0 if weight is None else weight) * class_weights(ds, self.class_weight)
-            tree = with_histograms(tree, ds, sample_weight=weight)
-        self.tree_ = tree
-        return y
-
+        return options
 
     def _size_options(self) -> dict[str, Any]:
         """scikit-learn's size controls and splitter, where they differ from the defaults (the
@@ -482,9 +490,18 @@ def _seed(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(0, 2**31 - 1))
 
 
+#: The members' growth options of the forests, scikit-learn's names, and their defaults (a value
+#: that differs goes to the growth preset under the same name, see ``docs/sizes.md``).
+_FOREST_SIZES = {"min_weight_fraction_leaf": 0.0, "min_impurity_decrease": 0.0, "max_leaf_nodes": None, "monotonic_cst": None}
+#: The members' options a bagging or AdaBoost estimator takes itself: with ``estimator`` given,
+#: they stay at their defaults (the members' options are the estimator's).
+_OWN_MEMBER_OPTIONS = ("algorithm", "criterion", "max_depth", "min_samples_split", "min_samples_leaf", "missing")
+
+
 class _EnsembleEstimator(_Estimator):
-    """What the ensemble estimators share: the members' growth options and fitting; the fitted
-    puretree :class:`~puretree.ensemble.Ensemble` is ``ensemble_``."""
+    """What the ensemble estimators share: the members' growth options, the row weights
+    (``sample_weight`` times ``class_weight``), fitting and the pruning of the members
+    (``ccp_alpha``); the fitted puretree :class:`~puretree.ensemble.Ensemble` is ``ensemble_``."""
 
     _fitted = "ensemble_"
     ensemble_: Ensemble
@@ -506,28 +523,120 @@ class _EnsembleEstimator(_Estimator):
             options["score"] = self.criterion
         if self.missing is not None:
             options["missing"] = self.missing
+        for name, default in _FOREST_SIZES.items():
+            value = getattr(self, name, default)
+            # (None, or a number: an array of monotonic_cst is compared to None only)
+            if (value is not None) if default is None else (value != default):
+                options[name] = value
         return options
 
-    def _fit_ensemble(self, X: Any, y: Any) -> Self:
+    def _check_fit_options(self) -> None:
+        """scikit-learn's ``oob_score`` and ``warm_start`` checked (and refused where puretree
+        cannot honour them) before any work."""
+        oob = getattr(self, "oob_score", False)
+        if not isinstance(oob, (bool, np.bool_)):
+            raise ParameterError(f"oob_score must be True or False, got {oob!r} (puretree scores accuracy, or R squared for regression; a scoring callable is not taken)")
+        if oob and not getattr(self, "bootstrap", False):
+            raise ParameterError("oob_score=True needs bootstrap=True: without it no row is left out of a member")
+        warm = getattr(self, "warm_start", False)
+        if not isinstance(warm, (bool, np.bool_)):
+            raise ParameterError(f"warm_start must be True or False, got {warm!r}")
+        previous = getattr(self, "ensemble_", None) if warm else None
+        if previous is not None and self.n_estimators < len(previous.members):  # type: ignore[attr-defined]
+            raise ParameterError(f"n_estimators={self.n_estimators} must be at least the {len(previous.members)} members fitted before, with warm_start=True")  # type: ignore[attr-defined]
+
+    def _warm_started(self, ens: Ensemble, ds: Any) -> Ensemble:
+        """With ``warm_start=True`` after a fit, as scikit-learn's: the members fitted before are
+        kept and the new ones added (member ``m`` is grown as a fresh fit grows it: from
+        ``random_state`` and ``m``, on this data; puretree grows the whole ensemble and keeps the
+        first ones, so on the same data the result is the fresh fit's, in the fresh fit's time)."""
+        previous = getattr(self, "ensemble_", None) if getattr(self, "warm_start", False) else None
+        if previous is None:
+            return ens
+        if previous.schema != ens.schema:
+            raise ParameterError("warm_start=True: the data's columns, their kinds or the classes differ from the previous fit's; fit with warm_start=False")
+        kept = len(previous.members)
+        if len(ens.members) == kept:
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.", UserWarning, stacklevel=3)
+            return previous
+        ens = attrs.evolve(ens, members=previous.members + ens.members[kept:])
+        return attrs.evolve(ens, oob_score=out_of_bag_score(ens, ds))
+
+    def _row_weights(self, y: np.ndarray, sample_weight: Any) -> Any:
+        """The rows' weights: ``sample_weight`` times the ``class_weight`` of each row's class, as
+        scikit-learn's forests compute it ("balanced": ``n_samples / (n_classes * weight of the
+        class)``, the weights summed with ``sample_weight``)."""
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            if sample_weight.shape != (len(y),):
+                raise DataError(f"sample_weight must have one weight per row ({len(y)}), got shape {sample_weight.shape}")
+            if len(y) and not np.any(sample_weight):  # (AdaBoost would divide by their sum)
+                raise DataError("sample_weight: every weight is zero; at least one row needs a positive weight")
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is None:
+            return sample_weight
+        if isinstance(class_weight, str):
+            _choice("class_weight", class_weight, ("balanced", "balanced_subsample"))
+            if class_weight == "balanced_subsample" and getattr(self, "bootstrap", False):
+                raise ParameterError(
+                    "class_weight='balanced_subsample' with bootstrap=True is not supported: its weights come from each member's "
+                    "bootstrap draw, which puretree makes while growing the member; use 'balanced' (weights from all the rows) or bootstrap=False"
+                )
+            classes = np.unique(y)
+            class_weight = dict(zip(classes.tolist(), compute_class_weight("balanced", classes=classes, y=y, sample_weight=sample_weight)))
+        elif not isinstance(class_weight, dict):
+            raise ParameterError(f"class_weight must be None, 'balanced', 'balanced_subsample' or a dict of class: weight, got {class_weight!r}")
+        try:
+            expanded = compute_sample_weight(class_weight, y)
+        except ValueError as error:  # a class the dict names that y lacks, a negative weight...
+            raise ParameterError(f"class_weight {class_weight!r}: {error}") from error
+        return expanded if sample_weight is None else sample_weight * expanded
+
+    def _fit_ensemble(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
+        self._check_fit_options()
         regression = self._task == REGRESSION
+        if sample_weight is not None and hasattr(sample_weight, "__array__"):
+            sample_weight = np.asarray(sample_weight)  # a Series or an array-like: its numbers
         if _is_frame(X):
             validate_data(self, X, y, skip_check_array=True)
             if len(X) == 0:
                 raise DataError("X has no rows (0 samples)")
             y = column_or_1d(check_array(y, ensure_2d=False, dtype="numeric" if regression else None), warn=True)
-            ds = from_pandas(X, y, task=self._task)
+            if not regression:
+                check_classification_targets(y)
+            ds = from_pandas(X, y, task=self._task, sample_weight=self._row_weights(y, sample_weight))
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=regression)
-            ds = from_numpy(X, y, task=self._task)
-        if not regression:
-            check_classification_targets(y)
-        self.ensemble_ = self._build(ds)
+            if not regression:
+                check_classification_targets(y)
+            ds = from_numpy(X, y, task=self._task, sample_weight=self._row_weights(y, sample_weight))
+        self.ensemble_ = self._warm_started(self._pruned(self._build(ds), ds), ds)
+        if getattr(self, "oob_score", False):
+            self.oob_score_ = self.ensemble_.oob_score
         if not regression:
             self.classes_ = np.unique(y)
             learned = self.ensemble_.schema.classes
             if len(learned) != len(self.classes_) or any(category_key(a) != category_key(b) for a, b in zip(learned, self.classes_.tolist())):
                 raise DataError(f"the labels {list(self.classes_)[:6]} do not sort the same way in puretree ({list(learned)[:6]}); give them one type")
         return self
+
+    def _member_pruning(self) -> tuple[float, bool]:
+        """The pruning each member gets after its growth: CART's ``ccp_alpha`` and whether
+        ``prune="simplify"`` applies."""
+        return float(getattr(self, "ccp_alpha", 0.0) or 0.0), False
+
+    def _pruned(self, ens: Ensemble, ds: Any) -> Ensemble:
+        """Each member pruned after its growth, as scikit-learn prunes each of its members (their
+        own weights: the bootstrap counts times the row weights); the out-of-bag score measured
+        again, on the pruned members."""
+        alpha, simplified = self._member_pruning()
+        if not alpha and not simplified:
+            return ens
+        members = [simplify(m) if simplified else m for m in ens.members]
+        members = [cost_complexity(m, alpha) if alpha else m for m in members]
+        recorded = {**dict(ens.options), **({"ccp_alpha": alpha} if alpha else {}), **({"prune": "simplify"} if simplified else {})}
+        ens = attrs.evolve(ens, members=tuple(members), options=recorded)
+        return attrs.evolve(ens, oob_score=out_of_bag_score(ens, ds))
 
     def _build(self, ds: Any) -> Ensemble:
         raise NotImplementedError
@@ -580,19 +689,86 @@ class _EnsembleRegressor(RegressorMixin, _EnsembleEstimator):
         return np.asarray(self.ensemble_.predict(rows, unseen=unseen), dtype=np.float64)
 
 
-class RandomForestClassifier(_EnsembleClassifier):
+class _Weighted:
+    """``fit`` with scikit-learn's ``sample_weight``, for the ensembles whose default fit gives
+    a row of weight 0 the effect of no row (no bootstrap: extra trees, AdaBoost). A bootstrap
+    draw depends on the number of rows, so for the forests and bagging it would not
+    (scikit-learn's ``check_sample_weight_equivalence``): their ``fit`` takes no weights."""
+
+    def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
+        """Build the ensemble from ``X`` and the targets ``y``, the rows weighted by
+        ``sample_weight`` (with ``bootstrap=True``, each member's bootstrap counts multiply
+        the weights; scikit-learn 1.9 draws the rows with probability proportional to them)."""
+        return self._fit_ensemble(X, y, sample_weight)  # type: ignore[attr-defined,no-any-return]
+
+
+class _Forest:
+    """The parameters the forests and extra trees share, scikit-learn's names and meanings."""
+
+    def _init_forest(self, n_estimators: int, args: dict[str, Any]) -> None:
+        self.n_estimators = n_estimators
+        for name, value in args.items():
+            setattr(self, name, value)
+
+    def _features(self) -> Any:
+        return self.max_features  # type: ignore[attr-defined]
+
+    def _grower(self) -> Any:
+        return random_forest
+
+    def _build(self, ds: Any) -> Ensemble:
+        grow = self._grower()
+        return grow(  # type: ignore[no-any-return]
+            ds,
+            n_trees=self.n_estimators,
+            max_features=self._features(),
+            seed=_seed(self.random_state),  # type: ignore[attr-defined]
+            bootstrap=self.bootstrap,  # type: ignore[attr-defined]
+            n_jobs=self.n_jobs,  # type: ignore[attr-defined]
+            **self._tree_options(),  # type: ignore[attr-defined]
+        )
+
+
+class _RegressionForest(_Forest):
+    def _features(self) -> Any:
+        # scikit-learn's regression default (1.0, every feature) is puretree's None
+        return None if self.max_features == 1.0 else self.max_features  # type: ignore[attr-defined]
+
+
+class _ExtraTrees(_Forest):
+    def _grower(self) -> Any:
+        return extra_trees
+
+
+_FOREST_DOC = """
+
+    The members' growth options are scikit-learn's (``criterion``, ``max_depth``,
+    ``min_samples_split``, ``min_samples_leaf``, ``min_weight_fraction_leaf``,
+    ``min_impurity_decrease``, ``max_leaf_nodes``, ``monotonic_cst``, ``max_features``) plus
+    puretree's ``missing``; ``ccp_alpha`` prunes each member after its growth, on its own weights.
+    ``oob_score=True`` sets ``oob_score_`` (accuracy; R squared for regression) from the rows each
+    member's bootstrap left out. ``class_weight`` (and, for extra trees, ``fit``'s
+    ``sample_weight``) weigh the rows: with ``bootstrap=True`` each member's bootstrap counts
+    multiply them (scikit-learn 1.9 draws the rows with probability proportional to the weights
+    instead). ``warm_start=True`` keeps the members fitted before and adds new ones, as
+    scikit-learn's; ``max_samples`` and ``verbose`` are not taken (see ``docs/sklearn.md``)."""
+
+
+class RandomForestClassifier(_Forest, _EnsembleClassifier):
     """puretree's random forest (:func:`puretree.ensemble.random_forest`) as a scikit-learn
     classifier: ``n_estimators`` CART trees on bootstrap samples, each split choosing among
     ``max_features`` features drawn for it; scikit-learn's parameter names where the meaning is
     the same. ``random_state`` is puretree's seed (None: 0; the forest is always reproducible,
     and does not depend on ``n_jobs``). Fitted: ``ensemble_``, ``estimators_``, ``classes_``,
-    ``oob_score_`` (with ``bootstrap``), ``feature_importances_``.
+    ``oob_score_`` (with ``oob_score=True``), ``feature_importances_``.
 
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]] * 5); y = np.array(["a", "a", "b", "b"] * 5)
     >>> RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y).predict([[0.5], [2.5]]).tolist()
     ['a', 'b']
     """
 
+    __doc__ = (__doc__ or "") + _FOREST_DOC
+
     def __init__(
         self,
         n_estimators: int = 100,
@@ -601,33 +777,29 @@ class RandomForestClassifier(_EnsembleClassifier):
         max_depth: int | None = None,
         min_samples_split: float = 2,
         min_samples_leaf: float | None = None,
+        min_weight_fraction_leaf: float = 0.0,
         max_features: Any = "sqrt",
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
         bootstrap: bool = True,
-        random_state: Any = None,
+        oob_score: bool = False,
         n_jobs: int | None = None,
+        random_state: Any = None,
+        warm_start: bool = False,
+        class_weight: Any = None,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: Any = None,
         missing: str | None = None,
     ) -> None:
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.missing = missing
-
-    def _build(self, ds: Any) -> Ensemble:
-        ens = random_forest(ds, n_trees=self.n_estimators, max_features=self.max_features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
-        self.oob_score_ = ens.oob_score
-        return ens
+        self._init_forest(n_estimators, {k: v for k, v in locals().items() if k not in ("self", "n_estimators", "__class__")})
 
 
-class RandomForestRegressor(_EnsembleRegressor):
+class RandomForestRegressor(_RegressionForest, _EnsembleRegressor):
     """puretree's regression forest as a scikit-learn regressor (see
-    :class:`RandomForestClassifier`); ``max_features`` defaults to every feature (``1.0``), as
-    scikit-learn's regression forests do."""
+    :class:`RandomForestClassifier`, without ``class_weight``); ``max_features`` defaults to every
+    feature (``1.0``), as scikit-learn's regression forests do."""
+
+    __doc__ = (__doc__ or "") + _FOREST_DOC
 
     def __init__(
         self,
@@ -637,31 +809,23 @@ class RandomForestRegressor(_EnsembleRegressor):
         max_depth: int | None = None,
         min_samples_split: float = 2,
         min_samples_leaf: float | None = None,
+        min_weight_fraction_leaf: float = 0.0,
         max_features: Any = 1.0,
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
         bootstrap: bool = True,
-        random_state: Any = None,
+        oob_score: bool = False,
         n_jobs: int | None = None,
+        random_state: Any = None,
+        warm_start: bool = False,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: Any = None,
         missing: str | None = None,
     ) -> None:
-        self.n_estimators = n_estimators
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.max_features = max_features
-        self.bootstrap = bootstrap
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.missing = missing
-
-    def _build(self, ds: Any) -> Ensemble:
-        features = None if self.max_features == 1.0 else self.max_features
-        ens = random_forest(ds, n_trees=self.n_estimators, max_features=features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
-        self.oob_score_ = ens.oob_score
-        return ens
+        self._init_forest(n_estimators, {k: v for k, v in locals().items() if k not in ("self", "n_estimators", "__class__")})
 
 
-class ExtraTreesClassifier(RandomForestClassifier):
+class ExtraTreesClassifier(_Weighted, _ExtraTrees, _EnsembleClassifier):
     """puretree's extremely randomised trees (:func:`puretree.ensemble.extra_trees`) as a
     scikit-learn classifier: :class:`RandomForestClassifier`'s parameters, its members cut at
     thresholds drawn at random (``splitter="random"``), on all the rows by default
@@ -672,6 +836,8 @@ class ExtraTreesClassifier(RandomForestClassifier):
     ['a', 'b']
     """
 
+    __doc__ = (__doc__ or "") + _FOREST_DOC
+
     def __init__(
         self,
         n_estimators: int = 100,
@@ -680,28 +846,30 @@ class ExtraTreesClassifier(RandomForestClassifier):
         max_depth: int | None = None,
         min_samples_split: float = 2,
         min_samples_leaf: float | None = None,
+        min_weight_fraction_leaf: float = 0.0,
         max_features: Any = "sqrt",
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
         bootstrap: bool = False,
-        random_state: Any = None,
+        oob_score: bool = False,
         n_jobs: int | None = None,
+        random_state: Any = None,
+        warm_start: bool = False,
+        class_weight: Any = None,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: Any = None,
         missing: str | None = None,
     ) -> None:
-        super().__init__(
-            n_estimators, criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            max_features=max_features, bootstrap=bootstrap, random_state=random_state, n_jobs=n_jobs, missing=missing,
-        )
-
-    def _build(self, ds: Any) -> Ensemble:
-        ens = extra_trees(ds, n_trees=self.n_estimators, max_features=self.max_features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
-        self.oob_score_ = ens.oob_score
-        return ens
+        self._init_forest(n_estimators, {k: v for k, v in locals().items() if k not in ("self", "n_estimators", "__class__")})
 
 
-class ExtraTreesRegressor(RandomForestRegressor):
+class ExtraTreesRegressor(_Weighted, _ExtraTrees, _RegressionForest, _EnsembleRegressor):
     """puretree's extremely randomised regression trees as a scikit-learn regressor (see
     :class:`ExtraTreesClassifier`); ``max_features`` defaults to every feature (``1.0``), as
     scikit-learn's."""
 
+    __doc__ = (__doc__ or "") + _FOREST_DOC
+
     def __init__(
         self,
         n_estimators: int = 100,
@@ -710,40 +878,81 @@ class ExtraTreesRegressor(RandomForestRegressor):
         max_depth: int | None = None,
         min_samples_split: float = 2,
         min_samples_leaf: float | None = None,
+        min_weight_fraction_leaf: float = 0.0,
         max_features: Any = 1.0,
+        max_leaf_nodes: int | None = None,
+        min_impurity_decrease: float = 0.0,
         bootstrap: bool = False,
-        random_state: Any = None,
+        oob_score: bool = False,
         n_jobs: int | None = None,
+        random_state: Any = None,
+        warm_start: bool = False,
+        ccp_alpha: float = 0.0,
+        monotonic_cst: Any = None,
         missing: str | None = None,
     ) -> None:
-        super().__init__(
-            n_estimators, criterion=criterion, max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            max_features=max_features, bootstrap=bootstrap, random_state=random_state, n_jobs=n_jobs, missing=missing,
-        )
+        self._init_forest(n_estimators, {k: v for k, v in locals().items() if k not in ("self", "n_estimators", "__class__")})
 
-    def _build(self, ds: Any) -> Ensemble:
-        features = None if self.max_features == 1.0 else self.max_features
-        ens = extra_trees(ds, n_trees=self.n_estimators, max_features=features, seed=_seed(self.random_state), bootstrap=self.bootstrap, n_jobs=self.n_jobs, **self._tree_options())
-        self.oob_score_ = ens.oob_score
-        return ens
+
+def _member_estimator(ensemble: Any, default_base: Any, default_options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """The growth preset and options of an ensemble's members: the ensemble's own options, or
+    those of its ``estimator`` (a puretree :class:`TreeClassifier` / :class:`TreeRegressor`), whose
+    ``random_state`` the ensemble's replaces (each member is seeded by its number)."""
+    est = ensemble.estimator
+    if est is None:
+        return default_base, default_options
+    if not isinstance(est, _Tree) or est._task != ensemble._task:
+        kind = "TreeRegressor" if ensemble._task == REGRESSION else "TreeClassifier"
+        raise ParameterError(f"estimator must be None or a puretree {kind} (puretree.estimators), got {est!r}")
+    defaults = type(ensemble)().get_params()
+    given = [k for k in _OWN_MEMBER_OPTIONS if k in defaults and getattr(ensemble, k) != defaults[k]]
+    if given:
+        raise ParameterError(f"give the members' options on estimator or on the ensemble, not both: {', '.join(given)} set beside estimator")
+    if est.store_histograms:
+        raise ParameterError("estimator: store_histograms=True is not taken for an ensemble's members")
+    _choice("estimator's algorithm", est.algorithm, ALGORITHMS)
+    _choice("estimator's prune", est.prune, PRUNING)
+    options = {k: v for k, v in est._growth_options().items() if k != "seed"}
+    return ALGORITHMS[est.algorithm], options
 
 
 class _Bagging:
-    """The options of bagging: ``algorithm`` grows the members (as :class:`TreeClassifier`'s)."""
+    """The options of bagging: ``algorithm`` grows the members (as :class:`TreeClassifier`'s),
+    or ``estimator`` (a puretree tree estimator) gives the preset and all the options."""
+
+    def _member_pruning(self) -> tuple[float, bool]:
+        est = self.estimator  # type: ignore[attr-defined]
+        if est is None:
+            return 0.0, False
+        if est.prune == "pessimistic":
+            raise ParameterError("estimator: prune='pessimistic' is not taken for bagging's members (C4.5's pruning would need each member's rows); use 'simplify' or ccp_alpha")
+        return float(est.ccp_alpha or 0.0), est.prune == "simplify"
 
     def _build(self, ds: Any) -> Ensemble:
         _choice("algorithm", self.algorithm, ALGORITHMS)  # type: ignore[attr-defined]
-        ens = bagging(
+        base, options = _member_estimator(self, ALGORITHMS[self.algorithm], self._tree_options())  # type: ignore[attr-defined]
+        if options.get("class_weight") == "balanced" and self.bootstrap:  # type: ignore[attr-defined]
+            raise ParameterError("estimator: class_weight='balanced' is not taken for bagging's bootstrap members (puretree weighs each member's drawn rows, not all rows); give a dict of class weights")
+        return bagging(
             ds,
-            base=ALGORITHMS[self.algorithm],  # type: ignore[attr-defined]
+            base=base,
             n_trees=self.n_estimators,  # type: ignore[attr-defined]
             seed=_seed(self.random_state),  # type: ignore[attr-defined]
             bootstrap=self.bootstrap,  # type: ignore[attr-defined]
             n_jobs=self.n_jobs,  # type: ignore[attr-defined]
-            **self._tree_options(),  # type: ignore[attr-defined]
+            **options,
         )
-        self.oob_score_ = ens.oob_score
-        return ens
+
+
+_BAGGING_DOC = """
+
+    ``estimator``: None (members grown by ``algorithm`` with the options given here) or a puretree
+    :class:`TreeClassifier` / :class:`TreeRegressor`, whose algorithm and growth options grow
+    every member (its ``ccp_alpha`` and ``prune="simplify"`` prune each; the ensemble's
+    ``random_state`` seeds them). ``oob_score=True`` sets ``oob_score_``. ``fit`` takes no
+    ``sample_weight``; scikit-learn's ``max_samples``,
+    ``max_features`` and ``bootstrap_features`` (a sample and a feature subset per member) and
+    ``verbose`` are not taken; ``warm_start`` as the forests' (see ``docs/sklearn.md``)."""
 
 
 class BaggingClassifier(_Bagging, _EnsembleClassifier):
@@ -751,8 +960,11 @@ class BaggingClassifier(_Bagging, _EnsembleClassifier):
     ``n_estimators`` trees grown by ``algorithm`` (``"cart"``, ``"c45"``, ``"id3"``) on
     bootstrap samples (``bootstrap=False``: all rows), their class probabilities averaged."""
 
+    __doc__ = (__doc__ or "") + _BAGGING_DOC
+
     def __init__(
         self,
+        estimator: Any = None,
         n_estimators: int = 10,
         *,
         algorithm: str = "cart",
@@ -761,10 +973,13 @@ class BaggingClassifier(_Bagging, _EnsembleClassifier):
         min_samples_split: float = 2,
         min_samples_leaf: float | None = None,
         bootstrap: bool = True,
+        oob_score: bool = False,
+        warm_start: bool = False,
         random_state: Any = None,
         n_jobs: int | None = None,
         missing: str | None = None,
     ) -> None:
+        self.estimator = estimator
         self.n_estimators = n_estimators
         self.algorithm = algorithm
         self.criterion = criterion
@@ -772,6 +987,8 @@ class BaggingClassifier(_Bagging, _EnsembleClassifier):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.missing = missing
@@ -781,8 +998,11 @@ class BaggingRegressor(_Bagging, _EnsembleRegressor):
     """puretree's bagging of regression trees as a scikit-learn regressor (see
     :class:`BaggingClassifier`)."""
 
+    __doc__ = (__doc__ or "") + _BAGGING_DOC
+
     def __init__(
         self,
+        estimator: Any = None,
         n_estimators: int = 10,
         *,
         algorithm: str = "cart",
@@ -791,10 +1011,13 @@ class BaggingRegressor(_Bagging, _EnsembleRegressor):
         min_samples_split: float = 2,
         min_samples_leaf: float | None = None,
         bootstrap: bool = True,
+        oob_score: bool = False,
+        warm_start: bool = False,
         random_state: Any = None,
         n_jobs: int | None = None,
         missing: str | None = None,
     ) -> None:
+        self.estimator = estimator
         self.n_estimators = n_estimators
         self.algorithm = algorithm
         self.criterion = criterion
@@ -802,20 +1025,25 @@ class BaggingRegressor(_Bagging, _EnsembleRegressor):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.missing = missing
 
 
-class AdaBoostClassifier(_EnsembleClassifier):
+class AdaBoostClassifier(_Weighted, _EnsembleClassifier):
     """puretree's AdaBoost SAMME (:func:`puretree.ensemble.adaboost`) as a scikit-learn
     classifier: up to ``n_estimators`` CART trees of depth ``max_depth`` (stumps by default),
-    each weighted by ``learning_rate * (log((1 - e) / e) + log(K - 1))``."""
+    each weighted by ``learning_rate * (log((1 - e) / e) + log(K - 1))``. ``estimator`` (None, or
+    a puretree :class:`TreeClassifier` without post-pruning) gives the members' algorithm and
+    growth options instead; ``sample_weight`` is the rows' starting weights, as scikit-learn's."""
 
     def __init__(
         self,
-        n_estimators: int = 50,
+        estimator: Any = None,
         *,
+        n_estimators: int = 50,
         learning_rate: float = 1.0,
         max_depth: int | None = 1,
         criterion: str | None = None,
@@ -824,6 +1052,7 @@ class AdaBoostClassifier(_EnsembleClassifier):
         random_state: Any = None,
         missing: str | None = None,
     ) -> None:
+        self.estimator = estimator
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.max_depth = max_depth
@@ -839,4 +1068,8 @@ class AdaBoostClassifier(_EnsembleClassifier):
         base = stump if options.get("max_depth") == 1 else cart
         if base is stump:
             del options["max_depth"]
+        base, options = _member_estimator(self, base, options)
+        est = self.estimator
+        if est is not None and (est.prune is not None or est.ccp_alpha):
+            raise ParameterError("estimator: post-pruning (prune, ccp_alpha) is not taken for AdaBoost's members: each is weighed as grown")
         return adaboost(ds, n_rounds=self.n_estimators, base=base, seed=_seed(self.random_state), learning_rate=self.learning_rate, **options)
