@@ -233,3 +233,25 @@ def test_an_infinite_threshold_is_written_as_a_literal_that_compiles() -> None:
     assert bs.decision_function(model, X).tolist() == [1.5, 1.5, 1.5, -2.0]
     for target, form in (("python", "nested"), ("python", "table"), ("c", "auto")):
         assert pt.verify(model, X, target, form=form).mismatches == []
+
+
+@pytest.mark.parametrize("params", [{}, {"zero_as_missing": True}, {"use_missing": False}], ids=["nan", "zero", "none"])
+@pytest.mark.parametrize("target", ["python", "c"])
+def test_lightgbm_missing_types_and_categories_verify_with_no_mismatch(params: dict, target: str) -> None:
+    """Each missing type (NaN, Zero: zeros and the 1e-35 band go the default way, None: NaN read as 0)
+    with credit-g's categorical splits: verify's rows (every cut's neighbours, NaN) and rows of
+    zeros and tiny values, generated code against the library and the library against LightGBM."""
+    from test_import_lightgbm import _credit_g, _expected as _lgb_expected, _with_nan
+
+    X, y, cats = _credit_g()
+    X = _with_nan(X, 0.1, 5)
+    X[np.random.default_rng(6).random(X.shape) < 0.1] = 0.0
+    booster = _lgb_train(X[:700], y[:700], "binary", rounds=8, categorical=cats, min_data_per_group=5, cat_smooth=1, max_cat_to_onehot=2, **params)
+    model = pt.from_lightgbm(booster)
+    held = X[700:]
+    tiny = held[:20].copy()
+    tiny[:, ::2] = 1e-36
+    rows = np.vstack([held, tiny, -tiny])
+    assert pt.verify(model, rows, target).mismatches == []
+    checked = cb.check_rows(model, rows)
+    assert np.array_equal(np.asarray(model.decision_function(checked))[:, None], _lgb_expected(booster, checked, raw_score=True))

@@ -460,3 +460,12 @@ def test_the_command_line_refuses_a_bad_model_in_one_line(tmp_path: Path) -> Non
         done = _cli("import", *args, "--from", "lightgbm", "-o", "x.json", cwd=tmp_path)
         assert done.returncode != 0 and done.stderr.startswith(words), done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.json").exists()
+
+
+def test_a_fitted_lgbm_classifier_is_read_through_its_booster() -> None:
+    X, y = load_wine(return_X_y=True)
+    clf = lgb.LGBMClassifier(n_estimators=5, num_leaves=7, n_jobs=1, verbose=-1).fit(X[::2], y[::2])
+    model = pt.from_lightgbm(clf)
+    assert model == pt.from_lightgbm(clf.booster_) and model.loss == "multiclass"
+    assert np.array_equal(model.predict(X[1::2]), clf.predict(X[1::2]))
+    _close(model.predict_proba(X[1::2]), clf.predict_proba(X[1::2]))
