@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .ensemble import Ensemble, adaboost, bagging, extra_trees, random_forest, stump
     from .boosted import Boosted
     from .io._xgboost import from_xgboost
+    from .io._lightgbm import from_lightgbm
     from .gradient_boosting import gradient_boosting
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
@@ -93,7 +94,7 @@ __all__ = [
     "evaluate", "accuracy", "confusion_matrix", "precision_recall", "roc_auc", "train_test_split",
     "stratified_folds", "cross_validate",
     # saving, compiling, converting
-    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn", "to_sklearn", "from_xgboost",
+    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn", "to_sklearn", "from_xgboost", "from_lightgbm",
     # errors
     "PuretreeError", "DataError", "SchemaError", "ModelFormatError", "ParameterError", "CodegenError", "MemoryLimitError",
     # warnings
@@ -118,6 +119,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".ensemble": ("Ensemble", "adaboost", "bagging", "extra_trees", "random_forest", "stump"),
     ".boosted": ("Boosted",),
     ".io._xgboost": ("from_xgboost",),
+    ".io._lightgbm": ("from_lightgbm",),
     ".gradient_boosting": ("gradient_boosting",),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),

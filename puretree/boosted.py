@@ -1,7 +1,7 @@
 """Boosted models as values: stages of regression trees added to an initial raw score.
 
 A :class:`Boosted` is what gradient boosting grows (scikit-learn's ``GradientBoosting*``) and
-what the importers read (:func:`puretree.from_xgboost`): ``stages[i][k]`` is the regression tree
+what the importers read (:func:`puretree.from_xgboost`, :func:`puretree.from_lightgbm`): ``stages[i][k]`` is the regression tree
 that stage ``i`` adds to output ``k`` (one output for regression and binary classification, K
 for K classes), ``init`` the raw score every row starts from, ``learning_rate`` the factor of
 each leaf value. A row's **raw score** (scikit-learn's ``decision_function``, XGBoost's margin)
@@ -18,13 +18,14 @@ order; ``precision`` says in which arithmetic:
 
 **Probabilities** come from the raw scores through the loss's link (:data:`LOSSES`). In
 ``float64`` models, in double: one output: ``p = 1 / (1 + exp(-raw))`` (``exponential``: of
-``2 * raw``), the columns ``(1 - p, p)``; K outputs: ``e_k = exp(raw_k - max)`` summed k by k in
-class order, ``e_k / sum`` (scikit-learn's ``HalfMultinomialLoss`` order). In ``float32`` models,
+``2 * raw``; LightGBM's ``binary``: of ``sigmoid * raw``, its ``sigmoid`` option, see
+:func:`sigmoid_scale`), the columns ``(1 - p, p)``; K outputs: ``e_k = exp(raw_k - max)`` summed k by k in
+class order, ``e_k / sum`` (scikit-learn's ``HalfMultinomialLoss`` order, and LightGBM's ``Softmax``). In ``float32`` models,
 as XGBoost computes them, in float32: ``p = 1 / (1 + float32(exp(-raw)))``; ``e_k =
 float32(exp(float32(raw_k - max)))`` summed in double, ``e_k / float32(sum)`` (measured against
 xgboost 3.2: equal, or one float32 ulp off where its ``expf`` rounds otherwise). **Classes**: K outputs, the first largest raw
 score; one output, class 1 where ``raw >= 0`` (scikit-learn), where ``raw > 0`` for XGBoost's
-``binary:logistic`` (its probability above one half).
+``binary:logistic`` and LightGBM's ``binary`` (:data:`STRICT_LOSSES`: the probability above one half).
 
 The trees are plain :class:`~puretree.tree.Tree` values on the model's features (a regression
 schema): threshold splits (``x <= t`` left, a missing value by the split's ``missing_branch``, else
@@ -69,7 +70,9 @@ from .tree import Tree
 __all__ = [
     "Boosted",
     "LOSSES",
+    "STRICT_LOSSES",
     "PRECISIONS",
+    "sigmoid_scale",
     "decision_function",
     "staged_decision_function",
     "predict_proba",
@@ -97,7 +100,16 @@ LOSSES: dict[str, str] = {
     "binary:logistic": "logistic",
     "multi:softprob": "logistic",
     "exponential": "exponential",
+    # LightGBM's objectives (puretree.from_lightgbm): ``binary`` takes the sigmoid of
+    # ``sigmoid * raw``, its ``sigmoid`` parameter kept in the model's options (see sigmoid_scale)
+    "binary": "logistic",
+    "multiclass": "logistic",
+    "regression": "identity",
 }
+
+#: The one-output losses whose class 1 is where ``raw > 0`` (the probability above one half,
+#: as XGBoost and LightGBM read it); the others' is where ``raw >= 0`` (scikit-learn).
+STRICT_LOSSES = ("binary:logistic", "binary")
 
 #: How the raw scores are added: see the module notes.
 PRECISIONS = ("float64", "float32")
@@ -173,6 +185,9 @@ class Boosted:
         if not isinstance(lr, float) or not (0 < lr < math.inf):
             raise ParameterError(f"learning_rate must be a finite number > 0, got {lr!r}")
         k = n_outputs(self.schema, self.loss)
+        scale = self.option("sigmoid", 1.0)
+        if self.loss == "binary" and not (type(scale) in (int, float) and 0 < scale < math.inf):
+            raise ParameterError(f"the option 'sigmoid' of the loss 'binary' must be a finite number > 0, got {scale!r}")
         if not isinstance(self.init, tuple) or len(self.init) != k or not all(math.isfinite(v) for v in self.init):
             raise ParameterError(f"init must hold {k} finite raw score(s) (one per output), got {self.init!r}")
         if not isinstance(self.stages, tuple):
@@ -229,13 +244,26 @@ def n_outputs(schema: Schema, loss: str) -> int:
     if schema.is_regression or len(schema.classes) < 2:
         raise ParameterError(f"the loss {loss!r} needs two classes or more in the schema, got {list(schema.classes)[:5]}")
     k = len(schema.classes)
-    if loss == "binary:logistic" or loss == "exponential":
+    if loss in ("binary:logistic", "binary", "exponential"):
         if k != 2:
             raise ParameterError(f"the loss {loss!r} takes two classes, got {k}")
         return 1
-    if loss == "multi:softprob":
+    if loss in ("multi:softprob", "multiclass"):
         return k
     return 1 if k == 2 else k
+
+
+def sigmoid_scale(model: Boosted) -> float:
+    """The factor of the raw score in a one-output model's sigmoid: 2 for ``exponential``, the
+    ``sigmoid`` option (LightGBM's parameter, 1 by default) for ``binary``, else 1.
+
+    >>> from puretree.nodes import Feature
+    >>> sigmoid_scale(Boosted((), (0.0,), 1.0, "binary", Schema((Feature("x"),), (0, 1)), options={"sigmoid": 0.7}))
+    0.7
+    """
+    if model.loss == "exponential":
+        return 2.0
+    return float(model.option("sigmoid", 1.0)) if model.loss == "binary" else 1.0
 
 
 def _check_tree(i: int, j: int, tree: Any, want: Schema) -> None:
@@ -428,9 +456,10 @@ def _proba(model: Boosted, raw: np.ndarray) -> np.ndarray:
     if link == "identity":
         raise ParameterError(f"predict_proba needs a classification model; the loss {model.loss!r} is a regression loss")
     if model.precision == "float32":
-        return _proba32(raw.astype(np.float32), link)
+        return _proba32(raw.astype(np.float32), sigmoid_scale(model))
     if raw.shape[1] == 1:
-        p = _sigmoid(2.0 * raw[:, 0] if link == "exponential" else raw[:, 0])
+        scale = sigmoid_scale(model)
+        p = _sigmoid(raw[:, 0] if scale == 1.0 else scale * raw[:, 0])
         return np.column_stack([1.0 - p, p])
     e = np.exp(raw - raw.max(axis=1, keepdims=True))
     total = np.zeros(len(raw))
@@ -439,13 +468,13 @@ def _proba(model: Boosted, raw: np.ndarray) -> np.ndarray:
     return e / total[:, None]
 
 
-def _proba32(m: np.ndarray, link: str) -> np.ndarray:
+def _proba32(m: np.ndarray, scale: float) -> np.ndarray:
     """XGBoost's links in float32 (``float32`` models): ``p = 1 / (1 + float32(exp(-z)))`` in float32;
     ``e_k = float32(exp(float32(m_k - max)))``, summed in double class by class, ``e_k / float32(sum)``
     in float32. Each ``exp`` is the double one rounded to float32."""
     one = np.float32(1.0)
     if m.shape[1] == 1:
-        z = m[:, 0] * np.float32(2.0) if link == "exponential" else m[:, 0]
+        z = m[:, 0] if scale == 1.0 else m[:, 0] * np.float32(scale)
         e = np.exp(-z.astype(np.float64)).astype(np.float32)
         p = (one / (one + e)).astype(np.float32).astype(np.float64)
         return np.column_stack([1.0 - p, p])
@@ -482,7 +511,7 @@ def staged_predict_proba(model: Boosted, X: Any, *, unseen: Unseen = "warn") -> 
 def class_codes(model: Boosted, raw: np.ndarray) -> np.ndarray:
     """Each row's class index from its raw scores ``(rows, outputs)`` (see the module notes)."""
     if raw.shape[1] == 1:
-        return (raw[:, 0] > 0 if model.loss == "binary:logistic" else raw[:, 0] >= 0).astype(np.int64)
+        return (raw[:, 0] > 0 if model.loss in STRICT_LOSSES else raw[:, 0] >= 0).astype(np.int64)
     return np.argmax(raw, axis=1)
 
 

@@ -171,3 +171,87 @@ def test_a_deep_tree_is_generated_as_a_table() -> None:
     exec(compile(files["deep.py"], "deep.py", "exec"), scope)
     assert scope["predict"]([0.5]) == 2.5 and scope["predict"]([1.5]) == -0.5 == bs.decision_function(model, [[1.5]])
     assert math.isnan(scope["predict"]([math.nan])) is False
+
+
+# -- imported LightGBM models (issue 29) ---------------------------------------------------
+
+from test_import_lightgbm import CASES as LGB_CASES, _model as _lgb_model, _train as _lgb_train  # noqa: E402
+
+
+@pytest.mark.parametrize("name", sorted(LGB_CASES))
+@pytest.mark.parametrize("target, ftype, form", [("python", "double", "nested"), ("python", "double", "table"), ("c", "double", "auto"), ("c", "float", "auto")])
+def test_imported_lightgbm_models_verify_with_no_mismatch(name: str, target: str, ftype: str, form: str) -> None:
+    """binary, multiclass and regression, 10% NaN, credit-g's categorical bitsets: the generated code
+    against the library on held-out rows and the boundary rows (zero band, categories' edges, NaN)."""
+    booster, held = _lgb_model(name, 0.1)
+    model = pt.from_lightgbm(booster)
+    report = pt.verify(model, held, target, feature_type=ftype, form=form)
+    assert report.n_checked > len(held) and report.mismatches == []
+    rows = cb.check_rows(model, held)
+    assert np.isnan(rows).all(axis=1).any()
+    thresholds = {float(t) for stage in model.stages for tree in stage for t in bs.table(tree).threshold[bs.table(tree).kind == 1]}
+    assert all((rows == t).any() for t in list(thresholds)[:200])  # each split's edge is a checked row
+
+
+def _sigmoid_model(sigmoid: float) -> tuple[bs.Boosted, np.ndarray]:
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    booster = _lgb_train(X[:400], y[:400], "binary", rounds=10, sigmoid=sigmoid)
+    return pt.from_lightgbm(booster), X[400:]
+
+
+@pytest.mark.parametrize("target", ["python", "c"])
+def test_the_sigmoid_scale_is_in_the_generated_code(target: str) -> None:
+    model, held = _sigmoid_model(0.3)
+    assert pt.verify(model, held, target).mismatches == []
+    text = "".join(pt.generate(model, target).values())
+    assert "0.3 * raw[0]" in text
+
+
+def test_verify_finds_a_lost_sigmoid_scale(monkeypatch: pytest.MonkeyPatch) -> None:
+    model, held = _sigmoid_model(0.3)
+    _broken(monkeypatch, "0.3 * raw[0]", "raw[0]")
+    assert pt.verify(model, held, "c").n_mismatches > 0
+
+
+def test_float32_models_scale_the_sigmoid_in_float32() -> None:
+    """A float32 model of the loss 'binary' (not what an importer makes, but a valid value): the
+    code's float32 product of the scale agrees with the library's."""
+    model = bs.Boosted(_hand("log_loss", 1).stages, (0.05,), 0.1, "binary", Schema(FEATURES, ("k0", "k1")), "float32", {"sigmoid": 0.7})
+    for target in ("python", "c"):
+        assert pt.verify(model, X_HAND, target).mismatches == []
+
+
+def test_an_infinite_threshold_is_written_as_a_literal_that_compiles() -> None:
+    """A split sending every number left and NaN right (LightGBM's reader makes one where a node's
+    known values all go one way): inf in the Python (nested and table) and in the C."""
+    schema = Schema((Feature("x"),), task="regression")
+    tree = Tree(Split(0, Threshold(math.inf, missing_branch=1), (_leaf(1.5), _leaf(-2.0)), (2.0, 1.0, 5.0)), bs.tree_schema(schema))
+    model = bs.Boosted(((tree,),), (0.0,), 1.0, "squared_error", schema)
+    X = np.array([[0.0], [1.7e308], [-1.7e308], [math.nan]])
+    assert bs.decision_function(model, X).tolist() == [1.5, 1.5, 1.5, -2.0]
+    for target, form in (("python", "nested"), ("python", "table"), ("c", "auto")):
+        assert pt.verify(model, X, target, form=form).mismatches == []
+
+
+@pytest.mark.parametrize("params", [{}, {"zero_as_missing": True}, {"use_missing": False}], ids=["nan", "zero", "none"])
+@pytest.mark.parametrize("target", ["python", "c"])
+def test_lightgbm_missing_types_and_categories_verify_with_no_mismatch(params: dict, target: str) -> None:
+    """Each missing type (NaN, Zero: zeros and the 1e-35 band go the default way, None: NaN read as 0)
+    with credit-g's categorical splits: verify's rows (every cut's neighbours, NaN) and rows of
+    zeros and tiny values, generated code against the library and the library against LightGBM."""
+    from test_import_lightgbm import _credit_g, _expected as _lgb_expected, _with_nan
+
+    X, y, cats = _credit_g()
+    X = _with_nan(X, 0.1, 5)
+    X[np.random.default_rng(6).random(X.shape) < 0.1] = 0.0
+    booster = _lgb_train(X[:700], y[:700], "binary", rounds=8, categorical=cats, min_data_per_group=5, cat_smooth=1, max_cat_to_onehot=2, **params)
+    model = pt.from_lightgbm(booster)
+    held = X[700:]
+    tiny = held[:20].copy()
+    tiny[:, ::2] = 1e-36
+    rows = np.vstack([held, tiny, -tiny])
+    assert pt.verify(model, rows, target).mismatches == []
+    checked = cb.check_rows(model, rows)
+    assert np.array_equal(np.asarray(model.decision_function(checked))[:, None], _lgb_expected(booster, checked, raw_score=True))

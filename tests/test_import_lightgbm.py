@@ -189,7 +189,7 @@ def test_read_from_text_and_file(tmp_path: Path) -> None:
     windows.write_bytes(booster.model_to_string().replace("\n", "\r\n").encode())
     for source in (path, str(path), booster.model_to_string(), windows, booster.model_to_string().replace("\n", "\r\n")):
         _close(lr._raw_scores(lr._read(source), held), expected)
-    with pytest.raises(ModelFormatError, match="cannot be read"):
+    with pytest.raises(ModelFormatError, match="absent.txt: cannot read the model"):
         lr._read(tmp_path / "absent.txt")
     (tmp_path / "binary.txt").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ModelFormatError, match="not UTF-8"):
@@ -362,3 +362,110 @@ def test_mutated_texts_are_read_or_refused_with_a_model_format_error(model_text:
         for k, tree in enumerate(stage):
             total[:, k] = total[:, k] + tree.predict(X)
     assert np.array_equal(total, raw)
+
+
+# -- pt.from_lightgbm: the Boosted model --------------------------------------------------
+
+
+@pytest.mark.parametrize("nan", [0.0, 0.1])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_from_lightgbm_scores_as_lightgbm_bit_for_bit(name: str, nan: float) -> None:
+    """The public importer's raw scores are Booster.predict(raw_score=True) bit for bit, its
+    probabilities within 1e-12 relative, its classes LightGBM's; the JSON round trip holds."""
+    booster, held = _model(name, nan)
+    model = pt.from_lightgbm(booster)
+    assert isinstance(model, pt.Boosted) and model.precision == "float64" and model.loss == CASES[name][1]
+    raw = np.asarray(model.decision_function(held), dtype=np.float64).reshape(len(held), -1)
+    assert np.array_equal(raw, _expected(booster, held, raw_score=True))
+    assert pt.from_json(pt.to_json(model)) == model
+    if model.loss == "regression":
+        assert np.array_equal(model.predict(held), raw[:, 0])
+        return
+    expected = _expected(booster, held)
+    proba = model.predict_proba(held)
+    if model.loss == "binary":
+        _close(proba[:, 1:], expected)
+        assert np.array_equal(proba[:, 0], 1.0 - proba[:, 1])
+        classes = (expected[:, 0] > 0.5).astype(int)  # LGBMClassifier: argmax of (1 - p, p)
+    else:
+        _close(proba, expected)
+        classes = expected.argmax(axis=1)
+    assert model.classes == tuple(range(proba.shape[1]))
+    assert np.array_equal(model.predict(held), classes)
+
+
+def test_the_sigmoid_parameter_is_kept_and_used(tmp_path: Path) -> None:
+    X, y = load_breast_cancer(return_X_y=True)
+    booster = _train(X[:400], y[:400], "binary", rounds=10, sigmoid=0.7)
+    model = pt.from_lightgbm(booster)
+    assert model.option("sigmoid") == 0.7
+    _close(model.predict_proba(X[400:])[:, 1:], _expected(booster, X[400:]))
+    pt.save(model, tmp_path / "m.json")
+    loaded = pt.load(tmp_path / "m.json")
+    assert loaded == model and np.array_equal(loaded.predict_proba(X[400:]), model.predict_proba(X[400:]))
+    with pytest.raises(pt.ParameterError, match="sigmoid"):
+        pt.Boosted(model.stages, model.init, 1.0, "binary", model.schema, options={"sigmoid": -1.0})
+
+
+def test_from_lightgbm_reads_files_and_text_and_names_the_file(tmp_path: Path) -> None:
+    booster, held = _model("wine", 0.1)
+    booster.save_model(str(tmp_path / "m.txt"))
+    model = pt.from_lightgbm(booster)
+    assert pt.from_lightgbm(tmp_path / "m.txt") == model == pt.from_lightgbm(booster.model_to_string())
+    text = booster.model_to_string()
+    (tmp_path / "bad.txt").write_text(_set(text, 2, "left_child", lambda v: v[:-1]))
+    with pytest.raises(ModelFormatError, match=r"bad.txt: LightGBM model, tree 2: left_child holds"):
+        pt.from_lightgbm(str(tmp_path / "bad.txt"))
+    with pytest.raises(ModelFormatError, match=r"^LightGBM model, tree 2"):
+        pt.from_lightgbm(_set(text, 2, "left_child", lambda v: v[:-1]))
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.raises(ModelFormatError, match="linear tree"):
+        pt.from_lightgbm(_train(X, y, "regression", rounds=2, linear_tree=True))
+
+
+def _cli(*args: str, cwd: Path) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "puretree", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_the_command_line_imports_exports_and_verifies(tmp_path: Path) -> None:
+    import csv
+
+    booster, held = _model("credit_g", 0.1)
+    booster.save_model(str(tmp_path / "m.txt"))
+    with open(tmp_path / "held.csv", "w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(booster.feature_name())
+        out.writerows([["" if np.isnan(v) else repr(float(v)) for v in row] for row in held])
+    done = _cli("import", "m.txt", "--from", "lightgbm", "-o", "m.json", cwd=tmp_path)
+    assert done.returncode == 0 and "binary, 30 stages x 1 output(s)" in done.stdout and "float64 sums" in done.stdout
+    assert pt.load(tmp_path / "m.json") == pt.from_lightgbm(booster)
+    for target in ("python", "c"):
+        done = _cli("verify", "m.json", "held.csv", "--to", target, cwd=tmp_path)
+        assert done.returncode == 0 and ": 0 mismatches" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_command_line_refuses_a_bad_model_in_one_line(tmp_path: Path) -> None:
+    booster, _ = _model("wine", 0.0)
+    text = booster.model_to_string()
+    (tmp_path / "bad.txt").write_text(_set(text, 4, "split_feature", lambda v: _replace(v, 0, 99)))
+    (tmp_path / "junk.txt").write_bytes(b"\x00\xff not a model")
+    (tmp_path / "linear.txt").write_text(_set(text, 0, "is_linear", lambda v: [1]))
+    for args, words in ((("bad.txt",), "puretree: error: bad.txt: LightGBM model, tree 4, node 0: feature 99"),
+                        (("absent.txt",), "puretree: error: absent.txt: cannot read the model"),
+                        (("junk.txt",), "puretree: error: junk.txt: not a LightGBM model text"),
+                        (("linear.txt",), "puretree: error: linear.txt: LightGBM model, tree 0: a linear tree")):
+        done = _cli("import", *args, "--from", "lightgbm", "-o", "x.json", cwd=tmp_path)
+        assert done.returncode != 0 and done.stderr.startswith(words), done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "x.json").exists()
+
+
+def test_a_fitted_lgbm_classifier_is_read_through_its_booster() -> None:
+    X, y = load_wine(return_X_y=True)
+    clf = lgb.LGBMClassifier(n_estimators=5, num_leaves=7, n_jobs=1, verbose=-1).fit(X[::2], y[::2])
+    model = pt.from_lightgbm(clf)
+    assert model == pt.from_lightgbm(clf.booster_) and model.loss == "multiclass"
+    assert np.array_equal(model.predict(X[1::2]), clf.predict(X[1::2]))
+    _close(model.predict_proba(X[1::2]), clf.predict_proba(X[1::2]))

@@ -461,7 +461,7 @@ def test_the_command_line_refuses_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "bad.ubj").write_bytes((tmp_path / "m.ubj").read_bytes()[:100])
     for args, words in ((("import", "bad.ubj", "--from", "xgboost", "-o", "x.json"), "bad.ubj: XGBoost model, UBJSON byte"),
                         (("import", "absent.ubj", "--from", "xgboost", "-o", "x.json"), "absent.ubj: cannot read the model"),
-                        (("import", "m.ubj", "--from", "lightgbm", "-o", "x.json"), "invalid choice")):
+                        (("import", "m.ubj", "--from", "catboost", "-o", "x.json"), "invalid choice")):
         done = _cli(*args, cwd=tmp_path)
         assert done.returncode != 0 and words in done.stderr and "Traceback" not in done.stderr
         assert len(done.stderr.strip().splitlines()) <= 3  # argparse's usage lines, or one line of ours

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from ..boosted import LOSSES, Boosted, class_codes, decision_function, predict_proba, table
+from ..boosted import LOSSES, STRICT_LOSSES, Boosted, class_codes, decision_function, predict_proba, sigmoid_scale, table
 from ..data import Dataset, encode_features
 from ..errors import CodegenError
 from . import literals as lit
@@ -153,7 +153,7 @@ def _nested_tree(a: dict[str, Any], root: int, fname: str) -> list[str]:
         left, right, nan = a["left"][i], a["right"][i], a["nan"][i]
         if kind == 1:
             extra = " or v != v" if nan == left else ""
-            lines.append(f"{pad}if v <= {a['threshold'][i]!r}{extra}:")
+            lines.append(f"{pad}if v <= {lit.py_float(a['threshold'][i])}{extra}:")
             emit(left, pad + "    ")
             lines.append(f"{pad}else:")
             emit(right, pad + "    ")
@@ -210,7 +210,7 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
     tables = [
         f"_KIND = {_tuple(a['kind'])}",
         f"_FEATURE = {_tuple(a['feature'])}",
-        f"_THRESHOLD = {_tuple(a['threshold'])}",
+        "_THRESHOLD = (" + "".join(f"{lit.py_float(v)}, " for v in a["threshold"]) + ")",  # inf: an imported split sending every number one way
         f"_LEFT = {_tuple(a['left'])}",
         f"_RIGHT = {_tuple(a['right'])}",
         f"_NAN = {_tuple(a['nan'])}",
@@ -289,20 +289,21 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
     if link == "identity":
         lines += ["", "", "def predict(x):", '    """The predicted value of row x."""', "    return decision_function(x)[0]", ""]
         return "\n".join(lines)
+    scale = sigmoid_scale(model)  # of the raw score in the sigmoid: 2 (exponential), LightGBM's sigmoid
     lines += ["", "", "def _code(raw):"]
     if k == 1:
-        lines += [f"    return 1 if raw[0] {'>' if model.loss == 'binary:logistic' else '>='} 0 else 0"]
+        lines += [f"    return 1 if raw[0] {'>' if model.loss in STRICT_LOSSES else '>='} 0 else 0"]
     else:
         lines += ["    return max(range(len(raw)), key=lambda k: (raw[k], -k))"]
     lines += ["", "", "def predict_proba(x):", '    """The class probabilities of row x, in CLASSES order."""', "    raw = decision_function(x)"]
     if float32 and k == 1:
-        z = "_float32(2.0 * raw[0])" if link == "exponential" else "raw[0]"
+        z = "raw[0]" if scale == 1.0 else f"_float32({lit.py_float(float(np.float32(scale)))} * raw[0])"
         lines += [f"    p = _float32(1.0 / _float32(1.0 + _float32(_exp(-{z}))))", "    return [1.0 - p, p]"]
     elif float32:
         lines += ["    top = max(raw)", "    e = [_float32(math.exp(_float32(v - top))) for v in raw]", "    total = 0.0", "    for v in e:", "        total += v",
                   "    total = _float32(total)", "    return [_float32(v / total) for v in e]"]
     elif k == 1:
-        z = "2.0 * raw[0]" if link == "exponential" else "raw[0]"
+        z = "raw[0]" if scale == 1.0 else f"{lit.py_float(scale)} * raw[0]"
         lines += [f"    p = 1.0 / (1.0 + _exp(-({z})))", "    return [1.0 - p, p]"]
     else:
         lines += ["    top = max(raw)", "    e = [math.exp(v - top) for v in raw]", "    total = 0.0", "    for v in e:", "        total += v", "    return [v / total for v in e]"]
@@ -314,7 +315,7 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
 
 
 def _c_double(v: float) -> str:
-    return float(v).hex()
+    return float(v).hex() if math.isfinite(v) else lit.c_double(v)
 
 
 def _c_array(ctype: str, cname: str, values: list[str]) -> str:
@@ -433,19 +434,21 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
         return {f"{name}.h": "\n".join(header), f"{name}.c": "\n".join(src)}
     src += ["", f"static int {name}_code(const double *raw) {{"]
     if k == 1:
-        src += [f"    return raw[0] {'>' if model.loss == 'binary:logistic' else '>='} 0.0 ? 1 : 0;", "}"]
+        src += [f"    return raw[0] {'>' if model.loss in STRICT_LOSSES else '>='} 0.0 ? 1 : 0;", "}"]
     else:
         src += ["    int j, best = 0;", f"    for (j = 1; j < {k}; j++) if (raw[j] > raw[best]) best = j;", "    return best;", "}"]
+    scale = sigmoid_scale(model)
     src += ["", f"int {name}_predict_proba(const {ctype} *x, double *proba) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);"]
     if model.precision == "float32" and k == 1:
-        z = "(float)(2.0f * (float)raw[0])" if link == "exponential" else "(float)raw[0]"
+        # float32 * float32 formed in double and rounded once: the float32 product
+        z = "(float)raw[0]" if scale == 1.0 else f"(float)({lit.c_double(float(np.float32(scale)))} * (double)(float)raw[0])"
         src += ["    {", f"        float e = (float)exp(-(double){z});", "        float p = 1.0f / (1.0f + e);", "        proba[0] = 1.0 - (double)p;", "        proba[1] = (double)p;", "    }"]
     elif model.precision == "float32":
         src += ["    {", "        int j;", "        float top = (float)raw[0], e[%d];" % k, "        double total = 0.0;", f"        for (j = 1; j < {k}; j++) if ((float)raw[j] > top) top = (float)raw[j];",
                 f"        for (j = 0; j < {k}; j++) {{ e[j] = (float)exp((double)((float)raw[j] - top)); total += (double)e[j]; }}",
                 f"        for (j = 0; j < {k}; j++) proba[j] = (double)(e[j] / (float)total);", "    }"]
     elif k == 1:
-        z = "2.0 * raw[0]" if link == "exponential" else "raw[0]"
+        z = "raw[0]" if scale == 1.0 else f"{lit.c_double(scale)} * raw[0]"
         src += ["    {", f"        double p = 1.0 / (1.0 + exp(-({z})));", "        proba[0] = 1.0 - p;", "        proba[1] = p;", "    }"]
     else:
         src += ["    {", "        int j;", "        double top = raw[0], total = 0.0;", f"        for (j = 1; j < {k}; j++) if (raw[j] > top) top = raw[j];",

@@ -7,7 +7,9 @@
 - :mod:`puretree.io.formats`: the data files puretree reads (CSV, ARFF, Parquet, JSON lines:
   :func:`read_data`, :func:`read_arff`);
 - :mod:`puretree.io._xgboost`: XGBoost's saved models (JSON, UBJSON or a ``Booster``) as
-  :class:`~puretree.boosted.Boosted` values (:func:`from_xgboost`).
+  :class:`~puretree.boosted.Boosted` values (:func:`from_xgboost`);
+- :mod:`puretree.io._lightgbm`: LightGBM's model text (or a ``Booster``) as
+  :class:`~puretree.boosted.Boosted` values (:func:`from_lightgbm`).
 
 ``puretree.io`` re-exports the JSON codec's names, as when it was one module, and the two
 readers of data files; the examples live with the code:
@@ -21,7 +23,8 @@ True
 from __future__ import annotations
 
 from .formats import read_arff, read_data
+from ._lightgbm import from_lightgbm
 from ._xgboost import from_xgboost
 from .json import FORMAT, READS, SPLIT_FORMATS, VERSION, SplitFormat, from_dict, from_json, load, save, to_dict, to_json
 
-__all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load", "read_data", "read_arff", "from_xgboost"]
+__all__ = ["FORMAT", "VERSION", "READS", "SplitFormat", "SPLIT_FORMATS", "to_dict", "from_dict", "to_json", "from_json", "save", "load", "read_data", "read_arff", "from_xgboost", "from_lightgbm"]

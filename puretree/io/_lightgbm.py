@@ -1,4 +1,4 @@
-"""Reading LightGBM's model text into checked arrays and puretree trees (issue 29, ``from_lightgbm``'s reader).
+"""LightGBM's models as :class:`~puretree.boosted.Boosted` values (issue 29): :func:`from_lightgbm`.
 
 This module reads a ``lightgbm.Booster`` (through ``model_to_string()``) or the text it saves
 (``save_model``), refuses a malformed or hostile one with a :class:`~puretree.errors.ModelFormatError`
@@ -8,7 +8,9 @@ naming the tree and node, in time and memory linear in the text, and gives
   computes as LightGBM does (the reference the trees are checked against);
 - :func:`_stages`: the same trees as puretree regression :class:`~puretree.tree.Tree` values,
   ``stages[i][k]`` the tree of iteration ``i`` and output ``k``, deciding as LightGBM on every
-  double (NaN included) with puretree's own ``Threshold`` tests.
+  double (NaN included) with puretree's own ``Threshold`` tests;
+- :func:`from_lightgbm`: those stages as a :class:`~puretree.boosted.Boosted` model (``float64``
+  sums from 0.0, learning rate 1, the loss named as LightGBM's objective).
 
 What LightGBM does (``include/LightGBM/tree.h``, ``src/c_api.cpp``; measured against
 ``Booster.predict`` with lightgbm 4.7):
@@ -51,11 +53,11 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ..errors import ModelFormatError
+from ..errors import ModelFormatError, PuretreeError
 from ..nodes import REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold
 from ..tree import Tree
 
-__all__: list[str] = []  # private plumbing until from_lightgbm is public
+__all__ = ["from_lightgbm"]
 
 #: LightGBM's kZeroThreshold: ``const double kZeroThreshold = 1e-35f`` (a float literal).
 _ZERO = float(np.float32(1e-35))
@@ -153,20 +155,22 @@ def _fail(where: str, message: str) -> ModelFormatError:
 # -- reading -------------------------------------------------------------------------------
 
 
-def _text_of(source: Any) -> str:
-    """The model text of a Booster (or a fitted LGBMModel), a path, or the text itself."""
+def _text_of(source: Any) -> tuple[str, str | None]:
+    """The model text of a Booster (or a fitted LGBMModel), a path, or the text itself, and the
+    path (None for the others)."""
     booster = getattr(source, "booster_", source)
     if hasattr(booster, "model_to_string"):
-        return str(booster.model_to_string())
+        return str(booster.model_to_string()), None
     if isinstance(source, str) and source.startswith(("tree\n", "tree\r\n")):
-        return source
+        return source, None
     if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
         try:
-            return Path(source).read_text(encoding="utf-8")
+            return Path(source).read_text(encoding="utf-8"), name
         except UnicodeDecodeError as exc:
-            raise _fail(str(source), "not a LightGBM model text (not UTF-8)") from exc
+            raise ModelFormatError(f"{name}: not a LightGBM model text (not UTF-8)") from exc
         except OSError as exc:
-            raise _fail(str(source)[:200], f"cannot be read ({exc.strerror or exc})") from exc
+            raise ModelFormatError(f"{name}: cannot read the model ({exc.strerror or exc})") from exc
     raise _fail("input", f"expected a lightgbm.Booster, its model text or a path to it, got {type(source).__name__}")
 
 
@@ -244,7 +248,17 @@ def _objective(text: str) -> tuple[str, float]:
 
 def _read(source: Any) -> _Model:
     """Check a LightGBM model (Booster, text or path) and return its arrays (see the module's notes)."""
-    header, blocks, rest = _blocks(_text_of(source))
+    text, name = _text_of(source)
+    try:
+        return _from_text(text)
+    except ModelFormatError as exc:  # a file's errors name the file, as the command line shows them
+        if name is None:
+            raise
+        raise ModelFormatError(f"{name}: {exc}") from None
+
+
+def _from_text(text: str) -> _Model:
+    header, blocks, rest = _blocks(text)
     objective, sigmoid = _objective(header.get("objective", ""))
     num_class = _one(header, "num_class", "header")
     per_iteration = _one(header, "num_tree_per_iteration", "header")
@@ -537,12 +551,71 @@ def _puretree_root(t: int, tree: _Tree) -> Node:
     return built[0]
 
 
-def _stages(model: _Model) -> tuple[tuple[Tree, ...], ...]:
+def _stages(model: _Model, schema: Schema | None = None) -> tuple[tuple[Tree, ...], ...]:
     """The trees as puretree regression trees, ``stages[i][k]`` iteration ``i``'s for output ``k``:
     each predicts the leaf value LightGBM's tree gives the row, on every double and NaN.
 
-    A categorical feature is a numeric one here, holding the category codes LightGBM reads."""
-    schema = Schema(tuple(Feature(n) for n in model.feature_names), (), task=REGRESSION)
+    A categorical feature is a numeric one here, holding the category codes LightGBM reads.
+    ``schema``: the trees' (a regression schema on the model's features), by default one made here."""
+    if schema is None:
+        schema = Schema(tuple(Feature(n) for n in model.feature_names), (), task=REGRESSION)
     trees = [Tree(_puretree_root(t, tree), schema) for t, tree in enumerate(model.trees)]
     K = model.n_outputs
     return tuple(tuple(trees[i : i + K]) for i in range(0, len(trees), K))
+
+
+# -- the public importer ---------------------------------------------------------------------
+
+
+def _schema(model: _Model) -> Schema:
+    """The Boosted model's schema: the features (numeric: a categorical one holds LightGBM's
+    codes), the classes 0..K-1 (binary: 0 and 1) or a regression target."""
+    features = tuple(Feature(n) for n in model.feature_names)
+    if model.objective == "regression":
+        return Schema(features, task=REGRESSION)
+    return Schema(features, tuple(range(2 if model.objective == "binary" else model.num_class)))
+
+
+def from_lightgbm(booster_or_path: Any) -> Any:
+    """A LightGBM model as a :class:`~puretree.boosted.Boosted` value (``precision="float64"``):
+    from a ``lightgbm.Booster`` (or a fitted ``LGBMModel``), the text it saves
+    (``Booster.save_model("m.txt")``, read here without lightgbm), or that text itself.
+
+    Objectives ``binary`` (the loss ``"binary"``: probabilities by the sigmoid of ``sigmoid * raw``,
+    LightGBM's ``sigmoid`` parameter kept as the model's option), ``multiclass`` (the softmax)
+    and ``regression`` (L2, the raw score), of ``gbdt`` models; numerical splits with
+    ``default_left`` and every missing type (None, Zero, NaN), categorical splits with their
+    bitsets. Each stage holds iteration ``i``'s tree of every output; the initial score is in
+    the first trees' leaves, so ``init`` is 0 and the learning rate 1. The raw scores are
+    ``Booster.predict(X, raw_score=True)``, the same double sums in the same order; the classes
+    are 0..K-1 (binary: 1 where the raw score is above 0). A categorical feature is read as
+    LightGBM reads it, its category code (a number: NaN and negative codes go right).
+    ``linear_tree`` models, random forests and other objectives are refused with a
+    :class:`~puretree.errors.ModelFormatError`, as is a malformed text (naming the tree and node).
+
+    >>> model = from_lightgbm(_EXAMPLE)
+    >>> model.loss, model.precision, len(model.stages), model.n_outputs
+    ('regression', 'float64', 1, 1)
+    >>> model.decision_function([[0.5, 2.0], [float("nan"), 2.0], [1e-40, 0.0]]).tolist()
+    [1.5, -1.0, -1.0]
+    """
+    from ..boosted import Boosted, tree_schema
+
+    text, name = _text_of(booster_or_path)
+    try:
+        model = _from_text(text)
+        try:
+            schema = _schema(model)
+            stages = _stages(model, tree_schema(schema))
+            options: dict[str, Any] = {"source": "lightgbm"}
+            if model.objective == "binary":
+                options["sigmoid"] = model.sigmoid
+            return Boosted(stages, model.init, model.learning_rate, model.objective, schema, "float64", options)
+        except ModelFormatError:
+            raise
+        except PuretreeError as exc:  # a combination no reader check above names (duplicate feature names, say)
+            raise _fail("model", str(exc)) from None
+    except ModelFormatError as exc:  # a file's errors name the file, as the command line shows them
+        if name is None:
+            raise
+        raise ModelFormatError(f"{name}: {exc}") from None
