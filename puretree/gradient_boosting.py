@@ -60,7 +60,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .boosted import Boosted
+from .boosted import Boosted, tree_schema
 from .builder import visited_regression_tree
 from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
@@ -458,7 +458,7 @@ def gradient_boosting(
     K = len(init)
     raw = np.tile(init, (n, 1))
     rng = np.random.RandomState(seed)
-    reg_schema = Schema(ds.schema.features, (), target="negative gradient", task="regression")
+    reg_schema = tree_schema(ds.schema)  # the stage trees' schema as a Boosted (and its JSON) has it
     stages: list[tuple[Tree, ...]] = []
     n_inbag = max(1, int(opts["subsample"] * n))
     mask = np.ones(n, dtype=bool)

@@ -266,3 +266,19 @@ def test_refusals_name_the_problem() -> None:
         gradient_boosting(X, ["a", "b", "a", "b"], n_estimators=0)
     with pytest.raises(ParameterError, match="subsample"):
         gradient_boosting(X, ["a", "b", "a", "b"], subsample=1.5)
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "squared_error"])
+def test_a_fitted_booster_survives_its_json(tmp_path, loss: str) -> None:
+    """The stage trees carry the schema a Boosted's JSON rebuilds them with, so a saved and
+    loaded model is == the fitted one and answers the same (the trees once named their target
+    'negative gradient' and the loaded model was not ==)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) if loss == "log_loss" else X[:, 0] * 2.0
+    model = gradient_boosting(X, y, loss=loss, n_estimators=4, max_depth=2)
+    path = tmp_path / "model.json"
+    pt.save(model, path)
+    loaded = pt.load(path)
+    assert loaded == model
+    assert np.array_equal(pt.predict(loaded, X), pt.predict(model, X))
