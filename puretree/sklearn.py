@@ -108,8 +108,16 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
       the model's columns, one grown on a subset of the classes has its counts in their columns;
     - ``AdaBoostClassifier`` of trees (SAMME): ``"adaboost"``, weighted by ``estimator_weights_``.
 
-    ``IsolationForest`` (an anomaly score), ``AdaBoostRegressor`` (a weighted median), the
-    gradient-boosted models and ensembles of other estimators are refused with the reason
+    For ``GradientBoosting*`` and ``HistGradientBoosting*``, a :class:`~puretree.boosted.Boosted`
+    (``float64`` sums) whose raw scores are scikit-learn's ``decision_function`` (regression:
+    ``predict``), bit for bit: ``GradientBoosting*`` from the initial score of ``init_`` and the
+    trees of ``estimators_`` (a custom ``init`` estimator is refused); ``HistGradientBoosting*``
+    from ``_baseline_prediction`` and its predictors, with its categorical splits as subsets
+    (a category unseen at fit goes the missing values' way) and its missing-value sides (the
+    ``poisson`` and ``gamma`` losses, whose link is the exponential, are refused).
+
+    ``IsolationForest`` (an anomaly score), ``AdaBoostRegressor`` (a weighted median) and
+    ensembles of other estimators are refused with the reason
     (a :class:`~puretree.errors.ParameterError`).
 
     Feature names come from ``feature_names``, else the estimator's ``feature_names_in_``,

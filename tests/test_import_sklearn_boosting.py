@@ -192,3 +192,21 @@ def test_interaction_constraints_convert() -> None:
     X, y, held, _ = _data("breast_cancer")
     est = HistGradientBoostingClassifier(max_iter=10, interaction_cst=[[0, 1, 2], [3, 4, 5]], random_state=0).fit(X, y)
     _agrees(est, held)
+
+
+def test_numeric_columns_named_categorical_keep_their_values() -> None:
+    """``categorical_features=[1]`` on a matrix: the categories are the column's values (3, 7,
+    10, 12, not codes 0..3); a value unseen at fit (5) and NaN go the missing values' way."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=400), rng.choice([3.0, 7.0, 10.0, 12.0], 400)])
+    y = X[:, 0] + (X[:, 1] == 7) * 2
+    X[rng.random(400) < 0.1, 1] = np.nan
+    est = HistGradientBoostingRegressor(max_iter=10, categorical_features=[1], random_state=0).fit(X, y)
+    model = from_sklearn(est)
+    assert model.schema.features[1].categories == (3.0, 7.0, 10.0, 12.0)
+    rows = X.copy()
+    rows[:10, 1] = 5.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.array_equal(bs.decision_function(model, rows), est.predict(rows))
+    assert pt.verify(model, X[:50], "c").mismatches == []
