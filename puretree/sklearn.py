@@ -489,5 +489,7 @@ def _from_hist_boosting(estimator: Any, *, feature_names: Sequence[str] | None, 
 
     stages = tuple(tuple(stage_tree(p) for p in iteration) for iteration in estimator._predictors)
     init = tuple(float(v) for v in np.asarray(estimator._baseline_prediction, dtype=np.float64).ravel())
-    options = {"source": name, "n_iter": int(estimator.n_iter_)}
+    options: dict[str, Any] = {"source": name, "n_iter": int(estimator.n_iter_)}
+    if len(classes) == 2:  # its predict: class 1 where raw > 0 (GradientBoostingClassifier: raw >= 0)
+        options["strict_class"] = True
     return Boosted(stages, init, 1.0, loss, schema, "float64", options)

@@ -210,3 +210,19 @@ def test_numeric_columns_named_categorical_keep_their_values() -> None:
         warnings.simplefilter("ignore")
         assert np.array_equal(bs.decision_function(model, rows), est.predict(rows))
     assert pt.verify(model, X[:50], "c").mismatches == []
+
+
+def test_a_binary_hist_model_predicts_class_1_only_above_zero() -> None:
+    """scikit-learn's HGB classifier says class 1 where raw > 0 (GradientBoostingClassifier: >= 0):
+    with its trees left out and a baseline of 0, every raw score is 0 and the class is 0."""
+    X, y, held, _ = _data("breast_cancer")
+    est = HistGradientBoostingClassifier(max_iter=3, random_state=0).fit(X, y)
+    est._predictors = []
+    est._baseline_prediction = np.zeros_like(est._baseline_prediction)
+    model = from_sklearn(est)
+    assert model.option("strict_class") is True and bs.strict_class(model)
+    assert (est.predict(held) == 0).all() and np.array_equal(bs.predict(model, held), est.predict(held))
+    for target in ("python", "c"):
+        assert pt.verify(model, held[:20], target).mismatches == []
+    gb = GradientBoostingClassifier(n_estimators=3, random_state=0).fit(X, y)
+    assert not bs.strict_class(from_sklearn(gb))
