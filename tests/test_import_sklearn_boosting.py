@@ -74,6 +74,15 @@ def test_gradient_boosting_scores_as_scikit_learn(name: str, loss: str) -> None:
     model = _agrees(est, held)
     assert (model.loss, model.learning_rate, model.precision) == (loss, est.learning_rate, "float64")
     assert len(model.stages) == 25 and model.n_outputs == (3 if name == "wine" else 1)
+    _verifies(model, held[:40])
+
+
+def _verifies(model: bs.Boosted, rows: Any) -> None:
+    """The generated Python and C (double features) agree with the library on ``rows`` and
+    verify's boundary rows (thresholds' neighbours, NaN, unknown codes): 0 mismatches."""
+    for target in ("python", "c"):
+        report = pt.verify(model, rows, target)
+        assert report.n_checked > len(rows) and report.mismatches == []
 
 
 def test_gradient_boosting_with_zero_init_and_early_stopping() -> None:
@@ -97,6 +106,7 @@ def test_hist_gradient_boosting_scores_as_scikit_learn(name: str, loss: str, nan
         est = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit(X, y)
     model = _agrees(est, held)
     assert model.learning_rate == 1.0 and len(model.stages) == est.n_iter_
+    _verifies(model, held[:40])
 
 
 def _frame(n: int = 600) -> tuple[pd.DataFrame, np.ndarray]:
@@ -120,6 +130,7 @@ def test_hist_gradient_boosting_with_categorical_columns_and_nan(kind: str) -> N
         est = HistGradientBoostingClassifier(max_iter=30, categorical_features="from_dtype", random_state=0)
     est.fit(df.iloc[:400], y[:400])
     model = _agrees(est, df.iloc[400:])
+    _verifies(model, df.iloc[400:440])
     assert [f.kind for f in model.schema.features] == ["numeric", "categorical", "numeric", "categorical"]
     assert model.schema.features[1].categories == tuple("pqrstu")
     # a category unseen at fit goes the missing values' way, as scikit-learn sends it
@@ -210,6 +221,7 @@ def test_numeric_columns_named_categorical_keep_their_values() -> None:
         warnings.simplefilter("ignore")
         assert np.array_equal(bs.decision_function(model, rows), est.predict(rows))
     assert pt.verify(model, X[:50], "c").mismatches == []
+    assert pt.from_json(pt.to_json(model)) == model
 
 
 def test_a_binary_hist_model_predicts_class_1_only_above_zero() -> None:
