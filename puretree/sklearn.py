@@ -482,6 +482,8 @@ def _from_hist_boosting(estimator: Any, *, feature_names: Sequence[str] | None, 
                 left = tuple(c for c in known[j] if (int(words[c // 32]) >> (c % 32)) & 1)
                 if 0 < len(left) < len(features[j].categories):
                     return Split(j, Subset(left), children, stats, surrogates=Surrogates(fallback=side, known=known[j]))
+                if len(features[j].categories) < 2 and children[0 if left else 1] is not children[side]:
+                    raise ParameterError(f"from_sklearn cannot convert this {name}: it splits the categorical feature {names[j]!r}, of one category, into that category and the missing values, which a puretree subset split (some but not all of the feature's categories) cannot express")
                 return _missing_apart(j, children[0 if left else 1], children[side], stats, known[j])
             return Split(j, Threshold(float(nodes["num_threshold"][i]), missing_branch=side), children, stats)
 

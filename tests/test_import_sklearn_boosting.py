@@ -238,3 +238,14 @@ def test_a_binary_hist_model_predicts_class_1_only_above_zero() -> None:
         assert pt.verify(model, held[:20], target).mismatches == []
     gb = GradientBoostingClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert not bs.strict_class(from_sklearn(gb))
+
+
+def test_a_one_category_feature_split_from_its_missing_values_is_refused() -> None:
+    """puretree's subsets send some but not all of a feature's categories left: a split of a
+    feature of one category against NaN has no such form (and would not load back from JSON)."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=400), "c": pd.Categorical(np.where(rng.random(400) < 0.5, "only", None))})
+    y = df["a"].to_numpy() + df["c"].isna().to_numpy() * 3.0
+    est = HistGradientBoostingRegressor(max_iter=5, categorical_features="from_dtype", random_state=0).fit(df, y)
+    with pytest.raises(ParameterError, match="categorical feature 'c', of one category"):
+        from_sklearn(est)
