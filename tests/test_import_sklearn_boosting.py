@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import (
@@ -249,3 +251,41 @@ def test_a_one_category_feature_split_from_its_missing_values_is_refused() -> No
     est = HistGradientBoostingRegressor(max_iter=5, categorical_features="from_dtype", random_state=0).fit(df, y)
     with pytest.raises(ParameterError, match="categorical feature 'c', of one category"):
         from_sklearn(est)
+
+
+_X, _Y, _, _ = _data("wine", 0.1)
+_HGB = HistGradientBoostingClassifier(max_iter=8, random_state=0).fit(_X, _Y)
+_GB = GradientBoostingClassifier(n_estimators=8, max_depth=2, random_state=0).fit(np.nan_to_num(_X), _Y)
+_THRESHOLDS = sorted({float(t) for it in _HGB._predictors for p in it for t in p.nodes["num_threshold"][p.nodes["is_leaf"] == 0]}
+                     | {float(t) for row in _GB.estimators_ for e in row for t in e.tree_.threshold[e.tree_.children_left >= 0]})
+
+
+@st.composite
+def _rows(draw: Any, nan: bool) -> np.ndarray:
+    """Rows of wine's 13 features: thresholds, their float32 and double neighbours, any finite
+    double (and NaN for the HGB model)."""
+    near = st.sampled_from(_THRESHOLDS).flatmap(lambda t: st.sampled_from([t, float(np.nextafter(t, np.inf)), float(np.nextafter(t, -np.inf)),
+                                                                             float(np.float32(t)), float(np.nextafter(np.float32(t), np.float32(np.inf)))]))
+    value = st.one_of(near, st.floats(-1e6, 1e6), *([st.just(float("nan"))] if nan else []))
+    return np.array(draw(st.lists(st.lists(value, min_size=13, max_size=13), min_size=1, max_size=8)), dtype=np.float64)
+
+
+@settings(deadline=None)
+@given(rows=_rows(nan=True))
+def test_hist_model_scores_any_row_as_scikit_learn(rows: np.ndarray) -> None:
+    assert np.array_equal(bs.decision_function(_converted(_HGB), rows), _HGB.decision_function(rows))
+
+
+@settings(deadline=None)
+@given(rows=_rows(nan=False))
+def test_gradient_boosting_scores_any_row_as_scikit_learn(rows: np.ndarray) -> None:
+    assert np.array_equal(bs.decision_function(_converted(_GB), rows), _GB.decision_function(rows))
+
+
+_CONVERTED: dict[int, bs.Boosted] = {}
+
+
+def _converted(est: Any) -> bs.Boosted:
+    if id(est) not in _CONVERTED:
+        _CONVERTED[id(est)] = from_sklearn(est)
+    return _CONVERTED[id(est)]
