@@ -289,3 +289,13 @@ def _converted(est: Any) -> bs.Boosted:
     if id(est) not in _CONVERTED:
         _CONVERTED[id(est)] = from_sklearn(est)
     return _CONVERTED[id(est)]
+
+
+@pytest.mark.parametrize("kind", [GradientBoostingClassifier, HistGradientBoostingClassifier])
+@pytest.mark.parametrize("dataset", ["breast_cancer", "wine"])
+def test_string_class_labels_are_kept(kind: Any, dataset: str) -> None:
+    X, y, held, _ = _data(dataset)
+    labels = np.array(["low", "mid", "top"])[y]
+    est = kind(random_state=0, **({"n_estimators": 10} if kind is GradientBoostingClassifier else {"max_iter": 10})).fit(X, labels)
+    model = _agrees(est, held)
+    assert model.classes == tuple(sorted(set(labels.tolist())))
