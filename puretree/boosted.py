@@ -25,7 +25,8 @@ as XGBoost computes them, in float32: ``p = 1 / (1 + float32(exp(-raw)))``; ``e_
 float32(exp(float32(raw_k - max)))`` summed in double, ``e_k / float32(sum)`` (measured against
 xgboost 3.2: equal, or one float32 ulp off where its ``expf`` rounds otherwise). **Classes**: K outputs, the first largest raw
 score; one output, class 1 where ``raw >= 0`` (scikit-learn), where ``raw > 0`` for XGBoost's
-``binary:logistic`` and LightGBM's ``binary`` (:data:`STRICT_LOSSES`: the probability above one half).
+``binary:logistic`` and LightGBM's ``binary`` (:data:`STRICT_LOSSES`: the probability above one half)
+and scikit-learn's ``HistGradientBoostingClassifier`` (the option ``strict_class``, :func:`strict_class`).
 
 The trees are plain :class:`~puretree.tree.Tree` values on the model's features (a regression
 schema): threshold splits (``x <= t`` left, a missing value by the split's ``missing_branch``, else
@@ -73,6 +74,7 @@ __all__ = [
     "STRICT_LOSSES",
     "PRECISIONS",
     "sigmoid_scale",
+    "strict_class",
     "decision_function",
     "staged_decision_function",
     "predict_proba",
@@ -264,6 +266,18 @@ def sigmoid_scale(model: Boosted) -> float:
     if model.loss == "exponential":
         return 2.0
     return float(model.option("sigmoid", 1.0)) if model.loss == "binary" else 1.0
+
+
+def strict_class(model: Boosted) -> bool:
+    """Whether a one-output model's class 1 is where ``raw > 0`` (:data:`STRICT_LOSSES`, and a
+    model with the option ``strict_class``: scikit-learn's ``HistGradientBoostingClassifier``),
+    not ``raw >= 0``.
+
+    >>> from puretree.nodes import Feature
+    >>> strict_class(Boosted((), (0.0,), 1.0, "log_loss", Schema((Feature("x"),), (0, 1)), options={"strict_class": True}))
+    True
+    """
+    return model.loss in STRICT_LOSSES or bool(model.option("strict_class", False))
 
 
 def _check_tree(i: int, j: int, tree: Any, want: Schema) -> None:
@@ -511,7 +525,7 @@ def staged_predict_proba(model: Boosted, X: Any, *, unseen: Unseen = "warn") -> 
 def class_codes(model: Boosted, raw: np.ndarray) -> np.ndarray:
     """Each row's class index from its raw scores ``(rows, outputs)`` (see the module notes)."""
     if raw.shape[1] == 1:
-        return (raw[:, 0] > 0 if model.loss in STRICT_LOSSES else raw[:, 0] >= 0).astype(np.int64)
+        return (raw[:, 0] > 0 if strict_class(model) else raw[:, 0] >= 0).astype(np.int64)
     return np.argmax(raw, axis=1)
 
 

@@ -47,12 +47,13 @@ from .ensemble import Ensemble
 from .errors import ParameterError
 from .fold import rewrite
 from .growth.assemble import assemble
-from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold
+from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Subset, Surrogates, Threshold
 from .sklearn_export import UnsupportedTreeError, to_sklearn
 from .tree import Tree
 
 if TYPE_CHECKING:  # the estimators' types, for type checkers (at run time: loaded on first use, below)
     # (`X as X`: re-exported, which mypy cannot read from the __all__ below)
+    from .boosted import Boosted
     from .estimators import AdaBoostClassifier as AdaBoostClassifier
     from .estimators import BaggingClassifier as BaggingClassifier
     from .estimators import BaggingRegressor as BaggingRegressor
@@ -95,7 +96,7 @@ def _first_max(row: np.ndarray) -> int:
     return int(np.argmax(row))
 
 
-def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, target: str = "target", missing: str = "majority") -> Tree | Ensemble:
+def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, target: str = "target", missing: str = "majority") -> Tree | Ensemble | Boosted:
     """A puretree tree deciding exactly as the fitted scikit-learn decision tree ``estimator``;
     for a forest, bagging or AdaBoost of decision trees, an :class:`~puretree.ensemble.Ensemble`
     of such trees that predicts as the ensemble does:
@@ -107,8 +108,16 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
       the model's columns, one grown on a subset of the classes has its counts in their columns;
     - ``AdaBoostClassifier`` of trees (SAMME): ``"adaboost"``, weighted by ``estimator_weights_``.
 
-    ``IsolationForest`` (an anomaly score), ``AdaBoostRegressor`` (a weighted median), the
-    gradient-boosted models and ensembles of other estimators are refused with the reason
+    For ``GradientBoosting*`` and ``HistGradientBoosting*``, a :class:`~puretree.boosted.Boosted`
+    (``float64`` sums) whose raw scores are scikit-learn's ``decision_function`` (regression:
+    ``predict``), bit for bit: ``GradientBoosting*`` from the initial score of ``init_`` and the
+    trees of ``estimators_`` (a custom ``init`` estimator is refused); ``HistGradientBoosting*``
+    from ``_baseline_prediction`` and its predictors, with its categorical splits as subsets
+    (a category unseen at fit goes the missing values' way) and its missing-value sides (the
+    ``poisson`` and ``gamma`` losses, whose link is the exponential, are refused).
+
+    ``IsolationForest`` (an anomaly score), ``AdaBoostRegressor`` (a weighted median) and
+    ensembles of other estimators are refused with the reason
     (a :class:`~puretree.errors.ParameterError`).
 
     Feature names come from ``feature_names``, else the estimator's ``feature_names_in_``,
@@ -118,6 +127,8 @@ def from_sklearn(estimator: Any, *, feature_names: Sequence[str] | None = None, 
     scikit-learn sends a missing value to; ``missing`` is the tree's strategy for the splits
     that have none (trees from a scikit-learn older than 1.3).
     """
+    if type(estimator).__name__ in _BOOSTED:
+        return _from_boosting(estimator, feature_names=feature_names, target=target, missing=missing)
     if getattr(estimator, "tree_", None) is None:
         return _from_ensemble(estimator, feature_names=feature_names, target=target, missing=missing)
     return _from_tree(estimator, feature_names=feature_names, target=target, missing=missing)
@@ -212,10 +223,6 @@ _ENSEMBLES = {
 _REFUSED = {
     "IsolationForest": "its anomaly score (2 ** -(mean path length / c(n))) is not an average of the members' class probabilities or values, which is what a puretree Ensemble combines",
     "AdaBoostRegressor": "it predicts the weighted median of its members, which a puretree Ensemble (weighted mean, or SAMME votes) does not compute",
-    "GradientBoostingClassifier": "a gradient-boosted model sums its stages' raw scores: it waits for puretree's boosted model (issue 29)",
-    "GradientBoostingRegressor": "a gradient-boosted model sums its stages' raw scores: it waits for puretree's boosted model (issue 29)",
-    "HistGradientBoostingClassifier": "a gradient-boosted model sums its stages' raw scores: it waits for puretree's boosted model (issue 29)",
-    "HistGradientBoostingRegressor": "a gradient-boosted model sums its stages' raw scores: it waits for puretree's boosted model (issue 29)",
 }
 
 
@@ -319,3 +326,172 @@ def _remapped(tree: Tree, features: np.ndarray, columns: np.ndarray | None, k: i
         return Split(int(features[node.feature]), node.test, node.children, stats(node.stats), surrogates=node.surrogates)
 
     return rewrite(tree.root, rule)  # type: ignore[no-any-return]
+
+
+# -- gradient boosting ---------------------------------------------------------------------
+
+#: scikit-learn's gradient-boosted models, converted to a puretree :class:`~puretree.boosted.Boosted`.
+_BOOSTED = ("GradientBoostingClassifier", "GradientBoostingRegressor", "HistGradientBoostingClassifier", "HistGradientBoostingRegressor")
+
+
+def _names(estimator: Any, feature_names: Sequence[str] | None, n_features: int) -> list[str]:
+    if feature_names is None:
+        names = getattr(estimator, "feature_names_in_", None)
+        feature_names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(n_features)]
+    if len(feature_names) != n_features:
+        raise ParameterError(f"{len(feature_names)} feature names for a model of {n_features} features")
+    return [str(n) for n in feature_names]
+
+
+def _boosted_loss(estimator: Any) -> str:
+    from .boosted import LOSSES
+
+    loss = str(getattr(estimator, "loss", ""))
+    if loss not in LOSSES:
+        raise ParameterError(f"from_sklearn cannot convert a {type(estimator).__name__} with loss {loss!r}: puretree's boosted model has no such link (its losses: {', '.join(sorted(LOSSES))})")
+    return loss
+
+
+def _from_boosting(estimator: Any, *, feature_names: Sequence[str] | None, target: str, missing: str) -> Any:
+    """A fitted ``GradientBoosting*`` or ``HistGradientBoosting*`` as a :class:`~puretree.boosted.Boosted`
+    (see :func:`from_sklearn`)."""
+    name = type(estimator).__name__
+    if not hasattr(estimator, "n_features_in_"):
+        raise ParameterError(f"the {name} is not fitted")
+    if name.startswith("Hist"):
+        return _from_hist_boosting(estimator, feature_names=feature_names, target=target)
+    return _from_gradient_boosting(estimator, feature_names=feature_names, target=target, missing=missing)
+
+
+def _from_gradient_boosting(estimator: Any, *, feature_names: Sequence[str] | None, target: str, missing: str) -> Any:
+    """``GradientBoosting*``: the initial raw score as ``_raw_predict_init`` computes it from
+    ``init_`` (it does not depend on the row), the stage trees of ``estimators_`` (their
+    thresholds on float32 features, as :func:`from_sklearn` converts a tree), summed as
+    ``predict_stages`` sums them: ``raw += learning_rate * value``, stage by stage, output by output.
+    ``predict_stages`` tests ``x <= threshold`` whatever the tree learned about missing values,
+    so a NaN goes right at every split."""
+    from .boosted import Boosted, tree_schema
+
+    name = type(estimator).__name__
+    init = estimator.init
+    if init is not None and not (isinstance(init, str) and init == "zero"):
+        raise ParameterError(f"from_sklearn cannot convert a {name} with init={type(init).__name__}: a custom initial estimator's prediction depends on the row; only the default (init=None) and 'zero' can be converted")
+    loss = _boosted_loss(estimator)
+    n_features = int(estimator.n_features_in_)
+    names = _names(estimator, feature_names, n_features)
+    regression = not hasattr(estimator, "classes_")
+    classes = () if regression else _native(estimator.classes_)
+    schema = Schema(tuple(Feature(n) for n in names), classes, target=target, task=REGRESSION if regression else CLASSIFICATION)
+    members = estimator.estimators_[: int(estimator.n_estimators_)]
+    first = np.zeros((1, n_features), dtype=np.float32)
+    init_raw = tuple(float(v) for v in np.asarray(estimator._raw_predict_init(first), dtype=np.float64)[0])
+    trees_schema = tree_schema(schema)
+
+    def stage_tree(member: Any) -> Tree:
+        tree = _from_tree(member, feature_names=names, target=target, missing=missing)
+        root = rewrite(tree.root, _nan_right)
+        return Tree(root, trees_schema, missing=missing, criterion=tree.criterion)
+
+    stages = tuple(tuple(stage_tree(m) for m in row) for row in members)
+    options = {"source": name, "n_estimators": int(estimator.n_estimators_)}
+    return Boosted(stages, init_raw, float(estimator.learning_rate), loss, schema, "float64", options)
+
+
+def _nan_right(node: Node) -> Node:
+    if isinstance(node, Split) and isinstance(node.test, Threshold):
+        return Split(node.feature, Threshold(node.test.value, missing_branch=1), node.children, node.stats, surrogates=node.surrogates)
+    return node
+
+
+def _value_stats(value: float, count: float) -> tuple[float, float, float]:
+    """Regression statistics whose mean is exactly ``value`` (the node's count as the weight when
+    it divides back, else the nearest power of two, which always does)."""
+    w = float(count) if count > 0 else 1.0
+    if (value * w) / w != value:
+        w = float(2.0 ** np.round(np.log2(w)))
+    return (w, value * w, value * value * w)
+
+
+def _missing_apart(j: int, known_child: Node, missing_child: Node, stats: tuple[float, ...], known: tuple[int, ...]) -> Node:
+    """A categorical split of scikit-learn's HGB that sends every known category one way and the
+    missing values (and the categories unseen at fit) the other: a puretree subset sends some but
+    not all categories left, so it is two subsets on code 0 (the codes after the first and the
+    missing values go on to the second, which parts them)."""
+    if known_child is missing_child:
+        return known_child
+    inner = Split(j, Subset((0,)), (missing_child, known_child), stats, surrogates=Surrogates(fallback=0, known=known))
+    return Split(j, Subset((0,)), (known_child, inner), stats, surrogates=Surrogates(fallback=1, known=known))
+
+
+def _from_hist_boosting(estimator: Any, *, feature_names: Sequence[str] | None, target: str) -> Any:
+    """``HistGradientBoosting*``: the initial raw score ``_baseline_prediction``, each iteration's
+    predictors (their leaf values hold the learning rate already: the model's is 1), summed from
+    the baseline in double as ``_raw_predict`` sums them. A numeric split sends ``x <= num_threshold``
+    left and NaN by ``missing_go_to_left``; a categorical split becomes a :class:`~puretree.nodes.Subset`
+    of the categories in its bitset, whose ``known`` codes are the categories seen at fit, a
+    category not among them (unseen at fit) and NaN going the missing values' way, as scikit-learn
+    routes them. The features keep the estimator's column order (scikit-learn puts its
+    categorical columns first internally)."""
+    from .boosted import Boosted, tree_schema
+
+    name = type(estimator).__name__
+    loss = _boosted_loss(estimator)
+    n_features = int(estimator.n_features_in_)
+    names = _names(estimator, feature_names, n_features)
+    regression = not hasattr(estimator, "classes_")
+    classes = () if regression else _native(estimator.classes_)
+    # scikit-learn's internal column j is the user's column inner[j] (categorical ones first)
+    is_cat = getattr(estimator, "is_categorical_", None)
+    features = [Feature(n) for n in names]
+    known: dict[int, tuple[int, ...]] = {}
+    if is_cat is None or not np.any(is_cat):
+        inner = np.arange(n_features)
+    else:
+        is_cat = np.asarray(is_cat, dtype=bool)
+        inner = np.concatenate([np.flatnonzero(is_cat), np.flatnonzero(~is_cat)])
+        categories = estimator._preprocessor.named_transformers_["encoder"].categories_
+        thresholds = estimator._bin_mapper.bin_thresholds_
+        for c, j in enumerate(np.flatnonzero(is_cat).tolist()):
+            values = [v for v in _native(categories[c]) if not (isinstance(v, float) and np.isnan(v))]
+            features[j] = Feature(names[j], "categorical", tuple(values))
+            known[j] = tuple(int(v) for v in np.asarray(thresholds[c]).tolist())
+    schema = Schema(tuple(features), classes, target=target, task=REGRESSION if regression else CLASSIFICATION)
+    trees_schema = tree_schema(schema)
+
+    def stage_tree(predictor: Any) -> Tree:
+        nodes = predictor.nodes
+        bits = predictor.raw_left_cat_bitsets
+        order, stack = [], [0]
+        while stack:
+            i = stack.pop()
+            order.append(i)
+            if not nodes["is_leaf"][i]:
+                stack.extend((int(nodes["right"][i]), int(nodes["left"][i])))
+        at = {i: n for n, i in enumerate(order)}
+        kids = [() if nodes["is_leaf"][i] else (at[int(nodes["left"][i])], at[int(nodes["right"][i])]) for i in order]
+
+        def node(n: int, children: tuple[Node, ...]) -> Node:
+            i = order[n]
+            stats = _value_stats(float(nodes["value"][i]), float(nodes["count"][i]))
+            if not children:
+                return Leaf(stats)
+            j = int(inner[int(nodes["feature_idx"][i])])
+            side = 0 if nodes["missing_go_to_left"][i] else 1
+            if nodes["is_categorical"][i]:
+                words = np.asarray(bits[int(nodes["bitset_idx"][i])], dtype=np.int64)
+                left = tuple(c for c in known[j] if (int(words[c // 32]) >> (c % 32)) & 1)
+                if 0 < len(left) < len(features[j].categories):
+                    return Split(j, Subset(left), children, stats, surrogates=Surrogates(fallback=side, known=known[j]))
+                if len(features[j].categories) < 2 and children[0 if left else 1] is not children[side]:
+                    raise ParameterError(f"from_sklearn cannot convert this {name}: it splits the categorical feature {names[j]!r}, of one category, into that category and the missing values, which a puretree subset split (some but not all of the feature's categories) cannot express")
+                return _missing_apart(j, children[0 if left else 1], children[side], stats, known[j])
+            return Split(j, Threshold(float(nodes["num_threshold"][i]), missing_branch=side), children, stats)
+
+        return Tree(assemble(kids, node), trees_schema, criterion=None)
+
+    stages = tuple(tuple(stage_tree(p) for p in iteration) for iteration in estimator._predictors)
+    init = tuple(float(v) for v in np.asarray(estimator._baseline_prediction, dtype=np.float64).ravel())
+    options: dict[str, Any] = {"source": name, "n_iter": int(estimator.n_iter_)}
+    if len(classes) == 2:  # its predict: class 1 where raw > 0 (GradientBoostingClassifier: raw >= 0)
+        options["strict_class"] = True
+    return Boosted(stages, init, 1.0, loss, schema, "float64", options)

@@ -13,10 +13,6 @@ from sklearn.ensemble import (
     BaggingRegressor,
     ExtraTreesClassifier,
     ExtraTreesRegressor,
-    GradientBoostingClassifier,
-    GradientBoostingRegressor,
-    HistGradientBoostingClassifier,
-    HistGradientBoostingRegressor,
     IsolationForest,
     RandomForestClassifier,
     RandomForestRegressor,
@@ -158,14 +154,10 @@ def test_converted_ensembles_save_load_and_verify(target: str) -> None:
     [
         (lambda: IsolationForest(n_estimators=5, random_state=0), "anomaly score"),
         (lambda: AdaBoostRegressor(n_estimators=3, random_state=0), "weighted median"),
-        (lambda: GradientBoostingClassifier(n_estimators=3), "boosted model"),
-        (lambda: GradientBoostingRegressor(n_estimators=3), "boosted model"),
-        (lambda: HistGradientBoostingClassifier(max_iter=3), "boosted model"),
-        (lambda: HistGradientBoostingRegressor(max_iter=3), "boosted model"),
         (lambda: BaggingClassifier(KNeighborsClassifier(), n_estimators=2, random_state=0), "not a decision tree"),
         (lambda: KNeighborsClassifier(), "expected a fitted scikit-learn tree or ensemble of trees"),
     ],
-    ids=["isolation", "adaboost_regressor", "gb", "gbr", "hgb", "hgbr", "bagging_neighbours", "neighbours"],
+    ids=["isolation", "adaboost_regressor", "bagging_neighbours", "neighbours"],
 )
 def test_what_cannot_be_represented_is_refused_with_the_reason(model, words: str) -> None:
     X, y = load_breast_cancer(return_X_y=True)

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from ..boosted import LOSSES, STRICT_LOSSES, Boosted, class_codes, decision_function, predict_proba, sigmoid_scale, table
+from ..boosted import LOSSES, Boosted, class_codes, decision_function, predict_proba, sigmoid_scale, strict_class, table
 from ..data import Dataset, encode_features
 from ..errors import CodegenError
 from . import literals as lit
@@ -292,7 +292,7 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
     scale = sigmoid_scale(model)  # of the raw score in the sigmoid: 2 (exponential), LightGBM's sigmoid
     lines += ["", "", "def _code(raw):"]
     if k == 1:
-        lines += [f"    return 1 if raw[0] {'>' if model.loss in STRICT_LOSSES else '>='} 0 else 0"]
+        lines += [f"    return 1 if raw[0] {'>' if strict_class(model) else '>='} 0 else 0"]
     else:
         lines += ["    return max(range(len(raw)), key=lambda k: (raw[k], -k))"]
     lines += ["", "", "def predict_proba(x):", '    """The class probabilities of row x, in CLASSES order."""', "    raw = decision_function(x)"]
@@ -434,7 +434,7 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
         return {f"{name}.h": "\n".join(header), f"{name}.c": "\n".join(src)}
     src += ["", f"static int {name}_code(const double *raw) {{"]
     if k == 1:
-        src += [f"    return raw[0] {'>' if model.loss in STRICT_LOSSES else '>='} 0.0 ? 1 : 0;", "}"]
+        src += [f"    return raw[0] {'>' if strict_class(model) else '>='} 0.0 ? 1 : 0;", "}"]
     else:
         src += ["    int j, best = 0;", f"    for (j = 1; j < {k}; j++) if (raw[j] > raw[best]) best = j;", "    return best;", "}"]
     scale = sigmoid_scale(model)
