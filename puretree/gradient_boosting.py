@@ -55,6 +55,7 @@ of the rows exactly as scikit-learn's ``train_test_split`` does (stratified for 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -388,6 +389,7 @@ def gradient_boosting(
     min_samples_leaf: float = 1,
     min_impurity_decrease: float = 0.0,
     sample_weight: Any = None,
+    progress: Callable[[int], None] | None = None,
     **data_options: Any,
 ) -> Boosted:
     """Gradient boosting of regression trees (see the module notes), as scikit-learn 1.9's
@@ -404,7 +406,8 @@ def gradient_boosting(
     each node's features in scikit-learn's order for the same ``random_state`` so that tied
     splits go the same way (the model is then scikit-learn's, see the module notes);
     otherwise the lowest feature wins a tie. ``X``, ``y`` and the data options are
-    :func:`~puretree.data.as_dataset`'s; the input is never modified.
+    :func:`~puretree.data.as_dataset`'s; the input is never modified. ``progress``, if given, is
+    called with the number of stages grown after each stage (``fit --progress``).
 
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
     >>> model = gradient_boosting(X, [1.0, 1.0, 11.0, 11.0], loss="squared_error", n_estimators=10, learning_rate=0.5, max_depth=1)
@@ -493,6 +496,8 @@ def gradient_boosting(
             raw[:, k] += opts["learning_rate"] * _tree_values(tree, Xf)
             trees.append(tree)
         stages.append(tuple(trees))
+        if progress is not None:
+            progress(len(stages))
         if history is not None:
             assert raw_val is not None and X_val is not None and y_val is not None and w_val is not None
             for k, tree in enumerate(trees):
