@@ -1268,8 +1268,10 @@ class GradientBoostingClassifier(ClassifierMixin, _GradientBoosting):
         return self._raw(X)
 
     def staged_decision_function(self, X: _Matrix) -> Iterator[np.ndarray]:
-        """The raw scores after each stage, the first after stage 0."""
-        yield from self._staged_raw(X)
+        """The raw scores after each stage, the first after stage 0: shape ``(rows, 1)`` for two
+        classes, ``(rows, K)`` for K (as scikit-learn's, whose ``decision_function`` is 1-D)."""
+        for raw in self._staged_raw(X):
+            yield raw.reshape(len(raw), -1)
 
     def _classes(self, raw: Any) -> np.ndarray:
         raw = np.asarray(raw, dtype=np.float64)

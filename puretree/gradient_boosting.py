@@ -178,6 +178,19 @@ def _weighted_percentile(values: np.ndarray, weights: np.ndarray, rank: float) -
     return float(values[order[i]])
 
 
+def _logit(p: float) -> float:
+    """``log(p / (1 - p))`` as scipy's ``logit`` computes it (scikit-learn's link): through
+    ``log1p`` near one half, where the plain formula loses precision.
+
+    >>> _logit(0.5675), math.log(0.5675 / (1 - 0.5675))
+    (0.27165842298362375, 0.2716584229836237)
+    """
+    if p < 0.3 or p > 0.65:
+        return math.log(p / (1 - p))
+    s = 2 * (p - 0.5)
+    return math.log1p(s) - math.log1p(-s)
+
+
 def _init(loss: str, y: np.ndarray, w: np.ndarray | None, n_classes: int, alpha: float) -> np.ndarray:
     """The initial raw prediction per output (scikit-learn's ``DummyClassifier(strategy="prior")``
     or ``DummyRegressor``, through the loss's link)."""
@@ -185,7 +198,7 @@ def _init(loss: str, y: np.ndarray, w: np.ndarray | None, n_classes: int, alpha:
         counts = np.bincount(y, weights=w, minlength=n_classes).astype(np.float64)
         p = np.clip(counts / counts.sum(), _EPS, 1 - _EPS)
         if n_classes == 2:
-            return np.array([math.log(p[1] / (1 - p[1]))])
+            return np.array([_logit(float(p[1]))])
         logs = np.log(p)
         return np.log(p / np.exp(logs.mean()))
     if loss == "squared_error":
