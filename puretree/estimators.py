@@ -53,7 +53,7 @@ from .ensemble import predict_proba as ensemble_proba
 from .errors import DataError, ParameterError
 from .flat import flatten
 from .fold import depth, n_leaves
-from .gradient_boosting import gradient_boosting
+from .gradient_boosting import gradient_boosting, gradient_importances
 from .grow import c45, cart, class_weights, id3
 from .importance import feature_importances
 from .nodes import CLASSIFICATION, REGRESSION
@@ -1095,6 +1095,7 @@ class _GradientBoosting(_Estimator):
 
     _fitted = "model_"
     model_: Boosted
+    feature_importances_: np.ndarray
     loss: str
     learning_rate: float
     n_estimators: int
@@ -1146,6 +1147,8 @@ class _GradientBoosting(_Estimator):
             min_impurity_decrease=self.min_impurity_decrease,
         )
         self.n_estimators_ = int(self.model_.option("n_estimators_"))
+        # scikit-learn's: of the gradients the stage trees were grown on (the fit replayed)
+        self.feature_importances_ = gradient_importances(self.model_, ds)
         if not regression:
             self.classes_ = np.unique(y)
             self.n_classes_ = len(self.classes_)
@@ -1175,12 +1178,6 @@ class _GradientBoosting(_Estimator):
         for raw in boosted_staged_decision(self.model_, rows):
             yield np.asarray(raw, dtype=np.float64)
 
-    @property
-    def feature_importances_(self) -> np.ndarray:
-        """scikit-learn's impurity importances of gradient boosting (the stage trees' weighted
-        impurity decreases averaged over the trees that split, normalised)."""
-        check_is_fitted(self, "model_")
-        return np.array(list(self.model_.feature_importances().values()))
 
     @property
     def estimators_(self) -> np.ndarray:

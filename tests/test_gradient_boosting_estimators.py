@@ -14,6 +14,7 @@ from sklearn.utils.estimator_checks import estimator_checks_generator
 import puretree as pt
 from puretree.errors import DataError, ParameterError
 from puretree.estimators import GradientBoostingClassifier, GradientBoostingRegressor
+from puretree.gradient_boosting import gradient_importances
 from puretree.io import from_json, to_json
 
 # Few stages: the checks fit many times (the default sklearn_tie_break=False path).
@@ -92,6 +93,26 @@ def test_the_regressor_with_sklearn_tie_break_is_scikit_learns(loss):
     assert not hasattr(ours, "decision_function") and not hasattr(ours, "staged_decision_function")  # as scikit-learn's
 
 
+@pytest.mark.parametrize(
+    "estimator, sk_estimator, load, options",
+    [
+        (GradientBoostingClassifier, sk.GradientBoostingClassifier, load_breast_cancer, dict(subsample=0.7)),
+        (GradientBoostingClassifier, sk.GradientBoostingClassifier, load_iris, dict(max_depth=2)),
+        (GradientBoostingRegressor, sk.GradientBoostingRegressor, load_diabetes, dict(loss="huber", subsample=0.8)),
+        (GradientBoostingRegressor, sk.GradientBoostingRegressor, load_diabetes, dict(n_iter_no_change=2, validation_fraction=0.2, learning_rate=0.5, n_estimators=40)),
+    ],
+)
+def test_feature_importances_are_scikit_learns(estimator, sk_estimator, load, options):
+    # Of the gradients each stage tree was grown on (the stored leaves hold the stage's values).
+    X, y = load(return_X_y=True)
+    options = {"n_estimators": 5, **options}
+    ours = estimator(sklearn_tie_break=True, random_state=1, **options).fit(X, y)
+    theirs = sk_estimator(random_state=1, **options).fit(X, y)
+    np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_, rtol=0, atol=1e-13)
+    leaves_only = np.array(list(ours.model_.feature_importances().values()))
+    assert np.abs(leaves_only - theirs.feature_importances_).max() > 1e-3  # what the stored trees alone would give
+
+
 def test_early_stopping_keeps_scikit_learns_number_of_stages():
     X, y = load_diabetes(return_X_y=True)
     options = dict(n_estimators=60, learning_rate=0.5, n_iter_no_change=2, validation_fraction=0.2, random_state=0, max_depth=2)
@@ -112,7 +133,7 @@ def test_the_estimators_wrap_puretrees_gradient_boosting():
     np.testing.assert_array_equal(est.predict_proba(X), model.predict_proba(X))
     importances = est.feature_importances_
     assert importances.shape == (30,) and abs(importances.sum() - 1) < 1e-12
-    np.testing.assert_array_equal(importances, list(model.feature_importances().values()))
+    np.testing.assert_array_equal(importances, gradient_importances(model, X, y))
     assert est.estimators_[0, 0] == model.stages[0][0]
 
 
