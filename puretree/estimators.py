@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeAlias, Union
 
 import attrs
@@ -40,12 +41,19 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
 
 from .data import category_key, from_numpy, from_pandas
+from .boosted import Boosted
+from .boosted import class_codes as boosted_class_codes
+from .boosted import decision_function as boosted_decision
+from .boosted import predict_proba as boosted_proba
+from .boosted import staged_decision_function as boosted_staged_decision
+from .boosted import staged_predict_proba as boosted_staged_proba
 from .distributions import with_histograms
 from .ensemble import adaboost, bagging, extra_trees, out_of_bag_score, random_forest, stump
 from .ensemble import predict_proba as ensemble_proba
 from .errors import DataError, ParameterError
 from .flat import flatten
 from .fold import depth, n_leaves
+from .gradient_boosting import gradient_boosting, gradient_importances
 from .grow import c45, cart, class_weights, id3
 from .importance import feature_importances
 from .nodes import CLASSIFICATION, REGRESSION
@@ -73,6 +81,8 @@ __all__ = [
     "BaggingClassifier",
     "BaggingRegressor",
     "AdaBoostClassifier",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
     "ALGORITHMS",
     "PRUNING",
     "node_indicator",
@@ -1073,3 +1083,266 @@ class AdaBoostClassifier(_Weighted, _EnsembleClassifier):
         if est is not None and (est.prune is not None or est.ccp_alpha):
             raise ParameterError("estimator: post-pruning (prune, ccp_alpha) is not taken for AdaBoost's members: each is weighed as grown")
         return adaboost(ds, n_rounds=self.n_estimators, base=base, seed=_seed(self.random_state), learning_rate=self.learning_rate, **options)
+
+
+# -- gradient boosting ---------------------------------------------------------------------------
+
+
+class _GradientBoosting(_Estimator):
+    """What the two gradient boosting estimators share: :func:`puretree.gradient_boosting` behind
+    scikit-learn's ``GradientBoosting*`` parameters. The fitted :class:`~puretree.boosted.Boosted`
+    is ``model_`` (its stages of puretree trees: ``model_.stages``, also ``estimators_``)."""
+
+    _fitted = "model_"
+    model_: Boosted
+    feature_importances_: np.ndarray
+    loss: str
+    learning_rate: float
+    n_estimators: int
+    subsample: float
+    max_depth: int | None
+    min_samples_split: float
+    min_samples_leaf: float
+    min_impurity_decrease: float
+    max_features: Any
+    random_state: Any
+    n_iter_no_change: int | None
+    validation_fraction: float
+    tol: float
+    sklearn_tie_break: bool
+
+    def _fit_boosted(self, X: Any, y: Any, sample_weight: Any) -> Self:
+        regression = self._task == REGRESSION
+        # Numeric, finite features only (as scikit-learn's): gradient_boosting reads them as float32.
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=regression)
+        y = column_or_1d(y, warn=True)
+        if not regression:
+            check_classification_targets(y)
+            if len(np.unique(y)) < 2:
+                raise DataError(f"gradient boosting needs at least two classes in y; it has one class, {y[0]!r}")
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            if sample_weight.shape != (len(y),):
+                raise DataError(f"sample_weight must have one weight per row ({len(y)}), got shape {sample_weight.shape}")
+            if not np.any(sample_weight):  # (the initial prediction is a weighted mean)
+                raise DataError("sample_weight: every weight is zero; at least one row needs a positive weight")
+        names = [str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_") else None
+        ds = from_numpy(X, y, feature_names=names, task=self._task, sample_weight=sample_weight)
+        self.model_ = gradient_boosting(
+            ds,
+            loss=self.loss,
+            n_estimators=self.n_estimators,
+            learning_rate=self.learning_rate,
+            max_depth=self.max_depth,
+            subsample=self.subsample,
+            max_features=self.max_features,
+            random_state=_seed(self.random_state),
+            sklearn_tie_break=self.sklearn_tie_break,
+            n_iter_no_change=self.n_iter_no_change,
+            validation_fraction=self.validation_fraction,
+            tol=self.tol,
+            alpha=getattr(self, "alpha", 0.9),  # the regression losses' (the classifier has none)
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            min_impurity_decrease=self.min_impurity_decrease,
+        )
+        self.n_estimators_ = int(self.model_.option("n_estimators_"))
+        # scikit-learn's: of the gradients the stage trees were grown on (the fit replayed)
+        self.feature_importances_ = gradient_importances(self.model_, ds)
+        if not regression:
+            self.classes_ = np.unique(y)
+            self.n_classes_ = len(self.classes_)
+            learned = self.model_.schema.classes
+            if len(learned) != len(self.classes_) or any(category_key(a) != category_key(b) for a, b in zip(learned, self.classes_.tolist())):
+                raise DataError(f"the labels {list(self.classes_)[:6]} do not sort the same way in puretree ({list(learned)[:6]}); give them one type")
+        return self
+
+    def _rows(self, X: Any) -> Any:
+        check_is_fitted(self, "model_")
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False  # refused, as scikit-learn's GradientBoosting refuses it
+        return tags
+
+    def _raw(self, X: Any) -> np.ndarray:
+        """The raw scores (:func:`puretree.boosted.decision_function`): shape ``(rows,)`` for one
+        output (regression, two classes), ``(rows, K)`` for K classes."""
+        rows = self._rows(X)  # first: it raises NotFittedError before fit
+        return np.asarray(boosted_decision(self.model_, rows), dtype=np.float64)
+
+    def _staged_raw(self, X: Any) -> Iterator[np.ndarray]:
+        """The raw scores after each stage, the first after stage 0."""
+        rows = self._rows(X)
+        for raw in boosted_staged_decision(self.model_, rows):
+            yield np.asarray(raw, dtype=np.float64)
+
+
+    @property
+    def estimators_(self) -> np.ndarray:
+        """The stage trees, shape ``(n_estimators_, outputs)`` as scikit-learn's, each a puretree
+        :class:`~puretree.tree.Tree` (a regression tree of the stage's leaf values)."""
+        check_is_fitted(self, "model_")
+        out = np.empty((len(self.model_.stages), self.model_.n_outputs), dtype=object)
+        for i, stage in enumerate(self.model_.stages):
+            for k, tree in enumerate(stage):
+                out[i, k] = tree
+        return out
+
+
+class GradientBoostingClassifier(ClassifierMixin, _GradientBoosting):
+    """:func:`puretree.gradient_boosting` as a scikit-learn classifier, with the parameters of
+    scikit-learn's ``GradientBoostingClassifier`` (1.9) that mean the same, and its defaults
+    (``loss="log_loss"``; scikit-learn's ``"exponential"`` is refused). ``sklearn_tie_break=True``
+    grows scikit-learn's model for the same integer ``random_state`` (see
+    :mod:`puretree.gradient_boosting`); it is pure Python, so the default is ``False`` (ties
+    to the lowest feature). ``random_state=None`` is seed 0 (a fit is always reproducible).
+    Absent: ``criterion`` (always ``friedman_mse``'s splits), ``init``, ``warm_start``,
+    ``max_leaf_nodes``, ``min_weight_fraction_leaf``, ``ccp_alpha``, ``verbose``, ``train_score_``,
+    ``oob_improvement_``; ``NaN`` and categorical features are refused.
+
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array(["a", "a", "b", "b"])
+    >>> clf = GradientBoostingClassifier(n_estimators=3, max_depth=1).fit(X, y)
+    >>> clf.predict([[0.5], [2.5]]).tolist(), clf.n_estimators_, clf.estimators_.shape
+    (['a', 'b'], 3, (3, 1))
+    """
+
+    classes_: np.ndarray
+
+    def __init__(
+        self,
+        *,
+        loss: str = "log_loss",
+        learning_rate: float = 0.1,
+        n_estimators: int = 100,
+        subsample: float = 1.0,
+        min_samples_split: float = 2,
+        min_samples_leaf: float = 1,
+        min_impurity_decrease: float = 0.0,
+        max_depth: int | None = 3,
+        random_state: Any = None,
+        max_features: Any = None,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int | None = None,
+        tol: float = 1e-4,
+        sklearn_tie_break: bool = False,
+    ) -> None:
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_depth = max_depth
+        self.random_state = random_state
+        self.max_features = max_features
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.sklearn_tie_break = sklearn_tie_break
+
+    def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
+        """Boost from ``X`` and the labels ``y``, the rows weighted by ``sample_weight``."""
+        return self._fit_boosted(X, y, sample_weight)
+
+    def predict_proba(self, X: _Matrix) -> np.ndarray:
+        """Class probabilities, columns in the order of ``classes_``."""
+        rows = self._rows(X)
+        return np.asarray(boosted_proba(self.model_, rows), dtype=np.float64)
+
+    def staged_predict_proba(self, X: _Matrix) -> Iterator[np.ndarray]:
+        """The class probabilities after each stage."""
+        rows = self._rows(X)
+        for proba in boosted_staged_proba(self.model_, rows):
+            yield np.asarray(proba, dtype=np.float64)
+
+    def decision_function(self, X: _Matrix) -> np.ndarray:
+        """The raw scores: shape ``(rows,)`` for two classes (the log-odds of ``classes_[1]``),
+        ``(rows, K)`` for K classes, as scikit-learn's."""
+        return self._raw(X)
+
+    def staged_decision_function(self, X: _Matrix) -> Iterator[np.ndarray]:
+        """The raw scores after each stage, the first after stage 0: shape ``(rows, 1)`` for two
+        classes, ``(rows, K)`` for K (as scikit-learn's, whose ``decision_function`` is 1-D)."""
+        for raw in self._staged_raw(X):
+            yield raw.reshape(len(raw), -1)
+
+    def _classes(self, raw: Any) -> np.ndarray:
+        raw = np.asarray(raw, dtype=np.float64)
+        return self.classes_[boosted_class_codes(self.model_, raw.reshape(len(raw), -1))]
+
+    def predict(self, X: _Matrix) -> np.ndarray:
+        """Each row's class: one output, ``classes_[1]`` where the raw score is at least 0; K, the
+        first largest raw score (as scikit-learn's)."""
+        return self._classes(self.decision_function(X))
+
+    def staged_predict(self, X: _Matrix) -> Iterator[np.ndarray]:
+        """The classes after each stage."""
+        for raw in self.staged_decision_function(X):
+            yield self._classes(raw)
+
+
+class GradientBoostingRegressor(RegressorMixin, _GradientBoosting):
+    """:func:`puretree.gradient_boosting` as a scikit-learn regressor: ``loss`` is
+    ``"squared_error"`` (default), ``"absolute_error"``, ``"huber"`` or ``"quantile"``
+    (``alpha``: the quantile, Huber's breaking point); the other parameters and what is absent
+    as :class:`GradientBoostingClassifier`'s.
+
+    >>> import numpy as np
+    >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    >>> reg = GradientBoostingRegressor(n_estimators=10, learning_rate=0.5, max_depth=1).fit(X, [1.0, 1.0, 11.0, 11.0])
+    >>> [round(float(v), 4) for v in reg.predict(X)]
+    [1.0049, 1.0049, 10.9951, 10.9951]
+    """
+
+    _task = REGRESSION
+
+    def __init__(
+        self,
+        *,
+        loss: str = "squared_error",
+        learning_rate: float = 0.1,
+        n_estimators: int = 100,
+        subsample: float = 1.0,
+        min_samples_split: float = 2,
+        min_samples_leaf: float = 1,
+        min_impurity_decrease: float = 0.0,
+        max_depth: int | None = 3,
+        random_state: Any = None,
+        max_features: Any = None,
+        alpha: float = 0.9,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int | None = None,
+        tol: float = 1e-4,
+        sklearn_tie_break: bool = False,
+    ) -> None:
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_depth = max_depth
+        self.random_state = random_state
+        self.max_features = max_features
+        self.alpha = alpha
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.sklearn_tie_break = sklearn_tie_break
+
+    def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
+        """Boost from ``X`` and the numeric targets ``y``, the rows weighted by ``sample_weight``."""
+        return self._fit_boosted(X, y, sample_weight)
+
+    def predict(self, X: _Matrix) -> np.ndarray:
+        """The predicted values (the raw scores)."""
+        return self._raw(X)
+
+    def staged_predict(self, X: _Matrix) -> Iterator[np.ndarray]:
+        """The predicted values after each stage."""
+        yield from self._staged_raw(X)

@@ -55,6 +55,7 @@ of the rows exactly as scikit-learn's ``train_test_split`` does (stratified for 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -69,7 +70,7 @@ from .params import Interval, Options, check
 from .splits import RAND_R_MAX, SklearnSplitter, resolve_max_features
 from .tree import Tree
 
-__all__ = ["gradient_boosting", "LOSSES"]
+__all__ = ["gradient_boosting", "gradient_importances", "LOSSES"]
 
 #: The losses, by task: classification's and regression's.
 LOSSES = {"classification": ("log_loss",), "regression": ("squared_error", "absolute_error", "huber", "quantile")}
@@ -177,6 +178,19 @@ def _weighted_percentile(values: np.ndarray, weights: np.ndarray, rank: float) -
     return float(values[order[i]])
 
 
+def _logit(p: float) -> float:
+    """``log(p / (1 - p))`` as scipy's ``logit`` computes it (scikit-learn's link): through
+    ``log1p`` near one half, where the plain formula loses precision.
+
+    >>> _logit(0.5675), math.log(0.5675 / (1 - 0.5675))
+    (0.27165842298362375, 0.2716584229836237)
+    """
+    if p < 0.3 or p > 0.65:
+        return math.log(p / (1 - p))
+    s = 2 * (p - 0.5)
+    return math.log1p(s) - math.log1p(-s)
+
+
 def _init(loss: str, y: np.ndarray, w: np.ndarray | None, n_classes: int, alpha: float) -> np.ndarray:
     """The initial raw prediction per output (scikit-learn's ``DummyClassifier(strategy="prior")``
     or ``DummyRegressor``, through the loss's link)."""
@@ -184,7 +198,7 @@ def _init(loss: str, y: np.ndarray, w: np.ndarray | None, n_classes: int, alpha:
         counts = np.bincount(y, weights=w, minlength=n_classes).astype(np.float64)
         p = np.clip(counts / counts.sum(), _EPS, 1 - _EPS)
         if n_classes == 2:
-            return np.array([math.log(p[1] / (1 - p[1]))])
+            return np.array([_logit(float(p[1]))])
         logs = np.log(p)
         return np.log(p / np.exp(logs.mean()))
     if loss == "squared_error":
@@ -388,6 +402,7 @@ def gradient_boosting(
     min_samples_leaf: float = 1,
     min_impurity_decrease: float = 0.0,
     sample_weight: Any = None,
+    progress: Callable[[int], None] | None = None,
     **data_options: Any,
 ) -> Boosted:
     """Gradient boosting of regression trees (see the module notes), as scikit-learn 1.9's
@@ -404,7 +419,8 @@ def gradient_boosting(
     each node's features in scikit-learn's order for the same ``random_state`` so that tied
     splits go the same way (the model is then scikit-learn's, see the module notes);
     otherwise the lowest feature wins a tie. ``X``, ``y`` and the data options are
-    :func:`~puretree.data.as_dataset`'s; the input is never modified.
+    :func:`~puretree.data.as_dataset`'s; the input is never modified. ``progress``, if given, is
+    called with the number of stages grown after each stage (``fit --progress``).
 
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
     >>> model = gradient_boosting(X, [1.0, 1.0, 11.0, 11.0], loss="squared_error", n_estimators=10, learning_rate=0.5, max_depth=1)
@@ -493,6 +509,8 @@ def gradient_boosting(
             raw[:, k] += opts["learning_rate"] * _tree_values(tree, Xf)
             trees.append(tree)
         stages.append(tuple(trees))
+        if progress is not None:
+            progress(len(stages))
         if history is not None:
             assert raw_val is not None and X_val is not None and y_val is not None and w_val is not None
             for k, tree in enumerate(trees):
@@ -504,3 +522,75 @@ def gradient_boosting(
                 break
     options = {"n_estimators": opts["n_estimators"], "n_estimators_": len(stages), "alpha": opts["alpha"], "subsample": opts["subsample"], "max_depth": max_depth, "max_features": max_features, "random_state": opts["random_state"], "sklearn_tie_break": sklearn_tie_break, "n_iter_no_change": opts["n_iter_no_change"], "validation_fraction": opts["validation_fraction"], "tol": opts["tol"], "min_samples_split": min_samples_split, "min_samples_leaf": min_samples_leaf, "huber_delta": delta}
     return Boosted(tuple(stages), tuple(float(v) for v in init), float(opts["learning_rate"]), loss, ds.schema, "float64", options)
+
+
+def gradient_importances(model: Boosted, X: Any, y: Any = None, *, sample_weight: Any = None, **data_options: Any) -> np.ndarray:
+    """scikit-learn's ``feature_importances_`` of a model :func:`gradient_boosting` fitted on
+    ``X``, ``y`` (the same data and weights): each stage tree's weighted impurity decreases of
+    the negative gradient it was grown on, averaged over the trees that split, normalised.
+
+    A stage tree's leaves hold the stage's leaf values, not the gradient's statistics, so
+    :meth:`Boosted.feature_importances` cannot give these; the fit is replayed (the gradients
+    stage by stage, the subsample draws and the early-stopping split from ``random_state``).
+
+    >>> X = np.array([[0.0, 5.0], [1.0, 3.0], [2.0, 4.0], [3.0, 1.0]])
+    >>> model = gradient_boosting(X, [0.0, 1.0, 5.0, 6.0], loss="squared_error", n_estimators=3, max_depth=1)
+    >>> gradient_importances(model, X, [0.0, 1.0, 5.0, 6.0], task="regression").tolist()
+    [1.0, 0.0]
+    """
+    from .importance import impurity_decreases
+
+    if model.loss in LOSSES["regression"] and "task" not in data_options and not isinstance(X, Dataset):
+        data_options = {**data_options, "task": "regression"}
+    ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
+    task = ds.schema.task
+    Xf = _float32(ds)
+    yv = np.asarray(ds.y, dtype=np.int64 if task == "classification" else np.float64)
+    weights = None if ds.sample_weight is None else np.asarray(ds.sample_weight, dtype=np.float64)
+    n_classes = len(ds.schema.classes) if task == "classification" else 0
+    seed = model.option("random_state") or 0
+    alpha = float(model.option("alpha", 0.9))
+    if model.option("n_iter_no_change") is not None:
+        train, _ = _validation_split(ds.n_rows, float(model.option("validation_fraction")), seed, yv if task == "classification" else None)
+        Xf, yv = Xf[train], yv[train]
+        weights = None if weights is None else weights[train]
+    n = Xf.shape[0]
+    sw = np.ones(n) if weights is None else weights
+    subsample = float(model.option("subsample", 1.0))
+    n_inbag = max(1, int(subsample * n))
+    rng = np.random.RandomState(seed)
+    raw = np.tile(np.asarray(model.init, dtype=np.float64), (n, 1))
+    mask = np.ones(n, dtype=bool)
+    total = np.zeros(ds.schema.n_features)
+    n_split = 0
+    for stage in model.stages:
+        if subsample < 1.0:
+            mask = _sample_mask(n, n_inbag, rng)
+        delta = _weighted_percentile(np.abs(yv - raw[:, 0]), sw, 100 * alpha) if model.loss == "huber" else 0.0
+        g = _neg_gradient(model.loss, yv, raw, n_classes, delta, alpha)
+        w = sw * mask
+        for k, tree in enumerate(stage):
+            rng.randint(0, RAND_R_MAX)  # the tree's splitter seed, drawn as the fit drew it
+            leaves, ids = _leaf_ids(tree.root, Xf)
+            if isinstance(tree.root, Split):
+                stats = [(float(np.sum(w[ids == i])), float(np.sum((w * g[:, k])[ids == i])), float(np.sum((w * g[:, k] ** 2)[ids == i]))) for i in range(len(leaves))]
+                grown = attrs.evolve(tree, root=_with_stats(tree.root, stats)[0])
+                total += impurity_decreases(grown)
+                n_split += 1
+            raw[:, k] += model.learning_rate * np.array([_value(leaf) for leaf in leaves])[ids]
+    if n_split == 0:
+        return total
+    mean = total / n_split
+    return mean / mean.sum() if mean.sum() > 0 else mean
+
+
+def _with_stats(node: Node, stats: list[tuple[float, float, float]], start: int = 0) -> tuple[Node, int]:
+    """``node`` with its leaves (pre-order) holding ``stats``."""
+    if isinstance(node, Leaf):
+        return Leaf(stats[start]), start + 1
+    assert isinstance(node, Split)
+    kids = []
+    for child in node.children:
+        kid, start = _with_stats(child, stats, start)
+        kids.append(kid)
+    return attrs.evolve(node, children=tuple(kids)), start

@@ -61,6 +61,8 @@ if TYPE_CHECKING:  # the estimators' types, for type checkers (at run time: load
     from .estimators import RandomForestRegressor as RandomForestRegressor
     from .estimators import ExtraTreesClassifier as ExtraTreesClassifier
     from .estimators import ExtraTreesRegressor as ExtraTreesRegressor
+    from .estimators import GradientBoostingClassifier as GradientBoostingClassifier
+    from .estimators import GradientBoostingRegressor as GradientBoostingRegressor
     from .estimators import TreeClassifier as TreeClassifier
     from .estimators import TreeRegressor as TreeRegressor
 
@@ -75,6 +77,8 @@ _ESTIMATORS = (
     "BaggingClassifier",
     "BaggingRegressor",
     "AdaBoostClassifier",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
 )
 
 __all__ = ["from_sklearn", "to_sklearn", "float32_threshold", "UnsupportedTreeError", *_ESTIMATORS]

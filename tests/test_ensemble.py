@@ -368,6 +368,84 @@ def test_cli_refuses_a_bad_max_features_on_one_line(tmp_path, capsys):
     assert len(err) == 2 and "max_features=9" in err[1] and "Traceback" not in "".join(err)
 
 
+def _boosting_csv(tmp_path, loader, n_rows):
+    frame = loader(as_frame=True).frame.iloc[:n_rows]
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)  # (floats written as repr: read back exactly)
+    return str(path)
+
+
+def test_cli_fits_gradient_boosting_as_pt_gradient_boosting(tmp_path, capsys):
+    from sklearn.datasets import load_breast_cancer, load_diabetes
+
+    from puretree.boosted import Boosted
+    from puretree.cli import main
+    from puretree.io.formats import read_data
+
+    data = _boosting_csv(tmp_path, load_breast_cancer, 200)
+    model = tmp_path / "gb.json"
+    args = ["--n-estimators", "4", "--learning-rate", "0.3", "--max-depth", "2", "--subsample", "0.8", "--seed", "3"]
+    assert main(["fit", data, "--target", "target", "--ensemble", "gradient-boosting", *args, "-o", str(model)]) == 0
+    assert "gradient boosting from 200 rows" in capsys.readouterr().out
+    fitted = puretree.load(model)
+    ds = read_data(data, target="target")
+    assert isinstance(fitted, Boosted) and fitted == puretree.gradient_boosting(ds, n_estimators=4, learning_rate=0.3, max_depth=2, subsample=0.8, random_state=3)
+    assert main(["predict", str(model), data]) == 0
+    rows = capsys.readouterr().out.strip().splitlines()[1:]
+    assert [r.split(",")[0] for r in rows] == [str(v) for v in fitted.predict(ds).tolist()]
+    # Regression, scikit-learn's loss options and its tie break.
+    data = _boosting_csv(tmp_path, load_diabetes, 150)
+    args = ["--task", "regression", "--loss", "huber", "--alpha", "0.8", "--n-trees", "3", "--sklearn-tie-break", "--min-samples-leaf", "3"]
+    assert main(["fit", data, "--target", "target", "--ensemble", "gradient-boosting", *args, "-o", str(model)]) == 0
+    ds = read_data(data, target="target", task="regression")
+    expected = puretree.gradient_boosting(ds, loss="huber", alpha=0.8, n_estimators=3, sklearn_tie_break=True, random_state=0, min_samples_leaf=3)
+    assert puretree.load(model) == expected and expected.loss == "huber" and expected.option("sklearn_tie_break") is True
+
+
+def test_cli_gradient_boosting_reports_each_stage_with_progress(tmp_path, capsys):
+    from sklearn.datasets import load_breast_cancer
+
+    from puretree.cli import main
+
+    data = _boosting_csv(tmp_path, load_breast_cancer, 120)
+    out = str(tmp_path / "gb.json")
+    assert main(["fit", data, "--target", "target", "--ensemble", "gradient-boosting", "--n-estimators", "7", "--progress", "-o", out]) == 0
+    err = capsys.readouterr().err
+    assert "7/7" in err and "stages" in err
+    assert main(["fit", data, "--target", "target", "--ensemble", "gradient-boosting", "--n-estimators", "7", "--no-progress", "-o", out]) == 0
+    assert "stages" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--ensemble", "forest", "--learning-rate", "0.5"], "--learning-rate: for --ensemble gradient-boosting only"),
+        (["--ensemble", "gradient-boosting", "--algorithm", "cart"], "not --algorithm"),
+        (["--ensemble", "gradient-boosting", "--loss", "huber"], "regression loss"),
+        (["--ensemble", "gradient-boosting", "--n-trees", "3", "--n-estimators", "4"], "differ"),
+    ],
+)
+def test_cli_gradient_boosting_refuses_bad_options_in_one_line(extra, message, tmp_path, capsys):
+    from sklearn.datasets import load_breast_cancer
+
+    from puretree.cli import main
+
+    data = _boosting_csv(tmp_path, load_breast_cancer, 60)
+    assert main(["fit", data, "--target", "target", *extra, "-o", str(tmp_path / "m.json")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0] and not (tmp_path / "m.json").exists()
+
+
+def test_cli_gradient_boosting_names_a_categorical_feature(tmp_path, capsys):
+    from puretree import datasets
+    from puretree.cli import main
+
+    data = str(datasets.path("playtennis"))
+    assert main(["fit", data, "--target", "play", "--ignore", "day", "--ensemble", "gradient-boosting", "-o", str(tmp_path / "m.json")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "categorical" in err[0] and "outlook" in err[0]
+
+
 # -- generated code -------------------------------------------------------------------------
 
 

@@ -21,6 +21,8 @@ from ...errors import DataError, ModelFormatError, ParameterError
 from ...evaluate import accuracy, confusion_matrix, cross_validate, format_confusion, stratified_folds
 from ...files import check_not_inputs, checkpoint, write_text
 from ...fold import n_nodes
+from ...gradient_boosting import LOSSES as _GB_LOSSES
+from ...gradient_boosting import gradient_boosting
 from ...grow import c45, cart, id3
 from ...importance import feature_importances, format_importances
 from ...io import load, save
@@ -202,7 +204,7 @@ def _fit_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-_ENSEMBLES = ("bagging", "forest", "adaboost")
+_ENSEMBLES = ("bagging", "forest", "adaboost", "gradient-boosting")
 
 
 def _max_features(text: str) -> Any:
@@ -221,6 +223,16 @@ def _add_ensemble_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-features", type=_max_features, metavar="sqrt|log2|none|N|F",
                    help="features drawn at every split (default: sqrt for a forest, all otherwise)")
     p.add_argument("--seed", type=non_negative_int, default=0, metavar="S", help="seed of the ensemble's random choices (default: 0)")
+    g = p.add_argument_group("gradient boosting (--ensemble gradient-boosting: pt.gradient_boosting, a Boosted model; scikit-learn's options)")
+    g.add_argument("--n-estimators", type=positive_int, metavar="N", help="boosting stages (default: 100; --n-trees is the same)")
+    g.add_argument("--learning-rate", type=number(float, low=0, open_low=True), metavar="R", help="each stage's factor (default: 0.1)")
+    g.add_argument("--loss", choices=[*_GB_LOSSES["classification"], *_GB_LOSSES["regression"]], help="log_loss (classification's default), squared_error (regression's default), absolute_error, huber, quantile")
+    g.add_argument("--subsample", type=number(float, low=0, high=1, open_low=True), metavar="F", help="fraction of the rows each stage is grown on (default: 1)")
+    g.add_argument("--alpha", type=number(float, low=0, high=1, open_low=True), metavar="A", help="the quantile loss's quantile and Huber's breaking point (default: 0.9)")
+    g.add_argument("--n-iter-no-change", type=positive_int, metavar="N", help="stop when the held-out loss has not improved by --tol for N stages (default: no early stopping)")
+    g.add_argument("--validation-fraction", type=number(float, low=0, high=1, open_low=True), metavar="F", help="rows held out for --n-iter-no-change (default: 0.1)")
+    g.add_argument("--tol", type=number(float, low=0), metavar="X", help="the improvement --n-iter-no-change asks for (default: 1e-4)")
+    g.add_argument("--sklearn-tie-break", action="store_true", help="visit the features in scikit-learn's order for --seed: scikit-learn's model (slower: pure Python)")
 
 
 def _fit_from_args(args: argparse.Namespace, data: Any) -> Any:
@@ -229,7 +241,39 @@ def _fit_from_args(args: argparse.Namespace, data: Any) -> Any:
     return ALGORITHMS[args.algorithm](data, **_fit_options(args))
 
 
+#: fit's gradient boosting options and pt.gradient_boosting's names for them.
+_BOOSTING = ("learning_rate", "loss", "subsample", "alpha", "n_iter_no_change", "validation_fraction", "tol")
+
+
+def _boosting_from_args(args: argparse.Namespace, data: Any, progress: Any = None) -> Any:
+    """``--ensemble gradient-boosting``: pt.gradient_boosting with the tree options it takes."""
+    if args.algorithm != "c45" or args.criterion or args.missing or args.splitter != "best" or args.max_leaf_nodes is not None or args.min_weight_fraction_leaf or args.min_gain is not None or args.monotonic_cst is not None or args.threshold != "midpoint":
+        raise ParameterError("--ensemble gradient-boosting grows scikit-learn's squared-error stage trees: it takes --max-depth, --min-samples-split, --min-samples-leaf, --min-impurity-decrease and --max-features, not --algorithm, --criterion, --missing, --splitter, --max-leaf-nodes, --min-weight-fraction-leaf, --min-gain, --monotonic-cst or --threshold")
+    if args.n_trees is not None and args.n_estimators is not None and args.n_trees != args.n_estimators:
+        raise ParameterError(f"--n-trees {args.n_trees} and --n-estimators {args.n_estimators} differ; give one")
+    options = {name: getattr(args, name) for name in _BOOSTING if getattr(args, name) is not None}
+    if args.max_features is not None:
+        options["max_features"] = None if args.max_features == "none" else args.max_features
+    if args.min_samples_leaf is not None:
+        options["min_samples_leaf"] = args.min_samples_leaf
+    return gradient_boosting(
+        data, n_estimators=args.n_estimators or args.n_trees or 100, max_depth=3 if args.max_depth is None else args.max_depth,
+        min_samples_split=args.min_samples_split, min_impurity_decrease=args.min_impurity_decrease, random_state=args.seed,
+        sklearn_tie_break=args.sklearn_tie_break, progress=progress, **options,
+    )
+
+
+def _refuse_boosting_options(args: argparse.Namespace) -> None:
+    given = [f"--{name.replace('_', '-')}" for name in (*_BOOSTING, "n_estimators") if getattr(args, name, None) is not None]
+    given += ["--sklearn-tie-break"] if getattr(args, "sklearn_tie_break", False) else []
+    if given:
+        raise ParameterError(f"{', '.join(given)}: for --ensemble gradient-boosting only")
+
+
 def _ensemble_from_args(args: argparse.Namespace, data: Any) -> Any:
+    if args.ensemble == "gradient-boosting":
+        return _boosting_from_args(args, data)
+    _refuse_boosting_options(args)
     options = {k: v for k, v in _fit_options(args).items() if v is not None}
     if args.max_features is not None:
         options["max_features"] = None if args.max_features == "none" else args.max_features
@@ -240,6 +284,25 @@ def _ensemble_from_args(args: argparse.Namespace, data: Any) -> Any:
         return bagging(data, base=ALGORITHMS[args.algorithm], n_trees=args.n_trees or 10, seed=seed, **options)
     base = stump if "max_depth" not in options else cart
     return adaboost(data, n_rounds=args.n_trees or 50, base=base, seed=seed, **options)
+
+
+def _stage_progress(requested: bool | None, total: int) -> Any:
+    """``fit --progress`` for gradient boosting: a tqdm bar of the stages grown (``None``: the
+    default, on when standard error is a terminal and tqdm is installed)."""
+    if requested is None:
+        requested = bool(getattr(sys.stderr, "isatty", lambda: False)())
+        if requested:
+            try:
+                import tqdm  # noqa: F401
+            except ImportError:
+                return None
+    if not requested:
+        return None
+    try:
+        from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
+    except ImportError:
+        raise CommandLineError("--progress needs tqdm: pip install 'puretree[cli]'") from None
+    return tqdm(total=total, desc="fit", unit=" stages", file=sys.stderr, mininterval=0.2, leave=True, dynamic_ncols=True)
 
 
 def _is_ensemble(model: Any) -> bool:
@@ -254,7 +317,8 @@ def _summary(model: Any) -> str:
 def _fit(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.data])
     # Reading a large file takes a while too: where progress is shown, say so, and how long it took.
-    shown = not getattr(args, "ensemble", None) and (args.progress if args.progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)()))
+    boosting = getattr(args, "ensemble", None) == "gradient-boosting"  # its progress: one line per stage
+    shown = (boosting or not getattr(args, "ensemble", None)) and (args.progress if args.progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)()))
     if shown:
         try:
             import tqdm  # noqa: F401  # without it, fit_progress below says what to install, alone
@@ -271,19 +335,27 @@ def _fit(args: argparse.Namespace) -> int:
     checkpoint("fit", args.data)
     progress = None if getattr(args, "ensemble", None) else fit_progress(args.progress)  # progress: one tree's growth
     tree = None
-    try:
-        if progress is None:
-            tree = _fit_from_args(args, data)
-        else:
-            tree = ALGORITHMS[args.algorithm](data, **_fit_options(args), progress=progress)
-    finally:
-        if progress is not None:
-            # The tree's own count ends the line: the growth also reports nodes pruned since.
-            progress.close(None if tree is None else n_nodes(tree))
+    if boosting:
+        bar = _stage_progress(args.progress, args.n_estimators or args.n_trees or 100)
+        try:
+            tree = _boosting_from_args(args, data, None if bar is None else (lambda done: bar.update(done - bar.n)))
+        finally:
+            if bar is not None:
+                bar.close()
+    else:
+        try:
+            if progress is None:
+                tree = _fit_from_args(args, data)
+            else:
+                tree = ALGORITHMS[args.algorithm](data, **_fit_options(args), progress=progress)
+        finally:
+            if progress is not None:
+                # The tree's own count ends the line: the growth also reports nodes pruned since.
+                progress.close(None if tree is None else n_nodes(tree))
     if args.histograms:  # after growth: the training rows routed through the tree (docs/views.md)
         tree = with_histograms(tree, data)
     save(tree, args.output)
-    what = f"{args.ensemble} ensemble" if getattr(args, "ensemble", None) else f"{args.algorithm} tree"
+    what = "gradient boosting" if boosting else f"{args.ensemble} ensemble" if getattr(args, "ensemble", None) else f"{args.algorithm} tree"
     if data.schema.is_regression:
         fit_text = f"training mean squared error {float(np.mean((predict(tree, data) - data.y) ** 2)):.6g}"
     else:
