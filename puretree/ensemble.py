@@ -622,7 +622,8 @@ def adaboost(
         weights.append(alpha)
         if r == rounds - 1:
             break
-        w = np.exp(np.log(w) + alpha * incorrect * (w > 0))
+        with np.errstate(divide="ignore"):  # a row of weight 0 stays at exp(log 0) = 0, as in scikit-learn
+            w = np.exp(np.log(w) + alpha * incorrect * (w > 0))
         total = np.sum(w)
         if not np.isfinite(total) or total <= 0:
             break

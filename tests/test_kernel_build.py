@@ -41,6 +41,12 @@ SOURCES = [SOURCE, ROOT / "puretree" / "growth" / "_histograms.c"]
 STRICT = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-ffp-contract=off"]
 
 
+def _default_sigint() -> None:
+    """Give the child Ctrl-C as a terminal does: a suite started in the background (a shell's ``&``)
+    passes SIGINT on as ignored, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def write_record(library: Path) -> None:
     """The record setup.py writes next to a library it built."""
     facts = {"library": library.name, "size": library.stat().st_size, "sha256": hashlib.sha256(library.read_bytes()).hexdigest(), "source_sha256": hashlib.sha256(SOURCE.read_bytes()).hexdigest(),
@@ -266,7 +272,7 @@ def test_a_long_compiled_fit_stops_on_ctrl_c(tmp_path):
         cart(X, y, engine="c")
         print("finished", flush=True)
     """
-    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
     try:
         assert child.stdout is not None and child.stdout.readline() == "fitting\n"
         time.sleep(2.0)  # the C grows the tree by now (the whole fit takes many seconds)

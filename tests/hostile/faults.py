@@ -69,13 +69,20 @@ else:
 """
 
 
+def _default_sigint() -> None:
+    """Give the child Ctrl-C as a terminal does: a suite started in the background (a shell's ``&``)
+    passes SIGINT on as ignored, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Child:
     """A paused-at-a-point child process (see :data:`CHILD`)."""
 
     def __init__(self, spec: dict[str, Any], cwd: Path) -> None:
         env = {k: v for k, v in os.environ.items() if k != "PURETREE_DEBUG"}
         self.proc = subprocess.Popen([sys.executable, "-c", CHILD, json.dumps(spec)], cwd=cwd, env=env,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     preexec_fn=_default_sigint)
         self.out = b""
 
     def wait_paused(self, timeout: float = 60.0) -> bool:
