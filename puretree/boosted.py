@@ -62,6 +62,7 @@ import numpy as np
 
 from .data import encode_features, labels_array
 from .errors import ModelFormatError, ParameterError, shown
+from .params import recorded_options
 from .fold import iter_nodes, n_nodes
 from .nodes import Schema, Split
 from .predict import Batch, Label, Row, Unseen, check_unseen
@@ -117,20 +118,6 @@ STRICT_LOSSES = ("binary:logistic", "binary")
 PRECISIONS = ("float64", "float32")
 
 
-def _scalar(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    return getattr(value, "__name__", None) or repr(value)
-
-
-def _options(pairs: Any) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted((str(k), _scalar(v)) for k, v in dict(pairs).items()))
-
-
 def _stages(value: Any) -> Any:
     # Left as given when it is no sequence of sequences: __attrs_post_init__ words the refusal.
     try:
@@ -174,7 +161,7 @@ class Boosted:
     loss: str
     schema: Schema
     precision: str = "float64"
-    options: tuple[tuple[str, Any], ...] = attrs.field(default=(), converter=_options)
+    options: tuple[tuple[str, Any], ...] = attrs.field(default=(), converter=recorded_options)
 
     def __attrs_post_init__(self) -> None:
         if not isinstance(self.schema, Schema):

@@ -57,6 +57,7 @@ import numpy as np
 from .growth import kernels
 from .data import DATA_OPTIONS, Dataset, as_dataset, encode_features, labels_array
 from .errors import DataError, ModelFormatError, ParameterError, shown
+from .params import recorded_options
 from .fold import depth, n_leaves, n_nodes
 from .grow import ForestOptions, Grower, MemberOptions, cart, grow
 from .importance import feature_importances as tree_importances
@@ -97,20 +98,6 @@ __all__ = [
 #: How an ensemble was built: bagging, a random forest, AdaBoost (SAMME).
 METHODS = ("bagging", "forest", "adaboost")
 
-def _scalar(value: Any) -> Any:
-    """An option as the ensemble records it: a JSON scalar, else its name (a function's) or repr."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    return getattr(value, "__name__", None) or repr(value)
-
-
-def _options(pairs: Any) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted((str(k), _scalar(v)) for k, v in dict(pairs).items()))
-
 
 def _weights(values: Any) -> tuple[float, ...]:
     return tuple(float(v) for v in values)
@@ -135,7 +122,7 @@ class Ensemble:
     schema: Schema
     method: str = attrs.field(validator=attrs.validators.in_(METHODS))
     seed: int = 0
-    options: tuple[tuple[str, Any], ...] = attrs.field(default=(), converter=_options)
+    options: tuple[tuple[str, Any], ...] = attrs.field(default=(), converter=recorded_options)
     oob_score: float | None = attrs.field(default=None, eq=False)
 
     def __attrs_post_init__(self) -> None:

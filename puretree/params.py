@@ -56,7 +56,7 @@ import attrs
 
 from .errors import ParameterError
 
-__all__ = ["Constraint", "Interval", "Options", "IsCallable", "check", "check_all", "describe", "validate_params"]
+__all__ = ["Constraint", "Interval", "Options", "IsCallable", "check", "check_all", "describe", "recorded_options", "validate_params"]
 
 _CLOSED = ("both", "left", "right", "neither")
 
@@ -261,3 +261,25 @@ def validate_params(declared: Mapping[str, Sequence[Constraint]]) -> Callable[[F
         return checked  # type: ignore[return-value]
 
     return decorate
+
+
+def _recorded(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return getattr(value, "__name__", None) or repr(value)
+
+
+def recorded_options(pairs: Any) -> tuple[tuple[str, Any], ...]:
+    """Options as a model records how it was grown: sorted ``(name, value)`` pairs whose values
+    are JSON scalars (numpy's numbers as Python's), a function by its name, anything else by its
+    ``repr``, so that the record is hashable, comparable and written to JSON as it is.
+
+    >>> import numpy as np
+    >>> recorded_options({"n_trees": np.int64(3), "base": len, "seed": None, "rate": np.float32(0.5)})
+    (('base', 'len'), ('n_trees', 3), ('rate', 0.5), ('seed', None))
+    """
+    return tuple(sorted((str(k), _recorded(v)) for k, v in dict(pairs).items()))
