@@ -133,25 +133,25 @@ class _FitProgress:
         self._bar.close()
 
 
-def fit_progress(requested: bool | None) -> _FitProgress | None:
-    """The progress reporter ``fit --progress`` asks for (``None``: the default, on when
-    standard error is a terminal), or ``None`` for none. Progress needs tqdm (the ``cli``
-    extra): asked for explicitly without it, it is a usage error naming the install command;
-    by default it is then silently off."""
-    if requested is None:
-        requested = bool(getattr(sys.stderr, "isatty", lambda: False)())
-        if requested:
-            try:
-                import tqdm  # noqa: F401
-            except ImportError:
-                return None
-    if not requested:
-        return None
+def progress_wanted(requested: bool | None) -> bool:
+    """Whether ``fit --progress`` is on (``None``: the default, on when standard error is a
+    terminal). Progress needs tqdm (the ``cli`` extra): asked for explicitly without it, it is a
+    usage error naming the install command; by default it is then silently off."""
+    if requested is False:
+        return False
     try:
-        import tqdm  # noqa: F401,F811
+        import tqdm  # noqa: F401  # only whether it is there
     except ImportError:
-        raise CommandLineError("--progress needs tqdm: pip install 'puretree[cli]'") from None
-    return _FitProgress(sys.stderr)
+        if requested:
+            raise CommandLineError("--progress needs tqdm: pip install 'puretree[cli]'") from None
+        return False
+    return bool(requested) or bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+def fit_progress(requested: bool | None) -> _FitProgress | None:
+    """The progress reporter of one tree's growth that ``fit --progress`` asks for, or ``None``
+    (see :func:`progress_wanted`)."""
+    return _FitProgress(sys.stderr) if progress_wanted(requested) else None
 
 
 def _one_line(text: str) -> str:

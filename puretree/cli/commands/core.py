@@ -33,7 +33,7 @@ from ...prune.rewrites import pessimistic, reduced_error
 from ...text import format_number, summary, to_text
 from ...tree import Tree
 from ...views import VIEW_FORMATS, SlowLayoutWarning, render_view
-from .. import CommandLineError, fit_progress
+from .. import CommandLineError, fit_progress, progress_wanted
 
 __all__ = ["ORDER", "register", "ALGORITHMS", "number", "label_text", "true_labels", "load_model", "add_input_options"]  # the last six: shared with prune and explain
 
@@ -287,21 +287,11 @@ def _ensemble_from_args(args: argparse.Namespace, data: Any) -> Any:
 
 
 def _stage_progress(requested: bool | None, total: int) -> Any:
-    """``fit --progress`` for gradient boosting: a tqdm bar of the stages grown (``None``: the
-    default, on when standard error is a terminal and tqdm is installed)."""
-    if requested is None:
-        requested = bool(getattr(sys.stderr, "isatty", lambda: False)())
-        if requested:
-            try:
-                import tqdm  # noqa: F401
-            except ImportError:
-                return None
-    if not requested:
+    """``fit --progress`` for gradient boosting: a tqdm bar of the stages grown, or ``None``
+    (see :func:`~puretree.cli.progress_wanted`)."""
+    if not progress_wanted(requested):
         return None
-    try:
-        from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
-    except ImportError:
-        raise CommandLineError("--progress needs tqdm: pip install 'puretree[cli]'") from None
+    from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints; an optional dependency
     return tqdm(total=total, desc="fit", unit=" stages", file=sys.stderr, mininterval=0.2, leave=True, dynamic_ncols=True)
 
 
@@ -318,12 +308,7 @@ def _fit(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.data])
     # Reading a large file takes a while too: where progress is shown, say so, and how long it took.
     boosting = getattr(args, "ensemble", None) == "gradient-boosting"  # its progress: one line per stage
-    shown = (boosting or not getattr(args, "ensemble", None)) and (args.progress if args.progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)()))
-    if shown:
-        try:
-            import tqdm  # noqa: F401  # without it, fit_progress below says what to install, alone
-        except ImportError:
-            shown = False
+    shown = (boosting or not getattr(args, "ensemble", None)) and progress_wanted(args.progress)
     started = time.perf_counter()
     if shown:
         print(f"reading {args.data} ...", file=sys.stderr, flush=True)
