@@ -342,6 +342,11 @@ def _first_difference(a: Any, b: Any, where: str = "") -> str:
     return f"{where} was {json.dumps(a)}, is now {json.dumps(b)}"
 
 
+def _row_key(row: list[float]) -> tuple[float | None, ...]:
+    # NaN is not equal to itself, so a missing cell is keyed as None: identical rows stay one group.
+    return tuple(None if math.isnan(v) else v for v in row)
+
+
 def check_fits_training_data(tree: Tree, X: Any, y: Any = None, *, sample_weight: Any = None) -> None:
     """Check that a fully grown tree reproduces its training data.
 
@@ -370,12 +375,13 @@ def check_fits_training_data(tree: Tree, X: Any, y: Any = None, *, sample_weight
     w = np.ones(ds.n_rows) if ds.sample_weight is None else ds.sample_weight
     groups: dict[tuple[float, ...], np.ndarray] = {}
     k = len(ds.schema.classes)
-    for row, label, weight in zip(ds.X.tolist(), ds.y.tolist(), w.tolist()):
-        groups.setdefault(tuple(row), np.zeros(k))[label] += weight
+    keys = [_row_key(row) for row in ds.X.tolist()]
+    for key, label, weight in zip(keys, ds.y.tolist(), w.tolist()):
+        groups.setdefault(key, np.zeros(k))[label] += weight
     predicted = tree.predict(ds)
     labels = labels_array(ds.schema.classes)
-    for i, (row, p) in enumerate(zip(ds.X.tolist(), predicted.tolist())):
-        weights = groups[tuple(row)]
+    for i, (row, key, p) in enumerate(zip(ds.X.tolist(), keys, predicted.tolist())):
+        weights = groups[key]
         if weights.max() <= 0:
             continue  # rows of zero weight teach the tree nothing
         best = {labels[j].item() for j in np.flatnonzero(weights == weights.max())}

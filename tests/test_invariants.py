@@ -245,6 +245,15 @@ def test_fits_training_data_with_duplicates():
         check_fits_training_data(tree, X, ["a", "a", "b", "a"])
 
 
+def test_fits_training_data_with_missing_values():
+    # Identical rows with NaN cells are one group (NaN != NaN must not split them apart).
+    X = [[np.nan, 0.0], [np.nan, 0.0], [1.0, 2.0], [1.0, 3.0]]
+    tree = cart(X, ["a", "a", "b", "a"], missing="learn")
+    check_fits_training_data(tree, X, ["a", "a", "b", "a"])
+    with pytest.raises(AssertionError, match="row 0 .* is predicted 'a', but its label is 'b'"):
+        check_fits_training_data(tree, X, ["b", "b", "b", "a"])
+
+
 def test_fits_training_data_rejects_a_stump():
     data = load_playtennis()
     with pytest.raises(AssertionError, match="is predicted"):
