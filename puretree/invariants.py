@@ -373,7 +373,7 @@ def check_fits_training_data(tree: Tree, X: Any, y: Any = None, *, sample_weight
     if ds.schema.is_regression:
         raise TypeError("check_fits_training_data checks classification trees")
     w = np.ones(ds.n_rows) if ds.sample_weight is None else ds.sample_weight
-    groups: dict[tuple[float, ...], np.ndarray] = {}
+    groups: dict[tuple[float | None, ...], np.ndarray] = {}
     k = len(ds.schema.classes)
     keys = [_row_key(row) for row in ds.X.tolist()]
     for key, label, weight in zip(keys, ds.y.tolist(), w.tolist()):

@@ -44,8 +44,7 @@ import attrs
 import numpy as np
 
 from .codegen import literals as lit
-from .codegen.lower import lower
-from .codegen.render import environment, generate
+from .codegen.render import generate
 from .errors import CodegenError
 
 __all__ = [
@@ -69,7 +68,9 @@ __all__ = [
     "measure_stack",
     "read_stack",
     "generate_with_stack",
+    "measured_files",
     "stack_block",
+    "instructions_block",
     "QUANTIZED_FEATURE_TYPES",
 ]
 
@@ -447,18 +448,64 @@ def read_stack(workdir: str | os.PathLike[str], *, name: str, core: str) -> list
 
 
 def generate_with_stack(tree: Any, target: str, *, core: str, name: str = "tree", feature_type: str = "double", proba: bool = True,
-                        form: str = "auto", index_type: str = "auto", template_dirs: Sequence[str | os.PathLike[str]] | None = None, quantize: Any = None) -> dict[str, str]:
-    """The files of :func:`puretree.codegen.generate`, the header stating the stack measured
-    for ``core`` (:func:`stack_block`: ``NAME_STACK_BYTES_<CORE>``, for :data:`STACK_FLAGS`)."""
+                        form: str = "auto", index_type: str = "auto", template_dirs: Sequence[str | os.PathLike[str]] | None = None, quantize: Any = None,
+                        rows: Any = None) -> dict[str, str]:
+    """The files of :func:`puretree.codegen.generate` for a tree, the header stating the stack
+    measured for ``core`` and, given ``rows``, the instructions per prediction on them
+    (:func:`measured_files`). ``puretree.codegen.ensemble.generate_measured`` does it for any model, on
+    the rows ``verify`` checks."""
     if target not in ("c", "c-table"):
         raise CodegenError(f"the stack is measured for C (targets c and c-table), not {target!r}")
-    options = {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": None, "quantize": quantize}
     files = generate(tree, target, name=name, feature_type=feature_type, proba=proba, form=form, index_type=index_type, template_dirs=template_dirs, quantize=quantize)
-    with tempfile.TemporaryDirectory(prefix="puretree-stack-") as work:
+    classes = 0 if tree.schema.is_regression else len(tree.schema.classes)
+    return measured_files(files, name=name, core=core, feature_type=feature_type, n_features=tree.schema.n_features, n_classes=classes, proba=proba, rows=rows)
+
+
+def measured_files(files: Mapping[str, str], *, name: str, core: str, feature_type: str, n_features: int, n_classes: int, proba: bool, rows: Any = None) -> dict[str, str]:
+    """Generated C ``files`` whose header ``NAME.h`` states what was measured for ``core``: the
+    stack (:func:`stack_block`) and, given ``rows``, the instructions one prediction executes on
+    the emulated board, the most and the mean over the rows (:func:`instructions_block`). The
+    block goes right after the header's ``NAME_MAX_COMPARISONS`` (the static worst case it
+    completes); nothing else changes."""
+    with tempfile.TemporaryDirectory(prefix="puretree-measure-") as work:
         block = stack_block(measure_stack(files, name=name, core=core, workdir=work), name=name, core=core)
-    model = lower(tree, target, options)
-    header = environment(template_dirs).get_template(f"{target}/NAME.h.j2").render(model=model, **model, measured_stack=block)
-    return {**files, f"{name}.h": header}
+        if rows is not None and len(rows):
+            program = program_for(files, name=name, n_features=n_features, n_classes=n_classes, proba=proba)
+            check_tools()
+            elf = build_firmware([program], core=core, feature_type=feature_type, workdir=Path(work) / "run")
+            rows = np.asarray(rows, dtype=np.float64).reshape(-1, n_features)
+            counts = instructions_per_prediction(elf, [program], [(0, row) for row in rows], core=core, feature_type=feature_type, workdir=Path(work) / "run", repeats=8)
+            block += "\n" + instructions_block(counts, name=name, core=core)
+    header = files[f"{name}.h"]
+    mark = re.search(rf"^#define {re.escape(name.upper())}_MAX_COMPARISONS \d+u\n", header, flags=re.M)
+    if mark is None:
+        raise CodegenError(f"{name}.h states no {name.upper()}_MAX_COMPARISONS (a user's template?): the measured figures go after it")
+    return {**files, f"{name}.h": header[: mark.end()] + block + "\n" + header[mark.end():]}
+
+
+def instructions_block(counts: Sequence[float], *, name: str, core: str) -> str:
+    """The header lines stating the instructions per prediction measured on ``core`` (QEMU's
+    ``-icount``: instructions, not cycles), the most and the mean over the rows measured.
+
+    >>> print(instructions_block([20.0, 31.2, 25.0], name="tree", core="cortex-m4"))
+    /*
+     * Instructions per call of tree_predict measured on cortex-m4 (QEMU -icount, the call's
+     * own overhead subtracted) over 3 rows: at most 31, mean 25.4. A board's cycles per
+     * instruction vary (flash wait states, the FPU).
+     */
+    #define TREE_INSTRUCTIONS_MAX_CORTEX_M4 31u
+    """
+    big = name.upper()
+    tag = core.upper().replace("-", "_")
+    most = round(max(counts))
+    return "\n".join([
+        "/*",
+        f" * Instructions per call of {name}_predict measured on {core} (QEMU -icount, the call's",
+        f" * own overhead subtracted) over {len(counts)} rows: at most {most}, mean {sum(counts) / len(counts):.1f}. A board's cycles per",
+        " * instruction vary (flash wait states, the FPU).",
+        " */",
+        f"#define {big}_INSTRUCTIONS_MAX_{tag} {most}u",
+    ])
 
 
 def stack_block(stacks: Sequence[Stack], *, name: str, core: str) -> str:

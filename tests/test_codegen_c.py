@@ -174,3 +174,23 @@ def test_predict_only_code_without_probabilities(missing):
     assert ("outcome_proba" in files["tree.c"]) == (missing == "distribute")  # distribute sums them
     for target in ("c", "c-table"):
         assert verify(tree, data, target, proba=False).mismatches == []
+
+
+# -- the worst case stated in the header ---------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(trees(max_depth=4, missing=("majority",)))
+def test_the_header_states_the_longest_path_the_rows_take(tree):
+    # Every node is reached by some row verify checks (unless its ancestors' tests exclude it),
+    # so the longest path they take is the tree's worst case: the tests the header promises.
+    from puretree.codegen.lower import max_comparisons
+    from puretree.fold import n_nodes
+    from puretree.predict import decision_path
+
+    rows = check_rows(tree, np.zeros((0, tree.schema.n_features)))
+    paths = decision_path(tree, Dataset(tree.schema, rows))
+    longest = max(len(path) - 1 for path in paths)
+    reached = len(set().union(*paths))
+    assert max_comparisons(tree) == longest if reached == n_nodes(tree) else max_comparisons(tree) >= longest
+    assert f"#define TREE_MAX_COMPARISONS {max_comparisons(tree)}u" in generate(tree, "c")["tree.h"]

@@ -523,3 +523,62 @@ def test_ensemble_sums_and_quantization_do_not_fuse_on_the_m7(extra_runs):
     assert all(p.cflags == ("-ffp-contract=fast",) for p in programs)
     for p in programs:
         assert _fused(work / f"{p.name}.o") == [], p.name
+
+
+# -- measured figures in the header ----------------------------------------------------------
+
+
+def _cancer():
+    from sklearn.datasets import load_breast_cancer
+
+    return load_breast_cancer(return_X_y=True)
+
+
+def _measured(kind):
+    """A model of each kind on breast_cancer, and the rows verify checks for it."""
+    from puretree.codegen import boosted as boosted_code, ensemble as ensemble_code
+    from puretree.gradient_boosting import gradient_boosting
+
+    X, y = _cancer()
+    none = np.zeros((0, X.shape[1]))
+    if kind == "tree":
+        model = cart(X, y, max_depth=5)
+        return model, check_rows(model, none)
+    if kind == "forest":
+        model = ensemble.random_forest(X, y, n_trees=3, max_depth=3, seed=0)
+        return model, ensemble_code._rows(model, none, "double")
+    model = gradient_boosting(X, y, n_estimators=3, max_depth=2)
+    return model, boosted_code.check_rows(model, none)
+
+
+@pytest.mark.parametrize("kind", ["tree", "forest", "boosted"])
+def test_the_header_states_the_instructions_measured_on_the_board(kind, tmp_path):
+    from puretree.codegen.ensemble import generate_measured
+
+    model, rows = _measured(kind)
+    files = generate_measured(model, "c", core="cortex-m4", name="m")
+    plain = generate_any(model, "c", name="m")
+    assert files["m.c"] == plain["m.c"]
+    header = files["m.h"]
+    most = int(re.search(r"#define M_INSTRUCTIONS_MAX_CORTEX_M4 (\d+)u", header).group(1))
+    n_rows, stated, mean = re.search(r"over (\d+) rows: at most (\d+), mean (\d+\.\d)", header).groups()
+    assert int(n_rows) == len(rows) and int(stated) == most and 0 < float(mean) <= most
+    assert "#define M_STACK_BYTES_CORTEX_M4 " in header and "#define M_MAX_COMPARISONS " in header
+    # Measured again on its own, the slowest of those rows takes what the header says.
+    program = mcu.program_for(plain, name="m", n_features=30, n_classes=2, proba=True)
+    elf = mcu.build_firmware([program], core="cortex-m4", feature_type="double", workdir=tmp_path)
+    each = mcu.instructions_per_prediction(elf, [program], [(0, r) for r in rows], core="cortex-m4", feature_type="double", workdir=tmp_path, repeats=8)
+    worst = rows[int(np.argmax(each))]
+    alone = mcu.instructions_per_prediction(elf, [program], [(0, worst)], core="cortex-m4", feature_type="double", workdir=tmp_path, repeats=64)[0]
+    assert abs(alone - most) <= 2, (alone, most)
+
+
+def test_export_states_the_measured_figures_of_a_boosted_model(tmp_path):
+    model = tmp_path / "b.json"
+    save(_measured("boosted")[0], model)
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "puretree", "export", str(model), "--target", "c", "--stack-on", "cortex-m0", "-o", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    header = (out / "tree.h").read_text()
+    assert "#define TREE_STACK_BYTES_CORTEX_M0 " in header and "#define TREE_INSTRUCTIONS_MAX_CORTEX_M0 " in header

@@ -51,7 +51,7 @@ from ..data import Dataset, encode_features
 from ..errors import CodegenError
 from . import literals as lit
 from .verify import MAX_REPORTED, Report, compile_c, driver_lines, driver_source
-from .lower import check_options
+from .lower import check_options, max_comparisons
 
 __all__ = ["boosted_files", "verify", "check_rows", "NESTED_MAX_DEPTH"]
 
@@ -346,6 +346,13 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
         f"#define {big}_H",
         f"#define {big}_N_FEATURES {model.schema.n_features}",
         f"#define {big}_N_OUTPUTS {k}",
+        # The locals of the deepest chain: the row as doubles, up to three arrays of a double per
+        # output (raw scores, their exponentials, a caller's), counters; no heap, no recursion.
+        f"/* Stack: about {32 + 8 * n_features + 24 * k} bytes of locals in the deepest call chain ({big}_MAX_STACK_BYTES); no heap, no",
+        f" * recursion. Worst case: {sum(max_comparisons(t) for stage in model.stages for t in stage)} tests per prediction ({big}_MAX_COMPARISONS): every",
+        " * stage's trees run, each at most its longest path's tests (a comparison or a category lookup). */",
+        f"#define {big}_MAX_STACK_BYTES {32 + 8 * n_features + 24 * k}u",
+        f"#define {big}_MAX_COMPARISONS {sum(max_comparisons(t) for stage in model.stages for t in stage)}u",
     ]
     if classes:
         header += [

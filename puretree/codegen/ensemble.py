@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -44,11 +45,11 @@ from ..boosted import Boosted
 from ..ensemble import Ensemble, predict as ensemble_predict, predict_proba, vote_total, votes
 from ..errors import CodegenError
 from ..files import write_folder
-from ..mcu import rows_runner
+from ..mcu import measured_files, rows_runner
 from . import boosted as boosting, literals as lit, render, verify as single
-from .lower import check_options, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
+from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
-__all__ = ["generate", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble"]
+__all__ = ["generate", "generate_measured", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble"]
 
 _DESCRIPTION = {"bagging": "bagging", "forest": "a random forest", "adaboost": "AdaBoost (SAMME)"}
 _TARGETS = ("python", "c", "c-table")
@@ -75,7 +76,12 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         files.update(render.generate(tree, target, name=member, feature_type=opts["feature_type"], proba=not regression, template_dirs=template_dirs, quantize=quantize, **options))
     k = len(ens.schema.classes)
     weights = list(ens.weights)
+    member_stack = max((_stated_stack(files.get(f"{m}.h", ""), m) for m in members), default=0) if target != "python" else 0
     model = {
+        "max_comparisons": sum(max_comparisons(tree) for tree in ens.members),
+        # The combiner's own locals: up to three arrays of a double per class (votes, their
+        # probabilities, a member's answer), its counters and one volatile term.
+        "max_stack_bytes": member_stack + 32 + 24 * k,
         "name": name,
         "method": ens.method,
         "description": _DESCRIPTION[ens.method],
@@ -101,6 +107,13 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         filename = template.rsplit("/", 1)[1][: -len(".j2")].replace("NAME", name)
         files[filename] = env.get_template(template).render(**model)
     return files
+
+
+def _stated_stack(header: str, name: str) -> int:
+    """The stack a member's own header states (its ``NAME_MAX_STACK_BYTES``; 0 from a user's
+    template that states none)."""
+    m = re.search(rf"#define {re.escape(name.upper())}_MAX_STACK_BYTES (\d+)u", header)
+    return int(m.group(1)) if m else 0
 
 
 def _read_features(ens: Ensemble) -> list[int]:
@@ -132,6 +145,31 @@ def generate(model: Any, target: str, **options: Any) -> dict[str, str]:
     if isinstance(model, Boosted):
         return boosting.boosted_files(model, target, **options)
     return render.generate(model, target, **options)
+
+
+def generate_measured(model: Any, target: str, *, core: str, X: Any = None, **options: Any) -> dict[str, str]:
+    """:func:`generate`'s C files of a tree, an ensemble or a boosted model, the header stating
+    what was measured on the emulated ``core`` (:func:`puretree.mcu.measured_files`): the stack
+    of the deepest call chain and the instructions per prediction, the most and the mean over
+    the rows :func:`verify` checks (``X``, if given, and every node, threshold neighbour, unseen
+    category and missing value). Quantized code is measured for its stack only (its rows would
+    be the quantized readings). Needs the Arm toolchain and QEMU (:func:`puretree.mcu.check_tools`)."""
+    if target not in ("c", "c-table"):
+        raise CodegenError(f"figures are measured for C (targets c and c-table), not {target!r}")
+    files = generate(model, target, **options)
+    ftype = check_options("c", {"feature_type": options.get("feature_type", "double")})["feature_type"]
+    X = np.zeros((0, model.schema.n_features)) if X is None else _encode(X)
+    if options.get("quantize") is not None:
+        rows = None
+    elif isinstance(model, Boosted):
+        rows = boosting.check_rows(model, X, ftype)
+    elif isinstance(model, Ensemble):
+        rows = _rows(model, X, ftype)
+    else:
+        rows = single.check_rows(model, X, ftype)
+    classes = 0 if model.schema.is_regression else len(model.schema.classes)
+    return measured_files(files, name=options.get("name", "tree"), core=core, feature_type=ftype, n_features=model.schema.n_features, n_classes=classes,
+                          proba=bool(options.get("proba", True)), rows=rows)
 
 
 def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:

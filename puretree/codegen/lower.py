@@ -45,7 +45,7 @@ import numpy as np
 from .._version import __version__
 from ..errors import CodegenError
 from ..flat import KIND_CODES, LEAF, flatten, normalised_fractions
-from ..fold import ENTER, events, rewrite
+from ..fold import ENTER, events, fold, rewrite
 from ..nodes import Split, Threshold
 from . import literals as lit
 
@@ -55,7 +55,7 @@ THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CO
 if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
     from ..tree import Tree
 
-__all__ = ["QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantizer_model", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options"]
+__all__ = ["QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantizer_model", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options", "max_comparisons"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
@@ -359,6 +359,21 @@ def _smallest_type(largest: int, forced: str, what: str) -> str:
 # -- the model ------------------------------------------------------------------------------
 
 
+def max_comparisons(tree_or_node: Any) -> int:
+    """The most tests generated code makes on one path from the root to a leaf, the worst case
+    its header states: one per split (a comparison with the threshold, or one lookup of the
+    category's branch), and one more for each surrogate a split may try when its feature is
+    missing. An ensemble's code runs every member: the sum of theirs.
+
+    >>> from puretree.nodes import Leaf, NumericSplit
+    >>> inner = NumericSplit(1, 2.0, Leaf((0, 1)), Leaf((1, 1)), (1, 2))
+    >>> max_comparisons(NumericSplit(0, 0.5, Leaf((1, 0)), inner, (2, 2))), max_comparisons(Leaf((1, 0)))
+    (2, 0)
+    """
+    root = getattr(tree_or_node, "root", tree_or_node)
+    return fold(root, lambda node, kids: 1 + len(node.surrogates.splits if node.surrogates else ()) + max(kids) if kids else 0)
+
+
 def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The render model of ``tree`` for ``target`` (see the module docs); nothing is mutated."""
     opts = check_options(target, options)
@@ -524,6 +539,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         "depth": depth,
         "width": width,
         "max_stack_bytes": stack_bytes,
+        "max_comparisons": max_comparisons(tree),
         "n_features": schema.n_features,
         "features": features,
         "has_categorical": used_categorical,

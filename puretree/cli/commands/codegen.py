@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...boosted import Boosted
-from ...codegen.ensemble import export, verify, verify_code
+from ...codegen.ensemble import export, generate_measured, verify, verify_code
 from ...codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
 from ...codegen.render import environment, generate
 from ...codegen.verify import allowed_changes
@@ -19,7 +19,7 @@ from ...errors import CodegenError, ParameterError
 from ...files import check_not_inputs, write_folder
 from ...io import load
 from ...io.formats import read_table
-from ...mcu import CORES, generate_with_stack
+from ...mcu import CORES
 from .. import CommandLineError
 
 __all__ = ["ORDER", "register", "arduino_files"]
@@ -101,8 +101,7 @@ def _export(args: argparse.Namespace) -> int:
     if args.layout == "arduino":
         paths = _export_arduino(tree, args.target, out_dir=args.output, **options)
     elif args.stack_on:
-
-        paths = write_folder(args.output, generate_with_stack(tree, args.target, core=args.stack_on, **_options(args, tree)))
+        paths = write_folder(args.output, generate_measured(tree, args.target, core=args.stack_on, **_options(args, tree)))
     else:
         paths = export(tree, args.target, out_dir=args.output, **options)
     for path in paths:
@@ -117,7 +116,7 @@ def _boosted_options(args: argparse.Namespace) -> None:
     float or double, python or c)."""
     asked = [flag for flag, given in (("--quantize", args.quantize), ("--template-dir", args.template_dir), ("--form", args.form != "auto"),
                                       ("--index-type", args.index_type != "auto"), ("--layout arduino", getattr(args, "layout", "flat") != "flat"),
-                                      ("--stack-on", getattr(args, "stack_on", None)), ("--report", getattr(args, "report", False)),
+                                      ("--report", getattr(args, "report", False)),
                                       ("--on", getattr(args, "on", None)), ("--code", getattr(args, "code", None))) if given]
     if asked:
         raise CommandLineError(f"{args.model} is a boosted model: its code is written as tables for python or c, without {', '.join(asked)}")
@@ -266,7 +265,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("export", help="compile a tree to Python or C source", description="Write standalone source code whose predictions equal the model's exactly.")
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
-    p.add_argument("--stack-on", choices=tuple(CORES), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage (see docs/codegen.md)")
+    p.add_argument("--stack-on", choices=tuple(CORES), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage and the instructions per prediction on the emulated CORE, most and mean over the rows verify checks (see docs/codegen.md)")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.add_argument("--layout", choices=("flat", "arduino"), default="flat", help="flat: the files in OUT_DIR (default); arduino: an Arduino / PlatformIO library (library.properties, src/, an example sketch)")
     p.add_argument("--report", action="store_true", help="C: print the flash and RAM the generated tables need and the most comparisons one prediction makes")
