@@ -29,6 +29,7 @@ they take a tree or an ensemble, and hand trees to :mod:`puretree.codegen.render
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -45,8 +46,9 @@ from ..boosted import Boosted
 from ..ensemble import Ensemble, predict as ensemble_predict, predict_proba, vote_total, votes
 from ..errors import CodegenError
 from ..files import write_folder
+from ..io.json import to_json
 from ..mcu import measured_files, rows_runner
-from . import boosted as boosting, literals as lit, render, verify as single
+from . import boosted as boosting, literals as lit, render, selftest as self_test, verify as single
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
 __all__ = ["generate", "generate_measured", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble"]
@@ -138,13 +140,52 @@ def quantized_ensemble(ens: Ensemble, ranges: Any, feature_type: str) -> tuple[E
     return attrs.evolve(ens, members=members), offset, scale
 
 
-def generate(model: Any, target: str, **options: Any) -> dict[str, str]:
-    """:func:`puretree.codegen.render.generate` for a tree; :func:`ensemble_files` for an ensemble."""
+def generate(model: Any, target: str, *, selftest: bool = False, **options: Any) -> dict[str, str]:
+    """:func:`puretree.codegen.render.generate` for a tree; :func:`ensemble_files` for an
+    ensemble; :func:`puretree.codegen.boosted.boosted_files` for a boosted model. With
+    ``selftest``, the code carries its self-test (:mod:`puretree.codegen.selftest`)."""
     if isinstance(model, Ensemble):
-        return ensemble_files(model, target, **options)
+        files = ensemble_files(model, target, **options)
+    elif isinstance(model, Boosted):
+        files = boosting.boosted_files(model, target, **options)
+    else:
+        files = render.generate(model, target, **options)
+    return _with_selftest(model, target, files, options) if selftest else files
+
+
+def _selftest_answers(model: Any, rows: np.ndarray) -> list[Any]:
+    """What ``NAME_predict`` must answer per row: the class index or the value (``None``:
+    refused, no answer to compare)."""
     if isinstance(model, Boosted):
-        return boosting.boosted_files(model, target, **options)
-    return render.generate(model, target, **options)
+        return [a[1][0] if a[0] is None else a[0] for a in boosting._expected(model, rows)]
+    if isinstance(model, Ensemble):
+        return [a if model.schema.is_regression else a[0] for a in _expected(model, rows)]
+    answers = single.expected(model, rows)
+    return answers if model.schema.is_regression else [None if a is None else int(np.argmax(a)) for a in answers]
+
+
+def _with_selftest(model: Any, target: str, files: dict[str, str], options: dict[str, Any]) -> dict[str, str]:
+    if options.get("quantize") is not None:
+        raise CodegenError("the self-test holds the readings as the code takes them; quantized code is not covered yet (export without --quantize)")
+    name = options.get("name", "tree")
+    language = "c" if target in ("c", "c-table") else "python"
+    ftype = check_options("c", {"feature_type": options.get("feature_type", "double")})["feature_type"] if language == "c" else "double"
+    none = np.zeros((0, model.schema.n_features))
+    if isinstance(model, Boosted):
+        rows = boosting.check_rows(model, none, ftype)
+    elif isinstance(model, Ensemble):
+        rows = _rows(model, none, ftype)
+    else:
+        rows = single.check_rows(model, none, ftype)
+    rows, answers = self_test.pick(rows, _selftest_answers(model, rows))
+    digest = "sha256:" + hashlib.sha256(to_json(model).encode("utf-8")).hexdigest()
+    regression = model.schema.is_regression
+    if language == "c":
+        return self_test.c_selftest(files, name=name, feature_type=ftype, rows=rows, answers=answers, regression=regression, digest=digest)
+    labels = answers if regression else [model.schema.classes[a] for a in answers]
+    first = None if isinstance(model, Boosted) else (model.members[0] if isinstance(model, Ensemble) else model)
+    values = rows.tolist() if first is None else [single.python_row(first, row) for row in rows.tolist()]
+    return self_test.python_selftest(files, name=name, rows=values, answers=labels, regression=regression, digest=digest)
 
 
 def generate_measured(model: Any, target: str, *, core: str, X: Any = None, **options: Any) -> dict[str, str]:
@@ -175,12 +216,9 @@ def generate_measured(model: Any, target: str, *, core: str, X: Any = None, **op
 def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
     """Write the generated files of a tree or an ensemble into ``out_dir``, as a whole
     (:func:`puretree.files.write_folder`); returns their paths."""
-    if isinstance(model, Boosted):
-        return write_folder(out_dir, boosting.boosted_files(model, target, **options))
-    if not isinstance(model, Ensemble):
+    if not isinstance(model, (Boosted, Ensemble)) and not options.get("selftest"):
         return render.export(model, target, out_dir=out_dir, **options)
-
-    return write_folder(out_dir, ensemble_files(model, target, **options))
+    return write_folder(out_dir, generate(model, target, **options))
 
 
 # -- verifying ----------------------------------------------------------------------------

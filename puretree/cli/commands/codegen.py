@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ...boosted import Boosted
-from ...codegen.ensemble import export, generate_measured, verify, verify_code
+from ...codegen.ensemble import export, generate as generate_any, generate_measured, verify, verify_code
 from ...codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
-from ...codegen.render import environment, generate
+from ...codegen.render import environment
 from ...codegen.verify import allowed_changes
 from ...data import encode_table
 from ...errors import CodegenError, ParameterError
@@ -71,6 +71,8 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
 
 def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
     options = {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
+    if getattr(args, "selftest", False):
+        options["selftest"] = True
     if tree is not None and args.quantize:
         options["quantize"] = _ranges(args, tree)
     elif tree is not None and args.ranges_from is not None:
@@ -128,7 +130,7 @@ def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: 
     (templates ``_arduino_library.properties.j2`` and ``_arduino_example.ino.j2`` of the C
     target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
 
-    files = generate(tree, target, name=name, template_dirs=template_dirs, **options)
+    files = generate_any(tree, target, name=name, template_dirs=template_dirs, **options)
     model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k != "template_dirs"}})
     if model["language"] != "c":
         raise CodegenError(f"--layout arduino is for C targets, not {target!r}")
@@ -265,6 +267,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("export", help="compile a tree to Python or C source", description="Write standalone source code whose predictions equal the model's exactly.")
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
+    p.add_argument("--selftest", action="store_true", help="add NAME_selftest() (C) / selftest() (Python): up to 64 of the rows verify checks with the model's answers and its digest; 0 when the built code predicts them all as puretree did, else 1 + the first failing row's index")
     p.add_argument("--stack-on", choices=tuple(CORES), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage and the instructions per prediction on the emulated CORE, most and mean over the rows verify checks (see docs/codegen.md)")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.add_argument("--layout", choices=("flat", "arduino"), default="flat", help="flat: the files in OUT_DIR (default); arduino: an Arduino / PlatformIO library (library.properties, src/, an example sketch)")
