@@ -142,3 +142,21 @@ def test_the_out_of_bag_walk_is_predict_proba(ds, seed):
     with mock.patch.object(ensemble, "_threshold_arrays", return_value=None):  # the general path
         general = ensemble._oob(forest, data)
     assert forest.oob_score == general
+
+
+@given(
+    seed=st.one_of(st.integers(0, 2**32 - 1), st.integers(0, 2**70)),
+    member=st.lists(st.integers(0, 2**33), max_size=2),
+    path=st.lists(st.integers(0, 5), max_size=12),
+    sizes=st.integers(1, 40).flatmap(lambda n: st.tuples(st.just(n), st.integers(1, n))),
+)
+def test_node_features_draw_numpys_documented_generator(seed, member, path, sizes):
+    """The features a node draws are those of ``default_rng(SeedSequence(seed,
+    spawn_key=(*member, 1, *path))).choice(n, m, replace=False)``, sorted: the cheaper
+    construction (the seed words SeedSequence hashes, no shuffle) changes no draw."""
+    from puretree.splits import node_features
+
+    n, m = sizes
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(*member, 1, *path)))
+    expected = np.sort(rng.choice(n, size=m, replace=False))
+    assert node_features(n, m, (seed, *member), tuple(path)).tolist() == expected.tolist()

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..nodes import Leaf, Node, Split, Test
+from ..nodes import Leaf, Node, Split, Test, Threshold
 
-__all__ = ["assemble", "from_records", "Record"]
+__all__ = ["assemble", "from_records", "Record", "trusted_threshold"]
 
 #: A split's record: its feature, its test, its children's ids and its statistics.
 Record = tuple[int, Test, Sequence[int], Any]
@@ -81,6 +81,20 @@ def _trusted_leaf(stats: list[float]) -> Leaf:
     _set(node, "stats", stats_)
     _set(node, "_digest", hash((("leaf", stats_), ())))  # nodes._digest, written out: a node's fields and its children's digests
     return node
+
+
+def trusted_threshold(value: float) -> Threshold:
+    """``Threshold(value)`` for a finite Python float found by a scan (a midpoint of two
+    training values, or one of them), made without its converter and validator (a forest
+    makes one a split). The same value: ``-0.0`` is made ``0.0`` as the converter makes it.
+
+    >>> trusted_threshold(-0.0) == Threshold(0.0), hash(trusted_threshold(2.5)) == hash(Threshold(2.5))
+    (True, True)
+    """
+    test = object.__new__(Threshold)
+    _set(test, "value", value + 0.0)
+    _set(test, "missing_branch", None)
+    return test
 
 
 def _trusted_split(feature: int, test: Test, kids: tuple[Node, ...], stats: list[float]) -> Split:

@@ -84,6 +84,7 @@ from ..tasks import as_task
 from . import kernels
 from .choose import among_kinds, best_subsets, binary_scores, category_sum, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
 from .limits import check_tree_size, memory_budget
+from .assemble import trusted_threshold
 from .level import Decision
 
 __all__ = ["Sorted", "refuse_compiled"]
@@ -166,7 +167,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         fs, fa, fb = _numpy_scan(st, cfg, ctx)
     if ctx.allowed is not None:  # feature subsampling: each node's drawn features only
         fs[~ctx.allowed[:, ctx.numeric]] = -np.inf
-    has = ~np.isneginf(fs).all(axis=1)
+    has = (fs != -np.inf).any(axis=1)
     if has.any():
         rows_ = np.flatnonzero(has)
         at = first_tied(fs[rows_])
@@ -914,7 +915,7 @@ class Sorted:
         st, cfg, ctx = self.st, self.cfg, self.ctx
         k, N = ctx.k, st.n_nodes
         found = _numeric_candidates(st, cfg, ctx)
-        has = ~np.isneginf(found.score)  # among_kinds with one kind
+        has = found.score != -np.inf  # among_kinds with one kind
         if cfg.min_gain is not None:
             has &= found.score > cfg.min_gain
         if not has.any():
@@ -945,13 +946,12 @@ class Sorted:
         out: list[Decision | None] = [None] * N
         zeros = np.zeros(k)
         occ, ear, feats, thr, offs = occupied.tolist(), early.tolist(), found.feature.tolist(), found.threshold.tolist(), offset.tolist()
-        threshold = TESTS["threshold"]
         for i in np.flatnonzero(has).tolist():
             s = offs[i]
-            out[i] = (feats[i], threshold(thr[i]), [None if occ[b] else child_known[b] if ear[b] else zeros for b in (s, s + 1)])
+            out[i] = (feats[i], trusted_threshold(thr[i]), [None if occ[b] else child_known[b] if ear[b] else zeros for b in (s, s + 1)])
         # the next frontier's rows and class sums, added in its order: known here
         known = (rows_in[occupied], child_known[occupied], st.unit) if self._open else None
-        self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, found.feature, np.full(N, self.kinds.index("threshold")), known)
+        self._next = (pre_src, pre_slot, None, occupied, [], nb, found.feature, np.full(N, self.kinds.index("threshold")), known)  # None: every copy whole
         return out
 
     def advance(self) -> None:
@@ -975,7 +975,7 @@ class Sorted:
         new_id_of_pre[perm] = np.arange(len(perm))
         src = pre_src[perm]
         row = st.row[src]
-        new_cls, new_w, new_stats = st.take(src, pre_scale[perm])
+        new_cls, new_w, new_stats = st.take(src, None if pre_scale is None else pre_scale[perm])
         nn = new_node[perm]
         # usable categorical features: the parent's, less a multiway split's feature
         parent_of_next = np.repeat(np.arange(N), nb)[occupied]
