@@ -31,7 +31,7 @@ def _unpickled(path: str) -> Any:
     pickle. A file that does not unpickle is a :class:`~puretree.errors.ModelFormatError` naming it."""
     try:
         if Path(path).suffix.lower() == ".joblib":
-            import joblib  # scikit-learn's own dependency: present wherever its models unpickle
+            import joblib  # type: ignore[import-untyped]  # scikit-learn's own dependency; no type hints
 
             return joblib.load(path)
         import pickle
