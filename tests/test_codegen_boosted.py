@@ -126,7 +126,8 @@ def test_verify_finds_a_missing_side_lost_in_the_nested_python(monkeypatch: pyte
 
 def test_the_python_is_nested_up_to_a_depth_then_a_table() -> None:
     model = _hand("log_loss", 1)
-    assert "def _t0(x):" in pt.generate(model, "python")["tree.py"] and "_KIND" not in pt.generate(model, "python")["tree.py"]
+    nested = pt.generate(model, "python")["tree.py"]
+    assert "    # tree 0\n    if " in nested and "_KIND" not in nested and "def _t0" not in nested  # inline: no call per tree
     assert "def _leaf(i, x):" in pt.generate(model, "python", form="table")["tree.py"]
     with pytest.raises(CodegenError, match="nested or as a table, not 'compact'"):
         pt.generate(model, "python", form="compact")
@@ -255,3 +256,23 @@ def test_lightgbm_missing_types_and_categories_verify_with_no_mismatch(params: d
     assert pt.verify(model, rows, target).mismatches == []
     checked = cb.check_rows(model, rows)
     assert np.array_equal(np.asarray(model.decision_function(checked))[:, None], _lgb_expected(booster, checked, raw_score=True))
+
+
+@pytest.mark.parametrize("form", ["nested", "table"])
+def test_float32_python_rounds_each_sum_overflows_to_inf_and_keeps_the_zero_sign(form: str) -> None:
+    """The float32 array's += rounds as the library's float32 sums do: a tie to even, an overflow to
+    inf, a zero's sign as the library's, and a row of inputs past float32's range."""
+    schema = Schema((Feature("x"),), task="regression")
+    tie = float(np.float32(2.0**-23))  # 1 + 2**-24 is a tie: to even, 1.0
+    stages = []
+    for v in (1.0, tie / 2, 3.0e38, 3.0e38, -3.0e38):
+        stages.append((Tree(Split(0, Threshold(0.5, missing_branch=0), (_leaf(-0.0), _leaf(v)), (2.0, 1.0, 5.0)), bs.tree_schema(schema)),))
+    model = bs.Boosted(tuple(stages), (-0.0,), 1.0, "squared_error", schema, "float32")
+    X = np.array([[0.0], [1.0], [np.nan], [1e300], [-1e300], [3.5e38]])
+    assert pt.verify(model, X, "python", form=form).mismatches == []
+    scope: dict = {}
+    exec(compile(pt.generate(model, "python", form=form)["tree.py"], "tree.py", "exec"), scope)
+    got = [scope["decision_function"](row)[0] for row in X.tolist()]
+    want = bs.decision_function(model, X)
+    assert np.array_equal(np.asarray(got).view(np.int64), np.asarray(want, dtype=np.float64).view(np.int64))  # bit for bit, zeros' signs too
+    assert got[1] == math.inf and got[0] == 0.0

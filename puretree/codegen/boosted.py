@@ -5,15 +5,15 @@ The trees become tables (:func:`puretree.boosted.table`: a node's kind, feature,
 children, where a missing value and an unknown category go, its value; a subset split's left
 codes as a bitset in C, a frozenset in Python), all trees in one set of arrays, walked by one
 small loop: any depth, any number of trees, no recursion and no nesting for a compiler to
-choke on. The Python of a model no deeper than :data:`NESTED_MAX_DEPTH` is by default one
-function of nested ``if``/``else`` per tree instead (``form="nested"``; ``"table"`` forces the
-tables), which answers a row faster. The generated code adds the trees' values exactly as :mod:`puretree.boosted` does:
+choke on. The Python of a model no deeper than :data:`NESTED_MAX_DEPTH` is by default nested
+``if``/``else`` per tree, all inline in ``decision_function``, each leaf adding its value
+(``form="nested"``; ``"table"`` forces the tables), which answers a row faster: no call per tree. The generated code adds the trees' values exactly as :mod:`puretree.boosted` does:
 
 - ``float64``: ``raw[k] = init[k]``, then ``raw[k] += learning_rate * value`` tree by tree, stage
   by stage, in double;
 - ``float32`` (XGBoost): the numeric features rounded to float32 first, ``acc[k]`` a float,
-  ``acc[k] = (float)((double)acc[k] + learning_rate * value)`` after every tree (Python: the
-  same through ``struct``'s float32 rounding).
+  ``acc[k] = (float)((double)acc[k] + learning_rate * value)`` after every tree (Python: ``acc``
+  an ``array('f')``, whose ``acc[k] += ...`` rounds the double sum to float32 the same way).
 
 The probabilities are computed as the library computes them (in float32 for ``float32`` models,
 as XGBoost does), through ``exp`` of the C library (Python: ``math.exp``) where the library uses
@@ -138,26 +138,33 @@ def _depth(a: dict[str, Any]) -> int:
     return deepest
 
 
-def _nested_tree(a: dict[str, Any], root: int, fname: str) -> list[str]:
-    """One tree as a function of nested if/else returning its leaf's value: a threshold split sends
-    NaN where its table does (``v <= t`` is false for NaN, so only a left side needs a test), a
-    subset split its left codes, its other known codes, NaN and any other value each their way."""
-    lines = [f"def {fname}(x):"]
+def _nested_tree(a: dict[str, Any], root: int, out: int, lr: float, pad: str = "    ") -> list[str]:
+    """One tree as nested if/else, inline in ``decision_function``, each leaf adding its value times
+    the learning rate (the product in double, as the library forms it, written as a literal) to
+    ``acc[out]``: through ``acc``'s float32 array in a float32 model, which rounds the double sum
+    to float32 as the library does, without a call per tree. A threshold split sends NaN where its
+    table does (``v <= t`` is false for NaN, so only a left side needs a test), a subset split its
+    left codes, its other known codes, NaN and any other value each their way."""
+    lines: list[str] = []
+
+    def add(i: int, pad: str) -> None:
+        lines.append(f"{pad}acc[{out}] += {lit.py_float(lr * a['value'][i])}")
 
     def emit(i: int, pad: str) -> None:
         kind = a["kind"][i]
         if kind == 0:
-            lines.append(f"{pad}return {a['value'][i]!r}")
+            add(i, pad)
             return
-        lines.append(f"{pad}v = x[{a['feature'][i]}]")
         left, right, nan = a["left"][i], a["right"][i], a["nan"][i]
         if kind == 1:
-            extra = " or v != v" if nan == left else ""
-            lines.append(f"{pad}if v <= {lit.py_float(a['threshold'][i])}{extra}:")
+            # the NaN test only where NaN goes left; elsewhere x[j] is read once, unnamed
+            test = f"(v := x[{a['feature'][i]}]) <= {lit.py_float(a['threshold'][i])} or v != v" if nan == left else f"x[{a['feature'][i]}] <= {lit.py_float(a['threshold'][i])}"
+            lines.append(f"{pad}if {test}:")
             emit(left, pad + "    ")
             lines.append(f"{pad}else:")
             emit(right, pad + "    ")
             return
+        lines.append(f"{pad}v = x[{a['feature'][i]}]")
         codes = set(a["codes"][i])
         others = [c for c in range(a["ncat"][i]) if c not in codes]
         first = "if"
@@ -172,9 +179,9 @@ def _nested_tree(a: dict[str, Any], root: int, fname: str) -> list[str]:
         if a["other"][i] >= 0:
             emit(a["other"][i], pad + "    ")
         else:
-            lines.append(f"{pad}    return {a['value'][i]!r}")
+            add(i, pad + "    ")
 
-    emit(root, "    ")
+    emit(root, pad)
     return lines
 
 
@@ -199,6 +206,7 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
         "",
         "import math",
         "import struct",
+        "from array import array",
         "",
         f"FEATURES = {_tuple(list(model.schema.feature_names))}",
         f"CLASSES = {_tuple(list(model.schema.classes))}",
@@ -259,33 +267,25 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
         "",
         "",
     ]
-    if nested:
-        for t, root in enumerate(a["roots"]):
-            lines += _nested_tree(a, root, f"_t{t}") + ["", ""]
-    else:
+    if not nested:
         lines += walker
-    lines += [
-        "def decision_function(x):",
-        '    """The raw scores of row x, a list of N_OUTPUTS floats."""',
-        "    x = [float(v) for v in x]",
-        "    if len(x) != len(FEATURES):",
-        "        raise ValueError('expected %d values, got %d' % (len(FEATURES), len(x)))",
-    ]
-    if float32:
-        lines += [
-            "    x = [_float32(v) if numeric else v for v, numeric in zip(x, _NUMERIC)]",
-            "    acc = [_float32(v) for v in _INIT]",
-            *([f"    acc[{k_}] = _float32(acc[{k_}] + _LR * _t{t}(x))" for t, k_ in enumerate(a["outputs"])] if nested else
-              ["    for root, k in zip(_ROOTS, _OUTPUTS):", "        acc[k] = _float32(acc[k] + _LR * _leaf(root, x))"]),
-            "    return acc",
-        ]
+    all_numeric = all(f.is_numeric for f in model.schema.features)
+    lines += ["def decision_function(x):", '    """The raw scores of row x, a list of N_OUTPUTS floats."""']
+    if float32 and all_numeric:  # every feature rounded to float32 at once, by the array's conversion
+        lines += ["    try:", "        x = array('f', x).tolist()", "    except TypeError:  # not numbers: as float() reads them", "        x = array('f', [float(v) for v in x]).tolist()"]
+    elif float32:  # the numeric features rounded to float32, the category codes kept
+        lines += ["    x = [float(v) for v in x]", "    x = [r if numeric else v for r, v, numeric in zip(array('f', x), x, _NUMERIC)]"]
     else:
-        lines += [
-            "    acc = list(_INIT)",
-            *([f"    acc[{k_}] += _LR * _t{t}(x)" for t, k_ in enumerate(a["outputs"])] if nested else
-              ["    for root, k in zip(_ROOTS, _OUTPUTS):", "        acc[k] += _LR * _leaf(root, x)"]),
-            "    return acc",
-        ]
+        lines += ["    x = [float(v) for v in x]"]
+    lines += ["    if len(x) != len(FEATURES):", "        raise ValueError('expected %d values, got %d' % (len(FEATURES), len(x)))"]
+    # float32: acc is an array of C floats, so that each += rounds the double sum to float32
+    lines += ["    acc = array('f', _INIT)" if float32 else "    acc = list(_INIT)"]
+    if nested:
+        for t, (root, k_) in enumerate(zip(a["roots"], a["outputs"])):
+            lines += [f"    # tree {t}", *_nested_tree(a, root, k_, model.learning_rate)]
+    else:
+        lines += ["    for root, k in zip(_ROOTS, _OUTPUTS):", "        acc[k] += _LR * _leaf(root, x)"]
+    lines += ["    return acc.tolist()" if float32 else "    return acc"]
     if link == "identity":
         lines += ["", "", "def predict(x):", '    """The predicted value of row x."""', "    return decision_function(x)[0]", ""]
         return "\n".join(lines)
