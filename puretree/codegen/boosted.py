@@ -608,7 +608,7 @@ def _reaching(t: Any, base: np.ndarray) -> list[np.ndarray]:
 def check_rows(model: Boosted, X: np.ndarray, feature_type: str = "double") -> np.ndarray:
     """``X`` (encoded) and the boundary rows: for every node of every tree a row of ``X`` (the
     first, or zeros) changed to reach it; for every split, that row with the split's feature at
-    the threshold and its float32 and double neighbours and missing, or (categorical) at each
+    the threshold and its float32 and double neighbours, -1 and missing, or (categorical) at each
     code, an unknown code, -1, a fraction and missing; and a row with every feature missing.
     In the feature type, without repeats."""
     n = model.schema.n_features
@@ -622,7 +622,8 @@ def check_rows(model: Boosted, X: np.ndarray, feature_type: str = "double") -> n
             for i in np.flatnonzero(t.kind != 0).tolist():
                 j = int(t.feature[i])
                 if t.kind[i] == 1:
-                    values = _f32_neighbours(float(t.threshold[i])) + [math.nan]
+                    # -1: a negative value, which a LightGBM categorical split (imported as cuts) sends right
+                    values = _f32_neighbours(float(t.threshold[i])) + [-1.0, math.nan]
                 else:
                     m = int(t.n_categories[i])
                     values = [float(c) for c in range(m)] + [float(m), -1.0, 0.5, math.nan]
