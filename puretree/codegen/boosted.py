@@ -337,7 +337,8 @@ def _c_ints(cname: str, values: list[int]) -> str:
 def _float_below(t: float) -> float:
     """The largest float32 at most ``t``: a float32 ``v`` has ``v <= t`` exactly when it has
     ``v <= _float_below(t)``, as no float32 lies between them."""
-    f = np.float32(t)
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, then the largest float32 below
+        f = np.float32(t)
     if math.isnan(t) or float(f) <= t:
         return float(f)
     return float(np.nextafter(f, np.float32(-np.inf)))
