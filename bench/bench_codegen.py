@@ -25,6 +25,19 @@ deepest chain-shaped tree both tools can take) it prints:
   against a stand-in ``Arduino.h``.
 
 Trees are trained on 80% of the rows; the quantized forms take their ranges from those.
+
+``--xgboost`` instead compares, for one 100-tree XGBoost model (breast_cancer, XGBoost's defaults
+but ``base_score=0.5``, which m2cgen 0.10 needs: its issue #581), puretree's import
+(``pt.from_xgboost``) with m2cgen's conversion, the gates of issue 29:
+
+- generated Python, time per row (median of 7 repeats over the 114 test rows; the two run
+  alternately, 5 rounds, the median of the rounds): puretree's ``predict_proba`` (and
+  ``decision_function``) against m2cgen's ``score`` (its probabilities); gate: at most 1x;
+- linked Cortex-M4 flash of the C (as above: one call to predict behind ``--gc-sections``):
+  puretree's ``predict`` (float inputs; and ``predict_proba``) against m2cgen's ``score`` with
+  an argmax; gate: at most 0.6x;
+- and how many held-out rows each gets bit for bit: puretree's raw scores against XGBoost's
+  margins, m2cgen's probabilities against XGBoost's ``predict``.
 """
 
 from __future__ import annotations
@@ -152,7 +165,10 @@ M2C_WRAP = "static int m2c_predict(double *x) { double out[%d]; int k, best = 0;
 
 
 def emlearn_include() -> str:
-    import emlearn
+    try:
+        import emlearn
+    except ImportError:  # the XGBoost comparison (--xgboost) needs no emlearn
+        return "."
 
     return str(Path(emlearn.__file__).resolve().parent)
 
@@ -312,10 +328,81 @@ def arduino_build(tree, ranges, work: Path) -> list[str]:
     return out
 
 
+def xgboost_gates(rounds: int = 5) -> None:
+    """The m2cgen gates of issue 29 on one 100-tree XGBoost model (see the module's docstring)."""
+    import os
+
+    import m2cgen
+    import xgboost as xgb
+
+    import puretree as pt
+    from puretree.boosted import table
+
+    X, y = load_breast_cancer(return_X_y=True)
+    Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=0.2, random_state=0)
+    clf = xgb.XGBClassifier(n_estimators=100, base_score=0.5, n_jobs=1, random_state=0).fit(Xtr, ytr)
+    booster = clf.get_booster()
+    model = pt.from_xgboost(booster)
+    n_nodes = sum(len(table(t).kind) for stage in model.stages for t in stage)
+    print(f"\n#### XGBoost, breast_cancer: 100 trees (max_depth 6), {n_nodes} nodes, base_score=0.5; m2cgen {m2cgen.__version__}, xgboost {xgb.__version__}; load: {os.getloadavg()[0]:.2f}\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        ours = load_python(generate(model, "python", name="ptx")["ptx.py"], work)
+        (work / "m2x.py").write_text(m2cgen.export_to_python(clf))
+        theirs = load_python((work / "m2x.py").read_text(), work)
+        sample = [list(map(float, r)) for r in Xte]
+
+        def per_row(fn) -> float:
+            return statistics.median(timeit.repeat(lambda: [fn(r) for r in sample], number=1, repeat=7)) / len(sample) * 1e9
+
+        times: dict[str, list[float]] = {"puretree predict_proba": [], "puretree decision_function": [], "m2cgen score": []}
+        for _ in range(rounds):  # alternately, so that the machine's load falls on both
+            times["puretree predict_proba"].append(per_row(ours.predict_proba))
+            times["m2cgen score"].append(per_row(theirs.score))
+            times["puretree decision_function"].append(per_row(ours.decision_function))
+        med = {k: statistics.median(v) for k, v in times.items()}
+        margins = booster.predict(xgb.DMatrix(Xte), output_margin=True)
+        proba = booster.predict(xgb.DMatrix(Xte))
+        ours_exact = int(sum(np.float32(ours.decision_function(r)[0]) == m for r, m in zip(sample, margins)))
+        theirs_exact = int(sum(np.float32(theirs.score(r)[1]) == p for r, p in zip(sample, proba)))
+        ours_proba = int(sum(np.float32(ours.predict_proba(r)[1]) == p for r, p in zip(sample, proba)))
+        print("| generated Python | ns/row (median of rounds) | rounds | ratio to m2cgen | rows equal to XGBoost's |")
+        print("|---|---:|---|---:|---:|")
+        for key, value in med.items():
+            exact = {"puretree predict_proba": f"{ours_proba}/{len(sample)} probabilities", "puretree decision_function": f"{ours_exact}/{len(sample)} margins",
+                     "m2cgen score": f"{theirs_exact}/{len(sample)} probabilities"}[key]
+            print(f"| {key} | {value:.0f} | {', '.join(f'{v:.0f}' for v in times[key])} | {value / med['m2cgen score']:.2f} | {exact} |")
+        gate = med["puretree predict_proba"] / med["m2cgen score"]
+        print(f"\nPython gate (puretree predict_proba / m2cgen score <= 1): {gate:.2f} {'PASS' if gate <= 1 else 'FAIL'}\n")
+
+        for ftype in ("float", "double"):
+            for fname, text in generate(model, "c", name=f"pt_{ftype}", feature_type=ftype).items():
+                (work / fname).write_text(text)
+        (work / "m2cgen.c").write_text(m2cgen.export_to_c(clf))
+        n = X.shape[1]
+        sizes = {
+            "m2cgen score + argmax (double)": flash("m2cgen", str(work / "m2cgen.c"), "double", "", M2C_WRAP % (2, 2), n, "M4", work),
+            "puretree predict (float)": flash("puretree", str(work / "pt_float.c"), "float", "pt_float_predict(x)", "", n, "M4", work),
+            "puretree predict (double)": flash("puretree", str(work / "pt_double.c"), "double", "pt_double_predict(x)", "", n, "M4", work),
+            "puretree predict_proba (float)": flash("puretree", str(work / "pt_float.c"), "float", "({ double p[2]; pt_float_predict_proba(x, p); })", "", n, "M4", work),
+        }
+        base = int(sizes["m2cgen score + argmax (double)"].split()[0])
+        print("| C, Cortex-M4 -Os | flash: linked (object) | ratio to m2cgen, linked |")
+        print("|---|---:|---:|")
+        for key, value in sizes.items():
+            print(f"| {key} | {value} | {int(value.split()[0]) / base:.2f} |")
+        gate = int(sizes["puretree predict (float)"].split()[0]) / base
+        print(f"\nC gate (puretree predict, float, / m2cgen <= 0.6): {gate:.2f} {'PASS' if gate <= 0.6 else 'FAIL'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller synthetic data and chains, no fully grown synthetic tree")
+    parser.add_argument("--xgboost", action="store_true", help="only the comparison with m2cgen on a 100-tree XGBoost model (issue 29's gates)")
     args = parser.parse_args()
+    if args.xgboost:
+        xgboost_gates()
+        return
     sys.setrecursionlimit(10_000)  # emlearn and m2cgen recurse over the tree
     rng = np.random.default_rng(0)
     deepest_ok = None

@@ -256,7 +256,7 @@ def _from_ensemble(estimator: Any, *, feature_names: Sequence[str] | None, targe
     method = _ENSEMBLES.get(name)
     members = getattr(estimator, "estimators_", None)
     if method is None or members is None:
-        kinds = ", ".join(["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier", "ExtraTreeRegressor", *_ENSEMBLES])
+        kinds = ", ".join(["DecisionTreeClassifier", "DecisionTreeRegressor", "ExtraTreeClassifier", "ExtraTreeRegressor", *_ENSEMBLES, *_BOOSTED])
         raise ParameterError(f"expected a fitted scikit-learn tree or ensemble of trees ({kinds}), got {name}")
     if not len(members):
         raise ParameterError(f"the {name} has no member trees")

@@ -126,7 +126,8 @@ def test_verify_finds_a_missing_side_lost_in_the_nested_python(monkeypatch: pyte
 
 def test_the_python_is_nested_up_to_a_depth_then_a_table() -> None:
     model = _hand("log_loss", 1)
-    assert "def _t0(x):" in pt.generate(model, "python")["tree.py"] and "_KIND" not in pt.generate(model, "python")["tree.py"]
+    nested = pt.generate(model, "python")["tree.py"]
+    assert "    # tree 0\n    if " in nested and "_KIND" not in nested and "def _t0" not in nested  # inline: no call per tree
     assert "def _leaf(i, x):" in pt.generate(model, "python", form="table")["tree.py"]
     with pytest.raises(CodegenError, match="nested or as a table, not 'compact'"):
         pt.generate(model, "python", form="compact")
@@ -255,3 +256,89 @@ def test_lightgbm_missing_types_and_categories_verify_with_no_mismatch(params: d
     assert pt.verify(model, rows, target).mismatches == []
     checked = cb.check_rows(model, rows)
     assert np.array_equal(np.asarray(model.decision_function(checked))[:, None], _lgb_expected(booster, checked, raw_score=True))
+
+
+@pytest.mark.parametrize("form", ["nested", "table"])
+def test_float32_python_rounds_each_sum_overflows_to_inf_and_keeps_the_zero_sign(form: str) -> None:
+    """The float32 array's += rounds as the library's float32 sums do: a tie to even, an overflow to
+    inf, a zero's sign as the library's, and a row of inputs past float32's range."""
+    schema = Schema((Feature("x"),), task="regression")
+    tie = float(np.float32(2.0**-23))  # 1 + 2**-24 is a tie: to even, 1.0
+    stages = []
+    for v in (1.0, tie / 2, 3.0e38, 3.0e38, -3.0e38):
+        stages.append((Tree(Split(0, Threshold(0.5, missing_branch=0), (_leaf(-0.0), _leaf(v)), (2.0, 1.0, 5.0)), bs.tree_schema(schema)),))
+    model = bs.Boosted(tuple(stages), (-0.0,), 1.0, "squared_error", schema, "float32")
+    X = np.array([[0.0], [1.0], [np.nan], [1e300], [-1e300], [3.5e38]])
+    assert pt.verify(model, X, "python", form=form).mismatches == []
+    scope: dict = {}
+    exec(compile(pt.generate(model, "python", form=form)["tree.py"], "tree.py", "exec"), scope)
+    got = [scope["decision_function"](row)[0] for row in X.tolist()]
+    want = bs.decision_function(model, X)
+    assert np.array_equal(np.asarray(got).view(np.int64), np.asarray(want, dtype=np.float64).view(np.int64))  # bit for bit, zeros' signs too
+    assert got[1] == math.inf and got[0] == 0.0
+
+
+# -- the compact C of threshold-only models (issue 29: the flash of 100 XGBoost trees) ----------
+
+
+def _xgb_binary() -> tuple[bs.Boosted, np.ndarray]:
+    booster, held, _ = _xgb_model("breast_cancer", 0.1)
+    return pt.from_xgboost(booster), held
+
+
+def test_threshold_only_models_get_the_compact_c() -> None:
+    """float32 thresholds and values, no left-child, missing-side or subset tables, narrow indices;
+    a model with subset splits keeps the general tables."""
+    model, _ = _xgb_binary()
+    text = pt.generate(model, "c", feature_type="float")["tree.c"]
+    assert "static const float tree_threshold[" in text and "static const float tree_value[" in text
+    assert "tree_left[" not in text and "tree_nan[" not in text and "tree_bits[" not in text and "static const int " not in text
+    assert "acc[0] += tree_leaf(" in text and "static float tree_leaf(int i, const float *x)" in text
+    assert "tree_nan[" in pt.generate(_hand("log_loss", 1), "c")["tree.c"]
+    kinds = cb._arrays(model)["kind"]
+    assert 1 in kinds  # and some splits send NaN left (kind 3 in the C):
+    assert any(a == b for a, b, k in zip(cb._arrays(model)["nan"], cb._arrays(model)["left"], kinds) if k)
+
+
+@pytest.mark.parametrize("old, new", [("i = v <= ", "i = v < "), (" == 3 && isnan(v)", " == 4 && isnan(v)"), ("? i + 1 :", "? i + 2 :")],
+                         ids=["strict", "nan-left-lost", "wrong-left"])
+def test_verify_finds_a_broken_compact_walk(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    model, held = _xgb_binary()
+    assert pt.verify(model, held, "c", feature_type="float").mismatches == []
+    _broken(monkeypatch, old, new)
+    assert pt.verify(model, held, "c", feature_type="float").n_mismatches > 0
+
+
+def _thresholds_only(precision: str) -> bs.Boosted:
+    """Threshold splits on doubles that are not float32 values (1/3...), NaN sent either way."""
+    schema = Schema((Feature("x"), Feature("y")), ("a", "b"))
+    stages = []
+    for i in range(6):
+        low = Split(1, Threshold(0.1 + 0.3 * i, missing_branch=i % 2), (_leaf(0.25 * i - 0.5), _leaf(0.125 - 0.1 * i)), (2.0, 1.0, 1.0))
+        stages.append((Tree(Split(0, Threshold(1.0 / 3.0 + i, missing_branch=(i + 1) % 2), (low, _leaf(0.375 * i)), (3.0, 1.0, 2.0)), bs.tree_schema(schema)),))
+    return bs.Boosted(tuple(stages), (0.0625,), 1.0, "binary:logistic", schema, precision)
+
+
+@pytest.mark.parametrize("precision", ["float32", "float64"])
+@pytest.mark.parametrize("ftype", ["float", "double"])
+def test_compact_c_of_double_thresholds_verifies(precision: str, ftype: str) -> None:
+    model = _thresholds_only(precision)
+    assert "_nan[" not in pt.generate(model, "c", feature_type=ftype)["tree.c"]
+    assert pt.verify(model, X_HAND[:, :2], "c", feature_type=ftype).mismatches == []
+
+
+def test_verify_finds_thresholds_rounded_to_nearest_not_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A float threshold must be the largest float32 at most the double one: rounded to nearest,
+    the rows on the float32 threshold go the wrong way."""
+    model = _thresholds_only("float32")
+    monkeypatch.setattr(cb, "_float_below", lambda t: float(np.float32(t)))
+    assert pt.verify(model, X_HAND[:, :2], "c", feature_type="double").n_mismatches > 0
+
+
+@pytest.mark.parametrize("t", [0.1, -0.1, 1.0, 1e-45, 3.5e38, -3.5e38, math.inf, -math.inf, float(np.float32(0.1)), 5e-324])
+def test_float_below_is_the_largest_float32_at_most_t(t: float) -> None:
+    f = cb._float_below(t)
+    assert f <= t and float(np.float32(f)) == f
+    with np.errstate(over="ignore"):  # past float32's largest: inf
+        up = np.nextafter(np.float32(f), np.float32(np.inf))
+    assert float(up) > t or f == math.inf

@@ -469,3 +469,32 @@ def test_a_fitted_lgbm_classifier_is_read_through_its_booster() -> None:
     assert model == pt.from_lightgbm(clf.booster_) and model.loss == "multiclass"
     assert np.array_equal(model.predict(X[1::2]), clf.predict(X[1::2]))
     _close(model.predict_proba(X[1::2]), clf.predict_proba(X[1::2]))
+
+
+def test_verify_checks_a_row_for_every_categorical_rule() -> None:
+    """Each categorical split's rules have rows among verify's boundary rows (check_rows) on its
+    feature: every category of its bitset (sent left) and the values just past its edges, a
+    negative value and NaN (sent right); and on those rows the model scores as LightGBM, bit for bit."""
+    from puretree.codegen.boosted import check_rows
+
+    booster, held = _model("credit_g", 0.1)
+    model = pt.from_lightgbm(booster)
+    rows = check_rows(model, held[:5])
+    rules = 0
+    for tree in lr._read(booster).trees:
+        for i in np.flatnonzero(tree.decision & 1).tolist():
+            j = int(tree.feature[i])
+            c = int(tree.threshold[i])
+            words = tree.cat_threshold[tree.cat_boundaries[c] : tree.cat_boundaries[c + 1]]
+            codes = [32 * w + b for w in range(len(words)) for b in range(32) if (int(words[w]) >> b) & 1]
+            column = rows[:, j]
+            for code in codes:  # the category itself, and just below and past its edges where the side changes
+                assert ((column >= code) & (column < code + 1)).any()
+                if code - 1 not in codes:
+                    assert ((column < code) & (column >= code - 1e-9)).any() or code == 0 and (column < -lr._ZERO).any()
+                if code + 1 not in codes:
+                    assert ((column >= code + 1) & (column < code + 1 + 1e-9)).any()
+            assert (column < -lr._ZERO).any() and np.isnan(column).any()
+            rules += 1
+    assert rules > 10
+    assert np.array_equal(np.asarray(model.decision_function(rows), dtype=np.float64).reshape(len(rows), -1), _expected(booster, rows, raw_score=True))

@@ -5,15 +5,15 @@ The trees become tables (:func:`puretree.boosted.table`: a node's kind, feature,
 children, where a missing value and an unknown category go, its value; a subset split's left
 codes as a bitset in C, a frozenset in Python), all trees in one set of arrays, walked by one
 small loop: any depth, any number of trees, no recursion and no nesting for a compiler to
-choke on. The Python of a model no deeper than :data:`NESTED_MAX_DEPTH` is by default one
-function of nested ``if``/``else`` per tree instead (``form="nested"``; ``"table"`` forces the
-tables), which answers a row faster. The generated code adds the trees' values exactly as :mod:`puretree.boosted` does:
+choke on. The Python of a model no deeper than :data:`NESTED_MAX_DEPTH` is by default nested
+``if``/``else`` per tree, all inline in ``decision_function``, each leaf adding its value
+(``form="nested"``; ``"table"`` forces the tables), which answers a row faster: no call per tree. The generated code adds the trees' values exactly as :mod:`puretree.boosted` does:
 
 - ``float64``: ``raw[k] = init[k]``, then ``raw[k] += learning_rate * value`` tree by tree, stage
   by stage, in double;
 - ``float32`` (XGBoost): the numeric features rounded to float32 first, ``acc[k]`` a float,
-  ``acc[k] = (float)((double)acc[k] + learning_rate * value)`` after every tree (Python: the
-  same through ``struct``'s float32 rounding).
+  ``acc[k] = (float)((double)acc[k] + learning_rate * value)`` after every tree (Python: ``acc``
+  an ``array('f')``, whose ``acc[k] += ...`` rounds the double sum to float32 the same way).
 
 The probabilities are computed as the library computes them (in float32 for ``float32`` models,
 as XGBoost does), through ``exp`` of the C library (Python: ``math.exp``) where the library uses
@@ -138,26 +138,33 @@ def _depth(a: dict[str, Any]) -> int:
     return deepest
 
 
-def _nested_tree(a: dict[str, Any], root: int, fname: str) -> list[str]:
-    """One tree as a function of nested if/else returning its leaf's value: a threshold split sends
-    NaN where its table does (``v <= t`` is false for NaN, so only a left side needs a test), a
-    subset split its left codes, its other known codes, NaN and any other value each their way."""
-    lines = [f"def {fname}(x):"]
+def _nested_tree(a: dict[str, Any], root: int, out: int, lr: float, pad: str = "    ") -> list[str]:
+    """One tree as nested if/else, inline in ``decision_function``, each leaf adding its value times
+    the learning rate (the product in double, as the library forms it, written as a literal) to
+    ``acc[out]``: through ``acc``'s float32 array in a float32 model, which rounds the double sum
+    to float32 as the library does, without a call per tree. A threshold split sends NaN where its
+    table does (``v <= t`` is false for NaN, so only a left side needs a test), a subset split its
+    left codes, its other known codes, NaN and any other value each their way."""
+    lines: list[str] = []
+
+    def add(i: int, pad: str) -> None:
+        lines.append(f"{pad}acc[{out}] += {lit.py_float(lr * a['value'][i])}")
 
     def emit(i: int, pad: str) -> None:
         kind = a["kind"][i]
         if kind == 0:
-            lines.append(f"{pad}return {a['value'][i]!r}")
+            add(i, pad)
             return
-        lines.append(f"{pad}v = x[{a['feature'][i]}]")
         left, right, nan = a["left"][i], a["right"][i], a["nan"][i]
         if kind == 1:
-            extra = " or v != v" if nan == left else ""
-            lines.append(f"{pad}if v <= {lit.py_float(a['threshold'][i])}{extra}:")
+            # the NaN test only where NaN goes left; elsewhere x[j] is read once, unnamed
+            test = f"(v := x[{a['feature'][i]}]) <= {lit.py_float(a['threshold'][i])} or v != v" if nan == left else f"x[{a['feature'][i]}] <= {lit.py_float(a['threshold'][i])}"
+            lines.append(f"{pad}if {test}:")
             emit(left, pad + "    ")
             lines.append(f"{pad}else:")
             emit(right, pad + "    ")
             return
+        lines.append(f"{pad}v = x[{a['feature'][i]}]")
         codes = set(a["codes"][i])
         others = [c for c in range(a["ncat"][i]) if c not in codes]
         first = "if"
@@ -172,9 +179,9 @@ def _nested_tree(a: dict[str, Any], root: int, fname: str) -> list[str]:
         if a["other"][i] >= 0:
             emit(a["other"][i], pad + "    ")
         else:
-            lines.append(f"{pad}    return {a['value'][i]!r}")
+            add(i, pad + "    ")
 
-    emit(root, "    ")
+    emit(root, pad)
     return lines
 
 
@@ -199,6 +206,7 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
         "",
         "import math",
         "import struct",
+        "from array import array",
         "",
         f"FEATURES = {_tuple(list(model.schema.feature_names))}",
         f"CLASSES = {_tuple(list(model.schema.classes))}",
@@ -259,33 +267,25 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
         "",
         "",
     ]
-    if nested:
-        for t, root in enumerate(a["roots"]):
-            lines += _nested_tree(a, root, f"_t{t}") + ["", ""]
-    else:
+    if not nested:
         lines += walker
-    lines += [
-        "def decision_function(x):",
-        '    """The raw scores of row x, a list of N_OUTPUTS floats."""',
-        "    x = [float(v) for v in x]",
-        "    if len(x) != len(FEATURES):",
-        "        raise ValueError('expected %d values, got %d' % (len(FEATURES), len(x)))",
-    ]
-    if float32:
-        lines += [
-            "    x = [_float32(v) if numeric else v for v, numeric in zip(x, _NUMERIC)]",
-            "    acc = [_float32(v) for v in _INIT]",
-            *([f"    acc[{k_}] = _float32(acc[{k_}] + _LR * _t{t}(x))" for t, k_ in enumerate(a["outputs"])] if nested else
-              ["    for root, k in zip(_ROOTS, _OUTPUTS):", "        acc[k] = _float32(acc[k] + _LR * _leaf(root, x))"]),
-            "    return acc",
-        ]
+    all_numeric = all(f.is_numeric for f in model.schema.features)
+    lines += ["def decision_function(x):", '    """The raw scores of row x, a list of N_OUTPUTS floats."""']
+    if float32 and all_numeric:  # every feature rounded to float32 at once, by the array's conversion
+        lines += ["    try:", "        x = array('f', x).tolist()", "    except TypeError:  # not numbers: as float() reads them", "        x = array('f', [float(v) for v in x]).tolist()"]
+    elif float32:  # the numeric features rounded to float32, the category codes kept
+        lines += ["    x = [float(v) for v in x]", "    x = [r if numeric else v for r, v, numeric in zip(array('f', x), x, _NUMERIC)]"]
     else:
-        lines += [
-            "    acc = list(_INIT)",
-            *([f"    acc[{k_}] += _LR * _t{t}(x)" for t, k_ in enumerate(a["outputs"])] if nested else
-              ["    for root, k in zip(_ROOTS, _OUTPUTS):", "        acc[k] += _LR * _leaf(root, x)"]),
-            "    return acc",
-        ]
+        lines += ["    x = [float(v) for v in x]"]
+    lines += ["    if len(x) != len(FEATURES):", "        raise ValueError('expected %d values, got %d' % (len(FEATURES), len(x)))"]
+    # float32: acc is an array of C floats, so that each += rounds the double sum to float32
+    lines += ["    acc = array('f', _INIT)" if float32 else "    acc = list(_INIT)"]
+    if nested:
+        for t, (root, k_) in enumerate(zip(a["roots"], a["outputs"])):
+            lines += [f"    # tree {t}", *_nested_tree(a, root, k_, model.learning_rate)]
+    else:
+        lines += ["    for root, k in zip(_ROOTS, _OUTPUTS):", "        acc[k] += _LR * _leaf(root, x)"]
+    lines += ["    return acc.tolist()" if float32 else "    return acc"]
     if link == "identity":
         lines += ["", "", "def predict(x):", '    """The predicted value of row x."""', "    return decision_function(x)[0]", ""]
         return "\n".join(lines)
@@ -322,6 +322,34 @@ def _c_array(ctype: str, cname: str, values: list[str]) -> str:
     values = values or ["0"]  # C has no empty arrays
     body = ",".join(("\n    " if i % 8 == 0 else " ") + v for i, v in enumerate(values))
     return f"static const {ctype} {cname}[{len(values)}] = {{{body}\n}};"
+
+
+def _c_int(values: list[int]) -> str:
+    """The narrowest C integer type holding every value (a table's flash is mostly its types)."""
+    lo, hi = min(values, default=0), max(values, default=0)
+    return "signed char" if -128 <= lo and hi <= 127 else "short" if -32768 <= lo and hi <= 32767 else "long"
+
+
+def _c_ints(cname: str, values: list[int]) -> str:
+    return _c_array(_c_int(values), cname, [str(v) for v in values])
+
+
+def _float_below(t: float) -> float:
+    """The largest float32 at most ``t``: a float32 ``v`` has ``v <= t`` exactly when it has
+    ``v <= _float_below(t)``, as no float32 lies between them."""
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, then the largest float32 below
+        f = np.float32(t)
+    if math.isnan(t) or float(f) <= t:
+        return float(f)
+    return float(np.nextafter(f, np.float32(-np.inf)))
+
+
+def _compact(model: Boosted, a: dict[str, Any]) -> bool:
+    """Whether the model's C can be the compact tables: threshold splits only, each sending NaN
+    to one of its children, every left child the node after its parent (then neither the left
+    children, the missing values' children nor the subset tables are stored)."""
+    kind, left, right, nan = a["kind"], a["left"], a["right"], a["nan"]
+    return all(kind[i] == 0 or (kind[i] == 1 and left[i] == i + 1 and nan[i] in (left[i], right[i]) and right[i] >= 0) for i in range(len(kind)))
 
 
 def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, str]:
@@ -371,24 +399,59 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
             f"double {name}_predict(const {ctype} *x);",
         ]
     header += ["#endif", ""]
+    src = [f"/* {name}: {_describe(model)}. Generated by puretree. */", "#include <math.h>", f'#include "{name}.h"', ""]
+    if _compact(model, a):
+        src += _c_compact(model, name, ctype, a)
+    else:
+        src += _c_tables(model, name, ctype, a, words, bit0)
+    if not classes:
+        src += ["", f"double {name}_predict(const {ctype} *x) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);", "    return raw[0];", "}", ""]
+        return {f"{name}.h": "\n".join(header), f"{name}.c": "\n".join(src)}
+    src += ["", f"static int {name}_code(const double *raw) {{"]
+    if k == 1:
+        src += [f"    return raw[0] {'>' if strict_class(model) else '>='} 0.0 ? 1 : 0;", "}"]
+    else:
+        src += ["    int j, best = 0;", f"    for (j = 1; j < {k}; j++) if (raw[j] > raw[best]) best = j;", "    return best;", "}"]
+    scale = sigmoid_scale(model)
+    src += ["", f"int {name}_predict_proba(const {ctype} *x, double *proba) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);"]
+    if model.precision == "float32" and k == 1:
+        # float32 * float32 formed in double and rounded once: the float32 product
+        z = "(float)raw[0]" if scale == 1.0 else f"(float)({lit.c_double(float(np.float32(scale)))} * (double)(float)raw[0])"
+        src += ["    {", f"        float e = (float)exp(-(double){z});", "        float p = 1.0f / (1.0f + e);", "        proba[0] = 1.0 - (double)p;", "        proba[1] = (double)p;", "    }"]
+    elif model.precision == "float32":
+        src += ["    {", "        int j;", "        float top = (float)raw[0], e[%d];" % k, "        double total = 0.0;", f"        for (j = 1; j < {k}; j++) if ((float)raw[j] > top) top = (float)raw[j];",
+                f"        for (j = 0; j < {k}; j++) {{ e[j] = (float)exp((double)((float)raw[j] - top)); total += (double)e[j]; }}",
+                f"        for (j = 0; j < {k}; j++) proba[j] = (double)(e[j] / (float)total);", "    }"]
+    elif k == 1:
+        z = "raw[0]" if scale == 1.0 else f"{lit.c_double(scale)} * raw[0]"
+        src += ["    {", f"        double p = 1.0 / (1.0 + exp(-({z})));", "        proba[0] = 1.0 - p;", "        proba[1] = p;", "    }"]
+    else:
+        src += ["    {", "        int j;", "        double top = raw[0], total = 0.0;", f"        for (j = 1; j < {k}; j++) if (raw[j] > top) top = raw[j];",
+                f"        for (j = 0; j < {k}; j++) {{ proba[j] = exp(raw[j] - top); total += proba[j]; }}",
+                f"        for (j = 0; j < {k}; j++) proba[j] /= total;", "    }"]
+    src += [f"    return {name}_code(raw);", "}", "", f"int {name}_predict(const {ctype} *x) {{", f"    double raw[{k}];",
+            f"    {name}_decision_function(x, raw);", f"    return {name}_code(raw);", "}", ""]
+    return {f"{name}.h": "\n".join(header), f"{name}.c": "\n".join(src)}
+
+
+def _c_tables(model: Boosted, name: str, ctype: str, a: dict[str, Any], words: list[int], bit0: list[int]) -> list[str]:
+    """The general tables (any split, any missing side) and the loop that walks them."""
+    k = model.n_outputs
+    n_features = max(1, model.schema.n_features)
     src = [
-        f"/* {name}: {_describe(model)}. Generated by puretree. */",
-        "#include <math.h>",
-        f'#include "{name}.h"',
-        "",
         _c_array("signed char", f"{name}_kind", [str(v) for v in a["kind"]]),
-        _c_array("int", f"{name}_feature", [str(v) for v in a["feature"]]),
+        _c_ints(f"{name}_feature", a["feature"]),
         _c_array("double", f"{name}_threshold", [_c_double(v) for v in a["threshold"]]),
-        _c_array("int", f"{name}_left", [str(v) for v in a["left"]]),
-        _c_array("int", f"{name}_right", [str(v) for v in a["right"]]),
-        _c_array("int", f"{name}_nan", [str(v) for v in a["nan"]]),
-        _c_array("int", f"{name}_other", [str(v) for v in a["other"]]),
+        _c_ints(f"{name}_left", a["left"]),
+        _c_ints(f"{name}_right", a["right"]),
+        _c_ints(f"{name}_nan", a["nan"]),
+        _c_ints(f"{name}_other", a["other"]),
         _c_array("double", f"{name}_value", [_c_double(v) for v in a["value"]]),
-        _c_array("int", f"{name}_ncat", [str(v) for v in a["ncat"]]),
-        _c_array("int", f"{name}_bit0", [str(v) for v in bit0]),
+        _c_ints(f"{name}_ncat", a["ncat"]),
+        _c_ints(f"{name}_bit0", bit0),
         _c_array("unsigned long", f"{name}_bits", [f"{v}UL" for v in words]),
-        _c_array("int", f"{name}_roots", [str(v) for v in a["roots"]]),
-        _c_array("int", f"{name}_outputs", [str(v) for v in a["outputs"]]),
+        _c_ints(f"{name}_roots", a["roots"]),
+        _c_ints(f"{name}_outputs", a["outputs"]),
         *([_c_array("unsigned char", f"{name}_numeric", [str(int(f.is_numeric)) for f in model.schema.features])] if model.precision == "float32" else []),
         _c_array("double", f"{name}_init", [_c_double(v) for v in model.init]),
         "",
@@ -436,34 +499,76 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
             f"    for (t = 0; t < {n_trees}; t++) raw[{name}_outputs[t]] += {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xd);",
             "}",
         ]
-    if not classes:
-        src += ["", f"double {name}_predict(const {ctype} *x) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);", "    return raw[0];", "}", ""]
-        return {f"{name}.h": "\n".join(header), f"{name}.c": "\n".join(src)}
-    src += ["", f"static int {name}_code(const double *raw) {{"]
-    if k == 1:
-        src += [f"    return raw[0] {'>' if strict_class(model) else '>='} 0.0 ? 1 : 0;", "}"]
-    else:
-        src += ["    int j, best = 0;", f"    for (j = 1; j < {k}; j++) if (raw[j] > raw[best]) best = j;", "    return best;", "}"]
-    scale = sigmoid_scale(model)
-    src += ["", f"int {name}_predict_proba(const {ctype} *x, double *proba) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);"]
-    if model.precision == "float32" and k == 1:
-        # float32 * float32 formed in double and rounded once: the float32 product
-        z = "(float)raw[0]" if scale == 1.0 else f"(float)({lit.c_double(float(np.float32(scale)))} * (double)(float)raw[0])"
-        src += ["    {", f"        float e = (float)exp(-(double){z});", "        float p = 1.0f / (1.0f + e);", "        proba[0] = 1.0 - (double)p;", "        proba[1] = (double)p;", "    }"]
+    return src
+
+
+def _c_compact(model: Boosted, name: str, ctype: str, a: dict[str, Any]) -> list[str]:
+    """The compact tables of a model whose splits are all thresholds (see :func:`_compact`): per
+    node its kind (0: a leaf; 1: a threshold, NaN going right; 3: NaN going left), feature,
+    threshold, right child (the left one is the next node) and value, in the narrowest types.
+    A ``float32`` model of numeric features only is walked in float: its thresholds are the
+    largest float32 at most each one (the same test on the float32 inputs it reads), its values
+    float32 (they are), its sums ``acc += value`` in float when the learning rate is 1 (a float
+    sum is the double sum rounded to float: the same value). Otherwise in double, as the
+    general tables are."""
+    k = model.n_outputs
+    n = max(1, model.schema.n_features)
+    kind = [0 if t == 0 else (3 if a["nan"][i] == a["left"][i] else 1) for i, t in enumerate(a["kind"])]
+    in_float = model.precision == "float32" and all(f.is_numeric for f in model.schema.features)
+    values_float = model.precision == "float32" and all(math.isnan(v) or float(np.float32(v)) == v for v in a["value"])
+    thresholds = [a["threshold"][i] if t else 0.0 for i, t in enumerate(kind)]
+    vtype, ttype = ("float" if values_float else "double"), ("float" if in_float else "double")
+    if in_float:
+        thresholds = [_float_below(v) for v in thresholds]
+
+    def num(v: float, ctype_: str) -> str:
+        if ctype_ == "float":
+            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + lit.c_double(v))
+        return _c_double(v)
+
+    right = [a["right"][i] if kind[i] else 0 for i in range(len(kind))]
+    src = [
+        "/* node i's left child is node i + 1; kind 0: a leaf, 1: x <= threshold goes left, NaN right; 3: NaN left too */",
+        _c_ints(f"{name}_kind", kind),
+        _c_ints(f"{name}_feature", [a["feature"][i] if kind[i] else 0 for i in range(len(kind))]),
+        _c_array(ttype, f"{name}_threshold", [num(v, ttype) for v in thresholds]),
+        _c_ints(f"{name}_right", right),
+        _c_array(vtype, f"{name}_value", [num(v, vtype) for v in a["value"]]),
+        _c_ints(f"{name}_roots", a["roots"]),
+        *([_c_ints(f"{name}_outputs", a["outputs"])] if k > 1 else []),
+        _c_array("double", f"{name}_init", [_c_double(v) for v in model.init]),
+        "",
+        f"static {vtype} {name}_leaf(int i, const {ttype} *x) {{",
+        f"    while ({name}_kind[i] != 0) {{",
+        f"        {ttype} v = x[{name}_feature[i]];",
+        f"        i = v <= {name}_threshold[i] || ({name}_kind[i] == 3 && isnan(v)) ? i + 1 : {name}_right[i];",
+        "    }",
+        f"    return {name}_value[i];",
+        "}",
+        "",
+        f"void {name}_decision_function(const {ctype} *x, double *raw) {{",
+        "    int j, t;",
+    ]
+    n_trees = len(a["roots"])
+    out = f"{name}_outputs[t]" if k > 1 else "0"
+    if in_float:
+        if ctype == "float":
+            src += ["    const float *xf = x;"]
+        else:
+            src += [f"    float xf[{n}];", f"    for (j = 0; j < {model.schema.n_features}; j++) xf[j] = (float)x[j];"]
     elif model.precision == "float32":
-        src += ["    {", "        int j;", "        float top = (float)raw[0], e[%d];" % k, "        double total = 0.0;", f"        for (j = 1; j < {k}; j++) if ((float)raw[j] > top) top = (float)raw[j];",
-                f"        for (j = 0; j < {k}; j++) {{ e[j] = (float)exp((double)((float)raw[j] - top)); total += (double)e[j]; }}",
-                f"        for (j = 0; j < {k}; j++) proba[j] = (double)(e[j] / (float)total);", "    }"]
-    elif k == 1:
-        z = "raw[0]" if scale == 1.0 else f"{lit.c_double(scale)} * raw[0]"
-        src += ["    {", f"        double p = 1.0 / (1.0 + exp(-({z})));", "        proba[0] = 1.0 - p;", "        proba[1] = p;", "    }"]
+        src += [f"    double xf[{n}];", f"    for (j = 0; j < {model.schema.n_features}; j++) xf[j] = (double)(float)x[j];"]
     else:
-        src += ["    {", "        int j;", "        double top = raw[0], total = 0.0;", f"        for (j = 1; j < {k}; j++) if (raw[j] > top) top = raw[j];",
-                f"        for (j = 0; j < {k}; j++) {{ proba[j] = exp(raw[j] - top); total += proba[j]; }}",
-                f"        for (j = 0; j < {k}; j++) proba[j] /= total;", "    }"]
-    src += [f"    return {name}_code(raw);", "}", "", f"int {name}_predict(const {ctype} *x) {{", f"    double raw[{k}];",
-            f"    {name}_decision_function(x, raw);", f"    return {name}_code(raw);", "}", ""]
-    return {f"{name}.h": "\n".join(header), f"{name}.c": "\n".join(src)}
+        src += [f"    double xf[{n}];", f"    for (j = 0; j < {model.schema.n_features}; j++) xf[j] = (double)x[j];"]
+    if model.precision == "float32":
+        add = (f"acc[{out}] += {name}_leaf({name}_roots[t], xf);" if values_float and model.learning_rate == 1.0 else
+               f"acc[{out}] = (float)((double)acc[{out}] + {_c_double(model.learning_rate)} * (double){name}_leaf({name}_roots[t], xf));")
+        src += [f"    float acc[{k}];", f"    for (j = 0; j < {k}; j++) acc[j] = (float){name}_init[j];",
+                f"    for (t = 0; t < {n_trees}; t++) {add}", f"    for (j = 0; j < {k}; j++) raw[j] = (double)acc[j];", "}"]
+    else:
+        src += [f"    for (j = 0; j < {k}; j++) raw[j] = {name}_init[j];",
+                f"    for (t = 0; t < {n_trees}; t++) raw[{out}] += {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xf);", "}"]
+    return src
 
 
 # -- verifying ----------------------------------------------------------------------------
@@ -512,7 +617,7 @@ def _reaching(t: Any, base: np.ndarray) -> list[np.ndarray]:
 def check_rows(model: Boosted, X: np.ndarray, feature_type: str = "double") -> np.ndarray:
     """``X`` (encoded) and the boundary rows: for every node of every tree a row of ``X`` (the
     first, or zeros) changed to reach it; for every split, that row with the split's feature at
-    the threshold and its float32 and double neighbours and missing, or (categorical) at each
+    the threshold and its float32 and double neighbours, -1 and missing, or (categorical) at each
     code, an unknown code, -1, a fraction and missing; and a row with every feature missing.
     In the feature type, without repeats."""
     n = model.schema.n_features
@@ -526,7 +631,8 @@ def check_rows(model: Boosted, X: np.ndarray, feature_type: str = "double") -> n
             for i in np.flatnonzero(t.kind != 0).tolist():
                 j = int(t.feature[i])
                 if t.kind[i] == 1:
-                    values = _f32_neighbours(float(t.threshold[i])) + [math.nan]
+                    # -1: a negative value, which a LightGBM categorical split (imported as cuts) sends right
+                    values = _f32_neighbours(float(t.threshold[i])) + [-1.0, math.nan]
                 else:
                     m = int(t.n_categories[i])
                     values = [float(c) for c in range(m)] + [float(m), -1.0, 0.5, math.nan]

@@ -122,7 +122,7 @@ def _check_tree(t: int, left: np.ndarray, right: np.ndarray, feature: np.ndarray
             continue
         for child in (a, b):
             if not 0 < child < n:
-                raise _fail(f"tree {t}, node {i}", f"child {child} is not a node of the tree's {n}")
+                raise _fail(f"tree {t}, node {i}", f"child {child} is not one of the tree's {n} nodes below its root")
         if not 0 <= feature[i] < n_features:
             raise _fail(f"tree {t}, node {i}", f"feature {int(feature[i])} is not one of the model's {n_features}")
         stack.extend((b, a))
@@ -531,9 +531,22 @@ def from_xgboost(booster_or_path: Any) -> Any:
     >>> model.decision_function([[0.0], [1.0], [float("nan")]]).tolist()
     [0.25, 1.25, 0.25]
     """
-    from ..boosted import Boosted
+    import os
 
     obj = _parse(booster_or_path)
+    named = isinstance(booster_or_path, (str, os.PathLike))
+    try:
+        return _boosted(obj)
+    except ModelFormatError as exc:  # a saved file's error names the file, as its parse errors do
+        if not named:
+            raise
+        raise ModelFormatError(f"{os.fspath(booster_or_path)}: {exc}") from None
+
+
+def _boosted(obj: Any) -> Any:
+    """The parsed model ``obj`` as a Boosted value (see :func:`from_xgboost`)."""
+    from ..boosted import Boosted
+
     forest = _read(obj)
     learner = obj["learner"]
     param = learner["learner_model_param"]
