@@ -474,7 +474,7 @@ def measured_files(files: Mapping[str, str], *, name: str, core: str, feature_ty
             check_tools()
             elf = build_firmware([program], core=core, feature_type=feature_type, workdir=Path(work) / "run")
             rows = np.asarray(rows, dtype=np.float64).reshape(-1, n_features)
-            counts = instructions_per_prediction(elf, [program], [(0, row) for row in rows], core=core, feature_type=feature_type, workdir=Path(work) / "run", repeats=8)
+            counts = instructions_per_prediction(elf, [program], [(0, row) for row in rows], core=core, feature_type=feature_type, workdir=Path(work) / "run", repeats=64)
             block += "\n" + instructions_block(counts, name=name, core=core)
     header = files[f"{name}.h"]
     mark = re.search(rf"^#define {re.escape(name.upper())}_MAX_COMPARISONS \d+u\n", header, flags=re.M)
