@@ -185,11 +185,18 @@ def _below32(t: float) -> float:
         return m if np.float32(m) == f else float(np.nextafter(m, -np.inf))
 
 
+def _as_batch(schema: Schema, rows: list[dict[str, Any]]) -> Any:
+    """Rows as an array in schema order when every feature is numeric (the fast form to predict)."""
+    if all(f.is_numeric for f in schema.features):
+        return np.array([[row[name] for name in schema.feature_names] for row in rows], dtype=np.float64).reshape(len(rows), schema.n_features)
+    return rows
+
+
 def _scored(model: Any, schema: Schema) -> _Scored:
     start = start_box(schema)
     trees = member_trees(model)
     boxes = [leaf_boxes(t, start) for t in trees]
-    rows = [[box_row(schema, b) for b in bs] for bs in boxes]
+    rows = [_as_batch(schema, [box_row(schema, b) for b in bs]) for bs in boxes]
     k = 1 if schema.is_regression else len(schema.classes)
     unit = 2.0**-52
     if isinstance(model, Tree):
@@ -242,15 +249,18 @@ def _decide(s: _Scored, lower: np.ndarray, upper: np.ndarray) -> int | None:
     k = s.n_classes
     if k == 1:
         return 0
-    at = 0
-    beats = np.ones(k, dtype=bool)  # c beats every j: lower(v_c - v_j) > eps
-    for c in range(k):
-        for j in range(c + 1, k):
-            beats[c] &= bool(lower[at] > s.eps)
-            beats[j] &= bool(-upper[at] > s.eps)
-            at += 1
-    winners = np.flatnonzero(beats)
+    if k == 2:  # one column, v_0 - v_1
+        return 0 if lower[0] > s.eps else 1 if upper[0] < -s.eps else None
+    # c wins when every lower bound of v_c - v_j is above eps (the column of j < c is v_j - v_c).
+    first, second = _PAIRS.get(k) or _PAIRS.setdefault(k, tuple(np.array(v) for v in zip(*[(c, j) for c in range(k) for j in range(c + 1, k)])))
+    margin = np.full((k, k), np.inf)
+    margin[first, second] = lower
+    margin[second, first] = -upper
+    winners = np.flatnonzero((margin > s.eps).all(axis=1))
     return int(winners[0]) if len(winners) else None
+
+
+_PAIRS: dict[int, tuple[np.ndarray, ...]] = {}
 
 
 # -- the search -------------------------------------------------------------------------
@@ -313,7 +323,7 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
     >>> d.summary()
     '2 boxes where the models answer different classes'
     >>> [(box.text(d.schema), box.a, box.b) for box in d.boxes]
-    [('outlook in {rain} and wind in {weak}', 'yes', 'no'), ('outlook in {sunny} and humidity in {normal}', 'yes', 'no')]
+    [('outlook in {sunny} and humidity in {normal}', 'yes', 'no'), ('outlook in {rain} and wind in {weak}', 'yes', 'no')]
     """
     schema = _check_pair(a, b)
     tol, limit = _check_options(tolerance, max_boxes)
@@ -338,6 +348,7 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
             t += 1
     lo_all = np.array(leaf_lo).reshape(-1, n_features)
     hi_all = np.array(leaf_hi).reshape(-1, n_features)
+    lo_by_feature, hi_by_feature = np.ascontiguousarray(lo_all.T), np.ascontiguousarray(hi_all.T)
     cat_all = {j: np.array(v, dtype=bool) for j, v in cats.items()}
     tree_all = np.array(tree_of, dtype=np.int64)
     col_all = np.array(cols).reshape(len(tree_of), ca + cb)
@@ -345,19 +356,19 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
     regression = schema.is_regression
 
     found: list[DiffBox] = []
+    made: dict[Any, Any] = {}
     pending: list[tuple[np.ndarray, np.ndarray, dict[int, np.ndarray], np.ndarray | None]] = []
 
     def flush() -> None:
         if not pending:
             return
-        bounds = [_bounds(schema, lo, hi, cat) for lo, hi, cat, _ in pending]
-        points = _points(schema, bounds)
+        points = _points(schema, pending)
         ya, yb = walk_predict(a, points, unseen="ignore"), walk_predict(b, points, unseen="ignore")
-        for (_, _, _, rows), bd, va, vb in zip(pending, bounds, ya.tolist(), yb.tolist()):
+        for (lo, hi, cat, rows), va, vb in zip(pending, ya.tolist(), yb.tolist()):
             differ = abs(va - vb) > tol if regression else va != vb
             if differ:
                 w = None if rows is None or weights is None else float(weights[rows].sum())
-                found.append(DiffBox(bd, va, vb, w))
+                found.append(DiffBox(_bounds(schema, lo, hi, cat, made), va, vb, w))
         pending.clear()
 
     start_lo = np.full(n_features, -math.inf)
@@ -369,8 +380,8 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
     while stack:
         lo, hi, cat, idx, rows = stack.pop()
         groups = tree_all[idx]
-        starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
-        counts = np.diff(np.r_[starts, len(idx)])
+        starts = np.concatenate(([0], np.flatnonzero(groups[1:] != groups[:-1]) + 1))
+        counts = np.diff(np.append(starts, len(idx)))
         here = col_all[idx]
         low = np.minimum.reduceat(here, starts, axis=0)
         high = np.maximum.reduceat(here, starts, axis=0)
@@ -390,7 +401,7 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
         spread = (high - low)[:, open_columns].sum(axis=1)
         if not spread.any():  # both answers settled (or constant) in the whole box
             pending.append((lo, hi, cat, rows))
-            if len(pending) >= _CHUNK:
+            if len(pending) >= min(_CHUNK, limit + 1 - len(found)):
                 flush()
                 if len(found) > limit:
                     complete = False
@@ -398,8 +409,15 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
             continue
         # Branch on the tree whose leaves left move the unsettled answers most.
         g = int(np.argmax(spread))
-        for leaf in idx[starts[g]:starts[g] + counts[g]][::-1].tolist():
-            stack.append(_narrowed(lo, hi, cat, idx, rows, leaf, lo_all, hi_all, cat_all, Xe))
+        leaves = idx[starts[g]:starts[g] + counts[g]]
+        if ca == cb == 1:
+            # Visit first the leaf that pulls the two answers furthest apart (the midpoints of
+            # their bounds with this tree's leaf fixed): boxes where they differ come sooner.
+            mid = (lower + upper) / 2 - (low[g] + high[g]) / 2 + col_all[leaves]
+            apart = np.abs(mid[:, 0] - mid[:, 1]) if regression else -mid[:, 0] * mid[:, 1]
+            leaves = leaves[np.argsort(apart, kind="stable")]
+        for leaf in leaves.tolist():
+            stack.append(_narrowed(lo, hi, cat, idx, rows, leaf, lo_by_feature, hi_by_feature, cat_all, Xe))
     if complete:
         flush()
         if len(found) > limit:
@@ -411,15 +429,16 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
 
 
 def _narrowed(lo: np.ndarray, hi: np.ndarray, cat: dict[int, np.ndarray], idx: np.ndarray, rows: np.ndarray | None, leaf: int,
-              lo_all: np.ndarray, hi_all: np.ndarray, cat_all: dict[int, np.ndarray], Xe: np.ndarray | None) -> tuple[Any, ...]:
+              lo_by_feature: np.ndarray, hi_by_feature: np.ndarray, cat_all: dict[int, np.ndarray], Xe: np.ndarray | None) -> tuple[Any, ...]:
     """The box met with one leaf's: its limits, the leaves of every tree that still meet it, the rows in it."""
-    new_lo = np.maximum(lo, lo_all[leaf])
-    new_hi = np.minimum(hi, hi_all[leaf])
-    changed = np.flatnonzero((new_lo > lo) | (new_hi < hi))
-    keep = ((lo_all[np.ix_(idx, changed)] < new_hi[changed]) & (hi_all[np.ix_(idx, changed)] > new_lo[changed])).all(axis=1)
-    if rows is not None and len(changed):
-        x = Xe[np.ix_(rows, changed)]  # type: ignore[index]
-        rows = rows[((x > new_lo[changed]) & (x <= new_hi[changed])).all(axis=1)]
+    new_lo = np.maximum(lo, lo_by_feature[:, leaf])
+    new_hi = np.minimum(hi, hi_by_feature[:, leaf])
+    keep = np.ones(len(idx), dtype=bool)
+    for j in np.flatnonzero((new_lo > lo) | (new_hi < hi)).tolist():  # the few features the leaf narrows
+        keep &= (lo_by_feature[j, idx] < new_hi[j]) & (hi_by_feature[j, idx] > new_lo[j])
+        if rows is not None:
+            x = Xe[rows, j]  # type: ignore[index]
+            rows = rows[(x > new_lo[j]) & (x <= new_hi[j])]
     new_cat = dict(cat)
     for j, table_j in cat_all.items():
         met = cat[j] & table_j[leaf]
@@ -435,14 +454,28 @@ def _narrowed(lo: np.ndarray, hi: np.ndarray, cat: dict[int, np.ndarray], idx: n
     return new_lo, new_hi, new_cat, idx[keep], rows
 
 
-def _points(schema: Schema, bounds: list[tuple[Any, ...]]) -> Any:
-    """A row inside each box (as an array in schema order when every feature is numeric: the fast form to predict)."""
-    rows = [box_row(schema, bd) for bd in bounds]
+def _points(schema: Schema, boxes: list[tuple[Any, ...]]) -> Any:
+    """A row inside each box, as :func:`puretree.monotone.box_row` takes it (an array in schema
+    order when every feature is numeric: the fast form to predict)."""
+    lo = np.array([box[0] for box in boxes]).reshape(len(boxes), -1)
+    hi = np.array([box[1] for box in boxes]).reshape(len(boxes), -1)
+    with np.errstate(over="ignore", invalid="ignore"):  # an infinite lo is not used: only where it is finite
+        above = lo + np.maximum(1.0, np.abs(lo))
+        above = np.where(np.isfinite(above), above, np.nextafter(lo, np.inf))
+    x = np.where(np.isfinite(hi), hi, np.where(np.isfinite(lo), above, 0.0))
     if all(f.is_numeric for f in schema.features):
-        return np.array([[row[name] for name in schema.feature_names] for row in rows], dtype=np.float64).reshape(len(rows), schema.n_features)
-    return rows
+        return x
+    return [{f.name: float(x[i, j]) if f.is_numeric else f.categories[int(np.flatnonzero(box[2][j])[0])] for j, f in enumerate(schema.features)}
+            for i, box in enumerate(boxes)]
 
 
-def _bounds(schema: Schema, lo: np.ndarray, hi: np.ndarray, cat: dict[int, np.ndarray]) -> tuple[Any, ...]:
-    return tuple(Interval(float(lo[j]), float(hi[j])) if f.is_numeric else Codes(np.flatnonzero(cat[j]).tolist()) for j, f in enumerate(schema.features))
-
+def _bounds(schema: Schema, lo: np.ndarray, hi: np.ndarray, cat: dict[int, np.ndarray], made: dict[Any, Any]) -> tuple[Any, ...]:
+    """The box's limits as values (``made``: those already built, shared between boxes)."""
+    out = []
+    for j, f in enumerate(schema.features):
+        key = (float(lo[j]), float(hi[j])) if f.is_numeric else (j, cat[j].tobytes())
+        limit = made.get(key)
+        if limit is None:
+            limit = made[key] = Interval(*key) if f.is_numeric else Codes(np.flatnonzero(cat[j]).tolist())
+        out.append(limit)
+    return tuple(out)
