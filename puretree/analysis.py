@@ -50,14 +50,14 @@ from .boosted import Boosted, leaf_values, table
 from .data import encode_features
 from .ensemble import Ensemble, vote_total
 from .errors import DataError, ParameterError, shown
-from .monotone import box_row, leaf_boxes, member_trees, start_box
+from .monotone import box_row, leaf_boxes, member_trees, model_boxes, start_box
 from .nodes import Codes, Interval, Schema, format_number
 from .predict import predict as walk_predict
 from .predict import predict_proba as tree_proba
 from .predict import predict_value as tree_value
 from .tree import Tree
 
-__all__ = ["diff", "Diff", "DiffBox"]
+__all__ = ["diff", "Diff", "DiffBox", "robustness", "Robustness", "counterfactual", "Counterfactual", "NORMS"]
 
 #: Boxes gathered before their answers are predicted (a batch per model).
 _CHUNK = 2048
@@ -479,3 +479,227 @@ def _bounds(schema: Schema, lo: np.ndarray, hi: np.ndarray, cat: dict[int, np.nd
             limit = made[key] = Interval(*key) if f.is_numeric else Codes(np.flatnonzero(cat[j]).tolist())
         out.append(limit)
     return tuple(out)
+
+
+# -- robustness and counterfactuals ---------------------------------------------------------
+
+
+@attrs.frozen
+class Robustness:
+    """What :func:`robustness` found: every row whose numeric features are each less than
+    ``radius`` from the given row's (its categories as given) gets ``answer``; ``exact``: the
+    witness row, at L-infinity distance ``radius``, gets another answer, ``witness_answer``
+    (checked by predicting it); not exact: ``radius`` is a verified lower bound (no witness).
+    ``radius`` is infinite when no row gets another answer."""
+
+    radius: float
+    answer: Any
+    exact: bool
+    witness: dict[str, Any] | None = None
+    witness_answer: Any = None
+
+
+@attrs.frozen
+class Counterfactual:
+    """What :func:`counterfactual` found: the nearest row (``row``) that the model answers with
+    ``answer`` (the target, checked by predicting it) and its ``distance`` to the given row in
+    the chosen ``norm`` (each changed category counts 1)."""
+
+    row: dict[str, Any]
+    distance: float
+    norm: str
+    answer: Any
+
+
+NORMS = ("l1", "l2", "linf")
+
+
+def _one_row(schema: Schema, row: Any) -> np.ndarray:
+    """The row encoded, refused when a feature is missing or a category unknown (naming it)."""
+    if not isinstance(row, Mapping):
+        raise DataError(f"row must be a mapping of feature names to values, got {type(row).__name__}")
+    x = np.asarray(encode_features(schema, row), dtype=np.float64)[0]
+    for j, f in enumerate(schema.features):
+        if math.isnan(x[j]):
+            raise DataError(f"the row's {f.name!r} is missing: the answer must be known there")
+        if not f.is_numeric and x[j] < 0:
+            raise DataError(f"the row's {f.name!r} is {shown(row.get(f.name))}, not one of the model's categories")
+    return x
+
+
+def _boxes_and_answers(model: Any, schema: Schema, start: tuple[Any, ...], most: int) -> tuple[list[tuple[Any, ...]], list[Any]] | None:
+    """The model's boxes inside ``start`` (limits in the doubles it is given) and its answer in each;
+    None when there are more than ``most``."""
+    boxes = model_boxes(member_trees(model), start, most)
+    if boxes is None:
+        return None
+    if isinstance(model, Boosted) and model.precision == "float32":
+        boxes = [_to_float32_space(b) for b in boxes]
+        boxes = [b for b in boxes if not any(lim.is_empty for lim in b)]
+    if not boxes:
+        return [], []
+    return boxes, walk_predict(model, _as_batch(schema, [box_row(schema, b) for b in boxes]), unseen="ignore").tolist()
+
+
+def _nearest(lo: float, hi: float, v: float) -> float:
+    """The value of ``(lo, hi]`` nearest ``v`` (above an open ``lo``: the next float)."""
+    if v > hi:
+        return hi
+    if v <= lo:
+        return float(np.nextafter(lo, math.inf))
+    return v
+
+
+def _check_model(model: Any, what: str) -> Schema:
+    if not isinstance(model, (Tree, Ensemble, Boosted)):
+        raise ParameterError(f"{what} takes a puretree Tree, Ensemble or Boosted model, got {type(model).__name__}")
+    return model.schema
+
+
+def robustness(model: Any, row: Mapping[str, Any], *, max_boxes: int = 100_000) -> Robustness:
+    """The largest L-infinity ball around ``row`` (over its numeric features; its categories
+    stay) in which ``model`` gives one answer. Exact over the model's boxes for a tree, and for
+    an ensemble or a boosted model of at most ``max_boxes`` boxes (with a witness row just
+    outside); else a verified lower bound from the bounds of the member trees' leaves.
+
+    >>> import numpy as np
+    >>> from puretree.grow import cart
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 3.0], [1.0, 3.0]])
+    >>> tree = cart(X, ["a", "b", "a", "b"])
+    >>> r = robustness(tree, {"x0": 0.75, "x1": 1.0})
+    >>> r.radius, r.answer, r.witness, r.witness_answer
+    (0.25, 'b', {'x0': 0.5, 'x1': 1.0}, 'a')
+    """
+    schema = _check_model(model, "robustness")
+    _, most = _check_options(0.0, max_boxes)
+    x = _one_row(schema, row)
+    answer = walk_predict(model, dict(row), unseen="ignore")
+    start = tuple(Interval() if f.is_numeric else Codes((int(x[j]),)) for j, f in enumerate(schema.features))
+    found = _boxes_and_answers(model, schema, start, most)
+    if found is None:
+        return Robustness(_lower_bound(model, schema, x, answer), answer, False)
+    best, witness = math.inf, None
+    for box, got in zip(*found):
+        if got == answer:
+            continue
+        point = {f.name: (_nearest(lim.lo, lim.hi, float(x[j])) if f.is_numeric else f.categories[int(x[j])]) for j, (f, lim) in enumerate(zip(schema.features, box))}
+        distance = max((abs(point[f.name] - float(x[j])) for j, f in enumerate(schema.features) if f.is_numeric), default=0.0)
+        if distance < best:
+            best, witness = distance, point
+    if witness is None:
+        return Robustness(math.inf, answer, True)
+    return Robustness(best, answer, True, witness, walk_predict(model, witness, unseen="ignore"))
+
+
+def _lower_bound(model: Any, schema: Schema, x: np.ndarray, answer: Any) -> float:
+    """The largest radius (bisected) whose ball the member trees' leaf bounds prove has one answer."""
+    s = _scored(model, schema)
+    numeric = np.array([f.is_numeric for f in schema.features])
+    tables = []
+    for boxes, columns in zip(s.boxes, s.columns):
+        keep = [all(int(x[j]) in lim.codes for j, lim in enumerate(box) if isinstance(lim, Codes)) for box in boxes]
+        lo = np.array([[lim.lo if isinstance(lim, Interval) else -math.inf for lim in box] for box in boxes]).reshape(len(boxes), -1)
+        hi = np.array([[lim.hi if isinstance(lim, Interval) else math.inf for lim in box] for box in boxes]).reshape(len(boxes), -1)
+        tables.append((lo[keep], hi[keep], columns[keep]))
+    label = answer
+    classes = {c: i for i, c in enumerate(schema.classes)}
+
+    def holds(r: float) -> bool:
+        lower, upper = s.base.copy(), s.base.copy()
+        for lo, hi, col in tables:
+            meet = ((lo < np.where(numeric, x + r, np.inf)) & (hi >= np.where(numeric, x - r, -np.inf))).all(axis=1)
+            lower += col[meet].min(axis=0)
+            upper += col[meet].max(axis=0)
+        if schema.is_regression:
+            return bool(upper[0] - lower[0] == 0.0)
+        return _decide(s, lower, upper) == classes[label]
+
+    if not holds(0.0):
+        return 0.0
+    low, high = 0.0, 1.0
+    while holds(high) and high < 1e300:
+        low, high = high, high * 2
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if holds(mid) else (low, mid)
+    return low
+
+
+def counterfactual(model: Any, row: Mapping[str, Any], target: Any, *, norm: str = "l1", immutable: Sequence[str] = (),
+                   ranges: Mapping[str, Any] | None = None, max_boxes: int = 100_000) -> Counterfactual | None:
+    """The nearest row to ``row`` that ``model`` (a classifier) answers with ``target``, in the
+    ``norm`` ``"l1"``, ``"l2"`` or ``"linf"`` over the numeric features (a changed category
+    counts 1), keeping the ``immutable`` features as they are and each feature of ``ranges``
+    within its range (numeric: ``(lo, hi)``, both included; categorical: the allowed categories).
+    Exact over the model's boxes: a tree, or an ensemble or boosted model of at most
+    ``max_boxes`` boxes (more: refused, naming the count). None when no row within the
+    constraints gets ``target``.
+
+    >>> import numpy as np
+    >>> from puretree.grow import cart
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 3.0], [1.0, 3.0]])
+    >>> tree = cart(X, ["a", "b", "a", "b"])
+    >>> cf = counterfactual(tree, {"x0": 0.75, "x1": 1.0}, "a")
+    >>> cf.row, cf.distance, cf.answer
+    ({'x0': 0.5, 'x1': 1.0}, 0.25, 'a')
+    >>> counterfactual(tree, {"x0": 0.75, "x1": 1.0}, "a", immutable=["x0"]) is None
+    True
+    """
+    schema = _check_model(model, "counterfactual")
+    _, most = _check_options(0.0, max_boxes)
+    if norm not in NORMS:
+        raise ParameterError(f"norm must be one of {list(NORMS)}, got {shown(norm)}")
+    if schema.is_regression:
+        raise ParameterError("counterfactual asks a classifier for a class; this is a regression model")
+    if target not in schema.classes:
+        raise ParameterError(f"target {shown(target)} is not one of the model's classes {list(schema.classes)[:10]}")
+    x = _one_row(schema, row)
+    names = schema.feature_names
+    for name in [*immutable, *(ranges or {})]:
+        if name not in names:
+            raise ParameterError(f"unknown feature {shown(name)}; the model's features are {list(names)[:10]}")
+    start = list(start_box(schema))
+    for name in immutable:
+        j = names.index(name)
+        start[j] = Interval(float(np.nextafter(x[j], -math.inf)), float(x[j])) if schema.features[j].is_numeric else Codes((int(x[j]),))
+    for name, allowed in (ranges or {}).items():
+        j, f = names.index(name), schema.features[names.index(name)]
+        if f.is_numeric:
+            try:
+                lo, hi = (float(v) for v in allowed)
+            except (TypeError, ValueError):
+                raise ParameterError(f"the range of {name!r} must be two numbers (lo, hi), got {shown(allowed)}") from None
+            if not lo <= hi:
+                raise ParameterError(f"the range of {name!r} is empty: {shown(allowed)}")
+            start[j] = start[j].meet(Interval(float(np.nextafter(lo, -math.inf)), hi))
+        else:
+            unknown = [c for c in allowed if c not in f.categories]
+            if unknown or isinstance(allowed, str):
+                raise ParameterError(f"the range of {name!r} must be categories of the feature, got {shown(unknown or allowed)}")
+            start[j] = start[j].meet(Codes(f.categories.index(c) for c in allowed))
+    if any(lim.is_empty for lim in start):
+        return None
+    found = _boxes_and_answers(model, schema, tuple(start), most)
+    if found is None:
+        raise ParameterError(f"the model has more than max_boxes={most} boxes: counterfactual is exact only over all of them; raise max_boxes")
+    best, witness = math.inf, None
+    for box, got in zip(*found):
+        if got != target:
+            continue
+        point: dict[str, Any] = {}
+        deltas = []
+        for j, (f, lim) in enumerate(zip(schema.features, box)):
+            if f.is_numeric:
+                point[f.name] = _nearest(lim.lo, lim.hi, float(x[j]))
+                deltas.append(abs(point[f.name] - float(x[j])))
+            else:
+                keep = int(x[j]) in lim.codes
+                point[f.name] = f.categories[int(x[j]) if keep else lim.codes[0]]
+                deltas.append(0.0 if keep else 1.0)
+        d = np.asarray(deltas)
+        distance = float(d.sum() if norm == "l1" else math.sqrt(float((d * d).sum())) if norm == "l2" else d.max(initial=0.0))
+        if distance < best:
+            best, witness = distance, point
+    if witness is None:
+        return None
+    return Counterfactual(witness, best, norm, walk_predict(model, witness, unseen="ignore"))

@@ -85,13 +85,16 @@ def leaf_boxes(tree: Tree, start: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     return [box for node, box in walk(tree, down, start) if box is not None and not isinstance(node, Split)]
 
 
-def _boxes(trees: tuple[Tree, ...], start: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-    """Every non-empty intersection of one leaf box per tree, tree by tree."""
+def model_boxes(trees: tuple[Tree, ...], start: tuple[Any, ...], most: int | None = None) -> list[tuple[Any, ...]] | None:
+    """Every non-empty intersection of ``start`` and one leaf box per tree, tree by tree (None
+    once there are more than ``most``)."""
     boxes = [start]
     for tree in trees:
         leaves = leaf_boxes(tree, start)
         met = ((tuple(a.meet(b) for a, b in zip(box, leaf)) for box in boxes for leaf in leaves))
         boxes = [box for box in met if not any(limit.is_empty for limit in box)]
+        if most is not None and len(boxes) > most:
+            return None
     return boxes
 
 
@@ -148,7 +151,8 @@ def check_monotone(model: Any, feature: str | int, direction: int) -> Any:
     if not schema.is_regression and len(schema.classes) < 2:
         return True
     start = start_box(schema)
-    boxes = _boxes(trees, start)
+    boxes = model_boxes(trees, start)
+    assert boxes is not None  # no limit
     value = _values(model, schema, [box_row(schema, box) for box in boxes])
     n = len(boxes)
     lo = np.array([[b.lo if isinstance(b, Interval) else 0.0 for b in box] for box in boxes]).reshape(n, -1)

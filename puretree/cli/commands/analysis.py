@@ -1,5 +1,6 @@
-"""Exact questions about saved models: ``diff`` (where two models answer differently) and
-``check-monotone`` (whether a model is monotone in one feature)."""
+"""Exact questions about saved models: ``diff`` (where two models answer differently),
+``check-monotone`` (whether a model is monotone in one feature) and ``counterfactual`` (the
+nearest row a model answers with a given class)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import json
 from typing import Any
 
 from ...data import table_dataset
-from ...analysis import diff
+from ...analysis import NORMS, counterfactual, diff
 from ...errors import ParameterError
 from ...io import load
 from ...io.formats import read_table
+from ...nodes import format_number as number_text
 from ...monotone import check_monotone
-from .core import add_input_options, number
+from .core import add_input_options, label_text, number
 
 __all__ = ["ORDER", "register"]
 
@@ -48,6 +50,29 @@ def _check_monotone(args: argparse.Namespace) -> int:
     return 3
 
 
+def _counterfactual(args: argparse.Namespace) -> int:
+    model = load(args.model)
+    try:
+        row = json.loads(args.row)
+    except ValueError as exc:
+        raise ParameterError(f"--row must be a JSON object of feature values: {exc}") from None
+    if not isinstance(row, dict):
+        raise ParameterError(f"--row must be a JSON object of feature values, got {args.row[:40]!r}")
+    if model.schema.is_regression:
+        raise ParameterError("counterfactual asks a classifier for a class; this is a regression model")
+    texts = [label_text(c) for c in model.schema.classes]
+    if args.target not in texts:
+        raise ParameterError(f"--target {args.target!r} is not one of the model's classes {texts}")
+    target = model.schema.classes[texts.index(args.target)]
+    found = counterfactual(model, row, target, norm=args.norm, immutable=args.immutable or ())
+    if found is None:
+        print(f"no row with the immutable features kept is answered {args.target}")
+        return 3
+    print(f"distance {number_text(found.distance)} ({found.norm}) to a row answered {label_text(found.answer)}:")
+    print(json.dumps(found.row))
+    return 0
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "diff",
@@ -75,3 +100,17 @@ def register(sub: Any) -> None:
     m.add_argument("--feature", required=True, metavar="F", help="the feature's name")
     m.add_argument("--direction", required=True, metavar="+1|-1", help="+1: non-decreasing; -1: non-increasing")
     m.set_defaults(func=_check_monotone)
+
+    c = sub.add_parser(
+        "counterfactual",
+        help="the nearest row that a classifier answers with a given class",
+        description="Print the nearest row to --row (a JSON object) that MODEL answers with --target, and its distance ("
+        f"{', '.join(NORMS)} over the numeric features; a changed category counts 1), exact over the model's boxes; "
+        "--immutable features keep their values. Exit status 3 when no such row exists.",
+    )
+    c.add_argument("model", metavar="MODEL.json")
+    c.add_argument("--row", required=True, metavar="JSON", help='the row, e.g. \'{"age": 41, "income": 30000}\'')
+    c.add_argument("--target", required=True, metavar="LABEL", help="the class wanted")
+    c.add_argument("--norm", choices=NORMS, default="l1", help="the distance (default l1)")
+    c.add_argument("--immutable", nargs="+", metavar="F", help="features that must keep their values")
+    c.set_defaults(func=_counterfactual)
