@@ -697,7 +697,7 @@ def counterfactual(model: Any, row: Mapping[str, Any], target: Any, *, norm: str
                 point[f.name] = f.categories[int(x[j]) if keep else lim.codes[0]]
                 deltas.append(0.0 if keep else 1.0)
         d = np.asarray(deltas)
-        distance = float(d.sum() if norm == "l1" else math.sqrt(float((d * d).sum())) if norm == "l2" else d.max(initial=0.0))
+        distance = float(d.sum() if norm == "l1" else math.hypot(*d.tolist()) if norm == "l2" else d.max(initial=0.0))  # hypot: no overflow of the squares
         if distance < best:
             best, witness = distance, point
     if witness is None:

@@ -77,7 +77,7 @@ def assert_counterfactual_is_nearest(model, row, target, norm, immutable, data):
 
     def distance(other):
         d = np.array([abs(other[f.name] - row[f.name]) if f.is_numeric else float(other[f.name] != row[f.name]) for f in schema.features])
-        return d.sum() if norm == "l1" else math.sqrt((d * d).sum()) if norm == "l2" else d.max(initial=0.0)
+        return d.sum() if norm == "l1" else math.hypot(*d.tolist()) if norm == "l2" else d.max(initial=0.0)
 
     # Sampled rows that keep the immutable features and get the target are never nearer.
     near = [c + d for c in cuts(model) for d in (-0.25, 0.0, 0.25)] or [0.0]
