@@ -1,4 +1,4 @@
-"""``check_monotone(model, feature, direction)``: whether a tree or an ensemble is monotone in
+"""``check_monotone(model, feature, direction)``: whether a tree, an ensemble or a boosted model is monotone in
 one feature, decided exactly over the model's boxes (never by sampling).
 
 A tree cuts the feature space into boxes, one per leaf (an interval per numeric feature, a
@@ -122,7 +122,7 @@ def _values(model: Any, schema: Any, rows: list[dict[str, Any]]) -> np.ndarray:
 
 
 def check_monotone(model: Any, feature: str | int, direction: int) -> Any:
-    """True when ``model`` (a tree or an ensemble, grown or loaded) never decreases along
+    """True when ``model`` (a tree, an ensemble or a boosted model, grown, loaded or imported) never decreases along
     ``feature`` (``direction=+1``; never increases: ``-1``), the other features held fixed;
     else a witness pair of rows (mappings by feature name) that differ only in ``feature``,
     the first with the smaller value, whose predictions break the direction. Exact: decided
