@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .importance import feature_importances
     from .monotone import check_monotone
     from .explain import ShapValues, shap_values
+    from .analysis import Counterfactual, Diff, DiffBox, Robustness, counterfactual, diff, robustness
     from .ensemble import Ensemble, adaboost, bagging, extra_trees, random_forest, stump
     from .boosted import Boosted
     from .io._xgboost import from_xgboost
@@ -84,7 +85,7 @@ __all__ = [
     # boosted models
     "Boosted", "boosted",
     # using and inspecting
-    "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance", "check_monotone", "shap_values", "ShapValues",
+    "predict", "predict_proba", "apply", "decision_path", "to_text", "summary", "feature_importances", "importance", "check_monotone", "shap_values", "ShapValues", "diff", "Diff", "DiffBox", "robustness", "Robustness", "counterfactual", "Counterfactual",
     "to_dot", "to_svg", "to_html", "node_histograms", "with_histograms",
     "fold", "fold_tree", "rewrite", "iter_nodes", "n_nodes", "n_leaves", "depth",
     # pruning and rules
@@ -116,6 +117,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".importance": ("feature_importances",),
     ".monotone": ("check_monotone",),
     ".explain": ("ShapValues", "shap_values"),
+    ".analysis": ("Counterfactual", "Diff", "DiffBox", "Robustness", "counterfactual", "diff", "robustness"),
     ".ensemble": ("Ensemble", "adaboost", "bagging", "extra_trees", "random_forest", "stump"),
     ".boosted": ("Boosted",),
     ".io._xgboost": ("from_xgboost",),

@@ -1,4 +1,4 @@
-"""``check_monotone(model, feature, direction)``: whether a tree or an ensemble is monotone in
+"""``check_monotone(model, feature, direction)``: whether a tree, an ensemble or a boosted model is monotone in
 one feature, decided exactly over the model's boxes (never by sampling).
 
 A tree cuts the feature space into boxes, one per leaf (an interval per numeric feature, a
@@ -40,7 +40,7 @@ import numpy as np
 from .answers import predict, predict_proba
 from .errors import ParameterError
 from .fold import walk
-from .nodes import Codes, Interval, Split
+from .nodes import Codes, Interval, Leaf, Schema, Split
 from .tree import Tree
 
 __all__ = ["check_monotone"]
@@ -49,16 +49,29 @@ __all__ = ["check_monotone"]
 _BLOCK = 1024
 
 
-def _members(model: Any) -> tuple[Tree, ...]:
+def member_trees(model: Any) -> tuple[Tree, ...]:
+    """The trees whose leaves cut the model's input space: a tree itself, an ensemble's members,
+    a boosted model's stage trees (every output's)."""
     if isinstance(model, Tree):
         return (model,)
     members = getattr(model, "members", None)
     if members is None:
-        raise ParameterError(f"check_monotone expects a puretree Tree or Ensemble, got {type(model).__name__}")
+        stages = getattr(model, "stages", None)
+        if stages is None:
+            raise ParameterError(f"expected a puretree Tree, Ensemble or Boosted model, got {type(model).__name__}")
+        members = [tree for stage in stages for tree in stage]
+        if not members:  # no stage: the answer is the initial score everywhere, one box
+            return (Tree(Leaf((1.0, 0.0, 0.0)), Schema(model.schema.features, (), model.schema.target, "regression")),)
     return tuple(members)
 
 
-def _leaf_boxes(tree: Tree, start: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+def start_box(schema: Schema) -> tuple[Any, ...]:
+    """The box of every row without missing values: each numeric feature any number, each
+    categorical feature any of its categories."""
+    return tuple(Interval() if ft.is_numeric else Codes(range(len(ft.categories))) for ft in schema.features)
+
+
+def leaf_boxes(tree: Tree, start: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """The box of every leaf a row without missing values can reach (the kit's walk: any depth)."""
     features = tree.schema.features
 
@@ -72,17 +85,20 @@ def _leaf_boxes(tree: Tree, start: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     return [box for node, box in walk(tree, down, start) if box is not None and not isinstance(node, Split)]
 
 
-def _boxes(trees: tuple[Tree, ...], start: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-    """Every non-empty intersection of one leaf box per tree, tree by tree."""
+def model_boxes(trees: tuple[Tree, ...], start: tuple[Any, ...], most: int | None = None) -> list[tuple[Any, ...]] | None:
+    """Every non-empty intersection of ``start`` and one leaf box per tree, tree by tree (None
+    once there are more than ``most``)."""
     boxes = [start]
     for tree in trees:
-        leaves = _leaf_boxes(tree, start)
+        leaves = leaf_boxes(tree, start)
         met = ((tuple(a.meet(b) for a, b in zip(box, leaf)) for box in boxes for leaf in leaves))
         boxes = [box for box in met if not any(limit.is_empty for limit in box)]
+        if most is not None and len(boxes) > most:
+            return None
     return boxes
 
 
-def _point(lo: float, hi: float) -> float:
+def box_point(lo: float, hi: float) -> float:
     """A plain value in ``(lo, hi]`` (not empty)."""
     if math.isfinite(hi):
         return hi
@@ -92,10 +108,10 @@ def _point(lo: float, hi: float) -> float:
     return 0.0
 
 
-def _row(schema: Any, box: tuple[Any, ...]) -> dict[str, Any]:
+def box_row(schema: Any, box: tuple[Any, ...]) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for feature, limit in zip(schema.features, box):
-        row[feature.name] = _point(limit.lo, limit.hi) if isinstance(limit, Interval) else feature.categories[limit.codes[0]]
+        row[feature.name] = box_point(limit.lo, limit.hi) if isinstance(limit, Interval) else feature.categories[limit.codes[0]]
     return row
 
 
@@ -106,7 +122,7 @@ def _values(model: Any, schema: Any, rows: list[dict[str, Any]]) -> np.ndarray:
 
 
 def check_monotone(model: Any, feature: str | int, direction: int) -> Any:
-    """True when ``model`` (a tree or an ensemble, grown or loaded) never decreases along
+    """True when ``model`` (a tree, an ensemble or a boosted model, grown, loaded or imported) never decreases along
     ``feature`` (``direction=+1``; never increases: ``-1``), the other features held fixed;
     else a witness pair of rows (mappings by feature name) that differ only in ``feature``,
     the first with the smaller value, whose predictions break the direction. Exact: decided
@@ -118,8 +134,8 @@ def check_monotone(model: Any, feature: str | int, direction: int) -> Any:
     >>> check_monotone(tree, "x", -1), check_monotone(tree, "x", +1)
     (True, ({'x': 1.5}, {'x': 3.0}))
     """
-    trees = _members(model)
-    schema = trees[0].schema
+    trees = member_trees(model)
+    schema = model.schema  # a boosted model's trees are regression trees: its own schema says the task
     if direction not in (1, -1) or isinstance(direction, bool):
         raise ParameterError(f"direction must be +1 (non-decreasing) or -1 (non-increasing), got {direction!r}")
     if isinstance(feature, str):
@@ -134,9 +150,10 @@ def check_monotone(model: Any, feature: str | int, direction: int) -> Any:
         raise ParameterError(f"check_monotone reads a regression model or a binary classifier (the probability of classes[1]); this model has {len(schema.classes)} classes")
     if not schema.is_regression and len(schema.classes) < 2:
         return True
-    start = tuple(Interval() if ft.is_numeric else Codes(range(len(ft.categories))) for ft in schema.features)
-    boxes = _boxes(trees, start)
-    value = _values(model, schema, [_row(schema, box) for box in boxes])
+    start = start_box(schema)
+    boxes = model_boxes(trees, start)
+    assert boxes is not None  # no limit
+    value = _values(model, schema, [box_row(schema, box) for box in boxes])
     n = len(boxes)
     lo = np.array([[b.lo if isinstance(b, Interval) else 0.0 for b in box] for box in boxes]).reshape(n, -1)
     hi = np.array([[b.hi if isinstance(b, Interval) else 0.0 for b in box] for box in boxes]).reshape(n, -1)
@@ -166,11 +183,11 @@ def _witness(model: Any, schema: Any, A: tuple[Any, ...], B: tuple[Any, ...], f:
     """Two rows in the shared part of boxes ``A`` and ``B``, the first in ``A`` below the second
     in ``B`` along ``f``, when their predictions break the direction (None otherwise)."""
     shared = tuple(a.meet(b) for a, b in zip(A, B))
-    low = _row(schema, shared)
+    low = box_row(schema, shared)
     high = dict(low)
     a_hi = min(A[f].hi, float(np.nextafter(B[f].hi, -np.inf)))
-    a = _point(A[f].lo, a_hi)
+    a = box_point(A[f].lo, a_hi)
     low[schema.features[f].name] = a
-    high[schema.features[f].name] = _point(max(B[f].lo, a), B[f].hi)
+    high[schema.features[f].name] = box_point(max(B[f].lo, a), B[f].hi)
     va, vb = _values(model, schema, [low, high]).tolist()
     return (low, high) if (va > vb if direction == 1 else va < vb) else None

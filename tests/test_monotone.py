@@ -132,3 +132,81 @@ def test_a_cut_at_the_lowest_float_raises_no_floating_point_warning():
         assert pt.check_monotone(tree, "x", -1) is True
         low, high = pt.check_monotone(tree, "x", 1)
     assert low["x"] < high["x"] and value(tree, [low])[0] > value(tree, [high])[0]
+
+
+# -- every imported model kind, and the command line ---------------------------------------
+
+
+def bump_data():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-3, 3, size=(400, 2))
+    return X, X[:, 0] ** 2 + 0.3 * X[:, 1] + rng.normal(0, 0.1, 400)
+
+
+def assert_witness_breaks(model, name, direction):
+    answer = pt.check_monotone(model, name, direction)
+    assert answer is not True
+    low, high = answer
+    assert low[name] < high[name] and all(low[k] == high[k] for k in low if k != name)
+    va, vb = value(model, [low, high])
+    assert (va > vb) if direction == 1 else (va < vb)
+
+
+def imported(kind, constrained):
+    X, y = bump_data()
+    if kind == "xgboost":
+        import xgboost
+        est = xgboost.XGBRegressor(n_estimators=15, max_depth=3, monotone_constraints="(1,0)" if constrained else None, random_state=0)
+        return pt.from_xgboost(est.fit(np.abs(X) if constrained else X, y))
+    if kind == "lightgbm":
+        import lightgbm
+        est = lightgbm.LGBMRegressor(n_estimators=15, num_leaves=8, monotone_constraints=[1, 0] if constrained else None, verbose=-1, random_state=0)
+        return pt.from_lightgbm(est.fit(X, y))
+    from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor, RandomForestRegressor
+    if kind == "sklearn-hgb":
+        est = HistGradientBoostingRegressor(max_iter=15, max_depth=3, monotonic_cst=[1, 0] if constrained else None, random_state=0)
+    elif kind == "sklearn-forest":
+        est = RandomForestRegressor(n_estimators=5, max_depth=3, monotonic_cst=[1, 0] if constrained else None, random_state=0)
+    else:
+        est = GradientBoostingRegressor(n_estimators=15, max_depth=3, random_state=0)
+    return pt.from_sklearn(est.fit(X, y))
+
+
+@pytest.mark.parametrize("kind", ["xgboost", "lightgbm", "sklearn-hgb", "sklearn-forest", "sklearn-gb"])
+def test_imported_models_are_checked_a_bump_is_found_and_a_constraint_proved(kind):
+    bowl = imported(kind, False)
+    name = bowl.schema.feature_names[0]
+    assert_witness_breaks(bowl, name, +1)
+    assert_witness_breaks(bowl, name, -1)
+    if kind != "sklearn-gb":  # scikit-learn's GradientBoosting has no monotonic constraint
+        assert pt.check_monotone(imported(kind, True), name, +1) is True
+
+
+def test_a_boosted_classifier_reads_its_probability():
+    from sklearn.ensemble import GradientBoostingClassifier
+    X, y = bump_data()
+    model = pt.from_sklearn(GradientBoostingClassifier(n_estimators=10, max_depth=2, random_state=0).fit(X, y > 3))
+    assert_witness_breaks(model, "x0", +1)
+    assert pt.check_monotone(pt.gradient_boosting(X[:, :1], (X[:, 0] > 0).astype(int), n_estimators=3, max_depth=1), "x0", +1) is True
+
+
+def test_the_command_line_says_monotone_or_prints_two_rows(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    X = np.arange(30.0).reshape(-1, 1)
+    path = tmp_path / "bowl.json"
+    pt.save(cart_regressor(X, (X[:, 0] - 15) ** 2), path)
+    run = lambda *args: subprocess.run([sys.executable, "-m", "puretree", "check-monotone", str(path), *args], capture_output=True, text=True)
+    broken = run("--feature", "x0", "--direction", "+1")
+    assert broken.returncode == 3, broken.stderr
+    head, low, high = broken.stdout.splitlines()
+    assert head.startswith("not monotone") and json.loads(low)["x0"] < json.loads(high)["x0"]
+    up = tmp_path / "up.json"
+    pt.save(cart_regressor(X, X[:, 0]), up)
+    fine = subprocess.run([sys.executable, "-m", "puretree", "check-monotone", str(up), "--feature", "x0", "--direction", "+1"], capture_output=True, text=True)
+    assert fine.returncode == 0 and fine.stdout == "monotone: the model is non-decreasing in x0\n"
+    for args, message in ((("--feature", "x0", "--direction", "2"), "--direction must be +1 or -1, got '2'"), (("--feature", "nope", "--direction", "-1"), "nope")):
+        bad = run(*args)
+        assert bad.returncode == 1 and message in bad.stderr and "Traceback" not in bad.stderr, bad.stderr

@@ -1,0 +1,116 @@
+"""Exact questions about saved models: ``diff`` (where two models answer differently),
+``check-monotone`` (whether a model is monotone in one feature) and ``counterfactual`` (the
+nearest row a model answers with a given class)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ...data import table_dataset
+from ...analysis import NORMS, counterfactual, diff
+from ...errors import ParameterError
+from ...io import load
+from ...io.formats import read_table
+from ...nodes import format_number as number_text
+from ...monotone import check_monotone
+from .core import add_input_options, label_text, number
+
+__all__ = ["ORDER", "register"]
+
+ORDER = 32
+
+
+def _diff(args: argparse.Namespace) -> int:
+    old, new = load(args.old), load(args.new)
+    X = None
+    if args.data is not None:
+        header, body, _ = read_table(args.data, sep=args.sep, format=args.data_format)
+        X = table_dataset(old.schema, header, body)
+    found = diff(old, new, tolerance=args.tolerance, X=X, max_boxes=args.max_boxes)
+    print(found.to_text())
+    return 0
+
+
+def _check_monotone(args: argparse.Namespace) -> int:
+    model = load(args.model)
+    direction = {"+1": 1, "1": 1, "-1": -1}.get(args.direction)
+    if direction is None:
+        raise ParameterError(f"--direction must be +1 or -1, got {args.direction!r}")
+    answer = check_monotone(model, args.feature, direction)
+    word = "non-decreasing" if direction == 1 else "non-increasing"
+    if answer is True:
+        print(f"monotone: the model is {word} in {args.feature}")
+        return 0
+    low, high = answer
+    print(f"not monotone: the model is not {word} in {args.feature}; these two rows break it:")
+    print(json.dumps(low))
+    print(json.dumps(high))
+    return 3
+
+
+def _counterfactual(args: argparse.Namespace) -> int:
+    model = load(args.model)
+    try:
+        row = json.loads(args.row)
+    except ValueError as exc:
+        raise ParameterError(f"--row must be a JSON object of feature values: {exc}") from None
+    if not isinstance(row, dict):
+        raise ParameterError(f"--row must be a JSON object of feature values, got {args.row[:40]!r}")
+    if model.schema.is_regression:
+        raise ParameterError("counterfactual asks a classifier for a class; this is a regression model")
+    texts = [label_text(c) for c in model.schema.classes]
+    if args.target not in texts:
+        raise ParameterError(f"--target {args.target!r} is not one of the model's classes {texts}")
+    target = model.schema.classes[texts.index(args.target)]
+    found = counterfactual(model, row, target, norm=args.norm, immutable=args.immutable or ())
+    if found is None:
+        print(f"no row with the immutable features kept is answered {args.target}")
+        return 3
+    print(f"distance {number_text(found.distance)} ({found.norm}) to a row answered {label_text(found.answer)}:")
+    print(json.dumps(found.row))
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "diff",
+        help="the exact input boxes where two models answer differently",
+        description="Print how many boxes of inputs two models (trees, ensembles or boosted models on the same features) answer "
+        "differently in (another class, or regression values more than --tolerance apart), then each box: both answers and its "
+        "conditions; with --data, the weight of the rows in each box. Exact: found over the models' leaves, never by sampling.",
+    )
+    p.add_argument("old", metavar="OLD.json")
+    p.add_argument("new", metavar="NEW.json")
+    p.add_argument("--data", metavar="DATA", help="rows (CSV, ARFF, Parquet or JSON lines) whose number in each box is shown")
+    p.add_argument("--tolerance", type=number(float), default=0.0, metavar="T", help="regression: values at most T apart agree (default 0)")
+    p.add_argument("--max-boxes", type=number(int), default=100_000, metavar="N", help="stop after N boxes (default 100000)")
+    add_input_options(p)
+    p.set_defaults(func=_diff)
+
+    m = sub.add_parser(
+        "check-monotone",
+        help="whether a model never decreases (or never increases) along one feature",
+        description="Decide exactly, over the model's boxes, whether MODEL's prediction (a binary classifier: the probability "
+        "of its second class) never decreases (--direction +1) or never increases (-1) along FEATURE, the other features "
+        "held fixed. Exit status 0: monotone; 3: not, with two rows (JSON) that break it.",
+    )
+    m.add_argument("model", metavar="MODEL.json")
+    m.add_argument("--feature", required=True, metavar="F", help="the feature's name")
+    m.add_argument("--direction", required=True, metavar="+1|-1", help="+1: non-decreasing; -1: non-increasing")
+    m.set_defaults(func=_check_monotone)
+
+    c = sub.add_parser(
+        "counterfactual",
+        help="the nearest row that a classifier answers with a given class",
+        description="Print the nearest row to --row (a JSON object) that MODEL answers with --target, and its distance ("
+        f"{', '.join(NORMS)} over the numeric features; a changed category counts 1), exact over the model's boxes; "
+        "--immutable features keep their values. Exit status 3 when no such row exists.",
+    )
+    c.add_argument("model", metavar="MODEL.json")
+    c.add_argument("--row", required=True, metavar="JSON", help='the row, e.g. \'{"age": 41, "income": 30000}\'')
+    c.add_argument("--target", required=True, metavar="LABEL", help="the class wanted")
+    c.add_argument("--norm", choices=NORMS, default="l1", help="the distance (default l1)")
+    c.add_argument("--immutable", nargs="+", metavar="F", help="features that must keep their values")
+    c.set_defaults(func=_counterfactual)
