@@ -758,7 +758,7 @@ def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, mon
         if engine == "fast":
             raise ParameterError(f"{named} is grown by numpy on the level-wise engine, not by the compiled kernel: use engine='auto', 'numpy' or 'reference'")
         return False
-    kinds = tuple("threshold" if s is threshold_splits else "subset" if s is subset_splits else "other" for s in plain)
+    kinds = tuple("threshold" if s is threshold_splits else "subset" if s is subset_splits else "multiway" if s is multiway_splits else "other" for s in plain)
     grows = not sized and applies(ds, cfg, kinds, missing) and not isinstance(cfg.score, (PoissonDecrease, AbsoluteErrorDecrease))
     if not grows and engine == "fast":
         raise ParameterError(f"{named} is grown by the level-wise engine (engine='fast' or 'numpy') for threshold splits on numeric features with a built-in score, missing='learn', 'majority' or 'error', and no size option ({sized or 'none given'}); use engine='auto' or 'reference'")

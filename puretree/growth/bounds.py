@@ -46,7 +46,7 @@ __all__ = ["Bounded", "applies", "children_bounds"]
 
 def applies(ds: Dataset, cfg: Any, kinds: tuple[str, ...], missing: str) -> bool:
     """Whether :class:`Bounded` grows this fit: threshold splits (``kinds``: the splitters'
-    kinds; subset splits find nothing without a categorical feature) on numeric features only,
+    kinds; subset and multiway splits find nothing without a categorical feature) on numeric features only,
     a built-in score, no ``accept`` hook, and missing values learned, sent to the heaviest
     branch or absent (``missing="distribute"`` stays with the recursive builder).
 
@@ -58,7 +58,7 @@ def applies(ds: Dataset, cfg: Any, kinds: tuple[str, ...], missing: str) -> bool
     >>> applies(ds, cfg, ("threshold",), "learn"), applies(ds, cfg, ("threshold",), "distribute")
     (True, False)
     """
-    return "threshold" in kinds and set(kinds) <= {"threshold", "subset"} and len(set(kinds)) == len(kinds) and all(f.is_numeric for f in ds.schema.features) and bool(cfg.trusted) and cfg.accept is None and missing in ("learn", "majority", "error")
+    return "threshold" in kinds and set(kinds) <= {"threshold", "subset", "multiway"} and len(set(kinds)) == len(kinds) and all(f.is_numeric for f in ds.schema.features) and bool(cfg.trusted) and cfg.accept is None and missing in ("learn", "majority", "error")
 
 
 def children_bounds(lower: np.ndarray, upper: np.ndarray, direction: np.ndarray, children: np.ndarray, task: Any) -> tuple[np.ndarray, np.ndarray]:
