@@ -33,13 +33,16 @@ from typing import Any
 
 import numpy as np
 
+from ..criteria import ImpurityDecrease
 from ..data import Dataset
+from ..impurity import gini
 from ..nodes import Threshold
 from ..splits import CHUNK, monotone_clipped, monotone_value
 from .choose import binary_scores, first_tied, known_share, tolerance, weight_of
 from .level import Decision
 from .limits import check_tree_size
-from .sorted import Sorted, _segmented_cumsum
+from . import kernels
+from .sorted import Sorted, _rank, _segmented_cumsum
 
 __all__ = ["Bounded", "applies", "children_bounds"]
 
@@ -111,6 +114,8 @@ class Bounded(Sorted):
     def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, monotonic: np.ndarray | None, learn: bool) -> None:
         super().__init__(ds, cfg, kinds, compiled="never")
         self.ctx.screen = False
+        w = ds.sample_weight  # the built-in Gini's candidates are screened by the compiled scan's ranking (sorted._rank)
+        self._gini = not self.ctx.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini and (w is None or (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT))
         self.monotonic = monotonic
         self.learn = learn
         self.lower = np.full(1, -np.inf)
@@ -269,7 +274,17 @@ class Bounded(Sorted):
             dcol = direction[:, None]
             left = L[:, :-1]
             nk = n_known[:, at].astype(np.float64)
-            scores = lambda par, lf: np.where(np.isnan(s := binary_scores(cfg.score, par, lf, names, regression=ctx.regression, variance=ctx.variance_decrease)), -np.inf, s)  # noqa: E731
+
+            def exact(par: np.ndarray, lf: np.ndarray, ok: np.ndarray) -> np.ndarray:
+                # the reference's score at the candidates ``ok`` only (-inf elsewhere, and for NaN)
+                out = np.full(ok.shape, -np.inf)
+                at_ = np.nonzero(ok)
+                if at_[0].size:
+                    nm = None if names is None else ctx.numeric_names[start + at_[0]]
+                    got = binary_scores(cfg.score, par[at_], lf[at_], nm, regression=ctx.regression, variance=ctx.variance_decrease)
+                    out[at_] = np.where(np.isnan(got), -np.inf, got)
+                return out
+
             if self.learn:
                 nmiss = n - nk
                 parent = np.broadcast_to(counts[at], left.shape)
@@ -284,10 +299,13 @@ class Bounded(Sorted):
                     ok_r &= _monotone_ok(dcol, lower, upper, left, parent - left, task)
                     ok_l &= _monotone_ok(dcol, lower, upper, left_l, parent - left_l, task)
                     ok_a &= _monotone_ok(dcol, self.lower, self.upper, alone, absent, task)
+                parent_a = np.broadcast_to(counts, alone.shape)
+                if self._gini:
+                    ok_r, ok_l, ok_a = _screened(ok_r, ok_l, ok_a, parent, left, left_l, parent_a, alone, starts, lens, total)
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    s_r = np.where(ok_r, scores(parent, left), -np.inf)
-                    s_l = np.where(ok_l, scores(parent, left_l), -np.inf)
-                    s_a = np.where(ok_a, scores(np.broadcast_to(counts, alone.shape), alone), -np.inf)
+                    s_r = exact(parent, left, ok_r)
+                    s_l = exact(parent, left_l, ok_l)
+                    s_a = exact(parent_a, alone, ok_a)
             else:
                 base = np.where(incomplete[None, :, None], known_sum, counts[None])  # (c, N, k)
                 parent = base[:, at]
@@ -296,14 +314,16 @@ class Bounded(Sorted):
                     ok_r = ok_r & (n_left >= msl) & (nk - n_left >= msl)
                 if self.monotonic is not None:
                     ok_r = ok_r & _monotone_ok(dcol, lower, upper, left, task.remainder(parent, left), task)
+                s_l = np.full(ok_r.shape, -np.inf)
+                s_a = np.full((c, N), -np.inf)
+                if self._gini:  # the known share scales a (node, feature)'s candidates alike: screened unscaled
+                    ok_r = _screened(ok_r, None, None, parent, left, None, None, None, starts, lens, total)[0]
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    s_r = scores(parent, left)
+                    s_r = exact(parent, left, ok_r)
                     inc = incomplete[at]
                     if inc.any():
                         s_r = known_share(s_r, weight_of(parent, ctx.regression), total[at], inc)
                     s_r = np.where(ok_r & ~np.isnan(s_r), s_r, -np.inf)
-                s_l = np.full_like(s_r, -np.inf)
-                s_a = np.full((c, N), -np.inf)
             pad = np.full((c, 1), -np.inf)
             s_r, s_l = np.concatenate([s_r, pad], axis=1), np.concatenate([s_l, pad], axis=1)
             best = np.maximum(np.maximum(np.maximum.reduceat(s_r, starts, axis=1), np.maximum.reduceat(s_l, starts, axis=1)), s_a)  # (c, N)
@@ -325,3 +345,28 @@ class Bounded(Sorted):
             has_missing = n_known < lens[None, :]
             more_left = (p - starts[None, :] + 1) > lens[None, :] - (p - starts[None, :] + 1)
             fside[:, start : start + c] = np.where(has_missing, np.where(use_l, 0, 1), np.where(more_left, 0, 1)).T
+
+
+def _screened(ok_r: np.ndarray, ok_l: Any, ok_a: Any, parent: np.ndarray, left: np.ndarray, left_l: Any, parent_a: Any, alone: Any, starts: np.ndarray, lens: np.ndarray, total: np.ndarray) -> tuple[Any, Any, Any]:
+    """The candidates (missing rows right ``ok_r`` (c, m-1), left ``ok_l``, alone ``ok_a``
+    (c, N); the latter two may be None) of each (feature, node) whose Gini ranking
+    (:func:`puretree.growth.sorted._rank`) comes within :data:`~puretree.growth.kernels.SCREEN`
+    times the node's weight ``total`` of the best of all three: the others cannot come within
+    the tie tolerance of the best score, so only these get the reference's score."""
+    c = ok_r.shape[0]
+    pad = np.full((c, 1), -np.inf)
+
+    def ranked(ok: np.ndarray, par: np.ndarray, lf: np.ndarray) -> np.ndarray:
+        return np.where(ok, _rank(np.moveaxis(lf, -1, 0), np.moveaxis(par, -1, 0)), -np.inf)
+
+    r_r = np.concatenate([ranked(ok_r, parent, left), pad], axis=1)
+    best = np.maximum.reduceat(r_r, starts, axis=1)
+    if ok_l is not None:
+        r_l = np.concatenate([ranked(ok_l, parent, left_l), pad], axis=1)
+        r_a = ranked(ok_a, parent_a, alone)
+        best = np.maximum(np.maximum(best, np.maximum.reduceat(r_l, starts, axis=1)), r_a)
+    bar = np.where(np.isinf(best), -np.inf, best - kernels.SCREEN * total[None, :])
+    wide = np.repeat(bar, lens, axis=1)[:, :-1]
+    if ok_l is None:
+        return ok_r & (r_r[:, :-1] >= wide), None, None
+    return ok_r & (r_r[:, :-1] >= wide), ok_l & (r_l[:, :-1] >= wide), ok_a & (r_a >= bar)
