@@ -290,18 +290,23 @@ class Bounded(Sorted):
                 parent = np.broadcast_to(counts[at], left.shape)
                 absent = counts[None] - known_sum  # (c, N, k): the missing rows' statistics
                 ok_r = valid & (n_left >= msl) & (n - n_left >= msl)
-                ok_l = valid & (nmiss > 0) & (n_left + nmiss >= msl) & (nk - n_left >= msl)
                 nm = lens[None, :] - n_known
-                ok_a = (nm > 0) & (n_known > 0) & (n_known >= msl) & (nm >= msl)  # (c, N)
-                left_l = left + absent[:, at]
+                missing_here = bool(nm.any())  # else only the missing rows right: no other variant to score
                 alone = counts[None] - absent
+                parent_a = np.broadcast_to(counts, alone.shape)
+                if missing_here:
+                    ok_l = valid & (nmiss > 0) & (n_left + nmiss >= msl) & (nk - n_left >= msl)
+                    ok_a = (nm > 0) & (n_known > 0) & (n_known >= msl) & (nm >= msl)  # (c, N)
+                    left_l = left + absent[:, at]
+                else:
+                    ok_l, ok_a, left_l = np.zeros(ok_r.shape, dtype=bool), np.zeros(nm.shape, dtype=bool), left
                 if self.monotonic is not None:
                     ok_r &= _monotone_ok(dcol, lower, upper, left, parent - left, task)
-                    ok_l &= _monotone_ok(dcol, lower, upper, left_l, parent - left_l, task)
-                    ok_a &= _monotone_ok(dcol, self.lower, self.upper, alone, absent, task)
-                parent_a = np.broadcast_to(counts, alone.shape)
+                    if missing_here:
+                        ok_l &= _monotone_ok(dcol, lower, upper, left_l, parent - left_l, task)
+                        ok_a &= _monotone_ok(dcol, self.lower, self.upper, alone, absent, task)
                 if self._gini:
-                    ok_r, ok_l, ok_a = _screened(ok_r, ok_l, ok_a, parent, left, left_l, parent_a, alone, starts, lens, total)
+                    ok_r, ok_l, ok_a = _screened(ok_r, ok_l, ok_a, parent, left, left_l, parent_a, alone, starts, lens, total) if missing_here else (_screened(ok_r, None, None, parent, left, None, None, None, starts, lens, total)[0], ok_l, ok_a)
                 with np.errstate(invalid="ignore", divide="ignore"):
                     s_r = exact(parent, left, ok_r)
                     s_l = exact(parent, left_l, ok_l)
