@@ -38,8 +38,9 @@ the heaviest branch; ``"error"`` refuses data with a missing value (:class:`Data
 does (:func:`~puretree.splits.learned_threshold_splits`: each threshold is scored with the
 missing rows on either side, and the split sending them alone right is tried too); the side is
 part of the split's test (:attr:`~puretree.nodes.Threshold.missing_branch`) and the tree's
-strategy is ``"majority"`` for its other (categorical) splits. It is grown by this recursive
-builder for now (``engine="auto"`` chooses it; the level-wise engines refuse it).
+strategy is ``"majority"`` for its other (categorical) splits. The level-wise engine grows it
+(and ``monotonic_cst``) on numeric features with threshold splits and a built-in score
+(:mod:`puretree.growth.bounds`, the same trees); other fits grow with this recursive builder.
 So each child's statistics (its ``counts`` field) are the weight that reached it, and a
 child's share of its parent's weight is exactly the fraction prediction uses.
 

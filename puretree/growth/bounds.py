@@ -36,13 +36,13 @@ import numpy as np
 from ..criteria import ImpurityDecrease
 from ..data import Dataset
 from ..impurity import gini
-from ..nodes import Threshold
+from ..nodes import TESTS
 from ..splits import CHUNK, monotone_clipped, monotone_value
 from .choose import binary_scores, first_tied, known_share, tolerance, weight_of
 from .level import Decision
 from .limits import check_tree_size
 from . import kernels
-from .sorted import Sorted, _rank, _segmented_cumsum
+from .sorted import Sorted, gini_rank, segmented_cumsum
 
 __all__ = ["Bounded", "applies", "children_bounds"]
 
@@ -114,7 +114,7 @@ class Bounded(Sorted):
     def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, monotonic: np.ndarray | None, learn: bool) -> None:
         super().__init__(ds, cfg, kinds, compiled="never")
         self.ctx.screen = False
-        w = ds.sample_weight  # the built-in Gini's candidates are screened by the compiled scan's ranking (sorted._rank)
+        w = ds.sample_weight  # the built-in Gini's candidates are screened by the compiled scan's ranking (sorted.gini_rank)
         self._gini = not self.ctx.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini and (w is None or (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT))
         self.monotonic = monotonic
         self.learn = learn
@@ -194,10 +194,11 @@ class Bounded(Sorted):
         self._bounds_next = (lo[occupied], up[occupied])
         out: list[Decision | None] = [None] * N
         zeros = np.zeros(k)
+        threshold_test = TESTS["threshold"]
         occ, offs, feats, thr, sides = occupied.tolist(), offset.tolist(), f_of.tolist(), threshold.tolist(), side.tolist()
         for i in np.flatnonzero(has).tolist():
             s = offs[i]
-            test = Threshold(thr[i], missing_branch=sides[i]) if self.learn else Threshold(thr[i])
+            test = threshold_test(thr[i], missing_branch=sides[i]) if self.learn else threshold_test(thr[i])
             out[i] = (feats[i], test, [None if occ[b] else zeros for b in (s, s + 1)])
         self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, f_of, np.full(N, self.kinds.index("threshold")), None)
         return out
@@ -263,7 +264,7 @@ class Bounded(Sorted):
                 off[:, starts > 0] = L[:, starts[starts > 0] - 1]
                 L -= np.repeat(off, lens, axis=1)
             else:  # each segment added in its own order from its first row, as the reference adds it
-                L = _segmented_cumsum(S, starts, lens)
+                L = segmented_cumsum(S, starts, lens)
             known = ~np.isnan(V)
             n_known = np.add.reduceat(known, starts, axis=1)  # (c, N)
             last = np.maximum(starts[None, :] + n_known - 1, 0)
@@ -355,14 +356,14 @@ class Bounded(Sorted):
 def _screened(ok_r: np.ndarray, ok_l: Any, ok_a: Any, parent: np.ndarray, left: np.ndarray, left_l: Any, parent_a: Any, alone: Any, starts: np.ndarray, lens: np.ndarray, total: np.ndarray) -> tuple[Any, Any, Any]:
     """The candidates (missing rows right ``ok_r`` (c, m-1), left ``ok_l``, alone ``ok_a``
     (c, N); the latter two may be None) of each (feature, node) whose Gini ranking
-    (:func:`puretree.growth.sorted._rank`) comes within :data:`~puretree.growth.kernels.SCREEN`
+    (:func:`puretree.growth.sorted.gini_rank`) comes within :data:`~puretree.growth.kernels.SCREEN`
     times the node's weight ``total`` of the best of all three: the others cannot come within
     the tie tolerance of the best score, so only these get the reference's score."""
     c = ok_r.shape[0]
     pad = np.full((c, 1), -np.inf)
 
     def ranked(ok: np.ndarray, par: np.ndarray, lf: np.ndarray) -> np.ndarray:
-        return np.where(ok, _rank(np.moveaxis(lf, -1, 0), np.moveaxis(par, -1, 0)), -np.inf)
+        return np.where(ok, gini_rank(np.moveaxis(lf, -1, 0), np.moveaxis(par, -1, 0)), -np.inf)
 
     r_r = np.concatenate([ranked(ok_r, parent, left), pad], axis=1)
     best = np.maximum.reduceat(r_r, starts, axis=1)
