@@ -194,7 +194,7 @@ class Bounded(Sorted):
         self._bounds_next = (lo[occupied], up[occupied])
         out: list[Decision | None] = [None] * N
         zeros = np.zeros(k)
-        threshold_test = TESTS["threshold"]
+        threshold_test: Any = TESTS["threshold"]  # Threshold (its missing side)
         occ, offs, feats, thr, sides = occupied.tolist(), offset.tolist(), f_of.tolist(), threshold.tolist(), side.tolist()
         for i in np.flatnonzero(has).tolist():
             s = offs[i]
