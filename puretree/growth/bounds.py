@@ -8,7 +8,7 @@ that change which threshold a node takes and where its rows go:
   bounds its ancestors' constrained splits passed down (:func:`children_bounds`, scikit-learn's
   middle value); a candidate whose children's values leave them, or go against the direction,
   is not taken; every node's statistics are clipped to its bounds
-  (:func:`puretree.splits.monotone_clipped`) as the recursive builder clips them.
+  (:func:`puretree.splits.monotone_clipped_rows`) as the recursive builder clips them.
 - ``missing="learn"`` (:func:`puretree.splits.learned_threshold_splits`): every threshold of a
   feature with missing values at the node is scored with the missing rows right, then left,
   then the missing rows alone right (threshold ``+inf``), on all the node's rows; the first
@@ -37,7 +37,7 @@ from ..criteria import ImpurityDecrease
 from ..data import Dataset
 from ..impurity import gini
 from ..nodes import TESTS
-from ..splits import CHUNK, monotone_clipped, monotone_value
+from ..splits import CHUNK, monotone_clipped_rows, monotone_value
 from .choose import binary_scores, first_tied, known_share, tolerance, weight_of
 from .level import Decision
 from .limits import check_tree_size
@@ -89,13 +89,28 @@ def children_bounds(lower: np.ndarray, upper: np.ndarray, direction: np.ndarray,
     return lo, up
 
 
-def _monotone_ok(direction: np.ndarray, lower: np.ndarray, upper: np.ndarray, left: np.ndarray, right: np.ndarray, task: Any) -> np.ndarray:
-    """:func:`puretree.splits.monotone_ok` for candidates with their own bounds: ``direction``,
-    ``lower``, ``upper`` broadcast against the candidates ``left``/``right`` (..., k)."""
-    vl, vr = monotone_value(left, task), monotone_value(right, task)
+def _monotone_ok(direction: np.ndarray, lower: np.ndarray, upper: np.ndarray, left: np.ndarray, parent: np.ndarray, task: Any, *, remainder: bool, right: np.ndarray | None = None) -> np.ndarray:
+    """:func:`puretree.splits.monotone_ok` for candidates with their own bounds: ``direction``
+    (c,) per feature, ``lower``, ``upper`` broadcast against the candidates' left sides ``left``
+    (c, ..., k) in nodes ``parent`` (broadcast to it); the right side is ``parent - left``
+    (``remainder``: :meth:`~puretree.tasks.Task.remainder`, as threshold_splits passes it), or
+    ``right`` where given.
+    Only the constrained features' rows are computed."""
+    ok = np.ones(left.shape[:-1], dtype=bool)
+    rows = np.flatnonzero(direction)
+    if not rows.size:
+        return ok
+    lf = left[rows]
+    par = np.broadcast_to(parent, left.shape)[rows]
+    vl = monotone_value(lf, task)
+    if right is not None:
+        vr = monotone_value(np.broadcast_to(right, left.shape)[rows], task)
+    else:
+        vr = monotone_value(task.remainder(par, lf) if remainder else par - lf, task)
+    d = direction[rows].reshape((-1,) + (1,) * (lf.ndim - 2))
     with np.errstate(invalid="ignore"):
-        ok = (vl >= lower) & (vr >= lower) & (vl <= upper) & (vr <= upper) & ((vl - vr) * direction <= 0)
-    return ok | (direction == 0)
+        ok[rows] = (vl >= lower) & (vr >= lower) & (vl <= upper) & (vr <= upper) & ((vl - vr) * d <= 0)
+    return ok
 
 
 def _first_at_least(s: np.ndarray, bar: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
@@ -127,16 +142,7 @@ class Bounded(Sorted):
         s = self.st.node_stats
         if self.monotonic is None:
             return s
-        task = self.ctx.task
-        with np.errstate(invalid="ignore"):
-            v = monotone_value(s, task)
-            out = np.flatnonzero((v < self.lower) | (v > self.upper))
-        if not out.size:
-            return s
-        s = s.copy()
-        for i in out.tolist():
-            s[i] = monotone_clipped(s[i], (float(self.lower[i]), float(self.upper[i])), task)
-        return s
+        return monotone_clipped_rows(s, self.lower, self.upper, self.ctx.task)
 
     def keep(self, keep: np.ndarray) -> None:
         super().keep(keep)
@@ -272,7 +278,6 @@ class Bounded(Sorted):
             valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct known values of one segment
             names = None if ctx.variance_decrease else ctx.numeric_names[start : start + c, None]
             direction = np.zeros(c, dtype=np.int64) if self.monotonic is None else self.monotonic[ctx.numeric[start : start + c]]
-            dcol = direction[:, None]
             left = L[:, :-1]
             nk = n_known[:, at].astype(np.float64)
 
@@ -302,10 +307,10 @@ class Bounded(Sorted):
                 else:
                     ok_l, ok_a, left_l = np.zeros(ok_r.shape, dtype=bool), np.zeros(nm.shape, dtype=bool), left
                 if self.monotonic is not None:
-                    ok_r &= _monotone_ok(dcol, lower, upper, left, parent - left, task)
+                    ok_r &= _monotone_ok(direction, lower, upper, left, parent, task, remainder=False)
                     if missing_here:
-                        ok_l &= _monotone_ok(dcol, lower, upper, left_l, parent - left_l, task)
-                        ok_a &= _monotone_ok(dcol, self.lower, self.upper, alone, absent, task)
+                        ok_l &= _monotone_ok(direction, lower, upper, left_l, parent, task, remainder=False)
+                        ok_a &= _monotone_ok(direction, self.lower, self.upper, alone, parent_a, task, remainder=False, right=absent)
                 if self._gini:
                     ok_r, ok_l, ok_a = _screened(ok_r, ok_l, ok_a, parent, left, left_l, parent_a, alone, starts, lens, total) if missing_here else (_screened(ok_r, None, None, parent, left, None, None, None, starts, lens, total)[0], ok_l, ok_a)
                 with np.errstate(invalid="ignore", divide="ignore"):
@@ -319,7 +324,7 @@ class Bounded(Sorted):
                 if msl > 1:
                     ok_r = ok_r & (n_left >= msl) & (nk - n_left >= msl)
                 if self.monotonic is not None:
-                    ok_r = ok_r & _monotone_ok(dcol, lower, upper, left, task.remainder(parent, left), task)
+                    ok_r = ok_r & _monotone_ok(direction, lower, upper, left, parent, task, remainder=True)
                 s_l = np.full(ok_r.shape, -np.inf)
                 s_a = np.full((c, N), -np.inf)
                 if self._gini:  # the known share scales a (node, feature)'s candidates alike: screened unscaled
