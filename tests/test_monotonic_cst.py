@@ -1,4 +1,4 @@
-"""monotonic_cst (issue 25): scikit-learn's monotonic constraints, grown by the reference builder.
+"""monotonic_cst (issue 25): scikit-learn's monotonic constraints, grown by the level-wise engine (growth.bounds) and the reference builder.
 
 Every comparison runs scikit-learn (1.9) side by side; nothing of its result is written here.
 """
