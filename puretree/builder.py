@@ -38,8 +38,9 @@ the heaviest branch; ``"error"`` refuses data with a missing value (:class:`Data
 does (:func:`~puretree.splits.learned_threshold_splits`: each threshold is scored with the
 missing rows on either side, and the split sending them alone right is tried too); the side is
 part of the split's test (:attr:`~puretree.nodes.Threshold.missing_branch`) and the tree's
-strategy is ``"majority"`` for its other (categorical) splits. It is grown by this recursive
-builder for now (``engine="auto"`` chooses it; the level-wise engines refuse it).
+strategy is ``"majority"`` for its other (categorical) splits. The level-wise engine grows it
+(and ``monotonic_cst``) on numeric features with threshold splits and a built-in score
+(:mod:`puretree.growth.bounds`, the same trees); other fits grow with this recursive builder.
 So each child's statistics (its ``counts`` field) are the weight that reached it, and a
 child's share of its parent's weight is exactly the fraction prediction uses.
 
@@ -604,11 +605,8 @@ def grow(
     engine, kernel = _engine_chosen(engine)
     monotonic = _monotonic_constraints(monotonic_cst, ds)
     if monotonic is not None:
-        # Specified here, in the recursive builder; the level-wise engines do not enforce it.
-        if engine == "fast":
-            raise ParameterError("monotonic_cst is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not enforce it; use engine='auto' or 'reference'")
         if max_bins is not None or bins is not None:
-            raise ParameterError("monotonic_cst is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+            raise ParameterError("monotonic_cst is grown on the sorted rows (the recursive builder, or the level-wise engine's sorted source), not in histogram mode (max_bins, bins)")
         cfg = attrs.evolve(cfg, monotonic=True)
     cfg, sized = _sizes(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes, splitter=splitter, seed_key=key)
     refused = _reference_only(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, splitter=splitter) if sized else ""
@@ -631,17 +629,15 @@ def grow(
             raise ParameterError(f"missing='surrogate' grows rpart's tree, whose controls are not scikit-learn's size options or monotonic constraints; got {sized or 'monotonic_cst'}")
         return _surrogate_tree(ds, chosen, cfg, engine, max_bins, bins, max_features, accept, splitters, threshold)
     if missing == "learn":
-        # The learned side is specified here, in the recursive builder (splits.learned_threshold_splits);
-        # the level-wise engines do not learn it yet, so "auto" grows recursively.
-        if engine == "fast":
-            raise ParameterError(f"missing='learn' is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not learn a side for missing values; use engine='auto' or 'reference'")
+        # The learned side: splits.learned_threshold_splits in the recursive builder, growth.bounds on the sorted source.
         if max_bins is not None or bins is not None:
-            raise ParameterError("missing='learn' is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
+            raise ParameterError("missing='learn' is grown on the sorted rows (the recursive builder, or the level-wise engine's sorted source), not in histogram mode (max_bins, bins)")
         if not any(s is threshold_splits for s in cfg.splitters):
             raise ParameterError(f"missing='learn' learns the side of the threshold splits that threshold_splits makes (grow, id3, cart); these split generators ({', '.join(score_name(s) for s in cfg.splitters)}) do not use it")
         cfg = attrs.evolve(cfg, splitters=tuple(learned_threshold_splits if s is threshold_splits else s for s in cfg.splitters))
     max_bins = check_options(max_bins=max_bins)["max_bins"]
     check("progress", progress, *GROW_CONSTRAINTS["progress"])
+    bounded = _bounded_engine(ds, cfg, engine, kernel, monotonic=monotonic, missing=missing, sized=sized) if monotonic is not None or missing == "learn" else False
     if bins is not None:
         if max_bins is not None:
             raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
@@ -654,7 +650,11 @@ def grow(
     if getattr(accept, "wants_context", False) and level_wise:
         raise ParameterError(f"accept={score_name(accept)} needs each node's rows, which engine='fast', 'c' or 'numpy' does not hand it; use engine='auto' or 'reference'")
     use_engine = monotonic is None and fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
-    if use_engine:
+    if bounded:  # monotonic constraints, a learned side: the sorted source's own search (growth.bounds)
+        plain = attrs.evolve(cfg, splitters=tuple(threshold_splits if s is learned_threshold_splits else s for s in cfg.splitters))
+        grown = fast.build(ds, plain, progress=progress, kernel="never", monotonic=monotonic, learn=missing == "learn")
+        tree = Tree(grown, ds.schema, "majority" if missing == "learn" else missing)
+    elif use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
         grown = fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel)
@@ -742,6 +742,28 @@ def _absolute_error_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any, m
         r, j = (int(v) for v in holes[0])
         raise DataError(f"criterion 'absolute_error' does not take missing values (as scikit-learn's): row {r}, column {ds.schema.feature_names[j]!r} is missing")
     return "reference"
+
+
+def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, monotonic: Any, missing: str, sized: Any) -> bool:
+    """Whether the level-wise engine grows a fit with ``monotonic_cst`` or ``missing="learn"``
+    (:mod:`puretree.growth.bounds`, numpy): where :func:`puretree.growth.bounds.applies`, without
+    the size options or the compiled kernel insisted on; ``engine="fast"`` (``"numpy"``) refuses
+    what it cannot grow, ``"auto"`` grows it with the recursive builder."""
+    from .growth.bounds import applies
+
+    plain = tuple(threshold_splits if s is learned_threshold_splits else s for s in cfg.splitters)
+    named = "monotonic_cst" if monotonic is not None else "missing='learn'"
+    if engine == "reference":
+        return False
+    if kernel == "required":
+        if engine == "fast":
+            raise ParameterError(f"{named} is grown by numpy on the level-wise engine, not by the compiled kernel: use engine='auto', 'numpy' or 'reference'")
+        return False
+    kinds = tuple("threshold" if s is threshold_splits else "subset" if s is subset_splits else "multiway" if s is multiway_splits else "other" for s in plain)
+    grows = not sized and applies(ds, cfg, kinds, missing) and not isinstance(cfg.score, (PoissonDecrease, AbsoluteErrorDecrease))
+    if not grows and engine == "fast":
+        raise ParameterError(f"{named} is grown by the level-wise engine (engine='fast' or 'numpy') for threshold splits on numeric features with a built-in score, missing='learn', 'majority' or 'error', and no size option ({sized or 'none given'}); use engine='auto' or 'reference'")
+    return grows
 
 
 def _reference_only(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, splitter: Any) -> str:

@@ -61,6 +61,7 @@ __all__ = [
     "monotone_ok",
     "monotone_children_bounds",
     "monotone_clipped",
+    "monotone_clipped_rows",
     "variance_decrease",
     "branch_stats",
     "multiway_splits",
@@ -579,23 +580,42 @@ def monotone_clipped(totals: np.ndarray, bounds: tuple[float, float], task: Task
     [2.0, 2.0]
     """
     lower, upper = bounds
-    value = float(monotone_value(totals, task))
-    if not (value < lower or value > upper):
-        return totals
-    clipped = lower if value < lower else upper
+    return monotone_clipped_rows(totals[None, :], np.array([lower]), np.array([upper]), task)[0]
+
+
+def monotone_clipped_rows(stats: np.ndarray, lower: np.ndarray, upper: np.ndarray, task: Task) -> np.ndarray:
+    """:func:`monotone_clipped` for many nodes at once: ``stats`` (n, k), their bounds ``lower``
+    and ``upper`` (n,); the rows within their bounds are returned unchanged (the same array when
+    every row is).
+
+    >>> from puretree.tasks import CLASSIFICATION
+    >>> monotone_clipped_rows(np.array([[1.0, 3.0], [3.0, 1.0]]), np.array([0.5, 0.5]), np.array([1.0, 1.0]), CLASSIFICATION).tolist()
+    [[2.0, 2.0], [3.0, 1.0]]
+    """
+    value = monotone_value(stats, task)
+    with np.errstate(invalid="ignore"):
+        low, high = value < lower, value > upper
+    rows = np.flatnonzero(low | high)
+    if not rows.size:
+        return stats
+    out = stats.copy()
+    v = value[rows]
+    clipped = np.where(low[rows], lower[rows], upper[rows])
     # The weight is rounded to a power of two, which scales exactly: every node clipped to one
     # bound then predicts exactly that bound (a monotone tree stays monotone to the last bit).
     if task.is_regression:
-        w = float(totals[0])
-        spread = float(totals[2]) / w - value * value
+        w = stats[rows, 0]
+        spread = stats[rows, 2] / w - v * v
         w = _power_of_two(w)
-        return np.array([w, clipped * w, (spread + clipped * clipped) * w])
-    w = _power_of_two(float(totals.sum()))
-    return np.array([clipped * w, (1.0 - clipped) * w])
+        out[rows] = np.stack([w, clipped * w, (spread + clipped * clipped) * w], axis=1)
+    else:
+        w = _power_of_two(stats[rows].sum(axis=1))
+        out[rows] = np.stack([clipped * w, (1.0 - clipped) * w], axis=1)
+    return out
 
 
-def _power_of_two(w: float) -> float:
-    return float(2.0 ** np.round(np.log2(w)))
+def _power_of_two(w: np.ndarray) -> np.ndarray:
+    return np.asarray(2.0 ** np.round(np.log2(w)))
 
 
 def variance_decrease(parent: np.ndarray, left: np.ndarray) -> np.ndarray:

@@ -79,6 +79,7 @@ def compare(tree, est, X, y, regression):
     return same, tied
 
 
+@pytest.mark.parametrize("engine", ["auto", "reference"])
 @pytest.mark.parametrize("load, options", [
     (load_breast_cancer, {}),
     (load_wine, {}),
@@ -86,13 +87,14 @@ def compare(tree, est, X, y, regression):
     (load_diabetes, {}),
     (load_diabetes, {"max_depth": 5}),
 ])
-def test_equal_to_scikit_learn_on_data_with_missing_values(load, options):
+def test_equal_to_scikit_learn_on_data_with_missing_values(load, options, engine):
     X, y = load(return_X_y=True)
     X = with_nan(X)
     regression = load is load_diabetes
     est = (DecisionTreeRegressor if regression else DecisionTreeClassifier)(random_state=0, **options).fit(X, y)
     codes = y if regression else np.searchsorted(np.unique(y), y)
-    tree = pt.cart(X, y, missing="learn", **options, **({"task": "regression"} if regression else {}))
+    # "auto": the level-wise engine where it grows (binary classes, regression), else the recursive builder (wine's three classes)
+    tree = pt.cart(X, y, missing="learn", engine=engine, **options, **({"task": "regression"} if regression else {}))
     same, tied = compare(tree, est, X, codes, regression)
     assert pt.n_nodes(tree) == est.tree_.node_count and same > tied
     with_missing = np.isnan(X).any(axis=1)
@@ -139,11 +141,12 @@ def test_a_learned_tree_predicts_saves_and_generates_code_with_its_sides():
         assert verify(tree, X, target).ok
 
 
-@pytest.mark.parametrize("engine", ["c", "numpy", "fast"])
-def test_the_level_wise_engines_refuse_learn_by_name(engine):
+def test_the_compiled_kernel_refuses_learn_by_name_and_numpy_grows_it():
     X = with_nan(np.arange(40.0).reshape(-1, 2))
-    with pytest.raises(ParameterError, match="missing='learn' is grown by the reference builder only"):
-        pt.grow(X, [0, 1] * 10, missing="learn", engine=engine)
+    with pytest.raises(ParameterError, match="missing='learn' is grown by numpy"):
+        pt.grow(X, [0, 1] * 10, missing="learn", engine="c")
+    for engine in ("numpy", "fast"):
+        assert pt.grow(X, [0, 1] * 10, missing="learn", engine=engine) == pt.grow(X, [0, 1] * 10, missing="learn", engine="reference")
 
 
 def test_auto_and_reference_grow_the_same_learned_tree():

@@ -1,4 +1,4 @@
-"""monotonic_cst (issue 25): scikit-learn's monotonic constraints, grown by the reference builder.
+"""monotonic_cst (issue 25): scikit-learn's monotonic constraints, grown by the level-wise engine (growth.bounds) and the reference builder.
 
 Every comparison runs scikit-learn (1.9) side by side; nothing of its result is written here.
 """
@@ -58,15 +58,16 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("engine", ["fast", "reference"])
 @pytest.mark.parametrize("nan", [False, True], ids=["complete", "nan"])
 @pytest.mark.parametrize("name, criterion, options", CASES)
-def test_equal_to_scikit_learn(name, criterion, options, nan):
+def test_equal_to_scikit_learn(name, criterion, options, nan, engine):
     X, y = data(name, nan)
     regression = criterion == "squared_error"
     cst = constraints(X.shape[1])
     est = (DecisionTreeRegressor if regression else DecisionTreeClassifier)(criterion=criterion, random_state=0, monotonic_cst=cst, **options).fit(X, y)
     score = "variance" if regression else {"log_loss": "entropy"}.get(criterion, criterion)
-    tree = pt.cart(X, y, missing="learn", monotonic_cst=cst, score=score, **options, **({"task": "regression"} if regression else {}))
+    tree = pt.cart(X, y, missing="learn", monotonic_cst=cst, score=score, engine=engine, **options, **({"task": "regression"} if regression else {}))
     same, tied = compare(tree, est, X, y, regression)
     # A tie (see compare) ends the comparison below it: its two splits may pass down other bounds.
     assert pt.n_nodes(tree) == est.tree_.node_count and same > tied
@@ -125,13 +126,18 @@ def test_a_constrained_tree_saves_and_generates_code_exactly():
         assert verify(tree, X, target).ok
 
 
-def test_engines_that_cannot_enforce_it_refuse_and_auto_grows_it():
+def test_the_compiled_kernel_refuses_it_and_the_level_wise_engine_grows_it():
     X, y = data("breast_cancer", False)
     cst = constraints(X.shape[1])
-    for engine in ("c", "fast", "numpy"):
-        with pytest.raises(ParameterError, match="monotonic_cst.*engine"):
-            pt.cart(X, y, monotonic_cst=cst, engine=engine)
-    assert pt.cart(X, y, monotonic_cst=cst, engine="auto") == pt.cart(X, y, monotonic_cst=cst, engine="reference")
+    with pytest.raises(ParameterError, match="monotonic_cst.*compiled kernel"):
+        pt.cart(X, y, monotonic_cst=cst, engine="c")
+    reference = pt.cart(X, y, monotonic_cst=cst, engine="reference")
+    for engine in ("auto", "fast", "numpy"):
+        assert pt.cart(X, y, monotonic_cst=cst, engine=engine) == reference
+    # what the level-wise engine does not grow: refused by name there, grown recursively by "auto"
+    with pytest.raises(ParameterError, match="monotonic_cst.*level-wise engine"):
+        pt.cart(X, y, monotonic_cst=cst, missing="distribute", engine="fast")
+    assert pt.cart(X, y, monotonic_cst=cst, missing="distribute") == pt.cart(X, y, monotonic_cst=cst, missing="distribute", engine="reference")
     with pytest.raises(ParameterError, match="histogram"):
         pt.cart(X, y, monotonic_cst=cst, max_bins=16)
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..data import Dataset
 from . import histograms
+from .bounds import Bounded
 from .level import grow as grow_frontier
 from .sorted import Sorted, refuse_compiled
 from ..nodes import Node
@@ -138,7 +139,7 @@ def check_bins(bins: Any, schema: Any) -> tuple[np.ndarray | None, ...]:
     return tuple(out)
 
 
-def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None, kernel: str = "auto") -> Node:
+def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None, kernel: str = "auto", monotonic: np.ndarray | None = None, learn: bool = False) -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown a frontier at a time. ``max_bins``: histogram mode, each numeric
     feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values.
@@ -147,12 +148,17 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     ``progress(depth, nodes, rows)`` is called once per level: its depth, the nodes made at
     that depth, the rows they hold. ``kernel``: ``"auto"``: the sorted source scans its numeric
     thresholds with the compiled kernel where it applies, ``"never"`` with numpy,
-    ``"required"`` with the kernel or not at all (:class:`~puretree.errors.ParameterError`)."""
+    ``"required"`` with the kernel or not at all (:class:`~puretree.errors.ParameterError`).
+    ``monotonic`` (-1, 0, +1 per feature) and ``learn`` (``missing="learn"``): grown by
+    :class:`puretree.growth.bounds.Bounded` (numpy), where :func:`puretree.growth.bounds.applies`."""
     if cfg.missing == "error":
         refuse_missing(ds)  # one message for both builders
     if kernel == "required" and (max_bins is not None or bins is not None):
         refuse_compiled(True)
     kinds = tuple(_kinds()[s] for s in cfg.splitters)
+    if monotonic is not None or learn:
+        source: Any = Bounded(ds, cfg, kinds, monotonic=monotonic, learn=learn)
+        return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
     binned: Any = None
     if max_bins is not None:
         binned = lambda column, j: quantile_bins(column, max_bins)  # noqa: E731
