@@ -254,6 +254,23 @@ def _resolve_samples(max_samples: Any, total: float) -> int | None:
     return max(int(max_samples * total), 1)
 
 
+def _resolve_features(member_features: Any, n_features: int) -> int | None:
+    """``member_features`` as a number of features: None (all), an integer from 1 to the number
+    of features, or a fraction of them (at least one), as scikit-learn's bagging counts them."""
+    if member_features is None:
+        return None
+    bad = ParameterError(f"member_features (scikit-learn's bagging max_features) must be None, an integer from 1 to the {n_features} features or a fraction in (0, 1], got {member_features!r}")
+    if isinstance(member_features, bool) or not isinstance(member_features, (int, float, np.integer, np.floating)):
+        raise bad
+    if isinstance(member_features, (int, np.integer)):
+        if not 1 <= member_features <= n_features:
+            raise bad
+        return int(member_features)
+    if not 0 < member_features <= 1:
+        raise bad
+    return max(1, int(member_features * n_features))
+
+
 @attrs.frozen
 class _Sampling:
     """How the members' rows are drawn: with replacement (``bootstrap``) or not, ``n_draws``
@@ -263,9 +280,25 @@ class _Sampling:
     bootstrap: bool
     n_draws: int | None = None
     order: np.ndarray | None = attrs.field(default=None, eq=False)
+    #: how many features each member sees (None: all), drawn with replacement or not
+    n_features: int | None = None
+    bootstrap_features: bool = False
+
+    def features(self, n_features: int, seed: int, member: int) -> np.ndarray | None:
+        """The features member ``member`` may split on (a sorted array of their indices), drawn
+        from ``SeedSequence(seed, spawn_key=(member, 3))``; None: every feature."""
+        if self.n_features is None and not self.bootstrap_features:
+            return None
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(member, 3)))
+        k = n_features if self.n_features is None else self.n_features
+        return np.unique(rng.choice(n_features, size=k, replace=self.bootstrap_features))
 
     @classmethod
-    def of(cls, ds: Dataset, bootstrap: bool, max_samples: Any, *, warn: bool = True) -> _Sampling:
+    def of(cls, ds: Dataset, bootstrap: bool, max_samples: Any, *, warn: bool = True, member_features: Any = None, bootstrap_features: bool = False) -> _Sampling:
+        return attrs.evolve(cls._rows(ds, bootstrap, max_samples, warn), n_features=_resolve_features(member_features, ds.schema.n_features), bootstrap_features=bootstrap_features)
+
+    @classmethod
+    def _rows(cls, ds: Dataset, bootstrap: bool, max_samples: Any, warn: bool) -> _Sampling:
         weight = ds.sample_weight
         total = float(ds.n_rows if weight is None else np.sum(weight))
         if weight is not None and not total > 0:
@@ -350,6 +383,13 @@ def _dataset(X: Any, y: Any, data_options: dict[str, Any]) -> Dataset:
 def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, sampling: _Sampling, orders: np.ndarray | None = None) -> Tree:
     weight = sampling.weights(ds, seed, member)
     data = attrs.evolve(ds, sample_weight=weight)
+    features = sampling.features(ds.schema.n_features, seed, member)
+    if features is not None:
+        # the other features made constant: no split can use them, and the member keeps the
+        # ensemble's schema (its columns are no longer the shared sorted ones)
+        X = np.zeros_like(ds.X)
+        X[:, features] = ds.X[:, features]
+        data, orders = attrs.evolve(data, X=X), None
     if orders is None or weight is None or "sample_weight" in options:  # (grow's own weights replace the data's)
         return base(data, seed=(seed, member), **options)
 
@@ -476,13 +516,18 @@ def bagging(
     seed: int = 0,
     bootstrap: bool = True,
     max_samples: int | float | None = None,
+    member_features: int | float | None = None,
+    bootstrap_features: bool = False,
     n_jobs: int | None = None,
     **options: Unpack[MemberOptions],
 ) -> Ensemble:
     """``n_trees`` trees grown by ``base`` (a grow preset: it takes a dataset, ``seed=`` and
     grow's options) on bootstrap samples of the rows; classification averages their class
     probabilities, regression their predictions. ``bootstrap=False`` grows every member on all
-    rows. Other keyword options go to ``base`` (``max_depth``, ``max_features``...) or describe
+    rows (or on ``max_samples`` distinct rows). ``member_features`` (a count or a fraction) is how
+    many features each member may split on, drawn for it from ``SeedSequence(seed,
+    spawn_key=(member, 3))``, without replacement (``bootstrap_features=True``: with replacement,
+    their distinct draws), as scikit-learn's bagging ``max_features``. Other keyword options go to ``base`` (``max_depth``, ``max_features``...) or describe
     the data (``feature_names``, ``categorical``, ``target``, ``task``). ``n_jobs``: worker
     processes (default: every core, when the work is large enough to pay for them); the
     result does not depend on it.
@@ -493,7 +538,8 @@ def bagging(
     >>> predict(bag, [[2.0], [15.0]]).tolist(), round(bag.oob_score, 2)
     ([0, 1], 0.93)
     """
-    return _bagged("bagging", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, max_samples=max_samples, n_jobs=n_jobs, options=dict(options))
+    features = {"member_features": member_features, "bootstrap_features": bootstrap_features}
+    return _bagged("bagging", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, max_samples=max_samples, n_jobs=n_jobs, options=dict(options), features=features)
 
 
 def random_forest(
@@ -552,7 +598,7 @@ def extra_trees(
     return _bagged("forest", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, max_samples=max_samples, n_jobs=n_jobs, options={**options, "max_features": max_features, "splitter": "random"})
 
 
-def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, bootstrap: Any, max_samples: Any = None, n_jobs: Any, options: dict[str, Any]) -> Ensemble:
+def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, bootstrap: Any, max_samples: Any = None, n_jobs: Any, options: dict[str, Any], features: dict[str, Any] | None = None) -> Ensemble:
     n = _check_count("n_trees", n_trees)
     seed = _check_seed(seed)
     if not isinstance(bootstrap, bool):
@@ -563,9 +609,12 @@ def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, 
     ds = _dataset(X, y, data_options)
     if method == "forest" and not bootstrap and max_samples is not None:
         raise ParameterError(f"max_samples={max_samples!r} needs bootstrap=True: a forest without bootstrap grows every member on all the rows (as scikit-learn's)")
-    sampling = _Sampling.of(ds, bootstrap, max_samples)
+    features = features or {}
+    if not isinstance(features.get("bootstrap_features", False), bool):
+        raise ParameterError(f"bootstrap_features must be True or False, got {features['bootstrap_features']!r}")
+    sampling = _Sampling.of(ds, bootstrap, max_samples, **features)
     members = _grow_all(ds, base, grow_options, seed, n, sampling, n_jobs)
-    drawn = {} if max_samples is None else {"max_samples": max_samples}
+    drawn = {k: v for k, v in {"max_samples": max_samples, **features}.items() if v is not None and v is not False}
     recorded = {"base": _base_name(base), "n_trees": n, "bootstrap": bootstrap, **drawn, **grow_options}
     ens = Ensemble(tuple(members), (1.0,) * n, members[0].schema, method, seed, recorded)
     return attrs.evolve(ens, oob_score=_oob(ens, ds) if bootstrap else None)

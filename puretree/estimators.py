@@ -955,6 +955,9 @@ class _Bagging:
             seed=_seed(self.random_state),  # type: ignore[attr-defined]
             bootstrap=self.bootstrap,  # type: ignore[attr-defined]
             max_samples=self.max_samples,  # type: ignore[attr-defined]
+            # scikit-learn's 1.0 (every feature) is puretree's None
+            member_features=None if self.max_features == 1.0 else self.max_features,  # type: ignore[attr-defined]
+            bootstrap_features=bool(self.bootstrap_features),  # type: ignore[attr-defined]
             n_jobs=self.n_jobs,  # type: ignore[attr-defined]
             **options,
         )
@@ -967,8 +970,10 @@ _BAGGING_DOC = """
     every member (its ``ccp_alpha`` and ``prune="simplify"`` prune each; the ensemble's
     ``random_state`` seeds them). ``oob_score=True`` sets ``oob_score_``. ``max_samples`` and
     ``fit``'s ``sample_weight`` as the forests' (with ``bootstrap=False``, ``max_samples`` distinct
-    rows); scikit-learn's ``max_features`` and ``bootstrap_features`` (a feature subset per
-    member) and ``verbose`` are not taken; ``warm_start`` as the forests' (see ``docs/sklearn.md``)."""
+    rows). ``max_features`` (a count, or a fraction of the features) is how many features each
+    member may split on, drawn for it without replacement (``bootstrap_features=True``: with
+    replacement), as scikit-learn's; ``verbose`` is not taken; ``warm_start`` as the forests'
+    (see ``docs/sklearn.md``)."""
 
 
 class BaggingClassifier(_Weighted, _Bagging, _EnsembleClassifier):
@@ -984,6 +989,8 @@ class BaggingClassifier(_Weighted, _Bagging, _EnsembleClassifier):
         n_estimators: int = 10,
         *,
         max_samples: int | float | None = None,
+        max_features: int | float = 1.0,
+        bootstrap_features: bool = False,
         algorithm: str = "cart",
         criterion: str | None = None,
         max_depth: int | None = None,
@@ -999,6 +1006,8 @@ class BaggingClassifier(_Weighted, _Bagging, _EnsembleClassifier):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap_features = bootstrap_features
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -1024,6 +1033,8 @@ class BaggingRegressor(_Weighted, _Bagging, _EnsembleRegressor):
         n_estimators: int = 10,
         *,
         max_samples: int | float | None = None,
+        max_features: int | float = 1.0,
+        bootstrap_features: bool = False,
         algorithm: str = "cart",
         criterion: str | None = None,
         max_depth: int | None = None,
@@ -1039,6 +1050,8 @@ class BaggingRegressor(_Weighted, _Bagging, _EnsembleRegressor):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap_features = bootstrap_features
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth

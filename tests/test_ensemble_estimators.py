@@ -269,7 +269,7 @@ def test_bagging_and_adaboost_take_a_puretree_estimator():
 def test_the_parameters_are_scikit_learns_where_they_exist():
     """Each parameter scikit-learn 1.9's ensemble has and puretree's lacks is one of those the
     documentation lists as absent (docs/sklearn.md), and the shared ones have its defaults."""
-    absent = {"verbose", "max_features", "bootstrap_features"}
+    absent = {"verbose"}
     differs = {"criterion", "min_samples_leaf"}  # None: the preset's own (scikit-learn's values are taken)
     pairs = [
         (RandomForestClassifier, sk_ensemble.RandomForestClassifier),
@@ -308,3 +308,24 @@ def test_warm_start_keeps_the_members_fitted_before_and_adds_new_ones():
     with pytest.raises(ParameterError, match="classes differ"):
         est.set_params(n_estimators=9).fit(X[y > 0], y[y > 0])
     assert len(RandomForestClassifier(n_estimators=3, random_state=0, warm_start=False).set_params(n_estimators=2).fit(X, y).estimators_) == 2
+
+
+@pytest.mark.parametrize("algorithm", ["cart", "c45"])
+def test_bagging_max_features_gives_each_member_its_features(algorithm):
+    """Each member splits only on the features drawn for it (max_features of them, or their
+    distinct draws with bootstrap_features), and the draws differ between members."""
+    X, y = load_breast_cancer(return_X_y=True)
+    n = X.shape[1]
+    for est, k in ((BaggingClassifier(n_estimators=6, algorithm=algorithm, max_features=2, random_state=1), 2), (BaggingClassifier(n_estimators=6, algorithm=algorithm, max_features=0.5, bootstrap_features=True, random_state=1), n // 2)):
+        est.fit(X, y)
+        sampling = pt.ensemble._Sampling(True, n_features=None if k == n else k, bootstrap_features=est.bootstrap_features)
+        drawn = [sampling.features(n, 1, m) for m in range(6)]
+        assert all(len(d) == k if not est.bootstrap_features else 1 <= len(d) <= k for d in drawn)
+        assert len({tuple(d) for d in drawn}) > 1
+        for member, allowed in zip(est.estimators_, drawn):
+            used = {node.feature for node in pt.fold.iter_nodes(member.root) if hasattr(node, "feature")}
+            assert used and used <= set(allowed.tolist()), (used, allowed)
+    assert BaggingClassifier(n_estimators=2).fit(X, y).estimators_ == BaggingClassifier(n_estimators=2, max_features=n).fit(X, y).estimators_
+    for bad in (0, n + 1, 1.5, "sqrt"):
+        with pytest.raises(ParameterError, match="must be None, an integer from 1 to the"):
+            BaggingClassifier(max_features=bad).fit(X, y)
