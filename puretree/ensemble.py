@@ -225,17 +225,29 @@ def bootstrap_counts(n_rows: int, seed: int, member: int, *, weights: np.ndarray
 
 
 def canonical_order(ds: Dataset) -> np.ndarray:
-    """The rows sorted by their values (the features left to right, then the target; a stable
-    sort): the order member draws are made in, so that they depend on the rows and their
-    weights, not on the order the rows come in (shuffled rows give the same ensemble, and a row
-    of weight 2 the same as the row twice).
+    """The rows in an order of their own: sorted (stably) by a 64-bit hash of their values (the
+    features, then the target). The member draws are made in this order, so that they depend on
+    the rows and their weights, not on the order the rows come in: shuffled rows give the same
+    ensemble, and a row of weight 2 the same as the row twice (equal rows hash equal, so they
+    stay side by side, in the order given). A hash, not a sort of the values, because it costs
+    one pass over the columns (a sort by 30 columns of 200,000 rows costs seconds).
 
-    >>> ds = as_dataset(np.array([[2.0], [1.0], [2.0]]), np.array([0, 1, 1]))
-    >>> canonical_order(ds).tolist()
-    [1, 0, 2]
+    >>> ds = as_dataset(np.array([[2.0], [1.0], [2.0]]), np.array([0, 1, 0]))
+    >>> order = canonical_order(ds)
+    >>> sorted(order.tolist()) == [0, 1, 2] and abs(order.tolist().index(0) - order.tolist().index(2)) == 1
+    True
     """
-    keys = [] if ds.y is None else [ds.y]
-    return np.lexsort([*keys, *ds.X.T[::-1]]) if ds.n_rows else np.zeros(0, dtype=np.intp)
+    values = np.where(np.isnan(ds.X), np.nan, ds.X) + 0.0  # one NaN, and -0.0 as 0.0: equal values, equal bits
+    columns = [values[:, j] for j in range(values.shape[1])]
+    if ds.y is not None:
+        columns.append(np.asarray(ds.y, dtype=np.float64) + 0.0)
+    h = np.full(ds.n_rows, 0x9E3779B97F4A7C15, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in columns:  # splitmix64's mixing of each column's bits into the row's hash
+            h = (h ^ np.ascontiguousarray(column).view(np.uint64)) * np.uint64(0xBF58476D1CE4E5B9)
+            h = (h ^ (h >> np.uint64(31))) * np.uint64(0x94D049BB133111EB)
+            h ^= h >> np.uint64(29)
+    return np.argsort(h, kind="stable")
 
 
 def _resolve_samples(max_samples: Any, total: float) -> int | None:
@@ -536,7 +548,7 @@ def bagging(
     >>> X = np.arange(20.0).reshape(-1, 1); y = (X[:, 0] > 9).astype(int)
     >>> bag = bagging(X, y, n_trees=3, seed=0)
     >>> predict(bag, [[2.0], [15.0]]).tolist(), round(bag.oob_score, 2)
-    ([0, 1], 0.93)
+    ([0, 1], 0.87)
     """
     features = {"member_features": member_features, "bootstrap_features": bootstrap_features}
     return _bagged("bagging", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, max_samples=max_samples, n_jobs=n_jobs, options=dict(options), features=features)
