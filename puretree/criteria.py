@@ -313,10 +313,11 @@ SCORES: dict[str, Score] = {
 }
 
 
-#: scikit-learn's names of a regression criterion that puretree calls ``"variance"``:
-#: ``"squared_error"``, and ``"friedman_mse"``, which scikit-learn 1.9 deprecates as an alias
-#: of it (with the warning :data:`FRIEDMAN_MSE_WARNING`, as scikit-learn words it).
-SCORE_ALIASES: dict[str, str] = {"squared_error": "variance", "friedman_mse": "variance"}
+#: scikit-learn's names of a criterion that puretree names otherwise: ``"squared_error"``, and
+#: ``"friedman_mse"``, which scikit-learn 1.9 deprecates as an alias of it (with the warning
+#: :data:`FRIEDMAN_MSE_WARNING`, as scikit-learn words it), are ``"variance"``; ``"log_loss"``,
+#: scikit-learn's other name of the classifiers' ``"entropy"``, is ``"entropy"``.
+SCORE_ALIASES: dict[str, str] = {"squared_error": "variance", "friedman_mse": "variance", "log_loss": "entropy"}
 FRIEDMAN_MSE_WARNING = ('Value `"friedman_mse"` for `criterion` is deprecated and will be removed in 1.11. It maps to '
                         '`"squared_error"` as both were always equivalent. Use `criterion="squared_error"` to remove this warning.')
 

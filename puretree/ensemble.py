@@ -17,7 +17,10 @@ builders are pure functions of their inputs and seed: the same call gives an equ
 
 **Randomness.** Every random choice comes from a generator keyed by the seed, the member and
 (for feature subsampling) the node: member ``m``'s bootstrap from
-``SeedSequence(seed, spawn_key=(m, 0))``, the features of its node at path ``p`` from
+``SeedSequence(seed, spawn_key=(m, 0))`` (``max_samples`` rows, by default as many as the row
+weights sum to, each drawn with probability proportional to its weight, in the rows' own order,
+:func:`canonical_order`: a row of weight 2 is drawn as two copies of it would be, and shuffled
+rows give the same ensemble), the features of its node at path ``p`` from
 ``SeedSequence(seed, spawn_key=(m, 1, *p))`` (:func:`~puretree.splits.node_features`). Nothing
 depends on the order the members or the nodes are grown in, so parallel runs, serial runs and
 both growth engines give the same ensemble.
@@ -46,6 +49,7 @@ import html
 import math
 import os
 import pickle
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -80,6 +84,7 @@ __all__ = [
     "extra_trees",
     "adaboost",
     "bootstrap_counts",
+    "canonical_order",
     "member_outputs",
     "votes",
     "vote_total",
@@ -181,19 +186,169 @@ stump.__name__ = "stump"  # type: ignore[attr-defined]
 stump.__doc__ = "A CART tree of depth 1: AdaBoost's default base learner."  # type: ignore[misc]
 
 
-def bootstrap_counts(n_rows: int, seed: int, member: int) -> np.ndarray:
-    """How many times each row is drawn into member ``member``'s bootstrap sample (n draws with
-    replacement), from ``SeedSequence(seed, spawn_key=(member, 0))``.
+def bootstrap_counts(n_rows: int, seed: int, member: int, *, weights: np.ndarray | None = None, n_draws: int | None = None) -> np.ndarray:
+    """How many times each row is drawn into member ``member``'s bootstrap sample: ``n_draws``
+    draws with replacement (default: the weights' sum, ``n_rows`` without weights), each row
+    drawn with probability proportional to its weight (as scikit-learn 1.9's forests and
+    bagging draw), from ``SeedSequence(seed, spawn_key=(member, 0))``.
+
+    The draw is by units of weight: ``n_draws`` points uniform on ``[0, W)`` (``W`` the weights'
+    sum) fall in the rows' consecutive segments, one of length ``w`` per row. A row of integer
+    weight ``k`` is therefore drawn exactly as ``k`` copies of it in its place would be, together.
 
     >>> bootstrap_counts(5, 0, 3).sum(), (bootstrap_counts(5, 0, 3) == bootstrap_counts(5, 0, 3)).all()
     (np.int64(5), np.True_)
+    >>> copies = bootstrap_counts(4, 7, 1)  # rows 1 and 2 the same row twice: weight 2
+    >>> bootstrap_counts(3, 7, 1, weights=np.array([1.0, 2.0, 1.0])).tolist() == [copies[0], copies[1] + copies[2], copies[3]]
+    True
     """
+    cumulative = np.cumsum(np.ones(n_rows) if weights is None else np.asarray(weights, dtype=np.float64))
+    total = float(cumulative[-1]) if n_rows else 0.0
+    n = int(round(total)) if n_draws is None else int(n_draws)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(member, 0)))
-    return np.bincount(rng.integers(0, n_rows, n_rows), minlength=n_rows)
+    points = rng.random(n) * total
+    rows = np.minimum(np.searchsorted(cumulative, points, side="right"), max(n_rows - 1, 0))
+    return np.bincount(rows, minlength=n_rows)
+
+
+def canonical_order(ds: Dataset) -> np.ndarray:
+    """The rows in an order of their own: sorted (stably) by a 64-bit hash of their values (the
+    features, then the target). The member draws are made in this order, so that they depend on
+    the rows and their weights, not on the order the rows come in: shuffled rows give the same
+    ensemble, and a row of weight 2 the same as the row twice (equal rows hash equal, so they
+    stay side by side, in the order given). A hash, not a sort of the values, because it costs
+    one pass over the columns (a sort by 30 columns of 200,000 rows costs seconds).
+
+    >>> ds = as_dataset(np.array([[2.0], [1.0], [2.0]]), np.array([0, 1, 0]))
+    >>> order = canonical_order(ds)
+    >>> sorted(order.tolist()) == [0, 1, 2] and abs(order.tolist().index(0) - order.tolist().index(2)) == 1
+    True
+    """
+    values = np.where(np.isnan(ds.X), np.nan, ds.X) + 0.0  # one NaN, and -0.0 as 0.0: equal values, equal bits
+    columns = [values[:, j] for j in range(values.shape[1])]
+    if ds.y is not None:
+        columns.append(np.asarray(ds.y, dtype=np.float64) + 0.0)
+    h = np.full(ds.n_rows, 0x9E3779B97F4A7C15, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in columns:  # splitmix64's mixing of each column's bits into the row's hash
+            h = (h ^ np.ascontiguousarray(column).view(np.uint64)) * np.uint64(0xBF58476D1CE4E5B9)
+            h = (h ^ (h >> np.uint64(31))) * np.uint64(0x94D049BB133111EB)
+            h ^= h >> np.uint64(29)
+    return np.argsort(h, kind="stable")
+
+
+def _resolve_samples(max_samples: Any, total: float) -> int | None:
+    """``max_samples`` as a number of draws: None (the weights' sum, each row's weight counting
+    as that many rows), an integer, or a fraction of the weights' sum (scikit-learn 1.9's)."""
+    if max_samples is None:
+        return None
+    if isinstance(max_samples, bool) or not isinstance(max_samples, (int, float, np.integer, np.floating)):
+        raise ParameterError(f"max_samples must be None, an integer >= 1 or a fraction > 0, got {max_samples!r}")
+    if isinstance(max_samples, (int, np.integer)):
+        if max_samples < 1:
+            raise ParameterError(f"max_samples must be None, an integer >= 1 or a fraction > 0, got {max_samples!r}")
+        return int(max_samples)
+    if not (math.isfinite(max_samples) and max_samples > 0):
+        raise ParameterError(f"max_samples must be None, an integer >= 1 or a fraction > 0, got {max_samples!r}")
+    return max(int(max_samples * total), 1)
+
+
+def _resolve_features(member_features: Any, n_features: int) -> int | None:
+    """``member_features`` as a number of features: None (all), an integer from 1 to the number
+    of features, or a fraction of them (at least one), as scikit-learn's bagging counts them."""
+    if member_features is None:
+        return None
+    bad = ParameterError(f"member_features (scikit-learn's bagging max_features) must be None, an integer from 1 to the {n_features} features or a fraction in (0, 1], got {member_features!r}")
+    if isinstance(member_features, bool) or not isinstance(member_features, (int, float, np.integer, np.floating)):
+        raise bad
+    if isinstance(member_features, (int, np.integer)):
+        if not 1 <= member_features <= n_features:
+            raise bad
+        return int(member_features)
+    if not 0 < member_features <= 1:
+        raise bad
+    return max(1, int(member_features * n_features))
+
+
+@attrs.frozen
+class _Sampling:
+    """How the members' rows are drawn: with replacement (``bootstrap``) or not, ``n_draws``
+    rows (None: the weights' sum, or all rows without replacement), in ``order``
+    (:func:`canonical_order`)."""
+
+    bootstrap: bool
+    n_draws: int | None = None
+    order: np.ndarray | None = attrs.field(default=None, eq=False)
+    #: how many features each member sees (None: all), drawn with replacement or not
+    n_features: int | None = None
+    bootstrap_features: bool = False
+
+    def features(self, n_features: int, seed: int, member: int) -> np.ndarray | None:
+        """The features member ``member`` may split on (a sorted array of their indices), drawn
+        from ``SeedSequence(seed, spawn_key=(member, 3))``; None: every feature."""
+        if self.n_features is None and not self.bootstrap_features:
+            return None
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(member, 3)))
+        k = n_features if self.n_features is None else self.n_features
+        return np.unique(rng.choice(n_features, size=k, replace=self.bootstrap_features))
+
+    @classmethod
+    def of(cls, ds: Dataset, bootstrap: bool, max_samples: Any, *, warn: bool = True, member_features: Any = None, bootstrap_features: bool = False) -> _Sampling:
+        return attrs.evolve(cls._rows(ds, bootstrap, max_samples, warn), n_features=_resolve_features(member_features, ds.schema.n_features), bootstrap_features=bootstrap_features)
+
+    @classmethod
+    def _rows(cls, ds: Dataset, bootstrap: bool, max_samples: Any, warn: bool) -> _Sampling:
+        weight = ds.sample_weight
+        total = float(ds.n_rows if weight is None else np.sum(weight))
+        if weight is not None and not total > 0:
+            raise DataError("sample_weight: the weights sum to 0; at least one row needs a positive weight")
+        n = _resolve_samples(max_samples, total)
+        if not bootstrap:
+            if n is None:
+                return cls(False)
+            positive = ds.n_rows if weight is None else int(np.count_nonzero(weight > 0))
+            if n > positive:
+                raise ParameterError(f"max_samples={max_samples!r}: {n} rows drawn without replacement (bootstrap=False) needs as many rows of positive weight, there are {positive}")
+        elif warn and weight is not None and n is None and round(total) < np.count_nonzero(weight > 0):
+            warnings.warn(
+                f"the sample weights sum to {total:g}: each member draws {max(round(total), 0)} rows, fewer than the {np.count_nonzero(weight > 0)} rows of positive weight "
+                "(a row of weight w counts as w rows); give max_samples as a number of rows",
+                UserWarning,
+                stacklevel=4,
+            )
+        return cls(bootstrap, n, canonical_order(ds))
+
+    def weights(self, ds: Dataset, seed: int, member: int) -> np.ndarray | None:
+        """The row weights member ``member`` is grown with: how many times each row was drawn
+        (the draw carries the data's weights), the data's weights on the rows kept without
+        replacement, or the data's weights (every row)."""
+        if not self.bootstrap and self.n_draws is None:
+            return ds.sample_weight
+        assert self.order is not None
+        weight = ds.sample_weight
+        in_order = None if weight is None else weight[self.order]
+        if self.bootstrap:
+            drawn = bootstrap_counts(ds.n_rows, seed, member, weights=in_order, n_draws=self.n_draws)
+        else:  # n_draws distinct rows of positive weight, uniformly, keeping their weights
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(member, 0)))
+            candidates = np.flatnonzero(np.ones(ds.n_rows, dtype=bool) if in_order is None else in_order > 0)
+            drawn = np.zeros(ds.n_rows)
+            drawn[rng.choice(candidates, size=self.n_draws, replace=False)] = 1.0
+            if in_order is not None:
+                drawn = drawn * in_order
+        counts = np.zeros(ds.n_rows)
+        counts[self.order] = drawn
+        return counts
+
+    def left_out(self, ds: Dataset, seed: int, member: int) -> np.ndarray:
+        """The rows of positive weight member ``member``'s draw left out (its out-of-bag rows)."""
+        weights = self.weights(ds, seed, member)
+        out = np.ones(ds.n_rows, dtype=bool) if weights is None else weights == 0
+        return out if ds.sample_weight is None else out & (ds.sample_weight > 0)
 
 
 def _split_options(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    # sample_weight belongs to the data: each member multiplies it by its bootstrap counts (and
+    # sample_weight belongs to the data: each member's draw is made from it (and
     # AdaBoost starts from it); passed on to grow it would replace them
     def of_data(k: str) -> bool:
         return k in DATA_OPTIONS or k == "sample_weight"
@@ -224,12 +379,16 @@ def _dataset(X: Any, y: Any, data_options: dict[str, Any]) -> Dataset:
     return ds
 
 
-def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, bootstrap: bool, orders: np.ndarray | None = None) -> Tree:
-    weight = ds.sample_weight
-    if bootstrap:
-        counts = bootstrap_counts(ds.n_rows, seed, member).astype(np.float64)
-        weight = counts if weight is None else weight * counts
+def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, member: int, sampling: _Sampling, orders: np.ndarray | None = None) -> Tree:
+    weight = sampling.weights(ds, seed, member)
     data = attrs.evolve(ds, sample_weight=weight)
+    features = sampling.features(ds.schema.n_features, seed, member)
+    if features is not None:
+        # the other features made constant: no split can use them, and the member keeps the
+        # ensemble's schema (its columns are no longer the shared sorted ones)
+        X = np.zeros_like(ds.X)
+        X[:, features] = ds.X[:, features]
+        data, orders = attrs.evolve(data, X=X), None
     if orders is None or weight is None or "sample_weight" in options:  # (grow's own weights replace the data's)
         return base(data, seed=(seed, member), **options)
 
@@ -244,8 +403,8 @@ def _grow_member(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any]
         return base(data, seed=(seed, member), **options)
 
 
-def _grow_chunk(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: Sequence[int], bootstrap: bool, orders: np.ndarray | None = None) -> list[Tree]:
-    return [_grow_member(ds, base, options, seed, m, bootstrap, orders) for m in members]
+def _grow_chunk(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: Sequence[int], sampling: _Sampling, orders: np.ndarray | None = None) -> list[Tree]:
+    return [_grow_member(ds, base, options, seed, m, sampling, orders) for m in members]
 
 
 def _presorted(ds: Dataset, base: Any) -> np.ndarray | None:
@@ -282,7 +441,7 @@ def _workers(n_jobs: Any, n_members: int, ds: Dataset, base: Any, options: dict[
     return n
 
 
-def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any) -> list[Tree]:
+def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, sampling: _Sampling, n_jobs: Any) -> list[Tree]:
     """Members 0..n-1, grown in worker threads or processes when it pays; the same trees
     either way, since each member's randomness is keyed by its number, not by who grows it.
 
@@ -292,7 +451,7 @@ def _grow_all(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], s
     others are grown in threads, which share that sort and need no copy of the data; else
     (the numpy engine, which holds the GIL) in processes."""
     with _collector_paused():
-        return _grow_members(ds, base, options, seed, n, bootstrap, n_jobs)
+        return _grow_members(ds, base, options, seed, n, sampling, n_jobs)
 
 
 @contextlib.contextmanager
@@ -308,24 +467,24 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _grow_members(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any) -> list[Tree]:
+def _grow_members(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, sampling: _Sampling, n_jobs: Any) -> list[Tree]:
     orders = _presorted(ds, base)
     workers = _workers(n_jobs, n, ds, base, options)
     if workers == 1:
-        return _grow_chunk(ds, base, options, seed, range(n), bootstrap, orders)
+        return _grow_chunk(ds, base, options, seed, range(n), sampling, orders)
     before = kernels.fits()
-    first = _grow_chunk(ds, base, options, seed, [0], bootstrap, orders)
+    first = _grow_chunk(ds, base, options, seed, [0], sampling, orders)
     if kernels.fits() > before:
         from concurrent.futures import ThreadPoolExecutor
 
         # one member per task, handed out as threads come free (their sizes differ)
-        grow_one = partial(_grow_member, ds, base, options, seed, bootstrap=bootstrap, orders=orders)
+        grow_one = partial(_grow_member, ds, base, options, seed, sampling=sampling, orders=orders)
         with ThreadPoolExecutor(max_workers=workers) as threads:
             return first + list(threads.map(grow_one, range(1, n)))
-    return first + _grow_in_processes(ds, base, options, seed, list(range(1, n)), bootstrap, workers)
+    return first + _grow_in_processes(ds, base, options, seed, list(range(1, n)), sampling, workers)
 
 
-def _grow_in_processes(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: list[int], bootstrap: bool, workers: int) -> list[Tree]:
+def _grow_in_processes(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, members: list[int], sampling: _Sampling, workers: int) -> list[Tree]:
     """``members`` grown by ``workers`` processes, in the order given."""
     n = len(members)
     chunks = [members[i::workers] for i in range(workers)]
@@ -334,7 +493,7 @@ def _grow_in_processes(ds: Dataset, base: Callable[..., Tree], options: dict[str
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        grown = list(pool.map(_grow_chunk, *zip(*[(ds, base, options, seed, c, bootstrap) for c in chunks])))
+        grown = list(pool.map(_grow_chunk, *zip(*[(ds, base, options, seed, c, sampling) for c in chunks])))
     out: list[Tree | None] = [None] * n
     where = {m: i for i, m in enumerate(members)}
     for chunk, trees in zip(chunks, grown):
@@ -355,13 +514,19 @@ def bagging(
     n_trees: int = 10,
     seed: int = 0,
     bootstrap: bool = True,
+    max_samples: int | float | None = None,
+    member_features: int | float | None = None,
+    bootstrap_features: bool = False,
     n_jobs: int | None = None,
     **options: Unpack[MemberOptions],
 ) -> Ensemble:
     """``n_trees`` trees grown by ``base`` (a grow preset: it takes a dataset, ``seed=`` and
     grow's options) on bootstrap samples of the rows; classification averages their class
     probabilities, regression their predictions. ``bootstrap=False`` grows every member on all
-    rows. Other keyword options go to ``base`` (``max_depth``, ``max_features``...) or describe
+    rows (or on ``max_samples`` distinct rows). ``member_features`` (a count or a fraction) is how
+    many features each member may split on, drawn for it from ``SeedSequence(seed,
+    spawn_key=(member, 3))``, without replacement (``bootstrap_features=True``: with replacement,
+    their distinct draws), as scikit-learn's bagging ``max_features``. Other keyword options go to ``base`` (``max_depth``, ``max_features``...) or describe
     the data (``feature_names``, ``categorical``, ``target``, ``task``). ``n_jobs``: worker
     processes (default: every core, when the work is large enough to pay for them); the
     result does not depend on it.
@@ -370,9 +535,10 @@ def bagging(
     >>> X = np.arange(20.0).reshape(-1, 1); y = (X[:, 0] > 9).astype(int)
     >>> bag = bagging(X, y, n_trees=3, seed=0)
     >>> predict(bag, [[2.0], [15.0]]).tolist(), round(bag.oob_score, 2)
-    ([0, 1], 0.93)
+    ([0, 1], 0.87)
     """
-    return _bagged("bagging", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, n_jobs=n_jobs, options=dict(options))
+    features = {"member_features": member_features, "bootstrap_features": bootstrap_features}
+    return _bagged("bagging", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, max_samples=max_samples, n_jobs=n_jobs, options=dict(options), features=features)
 
 
 def random_forest(
@@ -383,6 +549,7 @@ def random_forest(
     max_features: int | float | str | None = "sqrt",
     seed: int = 0,
     bootstrap: bool = True,
+    max_samples: int | float | None = None,
     base: Callable[..., Tree] = cart,
     n_jobs: int | None = None,
     **options: Unpack[ForestOptions],
@@ -399,7 +566,7 @@ def random_forest(
     >>> forest == random_forest(X, y, n_trees=10, seed=3, n_jobs=2)
     True
     """
-    return _bagged("forest", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, n_jobs=n_jobs, options={**options, "max_features": max_features})
+    return _bagged("forest", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, max_samples=max_samples, n_jobs=n_jobs, options={**options, "max_features": max_features})
 
 
 def extra_trees(
@@ -410,6 +577,7 @@ def extra_trees(
     max_features: int | float | str | None = "sqrt",
     seed: int = 0,
     bootstrap: bool = False,
+    max_samples: int | float | None = None,
     base: Callable[..., Tree] = cart,
     n_jobs: int | None = None,
     **options: Unpack[ForestOptions],
@@ -426,10 +594,10 @@ def extra_trees(
     >>> forest == extra_trees(X, y, n_trees=10, seed=3), dict(forest.options)["splitter"], forest.oob_score
     (True, 'random', None)
     """
-    return _bagged("forest", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, n_jobs=n_jobs, options={**options, "max_features": max_features, "splitter": "random"})
+    return _bagged("forest", X, y, base=base, n_trees=n_trees, seed=seed, bootstrap=bootstrap, max_samples=max_samples, n_jobs=n_jobs, options={**options, "max_features": max_features, "splitter": "random"})
 
 
-def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, bootstrap: Any, n_jobs: Any, options: dict[str, Any]) -> Ensemble:
+def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, bootstrap: Any, max_samples: Any = None, n_jobs: Any, options: dict[str, Any], features: dict[str, Any] | None = None) -> Ensemble:
     n = _check_count("n_trees", n_trees)
     seed = _check_seed(seed)
     if not isinstance(bootstrap, bool):
@@ -438,8 +606,15 @@ def _bagged(method: str, X: Any, y: Any, *, base: Any, n_trees: Any, seed: Any, 
         raise ParameterError(f"base must be a grow preset (a function such as cart), got {base!r}")
     data_options, grow_options = _split_options(options)
     ds = _dataset(X, y, data_options)
-    members = _grow_all(ds, base, grow_options, seed, n, bootstrap, n_jobs)
-    recorded = {"base": _base_name(base), "n_trees": n, "bootstrap": bootstrap, **grow_options}
+    if method == "forest" and not bootstrap and max_samples is not None:
+        raise ParameterError(f"max_samples={max_samples!r} needs bootstrap=True: a forest without bootstrap grows every member on all the rows (as scikit-learn's)")
+    features = features or {}
+    if not isinstance(features.get("bootstrap_features", False), bool):
+        raise ParameterError(f"bootstrap_features must be True or False, got {features['bootstrap_features']!r}")
+    sampling = _Sampling.of(ds, bootstrap, max_samples, **features)
+    members = _grow_all(ds, base, grow_options, seed, n, sampling, n_jobs)
+    drawn = {k: v for k, v in {"max_samples": max_samples, **features}.items() if v is not None and v is not False}
+    recorded = {"base": _base_name(base), "n_trees": n, "bootstrap": bootstrap, **drawn, **grow_options}
     ens = Ensemble(tuple(members), (1.0,) * n, members[0].schema, method, seed, recorded)
     return attrs.evolve(ens, oob_score=_oob(ens, ds) if bootstrap else None)
 
@@ -449,9 +624,10 @@ def _oob(ens: Ensemble, ds: Dataset) -> float | None:
     (accuracy; R squared for regression), over the rows left out at least once."""
     total = np.zeros((ds.n_rows, 1 if ds.schema.is_regression else len(ds.schema.classes)))
     votes_ = np.zeros(ds.n_rows)
+    sampling = _Sampling.of(ds, True, ens.option("max_samples"), warn=False)
     plain = not ds.schema.is_regression and all(f.is_numeric for f in ds.schema.features) and not np.isnan(ds.X).any()
     for m, tree in enumerate(ens.members):
-        out = bootstrap_counts(ds.n_rows, ens.seed, m) == 0
+        out = sampling.left_out(ds, ens.seed, m)
         if not out.any():
             continue
         arrays = _threshold_arrays(tree) if plain else None

@@ -637,7 +637,7 @@ class _EnsembleEstimator(_Estimator):
 
     def _pruned(self, ens: Ensemble, ds: Any) -> Ensemble:
         """Each member pruned after its growth, as scikit-learn prunes each of its members (their
-        own weights: the bootstrap counts times the row weights); the out-of-bag score measured
+        own weights: the rows it drew, or the row weights without bootstrap); the out-of-bag score measured
         again, on the pruned members."""
         alpha, simplified = self._member_pruning()
         if not alpha and not simplified:
@@ -700,15 +700,15 @@ class _EnsembleRegressor(RegressorMixin, _EnsembleEstimator):
 
 
 class _Weighted:
-    """``fit`` with scikit-learn's ``sample_weight``, for the ensembles whose default fit gives
-    a row of weight 0 the effect of no row (no bootstrap: extra trees, AdaBoost). A bootstrap
-    draw depends on the number of rows, so for the forests and bagging it would not
-    (scikit-learn's ``check_sample_weight_equivalence``): their ``fit`` takes no weights."""
+    """``fit`` with scikit-learn's ``sample_weight``: a row of integer weight ``k`` grows what
+    ``k`` copies of it grow (scikit-learn's ``check_sample_weight_equivalence``), bootstrap or not:
+    the members' draw (:func:`puretree.ensemble.bootstrap_counts`) is made in the rows' own order
+    and in units of weight."""
 
     def fit(self, X: _Matrix, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Build the ensemble from ``X`` and the targets ``y``, the rows weighted by
-        ``sample_weight`` (with ``bootstrap=True``, each member's bootstrap counts multiply
-        the weights; scikit-learn 1.9 draws the rows with probability proportional to them)."""
+        ``sample_weight`` (with ``bootstrap=True``, each member draws its rows with probability
+        proportional to them, as scikit-learn 1.9, and is grown on their counts)."""
         return self._fit_ensemble(X, y, sample_weight)  # type: ignore[attr-defined,no-any-return]
 
 
@@ -734,6 +734,7 @@ class _Forest:
             max_features=self._features(),
             seed=_seed(self.random_state),  # type: ignore[attr-defined]
             bootstrap=self.bootstrap,  # type: ignore[attr-defined]
+            max_samples=self.max_samples,  # type: ignore[attr-defined]
             n_jobs=self.n_jobs,  # type: ignore[attr-defined]
             **self._tree_options(),  # type: ignore[attr-defined]
         )
@@ -757,14 +758,14 @@ _FOREST_DOC = """
     ``min_impurity_decrease``, ``max_leaf_nodes``, ``monotonic_cst``, ``max_features``) plus
     puretree's ``missing``; ``ccp_alpha`` prunes each member after its growth, on its own weights.
     ``oob_score=True`` sets ``oob_score_`` (accuracy; R squared for regression) from the rows each
-    member's bootstrap left out. ``class_weight`` (and, for extra trees, ``fit``'s
-    ``sample_weight``) weigh the rows: with ``bootstrap=True`` each member's bootstrap counts
-    multiply them (scikit-learn 1.9 draws the rows with probability proportional to the weights
-    instead). ``warm_start=True`` keeps the members fitted before and adds new ones, as
-    scikit-learn's; ``max_samples`` and ``verbose`` are not taken (see ``docs/sklearn.md``)."""
+    member's bootstrap left out. ``class_weight`` and ``fit``'s ``sample_weight`` weigh the rows:
+    with ``bootstrap=True`` each member draws ``max_samples`` rows (None: the weights' sum; an
+    integer; a fraction of the weights' sum) with probability proportional to their weights, as
+    scikit-learn 1.9, and is grown on their counts. ``warm_start=True`` keeps the members fitted
+    before and adds new ones, as scikit-learn's; ``verbose`` is not taken (see ``docs/sklearn.md``)."""
 
 
-class RandomForestClassifier(_Forest, _EnsembleClassifier):
+class RandomForestClassifier(_Weighted, _Forest, _EnsembleClassifier):
     """puretree's random forest (:func:`puretree.ensemble.random_forest`) as a scikit-learn
     classifier: ``n_estimators`` CART trees on bootstrap samples, each split choosing among
     ``max_features`` features drawn for it; scikit-learn's parameter names where the meaning is
@@ -798,13 +799,14 @@ class RandomForestClassifier(_Forest, _EnsembleClassifier):
         warm_start: bool = False,
         class_weight: Any = None,
         ccp_alpha: float = 0.0,
+        max_samples: int | float | None = None,
         monotonic_cst: Any = None,
         missing: str | None = None,
     ) -> None:
         self._init_forest(n_estimators, {k: v for k, v in locals().items() if k not in ("self", "n_estimators", "__class__")})
 
 
-class RandomForestRegressor(_RegressionForest, _EnsembleRegressor):
+class RandomForestRegressor(_Weighted, _RegressionForest, _EnsembleRegressor):
     """puretree's regression forest as a scikit-learn regressor (see
     :class:`RandomForestClassifier`, without ``class_weight``); ``max_features`` defaults to every
     feature (``1.0``), as scikit-learn's regression forests do."""
@@ -829,6 +831,7 @@ class RandomForestRegressor(_RegressionForest, _EnsembleRegressor):
         random_state: Any = None,
         warm_start: bool = False,
         ccp_alpha: float = 0.0,
+        max_samples: int | float | None = None,
         monotonic_cst: Any = None,
         missing: str | None = None,
     ) -> None:
@@ -867,6 +870,7 @@ class ExtraTreesClassifier(_Weighted, _ExtraTrees, _EnsembleClassifier):
         warm_start: bool = False,
         class_weight: Any = None,
         ccp_alpha: float = 0.0,
+        max_samples: int | float | None = None,
         monotonic_cst: Any = None,
         missing: str | None = None,
     ) -> None:
@@ -898,6 +902,7 @@ class ExtraTreesRegressor(_Weighted, _ExtraTrees, _RegressionForest, _EnsembleRe
         random_state: Any = None,
         warm_start: bool = False,
         ccp_alpha: float = 0.0,
+        max_samples: int | float | None = None,
         monotonic_cst: Any = None,
         missing: str | None = None,
     ) -> None:
@@ -949,6 +954,10 @@ class _Bagging:
             n_trees=self.n_estimators,  # type: ignore[attr-defined]
             seed=_seed(self.random_state),  # type: ignore[attr-defined]
             bootstrap=self.bootstrap,  # type: ignore[attr-defined]
+            max_samples=self.max_samples,  # type: ignore[attr-defined]
+            # scikit-learn's 1.0 (every feature) is puretree's None
+            member_features=None if self.max_features == 1.0 else self.max_features,  # type: ignore[attr-defined]
+            bootstrap_features=bool(self.bootstrap_features),  # type: ignore[attr-defined]
             n_jobs=self.n_jobs,  # type: ignore[attr-defined]
             **options,
         )
@@ -959,13 +968,15 @@ _BAGGING_DOC = """
     ``estimator``: None (members grown by ``algorithm`` with the options given here) or a puretree
     :class:`TreeClassifier` / :class:`TreeRegressor`, whose algorithm and growth options grow
     every member (its ``ccp_alpha`` and ``prune="simplify"`` prune each; the ensemble's
-    ``random_state`` seeds them). ``oob_score=True`` sets ``oob_score_``. ``fit`` takes no
-    ``sample_weight``; scikit-learn's ``max_samples``,
-    ``max_features`` and ``bootstrap_features`` (a sample and a feature subset per member) and
-    ``verbose`` are not taken; ``warm_start`` as the forests' (see ``docs/sklearn.md``)."""
+    ``random_state`` seeds them). ``oob_score=True`` sets ``oob_score_``. ``max_samples`` and
+    ``fit``'s ``sample_weight`` as the forests' (with ``bootstrap=False``, ``max_samples`` distinct
+    rows). ``max_features`` (a count, or a fraction of the features) is how many features each
+    member may split on, drawn for it without replacement (``bootstrap_features=True``: with
+    replacement), as scikit-learn's; ``verbose`` is not taken; ``warm_start`` as the forests'
+    (see ``docs/sklearn.md``)."""
 
 
-class BaggingClassifier(_Bagging, _EnsembleClassifier):
+class BaggingClassifier(_Weighted, _Bagging, _EnsembleClassifier):
     """puretree's bagging (:func:`puretree.ensemble.bagging`) as a scikit-learn classifier:
     ``n_estimators`` trees grown by ``algorithm`` (``"cart"``, ``"c45"``, ``"id3"``) on
     bootstrap samples (``bootstrap=False``: all rows), their class probabilities averaged."""
@@ -977,6 +988,9 @@ class BaggingClassifier(_Bagging, _EnsembleClassifier):
         estimator: Any = None,
         n_estimators: int = 10,
         *,
+        max_samples: int | float | None = None,
+        max_features: int | float = 1.0,
+        bootstrap_features: bool = False,
         algorithm: str = "cart",
         criterion: str | None = None,
         max_depth: int | None = None,
@@ -991,6 +1005,9 @@ class BaggingClassifier(_Bagging, _EnsembleClassifier):
     ) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap_features = bootstrap_features
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth
@@ -1004,7 +1021,7 @@ class BaggingClassifier(_Bagging, _EnsembleClassifier):
         self.missing = missing
 
 
-class BaggingRegressor(_Bagging, _EnsembleRegressor):
+class BaggingRegressor(_Weighted, _Bagging, _EnsembleRegressor):
     """puretree's bagging of regression trees as a scikit-learn regressor (see
     :class:`BaggingClassifier`)."""
 
@@ -1015,6 +1032,9 @@ class BaggingRegressor(_Bagging, _EnsembleRegressor):
         estimator: Any = None,
         n_estimators: int = 10,
         *,
+        max_samples: int | float | None = None,
+        max_features: int | float = 1.0,
+        bootstrap_features: bool = False,
         algorithm: str = "cart",
         criterion: str | None = None,
         max_depth: int | None = None,
@@ -1029,6 +1049,9 @@ class BaggingRegressor(_Bagging, _EnsembleRegressor):
     ) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap_features = bootstrap_features
         self.algorithm = algorithm
         self.criterion = criterion
         self.max_depth = max_depth

@@ -104,7 +104,8 @@ def _names(given: Any, what: str, have: Sequence[Any]) -> tuple[Any, ...] | None
         raise ParameterError(f"{what} must be a list of names, got {given!r}")
     names = tuple(str(n) for n in list(given))
     if len(names) != len(have):
-        raise ParameterError(f"{what} has {len(names)} names for the tree's {len(have)} {what.split('_')[0]}s {list(have)[:8]}")
+        noun = {"class_names": "classes", "feature_names": "features"}.get(what, what)
+        raise ParameterError(f"{what} has {len(names)} names for the tree's {len(have)} {noun} {list(have)[:8]}")
     return names
 
 

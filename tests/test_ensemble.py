@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import puretree
-from puretree.ensemble import Ensemble, adaboost, bagging, bootstrap_counts, random_forest, stump, vote_total, votes
+from puretree.ensemble import Ensemble, adaboost, bagging, bootstrap_counts, canonical_order, random_forest, stump, vote_total, votes
 from puretree.errors import ModelFormatError, ParameterError
 from puretree.grow import cart, grow, id3
 from puretree.strategies import datasets
@@ -258,12 +258,20 @@ def test_regression_forest_averages_member_predictions():
         puretree.predict_proba(forest, X[:, 1:])
 
 
+def _drawn(ds, seed, member, weights=None):
+    """Member ``member``'s bootstrap counts per row: the draw is made in the rows' canonical order."""
+    order = canonical_order(ds)
+    counts = np.zeros(ds.n_rows)
+    counts[order] = bootstrap_counts(ds.n_rows, seed, member, weights=None if weights is None else weights[order])
+    return counts
+
+
 def test_out_of_bag_accuracy_is_the_left_out_members_vote():
     X, y = _wine()
     forest = random_forest(X, y, n_trees=6, seed=5)
     total, seen = np.zeros((len(X), 3)), np.zeros(len(X), dtype=bool)
     for m, tree in enumerate(forest.members):
-        out = bootstrap_counts(len(X), 5, m) == 0
+        out = _drawn(puretree.as_dataset(X, y), 5, m) == 0
         total[out] += puretree.predict_proba(tree, X[out])
         seen |= out
     assert forest.oob_score == np.mean(np.argmax(total[seen], axis=1) == y[seen])
@@ -271,7 +279,7 @@ def test_out_of_bag_accuracy_is_the_left_out_members_vote():
 
 @settings(max_examples=25)
 @given(ds=small, seed=st.integers(0, 2**16), weights=st.data())
-def test_sample_weights_multiply_each_members_bootstrap_counts(ds, seed, weights):
+def test_each_member_is_grown_on_its_draw_in_proportion_to_the_sample_weights(ds, seed, weights):
     w = np.array(weights.draw(st.lists(st.integers(1, 3), min_size=ds.n_rows, max_size=ds.n_rows)), dtype=np.float64)
     given_w = w.copy()
     ens = bagging(ds.X, ds.y, base=cart, n_trees=3, seed=seed, sample_weight=w)
@@ -279,8 +287,8 @@ def test_sample_weights_multiply_each_members_bootstrap_counts(ds, seed, weights
     classes = np.unique(ds.y)  # ds.y holds class codes: the members' classes
     codes = np.searchsorted(classes, ds.y)
     for m, tree in enumerate(ens.members):
-        per_row = w * bootstrap_counts(ds.n_rows, seed, m)
-        # the member is grown on weight x counts: its root holds their class totals
+        per_row = _drawn(puretree.as_dataset(ds.X, ds.y), seed, m, w)
+        # the member is grown on its counts, drawn in proportion to the weights: its root holds their class totals
         expected = np.bincount(codes, weights=per_row, minlength=len(classes))
         assert np.array_equal(np.asarray(tree.root.stats, dtype=np.float64), expected)
 

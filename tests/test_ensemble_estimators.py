@@ -175,6 +175,74 @@ def test_sample_weight_in_fit_of_extra_trees_and_adaboost():
     np.testing.assert_allclose(boost.predict_proba(X), theirs.predict_proba(X), rtol=1e-9)
 
 
+def test_sample_weight_in_fit_of_the_forests_and_bagging():
+    """Without bootstrap, a one-tree forest that looks at every feature is scikit-learn's
+    weighted tree; with it, the rows are drawn in proportion to their weights (scikit-learn
+    1.9's meaning) and a weight of 0 leaves the row out of every member."""
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    X, y = load_breast_cancer(return_X_y=True)
+    w = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)
+    given = w.copy()
+    one = RandomForestClassifier(n_estimators=1, bootstrap=False, max_features=None).fit(X, y, sample_weight=w)
+    assert one.estimators_[0] == TreeClassifier().fit(X, y, sample_weight=w).tree_  # puretree's weighted cart
+    # scikit-learn's random feature order decides ties deeper down (see EVERY_ROW): compare at depth 3
+    one = RandomForestClassifier(n_estimators=1, bootstrap=False, max_features=None, max_depth=3).fit(X, y, sample_weight=w)
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(one.predict_proba(X), tree.predict_proba(X), rtol=1e-12)
+    assert np.array_equal(w, given)  # not mutated
+    Xd, yd = load_diabetes(return_X_y=True)
+    wd = np.random.default_rng(1).integers(1, 4, len(yd)).astype(float)  # (a row of weight 0 moves scikit-learn's midpoints)
+    reg = RandomForestRegressor(n_estimators=1, bootstrap=False, max_depth=4).fit(Xd, yd, sample_weight=wd)
+    np.testing.assert_allclose(reg.predict(Xd), DecisionTreeRegressor(max_depth=4, random_state=0).fit(Xd, yd, sample_weight=wd).predict(Xd), rtol=1e-12)
+    bag = BaggingRegressor(n_estimators=1, bootstrap=False).fit(Xd, yd, sample_weight=wd)
+    np.testing.assert_allclose(bag.predict(Xd), DecisionTreeRegressor(random_state=0).fit(Xd, yd, sample_weight=wd).predict(Xd), rtol=1e-12)
+    for est in (RandomForestClassifier(n_estimators=4, random_state=3), BaggingClassifier(n_estimators=4, random_state=3)):
+        est.fit(X, y, sample_weight=w)
+        assert est.ensemble_ != clone(est).fit(X, y).ensemble_
+        for member in est.estimators_:  # each member's root: the draw of sum(w) rows among those of positive weight
+            assert sum(member.root.stats) == w.sum()
+        zero = w == 0
+        np.testing.assert_array_equal(est.fit(X[~zero], y[~zero], sample_weight=w[~zero]).predict_proba(X), clone(est).fit(X, y, sample_weight=w).predict_proba(X))
+
+
+def test_integer_sample_weights_are_repeated_rows_in_any_order():
+    """A row of weight k grows the members it would grow as k copies of it, wherever the rows
+    are: the draw is made in the rows' own order (their values), not the order they come in."""
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(40, 3)), rng.integers(0, 3, 40)
+    w = rng.integers(0, 4, 40)
+    shuffled = rng.permutation(40)
+    for est in (RandomForestClassifier(n_estimators=5, random_state=1), BaggingClassifier(n_estimators=5, random_state=1, max_samples=0.5)):
+        weighted = clone(est).fit(X[shuffled], y[shuffled], sample_weight=w[shuffled])
+        repeated = clone(est).fit(X.repeat(w, axis=0), y.repeat(w))
+        assert weighted.ensemble_.members == repeated.ensemble_.members
+
+
+def test_max_samples_as_scikit_learn():
+    X, y = load_iris(return_X_y=True)
+    for est in (RandomForestClassifier(n_estimators=3, max_samples=40), BaggingClassifier(n_estimators=3, max_samples=40), ExtraTreesClassifier(n_estimators=3, bootstrap=True, max_samples=40)):
+        assert all(sum(m.root.stats) == 40 for m in est.fit(X, y).estimators_)
+    forest = RandomForestClassifier(n_estimators=3, max_samples=0.5).fit(X, y)
+    assert all(sum(m.root.stats) == 75 for m in forest.estimators_)
+    assert forest.ensemble_.option("max_samples") == 0.5
+    w = np.full(len(y), 2.0)
+    assert all(sum(m.root.stats) == 150 for m in clone(forest).fit(X, y, sample_weight=w).estimators_)  # a fraction of the weights' sum
+    # bagging without bootstrap: max_samples distinct rows, each with its weight
+    sub = BaggingClassifier(n_estimators=3, bootstrap=False, max_samples=30, random_state=2).fit(X, y, sample_weight=w)
+    assert all(sum(m.root.stats) == 60 for m in sub.estimators_)
+    assert RandomForestClassifier(n_estimators=3, max_samples=40, oob_score=True).fit(X, y).oob_score_ > 0.8
+    with pytest.raises(ParameterError, match="max_samples=40 needs bootstrap=True"):
+        ExtraTreesClassifier(max_samples=40).fit(X, y)
+    with pytest.raises(ParameterError, match="151 rows drawn without replacement"):
+        BaggingClassifier(bootstrap=False, max_samples=151).fit(X, y)
+    for bad in (0, -0.5, "half", True):
+        with pytest.raises(ParameterError, match="max_samples must be None, an integer >= 1 or a fraction > 0"):
+            RandomForestClassifier(max_samples=bad).fit(X, y)
+    with pytest.warns(UserWarning, match="the sample weights sum to 1: each member draws 1 rows"):
+        RandomForestClassifier(n_estimators=2).fit(X, y, sample_weight=np.full(len(y), 1 / len(y)))
+
+
 def test_bagging_and_adaboost_take_a_puretree_estimator():
     X, y = load_iris(return_X_y=True)
     tree = TreeClassifier(algorithm="c45", max_depth=2, missing="majority")
@@ -202,7 +270,7 @@ def test_bagging_and_adaboost_take_a_puretree_estimator():
 def test_the_parameters_are_scikit_learns_where_they_exist():
     """Each parameter scikit-learn 1.9's ensemble has and puretree's lacks is one of those the
     documentation lists as absent (docs/sklearn.md), and the shared ones have its defaults."""
-    absent = {"max_samples", "verbose", "max_features", "bootstrap_features"}
+    absent = {"verbose"}
     differs = {"criterion", "min_samples_leaf"}  # None: the preset's own (scikit-learn's values are taken)
     pairs = [
         (RandomForestClassifier, sk_ensemble.RandomForestClassifier),
@@ -241,3 +309,24 @@ def test_warm_start_keeps_the_members_fitted_before_and_adds_new_ones():
     with pytest.raises(ParameterError, match="classes differ"):
         est.set_params(n_estimators=9).fit(X[y > 0], y[y > 0])
     assert len(RandomForestClassifier(n_estimators=3, random_state=0, warm_start=False).set_params(n_estimators=2).fit(X, y).estimators_) == 2
+
+
+@pytest.mark.parametrize("algorithm", ["cart", "c45"])
+def test_bagging_max_features_gives_each_member_its_features(algorithm):
+    """Each member splits only on the features drawn for it (max_features of them, or their
+    distinct draws with bootstrap_features), and the draws differ between members."""
+    X, y = load_breast_cancer(return_X_y=True)
+    n = X.shape[1]
+    for est, k in ((BaggingClassifier(n_estimators=6, algorithm=algorithm, max_features=2, random_state=1), 2), (BaggingClassifier(n_estimators=6, algorithm=algorithm, max_features=0.5, bootstrap_features=True, random_state=1), n // 2)):
+        est.fit(X, y)
+        sampling = pt.ensemble._Sampling(True, n_features=None if k == n else k, bootstrap_features=est.bootstrap_features)
+        drawn = [sampling.features(n, 1, m) for m in range(6)]
+        assert all(len(d) == k if not est.bootstrap_features else 1 <= len(d) <= k for d in drawn)
+        assert len({tuple(d) for d in drawn}) > 1
+        for member, allowed in zip(est.estimators_, drawn):
+            used = {node.feature for node in pt.fold.iter_nodes(member.root) if hasattr(node, "feature")}
+            assert used and used <= set(allowed.tolist()), (used, allowed)
+    assert BaggingClassifier(n_estimators=2).fit(X, y).estimators_ == BaggingClassifier(n_estimators=2, max_features=n).fit(X, y).estimators_
+    for bad in (0, n + 1, 1.5, "sqrt"):
+        with pytest.raises(ParameterError, match="must be None, an integer from 1 to the"):
+            BaggingClassifier(max_features=bad).fit(X, y)

@@ -187,6 +187,62 @@ def test_a_grid_from_a_scikit_learn_tutorial_runs_unchanged():
     assert set(search.best_params_) == set(grid) and search.best_score_ > 0.9
 
 
+#: A grid over every parameter of scikit-learn 1.9's decision trees, values as its documentation
+#: and tutorials give them (one list of values per parameter, the others at their defaults).
+EVERY_PARAMETER = {
+    "DecisionTreeClassifier": {
+        "criterion": ["gini", "entropy", "log_loss"],
+        "splitter": ["best", "random"],
+        "max_depth": [None, 3],
+        "min_samples_split": [2, 0.1],
+        "min_samples_leaf": [1, 5, 0.05],
+        "min_weight_fraction_leaf": [0.0, 0.1],
+        "max_features": [None, "sqrt", "log2", 2, 0.5],
+        "random_state": [None, 0],
+        "max_leaf_nodes": [None, 5],
+        "min_impurity_decrease": [0.0, 0.01],
+        "class_weight": [None, "balanced", {0: 1.0, 1: 2.0}],
+        "ccp_alpha": [0.0, 0.01],
+        "monotonic_cst": [None, [1, 0, 0, 0]],
+    },
+    "DecisionTreeRegressor": {
+        "criterion": ["squared_error", "absolute_error", "poisson"],
+        "splitter": ["best", "random"],
+        "max_depth": [None, 3],
+        "min_samples_split": [2, 0.1],
+        "min_samples_leaf": [1, 5, 0.05],
+        "min_weight_fraction_leaf": [0.0, 0.1],
+        "max_features": [None, "sqrt", "log2", 2, 0.5],
+        "random_state": [None, 0],
+        "max_leaf_nodes": [None, 5],
+        "min_impurity_decrease": [0.0, 0.01],
+        "ccp_alpha": [0.0, 0.01],
+        "monotonic_cst": [None, [1, 0, 0, 0]],
+    },
+}
+
+
+@pytest.mark.parametrize("ours, theirs", [("TreeClassifier", "DecisionTreeClassifier"), ("TreeRegressor", "DecisionTreeRegressor")])
+def test_a_grid_over_every_decision_tree_parameter_runs_unchanged(ours, theirs):
+    """The same grid, every parameter name of scikit-learn 1.9's tree among its keys, searched
+    with scikit-learn's tree and with puretree's: every candidate fits (errors raise)."""
+    import sklearn.tree
+    from sklearn.datasets import load_breast_cancer, load_diabetes
+
+    import puretree.sklearn
+
+    grid = [{name: values} for name, values in EVERY_PARAMETER[theirs].items()]
+    sk = getattr(sklearn.tree, theirs)()
+    assert {name for g in grid for name in g} == set(sk.get_params())
+    # (two classes: scikit-learn takes monotonic_cst for binary classification only)
+    X, y = load_breast_cancer(return_X_y=True) if theirs.endswith("Classifier") else load_diabetes(return_X_y=True)
+    X = X[:, :4]
+    candidates = sum(len(v) for v in EVERY_PARAMETER[theirs].values())
+    for est in (sk, getattr(puretree.sklearn, ours)()):
+        search = GridSearchCV(est, grid, cv=3, error_score="raise").fit(X, y)
+        assert len(search.cv_results_["params"]) == candidates and np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
 def test_max_features_draws_each_nodes_features_as_grow_does():
     X, y = blobs(3, n=150)
     for seed in (0, 5):
@@ -330,3 +386,13 @@ def test_import_puretree_does_not_import_scikit_learn():
     code = "import sys, puretree.sklearn as s; s.TreeClassifier; print('sklearn' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_log_loss_is_scikit_learns_other_name_of_entropy():
+    from sklearn.datasets import load_iris
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_iris(return_X_y=True)
+    ours = TreeClassifier(criterion="log_loss", max_depth=3).fit(X, y)
+    assert ours.tree_ == TreeClassifier(criterion="entropy", max_depth=3).fit(X, y).tree_
+    np.testing.assert_array_equal(ours.predict_proba(X), DecisionTreeClassifier(criterion="log_loss", max_depth=3, random_state=0).fit(X, y).predict_proba(X))

@@ -211,3 +211,14 @@ def test_trees_scikit_learn_cannot_hold_are_refused_by_reason():
         TreeClassifier(missing="distribute", max_depth=2).fit(X, y).to_sklearn()
     with pytest.raises(UnsupportedTreeError, match="'distribute'"):
         pt.to_sklearn(pt.cart(X, y, missing="distribute", max_depth=2))
+
+
+def test_a_tree_with_surrogate_splits_is_refused_by_reason():
+    X, y = _iris()
+    X = X.copy()
+    X[::7, 2] = np.nan  # rows with a missing value: the surrogates route them
+    tree = pt.cart(X, y, missing="surrogate", max_depth=2)
+    with pytest.raises(UnsupportedTreeError, match="routes missing values through surrogate splits"):
+        pt.to_sklearn(tree)
+    with pytest.raises(UnsupportedTreeError, match="surrogate"):
+        TreeClassifier(missing="surrogate", max_depth=2).fit(X, y).to_sklearn()

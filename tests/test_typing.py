@@ -102,6 +102,9 @@ reveal_type(RandomForestClassifier(n_estimators=3).fit(X, y))  # reveals: puretr
 reveal_type(RandomForestClassifier(n_estimators=3).fit(X, y).estimators_)  # reveals: list[puretree.tree.Tree]
 reveal_type(AdaBoostClassifier().fit(X, y).predict_proba(X))  # reveals: numpy.ndarray
 reveal_type(BaggingRegressor().fit(X, [1.0, 2.0, 3.0, 4.0]).ensemble_)  # reveals: puretree.ensemble.Ensemble
+reveal_type(RandomForestClassifier(max_samples=0.5).fit(X, y, sample_weight=[1.0, 2.0, 1.0, 1.0]))  # reveals: puretree.estimators.RandomForestClassifier
+reveal_type(BaggingRegressor(max_features=1, bootstrap_features=True).fit(X, [1.0, 2.0, 3.0, 4.0], sample_weight=None).ensemble_)  # reveals: puretree.ensemble.Ensemble
+pt.bagging(X, y, member_feature=1)  # error: Unexpected keyword argument "member_feature"
 reveal_type(clf.predict_log_proba(X))  # reveals: numpy.ndarray
 reveal_type(ExtraTreesClassifier(n_estimators=3).fit(X, y))  # reveals: puretree.estimators.ExtraTreesClassifier
 reveal_type(pt.with_histograms(tree, X, y))  # reveals: puretree.tree.Tree
