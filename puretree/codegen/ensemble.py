@@ -45,13 +45,13 @@ from ..ensemble import Ensemble, predict as ensemble_predict, predict_proba, vot
 from ..errors import CodegenError
 from ..files import write_folder
 from ..mcu import rows_runner
-from . import boosted as boosting, literals as lit, render, verify as single
+from . import boosted as boosting, languages, literals as lit, render, verify as single
 from .lower import check_options, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
 __all__ = ["generate", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble"]
 
 _DESCRIPTION = {"bagging": "bagging", "forest": "a random forest", "adaboost": "AdaBoost (SAMME)"}
-_TARGETS = ("python", "c", "c-table")
+_TARGETS = ("python", "c", "c-table", *languages.TARGETS)
 
 
 def _double(value: float) -> str:
@@ -65,6 +65,8 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
     if target not in _TARGETS:
         raise CodegenError(f"ensembles are generated for the built-in targets {', '.join(_TARGETS)}, not {target!r}")
     opts = check_options(target, {"name": name, "feature_type": feature_type, **options})
+    if target in languages.TARGETS and ens.method == "adaboost":
+        raise CodegenError(f"the {target} target writes bagging and random forests; AdaBoost's probabilities (through exp) are written for python, c and c-table")
     quantize = options.pop("quantize", None)
     members = [f"{name}_m{i}" for i in range(len(ens.members))]
     for m in members[-1:]:
@@ -87,7 +89,7 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         "weights": [_double(w) for w in weights],
         "losses": [_double(-1 / (k - 1) * w if k > 1 else 0.0) for w in weights],
         "total": _double(vote_total(ens)),
-        "ctype": lit.C_TYPES[opts["feature_type"]][0],
+        "ctype": lit.C_TYPES[opts["feature_type"]][0] if opts["language"] == "c" else "double",
         "member_predict": [f"{m}_predict" for m in members],
         "member_proba": [f"{m}_predict_proba" for m in members],
         "proba": proba,
@@ -96,7 +98,7 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         "quantize": None if quantize is None else quantizer_model(ens.schema, quantize, opts["feature_type"], used=_read_features(ens)),
     }
     env = render.environment(template_dirs)
-    folder = "_ensemble/python" if target == "python" else "_ensemble/c"
+    folder = f"_ensemble/{target}" if target == "python" or target in languages.TARGETS else "_ensemble/c"
     for template in sorted(t for t in env.list_templates() if t.startswith(folder + "/") and t.endswith(".j2")):
         filename = template.rsplit("/", 1)[1][: -len(".j2")].replace("NAME", name)
         files[filename] = env.get_template(template).render(**model)
@@ -278,9 +280,9 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
                              quantize=quantize, on=on, max_changed=max_changed, **options)
     ens = model
     if target not in _TARGETS:
-        raise CodegenError(f"verify runs the built-in targets python, c and c-table, not {target!r}")
-    if on is not None and target == "python":
-        raise CodegenError("verify runs C (targets c and c-table) on a microcontroller, not python")
+        raise CodegenError(f"verify runs the built-in targets {', '.join(_TARGETS)}, not {target!r}")
+    if on is not None and target not in ("c", "c-table"):
+        raise CodegenError(f"verify runs C (targets c and c-table) on a microcontroller, not {target}")
     if on is not None and quantize is not None:
         raise CodegenError("the fixed-point check runs on the host only; --on checks the float and integer forms")
     if on is not None and sanitize:
@@ -304,6 +306,9 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
             for filename, text in files.items():
                 (work / filename).write_text(text, encoding="utf-8")
             got = _run_python(ens, work, name, rows)
+        elif target in languages.TARGETS:
+            command = languages.build(files, target, name, regression=ens.schema.is_regression, workdir=work)
+            got = languages.run(command, rows, regression=ens.schema.is_regression)
         elif on is not None:
             got = _run_board(ens, files, work, name, ftype, rows, on)
         else:
