@@ -48,7 +48,7 @@ from ..mcu import rows_runner
 from . import boosted as boosting, languages, literals as lit, render, verify as single
 from .lower import check_options, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
-__all__ = ["generate", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble"]
+__all__ = ["generate", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
 
 _DESCRIPTION = {"bagging": "bagging", "forest": "a random forest", "adaboost": "AdaBoost (SAMME)"}
 _TARGETS = ("python", "c", "c-table", *languages.TARGETS)
@@ -134,6 +134,49 @@ def generate(model: Any, target: str, **options: Any) -> dict[str, str]:
     if isinstance(model, Boosted):
         return boosting.boosted_files(model, target, **options)
     return render.generate(model, target, **options)
+
+
+def to_javascript(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, str]:
+    """A tree's or an ensemble's JavaScript (CommonJS modules) as ``{file name: text}``:
+    :func:`generate` with target ``javascript``. ``form``: ``nested`` (if/else), ``table`` or
+    ``auto``. A row is an array of numbers in feature order (categories as their codes, NaN
+    for a missing value); ``predict`` answers the class index (or the value),
+    ``predictProba`` the probabilities, exactly as the model.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> files = to_javascript(id3(load_playtennis()), name="tennis")
+    >>> sorted(files), "function predictProba(x)" in files["tennis.js"]
+    (['tennis.js'], True)
+    """
+    return generate(model, "javascript", name=name, form=form)
+
+
+def to_java(model: Any, *, name: str = "Tree", form: str = "auto") -> dict[str, str]:
+    """A tree's or an ensemble's Java as ``{file name: text}`` (one class per file, the model's
+    class called ``name``): :func:`generate` with target ``java``; see :func:`to_javascript`.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> files = to_java(id3(load_playtennis()), name="Tennis")
+    >>> sorted(files), "public static int predict(double[] x)" in files["Tennis.java"]
+    (['Tennis.java'], True)
+    """
+    return generate(model, "java", name=name, form=form)
+
+
+def to_rust(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, str]:
+    """A tree's or an ensemble's Rust as ``{file name: text}`` (to include as a module:
+    ``mod tree { include!("tree.rs"); }``): :func:`generate` with target ``rust``; see
+    :func:`to_javascript`.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> files = to_rust(id3(load_playtennis()), name="tennis")
+    >>> sorted(files), "pub fn predict(x: &[f64]) -> i32" in files["tennis.rs"]
+    (['tennis.rs'], True)
+    """
+    return generate(model, "rust", name=name, form=form)
 
 
 def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:

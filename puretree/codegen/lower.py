@@ -124,8 +124,9 @@ def check_options(target: str, options: Mapping[str, Any] | None) -> dict[str, A
     if language not in LANGUAGES:
         raise CodegenError(f"unknown language {language!r}; choose one of {list(LANGUAGES)}")
     opts["language"] = language
-    if language in ("java", "rust") and name in (lit.JAVA_KEYWORDS if language == "java" else lit.RUST_KEYWORDS):
-        raise CodegenError(f"invalid name {name!r}: a keyword of {language.capitalize()}")
+    # A Java class called "java" would hide the package java.lang that the code names.
+    if language in ("java", "rust") and name in (lit.JAVA_KEYWORDS | {"java"} if language == "java" else lit.RUST_KEYWORDS):
+        raise CodegenError(f"invalid name {name!r}: a keyword of {language.capitalize()} (or, in Java, the package java)")
     if language in ARRAY_LANGUAGES and ftype != "double" and TARGET_LANGUAGES.get(target) == language:
         raise CodegenError(f"the {target} target reads doubles (the language's numbers); feature type {ftype!r} is for C")
     if not isinstance(opts["proba"], bool):
