@@ -19,6 +19,7 @@ from puretree.cli import main
 from puretree.codegen import export, generate, verify, verify_code
 from puretree.codegen import literals as lit
 from puretree.data import Dataset, encode_features
+from puretree.datasets import load_temperature
 from puretree.ensemble import adaboost, bagging, random_forest
 from puretree.errors import CodegenError
 from puretree.flat import flatten
@@ -82,16 +83,14 @@ def test_verify_finds_a_threshold_moved_by_one_ulp(tmp_path, target):
 @st.composite
 def grown(draw, *, regression=False):
     """A tree learned from random data (numeric and categorical columns, edge floats, NaN
-    cells) under "majority" or "error", or a random valid tree with every split kind."""
+    cells) under a random missing-value strategy, or a random valid tree with every split kind."""
     if draw(st.booleans()):
         tree = draw(trees(max_depth=4, max_nodes=20, weighted=True))
         assume(not flatten(tree).surrogated)
-        if tree.missing == "distribute":
-            tree = attrs.evolve(tree, missing=draw(st.sampled_from(["majority", "error"])))
         cases = boundary_cases(tree, unseen=True)
         return tree, (encode_features(tree.schema, cases) if cases else np.zeros((1, tree.schema.n_features)))
     ds = draw(datasets(min_rows=3, max_rows=30, max_features=3, max_classes=3, missing=draw(st.sampled_from([False, 0.1]))))
-    missing = draw(st.sampled_from(["majority", "error"]))
+    missing = draw(st.sampled_from(["majority", "distribute", "error"]))
     if regression:
         y = np.array(draw(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=ds.n_rows, max_size=ds.n_rows)))
         tree = cart_regressor(Dataset(Schema(ds.schema.features, (), task="regression"), ds.X, y), missing="majority")
@@ -164,10 +163,24 @@ def test_a_keyword_is_refused_as_the_name(target, reserved):
 
 
 @pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("form", FORMS)
+def test_distributed_missing_values_are_summed_as_the_model_sums_them(target, form):
+    # C4.5's strategy: a missing value goes down every branch, weighted by the training
+    # fractions; the sums are formed level by level in the library's order, so they are equal.
+    Xd, yd = load_diabetes(return_X_y=True)
+    rng = np.random.default_rng(3)
+    holes = np.where(rng.random(Xd.shape) < 0.2, np.nan, Xd)
+    regressor = attrs.evolve(cart_regressor(Xd, yd, max_depth=6), missing="distribute")
+    forest = bagging(Xd[:200], yd[:200] > 140, n_trees=3, seed=0, max_depth=5, missing="distribute")
+    for model in (c45(load_temperature()), regressor, forest):
+        X = holes if model is regressor else (holes[:200] if model is forest else load_temperature())
+        report = verify(model, X, target, form=form)
+        assert report.mismatches == [] and report.n_checked >= 10
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_what_the_targets_do_not_write_is_refused_clearly(target):
     X, y = load_iris(return_X_y=True)
-    with pytest.raises(CodegenError, match="not 'distribute'"):
-        generate(attrs.evolve(cart(X, y), missing="distribute"), target)
     with pytest.raises(CodegenError, match="AdaBoost"):
         generate(adaboost(X, y, n_rounds=2, seed=0), target)
     with pytest.raises(CodegenError, match="feature type 'float' is for C"):
@@ -196,10 +209,10 @@ def test_to_functions_are_generate(tmp_path):
 
 @pytest.mark.parametrize("target,files", [("javascript", ["weather.js"]), ("java", ["weather.java"]), ("rust", ["weather.rs"])])
 def test_cli_export_and_verify(tmp_path, capsys, target, files):
-    from puretree.datasets import load_temperature, path
+    from puretree.datasets import path
 
     model = tmp_path / "model.json"
-    save(attrs.evolve(c45(load_temperature()), missing="majority"), model)
+    save(c45(load_temperature()), model)  # C4.5's strategy: a missing value is distributed
     out = tmp_path / "out"
     assert main(["export", str(model), "--target", target, "--name", "weather", "-o", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == files

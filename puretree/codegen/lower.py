@@ -494,8 +494,6 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
             # Deep nesting is no limit of JavaScript's or Rust's, but of their parsers' stacks
             # and of Java's 64 KiB methods: past them the table form decides the same way.
             form = "nested" if shallow and (language != "java" or n_internal <= JAVA_NESTED_SPLITS) else "table"
-    if language in ARRAY_LANGUAGES and TARGET_LANGUAGES.get(target) == language and distribute:
-        raise CodegenError(f"the {target} target holds the missing-value strategies 'majority' and 'error', not 'distribute' (export to python, c or c-table)")
     if form == "compact" and (language != "c" or used_categorical or distribute):
         why = "C code" if language != "c" else ("threshold splits only (this tree splits on a categorical feature)" if used_categorical else "missing values under \"majority\" or \"error\" (this tree distributes them)")
         raise CodegenError(f"the compact table holds {why}: use form table")
