@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from typing import Any
 
     from . import boosted, codegen, costs, criteria, datasets, ensemble, evaluate, fold, importance, impurity, prune, rules
-    from .codegen.ensemble import export, generate, verify
+    from .codegen.ensemble import export, generate, to_java, to_javascript, to_rust, verify
     from .compiled import to_function
     from .costs import cost_sensitive, nunez, tan_schlimmer
     from .criteria import gain_ratio, impurity_decrease, information_gain, per_feature, split_info
@@ -95,7 +95,7 @@ __all__ = [
     "evaluate", "accuracy", "confusion_matrix", "precision_recall", "roc_auc", "train_test_split",
     "stratified_folds", "cross_validate",
     # saving, compiling, converting
-    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_function", "from_sklearn", "to_sklearn", "from_xgboost", "from_lightgbm",
+    "to_json", "from_json", "save", "load", "codegen", "generate", "export", "verify", "to_javascript", "to_java", "to_rust", "to_function", "from_sklearn", "to_sklearn", "from_xgboost", "from_lightgbm",
     # errors
     "PuretreeError", "DataError", "SchemaError", "ModelFormatError", "ParameterError", "CodegenError", "MemoryLimitError",
     # warnings
@@ -104,7 +104,7 @@ __all__ = [
 
 # Where each public name lives: {submodule: names}; (name, attribute) where they differ.
 _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
-    ".codegen": ("export", "generate", "verify"),
+    ".codegen": ("export", "generate", "verify", "to_javascript", "to_java", "to_rust"),
     ".compiled": ("to_function",),
     ".costs": ("cost_sensitive", "nunez", "tan_schlimmer"),
     ".criteria": ("gain_ratio", "impurity_decrease", "information_gain", "per_feature", "split_info"),

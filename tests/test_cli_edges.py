@@ -29,7 +29,7 @@ def test_export_never_offers_the_internal_ensemble_folder(files, capsys):
     for target in ("cc", "_ensemble"):
         assert main(["export", str(model), "--target", target, "-o", str(tmp / "out")]) == 1
         err = capsys.readouterr().err
-        assert f"unknown target {target!r}; available: ['c', 'c-table', 'python']" in err and "_ensemble'" not in err.split("available")[1]
+        assert f"unknown target {target!r}; available: ['c', 'c-table', 'java', 'javascript', 'python', 'rust']" in err and "_ensemble'" not in err.split("available")[1]
 
 
 def test_verify_code_takes_the_arduino_library_folder(files, capsys):

@@ -1,4 +1,8 @@
-"""Add a target with a template folder: JavaScript, in one small template.
+"""Add (or override) a target with a template folder: here a small JavaScript template.
+
+JavaScript is a built-in target (``puretree export MODEL.json --target javascript``, or
+``puretree.to_javascript``): use that one for real code. This folder shows the template
+mechanism only: it overrides the built-in ``javascript`` target with its own template.
 
     python examples/javascript_target/run.py            # writes build/tennis.js and runs it with node
     puretree export MODEL.json --target javascript --language javascript \

@@ -25,13 +25,13 @@ from .lower import FEATURE_TYPES, lower
 from .render import environment, targets, template_roots
 
 if TYPE_CHECKING:  # (verify: for type checkers the name is the submodule; `puretree.verify` is the function)
-    from .ensemble import export, generate, verify_code
+    from .ensemble import export, generate, to_java, to_javascript, to_rust, verify_code
     from .verify import Report
 
-__all__ = ["FEATURE_TYPES", "lower", "environment", "export", "generate", "targets", "template_roots", "Report", "verify", "verify_code"]
+__all__ = ["FEATURE_TYPES", "lower", "environment", "export", "generate", "targets", "template_roots", "Report", "verify", "verify_code", "to_javascript", "to_java", "to_rust"]
 
 # The names that take ensembles: {name: submodule}, imported on first use.
-_LATER = {"export": "ensemble", "generate": "ensemble", "verify": "ensemble", "verify_code": "ensemble", "Report": "verify"}
+_LATER = {"export": "ensemble", "generate": "ensemble", "verify": "ensemble", "verify_code": "ensemble", "Report": "verify", "to_javascript": "ensemble", "to_java": "ensemble", "to_rust": "ensemble"}
 
 
 def __getattr__(name: str) -> Any:

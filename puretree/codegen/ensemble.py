@@ -48,13 +48,13 @@ from ..errors import CodegenError
 from ..files import write_folder
 from ..io.json import to_json
 from ..mcu import measured_files, rows_runner
-from . import boosted as boosting, literals as lit, render, selftest as self_test, verify as single
+from . import boosted as boosting, languages, literals as lit, render, selftest as self_test, verify as single
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
-__all__ = ["generate", "generate_measured", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble"]
+__all__ = ["generate", "generate_measured", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
 
 _DESCRIPTION = {"bagging": "bagging", "forest": "a random forest", "adaboost": "AdaBoost (SAMME)"}
-_TARGETS = ("python", "c", "c-table")
+_TARGETS = ("python", "c", "c-table", *languages.TARGETS)
 
 
 def _double(value: float) -> str:
@@ -68,6 +68,8 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
     if target not in _TARGETS:
         raise CodegenError(f"ensembles are generated for the built-in targets {', '.join(_TARGETS)}, not {target!r}")
     opts = check_options(target, {"name": name, "feature_type": feature_type, **options})
+    if target in languages.TARGETS and ens.method == "adaboost":
+        raise CodegenError(f"the {target} target writes bagging and random forests; AdaBoost's probabilities (through exp) are written for python, c and c-table")
     quantize = options.pop("quantize", None)
     members = [f"{name}_m{i}" for i in range(len(ens.members))]
     for m in members[-1:]:
@@ -95,7 +97,7 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         "weights": [_double(w) for w in weights],
         "losses": [_double(-1 / (k - 1) * w if k > 1 else 0.0) for w in weights],
         "total": _double(vote_total(ens)),
-        "ctype": lit.C_TYPES[opts["feature_type"]][0],
+        "ctype": lit.C_TYPES[opts["feature_type"]][0] if opts["language"] == "c" else "double",
         "member_predict": [f"{m}_predict" for m in members],
         "member_proba": [f"{m}_predict_proba" for m in members],
         "proba": proba,
@@ -104,7 +106,7 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         "quantize": None if quantize is None else quantizer_model(ens.schema, quantize, opts["feature_type"], used=_read_features(ens)),
     }
     env = render.environment(template_dirs)
-    folder = "_ensemble/python" if target == "python" else "_ensemble/c"
+    folder = f"_ensemble/{target}" if target == "python" or target in languages.TARGETS else "_ensemble/c"
     for template in sorted(t for t in env.list_templates() if t.startswith(folder + "/") and t.endswith(".j2")):
         filename = template.rsplit("/", 1)[1][: -len(".j2")].replace("NAME", name)
         files[filename] = env.get_template(template).render(**model)
@@ -167,6 +169,8 @@ def _selftest_answers(model: Any, rows: np.ndarray) -> list[Any]:
 def _with_selftest(model: Any, target: str, files: dict[str, str], options: dict[str, Any]) -> dict[str, str]:
     if options.get("quantize") is not None:
         raise CodegenError("the self-test holds the readings as the code takes them; quantized code is not covered yet (export without --quantize)")
+    if target not in ("python", "c", "c-table"):
+        raise CodegenError(f"the self-test is written for the python, c and c-table targets, not {target!r}")
     name = options.get("name", "tree")
     language = "c" if target in ("c", "c-table") else "python"
     ftype = check_options("c", {"feature_type": options.get("feature_type", "double")})["feature_type"] if language == "c" else "double"
@@ -211,6 +215,49 @@ def generate_measured(model: Any, target: str, *, core: str, X: Any = None, **op
     classes = 0 if model.schema.is_regression else len(model.schema.classes)
     return measured_files(files, name=options.get("name", "tree"), core=core, feature_type=ftype, n_features=model.schema.n_features, n_classes=classes,
                           proba=bool(options.get("proba", True)), rows=rows)
+
+
+def to_javascript(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, str]:
+    """A tree's or an ensemble's JavaScript (CommonJS modules) as ``{file name: text}``:
+    :func:`generate` with target ``javascript``. ``form``: ``nested`` (if/else), ``table`` or
+    ``auto``. A row is an array of numbers in feature order (categories as their codes, NaN
+    for a missing value); ``predict`` answers the class index (or the value),
+    ``predictProba`` the probabilities, exactly as the model.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> files = to_javascript(id3(load_playtennis()), name="tennis")
+    >>> sorted(files), "function predictProba(x)" in files["tennis.js"]
+    (['tennis.js'], True)
+    """
+    return generate(model, "javascript", name=name, form=form)
+
+
+def to_java(model: Any, *, name: str = "Tree", form: str = "auto") -> dict[str, str]:
+    """A tree's or an ensemble's Java as ``{file name: text}`` (one class per file, the model's
+    class called ``name``): :func:`generate` with target ``java``; see :func:`to_javascript`.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> files = to_java(id3(load_playtennis()), name="Tennis")
+    >>> sorted(files), "public static int predict(double[] x)" in files["Tennis.java"]
+    (['Tennis.java'], True)
+    """
+    return generate(model, "java", name=name, form=form)
+
+
+def to_rust(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, str]:
+    """A tree's or an ensemble's Rust as ``{file name: text}`` (to include as a module:
+    ``mod tree { include!("tree.rs"); }``): :func:`generate` with target ``rust``; see
+    :func:`to_javascript`.
+
+    >>> from puretree.datasets import load_playtennis
+    >>> from puretree.grow import id3
+    >>> files = to_rust(id3(load_playtennis()), name="tennis")
+    >>> sorted(files), "pub fn predict(x: &[f64]) -> i32" in files["tennis.rs"]
+    (['tennis.rs'], True)
+    """
+    return generate(model, "rust", name=name, form=form)
 
 
 def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
@@ -354,9 +401,9 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
                              quantize=quantize, on=on, max_changed=max_changed, **options)
     ens = model
     if target not in _TARGETS:
-        raise CodegenError(f"verify runs the built-in targets python, c and c-table, not {target!r}")
-    if on is not None and target == "python":
-        raise CodegenError("verify runs C (targets c and c-table) on a microcontroller, not python")
+        raise CodegenError(f"verify runs the built-in targets {', '.join(_TARGETS)}, not {target!r}")
+    if on is not None and target not in ("c", "c-table"):
+        raise CodegenError(f"verify runs C (targets c and c-table) on a microcontroller, not {target}")
     if on is not None and quantize is not None:
         raise CodegenError("the fixed-point check runs on the host only; --on checks the float and integer forms")
     if on is not None and sanitize:
@@ -380,6 +427,9 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
             for filename, text in files.items():
                 (work / filename).write_text(text, encoding="utf-8")
             got = _run_python(ens, work, name, rows)
+        elif target in languages.TARGETS:
+            command = languages.build(files, target, name, regression=ens.schema.is_regression, workdir=work)
+            got = languages.run(command, rows, regression=ens.schema.is_regression)
         elif on is not None:
             got = _run_board(ens, files, work, name, ftype, rows, on)
         else:

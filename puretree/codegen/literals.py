@@ -37,6 +37,12 @@ __all__ = [
     "c_string",
     "js_string",
     "js_float",
+    "java_string",
+    "java_double",
+    "rust_string",
+    "rust_f64",
+    "JAVA_KEYWORDS",
+    "RUST_KEYWORDS",
     "float32_floor",
     "float32_threshold",
     "identifiers",
@@ -221,10 +227,109 @@ def js_string(text: str) -> str:
 def js_float(value: float) -> str:
     """A JavaScript number literal (doubles, like Python's floats; ``repr`` round-trips).
 
-    >>> js_float(0.1), js_float(-3.0)
-    ('0.1', '-3.0')
+    >>> js_float(0.1), js_float(-3.0), js_float(float("-inf"))
+    ('0.1', '(-3.0)', '(-Infinity)')
     """
-    return py_float(value)
+    value = float(value)
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "(-Infinity)"
+    if math.isnan(value):
+        return "NaN"
+    text = repr(value)
+    return f"({text})" if text.startswith("-") else text
+
+
+def java_double(value: float) -> str:
+    """A Java ``double`` literal that javac reads as exactly ``value`` (JLS 3.10.2 rounds to
+    nearest; the shortest round-trip decimal always has a ``.`` or an exponent, so it is a
+    double literal, never an int one).
+
+    >>> java_double(0.1), java_double(1e-310), java_double(float("inf")), java_double(-2.0)
+    ('0.1', '1e-310', 'java.lang.Double.POSITIVE_INFINITY', '(-2.0)')
+    """
+    value = float(value)
+    if math.isinf(value):
+        return "java.lang.Double.POSITIVE_INFINITY" if value > 0 else "java.lang.Double.NEGATIVE_INFINITY"
+    if math.isnan(value):
+        return "java.lang.Double.NaN"
+    text = repr(value)
+    return f"({text})" if text.startswith("-") else text
+
+
+def rust_f64(value: float) -> str:
+    """A Rust ``f64`` literal that rustc reads as exactly ``value`` (suffixed, so its type
+    never depends on inference).
+
+    >>> rust_f64(0.1), rust_f64(1e300), rust_f64(float("-inf")), rust_f64(-0.0)
+    ('0.1f64', '1e+300f64', 'f64::NEG_INFINITY', '-0.0f64')
+    """
+    value = float(value)
+    if math.isinf(value):
+        return "f64::INFINITY" if value > 0 else "f64::NEG_INFINITY"
+    if math.isnan(value):
+        return "f64::NAN"
+    return repr(value) + "f64"  # a unary minus binds tighter than any operator it meets here
+
+
+# Java translates \uXXXX escapes before it reads the source (JLS 3.3), inside string
+# literals too: a quote, a backslash or a line end spelt that way would end the literal,
+# so those get their own escapes; everything else outside printable ASCII is a \u escape
+# (a UTF-16 pair above U+FFFF), which stays inside the literal.
+_ESCAPES_JAVA = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def java_string(text: str) -> str:
+    """A Java string literal for ``text``, pure ASCII, safe in any context.
+
+    >>> print(java_string('say "hi" é\\\\u0022'))
+    "say \\"hi\\" \\u00e9\\\\u0022"
+    """
+    out = []
+    for ch in str(text):
+        if ch in _ESCAPES_JAVA:
+            out.append(_ESCAPES_JAVA[ch])
+        elif 0x20 <= ord(ch) < 0x7F:
+            out.append(ch)
+        else:
+            units = ch.encode("utf-16-le", "surrogatepass")
+            out.extend(f"\\u{int.from_bytes(units[i:i + 2], 'little'):04x}" for i in range(0, len(units), 2))
+    return '"' + "".join(out) + '"'
+
+
+def rust_string(text: str) -> str:
+    """A Rust string literal for ``text``, pure ASCII (``\\u{...}`` escapes); a lone
+    surrogate, which no Rust string can hold, raises :class:`CodegenError`.
+
+    >>> print(rust_string('say "hi" é\\\\'))
+    "say \\"hi\\" \\u{e9}\\\\"
+    """
+    out = []
+    for ch in str(text):
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif 0x20 <= ord(ch) < 0x7F:
+            out.append(ch)
+        elif 0xD800 <= ord(ch) < 0xE000:
+            raise CodegenError(f"{text!r} holds a lone surrogate, which a Rust string cannot hold")
+        else:
+            out.append(f"\\u{{{ord(ch):x}}}")
+    return '"' + "".join(out) + '"'
+
+
+#: Java's reserved words and literals (JLS 3.9) and its contextual keywords: never a class name.
+JAVA_KEYWORDS = frozenset(
+    """abstract assert boolean break byte case catch char class const continue default do double else enum
+    extends final finally float for goto if implements import instanceof int interface long native new package
+    private protected public return short static strictfp super switch synchronized this throw throws transient
+    try void volatile while true false null var yield record sealed permits non-sealed exports module open
+    opens provides requires to transitive uses with""".split()
+)
+#: Rust's strict and reserved keywords: never a module or item name.
+RUST_KEYWORDS = frozenset(
+    """as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod
+    move mut pub ref return self Self static struct super trait true type unsafe use where while abstract become
+    box do final macro override priv try typeof unsized virtual yield union""".split()
+)
 
 
 _C_KEYWORDS = frozenset(

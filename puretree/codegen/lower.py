@@ -55,11 +55,17 @@ THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CO
 if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
     from ..tree import Tree
 
-__all__ = ["QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantizer_model", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options", "max_comparisons"]
+__all__ = ["ARRAY_LANGUAGES", "JAVA_NESTED_SPLITS", "QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantizer_model", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options", "max_comparisons"]
 
 #: Built-in targets and the language whose literals they use.
-TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c"}
-LANGUAGES = ("python", "c", "javascript")
+TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c", "javascript": "javascript", "java": "java", "rust": "rust"}
+LANGUAGES = ("python", "c", "javascript", "java", "rust")
+#: The languages whose built-in targets read a row as an array of doubles (categories as
+#: their codes, NaN for a missing value), as the C targets do, nested or as a table.
+ARRAY_LANGUAGES = ("javascript", "java", "rust")
+#: Nested Java: a method's bytecode is at most 64 KiB (JVMS 4.7.3); above this many splits
+#: the auto form is the table.
+JAVA_NESTED_SPLITS = 1500
 FEATURE_TYPES = tuple(lit.C_TYPES)
 #: Unsigned index types, smallest first, with their largest value.
 INDEX_TYPES = {"uint8_t": 2**8 - 1, "uint16_t": 2**16 - 1, "uint32_t": 2**32 - 1}
@@ -118,6 +124,11 @@ def check_options(target: str, options: Mapping[str, Any] | None) -> dict[str, A
     if language not in LANGUAGES:
         raise CodegenError(f"unknown language {language!r}; choose one of {list(LANGUAGES)}")
     opts["language"] = language
+    # A Java class called "java" would hide the package java.lang that the code names.
+    if language in ("java", "rust") and name in (lit.JAVA_KEYWORDS | {"java"} if language == "java" else lit.RUST_KEYWORDS):
+        raise CodegenError(f"invalid name {name!r}: a keyword of {language.capitalize()} (or, in Java, the package java)")
+    if language in ARRAY_LANGUAGES and ftype != "double" and TARGET_LANGUAGES.get(target) == language:
+        raise CodegenError(f"the {target} target reads doubles (the language's numbers); feature type {ftype!r} is for C")
     if not isinstance(opts["proba"], bool):
         raise CodegenError(f"proba must be True or False, got {opts['proba']!r}")
     return opts
@@ -127,11 +138,11 @@ def check_options(target: str, options: Mapping[str, Any] | None) -> dict[str, A
 
 
 def _string(language: str, text: str) -> str:
-    return {"python": lit.py_string, "c": lit.c_string, "javascript": lit.js_string}[language](text)
+    return {"python": lit.py_string, "c": lit.c_string, "javascript": lit.js_string, "java": lit.java_string, "rust": lit.rust_string}[language](text)
 
 
 def _double(language: str, value: float) -> str:
-    return {"python": lit.py_float, "c": lit.c_double, "javascript": lit.js_float}[language](value)
+    return {"python": lit.py_float, "c": lit.c_double, "javascript": lit.js_float, "java": lit.java_double, "rust": lit.rust_f64}[language](value)
 
 
 def _label_text(label: Any) -> str:
@@ -407,7 +418,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
 
     # Outcomes: distinct answers of the nodes where a row can end. Python modules always
     # carry predict_proba; C may leave it out, and then outcomes differ by class only.
-    if language == "python":
+    if language == "python" or language in ARRAY_LANGUAGES:
         opts["proba"] = True
     keep_distribution = regression or opts["proba"] or distribute
     outcomes: list[dict[str, Any]] = []
@@ -494,6 +505,10 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     if form == "auto":
         shallow = depth <= PYTHON_NESTING_LIMIT and _if_nesting(flat, tree.missing) <= PYTHON_ELIF_LIMIT
         form = "table" if target == "c-table" else ("nested" if target != "python" or shallow else "table")
+        if language in ARRAY_LANGUAGES and TARGET_LANGUAGES.get(target) == language:
+            # Deep nesting is no limit of JavaScript's or Rust's, but of their parsers' stacks
+            # and of Java's 64 KiB methods: past them the table form decides the same way.
+            form = "nested" if shallow and (language != "java" or n_internal <= JAVA_NESTED_SPLITS) else "table"
     if form == "compact" and (language != "c" or used_categorical or distribute):
         why = "C code" if language != "c" else ("threshold splits only (this tree splits on a categorical feature)" if used_categorical else "missing values under \"majority\" or \"error\" (this tree distributes them)")
         raise CodegenError(f"the compact table holds {why}: use form table")

@@ -89,7 +89,7 @@ def targets(template_dirs: Iterable[str | os.PathLike[str]] | None = None) -> li
     """The targets available: built-in ones and those in the extra template folders.
 
     >>> targets()
-    ['c', 'c-table', 'python']
+    ['c', 'c-table', 'java', 'javascript', 'python', 'rust']
     """
     found: set[str] = set()
     for root in _user_roots(template_dirs) + template_roots():

@@ -42,7 +42,7 @@ from ..mcu import rows_runner
 from ..nodes import Codes, Interval
 from ..predict import apply, predict_proba, predict_value
 from ..tree import Tree
-from . import literals as lit
+from . import languages, literals as lit
 from .lower import MANIFEST_MARK, check_options, quantize, quantized_tree, tree_quantization
 from .render import generate
 
@@ -678,14 +678,14 @@ def verify(
     when they are more than ``max_changed`` (a count, or a share of the rows as ``"P%"``:
     :func:`allowed_changes`; default 0). ``on``: run the C on an emulated microcontroller (``"cortex-m4"``...:
     :mod:`puretree.mcu`) instead of the host."""
-    if target not in ("python", "c", "c-table"):
-        raise CodegenError(f"verify runs the built-in targets python, c and c-table, not {target!r}")
-    if on is not None and target == "python":
-        raise CodegenError("verify runs C (targets c and c-table) on a microcontroller, not python")
+    if target not in ("python", "c", "c-table", *languages.TARGETS):
+        raise CodegenError(f"verify runs the built-in targets python, c, c-table, {', '.join(languages.TARGETS)}, not {target!r}")
+    if on is not None and target not in ("c", "c-table"):
+        raise CodegenError(f"verify runs C (targets c and c-table) on a microcontroller, not {target}")
     encoded = _encoded(X)
     allowed_changes(max_changed, 0)  # a bad value fails before anything is built
     ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
-    use_proba = proba and not tree.schema.is_regression
+    use_proba = (proba or target in languages.TARGETS) and not tree.schema.is_regression
     files = generate(tree, target, name=name, feature_type=ftype, proba=use_proba, template_dirs=template_dirs, quantize=quantize, **options)
     return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize, ranges=quantize, on=on, max_changed=max_changed)
 
@@ -717,6 +717,9 @@ def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str,
             finally:
                 sys.modules.pop(module.__name__, None)
         regression = tree.schema.is_regression
+        if target in languages.TARGETS:
+            command = languages.build(files, target, name, regression=regression, workdir=work)
+            return _check(tree, X, "double", lambda rows: languages.run(command, rows, regression=regression), proba=True)
         if on is not None:
             if sanitize:
                 raise CodegenError("the sanitizers run on the host only, not with a microcontroller")
@@ -758,7 +761,7 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     except (OSError, UnicodeDecodeError):
         return None
     text = first.strip()
-    for opening, closing in (("# ", ""), ("/* ", " */")):
+    for opening, closing in (("# ", ""), ("/* ", " */"), ("// ", "")):
         if text.startswith(opening + MANIFEST_MARK) and text.endswith(closing):
             body = text[len(opening + MANIFEST_MARK): len(text) - len(closing)]
             break
@@ -773,14 +776,21 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     for key, kind in _MANIFEST_KEYS.items():
         if not isinstance(manifest.get(key), kind) or (kind is int and isinstance(manifest.get(key), bool)):
             raise CodegenError(f"{os.fspath(path)}: the {MANIFEST_MARK} header lacks a valid {key!r}")
-    if manifest["target"] not in ("python", "c", "c-table"):
-        raise CodegenError(f"{os.fspath(path)}: verify --code runs the built-in targets python, c and c-table, not {manifest['target']!r}")
+    if manifest["target"] not in ("python", "c", "c-table", *languages.TARGETS):
+        raise CodegenError(f"{os.fspath(path)}: verify --code runs the built-in targets python, c, c-table, {', '.join(languages.TARGETS)}, not {manifest['target']!r}")
     check_options(manifest["target"], {"name": manifest["name"], "feature_type": manifest["feature_type"]})
     ranges = manifest.get("quantize")
     if ranges is not None and not (isinstance(ranges, list) and len(ranges) == manifest["n_features"]
                                    and all(isinstance(r, list) and len(r) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r) for r in ranges)):
         raise CodegenError(f"{os.fspath(path)}: the {MANIFEST_MARK} header's 'quantize' is not one (low, high) pair per feature")
     return manifest
+
+
+def _main_file(manifest: dict[str, Any]) -> str:
+    """The file of an export that holds its manifest and its entry points."""
+    target = manifest["target"]
+    pattern = languages.TARGETS.get(target, "{name}.py" if target == "python" else "{name}.c")
+    return pattern.format(name=manifest["name"])
 
 
 def find_export(code_dir: str | os.PathLike[str], *, name: str | None = None) -> tuple[dict[str, Any], dict[str, str]]:
@@ -791,9 +801,9 @@ def find_export(code_dir: str | os.PathLike[str], *, name: str | None = None) ->
         raise CodegenError(f"{os.fspath(code_dir)}: no such folder")
     found: dict[str, dict[str, Any]] = {}
     for path in sorted(folder.iterdir()):
-        if path.suffix in (".py", ".c") and path.is_file():
+        if path.suffix in (".py", ".c", ".js", ".java", ".rs") and path.is_file():
             manifest = read_manifest(path)
-            if manifest is not None and path.name == manifest["name"] + (".py" if manifest["target"] == "python" else ".c"):
+            if manifest is not None and path.name == _main_file(manifest):
                 found[path.name] = manifest
     if name is not None:
         found = {k: m for k, m in found.items() if m["name"] == name}
@@ -803,7 +813,7 @@ def find_export(code_dir: str | os.PathLike[str], *, name: str | None = None) ->
     if len(found) > 1:
         raise CodegenError(f"{os.fspath(code_dir)}: holds several exports ({', '.join(sorted(found))}); choose one with --name")
     filename, manifest = next(iter(found.items()))
-    wanted = [filename] if manifest["target"] == "python" else [filename, manifest["name"] + ".h"]
+    wanted = [filename, manifest["name"] + ".h"] if manifest["target"] in ("c", "c-table") else [filename]
     files = {}
     for f in wanted:
         try:
@@ -821,8 +831,8 @@ def verify_code(tree: Tree, X: Any, code_dir: str | os.PathLike[str], *, name: s
     ``max_changed``: as for :func:`verify`."""
     allowed_changes(max_changed, 0)
     manifest, files = find_export(code_dir, name=name)
-    if on is not None and manifest["target"] == "python":
-        raise CodegenError(f"{os.fspath(code_dir)}: holds python code; verify runs C on a microcontroller")
+    if on is not None and manifest["target"] not in ("c", "c-table"):
+        raise CodegenError(f"{os.fspath(code_dir)}: holds {manifest['target']} code; verify runs C on a microcontroller")
     if manifest["n_features"] != tree.schema.n_features or manifest["task"] != tree.schema.task:
         raise CodegenError(
             f"{os.fspath(code_dir)}: the code was exported from a {manifest['task']} model with {manifest['n_features']} features; "

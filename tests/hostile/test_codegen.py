@@ -267,10 +267,10 @@ CASES = [
     refused("name-too-long", lambda: pt.generate(tree_of(MODEL), "c", name="t" * 40), ["t" * 40]),
     refused("unknown-option", lambda: pt.export(tree_of(MODEL), "c", out_dir="/nonexistent/never", optimise=True), ["optimise"],
             error=(CodegenError, TypeError)),
-    refused("unknown-target", lambda: pt.generate(tree_of(MODEL), "java"), ["java"]),
+    refused("unknown-target", lambda: pt.generate(tree_of(MODEL), "cobol"), ["cobol"]),  # java, javascript and rust are built in
     refused("unknown-feature-type", lambda: pt.generate(tree_of(MODEL), "c", feature_type="int8"), ["int8"]),
     refused("template-dir-missing", lambda: pt.generate(tree_of(MODEL), "c", template_dirs=["/nonexistent/templates"]), ["/nonexistent/templates"]),
-    refused("verify-unknown-target", lambda: pt.verify(tree_of(MODEL), [{"a": 1, "c": "x"}], "rust"), ["rust"]),
+    refused("verify-unknown-target", lambda: pt.verify(tree_of(MODEL), [{"a": 1, "c": "x"}], "fortran"), ["fortran"]),
     # -- verify ------------------------------------------------------------------------------------
     verify_code("verify-code-untouched-export-passes", lambda d: None, 0),
     verify_code("verify-code-catches-a-hand-edited-export", flip, 1, ["mismatch"]),

@@ -26,7 +26,7 @@ __all__ = ["ORDER", "register", "arduino_files"]
 
 ORDER = 40
 
-_BUILT_IN = ("python", "c", "c-table")
+_BUILT_IN = ("python", "c", "c-table", "javascript", "java", "rust")
 
 
 def _name(text: str) -> str:
