@@ -135,7 +135,7 @@ def quantized_ensemble(ens: Ensemble, ranges: Any, feature_type: str) -> tuple[E
     >>> X = np.arange(12.0).reshape(-1, 1); y = [0] * 5 + [1] * 7
     >>> q, offset, scale = quantized_ensemble(bagging(X, y, n_trees=2, seed=0), [(0.0, 11.0)], "int16")
     >>> offset.tolist(), q.members[0].root.test.value  # the first member's threshold, on int16's scale
-    ([5.5], -17873.0)
+    ([5.5], -5958.0)
     """
     offset, scale = quantization(ens.schema, ranges, feature_type, used=_read_features(ens))
     members = tuple(quantized_tree(tree, offset, scale, feature_type) for tree in ens.members)
