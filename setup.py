@@ -34,7 +34,7 @@ from setuptools.errors import BaseError, CCompilerError
 
 SOURCE = "puretree/growth/_kernel.c"
 #: Every C source of the library: the growth kernel, and the binned source's loops.
-SOURCES = [SOURCE, "puretree/growth/_histograms.c"]
+SOURCES = [SOURCE, "puretree/growth/_histograms.c", "puretree/growth/_random_cuts.c"]
 #: The record of the built library, next to it (puretree.growth.kernels.RECORD reads it).
 RECORD = "_kernel_lib.json"
 
