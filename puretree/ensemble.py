@@ -322,7 +322,8 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _grow_members(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, bootstrap: bool, n_jobs: Any) -> list[Tree]:
-    orders = _presorted(ds, base)
+    # the random splitter sorts no column (growth.random_cuts)
+    orders = None if options.get("splitter") == "random" else _presorted(ds, base)
     workers = _workers(n_jobs, n, ds, base, options)
     if workers == 1:
         return _grow_chunk(ds, base, options, seed, range(n), bootstrap, orders)

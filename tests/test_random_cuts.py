@@ -107,3 +107,10 @@ def test_extra_trees_members_are_grown_by_the_compiled_tree_in_threads():
     ens = pt.extra_trees(X, y, n_trees=6, seed=2, n_jobs=2)
     assert kernels.fits() - before == 6
     assert ens.members[3] == cart(X, y, splitter="random", max_features="sqrt", seed=(2, 3), engine="reference")
+
+
+def test_the_compiled_tree_reads_any_layout_of_the_data_in_place():
+    X, y = load_wine(return_X_y=True)
+    reference = cart(X, y, splitter="random", seed=2, engine="reference")
+    for Z in (np.asfortranarray(X), X[::-1][::-1], np.ascontiguousarray(X[::-1])[::-1]):
+        assert cart(Z, y, splitter="random", seed=2) == reference

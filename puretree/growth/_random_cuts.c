@@ -39,10 +39,10 @@ typedef struct {
 } rc_item;
 
 /* Grows the tree; returns 0, 1 (no memory), 2 (bad input) or 3 (capacity: more nodes than ``cap``).
- * Xt: (p, n) the features a row at a time per feature; cls: n class codes in [0, k); w: n weights
+ * X: (n, p), row r's feature f at X[r * row_step + f * col_step] (any layout, no copy); cls: n class codes in [0, k); w: n weights
  * (NULL: all 1). Outputs per node (ids in creation order, children after their parent, the two
  * children consecutive): feature (-1 for a leaf), threshold, first child's id, class sums (k each). */
-PT_EXPORT int pt_random_tree(const double *Xt, int64_t n, int64_t p, const int64_t *cls, const double *w, int64_t k,
+PT_EXPORT int pt_random_tree(const double *X, int64_t n, int64_t p, int64_t row_step, int64_t col_step, const int64_t *cls, const double *w, int64_t k,
                              int64_t max_features, int64_t max_depth, double min_samples_split, double min_samples_leaf,
                              double min_weight_leaf, uint64_t root_key, int64_t cap,
                              int64_t *feature, double *threshold, int64_t *first_child, double *counts, int64_t *n_nodes) {
@@ -91,10 +91,10 @@ PT_EXPORT int pt_random_tree(const double *Xt, int64_t n, int64_t p, const int64
             int64_t f = perm[j];
             perm[j] = perm[i];
             perm[i] = f;
-            const double *x = Xt + f * n;
-            double lo = x[idx[a]], hi = lo;
+            const double *x = X + f * col_step;
+            double lo = x[idx[a] * row_step], hi = lo;
             for (int64_t r = a + 1; r < b; r++) {
-                double v = x[idx[r]];
+                double v = x[idx[r] * row_step];
                 if (v < lo) lo = v;
                 if (v > hi) hi = v;
             }
@@ -107,7 +107,7 @@ PT_EXPORT int pt_random_tree(const double *Xt, int64_t n, int64_t p, const int64
             memset(left, 0, sizeof(double) * (size_t)k);
             for (int64_t r = a; r < b; r++) {
                 int64_t row = idx[r];
-                if (x[row] <= t) {
+                if (x[row * row_step] <= t) {
                     n_left++;
                     left[cls[row]] += w ? w[row] : 1.0;
                 }
@@ -138,10 +138,10 @@ PT_EXPORT int pt_random_tree(const double *Xt, int64_t n, int64_t p, const int64
             goto done;
         }
         /* a stable partition of the node's rows: left then right, each in row order */
-        const double *x = Xt + best_f * n;
+        const double *x = X + best_f * col_step;
         int64_t nl = 0, nr = 0;
         for (int64_t r = a; r < b; r++)
-            if (x[idx[r]] <= best_thr) idx[a + nl++] = idx[r];
+            if (x[idx[r] * row_step] <= best_thr) idx[a + nl++] = idx[r];
             else tmp[nr++] = idx[r];
         memcpy(idx + a + nl, tmp, sizeof(int64_t) * (size_t)nr);
         int64_t lid = made, rid = made + 1;

@@ -66,7 +66,7 @@ def _function() -> Any:
     fn = lib.pt_random_tree
     if fn.argtypes is None:
         p, i64, f64 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
-        fn.argtypes = [p, i64, i64, p, p, i64, i64, i64, f64, f64, f64, ctypes.c_uint64, i64, p, p, p, p, p]
+        fn.argtypes = [p, i64, i64, i64, i64, p, p, i64, i64, i64, f64, f64, f64, ctypes.c_uint64, i64, p, p, p, p, p]
         fn.restype = ctypes.c_int
     return fn
 
@@ -82,7 +82,8 @@ def build(ds: Dataset, cfg: Any) -> Node | None:
     kernels._FITS[0] += 1  # an ensemble then grows its members in threads (the call lets go of the GIL)
     n, p = ds.X.shape
     k = max(1, len(ds.schema.classes))
-    Xt = np.ascontiguousarray(ds.X.T, dtype=np.float64)
+    X = ds.X if ds.X.dtype == np.float64 and all(s % 8 == 0 for s in ds.X.strides) else np.array(ds.X, dtype=np.float64)  # read in place, whatever its layout
+    row_step, col_step = (s // 8 for s in X.strides)
     cls = np.ascontiguousarray(np.asarray(ds.y, dtype=np.int64))
     w = None if ds.sample_weight is None else np.ascontiguousarray(ds.sample_weight, dtype=np.float64)
     cap = 2 * n + 1  # a binary tree of n non-empty leaves has 2n - 1 nodes
@@ -93,7 +94,7 @@ def build(ds: Dataset, cfg: Any) -> Node | None:
     made = np.zeros(1, dtype=np.int64)
     max_features = getattr(cfg, "max_features", None)
     status = fn(
-        Xt.ctypes.data, n, p, cls.ctypes.data, None if w is None else w.ctypes.data, k,
+        X.ctypes.data, n, p, row_step, col_step, cls.ctypes.data, None if w is None else w.ctypes.data, k,
         -1 if max_features is None else int(max_features), -1 if cfg.max_depth is None else int(cfg.max_depth),
         float(cfg.min_samples_split), float(cfg.min_samples_leaf), float(getattr(cfg, "min_weight_leaf", 0.0)),
         node_key(getattr(cfg, "feature_key", (0,)), ()), cap,
