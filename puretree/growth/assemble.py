@@ -113,13 +113,17 @@ def from_binary_arrays(feature: Sequence[int], threshold: Sequence[float], first
     leaf_stats, leaf_digest = Leaf.__dict__["stats"].__set__, Leaf.__dict__["_digest"].__set__
     t_value, t_side = Threshold.__dict__["value"].__set__, Threshold.__dict__["missing_branch"].__set__
     s_feature, s_test, s_children, s_stats, s_surrogates, s_digest = (Split.__dict__[name].__set__ for name in ("feature", "test", "children", "stats", "surrogates", "_digest"))
+    # equal leaves' statistics and digests made once (a grown-out tree's pure leaves repeat a few
+    # counts): fewer objects for the cyclic collector to walk once an ensemble's fit ends
+    leaves: dict[tuple[float, ...], tuple[tuple[float, ...], int]] = {}
     for g in range(len(feature) - 1, -1, -1):
         f, s = feature[g], tuple(stats[g])
         node: Any
         if f < 0:
+            s, digest = leaves.get(s) or leaves.setdefault(s, (s, hash((("leaf", s), ()))))
             node = new(Leaf)
             leaf_stats(node, s)
-            leaf_digest(node, hash((("leaf", s), ())))
+            leaf_digest(node, digest)
         else:
             c = first_child[g]
             kids = (made[c], made[c + 1])
