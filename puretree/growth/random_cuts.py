@@ -63,7 +63,9 @@ def _function() -> Any:
     lib = kernels.library() if kernels.AVAILABLE else None
     if lib is None:
         return None
-    fn = lib.pt_random_tree
+    fn = getattr(lib, "pt_random_tree", None)
+    if fn is None:  # a library built before it: the reference grows the tree
+        return None
     if fn.argtypes is None:
         p, i64, f64 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double
         fn.argtypes = [p, i64, i64, i64, i64, p, p, i64, i64, i64, f64, f64, f64, ctypes.c_uint64, i64, p, p, p, p, p]
