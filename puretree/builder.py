@@ -84,6 +84,7 @@ import attrs
 import numpy as np
 
 from .growth import engine as fast
+from .growth import random_cuts
 from .criteria import SCORES, AbsoluteErrorDecrease, PoissonDecrease, Score, resolve_score, score_name_of, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
@@ -609,6 +610,12 @@ def grow(
             raise ParameterError("monotonic_cst is grown on the sorted rows (the recursive builder, or the level-wise engine's sorted source), not in histogram mode (max_bins, bins)")
         cfg = attrs.evolve(cfg, monotonic=True)
     cfg, sized = _sizes(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes, splitter=splitter, seed_key=key)
+    if splitter == "random" and engine in ("auto", "fast") and kernel != "never" and max_bins is None and bins is None and monotonic is None and missing not in ("learn", "surrogate") and not getattr(accept, "wants_context", False):
+        # The random splitter's tree in C (growth.random_cuts), the reference's draws and rules; None: the reference grows it.
+        grown = random_cuts.build(ds, cfg)
+        if grown is not None:
+            tree = attrs.evolve(Tree(grown, ds.schema, missing), criterion="gini")
+            return data_thresholds(tree, ds.X) if threshold == "data" else tree
     refused = _reference_only(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, splitter=splitter) if sized else ""
     if refused:
         # These are specified in the recursive builder; the level-wise engines do not take them yet.

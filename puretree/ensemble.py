@@ -11,8 +11,8 @@ builders are pure functions of their inputs and seed: the same call gives an equ
   the features (``max_features``, a splitter option of :func:`~puretree.grow.grow`);
 - :func:`extra_trees`: a random forest of trees whose numeric cuts are drawn at random
   (``splitter="random"``), grown on every row (no bootstrap), as scikit-learn's
-  ``ExtraTreesClassifier``; the cuts of member ``m``'s node at path ``p`` come from
-  ``SeedSequence(seed, spawn_key=(m, 2, *p))``;
+  ``ExtraTreesClassifier``; the visit order and cuts of member ``m``'s node at path ``p`` come
+  from the counter-based draw of :mod:`puretree.growth.random_draw`, keyed by ``(seed, m)`` and ``p``;
 - :func:`adaboost`: SAMME (multi-class AdaBoost) of stumps, scikit-learn's algorithm step by step.
 
 **Randomness.** Every random choice comes from a generator keyed by the seed, the member and
@@ -468,7 +468,8 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _grow_members(ds: Dataset, base: Callable[..., Tree], options: dict[str, Any], seed: int, n: int, sampling: _Sampling, n_jobs: Any) -> list[Tree]:
-    orders = _presorted(ds, base)
+    # the random splitter sorts no column (growth.random_cuts)
+    orders = None if options.get("splitter") == "random" else _presorted(ds, base)
     workers = _workers(n_jobs, n, ds, base, options)
     if workers == 1:
         return _grow_chunk(ds, base, options, seed, range(n), sampling, orders)

@@ -35,7 +35,8 @@ from .codegen.literals import float32_threshold
 from .criteria import ImpurityDecrease, Score
 from .data import Dataset
 from .errors import DataError, ParameterError, PuretreeError
-from .impurity import variance
+from .growth.random_draw import node_key, proxy_rank, random_cuts
+from .impurity import gini, variance
 from .nodes import TESTS, Schema, Test
 from .tasks import TASKS, Task, as_task
 
@@ -427,8 +428,11 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     uniformly between its minimum and maximum at the node (the maximum drawn: the minimum), and
     the best of those cuts wins (the first visited on a tie). As scikit-learn does, the visit
     stops after ``max_features`` features (None: all) once one of them was not constant at the
-    node. The draws come from a generator keyed by ``key`` and the node's path
-    (``SeedSequence(seed, spawn_key=(member, 2, *path))``), so the same seed grows the same tree.
+    node. The draws are :mod:`puretree.growth.random_draw`'s, keyed by ``key`` and the node's
+    path, so the same seed grows the same tree, here and in the compiled tree
+    (:mod:`puretree.growth.random_cuts`). With the built-in Gini impurity decrease on classes and
+    no missing value among the cut features, the cuts are ranked by scikit-learn's proxy of it
+    (:func:`~puretree.growth.random_draw.proxy_rank`, the same order); otherwise by ``score``.
     Missing values are scored as :func:`threshold_splits` scores them (the known rows, scaled by
     their share) and routed by the tree's strategy.
 
@@ -443,24 +447,11 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     numeric = node.numeric
     if len(numeric) == 0 or n < 2:
         return None
-    seq = np.random.SeedSequence(key[0], spawn_key=(*key[1:], 2, *(node.path or ())))
-    rng = np.random.default_rng(seq)
-    visit = numeric[rng.permutation(len(numeric))]
-    with np.errstate(invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a feature missing at every row: all-NaN
-        lo = np.nanmin(node.X[:, visit], axis=0)
-        hi = np.nanmax(node.X[:, visit], axis=0)
-    varying = hi > lo + FEATURE_THRESHOLD  # False where all NaN too
-    limit = len(visit) if max_features is None else max_features
-    # scikit-learn's loop: go on while fewer than max_features were visited, or none varied yet
-    seen_varying = np.cumsum(varying)
-    stop = next((i + 1 for i in range(len(visit)) if i + 1 >= limit and seen_varying[i] > 0), len(visit))
-    chosen = np.flatnonzero(varying[:stop])
-    if len(chosen) == 0:
+    cuts = random_cuts(node.X[:, numeric], node_key(key, node.path or ()), limit=max_features)
+    if not cuts:
         return None
-    feats, lo, hi = visit[chosen], lo[chosen], hi[chosen]
-    thresholds = rng.uniform(lo, hi)
-    thresholds = np.where(thresholds >= hi, lo, thresholds)
+    feats = numeric[np.array([f for f, _ in cuts], dtype=np.int64)]
+    thresholds = np.array([t for _, t in cuts])
     columns = node.X[:, feats]
     known = ~np.isnan(columns)
     goes_left = (columns <= thresholds) & known  # (n, v)
@@ -481,7 +472,9 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     s = np.where(ok & ~np.isnan(s), s, -np.inf)
     if np.isneginf(s).all():
         return None
-    i = int(np.argmax(s))  # strictly better only: the first visited on a tie
+    by_proxy = not task.is_regression and isinstance(score, ImpurityDecrease) and score.impurity is gini and bool(known.all())
+    rank = np.where(ok, proxy_rank(parent, left), -np.inf) if by_proxy else s
+    i = int(np.argmax(rank))  # strictly better only: the first visited on a tie
     column = node.X[:, int(feats[i])]
     branch = np.where(np.isnan(column), MISSING_BRANCH, column > thresholds[i]).astype(np.int64)
     return Candidate(float(s[i]), int(feats[i]), "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float(thresholds[i]))

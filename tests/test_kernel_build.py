@@ -36,8 +36,8 @@ from puretree.growth import kernels
 from test_packaging import ROOT, build_wheel
 
 SOURCE = ROOT / "puretree" / "growth" / "_kernel.c"
-#: Every C source of the library (setup.py's SOURCES): the kernel and the binned source's loops.
-SOURCES = [SOURCE, ROOT / "puretree" / "growth" / "_histograms.c"]
+#: Every C source of the library (setup.py's SOURCES): the kernel, the binned source's loops, the random splitter's tree.
+SOURCES = [SOURCE, ROOT / "puretree" / "growth" / "_histograms.c", ROOT / "puretree" / "growth" / "_random_cuts.c"]
 STRICT = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-ffp-contract=off"]
 
 

@@ -15,7 +15,10 @@ trees from the pieces here:
 - :mod:`puretree.growth.limits`: the memory a fit may take;
 - :mod:`puretree.growth.histograms`: the histogram source, blocks of binned rows summed into
   per-node histograms, over a ``Blocks`` protocol, driven by the same frontier loop (:mod:`puretree.dask`
-  runs the blocks as its partitions).
+  runs the blocks as its partitions);
+- :mod:`puretree.growth.random_draw`: the random splitter's draw (``splitter="random"``), one
+  specification for the reference and the compiled tree;
+- :mod:`puretree.growth.random_cuts`: the random splitter's tree grown whole in C.
 
 This module imports nothing when it loads, so that loading one piece loads only that piece.
 """
