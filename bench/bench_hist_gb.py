@@ -9,6 +9,8 @@ the three libraries alternating, 2 threads each.
 
     PYTHONPATH=. python bench/bench_hist_gb.py            # the whole table
     PYTHONPATH=. python bench/bench_hist_gb.py --quick    # breast_cancer and digits only
+    PYTHONPATH=. python bench/bench_hist_gb.py --data credit-g --data 100k   # some data sets
+    PYTHONPATH=. python bench/bench_hist_gb.py --timing   # the fit times alone
 """
 
 from __future__ import annotations
@@ -63,6 +65,13 @@ def fit(lib: str, X: np.ndarray, y: np.ndarray):
 
 LIBS = ("puretree", "sklearn", "lightgbm")
 
+LOADERS = {
+    "breast_cancer": lambda: load_breast_cancer(return_X_y=True),
+    "digits": lambda: load_digits(return_X_y=True),
+    "credit-g": credit_g,  # its categorical columns as ordinal codes
+    "100k": synthetic,  # make_classification 100k x 20
+}
+
 
 def accuracy(X: np.ndarray, y: np.ndarray) -> dict[str, tuple[float, float]]:
     """Each library's mean test accuracy (percent) and mean correct test rows."""
@@ -87,21 +96,22 @@ def timing(X: np.ndarray, y: np.ndarray, runs: int = 3) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="breast_cancer and digits only, no timing")
+    parser.add_argument("--data", action="append", choices=sorted(LOADERS), help="these data sets' accuracy only (repeatable), no timing")
+    parser.add_argument("--timing", action="store_true", help="the fit times on the 100k set alone")
     args = parser.parse_args()
     resource.setrlimit(resource.RLIMIT_AS, (12 * 2**30, resource.RLIM_INFINITY))
-    sets = {"breast_cancer": load_breast_cancer(return_X_y=True), "digits": load_digits(return_X_y=True)}
-    if not args.quick:
-        sets["credit-g (ordinal codes)"] = credit_g()
-        sets["make_classification 100k x 20"] = synthetic()
+    names = ["breast_cancer", "digits"] if args.quick else [] if args.timing else args.data or sorted(LOADERS, key=list(LOADERS).index)
     print(f"load: {os.getloadavg()}")
-    print("| data | puretree | scikit-learn HGB | LightGBM | puretree - sklearn | puretree - LightGBM |")
-    print("|---|---|---|---|---|---|")
-    for name, (X, y) in sets.items():
+    if names:
+        print("| data | puretree | scikit-learn HGB | LightGBM | puretree - sklearn | puretree - LightGBM |")
+        print("|---|---|---|---|---|---|")
+    for name in names:
+        X, y = LOADERS[name]()
         acc = accuracy(np.asarray(X, dtype=np.float64), np.asarray(y))
         p, s, g = acc["puretree"], acc["sklearn"], acc["lightgbm"]
         print(f"| {name} | {p[0]:.2f} | {s[0]:.2f} | {g[0]:.2f} | {p[0] - s[0]:+.2f} pt ({p[1] - s[1]:+.1f} rows) | {p[0] - g[0]:+.2f} pt ({p[1] - g[1]:+.1f} rows) |", flush=True)
-    if not args.quick:
-        X, y = sets["make_classification 100k x 20"]
+    if args.timing or not (args.quick or args.data):
+        X, y = synthetic()
         t = timing(X, y)
         print(f"\nfit time, 100k x 20, median of 3, {THREADS} threads (load {os.getloadavg()}):")
         for lib in LIBS:
