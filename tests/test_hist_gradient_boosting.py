@@ -196,3 +196,20 @@ def test_bad_input_is_refused_by_name():
         hist_gradient_boosting([{"colour": "red", "x": 1.0}, {"colour": "blue", "x": 2.0}] * 20, [0, 1] * 20)
     with pytest.raises(DataError, match="two classes"):
         hist_gradient_boosting(X, np.zeros(len(X), dtype=int))
+
+
+def test_command_line_fit_hist_gradient_boosting(tmp_path):
+    import subprocess
+    import sys
+
+    X, y = _small(n=200, nan=0.05)
+    rows = ["a,b,c,d,label"] + [",".join("" if np.isnan(v) else repr(float(v)) for v in x) + f",{'yes' if t else 'no'}" for x, t in zip(X, y)]
+    data = tmp_path / "data.csv"
+    data.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "model.json"
+    run = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "label", "--ensemble", "hist-gradient-boosting", "--n-estimators", "7", "--min-samples-leaf", "5", "--no-progress", "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    model = pt.load(out)
+    assert len(model.stages) == 7 and model.option("builder") == "hist_gradient_boosting" and model.option("min_samples_leaf") == 5
+    bad = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "label", "--ensemble", "forest", "--l2-regularization", "1", "-o", str(tmp_path / "f.json")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--l2-regularization: for --ensemble hist-gradient-boosting only" in bad.stderr and "Traceback" not in bad.stderr
