@@ -17,11 +17,10 @@ from puretree.hist_gradient_boosting import MIN_HESSIAN, _Grower, _should_stop, 
 from puretree.io import from_json, to_json
 from puretree.nodes import Split
 
-datasets = pytest.importorskip("sklearn.datasets")
-from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-
-lgb = pytest.importorskip("lightgbm")
+import lightgbm as lgb  # a test dependency (constraints/test.txt): the reference is run here
+from sklearn import datasets
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.model_selection import train_test_split
 
 # The protocol: 5 stratified 75/25 splits, seeds 0-4.
 PROTOCOL = dict(max_iter=100, learning_rate=0.1, max_leaf_nodes=31, min_samples_leaf=20, l2_regularization=0.0, max_bins=255)
