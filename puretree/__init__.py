@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # what the names are, for type checkers; at run time they loa
     from .io._xgboost import from_xgboost
     from .io._lightgbm import from_lightgbm
     from .gradient_boosting import gradient_boosting
+    from .hist_gradient_boosting import hist_gradient_boosting
     from .impurity import entropy, gini, misclassification, variance
     from .io import from_json, load, save, to_json
     from .nodes import CategoricalSplit, Feature, Leaf, Multiway, NumericSplit, Schema, Split, Subset, SubsetSplit, Threshold
@@ -81,7 +82,7 @@ __all__ = [
     "grow", "id3", "c45", "cart", "cart_regressor", "by_task", "class_weights",
     "threshold_splits", "multiway_splits", "subset_splits", "attribute_scores",
     # ensembles
-    "Ensemble", "bagging", "random_forest", "extra_trees", "adaboost", "stump", "ensemble", "gradient_boosting",
+    "Ensemble", "bagging", "random_forest", "extra_trees", "adaboost", "stump", "ensemble", "gradient_boosting", "hist_gradient_boosting",
     # boosted models
     "Boosted", "boosted",
     # using and inspecting
@@ -123,6 +124,7 @@ _SOURCES: dict[str, tuple[str | tuple[str, str], ...]] = {
     ".io._xgboost": ("from_xgboost",),
     ".io._lightgbm": ("from_lightgbm",),
     ".gradient_boosting": ("gradient_boosting",),
+    ".hist_gradient_boosting": ("hist_gradient_boosting",),
     ".impurity": ("entropy", "gini", "misclassification", "variance"),
     ".io": ("from_json", "load", "save", "to_json"),
     ".nodes": ("CategoricalSplit", "Feature", "Leaf", "Multiway", "NumericSplit", "Schema", "Split", "Subset", "SubsetSplit", "Threshold"),
@@ -191,6 +193,7 @@ class _Package(types.ModuleType):
     grow = _function("grow")
     c45 = _function("c45")
     gradient_boosting = _function("gradient_boosting")
+    hist_gradient_boosting = _function("hist_gradient_boosting")
 
 
 sys.modules[__name__].__class__ = _Package

@@ -83,6 +83,8 @@ __all__ = [
     "AdaBoostClassifier",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
+    "HistGradientBoostingClassifier",
+    "HistGradientBoostingRegressor",
     "ALGORITHMS",
     "PRUNING",
     "node_indicator",
@@ -1369,3 +1371,175 @@ class GradientBoostingRegressor(RegressorMixin, _GradientBoosting):
     def staged_predict(self, X: _Matrix) -> Iterator[np.ndarray]:
         """The predicted values after each stage."""
         yield from self._staged_raw(X)
+
+
+# -- histogram gradient boosting -----------------------------------------------------------------
+
+
+class _HistGradientBoosting(_GradientBoosting):
+    """What the two histogram boosting estimators share: :func:`puretree.hist_gradient_boosting`
+    behind scikit-learn's ``HistGradientBoosting*`` parameters; ``model_`` is the fitted
+    :class:`~puretree.boosted.Boosted`, ``n_iter_`` its stages (after early stopping),
+    ``n_trees_per_iteration_`` its outputs. NaN is a missing value (its side is learned)."""
+
+    max_iter: int
+    max_leaf_nodes: int | None
+    l2_regularization: float
+    max_bins: int
+    categorical_features: Any
+    early_stopping: Any
+    scoring: str
+    min_samples_leaf: Any  # an integer (a float's fraction is GradientBoosting's, refused here by name)
+    n_iter_no_change: Any
+
+    def _fit_boosted(self, X: Any, y: Any, sample_weight: Any) -> Self:
+        from .hist_gradient_boosting import hist_gradient_boosting
+
+        regression = self._task == REGRESSION
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=regression, ensure_all_finite="allow-nan")
+        y = column_or_1d(y, warn=True)
+        if not regression:
+            check_classification_targets(y)
+            if len(np.unique(y)) < 2:
+                raise DataError(f"gradient boosting needs at least two classes in y; it has one class, {y[0]!r}")
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            if sample_weight.shape != (len(y),):
+                raise DataError(f"sample_weight must have one weight per row ({len(y)}), got shape {sample_weight.shape}")
+            if not np.any(sample_weight):
+                raise DataError("sample_weight: every weight is zero; at least one row needs a positive weight")
+        names = [str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_") else None
+        ds = from_numpy(X, y, feature_names=names, task=self._task, sample_weight=sample_weight)
+        self.model_ = hist_gradient_boosting(
+            ds,
+            loss=self.loss,
+            learning_rate=self.learning_rate,
+            max_iter=self.max_iter,
+            max_leaf_nodes=self.max_leaf_nodes,
+            max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            l2_regularization=self.l2_regularization,
+            max_bins=self.max_bins,
+            categorical_features=self.categorical_features,
+            early_stopping=self.early_stopping,
+            scoring=self.scoring,
+            validation_fraction=self.validation_fraction,
+            n_iter_no_change=self.n_iter_no_change,
+            tol=self.tol,
+            random_state=_seed(self.random_state),
+        )
+        self.n_iter_ = int(self.model_.option("n_iter_"))
+        self.n_trees_per_iteration_ = self.model_.n_outputs
+        if not regression:
+            self.classes_ = np.unique(y)
+            self.n_classes_ = len(self.classes_)
+            learned = self.model_.schema.classes
+            if len(learned) != len(self.classes_) or any(category_key(a) != category_key(b) for a, b in zip(learned, self.classes_.tolist())):
+                raise DataError(f"the labels {list(self.classes_)[:6]} do not sort the same way in puretree ({list(learned)[:6]}); give them one type")
+        return self
+
+    def _rows(self, X: Any) -> Any:
+        check_is_fitted(self, "model_")
+        return validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a missing value: the side each split learned
+        return tags
+
+
+class HistGradientBoostingClassifier(_HistGradientBoosting, GradientBoostingClassifier):
+    """:func:`puretree.hist_gradient_boosting` as a scikit-learn classifier, with the parameters
+    of scikit-learn's ``HistGradientBoostingClassifier`` (1.9) that mean the same and its
+    defaults (``loss="log_loss"``). ``random_state=None`` is seed 0 (the early-stopping split).
+    Absent: ``monotonic_cst``, ``interaction_cst``, ``warm_start``, ``class_weight``,
+    ``verbose``, ``max_features``; ``categorical_features`` other than None is refused (no native
+    categorical splits yet), ``scoring`` is ``"loss"`` only.
+
+    >>> import numpy as np
+    >>> X = np.array([[float(i)] for i in range(40)]); y = np.array(["a"] * 20 + ["b"] * 20)
+    >>> clf = HistGradientBoostingClassifier(max_iter=5, min_samples_leaf=5).fit(X, y)
+    >>> clf.predict([[3.0], [33.0]]).tolist(), clf.n_iter_, clf.n_trees_per_iteration_
+    (['a', 'b'], 5, 1)
+    """
+
+    def __init__(
+        self,
+        *,
+        loss: str = "log_loss",
+        learning_rate: float = 0.1,
+        max_iter: int = 100,
+        max_leaf_nodes: int | None = 31,
+        max_depth: int | None = None,
+        min_samples_leaf: int = 20,
+        l2_regularization: float = 0.0,
+        max_bins: int = 255,
+        categorical_features: Any = None,
+        early_stopping: Any = "auto",
+        scoring: str = "loss",
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-7,
+        random_state: Any = None,
+    ) -> None:
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.random_state = random_state
+
+class HistGradientBoostingRegressor(_HistGradientBoosting, GradientBoostingRegressor):
+    """:func:`puretree.hist_gradient_boosting` as a scikit-learn regressor (``loss="squared_error"``);
+    the other parameters and what is absent as :class:`HistGradientBoostingClassifier`'s.
+
+    >>> import numpy as np
+    >>> X = np.array([[float(i)] for i in range(40)])
+    >>> reg = HistGradientBoostingRegressor(max_iter=20, learning_rate=0.5, min_samples_leaf=5).fit(X, [0.0] * 20 + [10.0] * 20)
+    >>> [round(float(v), 3) for v in reg.predict([[3.0], [30.0]])]
+    [0.0, 10.0]
+    """
+
+    def __init__(
+        self,
+        *,
+        loss: str = "squared_error",
+        learning_rate: float = 0.1,
+        max_iter: int = 100,
+        max_leaf_nodes: int | None = 31,
+        max_depth: int | None = None,
+        min_samples_leaf: int = 20,
+        l2_regularization: float = 0.0,
+        max_bins: int = 255,
+        categorical_features: Any = None,
+        early_stopping: Any = "auto",
+        scoring: str = "loss",
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-7,
+        random_state: Any = None,
+    ) -> None:
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.l2_regularization = l2_regularization
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.random_state = random_state

@@ -70,7 +70,7 @@ from .params import Interval, Options, check
 from .splits import RAND_R_MAX, SklearnSplitter, resolve_max_features
 from .tree import Tree
 
-__all__ = ["gradient_boosting", "gradient_importances", "LOSSES"]
+__all__ = ["gradient_boosting", "gradient_importances", "validation_split", "LOSSES"]
 
 #: The losses, by task: classification's and regression's.
 LOSSES = {"classification": ("log_loss",), "regression": ("squared_error", "absolute_error", "huber", "quantile")}
@@ -335,6 +335,10 @@ def _validation_split(n: int, fraction: float, seed: int, classes: np.ndarray | 
         train.extend(perm_i[: n_i[i]])
         test.extend(perm_i[n_i[i] : n_i[i] + t_i[i]])
     return rng.permutation(train), rng.permutation(test)
+
+
+#: The early-stopping split (scikit-learn's ``train_test_split``), for the histogram booster too.
+validation_split = _validation_split
 
 
 def _sample_mask(n: int, n_inbag: int, rng: np.random.RandomState) -> np.ndarray:

@@ -204,7 +204,8 @@ def _fit_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-_ENSEMBLES = ("bagging", "forest", "adaboost", "gradient-boosting")
+_ENSEMBLES = ("bagging", "forest", "adaboost", "gradient-boosting", "hist-gradient-boosting")
+_BOOSTERS = ("gradient-boosting", "hist-gradient-boosting")
 
 
 def _max_features(text: str) -> Any:
@@ -233,6 +234,10 @@ def _add_ensemble_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--validation-fraction", type=number(float, low=0, high=1, open_low=True), metavar="F", help="rows held out for --n-iter-no-change (default: 0.1)")
     g.add_argument("--tol", type=number(float, low=0), metavar="X", help="the improvement --n-iter-no-change asks for (default: 1e-4)")
     g.add_argument("--sklearn-tie-break", action="store_true", help="visit the features in scikit-learn's order for --seed: scikit-learn's model (slower: pure Python)")
+    h = p.add_argument_group("histogram gradient boosting (--ensemble hist-gradient-boosting: pt.hist_gradient_boosting; also --n-estimators, --learning-rate, --loss, --n-iter-no-change, "
+                             "--validation-fraction, --tol, --max-leaf-nodes (default 31), --max-depth, --min-samples-leaf (default 20), --seed)")
+    h.add_argument("--l2-regularization", type=number(float, low=0), metavar="X", help="L2 term of every gain and leaf value (default: 0)")
+    h.add_argument("--max-bins", type=positive_int, metavar="N", help="bins per feature, 2 to 255 (default: 255)")
 
 
 def _fit_from_args(args: argparse.Namespace, data: Any) -> Any:
@@ -268,11 +273,42 @@ def _refuse_boosting_options(args: argparse.Namespace) -> None:
     given += ["--sklearn-tie-break"] if getattr(args, "sklearn_tie_break", False) else []
     if given:
         raise ParameterError(f"{', '.join(given)}: for --ensemble gradient-boosting only")
+    _refuse_hist_options(args)
+
+
+_HIST = ("l2_regularization", "max_bins")
+
+
+def _refuse_hist_options(args: argparse.Namespace) -> None:
+    given = [f"--{name.replace('_', '-')}" for name in _HIST if getattr(args, name, None) is not None]
+    if given:
+        raise ParameterError(f"{', '.join(given)}: for --ensemble hist-gradient-boosting only")
+
+
+def _hist_boosting_from_args(args: argparse.Namespace, data: Any, progress: Any = None) -> Any:
+    """``--ensemble hist-gradient-boosting``: pt.hist_gradient_boosting, early stopping on with
+    --n-iter-no-change (off otherwise: the fit is the data's alone)."""
+    from ...hist_gradient_boosting import hist_gradient_boosting
+
+    if args.algorithm != "c45" or args.criterion or args.missing or args.splitter != "best" or args.min_weight_fraction_leaf or args.min_gain is not None or args.monotonic_cst is not None or args.threshold != "midpoint" or args.min_samples_split != 2 or args.min_impurity_decrease or args.max_features is not None or args.subsample is not None or args.alpha is not None or args.sklearn_tie_break:
+        raise ParameterError("--ensemble hist-gradient-boosting grows histogram stage trees: it takes --max-leaf-nodes, --max-depth, --min-samples-leaf, --l2-regularization and --max-bins, not --algorithm, --criterion, --missing, --splitter, --min-weight-fraction-leaf, --min-gain, --monotonic-cst, --threshold, --min-samples-split, --min-impurity-decrease, --max-features, --subsample, --alpha or --sklearn-tie-break")
+    if args.n_trees is not None and args.n_estimators is not None and args.n_trees != args.n_estimators:
+        raise ParameterError(f"--n-trees {args.n_trees} and --n-estimators {args.n_estimators} differ; give one")
+    options = {name: getattr(args, name) for name in ("learning_rate", "loss", "validation_fraction", "tol", "l2_regularization", "max_bins", "max_depth", "min_samples_leaf") if getattr(args, name) is not None}
+    if args.n_iter_no_change is not None:
+        options["n_iter_no_change"] = args.n_iter_no_change
+    return hist_gradient_boosting(
+        data, max_iter=args.n_estimators or args.n_trees or 100, max_leaf_nodes=31 if args.max_leaf_nodes is None else args.max_leaf_nodes,
+        early_stopping=args.n_iter_no_change is not None, random_state=args.seed, progress=progress, **options,
+    )
 
 
 def _ensemble_from_args(args: argparse.Namespace, data: Any) -> Any:
     if args.ensemble == "gradient-boosting":
+        _refuse_hist_options(args)
         return _boosting_from_args(args, data)
+    if args.ensemble == "hist-gradient-boosting":
+        return _hist_boosting_from_args(args, data)
     _refuse_boosting_options(args)
     options = {k: v for k, v in _fit_options(args).items() if v is not None}
     if args.max_features is not None:
@@ -307,7 +343,7 @@ def _summary(model: Any) -> str:
 def _fit(args: argparse.Namespace) -> int:
     check_not_inputs(args.output, [args.data])
     # Reading a large file takes a while too: where progress is shown, say so, and how long it took.
-    boosting = getattr(args, "ensemble", None) == "gradient-boosting"  # its progress: one line per stage
+    boosting = getattr(args, "ensemble", None) in _BOOSTERS  # its progress: one line per stage
     shown = (boosting or not getattr(args, "ensemble", None)) and progress_wanted(args.progress)
     started = time.perf_counter()
     if shown:
@@ -323,7 +359,10 @@ def _fit(args: argparse.Namespace) -> int:
     if boosting:
         bar = _stage_progress(args.progress, args.n_estimators or args.n_trees or 100)
         try:
-            tree = _boosting_from_args(args, data, None if bar is None else (lambda done: bar.update(done - bar.n)))
+            grow_boosted = _hist_boosting_from_args if args.ensemble == "hist-gradient-boosting" else _boosting_from_args
+            if args.ensemble == "gradient-boosting":
+                _refuse_hist_options(args)
+            tree = grow_boosted(args, data, None if bar is None else (lambda done: bar.update(done - bar.n)))
         finally:
             if bar is not None:
                 bar.close()
@@ -340,7 +379,7 @@ def _fit(args: argparse.Namespace) -> int:
     if args.histograms:  # after growth: the training rows routed through the tree (docs/views.md)
         tree = with_histograms(tree, data)
     save(tree, args.output)
-    what = "gradient boosting" if boosting else f"{args.ensemble} ensemble" if getattr(args, "ensemble", None) else f"{args.algorithm} tree"
+    what = args.ensemble.replace("-", " ") if boosting else f"{args.ensemble} ensemble" if getattr(args, "ensemble", None) else f"{args.algorithm} tree"
     if data.schema.is_regression:
         fit_text = f"training mean squared error {float(np.mean((predict(tree, data) - data.y) ** 2)):.6g}"
     else:

@@ -1,0 +1,214 @@
+"""puretree.hist_gradient_boosting (issue 28): histogram gradient boosting on the growth
+package's binned source, a Boosted that exports and round-trips; its accuracy within the
+issue's bounds of scikit-learn's HistGradientBoostingClassifier and LightGBM's (run here)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import puretree as pt
+from puretree.errors import DataError, ParameterError
+from puretree.hist_gradient_boosting import MIN_HESSIAN, _Grower, _should_stop, hist_gradient_boosting
+from puretree.io import from_json, to_json
+from puretree.nodes import Split
+
+import lightgbm as lgb  # a test dependency (constraints/test.txt): the reference is run here
+from sklearn import datasets
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.model_selection import train_test_split
+
+# The issue's protocol: 5 stratified 75/25 splits, seeds 0-4.
+PROTOCOL = dict(max_iter=100, learning_rate=0.1, max_leaf_nodes=31, min_samples_leaf=20, l2_regularization=0.0, max_bins=255)
+
+
+def _small(seed=0, n=300, p=4, classes=2, nan=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (classes > 2) * (X[:, 2] > 0.5).astype(int)
+    if nan:
+        X[rng.random((n, p)) < nan] = np.nan
+    return X, y
+
+
+def _accuracies(X, y):
+    """Mean test accuracy (percent) and mean count of correct test rows of the three boosters."""
+    acc = {"puretree": [], "sklearn": [], "lightgbm": []}
+    for seed in range(5):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, stratify=y, random_state=seed)
+        ours = hist_gradient_boosting(Xtr, ytr, early_stopping=False, **PROTOCOL)
+        acc["puretree"].append(np.sum(ours.predict(Xte) == yte))
+        theirs = HistGradientBoostingClassifier(early_stopping=False, random_state=0, **PROTOCOL).fit(Xtr, ytr)
+        acc["sklearn"].append(np.sum(theirs.predict(Xte) == yte))
+        light = lgb.LGBMClassifier(n_estimators=100, learning_rate=0.1, num_leaves=31, min_data_in_leaf=20, lambda_l2=0.0, max_bin=255, min_sum_hessian_in_leaf=1e-3, verbose=-1, n_jobs=2).fit(Xtr, ytr)
+        acc["lightgbm"].append(np.sum(light.predict(Xte) == yte))
+    n_test = len(yte)
+    return {k: float(np.mean(v)) for k, v in acc.items()}, n_test
+
+
+def test_breast_cancer_within_two_test_rows_of_sklearn_and_lightgbm():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    correct, _ = _accuracies(X, y)
+    assert abs(correct["puretree"] - correct["sklearn"]) <= 2, correct
+    assert abs(correct["puretree"] - correct["lightgbm"]) <= 2, correct
+
+
+def test_digits_within_half_a_point_of_sklearn_and_lightgbm():
+    X, y = datasets.load_digits(return_X_y=True)
+    correct, n_test = _accuracies(X, y)
+    pct = {k: 100 * v / n_test for k, v in correct.items()}
+    assert abs(pct["puretree"] - pct["sklearn"]) <= 0.5, pct
+    assert abs(pct["puretree"] - pct["lightgbm"]) <= 0.5, pct
+
+
+def test_deterministic_and_the_input_untouched():
+    X, y = _small(nan=0.1)
+    X0, y0 = X.copy(), y.copy()
+    a = hist_gradient_boosting(X, y, max_iter=10, min_samples_leaf=5)
+    b = hist_gradient_boosting(X, y, max_iter=10, min_samples_leaf=5, threads=1)
+    assert a == b
+    assert np.array_equal(X, X0, equal_nan=True) and np.array_equal(y, y0)
+
+
+def test_training_raw_scores_are_the_models():
+    # the fit's own raw scores (leaf values summed per row) are what the model answers: the
+    # thresholds send every training row where its bin went, missing values included
+    X, y = _small(nan=0.15, classes=3)
+    model = hist_gradient_boosting(X, y, max_iter=8, min_samples_leaf=5)
+    assert model.n_outputs == 3
+    acc = (model.predict(X) == y).mean()
+    assert acc > 0.85
+
+
+def test_json_round_trip():
+    X, y = _small(nan=0.1)
+    model = hist_gradient_boosting(X, y, max_iter=6, min_samples_leaf=5)
+    again = from_json(to_json(model))
+    assert again == model
+    assert np.array_equal(again.decision_function(X), model.decision_function(X))
+
+
+@pytest.mark.parametrize("target", ["python", "c"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_exported_code_gives_the_raw_scores_bit_for_bit(target, classes):
+    X, y = _small(nan=0.1, classes=classes)
+    model = hist_gradient_boosting(X, y, max_iter=5, min_samples_leaf=10)
+    report = pt.verify(model, X[:60], target)
+    assert report.n_checked >= 60 and report.n_mismatches == 0, report.mismatches[:3]
+
+
+def test_regression_exported_and_close():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-2, 2, size=(400, 3))
+    y = np.sin(X[:, 0]) * 3 + X[:, 1]
+    model = hist_gradient_boosting(X, y, loss="squared_error", max_iter=60, min_samples_leaf=5)
+    assert model.loss == "squared_error" and model.n_outputs == 1
+    assert np.mean((model.predict(X) - y) ** 2) < 0.05 * np.var(y)
+    assert pt.verify(model, X[:40], "c").n_mismatches == 0
+
+
+def test_missing_values_learn_their_side():
+    # the label is 1 exactly where x0 is missing: one split sends the missing values right
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 1))
+    y = np.zeros(200, dtype=int)
+    X[:50, 0] = np.nan
+    y[:50] = 1
+    model = hist_gradient_boosting(X, y, max_iter=20, max_leaf_nodes=2, min_samples_leaf=5)
+    root = model.stages[0][0].root
+    assert isinstance(root, Split) and root.test.missing_branch == 1 and root.test.value == math.inf
+    assert model.predict([[np.nan]]).tolist() == [1] and model.predict([[0.3]]).tolist() == [0]
+
+
+def test_max_leaf_nodes_and_min_samples_leaf_hold():
+    X, y = _small(n=500)
+    model = hist_gradient_boosting(X, y, max_iter=4, max_leaf_nodes=5, min_samples_leaf=30)
+    for (tree,) in model.stages:
+        leaves = [n for n in pt.fold.iter_nodes(tree) if not isinstance(n, Split)]
+        assert len(leaves) <= 5
+        counts = np.bincount(np.asarray(pt.apply(tree, X)))
+        assert counts[counts > 0].min() >= 30 and np.count_nonzero(counts) == len(leaves)
+
+
+def test_l2_regularization_shrinks_the_leaves():
+    # a leaf's value is -G / (H + l2): a larger l2, smaller values at the same splits
+    X, y = _small()
+    plain = hist_gradient_boosting(X, y, max_iter=1, max_leaf_nodes=2, min_samples_leaf=5)
+    shrunk = hist_gradient_boosting(X, y, max_iter=1, max_leaf_nodes=2, min_samples_leaf=5, l2_regularization=50.0)
+    a, b = np.abs(plain.decision_function(X) - plain.init[0]), np.abs(shrunk.decision_function(X) - shrunk.init[0])
+    assert np.all(b < a)
+
+
+def test_early_stopping_stops_and_counts_its_stages():
+    X, y = _small(n=600)
+    model = hist_gradient_boosting(X, y, max_iter=500, early_stopping=True, n_iter_no_change=3, min_samples_leaf=5, learning_rate=0.5, random_state=1)
+    n = model.option("n_iter_")
+    assert n == len(model.stages) < 500
+    off = hist_gradient_boosting(X, y, max_iter=7, early_stopping=False, min_samples_leaf=5)
+    assert off.option("n_iter_") == 7
+
+
+@given(st.lists(st.floats(-1.0, 0.0), min_size=1, max_size=30), st.integers(1, 5))
+@settings(max_examples=50)
+def test_should_stop_is_scikit_learns_rule(scores, n):
+    from sklearn.ensemble._hist_gradient_boosting.gradient_boosting import BaseHistGradientBoosting
+
+    class _Probe:
+        n_iter_no_change = n
+        tol = 1e-7
+
+    theirs = BaseHistGradientBoosting._should_stop(_Probe(), scores)
+    assert _should_stop(scores, n, 1e-7) == theirs
+
+
+def test_best_split_takes_the_l2_term_and_the_hessian_floor():
+    # one feature, two bins: sums (h, -g, ., rows); l2 enters the gain
+    H = np.zeros((1, 3, 4))
+    H[0, 0] = [10.0, 5.0, 0.0, 10.0]
+    H[0, 1] = [10.0, -5.0, 0.0, 10.0]
+    grower = _Grower(np.zeros((20, 1)), np.zeros((20, 1), dtype=np.uint8), [np.array([0.0, 1.0])], 3, max_leaf_nodes=None, max_depth=None, min_samples_leaf=1, l2=2.0, threads=1)
+    gain, f, b, side = grower.best_split(H, H[0].sum(axis=0))
+    assert (f, b, side) == (0, 0, 1) and gain == pytest.approx(25 / 12 + 25 / 12 - 0.0)
+    H[0, 0, 0] = MIN_HESSIAN / 2  # too little hessian on the left: no split
+    assert grower.best_split(H, H[0].sum(axis=0)) is None
+
+
+def test_bad_input_is_refused_by_name():
+    X, y = _small()
+    with pytest.raises(ParameterError, match="categorical_features"):
+        hist_gradient_boosting(X, y, categorical_features=[0])
+    with pytest.raises(ParameterError, match="max_bins"):
+        hist_gradient_boosting(X, y, max_bins=256)
+    with pytest.raises(ParameterError, match="scoring"):
+        hist_gradient_boosting(X, y, scoring="accuracy")
+    with pytest.raises(ParameterError, match="log_loss"):
+        hist_gradient_boosting(X, y, loss="absolute_error")
+    bad = X.copy()
+    bad[3, 2] = np.inf
+    with pytest.raises(DataError, match="'x2'.*inf"):
+        hist_gradient_boosting(bad, y)
+    with pytest.raises(ParameterError, match="categorical.*'colour'"):
+        hist_gradient_boosting([{"colour": "red", "x": 1.0}, {"colour": "blue", "x": 2.0}] * 20, [0, 1] * 20)
+    with pytest.raises(DataError, match="two classes"):
+        hist_gradient_boosting(X, np.zeros(len(X), dtype=int))
+
+
+def test_command_line_fit_hist_gradient_boosting(tmp_path):
+    import subprocess
+    import sys
+
+    X, y = _small(n=200, nan=0.05)
+    rows = ["a,b,c,d,label"] + [",".join("" if np.isnan(v) else repr(float(v)) for v in x) + f",{'yes' if t else 'no'}" for x, t in zip(X, y)]
+    data = tmp_path / "data.csv"
+    data.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "model.json"
+    run = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "label", "--ensemble", "hist-gradient-boosting", "--n-estimators", "7", "--min-samples-leaf", "5", "--no-progress", "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    model = pt.load(out)
+    assert len(model.stages) == 7 and model.option("builder") == "hist_gradient_boosting" and model.option("min_samples_leaf") == 5
+    bad = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "label", "--ensemble", "forest", "--l2-regularization", "1", "-o", str(tmp_path / "f.json")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "--l2-regularization: for --ensemble hist-gradient-boosting only" in bad.stderr and "Traceback" not in bad.stderr

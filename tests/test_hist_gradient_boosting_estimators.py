@@ -1,0 +1,57 @@
+"""The histogram gradient boosting estimators (puretree.estimators.HistGradientBoostingClassifier
+and HistGradientBoostingRegressor, issue 28) pass scikit-learn's estimator checks, wrap
+puretree.hist_gradient_boosting, and name their fitted state as scikit-learn's."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.utils.estimator_checks import estimator_checks_generator
+
+import puretree as pt
+from puretree.errors import ParameterError
+from puretree.estimators import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+# Few stages: the checks fit many times.
+ESTIMATORS = [HistGradientBoostingClassifier(max_iter=10), HistGradientBoostingRegressor(max_iter=10)]
+
+
+def scikit_learn_checks():
+    for estimator in ESTIMATORS:
+        for item in estimator_checks_generator(estimator, mark="xfail", xfail_strict=True):
+            est, check = getattr(item, "values", item)
+            name = check.func.__name__
+            if name != "check_array_api_input":  # runs only with SCIPY_ARRAY_API set; no array-API support is declared
+                yield pytest.param(est, check, id=f"{type(est).__name__}-{name}")
+
+
+@pytest.mark.parametrize("estimator, check", list(scikit_learn_checks()))
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+def test_the_estimator_is_the_function():
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[::7, 1] = np.nan
+    clf = HistGradientBoostingClassifier(max_iter=8, min_samples_leaf=5).fit(X, y)
+    model = pt.hist_gradient_boosting(X, y, max_iter=8, min_samples_leaf=5, random_state=0)
+    assert np.array_equal(clf.decision_function(X), model.decision_function(X))
+    assert np.array_equal(clf.predict_proba(X), model.predict_proba(X))
+    assert clf.n_iter_ == 8 and clf.n_trees_per_iteration_ == 3
+
+
+def test_staged_predictions_end_at_the_final_ones():
+    X, y = load_breast_cancer(return_X_y=True)
+    clf = HistGradientBoostingClassifier(max_iter=500, early_stopping=True, n_iter_no_change=3, learning_rate=0.5).fit(X, y)
+    staged = list(clf.staged_predict_proba(X))
+    assert len(staged) == clf.n_iter_ < 500
+    assert np.array_equal(staged[-1], clf.predict_proba(X))
+    assert np.array_equal(list(clf.staged_predict(X))[-1], clf.predict(X))
+    reg = HistGradientBoostingRegressor(max_iter=5).fit(X, y.astype(float))
+    assert np.array_equal(list(reg.staged_predict(X))[-1], reg.predict(X))
+
+
+def test_categorical_features_refused_by_name():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ParameterError, match="categorical_features"):
+        HistGradientBoostingClassifier(categorical_features=[0]).fit(X, y)
