@@ -110,7 +110,7 @@ HELPER_STACK_BYTES = 64
 
 #: The feature types of quantized (fixed-point) code, codegen's ``quantize=``: tests/test_mcu.py
 #: adds each model's quantized forms to these types' firmwares (the integer rows go through the
-#: runner as any int16/int32 rows do: ``lit.C_TYPES`` and :func:`_encode`).
+#: runner as any int8/int16/int32 rows do: ``lit.C_TYPES`` and :func:`_encode`).
 QUANTIZED_FEATURE_TYPES: tuple[str, ...] = ("int8", "int16", "int32")
 
 GCC = "arm-none-eabi-gcc"

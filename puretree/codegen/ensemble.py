@@ -341,7 +341,7 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     run on ``X`` and on every member's check rows, compared with the library: probabilities
     (values; AdaBoost's votes and class) exactly, AdaBoost's probabilities to 1e-12.
 
-    With ``quantize`` (C, ``feature_type`` int16 or int32), as for a tree: the integer code
+    With ``quantize`` (C, ``feature_type`` int8, int16 or int32), as for a tree: the integer code
     against the ensemble of quantized members (:func:`quantized_ensemble`) on the quantized
     rows and every member's check rows, the ensemble's ``NAME_quantize`` against puretree's
     quantization value for value, and the rows of ``X`` whose prediction the quantization
