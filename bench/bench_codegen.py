@@ -17,7 +17,7 @@ deepest chain-shaped tree both tools can take) it prints:
 - mismatches against scikit-learn's ``predict`` on the test rows plus every threshold's
   float32/float64 neighbourhood (for the int16 forms: on those rows rounded to integers, the
   inputs an int16 program can receive; for the quantized form: against puretree's quantized
-  tree on the quantized rows);
+  tree on the quantized rows; the int8 quantized form likewise, on int8's scale);
 - the tables ``export --report`` computes for puretree's code, and how often each code agrees
   with the float model on the held-out test rows as it receives them (int16: cast; quantized:
   float readings through ``NAME_quantize``);
@@ -59,6 +59,7 @@ from sklearn.tree import DecisionTreeClassifier
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from puretree.codegen import generate  # noqa: E402
+from puretree.codegen import literals as lit  # noqa: E402
 from puretree.codegen.lower import feature_ranges, lower, quantize, quantized_tree, resources, tree_quantization  # noqa: E402
 from puretree.codegen.verify import load_python  # noqa: E402
 from puretree.sklearn import from_sklearn  # noqa: E402
@@ -107,6 +108,7 @@ FORMS = [
     ("puretree c-table compact double", "c-table", "compact", "double", False),
     ("puretree c-table compact int16", "c-table", "compact", "int16", False),
     ("puretree c-table compact int16 quantized", "c-table", "compact", "int16", True),
+    ("puretree c-table compact int8 quantized", "c-table", "compact", "int8", True),
     ("puretree c-table float", "c-table", "table", "float", False),
     ("puretree c-table double", "c-table", "table", "double", False),
     ("puretree c-table int16", "c-table", "table", "int16", False),
@@ -137,7 +139,7 @@ def sources(est, tree, work: Path, ranges) -> dict[str, tuple[str, str, str, str
         for fname, text in files.items():
             (work / fname).write_text(text)
         if quantized:
-            wrap = f"static int {name}_run(const float *x) {{ int16_t q[N_FEATURES]; {name}_quantize(x, q); return {name}_predict(q); }}"
+            wrap = f"static int {name}_run(const float *x) {{ {lit.C_TYPES[ftype][0]} q[N_FEATURES]; {name}_quantize(x, q); return {name}_predict(q); }}"
             out[key] = (str(work / f"{name}.c"), "float", f"{name}_run(x)", wrap, tables)
         else:
             out[key] = (str(work / f"{name}.c"), CTYPES[ftype], f"{name}_predict(x)", "", tables)
@@ -414,9 +416,10 @@ def main() -> None:
         want16 = est.predict(rows16)
         want_test = est.predict(Xte)
         ranges = feature_ranges(Xtr)
-        offset, scale = tree_quantization(tree, ranges, "int16")
-        qtree = quantized_tree(tree, offset, scale, "int16")
-        want_q = np.asarray(qtree.predict(quantize(rows, offset, scale, "int16")))
+        want_q = {}  # per quantized feature type: puretree's quantized tree on the quantized rows
+        for qtype in {f[3] for f in FORMS if f[4]}:
+            offset, scale = tree_quantization(tree, ranges, qtype)
+            want_q[qtype] = np.asarray(quantized_tree(tree, offset, scale, qtype).predict(quantize(rows, offset, scale, qtype)))
         lines = []
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
@@ -438,8 +441,8 @@ def main() -> None:
                 m0, m4 = (flash(key, c_file, ctype, call, wrap, rows.shape[1], cpu, work) for cpu in ("M0", "M4"))
                 # Integer forms are exact on integer inputs: compare on the rows rounded to int16.
                 # A quantized form is exact against puretree's quantized tree on quantized rows.
-                quantized = key.endswith("quantized")
-                use, expect = (rows16, want16) if ctype == "int16_t" else (rows, want_q if quantized else want)
+                qtype = key.split()[-2] if key.endswith("quantized") else None
+                use, expect = (rows16, want16) if ctype == "int16_t" else (rows, want_q[qtype] if qtype else want)
                 try:
                     ns, got = host_run(key, c_file, ctype, call, wrap, use, work)
                     bad = int((est.classes_[got] != expect).sum())

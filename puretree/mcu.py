@@ -110,8 +110,8 @@ HELPER_STACK_BYTES = 64
 
 #: The feature types of quantized (fixed-point) code, codegen's ``quantize=``: tests/test_mcu.py
 #: adds each model's quantized forms to these types' firmwares (the integer rows go through the
-#: runner as any int16/int32 rows do: ``lit.C_TYPES`` and :func:`_encode`).
-QUANTIZED_FEATURE_TYPES: tuple[str, ...] = ("int16", "int32")
+#: runner as any int8/int16/int32 rows do: ``lit.C_TYPES`` and :func:`_encode`).
+QUANTIZED_FEATURE_TYPES: tuple[str, ...] = ("int8", "int16", "int32")
 
 GCC = "arm-none-eabi-gcc"
 QEMU = "qemu-system-arm"
@@ -236,7 +236,7 @@ def _encode(rows: np.ndarray, feature_type: str) -> bytes:
         with np.errstate(over="ignore"):
             return np.ascontiguousarray(rows, dtype="<f4").tobytes()
     lo = lit.C_TYPES[feature_type][1][0]
-    return np.where(np.isnan(rows), lo, rows).astype("<i2" if feature_type == "int16" else "<i4").tobytes()
+    return np.where(np.isnan(rows), lo, rows).astype({"int8": "i1", "int16": "<i2"}.get(feature_type, "<i4")).tobytes()
 
 
 def _answer_dtype(p: Program) -> np.dtype:

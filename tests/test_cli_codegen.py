@@ -55,7 +55,7 @@ def test_verify_exits_non_zero_on_a_mismatch(model, tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["export", "{model}", "--target", "c", "--name", "1bad", "-o", "x"], "invalid name"),
-    (["export", "{model}", "--target", "c", "--feature-type", "int8", "-o", "x"], "invalid choice"),
+    (["export", "{model}", "--target", "c", "--feature-type", "int64", "-o", "x"], "invalid choice"),
     (["export", "{model}", "--target", "cobol", "-o", "{tmp}"], "unknown target"),
     (["export", "{model}", "--target", "c", "--template-dir", "/no/such/dir", "-o", "{tmp}"], "does not exist"),
     (["verify", "{model}", "/no/such.csv", "--target", "c"], "no/such.csv"),

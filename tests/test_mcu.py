@@ -4,7 +4,8 @@ One firmware per core and feature type (puretree.mcu) holds every model below in
 forms; one QEMU run sends it all their rows through semihosting: the rows of the data the
 model learned from plus the rows verify derives (every node, each threshold and its
 neighbours in the feature type, unseen categories, missing values). Every answer, class and
-probabilities or regression value, must equal the library's bit for bit. The int16 and
+probabilities or regression value, must equal the library's bit for bit (int8 on the
+Cortex-M4F only, every other feature type on every board). The int8, int16 and
 int32 firmwares also hold every model's quantized (fixed-point) forms, checked against the
 integer tree as verify checks them on the host; one more firmware per core (double rows) holds
 ensembles (forest, bagging regressor, AdaBoost with its votes) and the quantizers
@@ -50,6 +51,9 @@ from puretree.strategies import trees
 DATA = Path(__file__).parent / "data"
 CORES = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7")
 TYPES = FEATURE_TYPES
+# Every feature type on every board, but int8 on the Cortex-M4F only: its code is int16's
+# with narrower values (one more board run, not four).
+BOARD_TYPES = [(core, ftype) for core in CORES for ftype in TYPES if ftype != "int8" or core == "cortex-m4"]
 FORMS = ("c", "c-table")
 # Quantized (fixed-point) code joins the int16 and int32 firmwares (mcu's hook) in every C
 # form: nested, table and the compact table (where the tree allows it).
@@ -189,8 +193,7 @@ def board_runs(tmp_path_factory):
 
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("model", NAMES)
-@pytest.mark.parametrize("ftype", TYPES)
-@pytest.mark.parametrize("core", CORES)
+@pytest.mark.parametrize("core,ftype", BOARD_TYPES)
 def test_generated_c_on_the_board_equals_predict(board_runs, core, ftype, model, form):
     tree, rows, proba, got, _ = board_runs(core, ftype)[model, form]
     n_train = next(X for name, _, X, _ in models() if name == model).shape[0]
@@ -199,8 +202,7 @@ def test_generated_c_on_the_board_equals_predict(board_runs, core, ftype, model,
 
 
 @pytest.mark.parametrize("model", NAMES)
-@pytest.mark.parametrize("ftype", mcu.QUANTIZED_FEATURE_TYPES)
-@pytest.mark.parametrize("core", CORES)
+@pytest.mark.parametrize("core,ftype", [(c, f) for c, f in BOARD_TYPES if f in mcu.QUANTIZED_FEATURE_TYPES])
 def test_quantized_c_on_the_board_equals_the_quantized_tree(board_runs, core, ftype, model):
     # The integer code on the quantized rows (training rows and the integer tree's derived
     # ones) against the tree verify checks it against on the host: quantized_tree.
@@ -217,8 +219,7 @@ def test_the_compact_form_is_quantized_on_the_board_where_it_applies():
     assert {"temp_error", "sk_cancer", "reg_error"} <= compact
 
 
-@pytest.mark.parametrize("ftype", FEATURE_TYPES)
-@pytest.mark.parametrize("core", CORES)
+@pytest.mark.parametrize("core,ftype", BOARD_TYPES)
 def test_measured_stack_bounds_what_the_board_uses(board_runs, core, ftype):
     # The figure -fstack-usage gives along the deepest call chain (what the header states)
     # against the stack the calls really used on the board, painted and read back, over all
@@ -415,7 +416,7 @@ def _quantizer(name, ftype):
     offset, scale = tree_quantization(tree, ranges, ftype)
     model = f"{name}_qm_{ftype}"
     files = generate(tree, "c-table", name=model, feature_type=ftype, proba=proba, quantize=ranges)
-    n, ctype = tree.schema.n_features, {"int16": "int16_t", "int32": "int32_t"}[ftype]
+    n, ctype = tree.schema.n_features, C_TYPES[ftype][0]
     body = (f"int qz_{model}_predict(const double *x) {{ (void)x; return 0; }}\n"
             f"int qz_{model}_predict_proba(const double *x, double *out) {{\n"
             f"    float f[{n}];\n    {ctype} q[{n}];\n    int k;\n"
@@ -455,7 +456,7 @@ EXTRA_RUNS = (*CORES, "cortex-m7 -ffp-contract=fast")
 @pytest.fixture(scope="session")
 def extra_runs(tmp_path_factory):
     """Per board (and the M7 once more, built with -ffp-contract=fast), one firmware of double
-    rows and one QEMU run: the ensembles, AdaBoost's votes and the quantizers of int16 and int32."""
+    rows and one QEMU run: the ensembles, AdaBoost's votes and the quantizers of int8, int16 and int32."""
     cache = {}
 
     def run(key):

@@ -388,7 +388,7 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     run on ``X`` and on every member's check rows, compared with the library: probabilities
     (values; AdaBoost's votes and class) exactly, AdaBoost's probabilities to 1e-12.
 
-    With ``quantize`` (C, ``feature_type`` int16 or int32), as for a tree: the integer code
+    With ``quantize`` (C, ``feature_type`` int8, int16 or int32), as for a tree: the integer code
     against the ensemble of quantized members (:func:`quantized_ensemble`) on the quantized
     rows and every member's check rows, the ensemble's ``NAME_quantize`` against puretree's
     quantization value for value, and the rows of ``X`` whose prediction the quantization
@@ -409,7 +409,7 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     if on is not None and sanitize:
         raise CodegenError("the sanitizers run on the host only, not with a microcontroller")
     if quantize is not None and target == "python":
-        raise CodegenError("quantization is for C targets (with feature type int16 or int32)")
+        raise CodegenError("quantization is for C targets (with feature type int8, int16 or int32)")
     single.allowed_changes(max_changed, 0)  # a bad value fails before anything is built
     options.pop("proba", None)  # the combiner always answers with probabilities
     encoded = _encode(X)
@@ -435,7 +435,7 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
         else:
             got = _run_c(ens, files, work, name, ftype, rows, sanitize, quantized=quantize is not None)
             if quantize is not None:
-                probes = np.vstack([single.quantize_probes(tree, encoded if i == 0 else encoded[:0], offset, scale) for i, tree in enumerate(ens.members)])
+                probes = np.vstack([single.quantize_probes(tree, encoded if i == 0 else encoded[:0], offset, scale, ftype) for i, tree in enumerate(ens.members)])
                 q_got = single.run_quantize(work / "qdriver", probes, ftype)
     bad = [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same(ens, w, g)]
     if len(got) != len(want):

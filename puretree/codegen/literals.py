@@ -55,6 +55,7 @@ __all__ = [
 C_TYPES: dict[str, tuple[str, Any]] = {
     "double": ("double", None),
     "float": ("float", None),
+    "int8": ("int8_t", (-(2**7), 2**7 - 1)),
     "int16": ("int16_t", (-(2**15), 2**15 - 1)),
     "int32": ("int32_t", (-(2**31), 2**31 - 1)),
 }
@@ -119,11 +120,11 @@ def c_float(value: float) -> str:
 def c_int(value: int, ctype: str = "int32_t") -> str:
     """A C integer literal in range of ``ctype``; the type's minimum is spelled with its macro.
 
-    >>> c_int(-5), c_int(-(2**31)), c_int(-(2**15), "int16_t")
-    ('(-5)', 'INT32_MIN', 'INT16_MIN')
+    >>> c_int(-5), c_int(-(2**31)), c_int(-(2**15), "int16_t"), c_int(-128, "int8_t")
+    ('(-5)', 'INT32_MIN', 'INT16_MIN', 'INT8_MIN')
     """
     value = int(value)
-    minimum = {"int16_t": -(2**15), "int32_t": -(2**31)}.get(ctype)
+    minimum = {"int8_t": -(2**7), "int16_t": -(2**15), "int32_t": -(2**31)}.get(ctype)
     if value == minimum:
         return ctype.replace("_t", "").upper() + "_MIN"
     return f"({value})" if value < 0 else str(value)

@@ -110,7 +110,7 @@ def check_options(target: str, options: Mapping[str, Any] | None) -> dict[str, A
     name = opts["name"]
     if not isinstance(name, str) or not lit.c_identifier_ok(name):
         raise CodegenError(f"invalid name {name!r}: use an ASCII letter followed by letters, digits or single underscores (at most 31 characters, not a keyword)")
-    ftype = {"int16_t": "int16", "int32_t": "int32"}.get(opts["feature_type"], opts["feature_type"])
+    ftype = {"int8_t": "int8", "int16_t": "int16", "int32_t": "int32"}.get(opts["feature_type"], opts["feature_type"])
     if ftype not in lit.C_TYPES:
         raise CodegenError(f"unknown feature type {opts['feature_type']!r}; choose one of {list(FEATURE_TYPES)}")
     opts["feature_type"] = ftype
@@ -169,18 +169,18 @@ def _value_literal(language: str, value: Any) -> str:
 #: becomes 0) and truncates it (``s`` is not negative, so that is its floor, with no libm
 #: call): ``q = (int) s + shift``. Values lie in ``[1 + shift, high + shift]`` and a missing
 #: value is ``shift``, the type's minimum; every constant is a float32 value (2**31 - 1 is not).
-QUANTIZER = {"int16": (2**15, 2**16 - 1, -(2**15)), "int32": (2**30, 2**31 - 2**7, -(2**31))}
+QUANTIZER = {"int8": (2**7, 2**8 - 1, -(2**7)), "int16": (2**15, 2**16 - 1, -(2**15)), "int32": (2**30, 2**31 - 2**7, -(2**31))}
 #: Half the width of the integer range a feature's training range is mapped onto, per type:
 #: ``bias - QUANTIZED_MAX + shift`` to ``bias + QUANTIZED_MAX + shift`` (:func:`quantized_range`).
-QUANTIZED_MAX = {"int16": 2**15 - 1, "int32": 2**30 - 2**8}
+QUANTIZED_MAX = {"int8": 2**7 - 1, "int16": 2**15 - 1, "int32": 2**30 - 2**8}
 
 
 def quantized_range(ftype: str) -> tuple[int, int]:
     """The integers a feature's training range is mapped onto (readings outside it reach
     at most one unit further, clamped; the type's minimum is the missing value).
 
-    >>> quantized_range("int16"), quantized_range("int32")
-    ((-32767, 32767), (-2147483392, -256))
+    >>> quantized_range("int8"), quantized_range("int16"), quantized_range("int32")
+    ((-127, 127), (-32767, 32767), (-2147483392, -256))
     """
     bias, _, shift = QUANTIZER[ftype]
     return bias - QUANTIZED_MAX[ftype] + shift, bias + QUANTIZED_MAX[ftype] + shift
@@ -222,7 +222,7 @@ def quantization(schema: Any, ranges: Any, ftype: str, *, used: Any = None) -> t
     ([1.0, 0.0], [32767.0, 0.0])
     """
     if ftype not in QUANTIZER:
-        raise CodegenError(f"quantization needs an integer feature type (int16 or int32), not {ftype!r}")
+        raise CodegenError(f"quantization needs an integer feature type (int8, int16 or int32), not {ftype!r}")
     ranges = list(ranges)
     if len(ranges) != schema.n_features:
         raise CodegenError(f"quantization needs one (low, high) range per feature: got {len(ranges)} for {schema.n_features} features")
@@ -393,7 +393,7 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     quant = None
     if opts["quantize"] is not None:
         if language != "c":
-            raise CodegenError("quantization is for C targets (with feature type int16 or int32)")
+            raise CodegenError("quantization is for C targets (with feature type int8, int16 or int32)")
         used = read_features(tree)
         quant = quantizer_model(schema, opts["quantize"], ftype, used=used)
         offset, scale = quantization(schema, quant["ranges"], ftype, used=used)
@@ -835,7 +835,7 @@ def _lines(flat: Any, tree: Tree, internal_index: dict[int, int], outcome_of: di
     return out
 
 
-_C_SIZES = {"uint8_t": 1, "uint16_t": 2, "uint32_t": 4, "int16_t": 2, "int32_t": 4, "float": 4, "double": 8}
+_C_SIZES = {"uint8_t": 1, "uint16_t": 2, "uint32_t": 4, "int8_t": 1, "int16_t": 2, "int32_t": 4, "float": 4, "double": 8}
 
 
 def resources(model: Mapping[str, Any]) -> dict[str, Any]:

@@ -307,11 +307,11 @@ def generate(
 
     ``target``: ``"python"``, ``"c"`` (nested if/else), ``"c-table"`` (node tables and one
     loop) or a target from ``template_dirs``. ``feature_type`` (C): ``double``, ``float``,
-    ``int16`` or ``int32``. ``proba``: also generate ``predict_proba``. ``form`` (C: ``compact``, the smallest table; Python):
+    ``int8``, ``int16`` or ``int32``. ``proba``: also generate ``predict_proba``. ``form`` (C: ``compact``, the smallest table; Python):
     ``auto`` picks nested if/else when the tree is shallow enough, a table otherwise.
     ``index_type`` (C): ``auto`` (the smallest that fits) or ``uint8_t``/``uint16_t``/``uint32_t``;
     a tree too large for it raises :class:`~puretree.errors.CodegenError`. ``quantize`` (C,
-    int16/int32): one ``(low, high)`` range per feature (:func:`~puretree.codegen.lower.feature_ranges`
+    int8/int16/int32): one ``(low, high)`` range per feature (:func:`~puretree.codegen.lower.feature_ranges`
     of the training data): fixed point, with a ``NAME_quantize`` function.
     """
     env = environment(template_dirs)

@@ -43,7 +43,7 @@ from ..nodes import Codes, Interval
 from ..predict import apply, predict_proba, predict_value
 from ..tree import Tree
 from . import languages, literals as lit
-from .lower import MANIFEST_MARK, check_options, quantize, quantized_tree, tree_quantization
+from .lower import MANIFEST_MARK, QUANTIZED_MAX, check_options, quantize, quantized_tree, tree_quantization
 from .render import generate
 
 __all__ = ["allowed_changes", "STRICT_FLAGS", "SANITIZE_FLAGS", "FP_FLAGS", "quantize_probes", "run_quantize", "Report", "check_rows", "check_batches", "expected", "run_c", "run_python", "verify", "verify_code", "driver_source", "driver_lines", "find_export", "read_manifest", "compile_c", "MAX_REPORTED"]
@@ -137,7 +137,7 @@ def _to_type(X: np.ndarray, tree: Tree, ftype: str) -> np.ndarray:
     if ftype == "float":
         with np.errstate(over="ignore"):
             out = out.astype(np.float32).astype(np.float64)
-    elif ftype in ("int16", "int32"):
+    elif ftype in ("int8", "int16", "int32"):
         lo, hi = lit.C_TYPES[ftype][1]
         present = ~np.isnan(out)
         out[present] = np.clip(np.rint(out[present]), lo + 1, hi)
@@ -502,11 +502,12 @@ def run_quantize(program: Path, rows: np.ndarray, feature_type: str) -> np.ndarr
     return out
 
 
-def quantize_probes(tree: Tree, X: np.ndarray, offset: np.ndarray, scale: np.ndarray) -> np.ndarray:
+def quantize_probes(tree: Tree, X: np.ndarray, offset: np.ndarray, scale: np.ndarray, ftype: str = "int16") -> np.ndarray:
     """Rows to check a quantizer on: ``X`` and, per feature, the values where rounding
     matters: each threshold's largest float32 below it and its float32 neighbours, the
     range's ends, the offset, values past the range, the float32 extremes, infinities, NaN.
-    (Quantization works value by value: the columns of the extra rows need not be related.)"""
+    (Quantization works value by value: the columns of the extra rows need not be related.)
+    ``ftype``: the integer type quantized onto (its :data:`QUANTIZED_MAX` places the range's ends)."""
     n = tree.schema.n_features
     flat = flatten(tree)
     per_feature: list[list[float]] = [[] for _ in range(n)]
@@ -519,7 +520,7 @@ def quantize_probes(tree: Tree, X: np.ndarray, offset: np.ndarray, scale: np.nda
     big = float(np.finfo(np.float32).max)
     for j in range(n):
         o, s = float(offset[j]), float(scale[j])
-        half = 1.0 / s * 32767.0 if s > 0 else 1.0
+        half = 1.0 / s * QUANTIZED_MAX[ftype] if s > 0 else 1.0
         per_feature[j] += [o, o - half, o + half, o - 2 * half, o + 2 * half, -big, big, -math.inf, math.inf, math.nan, 0.0, -0.0]
         if not tree.schema.features[j].is_numeric:
             per_feature[j] += [float(c) for c in range(-1, len(tree.schema.features[j].categories) + 1)]
@@ -738,7 +739,7 @@ def _run_quantized(tree: Tree, X: np.ndarray, files: dict[str, str], *, name: st
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as work:
         program = compile_c(files, name, ftype, regression=regression, proba=proba, workdir=work, sanitize=sanitize, quantized=True)
         report = _check(qtree, QX, ftype, lambda rows: run_c(program, rows, ftype, regression=regression, proba=proba), proba=proba)
-        probes = quantize_probes(tree, X, offset, scale)
+        probes = quantize_probes(tree, X, offset, scale, ftype)
         got = run_quantize(Path(work) / "qdriver", probes, ftype)
     want = quantize(probes, offset, scale, ftype)
     differ = ~((got == want) | (np.isnan(got) & np.isnan(want)))

@@ -268,7 +268,7 @@ CASES = [
     refused("unknown-option", lambda: pt.export(tree_of(MODEL), "c", out_dir="/nonexistent/never", optimise=True), ["optimise"],
             error=(CodegenError, TypeError)),
     refused("unknown-target", lambda: pt.generate(tree_of(MODEL), "cobol"), ["cobol"]),  # java, javascript and rust are built in
-    refused("unknown-feature-type", lambda: pt.generate(tree_of(MODEL), "c", feature_type="int8"), ["int8"]),
+    refused("unknown-feature-type", lambda: pt.generate(tree_of(MODEL), "c", feature_type="int64"), ["int64"]),
     refused("template-dir-missing", lambda: pt.generate(tree_of(MODEL), "c", template_dirs=["/nonexistent/templates"]), ["/nonexistent/templates"]),
     refused("verify-unknown-target", lambda: pt.verify(tree_of(MODEL), [{"a": 1, "c": "x"}], "fortran"), ["fortran"]),
     # -- verify ------------------------------------------------------------------------------------

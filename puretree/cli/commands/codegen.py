@@ -65,7 +65,7 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
     p.add_argument("--form", choices=("auto", "nested", "table", "compact"), default="auto", help="Python: nested if/else or a table (default: nested when shallow enough); C: compact is the smallest table (threshold splits, missing values under majority or error)")
     p.add_argument("--no-proba", dest="proba", action="store_false", help="leave out predict_proba")
     p.add_argument("--template-dir", action="append", default=[], metavar="DIR", help="extra template folder, searched first (repeatable)")
-    p.add_argument("--quantize", action="store_true", help="C with --feature-type int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
+    p.add_argument("--quantize", action="store_true", help="C with --feature-type int8/int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
     p.add_argument("--ranges-from", metavar="TRAIN.csv", help="with --quantize (required): each feature's range is its smallest and largest value in this CSV (the training data)")
 
 
@@ -83,8 +83,8 @@ def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
 def _ranges(args: argparse.Namespace, tree: Any) -> Any:
     """The feature ranges to quantize with: each column's smallest and largest value in --ranges-from."""
 
-    if args.feature_type not in ("int16", "int32"):
-        raise CommandLineError(f"--quantize needs --feature-type int16 or int32, not {args.feature_type}")
+    if args.feature_type not in ("int8", "int16", "int32"):
+        raise CommandLineError(f"--quantize needs --feature-type int8, int16 or int32, not {args.feature_type}")
     if args.ranges_from is None:
         # The model's JSON does not record the training ranges (yet): the data gives them.
         raise CommandLineError("--quantize needs each feature's training range: give --ranges-from TRAIN.csv (the training data, or any CSV spanning the readings to expect)")
