@@ -265,7 +265,7 @@ def test_fit_through_a_link_to_a_regular_file_keeps_the_link(work):
 # Every subcommand with -o/--output, found by walking the parser: a command added later is
 # checked too. Its positional arguments are filled in by metavar, its required options from
 # OPTION_SAMPLES; a command that needs something else fails here, asking for a sample.
-POSITIONAL_SAMPLES = {"MODEL.json": "m.json", "DATA": "data.csv", "DATA.csv": "data.csv", "MODEL.json|MODEL.ubj": "xgb.json", "MODEL.json|MODEL.ubj|MODEL.txt": "xgb.json"}
+POSITIONAL_SAMPLES = {"MODEL.json": "m.json", "DATA": "data.csv", "DATA.csv": "data.csv", "MODEL.json|MODEL.ubj": "xgb.json", "MODEL.json|MODEL.ubj|MODEL.txt": "xgb.json", "MODEL.json|MODEL.ubj|MODEL.txt|MODEL.pkl|MODEL.joblib": "xgb.json"}
 OPTION_SAMPLES = {"--method": ["pessimistic"], "--target": ["c"], "--from": ["xgboost"]}
 EXTRA_SAMPLES = {"fit": ["--target", "play", "--ignore", "day"]}  # what a CSV needs beyond the parser's required
 
