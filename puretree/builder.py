@@ -727,14 +727,13 @@ def _check_poisson_targets(ds: Dataset) -> None:
 
 
 def _poisson_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any) -> str:
-    """The engine that grows a Poisson tree: the recursive builder (the level-wise engines do
-    not know the score), after the targets are checked."""
+    """The engine that grows a Poisson tree, after the targets are checked: the level-wise
+    engine's sorted source (numpy: its scan scores each cut from the running sums of weight and
+    target, as the reference does) or the recursive builder; not histogram mode."""
     _check_poisson_targets(ds)
-    if engine == "fast":
-        raise ParameterError("criterion 'poisson' is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not take it; use engine='auto' or 'reference'")
     if max_bins is not None or bins is not None:
-        raise ParameterError("criterion 'poisson' is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
-    return "reference"
+        raise ParameterError("criterion 'poisson' is grown on the sorted rows (the recursive builder, or the level-wise engine's sorted source), not in histogram mode (max_bins, bins)")
+    return engine
 
 
 def _absolute_error_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any, missing: str) -> str:

@@ -518,3 +518,32 @@ def test_verify_code_refuses_an_ensemble_clearly(tmp_path):
     X, y = _wine()
     with pytest.raises(CodegenError, match="ensemble"):
         verify_code(random_forest(X, y, n_trees=2), X, tmp_path)
+
+
+def test_a_forest_s_nodes_go_to_the_oldest_generation_without_a_young_collection():
+    # the members' nodes are long-lived: the first young collection after the fit would walk
+    # every one of them (as long as the compiled growth of a small forest) for nothing
+    import gc
+
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    gc.collect()
+    ens = puretree.extra_trees(X, y, n_trees=5, seed=0, n_jobs=1)
+    roots = {id(m.root) for m in ens.members}
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert roots <= {id(o) for o in gc.get_objects(generation=2)}
+
+
+def test_a_program_s_frozen_objects_stay_frozen_through_a_fit():
+    import gc
+
+    kept = [[] for _ in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        puretree.extra_trees(np.arange(40.0).reshape(-1, 2), np.arange(20) % 2, n_trees=3, seed=0, n_jobs=1)
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    assert kept

@@ -114,3 +114,23 @@ def test_the_compiled_tree_reads_any_layout_of_the_data_in_place():
     reference = cart(X, y, splitter="random", seed=2, engine="reference")
     for Z in (np.asfortranarray(X), X[::-1][::-1], np.ascontiguousarray(X[::-1])[::-1]):
         assert cart(Z, y, splitter="random", seed=2) == reference
+
+
+def test_bootstrapped_extra_trees_of_many_classes_are_the_reference_s():
+    # integral weights above 1, ten classes: the class sums read through the shared floats
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:400], y[:400]
+    fast = pt.extra_trees(X, y, n_trees=3, seed=4, bootstrap=True, n_jobs=1)
+    assert fast.members == pt.extra_trees(X, y, n_trees=3, seed=4, bootstrap=True, n_jobs=1, engine="reference").members
+
+
+def test_large_integral_weights_grow_the_reference_s_tree():
+    # class sums past the shared floats' table (random_cuts._MOST_FLOATS) are made as they come
+    X, y = load_wine(return_X_y=True)
+    for weight in (3.0, 5000.0, 300_000.0):
+        w = np.full(len(y), weight)
+        w[::7] = 1.0
+        tree, compiled = _compiled_fits(lambda: cart(X, y, splitter="random", seed=5, sample_weight=w))
+        assert compiled == 1
+        assert tree == cart(X, y, splitter="random", seed=5, sample_weight=w, engine="reference")
+        assert all(type(v) is float for v in tree.root.stats)

@@ -49,19 +49,32 @@ PT_EXPORT int pt_random_tree(const double *X, int64_t n, int64_t p, int64_t row_
     if (n < 1 || p < 0 || k < 1 || cap < 1) return 2;
     for (int64_t i = 0; i < n; i++)
         if (cls[i] < 0 || cls[i] >= k) return 2;
+    /* The node's rows (idx), their classes (code) and weights (wt) kept side by side, each node a
+     * contiguous range of all three, so that a node's scans read its classes and weights in order;
+     * val: the node's values of the feature being visited, gathered once for both of its passes. */
     int64_t *idx = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *code = malloc(sizeof(int64_t) * (size_t)n);
+    double *wt = w ? malloc(sizeof(double) * (size_t)n) : NULL;
+    double *val = malloc(sizeof(double) * (size_t)n);
     int64_t *tmp = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *tmp_code = malloc(sizeof(int64_t) * (size_t)n);
+    double *tmp_wt = w ? malloc(sizeof(double) * (size_t)n) : NULL;
     int64_t *perm = malloc(sizeof(int64_t) * (size_t)(p > 0 ? p : 1));
     double *left = malloc(sizeof(double) * (size_t)k);
+    int64_t *left_n = malloc(sizeof(int64_t) * (size_t)k);
     double *best_left = malloc(sizeof(double) * (size_t)k);
     rc_item *stack = malloc(sizeof(rc_item) * (size_t)(cap + 1));
     int status = 0;
     int64_t made = 0, top = 0;
-    if (!idx || !tmp || !perm || !left || !best_left || !stack) {
+    if (!idx || !code || (w && !wt) || !val || !tmp || !tmp_code || (w && !tmp_wt) || !perm || !left || !left_n || !best_left || !stack) {
         status = 1;
         goto done;
     }
-    for (int64_t i = 0; i < n; i++) idx[i] = i;
+    for (int64_t i = 0; i < n; i++) {
+        idx[i] = i;
+        code[i] = cls[i];
+        if (w) wt[i] = w[i];
+    }
     double leaf_bound = min_samples_leaf > 1.0 ? min_samples_leaf : 1.0;
     int64_t limit = max_features > 0 && max_features < p ? max_features : p;
     made = 1;
@@ -72,12 +85,14 @@ PT_EXPORT int pt_random_tree(const double *X, int64_t n, int64_t p, int64_t row_
         rc_item it = stack[--top];
         int64_t a = it.start, b = it.end, m = b - a, id = it.id;
         double *node_counts = counts + id * k;
+        const int64_t *node_code = code + a;
+        const double *node_wt = w ? wt + a : NULL;
         feature[id] = -1;
         threshold[id] = 0.0;
         first_child[id] = -1;
         int pure = 1;
-        for (int64_t r = a + 1; r < b; r++)
-            if (cls[idx[r]] != cls[idx[a]]) { pure = 0; break; }
+        for (int64_t r = 1; r < m; r++)
+            if (node_code[r] != node_code[0]) { pure = 0; break; }
         if (pure || (max_depth >= 0 && it.depth >= max_depth) || (double)m < min_samples_split || p == 0) continue;
         double w_node = 0.0;
         for (int64_t c = 0; c < k; c++) w_node += node_counts[c];
@@ -92,9 +107,12 @@ PT_EXPORT int pt_random_tree(const double *X, int64_t n, int64_t p, int64_t row_
             perm[j] = perm[i];
             perm[i] = f;
             const double *x = X + f * col_step;
+            /* in row order, as the reference (the first of -0.0 and 0.0 stays the minimum) */
             double lo = x[idx[a] * row_step], hi = lo;
-            for (int64_t r = a + 1; r < b; r++) {
-                double v = x[idx[r] * row_step];
+            val[0] = lo;
+            for (int64_t r = 1; r < m; r++) {
+                double v = x[idx[a + r] * row_step];
+                val[r] = v;
                 if (v < lo) lo = v;
                 if (v > hi) hi = v;
             }
@@ -103,14 +121,24 @@ PT_EXPORT int pt_random_tree(const double *X, int64_t n, int64_t p, int64_t row_
             double u = (double)(rc_draw(it.key, (uint64_t)(p + f)) >> 11) * 0x1.0p-53;
             double t = lo + u * (hi - lo);
             if (t >= hi) t = lo;
+            /* the left side's class sums, without a branch per row (the cut is random: a branch
+             * would be mispredicted half the time); integral weights, so any order gives the same sums */
             int64_t n_left = 0;
-            memset(left, 0, sizeof(double) * (size_t)k);
-            for (int64_t r = a; r < b; r++) {
-                int64_t row = idx[r];
-                if (x[row * row_step] <= t) {
-                    n_left++;
-                    left[cls[row]] += w ? w[row] : 1.0;
+            if (node_wt) {
+                memset(left, 0, sizeof(double) * (size_t)k);
+                for (int64_t r = 0; r < m; r++) {
+                    int64_t go = val[r] <= t;
+                    n_left += go;
+                    left[node_code[r]] += (double)go * node_wt[r];
                 }
+            } else {
+                memset(left_n, 0, sizeof(int64_t) * (size_t)k);
+                for (int64_t r = 0; r < m; r++) {
+                    int64_t go = val[r] <= t;
+                    n_left += go;
+                    left_n[node_code[r]] += go;
+                }
+                for (int64_t c = 0; c < k; c++) left[c] = (double)left_n[c];
             }
             if ((double)n_left < leaf_bound || (double)(m - n_left) < leaf_bound) continue;
             double wl = 0.0, wr = 0.0, sl = 0.0, sr = 0.0;
@@ -137,24 +165,36 @@ PT_EXPORT int pt_random_tree(const double *X, int64_t n, int64_t p, int64_t row_
             status = 3;
             goto done;
         }
-        /* a stable partition of the node's rows: left then right, each in row order */
+        /* a stable partition of the node's rows (and their classes and weights): left then right, each in row order */
         const double *x = X + best_f * col_step;
         int64_t nl = 0, nr = 0;
-        for (int64_t r = a; r < b; r++)
-            if (x[idx[r] * row_step] <= best_thr) idx[a + nl++] = idx[r];
-            else tmp[nr++] = idx[r];
+        for (int64_t r = a; r < b; r++) {
+            if (x[idx[r] * row_step] <= best_thr) {
+                idx[a + nl] = idx[r];
+                code[a + nl] = code[r];
+                if (w) wt[a + nl] = wt[r];
+                nl++;
+            } else {
+                tmp[nr] = idx[r];
+                tmp_code[nr] = code[r];
+                if (w) tmp_wt[nr] = wt[r];
+                nr++;
+            }
+        }
         memcpy(idx + a + nl, tmp, sizeof(int64_t) * (size_t)nr);
+        memcpy(code + a + nl, tmp_code, sizeof(int64_t) * (size_t)nr);
+        if (w) memcpy(wt + a + nl, tmp_wt, sizeof(double) * (size_t)nr);
         int64_t lid = made, rid = made + 1;
         made += 2;
         feature[id] = best_f;
         threshold[id] = best_thr;
         first_child[id] = lid;
         double *lc = counts + lid * k, *rc = counts + rid * k;
+        /* the right side's sums are the node's less the left's: exact, the weights being integral */
         for (int64_t c = 0; c < k; c++) {
             lc[c] = best_left[c];
-            rc[c] = 0.0;
+            rc[c] = node_counts[c] - best_left[c];
         }
-        for (int64_t r = a + nl; r < b; r++) rc[cls[idx[r]]] += w ? w[idx[r]] : 1.0;
         /* right pushed first: the left child is grown next (any order gives the same tree) */
         stack[top++] = (rc_item){a + nl, b, it.depth + 1, rid, rc_mix(it.key ^ 2ULL)};
         stack[top++] = (rc_item){a, a + nl, it.depth + 1, lid, rc_mix(it.key ^ 1ULL)};
@@ -162,9 +202,15 @@ PT_EXPORT int pt_random_tree(const double *X, int64_t n, int64_t p, int64_t row_
 done:
     *n_nodes = made;
     free(idx);
+    free(code);
+    free(wt);
+    free(val);
     free(tmp);
+    free(tmp_code);
+    free(tmp_wt);
     free(perm);
     free(left);
+    free(left_n);
     free(best_left);
     free(stack);
     return status;

@@ -73,6 +73,30 @@ def _function() -> Any:
     return fn
 
 
+#: ``_FLOATS[i] == float(i)``: the Python floats the trees' class sums are made of, shared (the
+#: sums are integral here); grown to the next power of two a fit needs, up to :data:`_MOST_FLOATS`.
+_FLOATS = np.arange(1024.0).astype(object)
+_MOST_FLOATS = 1 << 17
+
+
+def _statistics(counts: np.ndarray) -> list[list[float]]:
+    """``counts.tolist()`` for integral class sums (the weights are), its floats taken from
+    :data:`_FLOATS` rather than each made anew (most of the Python time a tree of many classes
+    took to read them); above :data:`_MOST_FLOATS`, made anew.
+
+    >>> _statistics(np.array([[3.0, 0.0], [1.0, 2.0]]))
+    [[3.0, 0.0], [1.0, 2.0]]
+    """
+    global _FLOATS
+    top = int(counts.max()) if counts.size else 0
+    floats = _FLOATS
+    if top >= len(floats):
+        if top >= _MOST_FLOATS:
+            return counts.tolist()  # type: ignore[no-any-return]
+        floats = _FLOATS = np.arange(float(1 << top.bit_length())).astype(object)
+    return floats[counts.astype(np.int64)].tolist()  # type: ignore[no-any-return]
+
+
 def build(ds: Dataset, cfg: Any) -> Node | None:
     """The random splitter's tree of ``ds`` with settings ``cfg`` (the builder's), or None
     where :func:`applies` says no or the compiled library is not here."""
@@ -108,4 +132,4 @@ def build(ds: Dataset, cfg: Any) -> Node | None:
         raise RuntimeError(f"pt_random_tree failed ({status})")
     m = int(made[0])
     # + 0.0: one zero (a cut drawn at a node's minimum -0.0 is the threshold 0.0, as Threshold makes it)
-    return from_binary_arrays(feature[:m].tolist(), (threshold[:m] + 0.0).tolist(), first[:m].tolist(), counts[:m].tolist())
+    return from_binary_arrays(feature[:m].tolist(), (threshold[:m] + 0.0).tolist(), first[:m].tolist(), _statistics(counts[:m]))
