@@ -30,7 +30,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, Union
 
 import attrs
@@ -65,6 +65,7 @@ __all__ = [
     "children",
     "with_children",
     "is_leaf",
+    "exact_mean",
     "MISSING_STRATEGIES",
     "Surrogate",
     "Surrogates",
@@ -941,6 +942,41 @@ DEPRECATED_SPLITS: tuple[type, ...] = (NumericSplit, CategoricalSplit, SubsetSpl
 
 def is_leaf(node: Node) -> bool:
     return type(node) is Leaf
+
+
+def exact_mean(value: float, weight: float) -> tuple[float, float]:
+    """A regression node's weight and weighted sum whose mean (``sum / weight``, as prediction
+    divides) is exactly ``value``, the weight kept as given (a node's cover, which TreeSHAP weighs
+    its branches by): a sum among the doubles next to ``value * weight`` that divides back, else
+    the same with a weight a few ulps from the given one (off by about 1e-14 of itself), else the
+    nearest power of two as the weight, which always divides back. Imported and boosted trees
+    carry their leaf values this way.
+
+    >>> exact_mean(0.5, 3.0)
+    (3.0, 1.5)
+    >>> exact_mean(0.1, 3.0)  # no double near 0.3 divides by 3 back to 0.1: a weight one ulp above 3
+    (3.0000000000000004, 0.30000000000000004)
+    >>> w, total = exact_mean(-2.0425000200271606, 175.0)
+    >>> w == 175.0, total / w == -2.0425000200271606
+    (True, True)
+    """
+    given = float(weight) if weight > 0 else 1.0
+    for w in _outward(given, 64):
+        for total in _outward(value * w, 8):
+            if total / w == value:
+                return w, total
+    w = float(2.0 ** round(math.log2(given)))
+    return w, value * w
+
+
+def _outward(x: float, steps: int) -> Iterator[float]:
+    """``x``, then the doubles next to it, nearest first, up to ``steps`` each way."""
+    yield x
+    up = down = x
+    for _ in range(steps):
+        up, down = math.nextafter(up, math.inf), math.nextafter(down, -math.inf)
+        yield up
+        yield down
 
 
 def children(node: Node) -> tuple[Node, ...]:

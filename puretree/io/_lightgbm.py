@@ -54,7 +54,7 @@ import attrs
 import numpy as np
 
 from ..errors import ModelFormatError, PuretreeError
-from ..nodes import REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold
+from ..nodes import REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold, exact_mean
 from ..tree import Tree
 
 __all__ = ["from_lightgbm"]
@@ -457,13 +457,10 @@ def _probabilities(model: _Model, raw: np.ndarray) -> np.ndarray:
 
 
 def _stats(value: float, count: int) -> tuple[float, float, float]:
-    """Regression statistics ``(weight, sum, sum of squares)`` whose mean is exactly ``value``:
-    the weight is the node's training rows (its cover) when ``value * w / w`` gives ``value`` back,
-    else the nearest power of two (which always does)."""
-    w = float(count) if count > 0 else 1.0
-    if (value * w) / w != value:
-        w = float(2.0 ** np.round(np.log2(w)))
-    return (w, value * w, value * value * w)
+    """Regression statistics ``(weight, sum, sum of squares)`` whose mean is exactly ``value``,
+    the node's training rows (its cover) as the weight (:func:`~puretree.nodes.exact_mean`)."""
+    w, total = exact_mean(value, count)
+    return (w, total, value * value * w)
 
 
 def _prev(x: float) -> float:
