@@ -946,27 +946,33 @@ def is_leaf(node: Node) -> bool:
 
 def exact_mean(value: float, weight: float) -> tuple[float, float]:
     """A regression node's weight and weighted sum whose mean (``sum / weight``, as prediction
-    divides) is exactly ``value``, the weight kept as given (a node's cover, which TreeSHAP weighs
-    its branches by): a sum among the doubles next to ``value * weight`` that divides back, else
-    the same with a weight a few ulps from the given one (off by about 1e-14 of itself), else the
-    nearest power of two as the weight, which always divides back. Imported and boosted trees
-    carry their leaf values this way.
+    divides) is exactly ``value``, the weight kept as given where it can be (a node's cover, which
+    TreeSHAP weighs its branches by): a sum among the doubles next to ``value * weight`` that
+    divides back, else the same with the weight scaled by ``1 + k * 2**-45 / phi`` for the first
+    such ``k`` (a cover off by at most about 1e-11 of itself: neighbouring weights would move the
+    quotients in step), else the nearest power of two as the weight, which always divides back.
+    Imported and boosted trees carry their leaf values this way.
 
     >>> exact_mean(0.5, 3.0)
     (3.0, 1.5)
-    >>> exact_mean(0.1, 3.0)  # no double near 0.3 divides by 3 back to 0.1: a weight one ulp above 3
-    (3.0000000000000004, 0.30000000000000004)
-    >>> w, total = exact_mean(-2.0425000200271606, 175.0)
-    >>> w == 175.0, total / w == -2.0425000200271606
+    >>> w, total = exact_mean(0.1, 3.0)  # no double near 0.3 divides by 3 back to 0.1
+    >>> total / w == 0.1, abs(w / 3.0 - 1) < 1e-12
     (True, True)
     """
     given = float(weight) if weight > 0 else 1.0
-    for w in _outward(given, 64):
-        for total in _outward(value * w, 8):
+    for k in range(_NUDGES):
+        w = given * (1.0 + k * _NUDGE) if k else given
+        for total in _outward(value * w, 4):
             if total / w == value:
                 return w, total
     w = float(2.0 ** round(math.log2(given)))
     return w, value * w
+
+
+#: exact_mean's relative steps of the weight (not a power of two: they move the quotients off
+#: their grid) and how many it tries.
+_NUDGE = 2.0**-45 / 1.618033988749895
+_NUDGES = 256
 
 
 def _outward(x: float, steps: int) -> Iterator[float]:

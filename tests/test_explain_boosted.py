@@ -89,19 +89,34 @@ def test_grown_boosting_adds_up_to_its_raw_scores() -> None:
     np.testing.assert_allclose(background.values.sum(axis=1) + background.expected_value, model.decision_function(X[:20]), rtol=1e-9, atol=1e-9)
 
 
-def test_imported_xgboost_and_lightgbm_add_up_with_missing_values() -> None:
+@pytest.mark.parametrize("objective", ["binary", "multiclass", "regression"])
+def test_imported_xgboost_and_lightgbm_equal_their_own_tree_shap(objective: str) -> None:
+    # The importers keep each node's cover (XGBoost's sum_hessian, LightGBM's counts): the values
+    # equal the libraries' own TreeSHAP (pred_contribs / pred_contrib, which shap's equal), with
+    # 10% missing cells; XGBoost computes its values in float32, LightGBM in double.
     xgboost = pytest.importorskip("xgboost")
     lightgbm = pytest.importorskip("lightgbm")
-    X, y = sklearn_datasets.load_breast_cancer(return_X_y=True)
+    load = {"binary": sklearn_datasets.load_breast_cancer, "multiclass": sklearn_datasets.load_wine, "regression": sklearn_datasets.load_diabetes}[objective]
+    X, y = load(return_X_y=True)
     X = X.copy()
     X[np.random.default_rng(0).random(X.shape) < 0.1] = np.nan
-    booster = xgboost.train({"objective": "binary:logistic", "max_depth": 3, "nthread": 1}, xgboost.DMatrix(X, y), 10)
-    lgb = lightgbm.train({"objective": "binary", "num_leaves": 8, "verbose": -1, "num_threads": 1}, lightgbm.Dataset(X, y), 10)
-    for model, tolerance in ((pt.from_xgboost(booster), 1e-5), (pt.from_lightgbm(lgb), 1e-9)):
+    xgb_objective = {"binary": "binary:logistic", "multiclass": "multi:softprob", "regression": "reg:squarederror"}[objective]
+    extra = {"num_class": 3} if objective == "multiclass" else {}
+    booster = xgboost.train({"objective": xgb_objective, "max_depth": 3, "nthread": 1, **extra}, xgboost.DMatrix(X, y), 10)
+    lgb = lightgbm.train({"objective": objective, "num_leaves": 8, "verbose": -1, "num_threads": 1, **extra}, lightgbm.Dataset(X, y), 10)
+    k = 3 if objective == "multiclass" else 1
+    theirs_xgb = booster.predict(xgboost.DMatrix(X), pred_contribs=True)  # (rows, outputs, features + 1) for several outputs
+    theirs_lgb = lgb.predict(X, pred_contrib=True).reshape(len(X), k, X.shape[1] + 1)  # outputs side by side
+    for model, theirs, tolerance in ((pt.from_xgboost(booster), theirs_xgb, 1e-6), (pt.from_lightgbm(lgb), theirs_lgb, 1e-12)):
+        theirs = np.asarray(theirs).reshape(len(X), k, X.shape[1] + 1).transpose(0, 2, 1)  # (rows, features + 1, outputs)
         got = pt.shap_values(model, X)
-        raw = np.asarray(model.decision_function(X))
+        values = got.values.reshape(len(X), X.shape[1], k)
+        scale = float(np.abs(theirs).max())
+        assert np.max(np.abs(values - theirs[:, :-1])) <= tolerance * scale
+        assert np.max(np.abs(np.asarray(got.expected_value).reshape(k) - theirs[0, -1])) <= tolerance * scale
+        raw = np.asarray(model.decision_function(X)).reshape(len(X), k)
         # a float32 model's raw score is rounded to float32 after every tree; the values are exact doubles
-        np.testing.assert_allclose(got.values.sum(axis=1) + got.expected_value, raw, rtol=tolerance, atol=tolerance)
+        np.testing.assert_allclose(values.sum(axis=1) + np.asarray(got.expected_value).reshape(k), raw, rtol=tolerance, atol=tolerance * scale)
 
 
 def test_a_boosted_model_is_explained_and_other_values_refused() -> None:

@@ -367,8 +367,8 @@ def _check_tree(t: int, tree: _Tree, n_features: int, n_cat: int) -> None:
         if kind & _CATEGORICAL:
             if not (th.is_integer() and 0 <= th < n_cat):
                 raise _fail(where, f"categorical split index {th} is not one of the tree's {n_cat}")
-        elif not math.isfinite(th):
-            raise _fail(where, f"threshold {th} is not finite")
+        elif not (math.isfinite(th) or th == math.inf):  # +inf: every known value left (LightGBM splits missing values off so)
+            raise _fail(where, f"threshold {th} is neither finite nor +inf")
         for child in (int(tree.left[i]), int(tree.right[i])):
             if child >= 0:
                 if not 0 < child < m:
