@@ -21,7 +21,7 @@ resource.setrlimit(resource.RLIMIT_AS, (8 * 2**30, 8 * 2**30))
 import numpy as np  # noqa: E402
 import shap  # noqa: E402
 from sklearn.datasets import load_breast_cancer, load_diabetes, make_classification  # noqa: E402
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor  # noqa: E402
+from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor  # noqa: E402
 
 import puretree as pt  # noqa: E402
@@ -43,12 +43,14 @@ CASES = {
     "bc-tree-interventional": (lambda: load_breast_cancer(return_X_y=True), lambda: DecisionTreeClassifier(random_state=0), None, "interventional"),
     "bc-forest-interventional": (lambda: load_breast_cancer(return_X_y=True), lambda: RandomForestClassifier(n_estimators=100, random_state=0), None, "interventional"),
     "diabetes-forest-interventional": (lambda: load_diabetes(return_X_y=True), lambda: RandomForestRegressor(n_estimators=100, max_depth=8, random_state=0), None, "interventional"),
+    "bc-gb-path": (lambda: load_breast_cancer(return_X_y=True), lambda: GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=0), None, "tree_path_dependent"),
+    "diabetes-gb-path": (lambda: load_diabetes(return_X_y=True), lambda: GradientBoostingRegressor(n_estimators=100, max_depth=3, random_state=0), None, "tree_path_dependent"),
     "synthetic-forest-interventional": (synthetic, lambda: RandomForestClassifier(n_estimators=50, max_depth=8, random_state=0), 2_000, "interventional"),
 }
 
 
 def imported(est):
-    if hasattr(est, "estimators_"):
+    if hasattr(est, "estimators_") and not hasattr(est, "init_"):  # a forest; gradient boosting imports whole
         members = tuple(pt.from_sklearn(e) for e in est.estimators_)
         return Ensemble(members, (1.0,) * len(members), members[0].schema, "forest", 0, ())
     return pt.from_sklearn(est)

@@ -399,7 +399,8 @@ def _encoded(model: Boosted, X: Any, unseen: Unseen) -> tuple[np.ndarray, bool]:
     if model.precision == "float32":  # XGBoost reads its features as float32
         numeric = [j for j, f in enumerate(model.schema.features) if f.is_numeric]
         Xe = np.array(Xe, dtype=np.float64)
-        Xe[:, numeric] = Xe[:, numeric].astype(np.float32).astype(np.float64)
+        with np.errstate(over="ignore"):  # beyond float32's range is +-inf, as XGBoost reads it
+            Xe[:, numeric] = Xe[:, numeric].astype(np.float32).astype(np.float64)
     return Xe, single
 
 
@@ -413,7 +414,8 @@ def _raw(model: Boosted, Xe: np.ndarray) -> Iterator[np.ndarray]:
         for stage in tables:
             for k, t in enumerate(stage):
                 # float32 + float32 formed in double and rounded once: the float32 sum (2 * 24 + 2 <= 53)
-                acc32[:, k] = (acc32[:, k].astype(np.float64) + lr * leaf_values(t, Xe)).astype(np.float32)
+                with np.errstate(over="ignore"):  # a sum beyond float32's range is +-inf, as in XGBoost
+                    acc32[:, k] = (acc32[:, k].astype(np.float64) + lr * leaf_values(t, Xe)).astype(np.float32)
             yield acc32.astype(np.float64)
         return
     acc = np.tile(np.array(model.init, dtype=np.float64), (len(Xe), 1))

@@ -606,8 +606,6 @@ def grow(
     engine, kernel = _engine_chosen(engine)
     monotonic = _monotonic_constraints(monotonic_cst, ds)
     if monotonic is not None:
-        if max_bins is not None or bins is not None:
-            raise ParameterError("monotonic_cst is grown on the sorted rows (the recursive builder, or the level-wise engine's sorted source), not in histogram mode (max_bins, bins)")
         cfg = attrs.evolve(cfg, monotonic=True)
     cfg, sized = _sizes(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes, splitter=splitter, seed_key=key)
     if splitter == "random" and engine in ("auto", "fast") and kernel != "never" and max_bins is None and bins is None and monotonic is None and missing not in ("learn", "surrogate") and not getattr(accept, "wants_context", False):
@@ -637,8 +635,6 @@ def grow(
         return _surrogate_tree(ds, chosen, cfg, engine, max_bins, bins, max_features, accept, splitters, threshold)
     if missing == "learn":
         # The learned side: splits.learned_threshold_splits in the recursive builder, growth.bounds on the sorted source.
-        if max_bins is not None or bins is not None:
-            raise ParameterError("missing='learn' is grown on the sorted rows (the recursive builder, or the level-wise engine's sorted source), not in histogram mode (max_bins, bins)")
         if not any(s is threshold_splits for s in cfg.splitters):
             raise ParameterError(f"missing='learn' learns the side of the threshold splits that threshold_splits makes (grow, id3, cart); these split generators ({', '.join(score_name(s) for s in cfg.splitters)}) do not use it")
         cfg = attrs.evolve(cfg, splitters=tuple(learned_threshold_splits if s is threshold_splits else s for s in cfg.splitters))
@@ -659,7 +655,7 @@ def grow(
     use_engine = monotonic is None and fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if bounded:  # monotonic constraints, a learned side: the sorted source's own search (growth.bounds)
         plain = attrs.evolve(cfg, splitters=tuple(threshold_splits if s is learned_threshold_splits else s for s in cfg.splitters))
-        grown = fast.build(ds, plain, progress=progress, kernel="never", monotonic=monotonic, learn=missing == "learn")
+        grown = fast.build(ds, plain, max_bins=max_bins, bins=bins, progress=progress, kernel="never", monotonic=monotonic, learn=missing == "learn")
         tree = Tree(grown, ds.schema, "majority" if missing == "learn" else missing)
     elif use_engine:
         if not cfg.trusted:

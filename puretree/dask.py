@@ -463,7 +463,7 @@ def _grow(
     dask, _, _ = _dask()
     opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins, missing=missing)
     if missing == "learn":
-        raise ParameterError("missing='learn' (a side learned per split) is grown by the in-memory reference builder only for now; puretree.dask supports 'majority' and 'error'")
+        raise ParameterError("missing='learn' (a side learned per split) is grown in memory only (puretree.cart, with or without bins=); puretree.dask supports 'majority' and 'error'")
     if missing == "surrogate":
         raise ParameterError("missing='surrogate' (rpart's surrogate splits) is grown by the in-memory reference builder only; puretree.dask supports 'majority' and 'error'")
     if missing == "distribute" and not c45:

@@ -17,7 +17,14 @@ Two games, as ``shap.TreeExplainer`` names them:
 probabilities (``values`` shaped ``(rows, features, classes)``, as ``shap.TreeExplainer``
 answers for scikit-learn's classifiers); a regression tree or ensemble: the prediction
 (``(rows, features)``); AdaBoost: its weighted votes per class (:func:`puretree.ensemble.votes`,
-whose softmax is the probability: a softmax is not a sum, so the votes are what adds up).
+whose softmax is the probability: a softmax is not a sum, so the votes are what adds up); a
+boosted model (:class:`~puretree.boosted.Boosted`: gradient boosting grown or imported): its raw
+scores (``decision_function``, shap's ``model_output="raw"``: log-odds for two classes, one raw
+score per class for more), ``(rows, features)`` for one output and ``(rows, features, outputs)``
+for more, the initial score in ``expected_value``; a stage tree's leaves count
+``learning_rate`` times, each node's cover its first statistic (the training weight that
+reached it, as scikit-learn stores it; XGBoost's ``cover`` and LightGBM's counts for imported
+models), a float32 model's features read as float32 as it reads them.
 
 **How.** A leaf's share depends on the row only through which of the features on the leaf's
 path the row agrees with (and, interventionally, which the background row agrees with), so the
@@ -53,6 +60,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from .boosted import Boosted
 from .data import Dataset, encode_features
 from .ensemble import Ensemble, vote_total
 from .errors import DataError, ParameterError
@@ -66,6 +74,9 @@ __all__ = ["PERTURBATIONS", "ShapValues", "shap_values"]
 #: The two games (``shap.TreeExplainer``'s names).
 PERTURBATIONS = ("tree_path_dependent", "interventional")
 
+#: What :func:`shap_values` explains.
+Model = Tree | Ensemble | Boosted
+
 #: Rows, leaves and path entries computed at once: the working arrays stay near 32 MB.
 _CELLS = 4_000_000
 
@@ -76,7 +87,7 @@ class ShapValues:
 
     ``values[i, j]`` (``values[i, j, k]`` for class ``k``) is feature ``j``'s share in row ``i``'s
     output; ``values[i].sum(axis=0) + expected_value`` is the output. ``output`` says which output:
-    ``"probability"``, ``"value"`` (regression) or ``"votes"`` (AdaBoost).
+    ``"probability"``, ``"value"`` (regression), ``"votes"`` (AdaBoost) or ``"raw"`` (a boosted model's raw scores).
     """
 
     values: np.ndarray
@@ -182,19 +193,20 @@ def _paths(tree: Tree, votes: bool) -> tuple[list[tuple[Path, np.ndarray]], np.n
     return leaves, expected
 
 
-def _leaves(model: Tree | Ensemble) -> tuple[list[_Leaves], np.ndarray, int]:
+def _leaves(model: Model) -> tuple[list[_Leaves], np.ndarray, int]:
     """The model's leaves grouped by path depth, the path-dependent expected value, and the
     number of outputs."""
-    members, scales = _members(model)
     k = _n_outputs(model)
     rows: dict[int, list[tuple[Path, np.ndarray]]] = {}
     expected = np.zeros(k)
+    if isinstance(model, Boosted):
+        expected += model.init
     votes = isinstance(model, Ensemble) and model.method == "adaboost"
-    for member, scale in zip(members, scales):
+    for member, scale, output in _members(model):
         leaves, member_expected = _paths(member, votes)
-        expected += member_expected * scale
+        expected += _placed(member_expected, k, output) * scale
         for path, value in leaves:
-            rows.setdefault(len(path), []).append((path, value * scale))
+            rows.setdefault(len(path), []).append((path, _placed(value, k, output) * scale))
     categories = max((len(f.categories) for f in model.schema.features), default=0)
     groups = []
     for depth in sorted(rows):
@@ -223,15 +235,30 @@ def _leaves(model: Tree | Ensemble) -> tuple[list[_Leaves], np.ndarray, int]:
     return groups, expected, k
 
 
-def _members(model: Tree | Ensemble) -> tuple[tuple[Tree, ...], list[float]]:
-    """The trees and the factor each one's output is scaled by in the model's output."""
+def _placed(value: np.ndarray, k: int, output: int | None) -> np.ndarray:
+    """A member's output as the model's ``k`` outputs: all of them (None), or a boosted stage
+    tree's one value at its output."""
+    if output is None:
+        return value
+    out = np.zeros(k)
+    out[output] = value[0]
+    return out
+
+
+def _members(model: Model) -> list[tuple[Tree, float, int | None]]:
+    """The trees, the factor each one's output is scaled by in the model's output, and the
+    output a boosted stage tree adds to (None: every output)."""
     if isinstance(model, Tree):
-        return (model,), [1.0]
+        return [(model, 1.0, None)]
+    if isinstance(model, Boosted):
+        return [(tree, model.learning_rate, c) for stage in model.stages for c, tree in enumerate(stage)]
     total = vote_total(model)
-    return model.members, [w / total for w in model.weights]
+    return [(m, w / total, None) for m, w in zip(model.members, model.weights)]
 
 
-def _n_outputs(model: Tree | Ensemble) -> int:
+def _n_outputs(model: Model) -> int:
+    if isinstance(model, Boosted):
+        return model.n_outputs
     return 1 if model.schema.is_regression else len(model.schema.classes)
 
 
@@ -453,17 +480,21 @@ def _row_namer(X: Any, what: str) -> Any:
     return lambda r: f"{what}: row {r}"
 
 
-def _encoded(model: Tree | Ensemble, X: Any, what: str) -> np.ndarray:
-    """``X`` as the model's float matrix, its unseen categories and its missing values that the
-    model cannot explain refused with the column and row named."""
-    Xe = np.asarray(encode_features(model.schema, X), dtype=np.float64)
+def _encoded(model: Model, X: Any, what: str) -> np.ndarray:
+    """``X`` as the model's float matrix (a float32 boosted model's numeric features rounded to
+    float32, as it reads them), its unseen categories and its missing values that the model
+    cannot explain refused with the column and row named."""
+    Xe = np.array(encode_features(model.schema, X), dtype=np.float64)
+    if isinstance(model, Boosted) and model.precision == "float32":
+        numeric = [j for j, f in enumerate(model.schema.features) if f.is_numeric]
+        with np.errstate(over="ignore"):  # beyond float32's range: +-inf, as XGBoost reads it
+            Xe[:, numeric] = Xe[:, numeric].astype(np.float32).astype(np.float64)
     row = _row_namer(X, what)
     for name, count, first in unseen_cells(model.schema, Xe):
         raise DataError(f"{row(first)}, column {name!r}: a category the model never saw (rows with one: {count}); its answer stops at a split and has no Shapley values")
     absent = np.isnan(Xe)
     if absent.any():
-        members = model.members if isinstance(model, Ensemble) else (model,)
-        for m in members:
+        for m, _, _ in _members(model):
             surrogated = any(type(n) is Split and n.surrogates is not None for n in iter_nodes(m))
             if m.missing in ("distribute", "error") or surrogated:
                 r, j = (int(v[0]) for v in np.nonzero(absent))
@@ -488,7 +519,7 @@ def _reached(groups: list[_Leaves], X: np.ndarray) -> np.ndarray:
     return reached
 
 
-def shap_values(model: Tree | Ensemble, X: Any, *, feature_perturbation: str = "tree_path_dependent", data: Any = None) -> ShapValues:
+def shap_values(model: Model, X: Any, *, feature_perturbation: str = "tree_path_dependent", data: Any = None) -> ShapValues:
     """The TreeSHAP values of ``model``'s output for the rows ``X`` (see the module notes).
 
     ``X`` and ``data`` are what :func:`puretree.predict` takes (a 2-D array in schema order, a
@@ -505,8 +536,8 @@ def shap_values(model: Tree | Ensemble, X: Any, *, feature_perturbation: str = "
     >>> bool(np.allclose(sv.values.sum(axis=1) + sv.expected_value, pt.predict_proba(tree, ds)))
     True
     """
-    if not isinstance(model, (Tree, Ensemble)):
-        raise ParameterError(f"shap_values explains a puretree Tree or Ensemble, got {type(model).__name__}")
+    if not isinstance(model, (Tree, Ensemble, Boosted)):
+        raise ParameterError(f"shap_values explains a puretree Tree, Ensemble or Boosted model, got {type(model).__name__}")
     if feature_perturbation not in PERTURBATIONS:
         raise ParameterError(f"feature_perturbation must be one of {list(PERTURBATIONS)}, got {feature_perturbation!r}")
     interventional = feature_perturbation == "interventional"
@@ -516,7 +547,7 @@ def shap_values(model: Tree | Ensemble, X: Any, *, feature_perturbation: str = "
         raise ParameterError('data (a background set) is for feature_perturbation="interventional"; "tree_path_dependent" uses the training weight of each node')
     Xe = _encoded(model, X, "X")
     groups, expected, k = _leaves(model)
-    n_trees = len(model.members) if isinstance(model, Ensemble) else 1
+    n_trees = len(_members(model))
     phi = np.zeros((Xe.shape[0], model.schema.n_features, k))
     reached = np.zeros(Xe.shape[0], dtype=np.int64)
     if interventional:
@@ -525,12 +556,18 @@ def shap_values(model: Tree | Ensemble, X: Any, *, feature_perturbation: str = "
             raise ParameterError("the background set data has no rows")
         _check_reached(_reached(groups, R), n_trees, _row_namer(data, "data"))
         expected = _interventional(groups, Xe, R, phi, reached)
+        if isinstance(model, Boosted):  # every row starts from the initial raw score
+            expected = expected + np.asarray(model.init)
     else:
         _path_dependent(groups, Xe, phi, reached)
     _check_reached(reached, n_trees, _row_namer(X, "X"))
-    output = "value" if model.schema.is_regression else "votes" if isinstance(model, Ensemble) and model.method == "adaboost" else "probability"
-    values: np.ndarray = phi[:, :, 0] if model.schema.is_regression else phi
-    base: Any = float(expected[0]) if model.schema.is_regression else expected
+    if isinstance(model, Boosted):
+        output = "raw"
+    else:
+        output = "value" if model.schema.is_regression else "votes" if isinstance(model, Ensemble) and model.method == "adaboost" else "probability"
+    single = k == 1 and (model.schema.is_regression or isinstance(model, Boosted))  # one output: no output axis
+    values: np.ndarray = phi[:, :, 0] if single else phi
+    base: Any = float(expected[0]) if single else expected
     if isinstance(X, Mapping):
         values = values[0]
     return ShapValues(values, base, model.schema.feature_names, output, feature_perturbation)

@@ -65,7 +65,7 @@ from .boosted import Boosted, tree_schema
 from .builder import visited_regression_tree
 from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
-from .nodes import Feature, Leaf, Node, Schema, Split
+from .nodes import Feature, Leaf, Node, Schema, Split, exact_mean
 from .params import Interval, Options, check
 from .splits import RAND_R_MAX, SklearnSplitter, resolve_max_features
 from .tree import Tree
@@ -263,15 +263,9 @@ def _value(leaf: Leaf) -> float:
 
 
 def _leaf_of_value(leaf: Leaf, v: float) -> Leaf:
-    """``leaf`` predicting ``v`` exactly (``sum / weight == v``), its weight kept where a sum
-    near ``weight * v`` gives ``v`` back, else a power of two."""
-    w = float(leaf.counts[0])
-    s = w * v
-    for candidate in (s, math.nextafter(s, math.inf), math.nextafter(s, -math.inf)):
-        if candidate / w == v:
-            return Leaf((w, candidate, candidate * v))
-    p = 2.0 ** round(math.log2(w))
-    return Leaf((p, p * v, p * v * v))
+    """``leaf`` predicting ``v`` exactly (``sum / weight == v``), its weight (cover) kept (:func:`~puretree.nodes.exact_mean`)."""
+    w, total = exact_mean(v, float(leaf.counts[0]))
+    return Leaf((w, total, total * v))
 
 
 def _with_values(node: Node, values: list[float], start: int = 0) -> tuple[Node, int]:

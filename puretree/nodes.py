@@ -30,7 +30,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, Union
 
 import attrs
@@ -65,6 +65,7 @@ __all__ = [
     "children",
     "with_children",
     "is_leaf",
+    "exact_mean",
     "MISSING_STRATEGIES",
     "Surrogate",
     "Surrogates",
@@ -941,6 +942,47 @@ DEPRECATED_SPLITS: tuple[type, ...] = (NumericSplit, CategoricalSplit, SubsetSpl
 
 def is_leaf(node: Node) -> bool:
     return type(node) is Leaf
+
+
+def exact_mean(value: float, weight: float) -> tuple[float, float]:
+    """A regression node's weight and weighted sum whose mean (``sum / weight``, as prediction
+    divides) is exactly ``value``, the weight kept as given where it can be (a node's cover, which
+    TreeSHAP weighs its branches by): a sum among the doubles next to ``value * weight`` that
+    divides back, else the same with the weight scaled by ``1 + k * 2**-45 / phi`` for the first
+    such ``k`` (a cover off by at most about 1e-11 of itself: neighbouring weights would move the
+    quotients in step), else the nearest power of two as the weight, which always divides back.
+    Imported and boosted trees carry their leaf values this way.
+
+    >>> exact_mean(0.5, 3.0)
+    (3.0, 1.5)
+    >>> w, total = exact_mean(0.1, 3.0)  # no double near 0.3 divides by 3 back to 0.1
+    >>> total / w == 0.1, abs(w / 3.0 - 1) < 1e-12
+    (True, True)
+    """
+    given = float(weight) if weight > 0 else 1.0
+    for k in range(_NUDGES):
+        w = given * (1.0 + k * _NUDGE) if k else given
+        for total in _outward(value * w, 4):
+            if total / w == value:
+                return w, total
+    w = float(2.0 ** round(math.log2(given)))
+    return w, value * w
+
+
+#: exact_mean's relative steps of the weight (not a power of two: they move the quotients off
+#: their grid) and how many it tries.
+_NUDGE = 2.0**-45 / 1.618033988749895
+_NUDGES = 256
+
+
+def _outward(x: float, steps: int) -> Iterator[float]:
+    """``x``, then the doubles next to it, nearest first, up to ``steps`` each way."""
+    yield x
+    up = down = x
+    for _ in range(steps):
+        up, down = math.nextafter(up, math.inf), math.nextafter(down, -math.inf)
+        yield up
+        yield down
 
 
 def children(node: Node) -> tuple[Node, ...]:

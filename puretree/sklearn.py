@@ -47,7 +47,7 @@ from .ensemble import Ensemble
 from .errors import ParameterError
 from .fold import rewrite
 from .growth.assemble import assemble
-from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Subset, Surrogates, Threshold
+from .nodes import CLASSIFICATION, REGRESSION, Feature, Leaf, Node, Schema, Split, Subset, Surrogates, Threshold, exact_mean
 from .sklearn_export import UnsupportedTreeError, to_sklearn
 from .tree import Tree
 
@@ -197,11 +197,8 @@ _CRITERIA = {"gini": "gini", "entropy": "entropy", "log_loss": "entropy", "squar
 def _node_counts(row: np.ndarray, weight: float, impurity: float, regression: bool) -> tuple[float, ...]:
     if regression:
         mean = float(row[0])
-        # puretree's mean is sum / weight: keep it exact (a power-of-two weight always divides back).
-        w = weight if weight > 0 else 1.0
-        if (mean * w) / w != mean:
-            w = float(2.0 ** np.round(np.log2(w)))
-        return (w, mean * w, (impurity + mean * mean) * w)
+        w, total = exact_mean(mean, weight)  # puretree's mean is sum / weight: exact, the cover kept
+        return (w, total, (impurity + mean * mean) * w)
     total = float(row.sum())
     fractions = row / total if total > 0 else row
     scaled = fractions * weight if weight > 0 else fractions
@@ -408,12 +405,9 @@ def _nan_right(node: Node) -> Node:
 
 
 def _value_stats(value: float, count: float) -> tuple[float, float, float]:
-    """Regression statistics whose mean is exactly ``value`` (the node's count as the weight when
-    it divides back, else the nearest power of two, which always does)."""
-    w = float(count) if count > 0 else 1.0
-    if (value * w) / w != value:
-        w = float(2.0 ** np.round(np.log2(w)))
-    return (w, value * w, value * value * w)
+    """Regression statistics whose mean is exactly ``value``, the count as the weight (:func:`~puretree.nodes.exact_mean`)."""
+    w, total = exact_mean(value, count)
+    return (w, total, value * value * w)
 
 
 def _missing_apart(j: int, known_child: Node, missing_child: Node, stats: tuple[float, ...], known: tuple[int, ...]) -> Node:

@@ -253,7 +253,7 @@ def test_refusals() -> None:
         pt.shap_values(tree, rows, feature_perturbation="interventional")
     with pytest.raises(ParameterError, match="interventional"):
         pt.shap_values(tree, rows, data=rows)
-    with pytest.raises(ParameterError, match="Tree or Ensemble"):
+    with pytest.raises(ParameterError, match="Tree, Ensemble or Boosted"):
         pt.shap_values(object(), rows)  # type: ignore[arg-type]
     with pytest.raises(DataError, match="X: row 0, column 'c'"):
         pt.shap_values(tree, [{"a": 0.0, "c": "w"}])

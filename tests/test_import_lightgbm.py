@@ -290,7 +290,10 @@ def test_bad_decision_types_features_and_thresholds_are_refused(model_text: str)
     _refused(_set(model_text, 0, "split_feature", lambda v: _replace(v, 0, 99)), "tree 0, node 0", "feature 99")
     text = _set(_set(model_text, 0, "threshold", lambda v: _replace(v, 0, 7.5)), 0, "decision_type", lambda v: _replace(v, 0, 1))
     _refused(text, "tree 0, node 0", "categorical split index 7.5")
-    _refused(_set(model_text, 0, "threshold", lambda v: _replace(v, 0, "inf")), "tree 0, node 0", "not")
+    _refused(_set(model_text, 0, "threshold", lambda v: _replace(v, 0, "inf")), "tree 0, node 0", "categorical split index inf")
+    numeric = _set(model_text, 0, "decision_type", lambda v: _replace(v, 0, 0))
+    for bad in ("-inf", "nan"):  # +inf is LightGBM's own split of the missing values (read, below)
+        _refused(_set(numeric, 0, "threshold", lambda v, bad=bad: _replace(v, 0, bad)), "tree 0, node 0", f"threshold {float(bad)} is neither finite nor +inf")
     _refused(_set(model_text, 0, "leaf_value", lambda v: _replace(v, 1, "nan")), "tree 0, leaf 1", "not finite")
 
 
@@ -498,3 +501,18 @@ def test_verify_checks_a_row_for_every_categorical_rule() -> None:
             rules += 1
     assert rules > 10
     assert np.array_equal(np.asarray(model.decision_function(rows), dtype=np.float64).reshape(len(rows), -1), _expected(booster, rows, raw_score=True))
+
+
+def test_a_threshold_of_inf_that_lightgbm_writes_is_read() -> None:
+    """LightGBM splits the missing values off with ``threshold=inf`` (every known value left): a
+    model of its own, read and scored as LightGBM scores it, and its code verified."""
+    import lightgbm
+
+    X, y = load_wine(return_X_y=True)
+    X = X.copy()
+    X[np.random.default_rng(0).random(X.shape) < 0.1] = np.nan
+    booster = lightgbm.train({"objective": "multiclass", "num_class": 3, "num_leaves": 8, "verbose": -1, "num_threads": 1}, lightgbm.Dataset(X, y), 10)
+    assert any(line.startswith("threshold=") and " inf" in line for line in booster.model_to_string().splitlines())
+    model = pt.from_lightgbm(booster)
+    assert np.array_equal(np.asarray(model.decision_function(X)), booster.predict(X, raw_score=True))
+    assert pt.verify(model, X, "python").mismatches == []

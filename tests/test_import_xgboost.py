@@ -546,3 +546,24 @@ def test_an_estimator_of_xgboosts_scikit_learn_api_is_read_through_its_booster()
     model = pt.from_xgboost(clf)
     assert model.loss == "multi:softprob" and model.classes == (0, 1, 2)
     assert pt.predict(model, X[1::2]).tolist() == clf.predict(X[1::2]).tolist()
+
+
+def test_node_covers_are_kept_and_bad_ones_refused(model_obj: dict) -> None:
+    """Each node's weight is XGBoost's cover (sum_hessian, as float32), which TreeSHAP weighs the
+    branches by; a cover that is not a finite number >= 0, or a list of the wrong length, is refused by name."""
+    model = pt.from_xgboost(json.dumps(model_obj).encode())
+    tree = model.stages[0][0]
+    covers = _tree(model_obj, 0)["sum_hessian"]
+    assert tree.root.stats[0] == float(np.float32(covers[0]))
+    left = _tree(model_obj, 0)["left_children"][0]
+    assert tree.root.children[0].stats[0] == pytest.approx(float(np.float32(covers[left])), rel=1e-11)
+    for bad, words in ((-1.0, ("tree 2, node 1", "sum_hessian -1.0")), (float("nan"), ("tree 2, node 1", "sum_hessian nan"))):
+        obj = copy.deepcopy(model_obj)
+        _tree(obj, 2)["sum_hessian"][1] = bad
+        with pytest.raises(ModelFormatError) as info:
+            pt.from_xgboost(json.dumps(obj).encode())
+        assert all(w in str(info.value) for w in words), str(info.value)
+    obj = copy.deepcopy(model_obj)
+    _tree(obj, 2)["sum_hessian"] = [1.0]
+    with pytest.raises(ModelFormatError, match="tree 2, sum_hessian"):
+        pt.from_xgboost(json.dumps(obj).encode())

@@ -138,8 +138,10 @@ def test_the_compiled_kernel_refuses_it_and_the_level_wise_engine_grows_it():
     with pytest.raises(ParameterError, match="monotonic_cst.*level-wise engine"):
         pt.cart(X, y, monotonic_cst=cst, missing="distribute", engine="fast")
     assert pt.cart(X, y, monotonic_cst=cst, missing="distribute") == pt.cart(X, y, monotonic_cst=cst, missing="distribute", engine="reference")
+    # histogram mode grows it too (the tree of the binned values: tests/test_bounded_bins.py), not with "distribute"
+    assert all(pt.check_monotone(pt.cart(X, y, monotonic_cst=cst, max_bins=16), j, c) is True for j, c in enumerate(cst) if c)
     with pytest.raises(ParameterError, match="histogram"):
-        pt.cart(X, y, monotonic_cst=cst, max_bins=16)
+        pt.cart(X, y, monotonic_cst=cst, missing="distribute", max_bins=16)
 
 
 @pytest.mark.parametrize("cst, message", [

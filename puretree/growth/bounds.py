@@ -28,7 +28,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -126,8 +126,8 @@ class Bounded(Sorted):
     feature; None: none) and/or a learned missing side (``learn``). Children known to be
     leaves are not taken out early: each grows on into the next frontier, where its bounds are known."""
 
-    def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, monotonic: np.ndarray | None, learn: bool) -> None:
-        super().__init__(ds, cfg, kinds, compiled="never")
+    def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, binned: Callable[[np.ndarray, int], np.ndarray] | None = None, monotonic: np.ndarray | None, learn: bool) -> None:
+        super().__init__(ds, cfg, kinds, binned=binned, compiled="never")
         self.ctx.screen = False
         w = ds.sample_weight  # the built-in Gini's candidates are screened by the compiled scan's ranking (sorted.gini_rank)
         self._gini = not self.ctx.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini and (w is None or (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT))
@@ -232,7 +232,8 @@ class Bounded(Sorted):
             score[r], feature[r], side[r] = fs[r, at], ctx.numeric[at], fside[r, at]
             a, b = fa[r, at], fb[r, at]
             mid = a / 2.0 + b / 2.0  # splits.midpoint, elementwise
-            threshold[r] = np.where(np.isinf(b) & (b > 0), np.inf, np.where((a <= mid) & (mid < b), mid, a))
+            # binned: values are their bin's largest training value, the cut goes right above it (as Sorted cuts)
+            threshold[r] = np.where(np.isinf(b) & (b > 0), np.inf, a if ctx.binned else np.where((a <= mid) & (mid < b), mid, a))
         return score, feature, threshold, side
 
     def _scan(self, fs: np.ndarray, fa: np.ndarray, fb: np.ndarray, fside: np.ndarray) -> None:

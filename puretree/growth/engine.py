@@ -156,14 +156,14 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     if kernel == "required" and (max_bins is not None or bins is not None):
         refuse_compiled(True)
     kinds = tuple(_kinds()[s] for s in cfg.splitters)
-    if monotonic is not None or learn:
-        source: Any = Bounded(ds, cfg, kinds, monotonic=monotonic, learn=learn)
-        return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
     binned: Any = None
     if max_bins is not None:
         binned = lambda column, j: quantile_bins(column, max_bins)  # noqa: E731
     elif bins is not None:
         binned = lambda column, j: edge_bins(column, bins[j])  # noqa: E731
+    if monotonic is not None or learn:  # on the sorted rows, binned or not
+        source: Any = Bounded(ds, cfg, kinds, binned=binned, monotonic=monotonic, learn=learn)
+        return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
     if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
         return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress)
     source = Sorted(ds, cfg, kinds, binned=binned, compiled=kernel)

@@ -54,7 +54,7 @@ import attrs
 import numpy as np
 
 from ..errors import ModelFormatError, PuretreeError
-from ..nodes import REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold
+from ..nodes import REGRESSION, Feature, Leaf, Node, Schema, Split, Threshold, exact_mean
 from ..tree import Tree
 
 __all__ = ["from_lightgbm"]
@@ -367,8 +367,8 @@ def _check_tree(t: int, tree: _Tree, n_features: int, n_cat: int) -> None:
         if kind & _CATEGORICAL:
             if not (th.is_integer() and 0 <= th < n_cat):
                 raise _fail(where, f"categorical split index {th} is not one of the tree's {n_cat}")
-        elif not math.isfinite(th):
-            raise _fail(where, f"threshold {th} is not finite")
+        elif not (math.isfinite(th) or th == math.inf):  # +inf: every known value left (LightGBM splits missing values off so)
+            raise _fail(where, f"threshold {th} is neither finite nor +inf")
         for child in (int(tree.left[i]), int(tree.right[i])):
             if child >= 0:
                 if not 0 < child < m:
@@ -457,13 +457,10 @@ def _probabilities(model: _Model, raw: np.ndarray) -> np.ndarray:
 
 
 def _stats(value: float, count: int) -> tuple[float, float, float]:
-    """Regression statistics ``(weight, sum, sum of squares)`` whose mean is exactly ``value``:
-    the weight is the node's training rows (its cover) when ``value * w / w`` gives ``value`` back,
-    else the nearest power of two (which always does)."""
-    w = float(count) if count > 0 else 1.0
-    if (value * w) / w != value:
-        w = float(2.0 ** np.round(np.log2(w)))
-    return (w, value * w, value * value * w)
+    """Regression statistics ``(weight, sum, sum of squares)`` whose mean is exactly ``value``,
+    the node's training rows (its cover) as the weight (:func:`~puretree.nodes.exact_mean`)."""
+    w, total = exact_mean(value, count)
+    return (w, total, value * value * w)
 
 
 def _prev(x: float) -> float:

@@ -468,10 +468,24 @@ def _schema(obj: Any, forest: _Forest) -> Any:
     return Schema(tuple(features), tuple(range(max(2, forest.n_groups))))
 
 
-def _tree(t: int, tree: _Tree, schema: Any, base_weights: Any) -> Any:
+def _covers(t: int, sum_hessian: Any, n: int) -> list[float] | None:
+    """Tree ``t``'s node covers (XGBoost's ``sum_hessian``, which shap weighs the branches by);
+    None where the file has none (every node then weighs 1)."""
+    if sum_hessian is None:
+        return None
+    if not isinstance(sum_hessian, list) or len(sum_hessian) != n or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in sum_hessian):
+        raise _fail(f"tree {t}, sum_hessian", f"expected a list of {n} numbers")
+    bad = [i for i, v in enumerate(sum_hessian) if not (math.isfinite(v) and v >= 0)]
+    if bad:
+        raise _fail(f"tree {t}, node {bad[0]}", f"sum_hessian {sum_hessian[bad[0]]!r} is not a finite number >= 0")
+    return [float(np.float32(v)) for v in sum_hessian]  # XGBoost's float32s, however the file wrote them
+
+
+def _tree(t: int, tree: _Tree, schema: Any, base_weights: Any, sum_hessian: Any = None) -> Any:
     """Tree ``t`` as a puretree tree: ``float32(x) < t`` as ``x <= the float32 below t`` (on
-    float32 values), NaN by ``default_left``; a categorical split's listed codes to the right."""
-    from ..nodes import TESTS, Leaf, Split, Surrogates
+    float32 values), NaN by ``default_left``; a categorical split's listed codes to the right.
+    Each node's weight is its cover (``sum_hessian``), its mean the leaf value or base weight."""
+    from ..nodes import TESTS, Leaf, Split, Surrogates, exact_mean
     from ..tree import Tree
     from ..boosted import tree_schema
 
@@ -484,17 +498,22 @@ def _tree(t: int, tree: _Tree, schema: Any, base_weights: Any) -> Any:
         if tree.left[i] != -1:
             stack.extend((int(tree.right[i]), int(tree.left[i])))
     weights = base_weights if isinstance(base_weights, list) and len(base_weights) == n else None
+    covers = _covers(t, sum_hessian, n)
+
+    def stats_of(i: int, v: float) -> tuple[float, float, float]:
+        w, total = exact_mean(v, covers[i] if covers is not None else 1.0)
+        return (w, total, total * v)
+
     built: dict[int, Any] = {}
     for i in reversed(order):
         if tree.left[i] == -1:
-            v = float(tree.value[i])
-            built[i] = Leaf((1.0, v, v * v))
+            built[i] = Leaf(stats_of(i, float(tree.value[i])))
             continue
         j = int(tree.feature[i])
         kids = (built.pop(int(tree.left[i])), built.pop(int(tree.right[i])))
         side = 0 if tree.default_left[i] else 1
         w = float(np.float32(weights[i])) if weights is not None and isinstance(weights[i], (int, float)) and math.isfinite(weights[i]) else 0.0
-        stats = (1.0, w, w * w)
+        stats = stats_of(i, w)
         if i in tree.categories:
             m = len(schema.features[j].categories)
             left = tuple(c for c in range(m) if c not in tree.categories[i])
@@ -561,7 +580,7 @@ def _boosted(obj: Any) -> Any:
         raise _fail("gradient_booster/model/tree_info", f"the output groups hold {[len(ts) for ts in per_group]} trees; a stage needs one of each")
     trees_json = model["trees"]
     stages = tuple(
-        tuple(_tree(t, forest.trees[t], schema, trees_json[t].get("base_weights")) for t in stage)
+        tuple(_tree(t, forest.trees[t], schema, trees_json[t].get("base_weights"), trees_json[t].get("sum_hessian")) for t in stage)
         for stage in zip(*per_group)
     )
     version = obj.get("version")

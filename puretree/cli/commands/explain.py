@@ -8,6 +8,9 @@ import io
 import sys
 from typing import Any
 
+import attrs
+import numpy as np
+
 from ...data import table_dataset
 from ...errors import ParameterError
 from ...explain import PERTURBATIONS, shap_values
@@ -62,6 +65,9 @@ def _explain(args: argparse.Namespace) -> int:
             raise ParameterError(f"--class {args.class_!r} is not one of the model's classes {texts}")
         chosen = [texts.index(args.class_)]
     sv = shap_values(model, X, feature_perturbation=fp, data=background)
+    if sv.output == "raw" and sv.values.ndim == 2 and not model.schema.is_regression:
+        # two classes, one raw score: the log-odds of the second class, the first's its negation
+        sv = attrs.evolve(sv, values=np.stack((-sv.values, sv.values), axis=-1), expected_value=np.array([-sv.expected_value, sv.expected_value]))
     out_header, rows = _columns(sv, classes, chosen)
     stream: Any = io.StringIO() if args.output is not None else sys.stdout
     writer = csv.writer(stream, lineterminator="\n")
