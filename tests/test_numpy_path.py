@@ -45,8 +45,11 @@ def test_orders_counted_into_place_are_the_stable_partition(move):
     mapped = new_id_of_old[orders]
     expected = mapped[mapped >= 0].reshape(len(orders), -1)
     expected = np.take_along_axis(expected, np.argsort(nn[expected], axis=1, kind="stable"), axis=1)
-    got = source._partition_pairs(orders, new_id_of_old, nn, parent, node, n_old)
+    values = orders * 10.0 + 0.5  # any numbers that follow the instances
+    got, moved = source._partition_pairs(orders, new_id_of_old, nn, parent, node, n_old, values)
     assert got.dtype == orders.dtype and got.tolist() == expected.tolist()
+    old_of_new = np.argsort(new_id_of_old)[len(new_id_of_old) - len(nn) :]  # each new id's old instance
+    assert moved.tolist() == (old_of_new[got] * 10.0 + 0.5).tolist()
 
 
 def test_orders_of_more_than_two_children_are_left_to_the_sort():
@@ -61,3 +64,47 @@ def test_numpy_paths_trees_are_the_compiled_ones(seed, k, weighted):
     y = rng.integers(0, k, size=300)
     w = rng.integers(0, 4, size=300).astype(float) if weighted else None
     assert puretree.cart(X, y, sample_weight=w, engine="numpy") == puretree.cart(X, y, sample_weight=w, engine="reference")
+
+
+@st.composite
+def trees_of_paths(draw):
+    """A tree's frontiers, level by level: each node's children that grow on (their branches)."""
+    levels = []
+    width = 1
+    for _ in range(draw(st.integers(1, 5))):
+        kids = [draw(st.lists(st.integers(0, 3), max_size=3, unique=True).map(sorted)) for _ in range(width)]
+        levels.append(kids)
+        width = sum(len(k) for k in kids)
+        if width == 0:
+            break
+    return levels
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    member=st.integers(0, 2**32 - 1),
+    sizes=st.integers(2, 80).flatmap(lambda n: st.tuples(st.just(n), st.integers(1, n - 1))),
+    levels=trees_of_paths(),
+    rejected=st.booleans(),
+)
+def test_a_frontiers_draws_are_each_nodes_own(seed, member, sizes, levels, rejected):
+    """The frontier loop's draws, a whole frontier at a time from the pools it carries, are
+    node_features' draws node by node (numpy's own generator), also where a word would be
+    rejected (here forced: those nodes are drawn by node_features)."""
+    from puretree.growth.level import _Draws
+    from puretree.splits import node_features
+
+    n, m = sizes
+    draws = _Draws(n, m, (seed, member))
+    assert draws.fast
+    if rejected:
+        draws.reject_below = draws.reject_below + 2**32  # every word rejected
+    paths: list[tuple[int, ...]] = [()]
+    for kids in levels:
+        got = draws.allowed(paths)
+        for i, path in enumerate(paths):
+            assert np.flatnonzero(got[i]).tolist() == node_features(n, m, (seed, member), path).tolist()
+        draws.descend([i for i, k in enumerate(kids) for _ in k], [b for k in kids for b in k])
+        paths = [(*paths[i], b) for i, k in enumerate(kids) for b in k]
+        if not paths:
+            break
