@@ -6,7 +6,8 @@ candidate statistics by the chooser of :mod:`puretree.growth.choose` (:meth:`Sou
 and, once decided, the rows moved to the children that grow on (:meth:`Source.advance`). The
 loop keeps the records of the tree, numbers the nodes (children after their parent), draws
 the features each node may split on (``max_features``, :func:`puretree.splits.node_features`:
-the one draw of every source) and assembles the nodes (:func:`puretree.growth.assemble.from_records`).
+the one draw of every source, made a frontier at a time from the generators' pools the loop
+carries, the same numbers) and assembles the nodes (:func:`puretree.growth.assemble.from_records`).
 
 The sources: :class:`puretree.growth.sorted.Sorted` (sorted columns in memory, the
 level-wise engine) and :class:`puretree.growth.histograms.Histograms` (binned rows in blocks,

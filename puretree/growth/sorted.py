@@ -42,7 +42,8 @@ decisions; :func:`puretree.growth.level.grow` drives it a frontier at a time.
    :mod:`puretree.growth.choose`.
 
 Memory is a small multiple of the data whatever the depth: the instances of one frontier,
-the orders (int32), one chunk of sorted statistics (at most :data:`puretree.splits.CHUNK`
+the orders (int32; without the compiled kernel also each order's values, carried in order:
+as much again as the numeric columns), one chunk of sorted statistics (at most :data:`puretree.splits.CHUNK`
 floats) and one slice of candidates handed to the score (at most
 :data:`puretree.growth.choose.SCORE_CHUNK`). It never grows as rows x classes: with many
 classes a feature's candidates are scored a slice at a time (:func:`_blocked_candidates`), so
