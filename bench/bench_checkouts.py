@@ -4,10 +4,12 @@ numpy path's time against the compiled fit's.
 Each run is a child process per checkout (``PYTHONPATH`` set to it), alternating between the
 checkouts; a child fits iris once untimed (imports, the kernel loaded), then times each case
 once. The table gives each case's median over the runs, and the second checkout's time over
-the first's.
+the first's: wall-clock time, or with ``--cpu`` the child's CPU time (``time.process_time``, all
+its threads), which a machine loaded by other work disturbs less.
 
     python bench/bench_checkouts.py /work/wt/r7-base /work/wt/r7-speed --repeats 5
     python bench/bench_checkouts.py OLD NEW --cases forest_digits chain_3000
+    python bench/bench_checkouts.py OLD NEW --repeats 3 --cpu
 """
 
 from __future__ import annotations
@@ -51,9 +53,9 @@ def child(names: list[str]) -> None:
     out = {}
     for name in names:
         fit = case(name)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         fit()
-        out[name] = time.perf_counter() - start
+        out[name] = (time.perf_counter() - start, time.process_time() - cpu)
     print(json.dumps(out))
 
 
@@ -62,6 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("checkouts", nargs="*", help="two checkouts: the old one, then the new one")
     parser.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cpu", action="store_true", help="CPU time (process_time) instead of wall-clock time")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -74,10 +77,10 @@ def main(argv: list[str] | None = None) -> None:
             env = {**os.environ, "PYTHONPATH": os.path.abspath(where)}
             env.pop("PURETREE_ENGINE", None)
             got = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", *args.cases], env=env, cwd=where, capture_output=True, text=True, check=True)
-            for name, t in json.loads(got.stdout.splitlines()[-1]).items():
-                runs[where][name].append(t)
+            for name, (wall, cpu) in json.loads(got.stdout.splitlines()[-1]).items():
+                runs[where][name].append(cpu if args.cpu else wall)
     old, new = args.checkouts
-    print(f"| case (median of {args.repeats}) | {old} | {new} | ratio |\n| --- | ---: | ---: | ---: |")
+    print(f"| case ({'CPU' if args.cpu else 'wall'} time, median of {args.repeats}) | {old} | {new} | ratio |\n| --- | ---: | ---: | ---: |")
     med = {c: {n: statistics.median(r) for n, r in runs[c].items()} for c in args.checkouts}
     for name in args.cases:
         print(f"| {name} | {med[old][name] * 1e3:.1f} ms | {med[new][name] * 1e3:.1f} ms | {med[new][name] / med[old][name]:.2f} |")

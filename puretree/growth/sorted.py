@@ -42,7 +42,8 @@ decisions; :func:`puretree.growth.level.grow` drives it a frontier at a time.
    :mod:`puretree.growth.choose`.
 
 Memory is a small multiple of the data whatever the depth: the instances of one frontier,
-the orders (int32), one chunk of sorted statistics (at most :data:`puretree.splits.CHUNK`
+the orders (int32; without the compiled kernel also each order's values, carried in order:
+as much again as the numeric columns), one chunk of sorted statistics (at most :data:`puretree.splits.CHUNK`
 floats) and one slice of candidates handed to the score (at most
 :data:`puretree.growth.choose.SCORE_CHUNK`). It never grows as rows x classes: with many
 classes a feature's candidates are scored a slice at a time (:func:`_blocked_candidates`), so
@@ -167,16 +168,18 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
         fs, fa, fb = _numpy_scan(st, cfg, ctx)
     if ctx.allowed is not None:  # feature subsampling: each node's drawn features only
         fs[~ctx.allowed[:, ctx.numeric]] = -np.inf
-    has = (fs != -np.inf).any(axis=1)
-    if has.any():
-        rows_ = np.flatnonzero(has)
-        at = first_tied(fs[rows_])
-        out.score[rows_] = fs[rows_, at]
-        out.feature[rows_] = ctx.numeric[at]
-        a, b = fa[rows_, at], fb[rows_, at]
-        mid = a / 2.0 + b / 2.0  # grow.midpoint, elementwise
-        # binned: values are their bin's largest training value, the cut goes right above it
-        out.threshold[rows_] = a if ctx.binned else np.where((a <= mid) & (mid < b), mid, a)
+    # first_tied over every node at once (a deep tree pays each numpy call once a level): a node
+    # without a candidate has best -inf, its bar -inf, so it picks column 0, of score -inf
+    best = fs.max(axis=1)
+    bar = best - tolerance(best)
+    at = np.argmax(fs >= bar[:, None], axis=1)
+    nodes = np.arange(N)
+    out.score = fs[nodes, at]
+    out.feature = np.where(best != -np.inf, ctx.numeric[at], -1)
+    a, b = fa[nodes, at], fb[nodes, at]
+    mid = a / 2.0 + b / 2.0  # grow.midpoint, elementwise
+    # binned: values are their bin's largest training value, the cut goes right above it
+    out.threshold = a if ctx.binned else np.where((a <= mid) & (mid < b), mid, a)
     return out
 
 
@@ -223,9 +226,18 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
     for start in range(0, q, chunk) if not blocked else ():
         c = min(chunk, q - start)
         idx = st.orders[start : start + c]
-        V = ctx.Xn[start : start + c].ravel().take(st.row.take(idx) + (np.arange(c) * ctx.Xn.shape[1])[:, None])  # (c, m): one flat gather
+        if st.values is not None:  # carried in order: no gather from the columns
+            V = st.values[start : start + c]
+        else:
+            V = ctx.Xn[start : start + c].ravel().take(st.row.take(idx) + (np.arange(c) * ctx.Xn.shape[1])[:, None])  # (c, m): one flat gather
         # runs pay when values repeat (digits: 17 values); on continuous data one cumsum is cheaper
-        if runs and np.count_nonzero(V[:, 1:] != V[:, :-1]) < 0.5 * V.size:
+        neq = None
+        repeats = False
+        if runs:  # where a value differs from the next (the last column False)
+            neq = np.zeros((c, m), dtype=bool)
+            np.not_equal(V[:, 1:], V[:, :-1], out=neq[:, :-1])
+            repeats = bool(np.count_nonzero(neq) < 0.5 * V.size)
+        if repeats:
             fp, pp, left = _run_prefix_sums(V, idx, st, ctx, seg_first)
             n_known = np.broadcast_to(lens, (c, N))
             if cfg.min_samples_leaf > 1 and len(fp):
@@ -241,7 +253,7 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
                 near = _near(_rank(left.T, counts[nodes].T), first, total[nodes[first]])
                 fp, pp, left = fp[near], pp[near], left[near]
         elif ctx.screen and st.integral:
-            fp, pp, left = _gini_candidates(V, idx, st, cfg, not_last, total)
+            fp, pp, left = _gini_candidates(V, idx, st, cfg, not_last, total, neq)
             L = None
         else:
             if st.integral:
@@ -316,27 +328,63 @@ def _rank(left: Any, parent: Any) -> np.ndarray:
         return np.where((wl > 0) & (wr > 0), sl / wl + sr / wr, np.inf)
 
 
-def _gini_candidates(V: np.ndarray, idx: np.ndarray, st: "_Level", cfg: Any, not_last: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _gini_candidates(V: np.ndarray, idx: np.ndarray, st: "_Level", cfg: Any, not_last: np.ndarray, total: np.ndarray, neq: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The built-in Gini's candidates of a chunk of features (sorted values ``V``, instances
     ``idx``) on integral class sums, screened (:func:`_near`): their features, positions and
-    left sums. The sums are cumulated class by class from the codes, each segment's offset
-    subtracted (exact), in contiguous arrays."""
+    left sums. ``neq`` (c, m), if given: where a value differs from the next (the last column
+    False); it is overwritten.
+
+    Every number is an integer below 2**53, so every sum is exact whatever its order and the
+    ranking is :func:`_rank`'s bit for bit, in fewer and cheaper passes: the left sums of every
+    class but the last are integer cumsums (several times faster than float ones) less the
+    sums of the segments before (the same for every feature: each order holds a segment's
+    rows); the last class's are the left weight less the others'; unit rows' left weight is
+    the position in the segment."""
     c, m = V.shape
-    starts, lens, node_at = st.starts, st.lens, st.node
-    valid = (V[:, :-1] < V[:, 1:]) & not_last  # between distinct values of one segment
+    k, starts, lens, node_at = st.k, st.starts, st.lens, st.node
+    if neq is None:
+        neq = np.zeros((c, m), dtype=bool)
+        np.not_equal(V[:, 1:], V[:, :-1], out=neq[:, :-1])
+    valid = neq  # between distinct values of one segment (sorted within a segment: != is <)
+    valid[:, :-1] &= not_last
+    pos = np.arange(m, dtype=np.float64) - starts[node_at]  # (m,) the rows before each in its segment
     if cfg.min_samples_leaf > 1:
-        n_left = np.arange(m - 1) - starts[node_at[:-1]] + 1
-        valid &= (n_left >= cfg.min_samples_leaf) & (lens[node_at[:-1]] - n_left >= cfg.min_samples_leaf)
-    cls, w, inner = st.cls[idx], None if st.unit else st.w[idx], starts > 0
-    sums = []
-    for j in range(st.k):
-        C = np.cumsum(cls == j if w is None else np.where(cls == j, w, 0.0), axis=1, dtype=np.float64)
-        off = np.zeros((c, len(starts)))
-        off[:, inner] = C[:, starts[inner] - 1]
-        sums.append(np.subtract(C, np.repeat(off, lens, axis=1), out=C))
-    rank = np.full((c, m), -np.inf)
-    rank[:, :-1] = np.where(valid, _rank([s[:, :-1] for s in sums], st.node_stats[node_at[:-1]].T), -np.inf)
-    fp, pp = np.nonzero(valid & _near(rank, starts, total)[:, :-1])
+        valid &= (pos + 1 >= cfg.min_samples_leaf) & (lens[node_at] - (pos + 1) >= cfg.min_samples_leaf)
+    counts = st.node_stats
+    before = np.cumsum(counts, axis=0) - counts  # (N, k) each class's sum over the segments before
+
+    def left(x: np.ndarray, j: int) -> np.ndarray:  # the segmented cumsum of x (c, m), class j's (-1: all classes')
+        base = before[:, j] if j >= 0 else before.sum(axis=1)
+        return np.subtract(np.cumsum(x, axis=1), base[node_at], out=np.empty((c, m)))
+
+    cls = st.cls.take(idx)
+    if st.unit:
+        wl: Any = pos + 1.0  # (m,), shared by the features
+        wide = np.int32 if m < 2**31 else np.int64
+        sums = [left(np.equal(cls, j).astype(wide), j) for j in range(k - 1)]
+    else:
+        w = st.w.take(idx).astype(np.int64)  # integral weights summing below 2**52: exact
+        sums = [left(np.where(cls == j, w, 0), j) for j in range(k - 1)]
+        wl = left(w, -1)
+    last = np.subtract(wl, sums[0]) if k > 1 else np.broadcast_to(wl, (c, m)).copy()
+    for x in sums[1:]:
+        last -= x
+    sums.append(last)
+    wr = total[node_at] - wl
+    sl = np.zeros((c, m))
+    sr = np.zeros((c, m))
+    tmp = np.empty((c, m))
+    for j, a in enumerate(sums):
+        sl += np.multiply(a, a, out=tmp)
+        np.subtract(counts[node_at, j], a, out=tmp)
+        sr += np.multiply(tmp, tmp, out=tmp)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rank = np.divide(sl, wl, out=sl)
+        rank += np.divide(sr, wr, out=sr)
+        if not st.unit:  # a side of no weight: every candidate of the node is scored (unit rows: never, at a valid position)
+            rank[(wl <= 0) | (wr <= 0)] = np.inf
+    rank[~valid] = -np.inf
+    fp, pp = np.nonzero(valid & _near(rank, starts, total))
     return fp, pp, np.stack([s[fp, pp] for s in sums], axis=-1)
 
 
@@ -492,6 +540,71 @@ def _run_prefix_sums(V: np.ndarray, idx: np.ndarray, st: "_Level", ctx: "_Contex
     return p // m, p % m, left
 
 
+def _partition_pairs(orders: np.ndarray, new_id_of_old: np.ndarray, nn: np.ndarray, parent: np.ndarray, node_at: np.ndarray, n_old: int, values: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """The next frontier's orders (numpy's path) when every node has at most two children that
+    grow on (None otherwise): each kept instance's new position is counted, not sorted for.
+    The children of a node sit next to each other, the first child's rows before the second's,
+    so an instance of segment ``s`` that goes to the first child lands at the number of
+    first-child instances up to it in the order plus those of the second children of the
+    segments before ``s``; one that goes to the second child, at the number of second-child
+    instances up to it plus the first children's of segments up to ``s``. Two integer cumsums
+    and a scatter per order: the same orders as a stable partition by new node. ``values``
+    (the orders' values, as the orders): moved alike, returned with the orders.
+
+    >>> orders = np.array([[3, 1, 0, 2]])  # one node, instances 0..3; 0 and 3 go left, 1 right, 2 leaves
+    >>> _partition_pairs(orders, np.array([0, 2, -1, 1]), np.array([0, 0, 1]), np.array([0, 0]), np.zeros(4, dtype=np.int64), 1)[0].tolist()
+    [[1, 0, 2]]
+    """
+    n_next = len(parent)
+    if n_next > 2 and bool((parent[2:] == parent[:-2]).any()):
+        return None
+    second = np.zeros(n_next, dtype=bool)
+    second[1:] = parent[1:] == parent[:-1]
+    lens = np.bincount(nn, minlength=n_next)
+    n_second = np.bincount(parent, weights=np.where(second, lens, 0), minlength=n_old).astype(np.int64)
+    n_first = np.bincount(parent, weights=np.where(second, 0, lens), minlength=n_old).astype(np.int64)
+    off_first = (np.cumsum(n_second) - n_second - 1)[node_at]  # (m,) per position of the old orders
+    off_second = (np.cumsum(n_first) - 1)[node_at]
+    kept_old = new_id_of_old >= 0
+    code = np.full(len(new_id_of_old), -2, dtype=np.int64)  # new id * 2 + which child; -2: gone (an even code)
+    code[kept_old] = new_id_of_old[kept_old].astype(np.int64) * 2 + second[nn[new_id_of_old[kept_old]]]
+    q, m = orders.shape
+    m_new = len(nn)
+    out = np.empty((q, m_new), dtype=orders.dtype)
+    wide = np.int32 if q * max(m, m_new) < 2**30 else np.int64  # codes and positions: the smaller type while it holds them (faster passes)
+    code = code.astype(wide)
+    off_first = off_first.astype(wide)
+    shift = (off_second - off_first).astype(wide)  # the second child's offset less the first's
+    flat = out.reshape(-1)
+    moved = None if values is None else np.empty((q, m_new))
+    moved_flat = None if moved is None else moved.reshape(-1)
+    for a in range(q):  # an order at a time: its temporaries stay in the cache
+        c = code.take(orders[a])
+        kept = c >= 0
+        two = c & 1
+        n_two = np.cumsum(two, dtype=wide)
+        n_kept = np.cumsum(kept, dtype=wide)
+        # without a branch per instance (a mask's where is several times slower on mixed sides):
+        # first child: n_kept - n_two + off_first; second: n_two + off_second
+        dest = n_two * 2
+        dest -= n_kept
+        dest += shift
+        dest *= two
+        dest += n_kept
+        dest -= n_two
+        dest += off_first + a * m_new
+        c >>= 1
+        if m == m_new:
+            flat[dest] = c
+            if moved_flat is not None and values is not None:
+                moved_flat[dest] = values[a]
+        else:
+            dest = dest[kept]
+            flat[dest] = c[kept]
+            if moved_flat is not None and values is not None:
+                moved_flat[dest] = values[a][kept]
+    return out, moved
+
 def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tuple[str, ...]) -> dict[str, _Best]:
     """Best multiway and subset splits per node, one pass over each categorical feature."""
     N, k = st.n_nodes, ctx.k
@@ -635,6 +748,9 @@ class _Level:
         facts: tuple[np.ndarray, np.ndarray, bool] = known or (np.bincount(node, minlength=n_nodes), self.sums(node, None, n_nodes), bool(np.all(w == 1.0)))
         self.lens, self.node_stats, self.unit = facts
         self.starts = np.cumsum(self.lens) - self.lens
+        #: numpy's path: each order's values, ``(features, instances)``, carried from level to level
+        #: where the orders are counted into place (None: gathered from the columns when needed)
+        self.values: np.ndarray | None = None
 
     def dense(self, idx: Any) -> np.ndarray:
         """The statistics of the instances ``idx`` (any shape or a mask), shaped ``(..., k)``."""
@@ -650,7 +766,9 @@ class _Level:
         added in instance order (bincount is sequential), as the reference's ``sum(axis=0)``."""
         if self.cls is None:
             return _segment_sums(key, self._stats if sel is None else self._stats[sel], n)
-        cls, w = (self.cls, self.w) if sel is None else (self.cls[sel], self.w[sel])
+        unit = getattr(self, "unit", False)  # rows of weight 1: counted (the same integers), without a weight's gather
+        cls = self.cls if sel is None else self.cls[sel]
+        w = None if unit else self.w if sel is None else self.w[sel]
         if len(key) == 0:
             return np.zeros((n, self.k))
         flat = np.bincount(key * self.k + cls, weights=w, minlength=n * self.k)
@@ -734,6 +852,10 @@ class Sorted:
         else:
             orders = np.zeros((0, n), dtype=np.int64)
         st = _Level(np.arange(n), cls, w, stats, k, np.zeros(n, dtype=np.int64), orders, np.ones((1, len(ctx.categorical)), dtype=bool), 1, integral)
+        if ctx.compiled is None and ctx.q and not ctx.numeric_missing:
+            # numpy's scan reads each order's values at every level: carried in order (as much
+            # memory again as the numeric columns) instead of gathered from the columns each time
+            st.values = np.take_along_axis(ctx.Xn, orders, axis=1)
         # the reference's own sum: pairwise when there is one column (else bincount's, row by row)
         if stats is not None:
             st.node_stats[0] = stats.sum(axis=0)
@@ -986,16 +1108,22 @@ class Sorted:
             for jj, j in enumerate(ctx.categorical):
                 usable[multi & (fpar == j), jj] = False
         scratch: list[np.ndarray] = []
+        new_values = None
         if ctx.q:
             once = not (extra_src and any(len(e) for e in extra_src)) or len(pre_src) == len(np.unique(pre_src))
             if once:  # one copy at most per old instance: map, drop, then partition
                 new_id_of_old = np.full(st.m, -1, dtype=ctx.index)
                 new_id_of_old[pre_src] = new_id_of_pre
                 scratch.append(new_id_of_old)
+            paired = None
             if once and ctx.compiled is not None:
                 # renumbered and stably partitioned by the new nodes, one pass per feature
                 new_orders = ctx.compiled.partition_level(st.orders, new_id_of_old, nn, n_next)
-            else:
+            elif once and n_next > 1:
+                paired = _partition_pairs(st.orders, new_id_of_old, nn, parent_of_next, st.node, N, st.values)
+            if paired is not None:
+                new_orders, new_values = paired
+            elif not (once and ctx.compiled is not None):
                 if once:
                     mapped = np.take(new_id_of_old, st.orders)
                     kept = mapped >= 0
@@ -1025,6 +1153,7 @@ class Sorted:
         del st
         self.st = None  # type: ignore[assignment]  # the old frontier's orders go before the new one's sums are made
         self.st = _Level(row, new_cls, new_w, new_stats, ctx.k, nn, new_orders, usable, n_next, integral, known)
+        self.st.values = new_values
         # The move's largest scratch arrays live until the next move: freed at once, the
         # allocator hands their pages back to the system and the next frontier's search faults
         # them in again (measured on 30,000 x 20: 14% more page faults, 8% more time).
