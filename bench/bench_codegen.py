@@ -38,6 +38,12 @@ but ``base_score=0.5``, which m2cgen 0.10 needs: its issue #581), puretree's imp
   an argmax; gate: at most 0.6x;
 - and how many held-out rows each gets bit for bit: puretree's raw scores against XGBoost's
   margins, m2cgen's probabilities against XGBoost's ``predict``.
+
+``--leaves`` instead measures the uint8 leaf tables (``--leaf-type uint8``) against the double
+ones on breast_cancer: the fully grown tree behind ``predict_proba`` and scikit-learn forests of
+10 and 100 trees (depth 8) behind ``predict``, float and int8 quantized features, linked for the
+Cortex-M0 and M4 as above, with the test rows whose class the uint8 leaves change and verify's
+mismatches (docs/codegen.md, "uint8 leaf tables").
 """
 
 from __future__ import annotations
