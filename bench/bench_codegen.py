@@ -38,6 +38,12 @@ but ``base_score=0.5``, which m2cgen 0.10 needs: its issue #581), puretree's imp
   an argmax; gate: at most 0.6x;
 - and how many held-out rows each gets bit for bit: puretree's raw scores against XGBoost's
   margins, m2cgen's probabilities against XGBoost's ``predict``.
+
+``--leaves`` instead measures the uint8 leaf tables (``--leaf-type uint8``) against the double
+ones on breast_cancer: the fully grown tree behind ``predict_proba`` and scikit-learn forests of
+10 and 100 trees (depth 8) behind ``predict``, float and int8 quantized features, linked for the
+Cortex-M0 and M4 as above, with the test rows whose class the uint8 leaves change and verify's
+mismatches (docs/codegen.md, "uint8 leaf tables").
 """
 
 from __future__ import annotations
@@ -397,11 +403,55 @@ def xgboost_gates(rounds: int = 5) -> None:
         print(f"\nC gate (puretree predict, float, / m2cgen <= 0.6): {gate:.2f} {'PASS' if gate <= 0.6 else 'FAIL'}")
 
 
+def leaf_tables() -> None:
+    """``--leaves``: the flash of the uint8 leaf table (``--leaf-type uint8``) against the double
+    one, on breast_cancer (80% to train): the fully grown tree (its ``predict_proba``, the call
+    that reads the table) and scikit-learn forests of depth 8 (their ``predict``, which adds
+    the members' probabilities), linked for the Cortex-M0 and M4 as above, with how many test
+    rows' class the uint8 leaves change (verify's count; the code is exact to its model)."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from puretree.codegen import verify
+
+    X, y = load_breast_cancer(return_X_y=True)
+    Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=0.2, random_state=0)
+    models = [("tree (full)", DecisionTreeClassifier(random_state=0).fit(Xtr, ytr), "predict_proba")]
+    models += [(f"forest of {n} (depth 8)", RandomForestClassifier(n_estimators=n, max_depth=8, random_state=0).fit(Xtr, ytr), "predict") for n in (10, 100)]
+    ranges = feature_ranges(Xtr)
+    print("| model | code | flash M0: linked (object) | flash M4: linked (object) | test rows whose class changes | mismatches (verify) |")
+    print("|---|---|---:|---:|---:|---:|")
+    for title, est, call in models:
+        model = from_sklearn(est)
+        for ftype, quantized in (("float", False), ("int8", True)):
+            for leaf in ("double", "uint8"):
+                options = {"feature_type": ftype, "form": "compact", "leaf_type": leaf, "quantize": ranges if quantized else None}
+                with tempfile.TemporaryDirectory() as tmp:
+                    work = Path(tmp)
+                    files = generate(model, "c-table", name="pt", **options)
+                    for fname, text in files.items():
+                        (work / fname).write_text(text)
+                    buffer = "uint8_t" if leaf == "uint8" else "double"
+                    body = buffer + " p[PT_N_CLASSES]; return pt_predict_proba(%s, p);" if call == "predict_proba" else "return pt_predict(%s);"
+                    if quantized:
+                        wrap = "static int pt_run(const float *x) { int8_t q[N_FEATURES]; %s }" % (body % "q").replace("return", "pt_quantize(x, q); return", 1)
+                    else:
+                        wrap = "static int pt_run(const float *x) { %s }" % (body % "x")
+                    m0, m4 = (flash("pt", str(work / "pt.c"), "float", "pt_run(x)", wrap, X.shape[1], cpu, work) for cpu in ("M0", "M4"))
+                report = verify(model, Xte, "c-table", max_changed="100%", **{k: v for k, v in options.items() if v is not None})
+                changed = report.changed_by_quantization or 0
+                form = f"compact {ftype}{' quantized' if quantized else ''}, {leaf} leaves"
+                print(f"| {title} | {form} | {m0} | {m4} | {changed} of {len(Xte)} | {report.n_mismatches} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller synthetic data and chains, no fully grown synthetic tree")
     parser.add_argument("--xgboost", action="store_true", help="only the comparison with m2cgen on a 100-tree XGBoost model (issue 29's gates)")
+    parser.add_argument("--leaves", action="store_true", help="only the uint8 leaf tables against the double ones (trees and forests)")
     args = parser.parse_args()
+    if args.leaves:
+        leaf_tables()
+        return
     if args.xgboost:
         xgboost_gates()
         return

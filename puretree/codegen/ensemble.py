@@ -43,12 +43,13 @@ import numpy as np
 
 from ..data import Dataset, as_dataset
 from ..boosted import Boosted
-from ..ensemble import Ensemble, predict as ensemble_predict, predict_proba, vote_total, votes
+from ..ensemble import Ensemble, member_outputs, predict as ensemble_predict, predict_proba, vote_total, votes
 from ..errors import CodegenError
 from ..files import write_folder
 from ..io.json import to_json
 from ..mcu import measured_files, rows_runner
 from . import boosted as boosting, languages, literals as lit, render, selftest as self_test, verify as single
+from .leaves import LEAF_SCALE, check_leaf_type, leaf_combined
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
 __all__ = ["generate", "generate_measured", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
@@ -71,6 +72,8 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
     if target in languages.TARGETS and ens.method == "adaboost":
         raise CodegenError(f"the {target} target writes bagging and random forests; AdaBoost's probabilities (through exp) are written for python, c and c-table")
     quantize = options.pop("quantize", None)
+    if check_leaf_type(opts["leaf_type"], regression=ens.schema.is_regression, language=opts["language"], method=ens.method) == "uint8" and len(set(ens.weights)) > 1:
+        raise CodegenError("leaf_type 'uint8' adds the members' probabilities as integers: it needs members of equal weight (bagging and random forests have them)")
     members = [f"{name}_m{i}" for i in range(len(ens.members))]
     for m in members[-1:]:
         check_options(target, {"name": m})  # the longest member name still a valid identifier
@@ -101,6 +104,8 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         "member_predict": [f"{m}_predict" for m in members],
         "member_proba": [f"{m}_predict_proba" for m in members],
         "proba": proba,
+        "leaf_type": opts["leaf_type"],
+        "leaf_scale": LEAF_SCALE,
         # One quantizer for the model: every feature some member reads (a member's own
         # NAME_m<i>_quantize scales its features the same way, from the same ranges).
         "quantize": None if quantize is None else quantizer_model(ens.schema, quantize, opts["feature_type"], used=_read_features(ens)),
@@ -146,6 +151,8 @@ def generate(model: Any, target: str, *, selftest: bool = False, **options: Any)
     """:func:`puretree.codegen.render.generate` for a tree; :func:`ensemble_files` for an
     ensemble; :func:`puretree.codegen.boosted.boosted_files` for a boosted model. With
     ``selftest``, the code carries its self-test (:mod:`puretree.codegen.selftest`)."""
+    if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
+        raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
     if isinstance(model, Ensemble):
         files = ensemble_files(model, target, **options)
     elif isinstance(model, Boosted):
@@ -167,6 +174,8 @@ def _selftest_answers(model: Any, rows: np.ndarray) -> list[Any]:
 
 
 def _with_selftest(model: Any, target: str, files: dict[str, str], options: dict[str, Any]) -> dict[str, str]:
+    if options.get("leaf_type", "double") != "double":
+        raise CodegenError("the self-test compares the code's answers with the model's; code with uint8 leaves is not covered yet (export without --leaf-type)")
     if options.get("quantize") is not None:
         raise CodegenError("the self-test holds the readings as the code takes them; quantized code is not covered yet (export without --quantize)")
     if target not in ("python", "c", "c-table"):
@@ -201,6 +210,8 @@ def generate_measured(model: Any, target: str, *, core: str, X: Any = None, **op
     be the quantized readings). Needs the Arm toolchain and QEMU (:func:`puretree.mcu.check_tools`)."""
     if target not in ("c", "c-table"):
         raise CodegenError(f"figures are measured for C (targets c and c-table), not {target!r}")
+    if options.get("leaf_type", "double") != "double":
+        raise CodegenError("figures are measured for code with double leaves; uint8 leaves (--leaf-type uint8) are not measured on the board yet")
     files = generate(model, target, **options)
     ftype = check_options("c", {"feature_type": options.get("feature_type", "double")})["feature_type"]
     X = np.zeros((0, model.schema.n_features)) if X is None else _encode(X)
@@ -338,9 +349,13 @@ def _run_python(ens: Ensemble, work: Path, name: str, rows: np.ndarray) -> list[
     return out
 
 
-def _driver(ens: Ensemble, name: str, ctype: str) -> str:
+def _driver(ens: Ensemble, name: str, ctype: str, *, uint8: bool = False) -> str:
     big = name.upper()
-    if ens.schema.is_regression:
+    if uint8:  # the members' numerators added up, printed as integers
+        body = (f"uint32_t p[{big}_N_CLASSES]; int k; int c = {name}_predict_proba(x, p);"
+                f' if (c != {name}_predict(x)) {{ printf("inconsistent\\n"); }}'
+                f' printf("%d", c); for (k = 0; k < {big}_N_CLASSES; k++) printf(" %lu", (unsigned long)p[k]); printf("\\n");')
+    elif ens.schema.is_regression:
         body = f'printf("%a\\n", {name}_predict(x));'
     else:
         votes_ = (f"double v[{big}_N_CLASSES]; (void){name}_votes(x, v); for (k = 0; k < {big}_N_CLASSES; k++) printf(\" %a\", v[k]); printf(\" |\");"
@@ -351,8 +366,9 @@ def _driver(ens: Ensemble, name: str, ctype: str) -> str:
     return single.driver_source(name, ctype, body)
 
 
-def _run_c(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool, *, quantized: bool = False) -> list[Any]:
-    driver = _driver(ens, name, lit.C_TYPES[ftype][0])
+def _run_c(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool, *, quantized: bool = False, uint8: bool = False) -> list[Any]:
+    driver = _driver(ens, name, lit.C_TYPES[ftype][0], uint8=uint8)
+    scale = float(LEAF_SCALE * len(ens.members))
     program = single.compile_c(files, name, ftype, regression=ens.schema.is_regression, proba=True, workdir=work, sanitize=sanitize, driver=driver, quantized=quantized)
     out: list[Any] = []
     for line in single.driver_lines(program, rows, ftype):
@@ -362,7 +378,9 @@ def _run_c(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftype: s
         head, _, tail = line.partition("|")
         parts = head.split()
         c = int(parts[0])
-        if ens.method == "adaboost":
+        if uint8:
+            out.append((c, tuple(int(p) / scale for p in parts[1:])))
+        elif ens.method == "adaboost":
             out.append((c, tuple(float.fromhex(p) for p in parts[1:]), tuple(float.fromhex(p) for p in tail.split())))
         else:
             out.append((c, tuple(float.fromhex(p) for p in parts[1:])))
@@ -394,6 +412,8 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     quantization value for value, and the rows of ``X`` whose prediction the quantization
     changes, at most ``max_changed`` of them. ``on``: run the C on an emulated
     microcontroller (:mod:`puretree.mcu`), not with ``quantize`` (as for a tree)."""
+    if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
+        raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
     if isinstance(model, Boosted):
         return boosting.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, **options)
     if not isinstance(model, Ensemble):
@@ -420,7 +440,8 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
         checked, offset, scale = quantized_ensemble(ens, quantize, ftype)
         inputs = quantize_rows(encoded, offset, scale, ftype)
     rows = _rows(checked, inputs, ftype if target != "python" else "double")
-    want = _expected(checked, rows)
+    uint8 = options.get("leaf_type", "double") == "uint8"
+    want = _leaf_expected(checked, rows) if uint8 else _expected(checked, rows)
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as tmp:
         work = Path(tmp)
         if target == "python":
@@ -430,10 +451,12 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
         elif target in languages.TARGETS:
             command = languages.build(files, target, name, regression=ens.schema.is_regression, workdir=work)
             got = languages.run(command, rows, regression=ens.schema.is_regression)
+        elif on is not None and uint8:
+            raise CodegenError("code with uint8 leaves is checked on the host; --on checks the double leaf tables")
         elif on is not None:
             got = _run_board(ens, files, work, name, ftype, rows, on)
         else:
-            got = _run_c(ens, files, work, name, ftype, rows, sanitize, quantized=quantize is not None)
+            got = _run_c(ens, files, work, name, ftype, rows, sanitize, quantized=quantize is not None, uint8=uint8)
             if quantize is not None:
                 probes = np.vstack([single.quantize_probes(tree, encoded if i == 0 else encoded[:0], offset, scale, ftype) for i, tree in enumerate(ens.members)])
                 q_got = single.run_quantize(work / "qdriver", probes, ftype)
@@ -441,21 +464,33 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     if len(got) != len(want):
         bad.append(("row count", len(want), len(got)))
     report = single.Report(len(rows), bad[: single.MAX_REPORTED], len(bad))
+    if quantize is None and uint8:
+        return attrs.evolve(report, changed_by_quantization=_changed(ens, checked, encoded, inputs, uint8=True), n_rows=len(encoded),
+                            max_changed=single.allowed_changes(max_changed, len(encoded)))
     if quantize is None:
         return report
     q_want = quantize_rows(probes, offset, scale, ftype)
     differ = ~((q_got == q_want) | (np.isnan(q_got) & np.isnan(q_want)))
     q_bad = [(int(j), float(probes[i, j]), float(q_want[i, j]), float(q_got[i, j])) for i, j in zip(*np.nonzero(differ))]
     return attrs.evolve(report, n_quantized=int(probes.size), quantize_mismatches=q_bad[: single.MAX_REPORTED], n_quantize_mismatches=len(q_bad),
-                        changed_by_quantization=_changed(ens, checked, encoded, inputs), n_rows=len(encoded),
+                        changed_by_quantization=_changed(ens, checked, encoded, inputs, uint8=uint8), n_rows=len(encoded),
                         max_changed=single.allowed_changes(max_changed, len(encoded)))
 
 
-def _changed(ens: Ensemble, qens: Ensemble, X: np.ndarray, QX: np.ndarray) -> int:
-    """How many rows the quantized ensemble on the quantized rows predicts otherwise than the model on the rows."""
+def _leaf_expected(ens: Ensemble, rows: np.ndarray) -> list[Any]:
+    """The answers of the code with uint8 leaves (:func:`puretree.codegen.leaves.leaf_combined`)."""
+    return leaf_combined(member_outputs(ens, Dataset(ens.schema, rows), unseen="ignore")) if len(rows) else []
+
+
+def _changed(ens: Ensemble, qens: Ensemble, X: np.ndarray, QX: np.ndarray, *, uint8: bool = False) -> int:
+    """How many rows the quantized ensemble on the quantized rows (with ``uint8``: its leaves
+    in 255ths too) predicts otherwise than the model on the rows."""
     if not len(X):
         return 0
     a = ensemble_predict(ens, Dataset(ens.schema, X), unseen="ignore")  # probes: unseen on purpose
+    if uint8:
+        codes = [c for c, _ in _leaf_expected(qens, QX)]
+        return sum(x != ens.schema.classes[c] for x, c in zip(a.tolist(), codes))
     b = ensemble_predict(qens, Dataset(ens.schema, QX), unseen="ignore")
     if ens.schema.is_regression:
         a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)

@@ -302,6 +302,7 @@ def generate(
     language: str | None = None,
     template_dirs: Iterable[str | os.PathLike[str]] | None = None,
     quantize: Any = None,
+    leaf_type: str = "double",
 ) -> dict[str, str]:
     """The generated files for ``tree`` as ``{file name: content}``; nothing is written.
 
@@ -312,11 +313,13 @@ def generate(
     ``index_type`` (C): ``auto`` (the smallest that fits) or ``uint8_t``/``uint16_t``/``uint32_t``;
     a tree too large for it raises :class:`~puretree.errors.CodegenError`. ``quantize`` (C,
     int8/int16/int32): one ``(low, high)`` range per feature (:func:`~puretree.codegen.lower.feature_ranges`
-    of the training data): fixed point, with a ``NAME_quantize`` function.
+    of the training data): fixed point, with a ``NAME_quantize`` function. ``leaf_type`` (C,
+    classification): ``double`` (exact probabilities) or ``uint8`` (each class probability in
+    whole 255ths: :mod:`puretree.codegen.leaves`).
     """
     env = environment(template_dirs)
     outputs = _outputs(env, target)
-    model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language, "quantize": quantize})
+    model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language, "quantize": quantize, "leaf_type": leaf_type})
     python = model.get("language") == "python"
     lines = first_reads(smaller_first(model["lines"]) if python else model["lines"], [f["index"] for f in model["features"] if f["categorical"]])
     model["lines"] = loop_form(lines) if python else lines

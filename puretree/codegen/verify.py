@@ -43,6 +43,7 @@ from ..nodes import Codes, Interval
 from ..predict import apply, predict_proba, predict_value
 from ..tree import Tree
 from . import languages, literals as lit
+from .leaves import LEAF_SCALE, LEAF_TYPES, leaf_answers
 from .lower import MANIFEST_MARK, QUANTIZED_MAX, check_options, quantize, quantized_tree, tree_quantization
 from .render import generate
 
@@ -411,9 +412,13 @@ def compile_c(files: dict[str, str], name: str, feature_type: str, *, regression
     return program
 
 
-def _driver(name: str, ctype: str, *, regression: bool, proba: bool) -> str:
+def _driver(name: str, ctype: str, *, regression: bool, proba: bool, uint8: bool = False) -> str:
     big = name.upper()
-    if regression:
+    if uint8 and proba:  # the leaf's numerators, printed as integers
+        body = (f"uint8_t p[{big}_N_CLASSES]; int k; int c = {name}_predict_proba(x, p);"
+                f' if (c != {name}_predict(x)) {{ printf("inconsistent\\n"); }}'
+                f' printf("%d", c); for (k = 0; k < {big}_N_CLASSES; k++) printf(" %d", (int)p[k]); printf("\\n");')
+    elif regression:
         body = f'printf("%a\\n", {name}_predict(x));'
     elif proba:
         body = (f"double p[{big}_N_CLASSES]; int k; int c = {name}_predict_proba(x, p);"
@@ -549,8 +554,9 @@ def driver_lines(program: Path, rows: np.ndarray, feature_type: str) -> list[str
     return lines
 
 
-def run_c(program: Path, rows: np.ndarray, feature_type: str, *, regression: bool, proba: bool) -> list[Any]:
-    """Run the compiled driver on ``rows``; the answer per row in the form of :func:`expected`."""
+def run_c(program: Path, rows: np.ndarray, feature_type: str, *, regression: bool, proba: bool, scale: float | None = None) -> list[Any]:
+    """Run the compiled driver on ``rows``; the answer per row in the form of :func:`expected`
+    (``scale``: the driver prints whole numbers of 1/scale, a uint8 leaf table's)."""
     out: list[Any] = []
     for line in driver_lines(program, rows, feature_type):
         parts = line.split()
@@ -559,7 +565,7 @@ def run_c(program: Path, rows: np.ndarray, feature_type: str, *, regression: boo
             out.append(value)
         elif proba:
             cls = int(parts[0])
-            out.append(None if cls < 0 else (cls, tuple(float.fromhex(p) for p in parts[1:])))
+            out.append(None if cls < 0 else (cls, tuple((int(p) / scale if scale else float.fromhex(p)) for p in parts[1:])))
         else:
             cls = int(parts[0])
             out.append(None if cls < 0 else cls)
@@ -639,13 +645,14 @@ def _encoded(X: Any) -> np.ndarray:
     return X.X if isinstance(X, Dataset) else as_dataset(X).X
 
 
-def _check(tree: Tree, X: np.ndarray, ftype: str, run: Any, *, proba: bool) -> Report:
-    """Every row of :func:`check_batches`, batch by batch: the model's answers against ``run``'s."""
+def _check(tree: Tree, X: np.ndarray, ftype: str, run: Any, *, proba: bool, answers: Any = expected) -> Report:
+    """Every row of :func:`check_batches`, batch by batch: the model's answers (``answers``:
+    :func:`expected`, or the uint8 leaf table's) against ``run``'s."""
     unreached: list[int] = []
     n_checked = n_bad = 0
     shown: list[tuple[Any, Any, Any]] = []
     for rows in check_batches(tree, X, ftype, unreached=unreached):
-        bad = _compare(tree, rows, expected(tree, rows), run(rows), proba=proba)
+        bad = _compare(tree, rows, answers(tree, rows), run(rows), proba=proba)
         n_checked += len(rows)
         n_bad += len(bad)
         shown += bad[: MAX_REPORTED - len(shown)]
@@ -678,7 +685,12 @@ def verify(
     rows of ``X`` whose prediction the quantization itself changes; the report is not ``ok``
     when they are more than ``max_changed`` (a count, or a share of the rows as ``"P%"``:
     :func:`allowed_changes`; default 0). ``on``: run the C on an emulated microcontroller (``"cortex-m4"``...:
-    :mod:`puretree.mcu`) instead of the host."""
+    :mod:`puretree.mcu`) instead of the host.
+
+    With ``leaf_type="uint8"`` (C, classification: :mod:`puretree.codegen.leaves`), the code is
+    checked exactly against the model whose leaves answer in whole 255ths, and the report
+    counts the rows of ``X`` whose class that rounding (with ``quantize``, together with the
+    features') changes against the model, at most ``max_changed`` of them."""
     if target not in ("python", "c", "c-table", *languages.TARGETS):
         raise CodegenError(f"verify runs the built-in targets python, c, c-table, {', '.join(languages.TARGETS)}, not {target!r}")
     if on is not None and target not in ("c", "c-table"):
@@ -688,7 +700,8 @@ def verify(
     ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
     use_proba = (proba or target in languages.TARGETS) and not tree.schema.is_regression
     files = generate(tree, target, name=name, feature_type=ftype, proba=use_proba, template_dirs=template_dirs, quantize=quantize, **options)
-    return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize, ranges=quantize, on=on, max_changed=max_changed)
+    return _run_files(tree, encoded, files, target=target, name=name, ftype=ftype, proba=use_proba, sanitize=sanitize, ranges=quantize, on=on, max_changed=max_changed,
+                      leaf_type=options.get("leaf_type", "double"))
 
 
 def _answers_differ(tree: Tree, a: list[Any], b: list[Any]) -> int:
@@ -701,12 +714,30 @@ def _answers_differ(tree: Tree, a: list[Any], b: list[Any]) -> int:
     return sum(said(x) != said(y) for x, y in zip(a, b))
 
 
-def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any = None, on: str | None = None, max_changed: int | str = 0) -> Report:
+def _uint8_answers(tree: Tree, rows: np.ndarray) -> list[Any]:
+    """The answers of the code with uint8 leaves: :func:`expected`, each distribution in 255ths."""
+    return leaf_answers(expected(tree, rows))
+
+
+def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any = None, on: str | None = None, max_changed: int | str = 0,
+               leaf_type: str = "double") -> Report:
+    uint8 = leaf_type == "uint8"
+    if uint8 and on is not None:
+        raise CodegenError("code with uint8 leaves is checked on the host; --on checks the double leaf tables")
     if ranges is not None and target != "python":
         if on is not None:
             raise CodegenError("the fixed-point check runs on the host only; --on checks the float and integer forms")
-        report = _run_quantized(tree, X, files, name=name, ftype=ftype, proba=proba, sanitize=sanitize, ranges=ranges)
+        report = _run_quantized(tree, X, files, name=name, ftype=ftype, proba=proba, sanitize=sanitize, ranges=ranges, uint8=uint8)
         return attrs.evolve(report, n_rows=len(X), max_changed=allowed_changes(max_changed, len(X)))
+    report = _run_plain(tree, X, files, target=target, name=name, ftype=ftype, proba=proba, sanitize=sanitize, on=on, uint8=uint8)
+    if not uint8:
+        return report
+    model = expected(tree, X) if len(X) else []
+    return attrs.evolve(report, changed_by_quantization=_answers_differ(tree, model, leaf_answers(model)), n_rows=len(X), max_changed=allowed_changes(max_changed, len(X)))
+
+
+def _run_plain(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str, name: str, ftype: str, proba: bool, sanitize: bool, on: str | None, uint8: bool) -> Report:
+    answers = _uint8_answers if uint8 else expected
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as work:
         if target == "python":
             try:
@@ -714,37 +745,42 @@ def _run_files(tree: Tree, X: np.ndarray, files: dict[str, str], *, target: str,
             except Exception as exc:  # the code under test does not even import: say so
                 raise CodegenError(f"importing {name}.py failed: {type(exc).__name__}: {exc}") from None
             try:
-                return _check(tree, X, "double", lambda rows: run_python(module, tree, rows), proba=True)
+                return _check(tree, X, "double", lambda rows: run_python(module, tree, rows), proba=True, answers=answers)
             finally:
                 sys.modules.pop(module.__name__, None)
         regression = tree.schema.is_regression
         if target in languages.TARGETS:
             command = languages.build(files, target, name, regression=regression, workdir=work)
-            return _check(tree, X, "double", lambda rows: languages.run(command, rows, regression=regression), proba=True)
+            return _check(tree, X, "double", lambda rows: languages.run(command, rows, regression=regression), proba=True, answers=answers)
         if on is not None:
             if sanitize:
                 raise CodegenError("the sanitizers run on the host only, not with a microcontroller")
             n_classes = 0 if regression else len(tree.schema.classes)
             run = rows_runner(files, name=name, feature_type=ftype, core=on, n_features=tree.schema.n_features, n_classes=n_classes, proba=proba, workdir=work)
-            return _check(tree, X, ftype, run, proba=proba)
-        program = compile_c(files, name, ftype, regression=regression, proba=proba, workdir=work, sanitize=sanitize)
-        return _check(tree, X, ftype, lambda rows: run_c(program, rows, ftype, regression=regression, proba=proba), proba=proba)
+            return _check(tree, X, ftype, run, proba=proba, answers=answers)
+        driver = _driver(name, lit.C_TYPES[ftype][0], regression=regression, proba=proba, uint8=uint8)
+        program = compile_c(files, name, ftype, regression=regression, proba=proba, workdir=work, sanitize=sanitize, driver=driver)
+        scale = float(LEAF_SCALE) if uint8 else None
+        return _check(tree, X, ftype, lambda rows: run_c(program, rows, ftype, regression=regression, proba=proba, scale=scale), proba=proba, answers=answers)
 
 
-def _run_quantized(tree: Tree, X: np.ndarray, files: dict[str, str], *, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any) -> Report:
+def _run_quantized(tree: Tree, X: np.ndarray, files: dict[str, str], *, name: str, ftype: str, proba: bool, sanitize: bool, ranges: Any, uint8: bool = False) -> Report:
+    answers = _uint8_answers if uint8 else expected
+    per_unit = float(LEAF_SCALE) if uint8 else None
     offset, scale = tree_quantization(tree, ranges, ftype)
     qtree = quantized_tree(tree, offset, scale, ftype)
     QX = quantize(X, offset, scale, ftype)
     regression = tree.schema.is_regression
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as work:
-        program = compile_c(files, name, ftype, regression=regression, proba=proba, workdir=work, sanitize=sanitize, quantized=True)
-        report = _check(qtree, QX, ftype, lambda rows: run_c(program, rows, ftype, regression=regression, proba=proba), proba=proba)
+        driver = _driver(name, lit.C_TYPES[ftype][0], regression=regression, proba=proba, uint8=uint8)
+        program = compile_c(files, name, ftype, regression=regression, proba=proba, workdir=work, sanitize=sanitize, quantized=True, driver=driver)
+        report = _check(qtree, QX, ftype, lambda rows: run_c(program, rows, ftype, regression=regression, proba=proba, scale=per_unit), proba=proba, answers=answers)
         probes = quantize_probes(tree, X, offset, scale, ftype)
         got = run_quantize(Path(work) / "qdriver", probes, ftype)
     want = quantize(probes, offset, scale, ftype)
     differ = ~((got == want) | (np.isnan(got) & np.isnan(want)))
     bad = [(int(j), float(probes[i, j]), float(want[i, j]), float(got[i, j])) for i, j in zip(*np.nonzero(differ))]
-    changed = _answers_differ(tree, expected(tree, X), expected(qtree, QX)) if len(X) else 0
+    changed = _answers_differ(tree, expected(tree, X), answers(qtree, QX)) if len(X) else 0
     return attrs.evolve(report, n_quantized=int(probes.size), quantize_mismatches=bad[:MAX_REPORTED], n_quantize_mismatches=len(bad), changed_by_quantization=changed)
 
 
@@ -784,6 +820,8 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     if ranges is not None and not (isinstance(ranges, list) and len(ranges) == manifest["n_features"]
                                    and all(isinstance(r, list) and len(r) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r) for r in ranges)):
         raise CodegenError(f"{os.fspath(path)}: the {MANIFEST_MARK} header's 'quantize' is not one (low, high) pair per feature")
+    if manifest.get("leaf_type", "double") not in LEAF_TYPES:
+        raise CodegenError(f"{os.fspath(path)}: the {MANIFEST_MARK} header's 'leaf_type' is not one of {list(LEAF_TYPES)}")
     return manifest
 
 
@@ -840,5 +878,6 @@ def verify_code(tree: Tree, X: Any, code_dir: str | os.PathLike[str], *, name: s
             f"this model is a {tree.schema.task} model with {tree.schema.n_features}"
         )
     report = _run_files(tree, _encoded(X), files, target=manifest["target"], name=manifest["name"], ftype=manifest["feature_type"],
-                        proba=manifest["proba"] and not tree.schema.is_regression, sanitize=sanitize, ranges=manifest.get("quantize"), on=on, max_changed=max_changed)
+                        proba=manifest["proba"] and not tree.schema.is_regression, sanitize=sanitize, ranges=manifest.get("quantize"), on=on, max_changed=max_changed,
+                        leaf_type=manifest.get("leaf_type", "double"))
     return manifest, report

@@ -11,6 +11,7 @@ from typing import Any
 
 from ...boosted import Boosted
 from ...codegen.ensemble import export, generate as generate_any, generate_measured, verify, verify_code
+from ...codegen.leaves import LEAF_TYPES
 from ...codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
 from ...codegen.render import environment
 from ...codegen.verify import allowed_changes
@@ -67,12 +68,16 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
     p.add_argument("--template-dir", action="append", default=[], metavar="DIR", help="extra template folder, searched first (repeatable)")
     p.add_argument("--quantize", action="store_true", help="C with --feature-type int8/int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
     p.add_argument("--ranges-from", metavar="TRAIN.csv", help="with --quantize (required): each feature's range is its smallest and largest value in this CSV (the training data)")
+    p.add_argument("--leaf-type", choices=LEAF_TYPES, default="double",
+                   help="C, classification: the leaf table's class probabilities as double (exact, the default) or uint8 (whole 255ths, one byte per class; verify reports the rows whose class that changes)")
 
 
 def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
     options = {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
     if getattr(args, "selftest", False):
         options["selftest"] = True
+    if args.leaf_type != "double":
+        options["leaf_type"] = args.leaf_type
     if tree is not None and args.quantize:
         options["quantize"] = _ranges(args, tree)
     elif tree is not None and args.ranges_from is not None:
@@ -116,7 +121,7 @@ def _export(args: argparse.Namespace) -> int:
 def _boosted_options(args: argparse.Namespace) -> None:
     """Refuse the options a boosted model's code does not take (it is written as tables, in
     float or double, python or c)."""
-    asked = [flag for flag, given in (("--quantize", args.quantize), ("--template-dir", args.template_dir), ("--form", args.form != "auto"),
+    asked = [flag for flag, given in (("--quantize", args.quantize), ("--leaf-type", args.leaf_type != "double"), ("--template-dir", args.template_dir), ("--form", args.form != "auto"),
                                       ("--index-type", args.index_type != "auto"), ("--layout arduino", getattr(args, "layout", "flat") != "flat"),
                                       ("--report", getattr(args, "report", False)),
                                       ("--on", getattr(args, "on", None)), ("--code", getattr(args, "code", None))) if given]
@@ -240,7 +245,7 @@ def _verify(args: argparse.Namespace) -> int:
         code = "the code in " + args.code
     else:
         report = verify(tree, X, args.target, sanitize=args.sanitize, on=args.on, max_changed=args.max_changed, **_options(args, tree))
-        what = f"{args.target} ({args.feature_type}{', quantized' if args.quantize else ''})"
+        what = f"{args.target} ({args.feature_type}{', quantized' if args.quantize else ''}{', uint8 leaves' if args.leaf_type != 'double' else ''})"
         code = "generated code"
     if args.on:
         what += f" on {args.on} (QEMU)"
@@ -253,7 +258,8 @@ def _verify(args: argparse.Namespace) -> int:
         for feature, value, want, got in report.quantize_mismatches[:10]:
             print(f"  quantize: feature {tree.schema.features[feature].name!r}, value {value!r}: puretree {want!r}, {code} {got!r}")
         qname = manifest["name"] if args.code is not None else args.name
-        print(f"{qname}_quantize: checked {report.n_quantized} values against puretree's quantization: {report.n_quantize_mismatches} mismatches")
+        if report.n_quantized:  # a quantizer was checked (uint8 leaves alone have none)
+            print(f"{qname}_quantize: checked {report.n_quantized} values against puretree's quantization: {report.n_quantize_mismatches} mismatches")
         changed, n = report.changed_by_quantization, len(body)
         share = f"{100 * changed / n:.3g}%" if n else "0%"
         verdict = "more than" if report.too_many_changed else "within"
@@ -281,6 +287,6 @@ def register(sub: Any) -> None:
     p.set_defaults(name_given=False)
     p.add_argument("--sanitize", action="store_true", help="C: also build with -fsanitize=address,undefined")
     p.add_argument("--max-changed", type=_max_changed, default="0", metavar="N|P%",
-                   help="with --quantize: fail (exit 1) when the quantization changes the prediction of more than N rows of DATA.csv, or more than P%% of them (default: 0)")
+                   help="with --quantize or --leaf-type uint8: fail (exit 1) when the quantization changes the prediction of more than N rows of DATA.csv, or more than P%% of them (default: 0)")
     p.add_argument("--on", choices=tuple(CORES), metavar="CORE", help="C: run the code on an emulated microcontroller (cortex-m0, cortex-m3, cortex-m4, cortex-m7; needs qemu-system-arm, gcc-arm-none-eabi, libnewlib-arm-none-eabi)")
     p.set_defaults(func=_verify)
