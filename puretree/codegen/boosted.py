@@ -16,9 +16,15 @@ choke on. The Python of a model no deeper than :data:`NESTED_MAX_DEPTH` is by de
   an ``array('f')``, whose ``acc[k] += ...`` rounds the double sum to float32 the same way).
 
 The probabilities are computed as the library computes them (in float32 for ``float32`` models,
-as XGBoost does), through ``exp`` of the C library (Python: ``math.exp``) where the library uses
-numpy's: they agree to a few units in the last place, and :func:`verify` checks them to a
+as XGBoost does), through ``exp`` of the C library for ``float32`` models (the double ``exp``
+rounded to float32, as the library rounds numpy's) and the code's own ``NAME_exp`` for
+``float64`` ones (:func:`_c_exp`: no C library, whose ``exp`` links ``errno``; Python:
+``math.exp``): they agree to a few units in the last place, and :func:`verify` checks them to a
 relative 1e-12; the raw scores and the classes it checks for equality.
+
+A model of threshold splits on numeric features gets the packed C tables (:func:`_c_packed`):
+per node one feature byte (missing side in its high bit), the right child's distance and one
+number, a split's threshold or what a leaf adds.
 
 Inputs: one row as numbers in the schema's feature order (a categorical feature's category
 code, NaN for a missing value), ``double`` (or ``float``) in C.
@@ -330,6 +336,11 @@ def _c_int(values: list[int]) -> str:
     return "signed char" if -128 <= lo and hi <= 127 else "short" if -32768 <= lo and hi <= 32767 else "long"
 
 
+def _c_unsigned(largest: int) -> str:
+    """The narrowest unsigned C type holding 0 to ``largest``."""
+    return "unsigned char" if largest <= 255 else "unsigned short" if largest <= 65535 else "unsigned long"
+
+
 def _c_ints(cname: str, values: list[int]) -> str:
     return _c_array(_c_int(values), cname, [str(v) for v in values])
 
@@ -350,6 +361,138 @@ def _compact(model: Boosted, a: dict[str, Any]) -> bool:
     children, the missing values' children nor the subset tables are stored)."""
     kind, left, right, nan = a["kind"], a["left"], a["right"], a["nan"]
     return all(kind[i] == 0 or (kind[i] == 1 and left[i] == i + 1 and nan[i] in (left[i], right[i]) and right[i] >= 0) for i in range(len(kind)))
+
+
+def _packable(model: Boosted, a: dict[str, Any]) -> bool:
+    """Whether the model's C can be the packed tables (:func:`_c_packed`): the compact tables'
+    splits (:func:`_compact`) on numeric features, at most 127 of them (a feature and its
+    missing side fit in one byte)."""
+    return 1 <= model.schema.n_features <= 127 and all(f.is_numeric for f in model.schema.features) and _compact(model, a)
+
+
+def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quantized: bool = False) -> list[str]:
+    """The packed tables of a model whose splits are thresholds on numeric features (see
+    :func:`_packable`): per node one byte (its feature, plus 128 when a missing value goes
+    left; 255: a leaf), its right child's distance (the left one is the next node) and one
+    number: a split's threshold or what a leaf adds (``learning_rate * value``, the product
+    the library forms, in double; float32 when every one is a float32 and the model sums in
+    float32). Where the thresholds and the leaves' numbers differ in type, a leaf's slot holds
+    the index of its number in ``NAME_value``.
+
+    The walk is in float when the inputs are float32 values (``float`` inputs, or a float32
+    model, which rounds them first): a threshold is then the largest float32 at most it (the
+    same test). Quantized (``quantized``: the model's thresholds are the integers of
+    :func:`~puretree.codegen.lower.quantized_tree`), in the integer type, the type's minimum
+    being the missing value."""
+    k = model.n_outputs
+    n_nodes = len(a["kind"])
+    f32 = model.precision == "float32"
+    lr = model.learning_rate
+    splits = [a["kind"][i] != 0 for i in range(n_nodes)]
+    flag = [a["feature"][i] | (128 if a["nan"][i] == a["left"][i] else 0) if splits[i] else 255 for i in range(n_nodes)]
+    right = [a["right"][i] - i if splits[i] else 0 for i in range(n_nodes)]
+    adds = [lr * v for v in a["value"]]  # the library's product, rounded to double
+    vtype = "float" if f32 and all(float(np.float32(v)) == v for v in adds) else "double"
+    if quantized:
+        ttype = ctype
+    else:
+        ttype = "float" if (ctype == "float" or f32) else "double"
+    thresholds = [a["threshold"][i] for i in range(n_nodes)]
+    if ttype == "float":
+        thresholds = [_float_below(t) for t in thresholds]
+
+    def num(v: float, type_: str) -> str:
+        if type_ == "float":
+            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + lit.c_double(v))
+        if type_ == "double":
+            return _c_double(v)
+        return str(int(v))
+
+    shared = not quantized and ttype == vtype
+    leaves = [i for i in range(n_nodes) if not splits[i]]
+    index = {i: r for r, i in enumerate(leaves)}
+    slots = [num(thresholds[i], ttype) if splits[i] else (num(adds[i], vtype) if shared else num(float(index[i]), ttype)) for i in range(n_nodes)]
+    nan_left = any(f != 255 and f & 128 for f in flag)
+    src = [
+        "/* Node i: feature byte (a feature, + 128 when a missing value goes left; 255: a leaf), its right child at",
+        " * i + right[i] (the left one is i + 1), and " + ("its threshold, or what a leaf adds." if shared else f"its threshold, or a leaf's index in {name}_value."),
+        " * A value x goes left when x <= threshold" + (f" ({name.upper()}_MISSING goes right unless the byte says left). */" if quantized else " (NaN: right unless the byte says left). */"),
+        _c_array("unsigned char", f"{name}_feature", [str(v) for v in flag]),
+        _c_array(_c_unsigned(max(right, default=0)), f"{name}_right", [str(v) for v in right]),
+        _c_array(ttype, f"{name}_node", slots),
+        *([] if shared else [_c_array(vtype, f"{name}_value", [num(adds[i], vtype) for i in leaves])]),
+        _c_ints(f"{name}_roots", a["roots"]),
+        *([_c_ints(f"{name}_outputs", a["outputs"])] if k > 1 else []),
+        _c_array("double", f"{name}_init", [_c_double(v) for v in model.init]),
+        "",
+    ]
+    if quantized:
+        goes_left = f"v <= {name}_node[i] && (f > 127u || v != {name.upper()}_MISSING)"
+    elif nan_left:
+        goes_left = f"v <= {name}_node[i] || (f > 127u && isnan(v))"
+    else:
+        goes_left = f"v <= {name}_node[i]"
+    leaf_value = f"{name}_node[i]" if shared else f"{name}_value[(int){name}_node[i]]"
+    src += [
+        f"static {vtype} {name}_leaf(int i, const {ttype} *x) {{",
+        "    unsigned char f;",
+        f"    while ((f = {name}_feature[i]) != 255u) {{",
+        f"        {ttype} v = x[f & 127u];",
+        f"        i = ({goes_left}) ? i + 1 : i + {name}_right[i];",
+        "    }",
+        f"    return {leaf_value};",
+        "}",
+        "",
+        f"void {name}_decision_function(const {ctype} *x, double *raw) {{",
+        "    int j, t;",
+    ]
+    n_trees = len(a["roots"])
+    n = model.schema.n_features
+    out = f"{name}_outputs[t]" if k > 1 else "0"
+    if ttype == ctype:
+        src += [f"    const {ttype} *xf = x;"]
+    else:  # double inputs of a float32 model: rounded to float32, as the library reads them
+        src += [f"    float xf[{n}];", f"    for (j = 0; j < {n}; j++) xf[j] = (float)x[j];"]
+    if f32:
+        add = (f"acc[{out}] += {name}_leaf({name}_roots[t], xf);" if vtype == "float" else
+               f"acc[{out}] = (float)((double)acc[{out}] + {name}_leaf({name}_roots[t], xf));")
+        src += [f"    float acc[{k}];", f"    for (j = 0; j < {k}; j++) acc[j] = (float){name}_init[j];",
+                f"    for (t = 0; t < {n_trees}; t++) {add}", f"    for (j = 0; j < {k}; j++) raw[j] = (double)acc[j];", "}"]
+    else:
+        src += [f"    for (j = 0; j < {k}; j++) raw[j] = {name}_init[j];",
+                f"    for (t = 0; t < {n_trees}; t++) raw[{out}] += {name}_leaf({name}_roots[t], xf);", "}"]
+    return src
+
+
+def _c_exp(name: str) -> list[str]:
+    """``NAME_exp``: e to the x in double without the C library (whose ``exp`` links ``errno``
+    and its reentrancy data, about 2 KB on a microcontroller), within a few units in the last
+    place (the probabilities of a float64 model are checked to a relative 1e-12): ``x = k ln 2
+    + r`` (Cody and Waite's two-part ln 2), ``e^r`` by its Taylor series to ``r^13`` (|r| <= 0.35:
+    the rest is below 1e-17), times ``2^k`` built in the exponent bits (in two steps near the ends of the range)."""
+    return [
+        f"static double {name}_exp(double x) {{",
+        "    union { double d; unsigned long long u; } scale;",
+        "    double r, e = 1.0;",
+        "    int k, n;",
+        "    if (x != x) return x;",
+        "    if (x > 709.8) return HUGE_VAL;",
+        "    if (x < -745.2) return 0.0;",
+        "    k = (int)(x * 1.4426950408889634 + (x < 0.0 ? -0.5 : 0.5));",
+        "    r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;",
+        "    for (n = 13; n > 0; n--) e = 1.0 + e * r / n;",
+        "    if (k > 1000) {",
+        "        e *= 0x1p100;",
+        "        k -= 100;",
+        "    } else if (k < -1000) {",
+        "        e *= 0x1p-100;",
+        "        k += 100;",
+        "    }",
+        "    scale.u = (unsigned long long)(k + 1023) << 52;",
+        "    return e * scale.d;",
+        "}",
+        "",
+    ]
 
 
 def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, str]:
@@ -400,7 +543,9 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
         ]
     header += ["#endif", ""]
     src = [f"/* {name}: {_describe(model)}. Generated by puretree. */", "#include <math.h>", f'#include "{name}.h"', ""]
-    if _compact(model, a):
+    if _packable(model, a):
+        src += _c_packed(model, name, ctype, a)
+    elif _compact(model, a):
         src += _c_compact(model, name, ctype, a)
     else:
         src += _c_tables(model, name, ctype, a, words, bit0)
@@ -413,6 +558,8 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
     else:
         src += ["    int j, best = 0;", f"    for (j = 1; j < {k}; j++) if (raw[j] > raw[best]) best = j;", "    return best;", "}"]
     scale = sigmoid_scale(model)
+    if model.precision == "float64":
+        src += ["", *_c_exp(name)]
     src += ["", f"int {name}_predict_proba(const {ctype} *x, double *proba) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);"]
     if model.precision == "float32" and k == 1:
         # float32 * float32 formed in double and rounded once: the float32 product
@@ -424,10 +571,10 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
                 f"        for (j = 0; j < {k}; j++) proba[j] = (double)(e[j] / (float)total);", "    }"]
     elif k == 1:
         z = "raw[0]" if scale == 1.0 else f"{lit.c_double(scale)} * raw[0]"
-        src += ["    {", f"        double p = 1.0 / (1.0 + exp(-({z})));", "        proba[0] = 1.0 - p;", "        proba[1] = p;", "    }"]
+        src += ["    {", f"        double p = 1.0 / (1.0 + {name}_exp(-({z})));", "        proba[0] = 1.0 - p;", "        proba[1] = p;", "    }"]
     else:
         src += ["    {", "        int j;", "        double top = raw[0], total = 0.0;", f"        for (j = 1; j < {k}; j++) if (raw[j] > top) top = raw[j];",
-                f"        for (j = 0; j < {k}; j++) {{ proba[j] = exp(raw[j] - top); total += proba[j]; }}",
+                f"        for (j = 0; j < {k}; j++) {{ proba[j] = {name}_exp(raw[j] - top); total += proba[j]; }}",
                 f"        for (j = 0; j < {k}; j++) proba[j] /= total;", "    }"]
     src += [f"    return {name}_code(raw);", "}", "", f"int {name}_predict(const {ctype} *x) {{", f"    double raw[{k}];",
             f"    {name}_decision_function(x, raw);", f"    return {name}_code(raw);", "}", ""]
