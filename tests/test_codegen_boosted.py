@@ -110,7 +110,7 @@ def _broken(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
 
 def test_verify_finds_a_strict_comparison_in_the_c(monkeypatch: pytest.MonkeyPatch) -> None:
     """The threshold rows catch x < t where x <= t is due: verify is not blind to the boundary."""
-    _broken(monkeypatch, "next = v <= ", "next = v < ")
+    _broken(monkeypatch, "next = (int)(v <= ", "next = (int)(v < ")
     assert pt.verify(_hand("log_loss", 3), X_HAND, "c").n_mismatches > 0
 
 
@@ -134,7 +134,7 @@ def test_the_python_is_nested_up_to_a_depth_then_a_table() -> None:
 
 
 def test_verify_finds_a_wrong_missing_side(monkeypatch: pytest.MonkeyPatch) -> None:
-    _broken(monkeypatch, "next = tree_nan[i];", "next = tree_nan[i] >= 0 ? tree_left[i] : tree_nan[i];")
+    _broken(monkeypatch, "next = (int)tree_nan[i];", "next = tree_nan[i] >= 0 ? (int)tree_left[i] : (int)tree_nan[i];")
     assert pt.verify(_hand("log_loss", 1), X_HAND, "c").n_mismatches > 0
 
 
@@ -397,3 +397,16 @@ def test_a_float64_models_c_calls_no_libm_exp() -> None:
     assert "tree_exp(" in text and " exp(" not in text and "(exp(" not in text
     text32 = pt.generate(_thresholds_only("float32"), "c", feature_type="float")["tree.c"]
     assert "tree_exp(" not in text32 and "exp(" in text32  # float32: the C library's, rounded as the library rounds it
+
+
+@pytest.mark.parametrize("kind", ["packed-float32", "packed-float64", "tables"])
+def test_a_model_of_more_than_32767_nodes_compiles_and_verifies(kind: str) -> None:
+    """Its node indices need long tables: the C still builds under -Wconversion -Werror (every
+    index read into an int is cast) and predicts as the library."""
+    model = _thresholds_only(kind.split("-")[-1]) if kind.startswith("packed") else _hand("log_loss", 1)
+    per_stage = sum(len(bs.table(t).kind) for t in model.stages[0])
+    big = bs.Boosted(model.stages * (32768 // (per_stage * len(model.stages)) + 1), model.init, model.learning_rate, model.loss, model.schema, model.precision)
+    assert sum(len(bs.table(t).kind) for stage in big.stages for t in stage) > 32767
+    text = pt.generate(big, "c")["tree.c"]
+    assert "static const long tree_roots[" in text
+    assert pt.verify(big, X_HAND[:2, : big.schema.n_features], "c").mismatches == []

@@ -50,6 +50,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
 
 from ..boosted import LOSSES, Boosted, class_codes, decision_function, predict_proba, sigmoid_scale, strict_class, table
@@ -57,9 +58,11 @@ from ..data import Dataset, encode_features
 from ..errors import CodegenError
 from . import literals as lit
 from .verify import MAX_REPORTED, Report, compile_c, driver_lines, driver_source
-from .lower import check_options, max_comparisons
+from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_range, quantized_tree, quantizer_model, read_features
+from .render import environment
+from .verify import allowed_changes, quantize_probes, run_quantize
 
-__all__ = ["boosted_files", "verify", "check_rows", "NESTED_MAX_DEPTH"]
+__all__ = ["boosted_files", "verify", "check_rows", "quantized_model", "NESTED_MAX_DEPTH", "QUANTIZED_TYPES"]
 
 _TARGETS = ("python", "c")
 
@@ -108,11 +111,15 @@ def boosted_files(model: Boosted, target: str, *, name: str = "tree", feature_ty
     """The generated files of a boosted model: ``NAME.py``, or ``NAME.c`` and ``NAME.h``."""
     if target not in _TARGETS:
         raise CodegenError(f"boosted models are generated for the targets {', '.join(_TARGETS)}, not {target!r}")
-    if options.get("quantize") is not None:
-        raise CodegenError("boosted models are generated in float and double; quantized C is not written for them yet")
+    quantize = options.get("quantize")
     opts = check_options(target, {"name": name, "feature_type": feature_type})
-    if target == "c" and opts["feature_type"] not in ("double", "float"):
-        raise CodegenError(f"a boosted model's C reads double or float features, not {opts['feature_type']!r}")
+    if quantize is not None:
+        if target != "c":
+            raise CodegenError(f"quantized code is C (target c with feature_type {' or '.join(QUANTIZED_TYPES)}), not {target}")
+        if opts["feature_type"] not in QUANTIZED_TYPES:
+            raise CodegenError(f"a boosted model's quantized C reads {' or '.join(QUANTIZED_TYPES)} features, not {opts['feature_type']!r}")
+    elif target == "c" and opts["feature_type"] not in ("double", "float"):
+        raise CodegenError(f"a boosted model's C reads double or float features (int8 or int16 with quantize), not {opts['feature_type']!r}")
     form = options.get("form", "auto")
     if form not in ("auto", "nested", "table"):
         raise CodegenError(f"a boosted model's Python is written nested or as a table, not {form!r}")
@@ -122,7 +129,33 @@ def boosted_files(model: Boosted, target: str, *, name: str = "tree", feature_ty
             raise CodegenError(f"a tree {_depth(arrays)} levels deep is written as a table (form='table'): nested Python stops at {NESTED_MAX_DEPTH} levels")
         nested = form == "nested" or (form == "auto" and _depth(arrays) <= NESTED_MAX_DEPTH)
         return {f"{name}.py": _python(model, name, arrays, nested=nested)}
-    return _c(model, name, opts["feature_type"], arrays)
+    return _c(model, name, opts["feature_type"], arrays, quantize=quantize)
+
+
+#: The integer feature types of a boosted model's quantized C (int32's values are not all
+#: float32 values, to which a float32 model rounds its features).
+QUANTIZED_TYPES = ("int8", "int16")
+
+
+def quantized_model(model: Boosted, ranges: Any, feature_type: str) -> tuple[Boosted, np.ndarray, np.ndarray]:
+    """The model the quantized C runs (each tree the
+    :func:`~puretree.codegen.lower.quantized_tree` of itself: thresholds on the integer scale, the
+    leaves and sums unchanged) and the ``(offset, scale)`` of its one ``NAME_quantize``, from the
+    training ``ranges`` of the features some tree reads (:func:`~puretree.codegen.lower.quantization`).
+
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+    >>> from puretree.boosted import tree_schema
+    >>> from puretree.tree import Tree
+    >>> schema = Schema((Feature("x"), Feature("y")), ("a", "b"))
+    >>> t = Tree(Split(0, Threshold(0.5), (Leaf((1.0, -1.0, 1.0)), Leaf((1.0, 2.0, 4.0))), (2.0, 1.0, 5.0)), tree_schema(schema))
+    >>> q, offset, scale = quantized_model(Boosted(((t,),), (0.0,), 0.1, "log_loss", schema), [(0.0, 1.0), (0.0, 9.0)], "int16")
+    >>> q.stages[0][0].root.test.value, scale.tolist()
+    (0.0, [65534.0, 0.0])
+    """
+    used = sorted({j for stage in model.stages for tree in stage for j in read_features(tree)})
+    offset, scale = quantization(model.schema, ranges, feature_type, used=used)
+    stages = tuple(tuple(quantized_tree(tree, offset, scale, feature_type) for tree in stage) for stage in model.stages)
+    return attrs.evolve(model, stages=stages), offset, scale
 
 
 # -- Python -------------------------------------------------------------------------------
@@ -394,7 +427,7 @@ def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quant
     adds = [lr * v for v in a["value"]]  # the library's product, rounded to double
     vtype = "float" if f32 and all(float(np.float32(v)) == v for v in adds) else "double"
     if quantized:
-        ttype = ctype
+        ttype = ctype  # the features' type; the slots' type holds the leaves' indices too (below)
     else:
         ttype = "float" if (ctype == "float" or f32) else "double"
     thresholds = [a["threshold"][i] for i in range(n_nodes)]
@@ -419,7 +452,7 @@ def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quant
         " * A value x goes left when x <= threshold" + (f" ({name.upper()}_MISSING goes right unless the byte says left). */" if quantized else " (NaN: right unless the byte says left). */"),
         _c_array("unsigned char", f"{name}_feature", [str(v) for v in flag]),
         _c_array(_c_unsigned(max(right, default=0)), f"{name}_right", [str(v) for v in right]),
-        _c_array(ttype, f"{name}_node", slots),
+        _c_array(_c_int([int(v) for v in thresholds if math.isfinite(v)] + list(range(len(leaves)))) if quantized else ttype, f"{name}_node", slots),
         *([] if shared else [_c_array(vtype, f"{name}_value", [num(adds[i], vtype) for i in leaves])]),
         _c_ints(f"{name}_roots", a["roots"]),
         *([_c_ints(f"{name}_outputs", a["outputs"])] if k > 1 else []),
@@ -438,7 +471,7 @@ def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quant
         "    unsigned char f;",
         f"    while ((f = {name}_feature[i]) != 255u) {{",
         f"        {ttype} v = x[f & 127u];",
-        f"        i = ({goes_left}) ? i + 1 : i + {name}_right[i];",
+        f"        i = ({goes_left}) ? i + 1 : i + (int){name}_right[i];",
         "    }",
         f"    return {leaf_value};",
         "}",
@@ -454,13 +487,13 @@ def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quant
     else:  # double inputs of a float32 model: rounded to float32, as the library reads them
         src += [f"    float xf[{n}];", f"    for (j = 0; j < {n}; j++) xf[j] = (float)x[j];"]
     if f32:
-        add = (f"acc[{out}] += {name}_leaf({name}_roots[t], xf);" if vtype == "float" else
-               f"acc[{out}] = (float)((double)acc[{out}] + {name}_leaf({name}_roots[t], xf));")
+        add = (f"acc[{out}] += {name}_leaf((int){name}_roots[t], xf);" if vtype == "float" else
+               f"acc[{out}] = (float)((double)acc[{out}] + {name}_leaf((int){name}_roots[t], xf));")
         src += [f"    float acc[{k}];", f"    for (j = 0; j < {k}; j++) acc[j] = (float){name}_init[j];",
                 f"    for (t = 0; t < {n_trees}; t++) {add}", f"    for (j = 0; j < {k}; j++) raw[j] = (double)acc[j];", "}"]
     else:
         src += [f"    for (j = 0; j < {k}; j++) raw[j] = {name}_init[j];",
-                f"    for (t = 0; t < {n_trees}; t++) raw[{out}] += {name}_leaf({name}_roots[t], xf);", "}"]
+                f"    for (t = 0; t < {n_trees}; t++) raw[{out}] += {name}_leaf((int){name}_roots[t], xf);", "}"]
     return src
 
 
@@ -495,8 +528,16 @@ def _c_exp(name: str) -> list[str]:
     ]
 
 
-def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, str]:
+def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any], *, quantize: Any = None) -> dict[str, str]:
     ctype = lit.C_TYPES[ftype][0]
+    if quantize is not None:
+        used = sorted({j for stage in model.stages for tree in stage for j in read_features(tree)})
+        quantizer = quantizer_model(model.schema, quantize, ftype, used=used)
+        model = quantized_model(model, quantize, ftype)[0]
+        a = _arrays(model)
+        if not _packable(model, a):
+            raise CodegenError("quantized C is written for boosted models of threshold splits on numeric features (at most 127): "
+                               "this one has a categorical feature, a subset split or more features")
     big = name.upper()
     k = model.n_outputs
     link = LOSSES[model.loss]
@@ -541,9 +582,27 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
             "/* The predicted value (the raw score). */",
             f"double {name}_predict(const {ctype} *x);",
         ]
+    if quantize is not None:
+        header[3:3] = ["#include <stdint.h>"]
+        header += [
+            f"/* The missing value: NaN readings become {big}_MISSING through {name}_quantize. */",
+            f"#define {big}_MISSING {lit.c_int(lit.C_TYPES[ftype][1][0], ctype)}",
+            f"/* Fixed point: {name}_quantize turns float readings into the {ctype} features the model reads (one",
+            f" * call for the whole model), in float arithmetic: s = (x - offset) * scale + {quantizer['bias']}, clamped to",
+            f" * [1, {quantizer['high']}] (NaN becomes 0), truncated, plus {quantizer['shift']}. Each feature's training range maps onto",
+            f" * {big}_QUANTIZED_LOW..{big}_QUANTIZED_HIGH; the thresholds are quantized the same way, so a reading goes the float",
+            " * model's way except near a threshold. `puretree verify --quantize` checks it value for value. */",
+            f"#define {big}_QUANTIZED_LOW {lit.c_int(quantized_range(ftype)[0], ctype)}",
+            f"#define {big}_QUANTIZED_HIGH {lit.c_int(quantized_range(ftype)[1], ctype)}",
+            f"void {name}_quantize(const float *x, {ctype} *q);",
+        ]
     header += ["#endif", ""]
     src = [f"/* {name}: {_describe(model)}. Generated by puretree. */", "#include <math.h>", f'#include "{name}.h"', ""]
-    if _packable(model, a):
+    if quantize is not None:
+        src += _c_packed(model, name, ctype, a, quantized=True)
+        src += environment().from_string('{% from "c/_quantizer.c.j2" import quantizer %}{{ quantizer(N, B, ctype, q, "the model") }}').render(
+            N=name, B=big, ctype=ctype, q=quantizer).splitlines()
+    elif _packable(model, a):
         src += _c_packed(model, name, ctype, a)
     elif _compact(model, a):
         src += _c_compact(model, name, ctype, a)
@@ -607,14 +666,14 @@ def _c_tables(model: Boosted, name: str, ctype: str, a: dict[str, Any], words: l
         f"        double v = x[{name}_feature[i]];",
         "        int next;",
         "        if (isnan(v)) {",
-        f"            next = {name}_nan[i];",
+        f"            next = (int){name}_nan[i];",
         f"        }} else if ({name}_kind[i] == 1) {{",
-        f"            next = v <= {name}_threshold[i] ? {name}_left[i] : {name}_right[i];",
+        f"            next = (int)(v <= {name}_threshold[i] ? {name}_left[i] : {name}_right[i]);",
         f"        }} else if (v >= 0.0 && v < (double){name}_ncat[i] && v == floor(v)) {{",
         "            int c = (int)v;",
-        f"            next = (({name}_bits[{name}_bit0[i] + c / 32] >> (c % 32)) & 1UL) ? {name}_left[i] : {name}_right[i];",
+        f"            next = (int)((({name}_bits[{name}_bit0[i] + c / 32] >> (c % 32)) & 1UL) ? {name}_left[i] : {name}_right[i]);",
         "        } else {",
-        f"            next = {name}_other[i];",
+        f"            next = (int){name}_other[i];",
         "        }",
         "        if (next < 0) break;",
         "        i = next;",
@@ -634,7 +693,7 @@ def _c_tables(model: Boosted, name: str, ctype: str, a: dict[str, Any], words: l
             f"    for (j = 0; j < {k}; j++) acc[j] = (float){name}_init[j];",
             f"    for (t = 0; t < {n_trees}; t++) {{",
             f"        int o = {name}_outputs[t];",
-            f"        acc[o] = (float)((double)acc[o] + {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xd));",
+            f"        acc[o] = (float)((double)acc[o] + {_c_double(model.learning_rate)} * {name}_leaf((int){name}_roots[t], xd));",
             "    }",
             f"    for (j = 0; j < {k}; j++) raw[j] = (double)acc[j];",
             "}",
@@ -643,7 +702,7 @@ def _c_tables(model: Boosted, name: str, ctype: str, a: dict[str, Any], words: l
         src += [
             f"    for (j = 0; j < {model.schema.n_features}; j++) xd[j] = (double)x[j];",
             f"    for (j = 0; j < {k}; j++) raw[j] = {name}_init[j];",
-            f"    for (t = 0; t < {n_trees}; t++) raw[{name}_outputs[t]] += {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xd);",
+            f"    for (t = 0; t < {n_trees}; t++) raw[{name}_outputs[t]] += {_c_double(model.learning_rate)} * {name}_leaf((int){name}_roots[t], xd);",
             "}",
         ]
     return src
@@ -708,13 +767,13 @@ def _c_compact(model: Boosted, name: str, ctype: str, a: dict[str, Any]) -> list
     else:
         src += [f"    double xf[{n}];", f"    for (j = 0; j < {model.schema.n_features}; j++) xf[j] = (double)x[j];"]
     if model.precision == "float32":
-        add = (f"acc[{out}] += {name}_leaf({name}_roots[t], xf);" if values_float and model.learning_rate == 1.0 else
-               f"acc[{out}] = (float)((double)acc[{out}] + {_c_double(model.learning_rate)} * (double){name}_leaf({name}_roots[t], xf));")
+        add = (f"acc[{out}] += {name}_leaf((int){name}_roots[t], xf);" if values_float and model.learning_rate == 1.0 else
+               f"acc[{out}] = (float)((double)acc[{out}] + {_c_double(model.learning_rate)} * (double){name}_leaf((int){name}_roots[t], xf));")
         src += [f"    float acc[{k}];", f"    for (j = 0; j < {k}; j++) acc[j] = (float){name}_init[j];",
                 f"    for (t = 0; t < {n_trees}; t++) {add}", f"    for (j = 0; j < {k}; j++) raw[j] = (double)acc[j];", "}"]
     else:
         src += [f"    for (j = 0; j < {k}; j++) raw[j] = {name}_init[j];",
-                f"    for (t = 0; t < {n_trees}; t++) raw[{out}] += {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xf);", "}"]
+                f"    for (t = 0; t < {n_trees}; t++) raw[{out}] += {_c_double(model.learning_rate)} * {name}_leaf((int){name}_roots[t], xf);", "}"]
     return src
 
 
@@ -845,7 +904,7 @@ def _run_python(model: Boosted, work: Path, name: str, rows: np.ndarray) -> list
     return out
 
 
-def _run_c(model: Boosted, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool) -> list[Any]:
+def _run_c(model: Boosted, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool, *, quantized: bool = False) -> list[Any]:
     big = name.upper()
     regression = LOSSES[model.loss] == "identity"
     if regression:
@@ -858,7 +917,7 @@ def _run_c(model: Boosted, files: dict[str, str], work: Path, name: str, ftype: 
                 f' printf("%d", c); for (k = 0; k < {big}_N_OUTPUTS; k++) printf(" %a", raw[k]); printf(" |");'
                 f' for (k = 0; k < {big}_N_CLASSES; k++) printf(" %a", p[k]); printf("\\n");')
     driver = driver_source(name, lit.C_TYPES[ftype][0], body)
-    program = compile_c(files, name, ftype, regression=regression, proba=True, workdir=work, sanitize=sanitize, driver=driver)
+    program = compile_c(files, name, ftype, regression=regression, proba=True, workdir=work, sanitize=sanitize, driver=driver, quantized=quantized)
     out: list[Any] = []
     for line in driver_lines(program, rows, ftype):
         head, _, tail = line.partition("|")
@@ -870,28 +929,69 @@ def _run_c(model: Boosted, files: dict[str, str], work: Path, name: str, ftype: 
 
 def verify(model: Boosted, X: Any, target: str, *, feature_type: str = "double", name: str = "tree", sanitize: bool = False, **options: Any) -> Report:
     """The generated code of a boosted model run on ``X`` and its boundary rows (:func:`check_rows`)
-    against the library: raw scores bit for bit, classes equal, probabilities to a relative 1e-12."""
+    against the library: raw scores bit for bit, classes equal, probabilities to a relative 1e-12.
+
+    With ``quantize`` (the training ranges; C, ``feature_type`` int8 or int16): the integer code
+    against :func:`quantized_model` on the quantized rows of ``X`` and the boundary rows of its
+    integer thresholds (each threshold, the integer below, missing), ``NAME_quantize`` against
+    puretree's quantization value by value (:func:`~puretree.codegen.verify.quantize_probes`),
+    and the report's ``changed_by_quantization``: how many rows of ``X`` the quantized model on
+    the quantized rows predicts otherwise than the model on the rows (the classes; regression:
+    the values), at most ``max_changed`` (a count, or a share ``"1%"``) for the report to be ok."""
     if target not in _TARGETS:
         raise CodegenError(f"verify runs a boosted model's python or c, not {target!r}")
-    for key in ("on", "quantize"):
-        if options.pop(key, None) is not None:
-            raise CodegenError(f"verify's {key!r} is not available for boosted models")
-    options.pop("max_changed", None)
+    if options.pop("on", None) is not None:
+        raise CodegenError("verify's 'on' is not available for boosted models")
+    quantize = options.pop("quantize", None)
+    max_changed = options.pop("max_changed", None)
     options.pop("template_dirs", None)
     ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
-    files = boosted_files(model, target, name=name, feature_type=ftype, **options)
+    files = boosted_files(model, target, name=name, feature_type=ftype, quantize=quantize, **options)
     X = X if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 else encode_features(model.schema, X if not isinstance(X, Dataset) else X)
-    rows = check_rows(model, np.asarray(X, dtype=np.float64), ftype if target == "c" else "double")
-    want = _expected(model, rows)
+    X = np.asarray(X, dtype=np.float64)
+    checked = model
+    if quantize is not None:
+        checked, offset, scale = quantized_model(model, quantize, ftype)
+        inputs = quantize_rows(X, offset, scale, ftype)
+        lo, hi = quantized_range(ftype)
+        # the boundary rows on the integer scale: a threshold, the integer below it, missing
+        rows = np.clip(np.floor(check_rows(checked, inputs, "double")), lo, hi)
+        _, first = np.unique(np.ascontiguousarray(rows).view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))), return_index=True)
+        rows = rows[np.sort(first)]
+        probes = np.vstack([quantize_probes(tree, X if i == 0 else X[:0], offset, scale, ftype) for i, tree in enumerate(t for stage in model.stages for t in stage)])
+    else:
+        rows = check_rows(model, X, ftype if target == "c" else "double")
+    want = _expected(checked, rows)
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as tmp:
         work = Path(tmp)
         if target == "python":
             (work / f"{name}.py").write_text(files[f"{name}.py"], encoding="utf-8")
             got = _run_python(model, work, name, rows)
         else:
-            got = _run_c(model, files, work, name, ftype, rows, sanitize)
+            got = _run_c(model, files, work, name, ftype, rows, sanitize, quantized=quantize is not None)
+            q_got = run_quantize(work / "qdriver", probes, ftype) if quantize is not None else None
     bad = [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same(w, g)]
     if len(got) != len(want):
         bad.append(("row count", len(want), len(got)))
-    return Report(len(rows), bad[: MAX_REPORTED], len(bad))
+    report = Report(len(rows), bad[: MAX_REPORTED], len(bad))
+    if quantize is None or q_got is None:
+        return report
+    q_want = quantize_rows(probes, offset, scale, ftype)
+    differ = ~((q_got == q_want) | (np.isnan(q_got) & np.isnan(q_want)))
+    q_bad = [(int(j), float(probes[i, j]), float(q_want[i, j]), float(q_got[i, j])) for i, j in zip(*np.nonzero(differ))]
+    return attrs.evolve(report, n_quantized=int(probes.size), quantize_mismatches=q_bad[:MAX_REPORTED], n_quantize_mismatches=len(q_bad),
+                        changed_by_quantization=_changed(model, checked, X, inputs), n_rows=len(X),
+                        max_changed=allowed_changes(0 if max_changed is None else max_changed, len(X)))
 
+
+def _changed(model: Boosted, qmodel: Boosted, X: np.ndarray, QX: np.ndarray) -> int:
+    """How many rows the quantized model on the quantized rows predicts otherwise than the model
+    on the rows: their classes, or (regression) their values."""
+    if not len(X):
+        return 0
+    a = decision_function(model, Dataset(model.schema, X), unseen="ignore")
+    b = decision_function(qmodel, Dataset(model.schema, QX), unseen="ignore")
+    a, b = np.asarray(a, dtype=np.float64).reshape(len(X), -1), np.asarray(b, dtype=np.float64).reshape(len(X), -1)
+    if LOSSES[model.loss] == "identity":
+        return int(np.sum(a[:, 0] != b[:, 0]))
+    return int(np.sum(class_codes(model, a) != class_codes(qmodel, b)))

@@ -395,7 +395,7 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     changes, at most ``max_changed`` of them. ``on``: run the C on an emulated
     microcontroller (:mod:`puretree.mcu`), not with ``quantize`` (as for a tree)."""
     if isinstance(model, Boosted):
-        return boosting.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, **options)
+        return boosting.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, max_changed=max_changed, **options)
     if not isinstance(model, Ensemble):
         return single.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, template_dirs=template_dirs,
                              quantize=quantize, on=on, max_changed=max_changed, **options)
