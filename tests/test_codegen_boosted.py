@@ -304,16 +304,38 @@ def test_threshold_only_models_get_the_packed_c() -> None:
 
 
 def test_a_float64_model_packs_float_thresholds_and_double_leaves() -> None:
-    """float inputs: float32 thresholds (the largest at most each one), the leaves' products
-    learning_rate * value in double, reached through their index."""
+    """float inputs: the split layout, float32 thresholds (the largest at most each one) and two
+    child references per split, the leaves' products learning_rate * value in double."""
     model = _thresholds_only("float64")
     model = bs.Boosted(model.stages, model.init, 0.1, model.loss, model.schema, "float64")
     text = pt.generate(model, "c", feature_type="float")["tree.c"]
-    assert "static const float tree_node[" in text and "static const double tree_value[" in text
-    assert "tree_value[(int)tree_node[i]]" in text
-    assert "static const double tree_node[" in pt.generate(model, "c", feature_type="double")["tree.c"]
+    assert "static const float tree_threshold[" in text and "static const double tree_value[" in text
+    assert "static const signed char tree_left[" in text and "return tree_value[-1 - r];" in text and "tree_node[" not in text
     for ftype in ("float", "double"):
         assert pt.verify(model, X_HAND[:, :2], "c", feature_type=ftype).mismatches == []
+
+
+@pytest.mark.parametrize("old, new", [("(v <= tree_threshold[r]", "(v < tree_threshold[r]"), ("(f > 127u && isnan(v))", "(f > 128u && isnan(v))"),
+                                      ("? (int)tree_left[r] : (int)tree_right[r]", "? (int)tree_right[r] : (int)tree_left[r]")],
+                         ids=["strict", "nan-left-lost", "sides-swapped"])
+def test_verify_finds_a_broken_split_layout_walk(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    model = _thresholds_only("float64")
+    assert pt.verify(model, X_HAND[:, :2], "c", feature_type="float").mismatches == []
+    _broken(monkeypatch, old, new)
+    assert pt.verify(model, X_HAND[:, :2], "c", feature_type="float").n_mismatches > 0
+
+
+def test_the_smaller_packed_layout_is_chosen() -> None:
+    """XGBoost's float32 thresholds and leaves: one number per node (smaller for its deep trees);
+    the split layout where the trees are mostly leaves, and wherever the leaves' numbers are
+    wider than the thresholds."""
+    model, _ = _xgb_binary()
+    assert "static const float tree_node[" in pt.generate(model, "c", feature_type="float")["tree.c"]
+    stumps = _thresholds_only("float32")
+    stumps = bs.Boosted(tuple((Tree(t.root.children[0], t.schema),) for (t,) in stumps.stages), stumps.init, 1.0, stumps.loss, stumps.schema, "float32")
+    text = pt.generate(stumps, "c", feature_type="float")["tree.c"]
+    assert "static const float tree_threshold[" in text and "tree_node[" not in text
+    assert pt.verify(stumps, X_HAND[:, :2], "c", feature_type="float").mismatches == []
 
 
 @pytest.mark.parametrize("old, new", [("(v <= tree_node[i]", "(v < tree_node[i]"), ("(f > 127u && isnan(v))", "(f > 128u && isnan(v))"), ("? i + 1 :", "? i + 2 :")],
@@ -400,13 +422,13 @@ def test_a_float64_models_c_calls_no_libm_exp() -> None:
 
 
 @pytest.mark.parametrize("kind", ["packed-float32", "packed-float64", "tables"])
-def test_a_model_of_more_than_32767_nodes_compiles_and_verifies(kind: str) -> None:
+def test_a_model_of_more_than_32768_leaves_compiles_and_verifies(kind: str) -> None:
     """Its node indices need long tables: the C still builds under -Wconversion -Werror (every
     index read into an int is cast) and predicts as the library."""
     model = _thresholds_only(kind.split("-")[-1]) if kind.startswith("packed") else _hand("log_loss", 1)
     per_stage = sum(len(bs.table(t).kind) for t in model.stages[0])
-    big = bs.Boosted(model.stages * (32768 // (per_stage * len(model.stages)) + 1), model.init, model.learning_rate, model.loss, model.schema, model.precision)
-    assert sum(len(bs.table(t).kind) for stage in big.stages for t in stage) > 32767
+    big = bs.Boosted(model.stages * (2 * 32768 // (per_stage * len(model.stages)) + 1), model.init, model.learning_rate, model.loss, model.schema, model.precision)
+    assert sum(len(bs.table(t).kind) for stage in big.stages for t in stage) > 2 * 32768  # more than 32768 leaves
     text = pt.generate(big, "c")["tree.c"]
-    assert "static const long tree_roots[" in text
+    assert "static const long tree_" in text
     assert pt.verify(big, X_HAND[:2, : big.schema.n_features], "c").mismatches == []

@@ -67,7 +67,7 @@ def test_one_quantizer_for_the_whole_model() -> None:
     files = pt.generate(model, "c", feature_type="int16", quantize=feature_ranges(Xtr))
     assert files["tree.c"].count("void tree_quantize(const float *x, int16_t *q)") == 1
     assert "void tree_quantize(const float *x, int16_t *q);" in files["tree.h"] and "#define TREE_MISSING INT16_MIN" in files["tree.h"]
-    assert "static const short tree_node[" in files["tree.c"]  # thresholds and leaf indices on the integer scale
+    assert "static const int16_t tree_threshold[" in files["tree.c"]  # the thresholds on the integer scale
 
 
 def test_int8_and_a_regression_model_verify() -> None:
@@ -88,7 +88,7 @@ def test_the_missing_sides_of_a_quantized_model_are_checked() -> None:
     assert pt.verify(model, X_HAND[:, :2], "c", feature_type="int16", quantize=ranges).mismatches == []
 
 
-@pytest.mark.parametrize("old, new", [("(v <= tree_node[i] &&", "(v < tree_node[i] &&"), ("|| v != TREE_MISSING", "|| 1"), ("scaled + 32768.0f", "scaled + 32767.0f")],
+@pytest.mark.parametrize("old, new", [("(v <= tree_threshold[r] &&", "(v < tree_threshold[r] &&"), ("|| v != TREE_MISSING", "|| 1"), ("scaled + 32768.0f", "scaled + 32767.0f")],
                          ids=["strict", "missing-lost", "quantizer-bias"])
 def test_verify_finds_a_broken_quantized_c(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
     model = _thresholds_only("float64")

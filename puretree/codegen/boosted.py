@@ -405,12 +405,12 @@ def _packable(model: Boosted, a: dict[str, Any]) -> bool:
 
 def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quantized: bool = False) -> list[str]:
     """The packed tables of a model whose splits are thresholds on numeric features (see
-    :func:`_packable`): per node one byte (its feature, plus 128 when a missing value goes
-    left; 255: a leaf), its right child's distance (the left one is the next node) and one
-    number: a split's threshold or what a leaf adds (``learning_rate * value``, the product
-    the library forms, in double; float32 when every one is a float32 and the model sums in
-    float32). Where the thresholds and the leaves' numbers differ in type, a leaf's slot holds
-    the index of its number in ``NAME_value``.
+    :func:`_packable`). Where a split's threshold and what a leaf adds (``learning_rate *
+    value``, the product the library forms, in double; float32 when every one is a float32 and
+    the model sums in float32) share a type, the node layout: per node one byte (its feature,
+    plus 128 when a missing value goes left; 255: a leaf), its right child's distance (the left
+    one is the next node) and one number, the threshold or the addend. Otherwise (and where it
+    is smaller) the split layout, :func:`_c_split_layout`.
 
     The walk is in float when the inputs are float32 values (``float`` inputs, or a float32
     model, which rounds them first): a threshold is then the largest float32 at most it (the
@@ -427,7 +427,7 @@ def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quant
     adds = [lr * v for v in a["value"]]  # the library's product, rounded to double
     vtype = "float" if f32 and all(float(np.float32(v)) == v for v in adds) else "double"
     if quantized:
-        ttype = ctype  # the features' type; the slots' type holds the leaves' indices too (below)
+        ttype = ctype  # the features' type
     else:
         ttype = "float" if (ctype == "float" or f32) else "double"
     thresholds = [a["threshold"][i] for i in range(n_nodes)]
@@ -442,30 +442,23 @@ def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quant
         return str(int(v))
 
     shared = not quantized and ttype == vtype
-    leaves = [i for i in range(n_nodes) if not splits[i]]
-    index = {i: r for r, i in enumerate(leaves)}
-    slots = [num(thresholds[i], ttype) if splits[i] else (num(adds[i], vtype) if shared else num(float(index[i]), ttype)) for i in range(n_nodes)]
+    if not shared or _split_layout_smaller(a, splits, ttype):
+        return _c_split_layout(model, name, ctype, a, splits, thresholds, adds, ttype, vtype, quantized=quantized)
+    slots = [num(thresholds[i] if splits[i] else adds[i], ttype) for i in range(n_nodes)]
     nan_left = any(f != 255 and f & 128 for f in flag)
     src = [
         "/* Node i: feature byte (a feature, + 128 when a missing value goes left; 255: a leaf), its right child at",
-        " * i + right[i] (the left one is i + 1), and " + ("its threshold, or what a leaf adds." if shared else f"its threshold, or a leaf's index in {name}_value."),
-        " * A value x goes left when x <= threshold" + (f" ({name.upper()}_MISSING goes right unless the byte says left). */" if quantized else " (NaN: right unless the byte says left). */"),
+        " * i + right[i] (the left one is i + 1), and its threshold, or what a leaf adds.",
+        " * A value x goes left when x <= threshold (NaN: right unless the byte says left). */",
         _c_array("unsigned char", f"{name}_feature", [str(v) for v in flag]),
         _c_array(_c_unsigned(max(right, default=0)), f"{name}_right", [str(v) for v in right]),
-        _c_array(_c_int([int(v) for v in thresholds if math.isfinite(v)] + list(range(len(leaves)))) if quantized else ttype, f"{name}_node", slots),
-        *([] if shared else [_c_array(vtype, f"{name}_value", [num(adds[i], vtype) for i in leaves])]),
+        _c_array(ttype, f"{name}_node", slots),
         _c_ints(f"{name}_roots", a["roots"]),
         *([_c_ints(f"{name}_outputs", a["outputs"])] if k > 1 else []),
         _c_array("double", f"{name}_init", [_c_double(v) for v in model.init]),
         "",
     ]
-    if quantized:
-        goes_left = f"v <= {name}_node[i] && (f > 127u || v != {name.upper()}_MISSING)"
-    elif nan_left:
-        goes_left = f"v <= {name}_node[i] || (f > 127u && isnan(v))"
-    else:
-        goes_left = f"v <= {name}_node[i]"
-    leaf_value = f"{name}_node[i]" if shared else f"{name}_value[(int){name}_node[i]]"
+    goes_left = _goes_left(f"{name}_node[i]", name, quantized=False, nan_left=nan_left)
     src += [
         f"static {vtype} {name}_leaf(int i, const {ttype} *x) {{",
         "    unsigned char f;",
@@ -473,12 +466,103 @@ def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quant
         f"        {ttype} v = x[f & 127u];",
         f"        i = ({goes_left}) ? i + 1 : i + (int){name}_right[i];",
         "    }",
-        f"    return {leaf_value};",
+        f"    return {name}_node[i];",
         "}",
         "",
-        f"void {name}_decision_function(const {ctype} *x, double *raw) {{",
-        "    int j, t;",
     ]
+    return src + _c_packed_sums(model, name, ctype, a, ttype, vtype)
+
+
+#: Bytes of a C type on a 32-bit microcontroller (the packed layouts' sizes are compared in them).
+_C_SIZES = {"signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "long": 4, "unsigned long": 4, "float": 4, "double": 8,
+            "int8_t": 1, "int16_t": 2}
+
+
+def _goes_left(threshold: str, name: str, *, quantized: bool, nan_left: bool) -> str:
+    """The C test sending the value ``v`` of a node with feature byte ``f`` to its left child."""
+    if quantized:
+        return f"v <= {threshold} && (f > 127u || v != {name.upper()}_MISSING)"
+    if nan_left:
+        return f"v <= {threshold} || (f > 127u && isnan(v))"
+    return f"v <= {threshold}"
+
+
+def _split_refs(a: dict[str, Any], splits: list[bool]) -> tuple[list[int], list[int]]:
+    """Per node, how the split layout refers to it: a split by its index among the splits, a
+    leaf as ``-1 - its index among the leaves``; and the leaves' node indices."""
+    ref: list[int] = []
+    leaves: list[int] = []
+    n_splits = 0
+    for i, is_split in enumerate(splits):
+        if is_split:
+            ref.append(n_splits)
+            n_splits += 1
+        else:
+            ref.append(-1 - len(leaves))
+            leaves.append(i)
+    return ref, leaves
+
+
+def _split_layout_smaller(a: dict[str, Any], splits: list[bool], ttype: str) -> bool:
+    """Whether the split layout (:func:`_c_split_layout`) takes fewer bytes than the node layout
+    when thresholds and leaves' numbers share a type: it stores nothing per leaf but its number,
+    and two child references per split (fewer bytes where the trees have few splits)."""
+    n_nodes, n_splits = len(splits), sum(splits)
+    n_leaves = n_nodes - n_splits
+    right = max((a["right"][i] - i for i in range(n_nodes) if splits[i]), default=0)
+    nodes = n_nodes * (1 + _C_SIZES[_c_unsigned(right)] + _C_SIZES[ttype])
+    refs = _C_SIZES[_c_int([n_splits, -1 - n_leaves])]
+    return n_splits * (1 + _C_SIZES[ttype] + 2 * refs) + n_leaves * _C_SIZES[ttype] < nodes
+
+
+def _c_split_layout(model: Boosted, name: str, ctype: str, a: dict[str, Any], splits: list[bool], thresholds: list[float], adds: list[float],
+                    ttype: str, vtype: str, *, quantized: bool) -> list[str]:
+    """The packed tables over the splits only (the smaller where a leaf's number is wider than a
+    threshold: double leaves, float thresholds): per split its feature byte (+ 128 when a missing
+    value goes left), threshold and two child references, a split by its index, a leaf as
+    ``-1 - its index`` in ``NAME_value``, which holds what each leaf adds."""
+    ref, leaves = _split_refs(a, splits)
+    nodes = [i for i, is_split in enumerate(splits) if is_split]
+    nan_left = any(a["nan"][i] == a["left"][i] for i in nodes)
+
+    def num(v: float) -> str:
+        if ttype == "float":
+            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + lit.c_double(v))
+        return _c_double(v) if ttype == "double" else str(int(v))
+
+    def value(v: float) -> str:
+        return (float(v).hex() + "f") if vtype == "float" else _c_double(v)
+
+    return [
+        "/* Split s: feature byte (a feature, + 128 when a missing value goes left), threshold, children; a child or",
+        f" * root r >= 0 is split r, r < 0 the leaf whose addend is {name}_value[-1 - r]. A value x goes left when x <= threshold",
+        (f" * ({name.upper()}_MISSING goes right unless the byte says left). */" if quantized else " * (NaN: right unless the byte says left). */"),
+        _c_array("unsigned char", f"{name}_feature", [str(a["feature"][i] | (128 if a["nan"][i] == a["left"][i] else 0)) for i in nodes]),
+        _c_array(ttype, f"{name}_threshold", [num(thresholds[i]) for i in nodes]),
+        _c_ints(f"{name}_left", [ref[a["left"][i]] for i in nodes]),
+        _c_ints(f"{name}_right", [ref[a["right"][i]] for i in nodes]),
+        _c_array(vtype, f"{name}_value", [value(adds[i]) for i in leaves]),
+        _c_ints(f"{name}_roots", [ref[r] for r in a["roots"]]),
+        *([_c_ints(f"{name}_outputs", a["outputs"])] if model.n_outputs > 1 else []),
+        _c_array("double", f"{name}_init", [_c_double(v) for v in model.init]),
+        "",
+        f"static {vtype} {name}_leaf(int r, const {ttype} *x) {{",
+        "    while (r >= 0) {",
+        f"        unsigned char f = {name}_feature[r];",
+        f"        {ttype} v = x[f & 127u];",
+        f"        r = ({_goes_left(f'{name}_threshold[r]', name, quantized=quantized, nan_left=nan_left)}) ? (int){name}_left[r] : (int){name}_right[r];",
+        "    }",
+        f"    return {name}_value[-1 - r];",
+        "}",
+        "",
+    ] + _c_packed_sums(model, name, ctype, a, ttype, vtype)
+
+
+def _c_packed_sums(model: Boosted, name: str, ctype: str, a: dict[str, Any], ttype: str, vtype: str) -> list[str]:
+    """``NAME_decision_function`` of the packed layouts: every tree's addend summed in the library's order."""
+    k = model.n_outputs
+    f32 = model.precision == "float32"
+    src = [f"void {name}_decision_function(const {ctype} *x, double *raw) {{", "    int j, t;"]
     n_trees = len(a["roots"])
     n = model.schema.n_features
     out = f"{name}_outputs[t]" if k > 1 else "0"
