@@ -432,3 +432,24 @@ def test_a_model_of_more_than_32768_leaves_compiles_and_verifies(kind: str) -> N
     text = pt.generate(big, "c")["tree.c"]
     assert "static const long tree_" in text
     assert pt.verify(big, X_HAND[:2, : big.schema.n_features], "c").mismatches == []
+
+
+def _thresholds_beside_a_category(precision: str) -> bs.Boosted:
+    """_thresholds_only with a categorical feature no tree splits: not packed (its codes are not
+    float32 readings), the compact tables."""
+    model = _thresholds_only(precision)
+    schema = Schema((Feature("x"), Feature("y"), Feature("c", CATEGORICAL, ("a", "b"))), ("a", "b"))
+    stages = tuple((Tree(t.root, bs.tree_schema(schema)),) for (t,) in model.stages)
+    return bs.Boosted(stages, model.init, model.learning_rate, model.loss, schema, precision)
+
+
+# (x < t for x <= t is no mistake here: the thresholds are doubles no float32 reading equals)
+@pytest.mark.parametrize("old, new", [(" == 3 && isnan(v)", " == 4 && isnan(v)"), ("? i + 1 :", "? i + 2 :")], ids=["nan-left-lost", "wrong-left"])
+def test_verify_finds_a_broken_compact_walk(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    model = _thresholds_beside_a_category("float32")
+    X = np.column_stack([X_HAND[:, :2], np.zeros(len(X_HAND))])
+    text = pt.generate(model, "c", feature_type="float")["tree.c"]
+    assert "tree_kind[" in text and "tree_threshold[" in text and "tree_node[" not in text and "tree_left[" not in text
+    assert pt.verify(model, X, "c", feature_type="float").mismatches == []
+    _broken(monkeypatch, old, new)
+    assert pt.verify(model, X, "c", feature_type="float").n_mismatches > 0
