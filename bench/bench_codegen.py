@@ -34,8 +34,8 @@ but ``base_score=0.5``, which m2cgen 0.10 needs: its issue #581), puretree's imp
   alternately, 5 rounds, the median of the rounds): puretree's ``predict_proba`` (and
   ``decision_function``) against m2cgen's ``score`` (its probabilities); gate: at most 1x;
 - linked Cortex-M4 flash of the C (as above: one call to predict behind ``--gc-sections``):
-  puretree's ``predict`` (float inputs; and ``predict_proba``) against m2cgen's ``score`` with
-  an argmax; gate: at most 0.6x;
+  puretree's ``predict_proba`` (float inputs; and ``predict``) against m2cgen's ``score`` (its
+  probabilities) with an argmax; gate: at most 0.6x;
 - and how many held-out rows each gets bit for bit: puretree's raw scores against XGBoost's
   margins, m2cgen's probabilities against XGBoost's ``predict``.
 
@@ -44,6 +44,16 @@ ones on breast_cancer: the fully grown tree behind ``predict_proba`` and scikit-
 10 and 100 trees (depth 8) behind ``predict``, float and int8 quantized features, linked for the
 Cortex-M0 and M4 as above, with the test rows whose class the uint8 leaves change and verify's
 mismatches (docs/codegen.md, "uint8 leaf tables").
+
+``--gradient-boosting`` compares, for scikit-learn's ``GradientBoostingClassifier(n_estimators=100,
+max_depth=3)`` on breast_cancer (80% of the rows), the linked Cortex-M4 flash (as above) of
+puretree's C for it (``from_sklearn``) and for the model ``pt.gradient_boosting`` grows with the same
+options, against m2cgen's C for the scikit-learn model (issue 28's gate: at most 0.5x). m2cgen 0.10
+has no assembler for scikit-learn's gradient boosting, so its C is built from its own parts as its
+XGBoost assembler builds a boosted model: each stage's tree by its ``TreeModelAssembler`` (scikit-learn's
+regression trees), times the learning rate, summed from the initial raw score, through its sigmoid
+(``score`` gives the two probabilities). The table also gives puretree's quantized int16 C (float
+readings through ``NAME_quantize``) and how often each agrees with scikit-learn on the held-out rows.
 """
 
 from __future__ import annotations
@@ -399,8 +409,75 @@ def xgboost_gates(rounds: int = 5) -> None:
         print("|---|---:|---:|")
         for key, value in sizes.items():
             print(f"| {key} | {value} | {int(value.split()[0]) / base:.2f} |")
-        gate = int(sizes["puretree predict (float)"].split()[0]) / base
-        print(f"\nC gate (puretree predict, float, / m2cgen <= 0.6): {gate:.2f} {'PASS' if gate <= 0.6 else 'FAIL'}")
+        # like with like: m2cgen's score computes the probabilities (its sigmoid, libm's exp)
+        gate = int(sizes["puretree predict_proba (float)"].split()[0]) / base
+        print(f"\nC gate (puretree predict_proba, float, / m2cgen score <= 0.6): {gate:.2f} {'PASS' if gate <= 0.6 else 'FAIL'}")
+
+
+def m2cgen_gradient_boosting_c(est) -> str:
+    """m2cgen's C for a binary ``GradientBoostingClassifier``, from m2cgen's own parts (see the
+    module's docstring): ``score(input, output)`` writes the two class probabilities."""
+    from m2cgen import ast
+    from m2cgen.assemblers import utils
+    from m2cgen.assemblers.tree import TreeModelAssembler
+    from m2cgen.interpreters import CInterpreter
+
+    init = float(est._raw_predict_init(np.zeros((1, est.n_features_in_)))[0, 0])
+    trees = [ast.BinNumExpr(ast.NumVal(est.learning_rate), TreeModelAssembler(stage[0]).assemble(), ast.BinNumOpType.MUL) for stage in est.estimators_]
+    p = ast.SigmoidExpr(utils.apply_op_to_expressions(ast.BinNumOpType.ADD, ast.NumVal(init), *trees), to_reuse=True)
+    return CInterpreter().interpret(ast.VectorVal([ast.BinNumExpr(ast.NumVal(1.0), p, ast.BinNumOpType.SUB), p]))
+
+
+def gradient_boosting_gates() -> None:
+    """Issue 28's flash gate on a 100-stage, depth-3 GradientBoostingClassifier (module docstring)."""
+    import os
+
+    import m2cgen
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    import puretree as pt
+    from puretree.boosted import table
+
+    X, y = load_breast_cancer(return_X_y=True)
+    Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=0.2, random_state=0)
+    est = GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=0).fit(Xtr, ytr)
+    models = {"from_sklearn": from_sklearn(est), "pt.gradient_boosting": pt.gradient_boosting(Xtr, ytr, n_estimators=100, max_depth=3)}
+    nodes = {k: sum(len(table(t).kind) for stage in m.stages for t in stage) for k, m in models.items()}
+    print(f"\n#### GradientBoostingClassifier(n_estimators=100, max_depth=3), breast_cancer: {est.estimators_.shape[0]} stages; nodes: "
+          f"{', '.join(f'{k} {v}' for k, v in nodes.items())}; m2cgen {m2cgen.__version__}; load: {os.getloadavg()[0]:.2f}\n")
+    ranges = feature_ranges(Xtr)
+    n = X.shape[1]
+    want = est.predict(Xte)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "m2gb.c").write_text(m2cgen_gradient_boosting_c(est))
+        rows: list[tuple[str, str, str, str, str, str]] = [("m2cgen score + argmax (double)", "m2cgen", str(work / "m2gb.c"), "double", "", M2C_WRAP % (2, 2))]
+        for label, model in models.items():
+            tag = "sk" if label == "from_sklearn" else "pt"
+            for ftype in ("float", "double"):
+                stem = f"{tag}_{ftype}"
+                for fname, text in generate(model, "c", name=stem, feature_type=ftype).items():
+                    (work / fname).write_text(text)
+                rows.append((f"puretree {label} predict_proba ({ftype})", "puretree", str(work / f"{stem}.c"), ftype, f"({{ double p[2]; {stem}_predict_proba(x, p); }})", ""))
+                rows.append((f"puretree {label} predict ({ftype})", "puretree", str(work / f"{stem}.c"), ftype, f"{stem}_predict(x)", ""))
+            stem = f"{tag}_q16"
+            for fname, text in generate(model, "c", name=stem, feature_type="int16", quantize=ranges).items():
+                (work / fname).write_text(text)
+            wrap = f"static int {stem}_run(const float *x) {{ int16_t q[N_FEATURES]; {stem}_quantize(x, q); return {stem}_predict(q); }}"
+            rows.append((f"puretree {label} int16 quantized, NAME_quantize + predict", "puretree", str(work / f"{stem}.c"), "float", f"{stem}_run(x)", wrap))
+        sizes = {key: flash(tool, c_file, ctype, call, wrap, n, "M4", work) for key, tool, c_file, ctype, call, wrap in rows}
+        agree = {}
+        for key, tool, c_file, ctype, call, wrap in rows:
+            _, got = host_run(tool if tool == "m2cgen" else "puretree", c_file, ctype, call if tool != "m2cgen" else "", wrap, Xte, work)
+            agree[key] = f"{int((got == want).sum())}/{len(want)}"
+        base = int(sizes[rows[0][0]].split()[0])
+        print("| C, Cortex-M4 -Os | flash: linked (object) | ratio to m2cgen, linked | held-out classes equal to scikit-learn's |")
+        print("|---|---:|---:|---:|")
+        for key, value in sizes.items():
+            print(f"| {key} | {value} | {int(value.split()[0]) / base:.2f} | {agree[key]} |")
+        for label in models:
+            gate = int(sizes[f"puretree {label} predict_proba (float)"].split()[0]) / base
+            print(f"\nC gate ({label}: puretree predict_proba, float, / m2cgen score <= 0.5): {gate:.2f} {'PASS' if gate <= 0.5 else 'FAIL'}")
 
 
 def leaf_tables() -> None:
@@ -448,9 +525,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller synthetic data and chains, no fully grown synthetic tree")
     parser.add_argument("--xgboost", action="store_true", help="only the comparison with m2cgen on a 100-tree XGBoost model (issue 29's gates)")
     parser.add_argument("--leaves", action="store_true", help="only the uint8 leaf tables against the double ones (trees and forests)")
+    parser.add_argument("--gradient-boosting", action="store_true", help="only the comparison with m2cgen on a 100-stage GradientBoostingClassifier (issue 28's flash gate)")
     args = parser.parse_args()
     if args.leaves:
         leaf_tables()
+        return
+    if args.gradient_boosting:
+        gradient_boosting_gates()
         return
     if args.xgboost:
         xgboost_gates()

@@ -111,7 +111,7 @@ def _broken(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
 
 def test_verify_finds_a_strict_comparison_in_the_c(monkeypatch: pytest.MonkeyPatch) -> None:
     """The threshold rows catch x < t where x <= t is due: verify is not blind to the boundary."""
-    _broken(monkeypatch, "next = v <= ", "next = v < ")
+    _broken(monkeypatch, "next = (int)(v <= ", "next = (int)(v < ")
     assert pt.verify(_hand("log_loss", 3), X_HAND, "c").n_mismatches > 0
 
 
@@ -135,7 +135,7 @@ def test_the_python_is_nested_up_to_a_depth_then_a_table() -> None:
 
 
 def test_verify_finds_a_wrong_missing_side(monkeypatch: pytest.MonkeyPatch) -> None:
-    _broken(monkeypatch, "next = tree_nan[i];", "next = tree_nan[i] >= 0 ? tree_left[i] : tree_nan[i];")
+    _broken(monkeypatch, "next = (int)tree_nan[i];", "next = tree_nan[i] >= 0 ? (int)tree_left[i] : (int)tree_nan[i];")
     assert pt.verify(_hand("log_loss", 1), X_HAND, "c").n_mismatches > 0
 
 
@@ -289,23 +289,61 @@ def _xgb_binary() -> tuple[bs.Boosted, np.ndarray]:
     return pt.from_xgboost(booster), held
 
 
-def test_threshold_only_models_get_the_compact_c() -> None:
-    """float32 thresholds and values, no left-child, missing-side or subset tables, narrow indices;
-    a model with subset splits keeps the general tables."""
+def test_threshold_only_models_get_the_packed_c() -> None:
+    """One feature byte, a right distance and one float32 number per node (XGBoost: thresholds
+    and leaf values in one array), no left-child, missing-side or subset tables; a model with
+    subset splits keeps the general tables."""
     model, _ = _xgb_binary()
     text = pt.generate(model, "c", feature_type="float")["tree.c"]
-    assert "static const float tree_threshold[" in text and "static const float tree_value[" in text
+    assert "static const unsigned char tree_feature[" in text and "static const unsigned char tree_right[" in text
+    assert "static const float tree_node[" in text and "tree_value[" not in text and "tree_threshold[" not in text
     assert "tree_left[" not in text and "tree_nan[" not in text and "tree_bits[" not in text and "static const int " not in text
     assert "acc[0] += tree_leaf(" in text and "static float tree_leaf(int i, const float *x)" in text
     assert "tree_nan[" in pt.generate(_hand("log_loss", 1), "c")["tree.c"]
     kinds = cb._arrays(model)["kind"]
-    assert 1 in kinds  # and some splits send NaN left (kind 3 in the C):
+    assert 1 in kinds  # and some splits send NaN left (feature byte + 128 in the C):
     assert any(a == b for a, b, k in zip(cb._arrays(model)["nan"], cb._arrays(model)["left"], kinds) if k)
+    assert "(f > 127u && isnan(v))" in text
 
 
-@pytest.mark.parametrize("old, new", [("i = v <= ", "i = v < "), (" == 3 && isnan(v)", " == 4 && isnan(v)"), ("? i + 1 :", "? i + 2 :")],
+def test_a_float64_model_packs_float_thresholds_and_double_leaves() -> None:
+    """float inputs: the split layout, float32 thresholds (the largest at most each one) and two
+    child references per split, the leaves' products learning_rate * value in double."""
+    model = _thresholds_only("float64")
+    model = bs.Boosted(model.stages, model.init, 0.1, model.loss, model.schema, "float64")
+    text = pt.generate(model, "c", feature_type="float")["tree.c"]
+    assert "static const float tree_threshold[" in text and "static const double tree_value[" in text
+    assert "static const signed char tree_left[" in text and "return tree_value[-1 - r];" in text and "tree_node[" not in text
+    for ftype in ("float", "double"):
+        assert pt.verify(model, X_HAND[:, :2], "c", feature_type=ftype).mismatches == []
+
+
+@pytest.mark.parametrize("old, new", [("(v <= tree_threshold[r]", "(v < tree_threshold[r]"), ("(f > 127u && isnan(v))", "(f > 128u && isnan(v))"),
+                                      ("? (int)tree_left[r] : (int)tree_right[r]", "? (int)tree_right[r] : (int)tree_left[r]")],
+                         ids=["strict", "nan-left-lost", "sides-swapped"])
+def test_verify_finds_a_broken_split_layout_walk(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    model = _thresholds_only("float64")
+    assert pt.verify(model, X_HAND[:, :2], "c", feature_type="float").mismatches == []
+    _broken(monkeypatch, old, new)
+    assert pt.verify(model, X_HAND[:, :2], "c", feature_type="float").n_mismatches > 0
+
+
+def test_the_smaller_packed_layout_is_chosen() -> None:
+    """XGBoost's float32 thresholds and leaves: one number per node (smaller for its deep trees);
+    the split layout where the trees are mostly leaves, and wherever the leaves' numbers are
+    wider than the thresholds."""
+    model, _ = _xgb_binary()
+    assert "static const float tree_node[" in pt.generate(model, "c", feature_type="float")["tree.c"]
+    stumps = _thresholds_only("float32")
+    stumps = bs.Boosted(tuple((Tree(t.root.children[0], t.schema),) for (t,) in stumps.stages), stumps.init, 1.0, stumps.loss, stumps.schema, "float32")
+    text = pt.generate(stumps, "c", feature_type="float")["tree.c"]
+    assert "static const float tree_threshold[" in text and "tree_node[" not in text
+    assert pt.verify(stumps, X_HAND[:, :2], "c", feature_type="float").mismatches == []
+
+
+@pytest.mark.parametrize("old, new", [("(v <= tree_node[i]", "(v < tree_node[i]"), ("(f > 127u && isnan(v))", "(f > 128u && isnan(v))"), ("? i + 1 :", "? i + 2 :")],
                          ids=["strict", "nan-left-lost", "wrong-left"])
-def test_verify_finds_a_broken_compact_walk(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+def test_verify_finds_a_broken_packed_walk(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
     model, held = _xgb_binary()
     assert pt.verify(model, held, "c", feature_type="float").mismatches == []
     _broken(monkeypatch, old, new)
@@ -345,3 +383,76 @@ def test_float_below_is_the_largest_float32_at_most_t(t: float) -> None:
     with np.errstate(over="ignore"):  # past float32's largest: inf
         up = np.nextafter(np.float32(f), np.float32(np.inf))
     assert float(up) > t or f == math.inf
+
+
+def _compiled_exp(tmp_path: Path) -> Path:
+    """``NAME_exp`` alone, built with the generated code's strict flags, reading x and printing e^x."""
+    import subprocess
+
+    from puretree.codegen.verify import FP_FLAGS, STRICT_FLAGS
+
+    src = "#include <math.h>\n#include <stdio.h>\n" + "\n".join(cb._c_exp("t")) + '\nint main(void) { double x; while (scanf("%lf", &x) == 1) printf("%a\\n", t_exp(x)); return 0; }\n'
+    (tmp_path / "e.c").write_text(src)
+    subprocess.run(["gcc", *STRICT_FLAGS, *FP_FLAGS, "-O1", "e.c", "-o", "e"], cwd=tmp_path, check=True)
+    return tmp_path / "e"
+
+
+@pytest.mark.parametrize("x", [0.0, -0.0, 1e-300, -1e-300, 0.5, -0.5, 1.0, 20.5, -20.5, 700.0, 709.5, 709.78, 709.79, 710.0, -708.0, -708.5,
+                               -740.0, -745.1, -745.2, -746.0, math.inf, -math.inf])
+def test_the_generated_exp_is_exp_to_1e_12(tmp_path: Path, x: float) -> None:
+    """A float64 model's probabilities need no C library: its own exp is within a relative 1e-12
+    of math.exp (1e-300 absolute: subnormals), overflows to inf and underflows to 0 where exp does."""
+    import subprocess
+
+    program = _compiled_exp(tmp_path)
+    xs = [x, *np.linspace(x - 1.0, x + 1.0, 41).tolist()] if math.isfinite(x) else [x]
+    out = subprocess.run([str(program)], input="\n".join(repr(v) for v in xs), capture_output=True, text=True, check=True).stdout.split()
+    for v, got in zip(xs, out):
+        try:
+            want = math.exp(v)
+        except OverflowError:
+            want = math.inf
+        assert math.isclose(float.fromhex(got), want, rel_tol=1e-12, abs_tol=1e-300), (v, got, want)
+
+
+def test_a_float64_models_c_calls_no_libm_exp() -> None:
+    """Its probabilities go through NAME_exp: no exp of the C library (and its errno) is linked."""
+    model = _thresholds_only("float64")
+    text = pt.generate(model, "c", feature_type="float")["tree.c"]
+    assert "tree_exp(" in text and " exp(" not in text and "(exp(" not in text
+    text32 = pt.generate(_thresholds_only("float32"), "c", feature_type="float")["tree.c"]
+    assert "tree_exp(" not in text32 and "exp(" in text32  # float32: the C library's, rounded as the library rounds it
+
+
+@pytest.mark.parametrize("kind", ["packed-float32", "packed-float64", "tables"])
+def test_a_model_of_more_than_32768_leaves_compiles_and_verifies(kind: str) -> None:
+    """Its node indices need long tables: the C still builds under -Wconversion -Werror (every
+    index read into an int is cast) and predicts as the library."""
+    model = _thresholds_only(kind.split("-")[-1]) if kind.startswith("packed") else _hand("log_loss", 1)
+    per_stage = sum(len(bs.table(t).kind) for t in model.stages[0])
+    big = bs.Boosted(model.stages * (2 * 32768 // (per_stage * len(model.stages)) + 1), model.init, model.learning_rate, model.loss, model.schema, model.precision)
+    assert sum(len(bs.table(t).kind) for stage in big.stages for t in stage) > 2 * 32768  # more than 32768 leaves
+    text = pt.generate(big, "c")["tree.c"]
+    assert "static const long tree_" in text
+    assert pt.verify(big, X_HAND[:2, : big.schema.n_features], "c").mismatches == []
+
+
+def _thresholds_beside_a_category(precision: str) -> bs.Boosted:
+    """_thresholds_only with a categorical feature no tree splits: not packed (its codes are not
+    float32 readings), the compact tables."""
+    model = _thresholds_only(precision)
+    schema = Schema((Feature("x"), Feature("y"), Feature("c", CATEGORICAL, ("a", "b"))), ("a", "b"))
+    stages = tuple((Tree(t.root, bs.tree_schema(schema)),) for (t,) in model.stages)
+    return bs.Boosted(stages, model.init, model.learning_rate, model.loss, schema, precision)
+
+
+# (x < t for x <= t is no mistake here: the thresholds are doubles no float32 reading equals)
+@pytest.mark.parametrize("old, new", [(" == 3 && isnan(v)", " == 4 && isnan(v)"), ("? i + 1 :", "? i + 2 :")], ids=["nan-left-lost", "wrong-left"])
+def test_verify_finds_a_broken_compact_walk(monkeypatch: pytest.MonkeyPatch, old: str, new: str) -> None:
+    model = _thresholds_beside_a_category("float32")
+    X = np.column_stack([X_HAND[:, :2], np.zeros(len(X_HAND))])
+    text = pt.generate(model, "c", feature_type="float")["tree.c"]
+    assert "tree_kind[" in text and "tree_threshold[" in text and "tree_node[" not in text and "tree_left[" not in text
+    assert pt.verify(model, X, "c", feature_type="float").mismatches == []
+    _broken(monkeypatch, old, new)
+    assert pt.verify(model, X, "c", feature_type="float").n_mismatches > 0

@@ -11,6 +11,9 @@ integer tree as verify checks them on the host; one more firmware per core (doub
 ensembles (forest, bagging regressor, AdaBoost with its votes) and the quantizers
 (``NAME_quantize``), and runs on the M7 a second time built with ``-ffp-contract=fast``.
 
+A 100-stage boosted model (scikit-learn's GradientBoostingClassifier imported, and grown by
+puretree) runs on the Cortex-M4F in float, double and quantized int16 and on the Cortex-M0 in double.
+
 Cortex-M0 (micro:bit, soft float, 16 KiB RAM), Cortex-M3 (MPS2 AN385, soft float),
 Cortex-M4F (AN386, single-precision FPU, hard-float ABI) and Cortex-M7 (AN500, double-precision
 FPU). Missing qemu-system-arm or the Arm toolchain fails these tests naming the Debian
@@ -583,3 +586,49 @@ def test_export_states_the_measured_figures_of_a_boosted_model(tmp_path):
     assert done.returncode == 0, done.stderr
     header = (out / "tree.h").read_text()
     assert "#define TREE_STACK_BYTES_CORTEX_M0 " in header and "#define TREE_INSTRUCTIONS_MAX_CORTEX_M0 " in header
+
+
+def _boosted_100():
+    """scikit-learn's 100-stage depth-3 GradientBoostingClassifier on breast_cancer (80% of the
+    rows), imported, and the model pt.gradient_boosting grows with the same options."""
+    from sklearn.ensemble import GradientBoostingClassifier
+    from sklearn.model_selection import train_test_split
+
+    from puretree.gradient_boosting import gradient_boosting
+
+    X, y = _cancer()
+    Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=0.2, random_state=0)
+    est = GradientBoostingClassifier(n_estimators=100, max_depth=3, random_state=0).fit(Xtr, ytr)
+    return {"from_sklearn": from_sklearn(est), "grown": gradient_boosting(Xtr, ytr, n_estimators=100, max_depth=3)}, Xtr, Xte
+
+
+@pytest.mark.parametrize("core, ftype", [("cortex-m4", "float"), ("cortex-m4", "double"), ("cortex-m4", "int16"), ("cortex-m0", "double")])
+def test_a_100_stage_boosted_model_runs_on_the_board(core, ftype, tmp_path):
+    """Both 100-stage models in one firmware, on the held-out rows and every row verify derives:
+    the class predict_proba returns (equal to predict's, the runner checks) and the probabilities
+    as the library's (the code's own exp: to 1e-12). int16: the quantized C (one NAME_quantize),
+    against the quantized model on the quantized rows, as verify checks it on the host."""
+    from puretree.boosted import class_codes, predict_proba as boosted_proba
+    from puretree.codegen import boosted as boosted_code
+
+    models, Xtr, Xte = _boosted_100()
+    programs, jobs, expect = [], [], []
+    for i, (label, model) in enumerate(models.items()):
+        if ftype == "int16":
+            checked, offset, scale = boosted_code.quantized_model(model, feature_ranges(Xtr), "int16")
+            rows = np.clip(np.floor(boosted_code.check_rows(checked, quantize(Xte, offset, scale, "int16"))), -32767, 32767)
+            files = generate_any(model, "c", name=f"gb{i}", feature_type="int16", quantize=feature_ranges(Xtr))
+        else:
+            checked, rows = model, boosted_code.check_rows(model, Xte, ftype)
+            files = generate_any(model, "c", name=f"gb{i}", feature_type=ftype)
+        programs.append(mcu.program_for(files, name=f"gb{i}", n_features=30, n_classes=2, proba=True))
+        jobs.append((i, rows))
+        expect.append(list(zip(class_codes(checked, np.asarray(checked.decision_function(rows, unseen="ignore")).reshape(len(rows), -1)).tolist(),
+                               boosted_proba(checked, rows, unseen="ignore").tolist())))
+    elf = mcu.build_firmware(programs, core=core, feature_type=ftype, workdir=tmp_path)
+    run = mcu.run_firmware(elf, programs, jobs, core=core, feature_type=ftype, workdir=tmp_path)
+    for (i, rows), want, got in zip(jobs, expect, run.answers):
+        assert len(got) == len(rows) > len(Xte)
+        bad = [(r, w, g) for r, w, g in zip(rows.tolist(), want, got)
+               if g is None or g[0] != w[0] or not all(np.isclose(a, b, rtol=1e-12, atol=1e-300) for a, b in zip(g[1], w[1]))]
+        assert bad == [], (list(models)[i], len(bad), bad[:2])

@@ -16,9 +16,15 @@ choke on. The Python of a model no deeper than :data:`NESTED_MAX_DEPTH` is by de
   an ``array('f')``, whose ``acc[k] += ...`` rounds the double sum to float32 the same way).
 
 The probabilities are computed as the library computes them (in float32 for ``float32`` models,
-as XGBoost does), through ``exp`` of the C library (Python: ``math.exp``) where the library uses
-numpy's: they agree to a few units in the last place, and :func:`verify` checks them to a
+as XGBoost does), through ``exp`` of the C library for ``float32`` models (the double ``exp``
+rounded to float32, as the library rounds numpy's) and the code's own ``NAME_exp`` for
+``float64`` ones (:func:`_c_exp`: no C library, whose ``exp`` links ``errno``; Python:
+``math.exp``): they agree to a few units in the last place, and :func:`verify` checks them to a
 relative 1e-12; the raw scores and the classes it checks for equality.
+
+A model of threshold splits on numeric features gets the packed C tables (:func:`_c_packed`):
+per node one feature byte (missing side in its high bit), the right child's distance and one
+number, a split's threshold or what a leaf adds.
 
 Inputs: one row as numbers in the schema's feature order (a categorical feature's category
 code, NaN for a missing value), ``double`` (or ``float``) in C.
@@ -44,6 +50,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import attrs
 import numpy as np
 
 from ..boosted import LOSSES, Boosted, class_codes, decision_function, predict_proba, sigmoid_scale, strict_class, table
@@ -51,9 +58,11 @@ from ..data import Dataset, encode_features
 from ..errors import CodegenError
 from . import literals as lit
 from .verify import MAX_REPORTED, Report, compile_c, driver_lines, driver_source
-from .lower import check_options, max_comparisons
+from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_range, quantized_tree, quantizer_model, read_features
+from .render import environment
+from .verify import allowed_changes, quantize_probes, run_quantize
 
-__all__ = ["boosted_files", "verify", "check_rows", "NESTED_MAX_DEPTH"]
+__all__ = ["boosted_files", "verify", "check_rows", "quantized_model", "NESTED_MAX_DEPTH", "QUANTIZED_TYPES"]
 
 _TARGETS = ("python", "c")
 
@@ -102,11 +111,15 @@ def boosted_files(model: Boosted, target: str, *, name: str = "tree", feature_ty
     """The generated files of a boosted model: ``NAME.py``, or ``NAME.c`` and ``NAME.h``."""
     if target not in _TARGETS:
         raise CodegenError(f"boosted models are generated for the targets {', '.join(_TARGETS)}, not {target!r}")
-    if options.get("quantize") is not None:
-        raise CodegenError("boosted models are generated in float and double; quantized C is not written for them yet")
+    quantize = options.get("quantize")
     opts = check_options(target, {"name": name, "feature_type": feature_type})
-    if target == "c" and opts["feature_type"] not in ("double", "float"):
-        raise CodegenError(f"a boosted model's C reads double or float features, not {opts['feature_type']!r}")
+    if quantize is not None:
+        if target != "c":
+            raise CodegenError(f"quantized code is C (target c with feature_type {' or '.join(QUANTIZED_TYPES)}), not {target}")
+        if opts["feature_type"] not in QUANTIZED_TYPES:
+            raise CodegenError(f"a boosted model's quantized C reads {' or '.join(QUANTIZED_TYPES)} features, not {opts['feature_type']!r}")
+    elif target == "c" and opts["feature_type"] not in ("double", "float"):
+        raise CodegenError(f"a boosted model's C reads double or float features (int8 or int16 with quantize), not {opts['feature_type']!r}")
     form = options.get("form", "auto")
     if form not in ("auto", "nested", "table"):
         raise CodegenError(f"a boosted model's Python is written nested or as a table, not {form!r}")
@@ -116,7 +129,33 @@ def boosted_files(model: Boosted, target: str, *, name: str = "tree", feature_ty
             raise CodegenError(f"a tree {_depth(arrays)} levels deep is written as a table (form='table'): nested Python stops at {NESTED_MAX_DEPTH} levels")
         nested = form == "nested" or (form == "auto" and _depth(arrays) <= NESTED_MAX_DEPTH)
         return {f"{name}.py": _python(model, name, arrays, nested=nested)}
-    return _c(model, name, opts["feature_type"], arrays)
+    return _c(model, name, opts["feature_type"], arrays, quantize=quantize)
+
+
+#: The integer feature types of a boosted model's quantized C (int32's values are not all
+#: float32 values, to which a float32 model rounds its features).
+QUANTIZED_TYPES = ("int8", "int16")
+
+
+def quantized_model(model: Boosted, ranges: Any, feature_type: str) -> tuple[Boosted, np.ndarray, np.ndarray]:
+    """The model the quantized C runs (each tree the
+    :func:`~puretree.codegen.lower.quantized_tree` of itself: thresholds on the integer scale, the
+    leaves and sums unchanged) and the ``(offset, scale)`` of its one ``NAME_quantize``, from the
+    training ``ranges`` of the features some tree reads (:func:`~puretree.codegen.lower.quantization`).
+
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+    >>> from puretree.boosted import tree_schema
+    >>> from puretree.tree import Tree
+    >>> schema = Schema((Feature("x"), Feature("y")), ("a", "b"))
+    >>> t = Tree(Split(0, Threshold(0.5), (Leaf((1.0, -1.0, 1.0)), Leaf((1.0, 2.0, 4.0))), (2.0, 1.0, 5.0)), tree_schema(schema))
+    >>> q, offset, scale = quantized_model(Boosted(((t,),), (0.0,), 0.1, "log_loss", schema), [(0.0, 1.0), (0.0, 9.0)], "int16")
+    >>> q.stages[0][0].root.test.value, scale.tolist()
+    (0.0, [65534.0, 0.0])
+    """
+    used = sorted({j for stage in model.stages for tree in stage for j in read_features(tree)})
+    offset, scale = quantization(model.schema, ranges, feature_type, used=used)
+    stages = tuple(tuple(quantized_tree(tree, offset, scale, feature_type) for tree in stage) for stage in model.stages)
+    return attrs.evolve(model, stages=stages), offset, scale
 
 
 # -- Python -------------------------------------------------------------------------------
@@ -330,6 +369,11 @@ def _c_int(values: list[int]) -> str:
     return "signed char" if -128 <= lo and hi <= 127 else "short" if -32768 <= lo and hi <= 32767 else "long"
 
 
+def _c_unsigned(largest: int) -> str:
+    """The narrowest unsigned C type holding 0 to ``largest``."""
+    return "unsigned char" if largest <= 255 else "unsigned short" if largest <= 65535 else "unsigned long"
+
+
 def _c_ints(cname: str, values: list[int]) -> str:
     return _c_array(_c_int(values), cname, [str(v) for v in values])
 
@@ -352,8 +396,232 @@ def _compact(model: Boosted, a: dict[str, Any]) -> bool:
     return all(kind[i] == 0 or (kind[i] == 1 and left[i] == i + 1 and nan[i] in (left[i], right[i]) and right[i] >= 0) for i in range(len(kind)))
 
 
-def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, str]:
+def _packable(model: Boosted, a: dict[str, Any]) -> bool:
+    """Whether the model's C can be the packed tables (:func:`_c_packed`): the compact tables'
+    splits (:func:`_compact`) on numeric features, at most 127 of them (a feature and its
+    missing side fit in one byte)."""
+    return 1 <= model.schema.n_features <= 127 and all(f.is_numeric for f in model.schema.features) and _compact(model, a)
+
+
+def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quantized: bool = False) -> list[str]:
+    """The packed tables of a model whose splits are thresholds on numeric features (see
+    :func:`_packable`). Where a split's threshold and what a leaf adds (``learning_rate *
+    value``, the product the library forms, in double; float32 when every one is a float32 and
+    the model sums in float32) share a type, the node layout: per node one byte (its feature,
+    plus 128 when a missing value goes left; 255: a leaf), its right child's distance (the left
+    one is the next node) and one number, the threshold or the addend. Otherwise (and where it
+    is smaller) the split layout, :func:`_c_split_layout`.
+
+    The walk is in float when the inputs are float32 values (``float`` inputs, or a float32
+    model, which rounds them first): a threshold is then the largest float32 at most it (the
+    same test). Quantized (``quantized``: the model's thresholds are the integers of
+    :func:`~puretree.codegen.lower.quantized_tree`), in the integer type, the type's minimum
+    being the missing value."""
+    k = model.n_outputs
+    n_nodes = len(a["kind"])
+    f32 = model.precision == "float32"
+    lr = model.learning_rate
+    splits = [a["kind"][i] != 0 for i in range(n_nodes)]
+    flag = [a["feature"][i] | (128 if a["nan"][i] == a["left"][i] else 0) if splits[i] else 255 for i in range(n_nodes)]
+    right = [a["right"][i] - i if splits[i] else 0 for i in range(n_nodes)]
+    adds = [lr * v for v in a["value"]]  # the library's product, rounded to double
+    vtype = "float" if f32 and all(float(np.float32(v)) == v for v in adds) else "double"
+    if quantized:
+        ttype = ctype  # the features' type
+    else:
+        ttype = "float" if (ctype == "float" or f32) else "double"
+    thresholds = [a["threshold"][i] for i in range(n_nodes)]
+    if ttype == "float":
+        thresholds = [_float_below(t) for t in thresholds]
+
+    def num(v: float, type_: str) -> str:
+        if type_ == "float":
+            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + lit.c_double(v))
+        if type_ == "double":
+            return _c_double(v)
+        return str(int(v))
+
+    shared = not quantized and ttype == vtype
+    if not shared or _split_layout_smaller(a, splits, ttype):
+        return _c_split_layout(model, name, ctype, a, splits, thresholds, adds, ttype, vtype, quantized=quantized)
+    slots = [num(thresholds[i] if splits[i] else adds[i], ttype) for i in range(n_nodes)]
+    nan_left = any(f != 255 and f & 128 for f in flag)
+    src = [
+        "/* Node i: feature byte (a feature, + 128 when a missing value goes left; 255: a leaf), its right child at",
+        " * i + right[i] (the left one is i + 1), and its threshold, or what a leaf adds.",
+        " * A value x goes left when x <= threshold (NaN: right unless the byte says left). */",
+        _c_array("unsigned char", f"{name}_feature", [str(v) for v in flag]),
+        _c_array(_c_unsigned(max(right, default=0)), f"{name}_right", [str(v) for v in right]),
+        _c_array(ttype, f"{name}_node", slots),
+        _c_ints(f"{name}_roots", a["roots"]),
+        *([_c_ints(f"{name}_outputs", a["outputs"])] if k > 1 else []),
+        _c_array("double", f"{name}_init", [_c_double(v) for v in model.init]),
+        "",
+    ]
+    goes_left = _goes_left(f"{name}_node[i]", name, quantized=False, nan_left=nan_left)
+    src += [
+        f"static {vtype} {name}_leaf(int i, const {ttype} *x) {{",
+        "    unsigned char f;",
+        f"    while ((f = {name}_feature[i]) != 255u) {{",
+        f"        {ttype} v = x[f & 127u];",
+        f"        i = ({goes_left}) ? i + 1 : i + (int){name}_right[i];",
+        "    }",
+        f"    return {name}_node[i];",
+        "}",
+        "",
+    ]
+    return src + _c_packed_sums(model, name, ctype, a, ttype, vtype)
+
+
+#: Bytes of a C type on a 32-bit microcontroller (the packed layouts' sizes are compared in them).
+_C_SIZES = {"signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "long": 4, "unsigned long": 4, "float": 4, "double": 8,
+            "int8_t": 1, "int16_t": 2}
+
+
+def _goes_left(threshold: str, name: str, *, quantized: bool, nan_left: bool) -> str:
+    """The C test sending the value ``v`` of a node with feature byte ``f`` to its left child."""
+    if quantized:
+        return f"v <= {threshold} && (f > 127u || v != {name.upper()}_MISSING)"
+    if nan_left:
+        return f"v <= {threshold} || (f > 127u && isnan(v))"
+    return f"v <= {threshold}"
+
+
+def _split_refs(a: dict[str, Any], splits: list[bool]) -> tuple[list[int], list[int]]:
+    """Per node, how the split layout refers to it: a split by its index among the splits, a
+    leaf as ``-1 - its index among the leaves``; and the leaves' node indices."""
+    ref: list[int] = []
+    leaves: list[int] = []
+    n_splits = 0
+    for i, is_split in enumerate(splits):
+        if is_split:
+            ref.append(n_splits)
+            n_splits += 1
+        else:
+            ref.append(-1 - len(leaves))
+            leaves.append(i)
+    return ref, leaves
+
+
+def _split_layout_smaller(a: dict[str, Any], splits: list[bool], ttype: str) -> bool:
+    """Whether the split layout (:func:`_c_split_layout`) takes fewer bytes than the node layout
+    when thresholds and leaves' numbers share a type: it stores nothing per leaf but its number,
+    and two child references per split (fewer bytes where the trees have few splits)."""
+    n_nodes, n_splits = len(splits), sum(splits)
+    n_leaves = n_nodes - n_splits
+    right = max((a["right"][i] - i for i in range(n_nodes) if splits[i]), default=0)
+    nodes = n_nodes * (1 + _C_SIZES[_c_unsigned(right)] + _C_SIZES[ttype])
+    refs = _C_SIZES[_c_int([n_splits, -1 - n_leaves])]
+    return n_splits * (1 + _C_SIZES[ttype] + 2 * refs) + n_leaves * _C_SIZES[ttype] < nodes
+
+
+def _c_split_layout(model: Boosted, name: str, ctype: str, a: dict[str, Any], splits: list[bool], thresholds: list[float], adds: list[float],
+                    ttype: str, vtype: str, *, quantized: bool) -> list[str]:
+    """The packed tables over the splits only (the smaller where a leaf's number is wider than a
+    threshold: double leaves, float thresholds): per split its feature byte (+ 128 when a missing
+    value goes left), threshold and two child references, a split by its index, a leaf as
+    ``-1 - its index`` in ``NAME_value``, which holds what each leaf adds."""
+    ref, leaves = _split_refs(a, splits)
+    nodes = [i for i, is_split in enumerate(splits) if is_split]
+    nan_left = any(a["nan"][i] == a["left"][i] for i in nodes)
+
+    def num(v: float) -> str:
+        if ttype == "float":
+            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + lit.c_double(v))
+        return _c_double(v) if ttype == "double" else str(int(v))
+
+    def value(v: float) -> str:
+        return (float(v).hex() + "f") if vtype == "float" else _c_double(v)
+
+    return [
+        "/* Split s: feature byte (a feature, + 128 when a missing value goes left), threshold, children; a child or",
+        f" * root r >= 0 is split r, r < 0 the leaf whose addend is {name}_value[-1 - r]. A value x goes left when x <= threshold",
+        (f" * ({name.upper()}_MISSING goes right unless the byte says left). */" if quantized else " * (NaN: right unless the byte says left). */"),
+        _c_array("unsigned char", f"{name}_feature", [str(a["feature"][i] | (128 if a["nan"][i] == a["left"][i] else 0)) for i in nodes]),
+        _c_array(ttype, f"{name}_threshold", [num(thresholds[i]) for i in nodes]),
+        _c_ints(f"{name}_left", [ref[a["left"][i]] for i in nodes]),
+        _c_ints(f"{name}_right", [ref[a["right"][i]] for i in nodes]),
+        _c_array(vtype, f"{name}_value", [value(adds[i]) for i in leaves]),
+        _c_ints(f"{name}_roots", [ref[r] for r in a["roots"]]),
+        *([_c_ints(f"{name}_outputs", a["outputs"])] if model.n_outputs > 1 else []),
+        _c_array("double", f"{name}_init", [_c_double(v) for v in model.init]),
+        "",
+        f"static {vtype} {name}_leaf(int r, const {ttype} *x) {{",
+        "    while (r >= 0) {",
+        f"        unsigned char f = {name}_feature[r];",
+        f"        {ttype} v = x[f & 127u];",
+        f"        r = ({_goes_left(f'{name}_threshold[r]', name, quantized=quantized, nan_left=nan_left)}) ? (int){name}_left[r] : (int){name}_right[r];",
+        "    }",
+        f"    return {name}_value[-1 - r];",
+        "}",
+        "",
+    ] + _c_packed_sums(model, name, ctype, a, ttype, vtype)
+
+
+def _c_packed_sums(model: Boosted, name: str, ctype: str, a: dict[str, Any], ttype: str, vtype: str) -> list[str]:
+    """``NAME_decision_function`` of the packed layouts: every tree's addend summed in the library's order."""
+    k = model.n_outputs
+    f32 = model.precision == "float32"
+    src = [f"void {name}_decision_function(const {ctype} *x, double *raw) {{", "    int j, t;"]
+    n_trees = len(a["roots"])
+    n = model.schema.n_features
+    out = f"{name}_outputs[t]" if k > 1 else "0"
+    if ttype == ctype:
+        src += [f"    const {ttype} *xf = x;"]
+    else:  # double inputs of a float32 model: rounded to float32, as the library reads them
+        src += [f"    float xf[{n}];", f"    for (j = 0; j < {n}; j++) xf[j] = (float)x[j];"]
+    if f32:
+        add = (f"acc[{out}] += {name}_leaf((int){name}_roots[t], xf);" if vtype == "float" else
+               f"acc[{out}] = (float)((double)acc[{out}] + {name}_leaf((int){name}_roots[t], xf));")
+        src += [f"    float acc[{k}];", f"    for (j = 0; j < {k}; j++) acc[j] = (float){name}_init[j];",
+                f"    for (t = 0; t < {n_trees}; t++) {add}", f"    for (j = 0; j < {k}; j++) raw[j] = (double)acc[j];", "}"]
+    else:
+        src += [f"    for (j = 0; j < {k}; j++) raw[j] = {name}_init[j];",
+                f"    for (t = 0; t < {n_trees}; t++) raw[{out}] += {name}_leaf((int){name}_roots[t], xf);", "}"]
+    return src
+
+
+def _c_exp(name: str) -> list[str]:
+    """``NAME_exp``: e to the x in double without the C library (whose ``exp`` links ``errno``
+    and its reentrancy data, about 2 KB on a microcontroller), within a few units in the last
+    place (the probabilities of a float64 model are checked to a relative 1e-12): ``x = k ln 2
+    + r`` (Cody and Waite's two-part ln 2), ``e^r`` by its Taylor series to ``r^13`` (|r| <= 0.35:
+    the rest is below 1e-17), times ``2^k`` built in the exponent bits (in two steps near the ends of the range)."""
+    return [
+        f"static double {name}_exp(double x) {{",
+        "    union { double d; unsigned long long u; } scale;",
+        "    double r, e = 1.0;",
+        "    int k, n;",
+        "    if (x != x) return x;",
+        "    if (x > 709.8) return HUGE_VAL;",
+        "    if (x < -745.2) return 0.0;",
+        "    k = (int)(x * 1.4426950408889634 + (x < 0.0 ? -0.5 : 0.5));",
+        "    r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;",
+        "    for (n = 13; n > 0; n--) e = 1.0 + e * r / n;",
+        "    if (k > 1000) {",
+        "        e *= 0x1p100;",
+        "        k -= 100;",
+        "    } else if (k < -1000) {",
+        "        e *= 0x1p-100;",
+        "        k += 100;",
+        "    }",
+        "    scale.u = (unsigned long long)(k + 1023) << 52;",
+        "    return e * scale.d;",
+        "}",
+        "",
+    ]
+
+
+def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any], *, quantize: Any = None) -> dict[str, str]:
     ctype = lit.C_TYPES[ftype][0]
+    if quantize is not None:
+        used = sorted({j for stage in model.stages for tree in stage for j in read_features(tree)})
+        quantizer = quantizer_model(model.schema, quantize, ftype, used=used)
+        model = quantized_model(model, quantize, ftype)[0]
+        a = _arrays(model)
+        if not _packable(model, a):
+            raise CodegenError("quantized C is written for boosted models of threshold splits on numeric features (at most 127): "
+                               "this one has a categorical feature, a subset split or more features")
     big = name.upper()
     k = model.n_outputs
     link = LOSSES[model.loss]
@@ -398,9 +666,29 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
             "/* The predicted value (the raw score). */",
             f"double {name}_predict(const {ctype} *x);",
         ]
+    if quantize is not None:
+        header[3:3] = ["#include <stdint.h>"]
+        header += [
+            f"/* The missing value: NaN readings become {big}_MISSING through {name}_quantize. */",
+            f"#define {big}_MISSING {lit.c_int(lit.C_TYPES[ftype][1][0], ctype)}",
+            f"/* Fixed point: {name}_quantize turns float readings into the {ctype} features the model reads (one",
+            f" * call for the whole model), in float arithmetic: s = (x - offset) * scale + {quantizer['bias']}, clamped to",
+            f" * [1, {quantizer['high']}] (NaN becomes 0), truncated, plus {quantizer['shift']}. Each feature's training range maps onto",
+            f" * {big}_QUANTIZED_LOW..{big}_QUANTIZED_HIGH; the thresholds are quantized the same way, so a reading goes the float",
+            " * model's way except near a threshold. `puretree verify --quantize` checks it value for value. */",
+            f"#define {big}_QUANTIZED_LOW {lit.c_int(quantized_range(ftype)[0], ctype)}",
+            f"#define {big}_QUANTIZED_HIGH {lit.c_int(quantized_range(ftype)[1], ctype)}",
+            f"void {name}_quantize(const float *x, {ctype} *q);",
+        ]
     header += ["#endif", ""]
     src = [f"/* {name}: {_describe(model)}. Generated by puretree. */", "#include <math.h>", f'#include "{name}.h"', ""]
-    if _compact(model, a):
+    if quantize is not None:
+        src += _c_packed(model, name, ctype, a, quantized=True)
+        src += environment().from_string('{% from "c/_quantizer.c.j2" import quantizer %}{{ quantizer(N, B, ctype, q, "the model") }}').render(
+            N=name, B=big, ctype=ctype, q=quantizer).splitlines()
+    elif _packable(model, a):
+        src += _c_packed(model, name, ctype, a)
+    elif _compact(model, a):
         src += _c_compact(model, name, ctype, a)
     else:
         src += _c_tables(model, name, ctype, a, words, bit0)
@@ -413,6 +701,8 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
     else:
         src += ["    int j, best = 0;", f"    for (j = 1; j < {k}; j++) if (raw[j] > raw[best]) best = j;", "    return best;", "}"]
     scale = sigmoid_scale(model)
+    if model.precision == "float64":
+        src += ["", *_c_exp(name)]
     src += ["", f"int {name}_predict_proba(const {ctype} *x, double *proba) {{", f"    double raw[{k}];", f"    {name}_decision_function(x, raw);"]
     if model.precision == "float32" and k == 1:
         # float32 * float32 formed in double and rounded once: the float32 product
@@ -424,10 +714,10 @@ def _c(model: Boosted, name: str, ftype: str, a: dict[str, Any]) -> dict[str, st
                 f"        for (j = 0; j < {k}; j++) proba[j] = (double)(e[j] / (float)total);", "    }"]
     elif k == 1:
         z = "raw[0]" if scale == 1.0 else f"{lit.c_double(scale)} * raw[0]"
-        src += ["    {", f"        double p = 1.0 / (1.0 + exp(-({z})));", "        proba[0] = 1.0 - p;", "        proba[1] = p;", "    }"]
+        src += ["    {", f"        double p = 1.0 / (1.0 + {name}_exp(-({z})));", "        proba[0] = 1.0 - p;", "        proba[1] = p;", "    }"]
     else:
         src += ["    {", "        int j;", "        double top = raw[0], total = 0.0;", f"        for (j = 1; j < {k}; j++) if (raw[j] > top) top = raw[j];",
-                f"        for (j = 0; j < {k}; j++) {{ proba[j] = exp(raw[j] - top); total += proba[j]; }}",
+                f"        for (j = 0; j < {k}; j++) {{ proba[j] = {name}_exp(raw[j] - top); total += proba[j]; }}",
                 f"        for (j = 0; j < {k}; j++) proba[j] /= total;", "    }"]
     src += [f"    return {name}_code(raw);", "}", "", f"int {name}_predict(const {ctype} *x) {{", f"    double raw[{k}];",
             f"    {name}_decision_function(x, raw);", f"    return {name}_code(raw);", "}", ""]
@@ -460,14 +750,14 @@ def _c_tables(model: Boosted, name: str, ctype: str, a: dict[str, Any], words: l
         f"        double v = x[{name}_feature[i]];",
         "        int next;",
         "        if (isnan(v)) {",
-        f"            next = {name}_nan[i];",
+        f"            next = (int){name}_nan[i];",
         f"        }} else if ({name}_kind[i] == 1) {{",
-        f"            next = v <= {name}_threshold[i] ? {name}_left[i] : {name}_right[i];",
+        f"            next = (int)(v <= {name}_threshold[i] ? {name}_left[i] : {name}_right[i]);",
         f"        }} else if (v >= 0.0 && v < (double){name}_ncat[i] && v == floor(v)) {{",
         "            int c = (int)v;",
-        f"            next = (({name}_bits[{name}_bit0[i] + c / 32] >> (c % 32)) & 1UL) ? {name}_left[i] : {name}_right[i];",
+        f"            next = (int)((({name}_bits[{name}_bit0[i] + c / 32] >> (c % 32)) & 1UL) ? {name}_left[i] : {name}_right[i]);",
         "        } else {",
-        f"            next = {name}_other[i];",
+        f"            next = (int){name}_other[i];",
         "        }",
         "        if (next < 0) break;",
         "        i = next;",
@@ -487,7 +777,7 @@ def _c_tables(model: Boosted, name: str, ctype: str, a: dict[str, Any], words: l
             f"    for (j = 0; j < {k}; j++) acc[j] = (float){name}_init[j];",
             f"    for (t = 0; t < {n_trees}; t++) {{",
             f"        int o = {name}_outputs[t];",
-            f"        acc[o] = (float)((double)acc[o] + {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xd));",
+            f"        acc[o] = (float)((double)acc[o] + {_c_double(model.learning_rate)} * {name}_leaf((int){name}_roots[t], xd));",
             "    }",
             f"    for (j = 0; j < {k}; j++) raw[j] = (double)acc[j];",
             "}",
@@ -496,7 +786,7 @@ def _c_tables(model: Boosted, name: str, ctype: str, a: dict[str, Any], words: l
         src += [
             f"    for (j = 0; j < {model.schema.n_features}; j++) xd[j] = (double)x[j];",
             f"    for (j = 0; j < {k}; j++) raw[j] = {name}_init[j];",
-            f"    for (t = 0; t < {n_trees}; t++) raw[{name}_outputs[t]] += {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xd);",
+            f"    for (t = 0; t < {n_trees}; t++) raw[{name}_outputs[t]] += {_c_double(model.learning_rate)} * {name}_leaf((int){name}_roots[t], xd);",
             "}",
         ]
     return src
@@ -561,13 +851,13 @@ def _c_compact(model: Boosted, name: str, ctype: str, a: dict[str, Any]) -> list
     else:
         src += [f"    double xf[{n}];", f"    for (j = 0; j < {model.schema.n_features}; j++) xf[j] = (double)x[j];"]
     if model.precision == "float32":
-        add = (f"acc[{out}] += {name}_leaf({name}_roots[t], xf);" if values_float and model.learning_rate == 1.0 else
-               f"acc[{out}] = (float)((double)acc[{out}] + {_c_double(model.learning_rate)} * (double){name}_leaf({name}_roots[t], xf));")
+        add = (f"acc[{out}] += {name}_leaf((int){name}_roots[t], xf);" if values_float and model.learning_rate == 1.0 else
+               f"acc[{out}] = (float)((double)acc[{out}] + {_c_double(model.learning_rate)} * (double){name}_leaf((int){name}_roots[t], xf));")
         src += [f"    float acc[{k}];", f"    for (j = 0; j < {k}; j++) acc[j] = (float){name}_init[j];",
                 f"    for (t = 0; t < {n_trees}; t++) {add}", f"    for (j = 0; j < {k}; j++) raw[j] = (double)acc[j];", "}"]
     else:
         src += [f"    for (j = 0; j < {k}; j++) raw[j] = {name}_init[j];",
-                f"    for (t = 0; t < {n_trees}; t++) raw[{out}] += {_c_double(model.learning_rate)} * {name}_leaf({name}_roots[t], xf);", "}"]
+                f"    for (t = 0; t < {n_trees}; t++) raw[{out}] += {_c_double(model.learning_rate)} * {name}_leaf((int){name}_roots[t], xf);", "}"]
     return src
 
 
@@ -698,7 +988,7 @@ def _run_python(model: Boosted, work: Path, name: str, rows: np.ndarray) -> list
     return out
 
 
-def _run_c(model: Boosted, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool) -> list[Any]:
+def _run_c(model: Boosted, files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool, *, quantized: bool = False) -> list[Any]:
     big = name.upper()
     regression = LOSSES[model.loss] == "identity"
     if regression:
@@ -711,7 +1001,7 @@ def _run_c(model: Boosted, files: dict[str, str], work: Path, name: str, ftype: 
                 f' printf("%d", c); for (k = 0; k < {big}_N_OUTPUTS; k++) printf(" %a", raw[k]); printf(" |");'
                 f' for (k = 0; k < {big}_N_CLASSES; k++) printf(" %a", p[k]); printf("\\n");')
     driver = driver_source(name, lit.C_TYPES[ftype][0], body)
-    program = compile_c(files, name, ftype, regression=regression, proba=True, workdir=work, sanitize=sanitize, driver=driver)
+    program = compile_c(files, name, ftype, regression=regression, proba=True, workdir=work, sanitize=sanitize, driver=driver, quantized=quantized)
     out: list[Any] = []
     for line in driver_lines(program, rows, ftype):
         head, _, tail = line.partition("|")
@@ -723,28 +1013,69 @@ def _run_c(model: Boosted, files: dict[str, str], work: Path, name: str, ftype: 
 
 def verify(model: Boosted, X: Any, target: str, *, feature_type: str = "double", name: str = "tree", sanitize: bool = False, **options: Any) -> Report:
     """The generated code of a boosted model run on ``X`` and its boundary rows (:func:`check_rows`)
-    against the library: raw scores bit for bit, classes equal, probabilities to a relative 1e-12."""
+    against the library: raw scores bit for bit, classes equal, probabilities to a relative 1e-12.
+
+    With ``quantize`` (the training ranges; C, ``feature_type`` int8 or int16): the integer code
+    against :func:`quantized_model` on the quantized rows of ``X`` and the boundary rows of its
+    integer thresholds (each threshold, the integer below, missing), ``NAME_quantize`` against
+    puretree's quantization value by value (:func:`~puretree.codegen.verify.quantize_probes`),
+    and the report's ``changed_by_quantization``: how many rows of ``X`` the quantized model on
+    the quantized rows predicts otherwise than the model on the rows (the classes; regression:
+    the values), at most ``max_changed`` (a count, or a share ``"1%"``) for the report to be ok."""
     if target not in _TARGETS:
         raise CodegenError(f"verify runs a boosted model's python or c, not {target!r}")
-    for key in ("on", "quantize"):
-        if options.pop(key, None) is not None:
-            raise CodegenError(f"verify's {key!r} is not available for boosted models")
-    options.pop("max_changed", None)
+    if options.pop("on", None) is not None:
+        raise CodegenError("verify's 'on' is not available for boosted models")
+    quantize = options.pop("quantize", None)
+    max_changed = options.pop("max_changed", None)
     options.pop("template_dirs", None)
     ftype = check_options(target, {"feature_type": feature_type})["feature_type"]
-    files = boosted_files(model, target, name=name, feature_type=ftype, **options)
+    files = boosted_files(model, target, name=name, feature_type=ftype, quantize=quantize, **options)
     X = X if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 else encode_features(model.schema, X if not isinstance(X, Dataset) else X)
-    rows = check_rows(model, np.asarray(X, dtype=np.float64), ftype if target == "c" else "double")
-    want = _expected(model, rows)
+    X = np.asarray(X, dtype=np.float64)
+    checked = model
+    if quantize is not None:
+        checked, offset, scale = quantized_model(model, quantize, ftype)
+        inputs = quantize_rows(X, offset, scale, ftype)
+        lo, hi = quantized_range(ftype)
+        # the boundary rows on the integer scale: a threshold, the integer below it, missing
+        rows = np.clip(np.floor(check_rows(checked, inputs, "double")), lo, hi)
+        _, first = np.unique(np.ascontiguousarray(rows).view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))), return_index=True)
+        rows = rows[np.sort(first)]
+        probes = np.vstack([quantize_probes(tree, X if i == 0 else X[:0], offset, scale, ftype) for i, tree in enumerate(t for stage in model.stages for t in stage)])
+    else:
+        rows = check_rows(model, X, ftype if target == "c" else "double")
+    want = _expected(checked, rows)
     with tempfile.TemporaryDirectory(prefix="puretree-verify-") as tmp:
         work = Path(tmp)
         if target == "python":
             (work / f"{name}.py").write_text(files[f"{name}.py"], encoding="utf-8")
             got = _run_python(model, work, name, rows)
         else:
-            got = _run_c(model, files, work, name, ftype, rows, sanitize)
+            got = _run_c(model, files, work, name, ftype, rows, sanitize, quantized=quantize is not None)
+            q_got = run_quantize(work / "qdriver", probes, ftype) if quantize is not None else None
     bad = [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same(w, g)]
     if len(got) != len(want):
         bad.append(("row count", len(want), len(got)))
-    return Report(len(rows), bad[: MAX_REPORTED], len(bad))
+    report = Report(len(rows), bad[: MAX_REPORTED], len(bad))
+    if quantize is None or q_got is None:
+        return report
+    q_want = quantize_rows(probes, offset, scale, ftype)
+    differ = ~((q_got == q_want) | (np.isnan(q_got) & np.isnan(q_want)))
+    q_bad = [(int(j), float(probes[i, j]), float(q_want[i, j]), float(q_got[i, j])) for i, j in zip(*np.nonzero(differ))]
+    return attrs.evolve(report, n_quantized=int(probes.size), quantize_mismatches=q_bad[:MAX_REPORTED], n_quantize_mismatches=len(q_bad),
+                        changed_by_quantization=_changed(model, checked, X, inputs), n_rows=len(X),
+                        max_changed=allowed_changes(0 if max_changed is None else max_changed, len(X)))
 
+
+def _changed(model: Boosted, qmodel: Boosted, X: np.ndarray, QX: np.ndarray) -> int:
+    """How many rows the quantized model on the quantized rows predicts otherwise than the model
+    on the rows: their classes, or (regression) their values."""
+    if not len(X):
+        return 0
+    a = decision_function(model, Dataset(model.schema, X), unseen="ignore")
+    b = decision_function(qmodel, Dataset(model.schema, QX), unseen="ignore")
+    a, b = np.asarray(a, dtype=np.float64).reshape(len(X), -1), np.asarray(b, dtype=np.float64).reshape(len(X), -1)
+    if LOSSES[model.loss] == "identity":
+        return int(np.sum(a[:, 0] != b[:, 0]))
+    return int(np.sum(class_codes(model, a) != class_codes(qmodel, b)))

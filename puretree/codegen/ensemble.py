@@ -415,7 +415,7 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
         raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
     if isinstance(model, Boosted):
-        return boosting.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, **options)
+        return boosting.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, max_changed=max_changed, **options)
     if not isinstance(model, Ensemble):
         return single.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, template_dirs=template_dirs,
                              quantize=quantize, on=on, max_changed=max_changed, **options)

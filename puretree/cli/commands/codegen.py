@@ -120,8 +120,8 @@ def _export(args: argparse.Namespace) -> int:
 
 def _boosted_options(args: argparse.Namespace) -> None:
     """Refuse the options a boosted model's code does not take (it is written as tables, in
-    float or double, python or c)."""
-    asked = [flag for flag, given in (("--quantize", args.quantize), ("--leaf-type", args.leaf_type != "double"), ("--template-dir", args.template_dir), ("--form", args.form != "auto"),
+    float or double, python or c; quantized C with --quantize)."""
+    asked = [flag for flag, given in (("--leaf-type", args.leaf_type != "double"), ("--template-dir", args.template_dir), ("--form", args.form != "auto"),
                                       ("--index-type", args.index_type != "auto"), ("--layout arduino", getattr(args, "layout", "flat") != "flat"),
                                       ("--report", getattr(args, "report", False)),
                                       ("--on", getattr(args, "on", None)), ("--code", getattr(args, "code", None))) if given]
