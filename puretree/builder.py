@@ -659,7 +659,7 @@ def grow(
     use_engine = monotonic is None and fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if bounded:  # monotonic constraints, a learned side: the sorted source's own search (growth.bounds)
         plain = attrs.evolve(cfg, splitters=tuple(threshold_splits if s is learned_threshold_splits else s for s in cfg.splitters))
-        grown = fast.build(ds, plain, progress=progress, kernel="never", monotonic=monotonic, learn=missing == "learn")
+        grown = fast.build(ds, plain, progress=progress, kernel=kernel, monotonic=monotonic, learn=missing == "learn")
         tree = Tree(grown, ds.schema, "majority" if missing == "learn" else missing)
     elif use_engine:
         if not cfg.trusted:

@@ -126,13 +126,19 @@ class Bounded(Sorted):
     feature; None: none) and/or a learned missing side (``learn``). Children known to be
     leaves are not taken out early: each grows on into the next frontier, where its bounds are known."""
 
-    def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, monotonic: np.ndarray | None, learn: bool) -> None:
+    def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, monotonic: np.ndarray | None, learn: bool, compiled: str = "auto") -> None:
         super().__init__(ds, cfg, kinds, compiled="never")
-        self.ctx.screen = False
+        ctx = self.ctx
+        ctx.screen = False
         w = ds.sample_weight  # the built-in Gini's candidates are screened by the compiled scan's ranking (sorted.gini_rank)
-        self._gini = not self.ctx.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini and (w is None or (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT))
+        self._gini = not ctx.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini and (w is None or (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT))
         self.monotonic = monotonic
         self.learn = learn
+        # the compiled scan (kernels.scan_bounded): the Gini on classes or the variance decrease,
+        # int32 orders, and no node scored on its known rows only (learned, or no missing value)
+        scored = (self._gini and ctx.k <= kernels.MAX_CLASSES) or ctx.variance_decrease
+        if compiled != "never" and scored and ctx.q and (learn or not ctx.numeric_missing) and ctx.index is np.int32 and kernels.AVAILABLE and kernels.library() is not None:
+            ctx.compiled = kernels  # its scan here, and its move of the orders (Sorted.advance)
         self.lower = np.full(1, -np.inf)
         self.upper = np.full(1, np.inf)
         self._bounds_next: Any = None
@@ -218,7 +224,14 @@ class Bounded(Sorted):
         fs = np.full((N, q), -np.inf)
         fa, fb = np.zeros((N, q)), np.zeros((N, q))
         fside = np.ones((N, q), dtype=np.int64)
-        if q and m >= 2:
+        if q and m >= 2 and ctx.compiled is not None:
+            inst = st.dense(slice(None)) if ctx.regression else None
+            fs, fa, fb, fside = ctx.compiled.scan_bounded(
+                ctx.Xn, st.orders, st.row, st.cls, None if st.unit or inst is not None else st.w, inst, st.starts, st.lens, st.node_stats,
+                weight_of(st.node_stats, ctx.regression), self.lower, self.upper, self.monotonic[ctx.numeric] if self.monotonic is not None else None,
+                learn=self.learn, min_leaf=cfg.min_samples_leaf,
+            )  # fmt: skip
+        elif q and m >= 2:
             self._scan(fs, fa, fb, fside)
         if allowed is not None:  # feature subsampling: each node's drawn features only
             fs[~allowed[:, ctx.numeric]] = -np.inf

@@ -157,7 +157,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         refuse_compiled(True)
     kinds = tuple(_kinds()[s] for s in cfg.splitters)
     if monotonic is not None or learn:
-        source: Any = Bounded(ds, cfg, kinds, monotonic=monotonic, learn=learn)
+        source: Any = Bounded(ds, cfg, kinds, monotonic=monotonic, learn=learn, compiled=kernel)
         return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
     binned: Any = None
     if max_bins is not None:
