@@ -36,8 +36,8 @@ import numpy as np
 from ..criteria import ImpurityDecrease
 from ..data import Dataset
 from ..impurity import gini
-from ..nodes import TESTS
 from ..splits import CHUNK, monotone_clipped_rows, monotone_value
+from .assemble import trusted_threshold
 from .choose import binary_scores, first_tied, known_share, tolerance, weight_of
 from .level import Decision
 from .limits import check_tree_size
@@ -206,12 +206,10 @@ class Bounded(Sorted):
         self._bounds_next = (lo[occupied], up[occupied])
         out: list[Decision | None] = [None] * N
         zeros = np.zeros(k)
-        threshold_test: Any = TESTS["threshold"]  # Threshold (its missing side)
         occ, offs, feats, thr, sides = occupied.tolist(), offset.tolist(), f_of.tolist(), threshold.tolist(), side.tolist()
         for i in np.flatnonzero(has).tolist():
             s = offs[i]
-            test = threshold_test(thr[i], missing_branch=sides[i]) if self.learn else threshold_test(thr[i])
-            out[i] = (feats[i], test, [None if occ[b] else zeros for b in (s, s + 1)])
+            out[i] = (feats[i], trusted_threshold(thr[i], sides[i] if self.learn else None), [None if occ[b] else zeros for b in (s, s + 1)])
         self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, f_of, np.full(N, self.kinds.index("threshold")), None)
         return out
 
