@@ -753,7 +753,7 @@ def _absolute_error_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any, m
 
 def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, monotonic: Any, missing: str, sized: Any) -> bool:
     """Whether the level-wise engine grows a fit with ``monotonic_cst`` or ``missing="learn"``
-    (:mod:`puretree.growth.bounds`, numpy): where :func:`puretree.growth.bounds.applies`, without
+    (:mod:`puretree.growth.bounds`, its scan compiled where it applies): where :func:`puretree.growth.bounds.applies`, without
     the size options or the compiled kernel insisted on; ``engine="fast"`` (``"numpy"``) refuses
     what it cannot grow, ``"auto"`` grows it with the recursive builder."""
     from .growth.bounds import applies

@@ -14,9 +14,12 @@ that change which threshold a node takes and where its rows go:
   then the missing rows alone right (threshold ``+inf``), on all the node's rows; the first
   best wins, and the node's missing rows go to the side learned.
 
-The search is numpy's, a chunk of features at a time over the sorted columns, the same numbers
-as the recursive builder's (segmented cumulative sums in each node's sorted order), so the
-trees are ``==`` to ``engine="reference"``'s (:func:`applies` says for which fits).
+The search is the compiled kernel's (:func:`puretree.growth.kernels.scan_bounded`, once per
+level) for the built-in Gini on classes and the variance decrease where no node is scored on its
+known rows only (``missing="learn"``, or no missing value), else numpy's (:meth:`Bounded._scan`,
+and with ``engine="numpy"``), a chunk of features at a time over the sorted columns. Both add
+the recursive builder's numbers in its order (running sums in each node's sorted order), so
+the trees are ``==`` to ``engine="reference"``'s (:func:`applies` says for which fits).
 
 >>> import numpy as np
 >>> import puretree as pt

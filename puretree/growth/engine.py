@@ -150,7 +150,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     thresholds with the compiled kernel where it applies, ``"never"`` with numpy,
     ``"required"`` with the kernel or not at all (:class:`~puretree.errors.ParameterError`).
     ``monotonic`` (-1, 0, +1 per feature) and ``learn`` (``missing="learn"``): grown by
-    :class:`puretree.growth.bounds.Bounded` (numpy), where :func:`puretree.growth.bounds.applies`."""
+    :class:`puretree.growth.bounds.Bounded` (its scan compiled where ``kernel`` allows and
+    :func:`puretree.growth.kernels.scan_bounded` applies, else numpy's), where :func:`puretree.growth.bounds.applies`."""
     if cfg.missing == "error":
         refuse_missing(ds)  # one message for both builders
     if kernel == "required" and (max_bins is not None or bins is not None):
