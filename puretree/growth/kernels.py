@@ -440,10 +440,10 @@ def scan_bounded(
     lib = _required()
     N, (q, m) = len(lens), orders.shape
     k = stats.shape[1]
-    c = lambda a, t: None if a is None else np.ascontiguousarray(a, dtype=t)  # noqa: E731
-    X, orders, row, cls, w, inst = c(X, np.float64), c(orders, np.int32), c(row, np.int64), c(cls, np.int64), c(w, np.float64), c(inst, np.float64)
-    starts, lens, stats, total = c(starts, np.int64), c(lens, np.int64), c(stats, np.float64), c(total, np.float64)
-    lower, upper, direction = c(lower, np.float64), c(upper, np.float64), c(direction, np.int64)
+    c, f = np.ascontiguousarray, np.float64
+    X, orders, row, starts, lens, stats, total, lower, upper = c(X, f), c(orders, np.int32), c(row, np.int64), c(starts, np.int64), c(lens, np.int64), c(stats, f), c(total, f), c(lower, f), c(upper, f)
+    cls, w, inst = (None if a is None else c(a, t) for a, t in ((cls, np.int64), (w, f), (inst, f)))
+    direction = None if direction is None else c(direction, np.int64)
     if X.ndim != 2 or X.shape[0] != q or row.shape != (m,) or stats.shape != (N, k) or not total.shape == lower.shape == upper.shape == (N,) or (direction is not None and direction.shape != (q,)):
         raise ValueError("puretree.growth.kernels: the level's arrays do not match")
     best, lo, hi, side = np.empty((N, q)), np.empty((N, q)), np.empty((N, q)), np.empty((N, q), dtype=np.int64)
