@@ -595,94 +595,103 @@ static double gini_rank(const double *left, const double *parent, int64_t k) {
     return wl > 0 && wr > 0 ? sl / wl + sr / wr : INFINITY;
 }
 
-/* A feature's scratch: values, cumulative left sums, and per position the two variants' scores. */
+/* A feature's scratch: values, running left sums, the candidates kept (position, ranking, then
+ * score) of each variant, and k-sized sums. */
 typedef struct {
     double *v, *cum, *s_r, *s_l, *tmp, *right, *absent, *alone, *side_l;
+    int64_t *at_r, *at_l;
 } bscratch_t;
 
-/* Node i on feature f (its len instances gathered in v and their running sums in cum). */
-static void bounded_node(const bounded_t *S, int64_t i, int64_t f, int64_t len, bscratch_t *B) {
-    const int64_t k = S->k, cell = i * S->q + f;
-    const double *parent = S->stats + i * k, *v = B->v, *cum = B->cum;
-    double *s_r = B->s_r, *s_l = B->s_l, *right = B->right, *absent = B->absent, *alone = B->alone, *left_l = B->side_l;
-    const double lower = S->lower[i], upper = S->upper[i], msl = S->min_leaf;
+/* Node i's candidates on feature f (its len instances gathered in v, running sums in cum) whose
+ * ranking comes within `screen` of the running best (every one: admit_all, or the variance),
+ * into at_* and s_*; returns the best ranking (-inf: no candidate; +inf: an empty side). */
+static double bounded_candidates(const bounded_t *S, int64_t i, int64_t f, int64_t len, int64_t nk, bscratch_t *B, int admit_all, int64_t *n_r, int64_t *n_l, double *s_a) {
+    const int64_t k = S->k, nm = len - nk;
+    const double *parent = S->stats + i * k, *v = B->v, *cum = B->cum, *absent = B->absent;
+    double *right = B->right, *left_l = B->side_l;
+    const double lower = S->lower[i], upper = S->upper[i], msl = S->min_leaf, reach = S->screen * S->total[i];
     const int64_t d = S->direction ? S->direction[f] : 0;
-    const int gini_screen = !S->variance, clamp = !S->learn && !S->variance;
-    int64_t nk = len;
-    while (nk > 0 && isnan(v[nk - 1])) nk--;
-    const int64_t nm = len - nk;
-    for (int64_t j = 0; j < k; j++) {
-        absent[j] = parent[j] - (nk > 0 ? cum[(nk - 1) * k + j] : 0.0);
-        alone[j] = parent[j] - absent[j];
-    }
-    const int missing = S->learn && nm > 0;
-    /* candidates: s_* holds -inf (not a candidate) or its ranking (Gini) / 0 (variance) first */
-    double top = -INFINITY, s_a = -INFINITY;
+    const int rank = !S->variance, clamp = !S->learn && !S->variance, missing = S->learn && nm > 0;
+    double top = -INFINITY;
+    *n_r = *n_l = 0;
+    *s_a = -INFINITY;
     for (int64_t p = 0; p + 1 < len; p++) {
+        if (!(v[p] < v[p + 1])) continue; /* between distinct known values only */
         const double *left = cum + p * k;
         double n_left = (double)(p + 1);
-        int valid = v[p] < v[p + 1];
-        s_r[p] = s_l[p] = -INFINITY;
-        if (valid && n_left >= msl && (double)len - n_left >= msl) {
-            for (int64_t j = 0; j < k; j++) {
+        if (n_left >= msl && (double)len - n_left >= msl) { /* the missing rows right */
+            for (int64_t j = 0; d && j < k; j++) {
                 double r = parent[j] - left[j];
                 right[j] = clamp && r < 0.0 ? 0.0 : r;
             }
-            if (monotone_ok(d, lower, upper, left, right, k, S->variance)) s_r[p] = gini_screen ? gini_rank(left, parent, k) : 0.0;
+            if (monotone_ok(d, lower, upper, left, right, k, S->variance)) {
+                double g = rank ? gini_rank(left, parent, k) : 0.0;
+                if (g > top) top = g;
+                if (admit_all || !rank || g >= top - reach) B->at_r[*n_r] = p, B->s_r[(*n_r)++] = g;
+            }
         }
-        if (missing && valid && n_left + (double)nm >= msl && (double)nk - n_left >= msl) {
+        if (missing && n_left + (double)nm >= msl && (double)nk - n_left >= msl) { /* left */
             for (int64_t j = 0; j < k; j++) {
                 left_l[j] = left[j] + absent[j];
                 right[j] = parent[j] - left_l[j];
             }
-            if (monotone_ok(d, lower, upper, left_l, right, k, S->variance)) s_l[p] = gini_screen ? gini_rank(left_l, parent, k) : 0.0;
+            if (monotone_ok(d, lower, upper, left_l, right, k, S->variance)) {
+                double g = rank ? gini_rank(left_l, parent, k) : 0.0;
+                if (g > top) top = g;
+                if (admit_all || !rank || g >= top - reach) B->at_l[*n_l] = p, B->s_l[(*n_l)++] = g;
+            }
         }
-        if (s_r[p] > top) top = s_r[p];
-        if (s_l[p] > top) top = s_l[p];
     }
-    if (missing && nk > 0 && (double)nk >= msl && (double)nm >= msl && monotone_ok(d, lower, upper, alone, absent, k, S->variance)) {
-        s_a = gini_screen ? gini_rank(alone, parent, k) : 0.0;
-        if (s_a > top) top = s_a;
+    if (missing && nk > 0 && (double)nk >= msl && (double)nm >= msl && monotone_ok(d, lower, upper, B->alone, absent, k, S->variance)) { /* alone right */
+        *s_a = rank ? gini_rank(B->alone, parent, k) : 0.0;
+        if (*s_a > top) top = *s_a;
     }
+    return top;
+}
+
+/* Node i on feature f: its first near-best candidate. The ranking's running best only grows, so
+ * every candidate that ends within `screen` of the best was kept when it was passed (as
+ * scan_node's snapshots); an empty side (+inf) has every candidate scored. */
+static void bounded_node(const bounded_t *S, int64_t i, int64_t f, int64_t len, bscratch_t *B) {
+    const int64_t k = S->k, cell = i * S->q + f;
+    const double *parent = S->stats + i * k, *v = B->v, *cum = B->cum;
+    double *left_l = B->side_l;
+    int64_t nk = len;
+    while (nk > 0 && isnan(v[nk - 1])) nk--;
+    const int64_t nm = len - nk;
+    for (int64_t j = 0; j < k; j++) {
+        B->absent[j] = parent[j] - (nk > 0 ? cum[(nk - 1) * k + j] : 0.0);
+        B->alone[j] = parent[j] - B->absent[j];
+    }
+    int64_t n_r, n_l;
+    double s_a, top = bounded_candidates(S, i, f, len, nk, B, 0, &n_r, &n_l, &s_a);
+    if (top == INFINITY) top = bounded_candidates(S, i, f, len, nk, B, 1, &n_r, &n_l, &s_a);
     if (top == -INFINITY) return;
-    double bar = gini_screen && !isinf(top) ? top - S->screen * S->total[i] : -INFINITY;
-    /* the reference's score of the candidates kept */
-    double best = -INFINITY;
-    for (int64_t p = 0; p + 1 < len; p++) {
-        if (s_r[p] > -INFINITY && s_r[p] >= bar) {
-            s_r[p] = bounded_score(S, i, parent, cum + p * k, right, B->tmp);
-            if (s_r[p] > best) best = s_r[p];
-        } else {
-            s_r[p] = -INFINITY;
-        }
-        if (s_l[p] > -INFINITY && s_l[p] >= bar) {
-            for (int64_t j = 0; j < k; j++) left_l[j] = cum[p * k + j] + absent[j];
-            s_l[p] = bounded_score(S, i, parent, left_l, right, B->tmp);
-            if (s_l[p] > best) best = s_l[p];
-        } else {
-            s_l[p] = -INFINITY;
-        }
+    double bar = !S->variance && !isinf(top) ? top - S->screen * S->total[i] : -INFINITY;
+    double best = -INFINITY; /* the reference's score of the candidates within reach */
+    for (int64_t j = 0; j < n_r; j++) {
+        B->s_r[j] = B->s_r[j] >= bar ? bounded_score(S, i, parent, cum + B->at_r[j] * k, B->right, B->tmp) : -INFINITY;
+        if (B->s_r[j] > best) best = B->s_r[j];
     }
-    if (s_a > -INFINITY && s_a >= bar) {
-        s_a = bounded_score(S, i, parent, alone, right, B->tmp);
-        if (s_a > best) best = s_a;
-    } else {
-        s_a = -INFINITY;
+    for (int64_t j = 0; j < n_l; j++) {
+        for (int64_t c = 0; c < k && B->s_l[j] >= bar; c++) left_l[c] = cum[B->at_l[j] * k + c] + B->absent[c];
+        B->s_l[j] = B->s_l[j] >= bar ? bounded_score(S, i, parent, left_l, B->right, B->tmp) : -INFINITY;
+        if (B->s_l[j] > best) best = B->s_l[j];
     }
+    s_a = s_a > -INFINITY && s_a >= bar ? bounded_score(S, i, parent, B->alone, B->right, B->tmp) : -INFINITY;
+    if (s_a > best) best = s_a;
     if (best == -INFINITY) return;
     double tied = best - S->tie * fmax(1.0, fabs(best));
     int64_t at = -1;
     int use = 0; /* 0: missing right, 1: left, 2: alone */
-    for (int64_t p = 0; p + 1 < len && at < 0; p++)
-        if (s_r[p] >= tied) at = p;
-    for (int64_t p = 0; p + 1 < len && at < 0; p++)
-        if (s_l[p] >= tied) at = p, use = 1;
-    if (at < 0) use = 2;
-    S->best[cell] = use == 0 ? s_r[at] : use == 1 ? s_l[at] : s_a;
-    S->lo[cell] = use == 2 ? v[0] : v[at];
+    for (int64_t j = 0; j < n_r && at < 0; j++)
+        if (B->s_r[j] >= tied) at = B->at_r[j], S->best[cell] = B->s_r[j];
+    for (int64_t j = 0; j < n_l && at < 0; j++)
+        if (B->s_l[j] >= tied) at = B->at_l[j], S->best[cell] = B->s_l[j], use = 1;
+    if (at < 0) use = 2, at = 0, S->best[cell] = s_a;
+    S->lo[cell] = v[at];
     S->hi[cell] = use == 2 ? INFINITY : v[at + 1];
-    if (nm > 0) S->side[cell] = use == 1 ? 0 : 1;
-    else S->side[cell] = (at + 1) > len - (at + 1) ? 0 : 1;
+    S->side[cell] = nm > 0 ? (use == 1 ? 0 : 1) : (at + 1) > len - (at + 1) ? 0 : 1;
 }
 
 static int bounded_feature(void *ctx, int64_t f) {
@@ -690,29 +699,28 @@ static int bounded_feature(void *ctx, int64_t f) {
     const int64_t k = S->k, room = S->longest > 1 ? S->longest : 1;
     bscratch_t B = {malloc(sizeof(double) * (size_t)room), malloc(sizeof(double) * (size_t)(room * k)), malloc(sizeof(double) * (size_t)room),
                     malloc(sizeof(double) * (size_t)room), malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k),
-                    malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k)};
-    int rc = B.v && B.cum && B.s_r && B.s_l && B.tmp && B.right && B.absent && B.alone && B.side_l ? PT_OK : PT_NO_MEMORY;
+                    malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k),
+                    malloc(sizeof(int64_t) * (size_t)room), malloc(sizeof(int64_t) * (size_t)room)};
+    int rc = B.v && B.cum && B.s_r && B.s_l && B.tmp && B.right && B.absent && B.alone && B.side_l && B.at_r && B.at_l ? PT_OK : PT_NO_MEMORY;
     const int32_t *order = S->orders + f * S->m;
     const double *x = S->X + f * S->n;
     for (int64_t i = 0; i < S->N && rc == PT_OK; i++) {
         int64_t s = S->starts[i], len = S->lens[i];
         if (len < 2) continue;
         const int32_t *seg = order + s;
+        double first = x[S->row[seg[0]]], last = x[S->row[seg[len - 1]]];
+        if (!isnan(last) && !(first < last)) continue; /* one value, none missing: no threshold */
         /* running sums from the segment's first instance, in its order (the reference's) */
         for (int64_t p = 0; p < len; p++) {
             int32_t e = seg[p];
             double *c = B.cum + p * k;
             B.v[p] = x[S->row[e]];
-            if (p) memcpy(c, c - k, sizeof(double) * (size_t)k);
-            else memset(c, 0, sizeof(double) * (size_t)k);
-            if (S->inst) {
+            if (S->inst) { /* the first instance's own statistics, then each added in turn */
                 const double *st = S->inst + (int64_t)e * k;
-                if (p) for (int64_t j = 0; j < k; j++) c[j] += st[j];
-                else memcpy(c, st, sizeof(double) * (size_t)k);
-            } else if (p) {
-                c[S->cls[e]] += S->w ? S->w[e] : 1.0;
+                for (int64_t j = 0; j < k; j++) c[j] = p ? c[j - k] + st[j] : st[j];
             } else {
-                c[S->cls[e]] = S->w ? S->w[e] : 1.0;
+                for (int64_t j = 0; j < k; j++) c[j] = p ? c[j - k] : 0.0;
+                c[S->cls[e]] += S->w ? S->w[e] : 1.0;
             }
         }
         bounded_node(S, i, f, len, &B);
@@ -726,6 +734,8 @@ static int bounded_feature(void *ctx, int64_t f) {
     free(B.absent);
     free(B.alone);
     free(B.side_l);
+    free(B.at_r);
+    free(B.at_l);
     return rc;
 }
 
@@ -751,9 +761,6 @@ PT_EXPORT int pt_scan_bounded(const double *X, int64_t n, int64_t q, const int32
     if (seen != m) return PT_BAD_INPUT;
     for (int64_t p = 0; p < m; p++)
         if (row[p] < 0 || row[p] >= n || (cls && (cls[p] < 0 || cls[p] >= k))) return PT_BAD_INPUT;
-    for (int64_t f = 0; f < q; f++)
-        for (int64_t p = 0; p < m; p++)
-            if (orders[f * m + p] < 0 || orders[f * m + p] >= m) return PT_BAD_INPUT;
     for (int64_t x = 0; x < N * q; x++) best[x] = -INFINITY, lo[x] = hi[x] = 0.0, side[x] = 1;
     double *g_parent = malloc(sizeof(double) * (size_t)(N > 0 ? N : 1));
     if (!g_parent) return PT_NO_MEMORY;
