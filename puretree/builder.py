@@ -655,7 +655,7 @@ def grow(
     use_engine = monotonic is None and fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if bounded:  # monotonic constraints, a learned side: the sorted source's own search (growth.bounds)
         plain = attrs.evolve(cfg, splitters=tuple(threshold_splits if s is learned_threshold_splits else s for s in cfg.splitters))
-        grown = fast.build(ds, plain, max_bins=max_bins, bins=bins, progress=progress, kernel="never", monotonic=monotonic, learn=missing == "learn")
+        grown = fast.build(ds, plain, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel, monotonic=monotonic, learn=missing == "learn")
         tree = Tree(grown, ds.schema, "majority" if missing == "learn" else missing)
     elif use_engine:
         if not cfg.trusted:
@@ -748,7 +748,7 @@ def _absolute_error_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any, m
 
 def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, monotonic: Any, missing: str, sized: Any) -> bool:
     """Whether the level-wise engine grows a fit with ``monotonic_cst`` or ``missing="learn"``
-    (:mod:`puretree.growth.bounds`, numpy): where :func:`puretree.growth.bounds.applies`, without
+    (:mod:`puretree.growth.bounds`, its scan compiled where it applies): where :func:`puretree.growth.bounds.applies`, without
     the size options or the compiled kernel insisted on; ``engine="fast"`` (``"numpy"``) refuses
     what it cannot grow, ``"auto"`` grows it with the recursive builder."""
     from .growth.bounds import applies

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import puretree as pt
-from puretree.growth import bounds
+from puretree.growth import bounds, kernels
 
 
 @st.composite
@@ -75,3 +75,34 @@ def test_a_forest_of_constrained_learned_trees_is_the_reference_s(regression):
     else:
         y = (y > 0).astype(int)
     assert pt.grow(X, y, engine="fast", **options) == pt.grow(X, y, engine="reference", **options)
+
+
+@settings(max_examples=150, deadline=None)
+@given(fits())
+def test_the_compiled_scan_grows_numpy_s_tree(fit):
+    # the kernel's scan (kernels.scan_bounded) where it applies (Gini on classes, the variance
+    # decrease), numpy's where it does not or engine="numpy": the same tree, bounds and learned sides included
+    X, y, options = fit
+    calls = []
+    original = kernels.scan_bounded
+    kernels.scan_bounded = lambda *a, **k: calls.append(1) or original(*a, **k)
+    try:
+        compiled = pt.cart(X, y, engine="auto", **options)
+    finally:
+        kernels.scan_bounded = original
+    assert compiled == pt.cart(X, y, engine="numpy", **options)
+    scored = options["score"] in ("gini", "variance")
+    complete = options["missing"] == "learn" or not np.isnan(X).any()
+    multi = pt.n_nodes(compiled) > 1
+    assert bool(calls) == (kernels.AVAILABLE and scored and complete) or not multi
+
+
+@pytest.mark.skipif(not kernels.AVAILABLE or kernels.library() is None, reason="the compiled kernel is not built here")
+def test_the_compiled_scan_finds_numpy_s_candidates_on_a_level():
+    # one level of many nodes: the kernel's best, values either side and sides are numpy's
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(500, 4)), 1)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=500) > 0).astype(int)
+    options = dict(missing="learn", monotonic_cst=[1, -1, 0, 1], max_depth=6)
+    assert pt.cart(X, y, **options) == pt.cart(X, y, engine="numpy", **options) == pt.cart(X, y, engine="reference", **options)

@@ -518,6 +518,261 @@ PT_EXPORT int pt_partition_level(const int32_t *orders, int64_t q, int64_t m, co
     return run(move_feature, &M, q, threads, cancel);
 }
 
+/* ---------------------------------------------------------------- bounds and a learned missing side */
+
+/* puretree.growth.bounds' scan (monotonic_cst, missing="learn"): per (node, feature) the first
+ * near-best threshold among three variants (the missing rows right, left, or alone right with
+ * threshold +inf), each candidate kept only where its children's values keep the node's bounds
+ * and the feature's direction. Gini impurity decrease on classes (screened by the ranking, as
+ * scan_node) or the variance decrease on (w, w*y, w*y**2); the numbers and order of the numpy
+ * path (Bounded._scan), which stays the fallback. */
+typedef struct {
+    const double *X;          /* q x n, NaN allowed (sorted last in each segment) */
+    int64_t n, q, m, k, N;
+    const int32_t *orders;    /* q x m */
+    const int64_t *row, *cls; /* per instance: row, class code (NULL: regression) */
+    const double *w;          /* per instance weight (NULL: 1) */
+    const double *inst;       /* m x k: each instance's statistics (regression; NULL for classes) */
+    const int64_t *starts, *lens;
+    const double *stats, *total; /* N x k node sums; N node weights (the screen) */
+    const double *lower, *upper; /* N: each node's bounds */
+    const int64_t *direction;    /* q: -1, 0, +1 (NULL: none) */
+    int learn, variance;
+    const double *g_parent;
+    double min_leaf, tie, screen;
+    int64_t longest;
+    double *best, *lo, *hi;
+    int64_t *side;
+} bounded_t;
+
+/* What a monotonic constraint bears on (puretree.splits.monotone_value): the first class's
+ * share, or the mean. */
+static double monotone_value(const double *s, int64_t k, int variance) {
+    if (variance) return s[1] / s[0];
+    double t = s[0];
+    for (int64_t j = 1; j < k; j++) t += s[j];
+    return s[0] / t;
+}
+
+/* puretree.splits.monotone_ok for one candidate of children left and right. */
+static int monotone_ok(int64_t d, double lower, double upper, const double *left, const double *right, int64_t k, int variance) {
+    if (d == 0) return 1;
+    double vl = monotone_value(left, k, variance), vr = monotone_value(right, k, variance);
+    return vl >= lower && vr >= lower && vl <= upper && vr <= upper && (vl - vr) * (double)d <= 0;
+}
+
+/* The reference's score of a binary candidate (NaN: -inf); right is scratch. */
+static double bounded_score(const bounded_t *S, int64_t i, const double *parent, const double *left, double *right, double *tmp) {
+    const int64_t k = S->k;
+    if (S->variance) { /* puretree.splits.variance_decrease */
+        double w = parent[0], t = parent[1], wl = left[0], sl = left[1];
+        double wr = w - wl, sr = t - sl;
+        if (!(wl > 0 && wr > 0)) return -INFINITY;
+        double tw = t / w;
+        double gain = (sl * sl / wl + sr * sr / wr) / w - tw * tw;
+        if (isnan(gain)) return -INFINITY;
+        return gain >= 0.0 ? gain : 0.0;
+    }
+    for (int64_t j = 0; j < k; j++) {
+        double d = parent[j] - left[j];
+        right[j] = d > 0.0 ? d : 0.0;
+    }
+    double sc = gini_decrease(S->g_parent[i], left, right, k, tmp);
+    return isnan(sc) ? -INFINITY : sc;
+}
+
+/* The compiled scan's Gini ranking of a candidate (puretree.growth.sorted.gini_rank). */
+static double gini_rank(const double *left, const double *parent, int64_t k) {
+    double wl = 0.0, wr = 0.0, sl = 0.0, sr = 0.0;
+    for (int64_t j = 0; j < k; j++) {
+        double a = left[j], d = parent[j] - a;
+        if (d < 0.0) d = 0.0;
+        wl += a;
+        wr += d;
+        sl += a * a;
+        sr += d * d;
+    }
+    return wl > 0 && wr > 0 ? sl / wl + sr / wr : INFINITY;
+}
+
+/* A feature's scratch: values, running left sums, the candidates kept (position, ranking, then
+ * score) of each variant, and k-sized sums. */
+typedef struct {
+    double *v, *cum, *s_r, *s_l, *tmp, *right, *absent, *alone, *side_l;
+    int64_t *at_r, *at_l;
+} bscratch_t;
+
+/* Node i's candidates on feature f (its len instances gathered in v, running sums in cum) whose
+ * ranking comes within `screen` of the running best (every one: admit_all, or the variance),
+ * into at_* and s_*; returns the best ranking (-inf: no candidate; +inf: an empty side). */
+static double bounded_candidates(const bounded_t *S, int64_t i, int64_t f, int64_t len, int64_t nk, bscratch_t *B, int admit_all, int64_t *n_r, int64_t *n_l, double *s_a) {
+    const int64_t k = S->k, nm = len - nk;
+    const double *parent = S->stats + i * k, *v = B->v, *cum = B->cum, *absent = B->absent;
+    double *right = B->right, *left_l = B->side_l;
+    const double lower = S->lower[i], upper = S->upper[i], msl = S->min_leaf, reach = S->screen * S->total[i];
+    const int64_t d = S->direction ? S->direction[f] : 0;
+    const int rank = !S->variance, clamp = !S->learn && !S->variance, missing = S->learn && nm > 0;
+    double top = -INFINITY;
+    *n_r = *n_l = 0;
+    *s_a = -INFINITY;
+    for (int64_t p = 0; p + 1 < len; p++) {
+        if (!(v[p] < v[p + 1])) continue; /* between distinct known values only */
+        const double *left = cum + p * k;
+        double n_left = (double)(p + 1);
+        if (n_left >= msl && (double)len - n_left >= msl) { /* the missing rows right */
+            for (int64_t j = 0; d && j < k; j++) {
+                double r = parent[j] - left[j];
+                right[j] = clamp && r < 0.0 ? 0.0 : r;
+            }
+            if (monotone_ok(d, lower, upper, left, right, k, S->variance)) {
+                double g = rank ? gini_rank(left, parent, k) : 0.0;
+                if (g > top) top = g;
+                if (admit_all || !rank || g >= top - reach) B->at_r[*n_r] = p, B->s_r[(*n_r)++] = g;
+            }
+        }
+        if (missing && n_left + (double)nm >= msl && (double)nk - n_left >= msl) { /* left */
+            for (int64_t j = 0; j < k; j++) {
+                left_l[j] = left[j] + absent[j];
+                right[j] = parent[j] - left_l[j];
+            }
+            if (monotone_ok(d, lower, upper, left_l, right, k, S->variance)) {
+                double g = rank ? gini_rank(left_l, parent, k) : 0.0;
+                if (g > top) top = g;
+                if (admit_all || !rank || g >= top - reach) B->at_l[*n_l] = p, B->s_l[(*n_l)++] = g;
+            }
+        }
+    }
+    if (missing && nk > 0 && (double)nk >= msl && (double)nm >= msl && monotone_ok(d, lower, upper, B->alone, absent, k, S->variance)) { /* alone right */
+        *s_a = rank ? gini_rank(B->alone, parent, k) : 0.0;
+        if (*s_a > top) top = *s_a;
+    }
+    return top;
+}
+
+/* Node i on feature f: its first near-best candidate. The ranking's running best only grows, so
+ * every candidate that ends within `screen` of the best was kept when it was passed (as
+ * scan_node's snapshots); an empty side (+inf) has every candidate scored. */
+static void bounded_node(const bounded_t *S, int64_t i, int64_t f, int64_t len, bscratch_t *B) {
+    const int64_t k = S->k, cell = i * S->q + f;
+    const double *parent = S->stats + i * k, *v = B->v, *cum = B->cum;
+    double *left_l = B->side_l;
+    int64_t nk = len;
+    while (nk > 0 && isnan(v[nk - 1])) nk--;
+    const int64_t nm = len - nk;
+    for (int64_t j = 0; j < k; j++) {
+        B->absent[j] = parent[j] - (nk > 0 ? cum[(nk - 1) * k + j] : 0.0);
+        B->alone[j] = parent[j] - B->absent[j];
+    }
+    int64_t n_r, n_l;
+    double s_a, top = bounded_candidates(S, i, f, len, nk, B, 0, &n_r, &n_l, &s_a);
+    if (top == INFINITY) top = bounded_candidates(S, i, f, len, nk, B, 1, &n_r, &n_l, &s_a);
+    if (top == -INFINITY) return;
+    double bar = !S->variance && !isinf(top) ? top - S->screen * S->total[i] : -INFINITY;
+    double best = -INFINITY; /* the reference's score of the candidates within reach */
+    for (int64_t j = 0; j < n_r; j++) {
+        B->s_r[j] = B->s_r[j] >= bar ? bounded_score(S, i, parent, cum + B->at_r[j] * k, B->right, B->tmp) : -INFINITY;
+        if (B->s_r[j] > best) best = B->s_r[j];
+    }
+    for (int64_t j = 0; j < n_l; j++) {
+        for (int64_t c = 0; c < k && B->s_l[j] >= bar; c++) left_l[c] = cum[B->at_l[j] * k + c] + B->absent[c];
+        B->s_l[j] = B->s_l[j] >= bar ? bounded_score(S, i, parent, left_l, B->right, B->tmp) : -INFINITY;
+        if (B->s_l[j] > best) best = B->s_l[j];
+    }
+    s_a = s_a > -INFINITY && s_a >= bar ? bounded_score(S, i, parent, B->alone, B->right, B->tmp) : -INFINITY;
+    if (s_a > best) best = s_a;
+    if (best == -INFINITY) return;
+    double tied = best - S->tie * fmax(1.0, fabs(best));
+    int64_t at = -1;
+    int use = 0; /* 0: missing right, 1: left, 2: alone */
+    for (int64_t j = 0; j < n_r && at < 0; j++)
+        if (B->s_r[j] >= tied) at = B->at_r[j], S->best[cell] = B->s_r[j];
+    for (int64_t j = 0; j < n_l && at < 0; j++)
+        if (B->s_l[j] >= tied) at = B->at_l[j], S->best[cell] = B->s_l[j], use = 1;
+    if (at < 0) use = 2, at = 0, S->best[cell] = s_a;
+    S->lo[cell] = v[at];
+    S->hi[cell] = use == 2 ? INFINITY : v[at + 1];
+    S->side[cell] = nm > 0 ? (use == 1 ? 0 : 1) : (at + 1) > len - (at + 1) ? 0 : 1;
+}
+
+static int bounded_feature(void *ctx, int64_t f) {
+    const bounded_t *S = ctx;
+    const int64_t k = S->k, room = S->longest > 1 ? S->longest : 1;
+    bscratch_t B = {malloc(sizeof(double) * (size_t)room), malloc(sizeof(double) * (size_t)(room * k)), malloc(sizeof(double) * (size_t)room),
+                    malloc(sizeof(double) * (size_t)room), malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k),
+                    malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k),
+                    malloc(sizeof(int64_t) * (size_t)room), malloc(sizeof(int64_t) * (size_t)room)};
+    int rc = B.v && B.cum && B.s_r && B.s_l && B.tmp && B.right && B.absent && B.alone && B.side_l && B.at_r && B.at_l ? PT_OK : PT_NO_MEMORY;
+    const int32_t *order = S->orders + f * S->m;
+    const double *x = S->X + f * S->n;
+    for (int64_t i = 0; i < S->N && rc == PT_OK; i++) {
+        int64_t s = S->starts[i], len = S->lens[i];
+        if (len < 2) continue;
+        const int32_t *seg = order + s;
+        double first = x[S->row[seg[0]]], last = x[S->row[seg[len - 1]]];
+        if (!isnan(last) && !(first < last)) continue; /* one value, none missing: no threshold */
+        /* running sums from the segment's first instance, in its order (the reference's) */
+        for (int64_t p = 0; p < len; p++) {
+            int32_t e = seg[p];
+            double *c = B.cum + p * k;
+            B.v[p] = x[S->row[e]];
+            if (S->inst) { /* the first instance's own statistics, then each added in turn */
+                const double *st = S->inst + (int64_t)e * k;
+                for (int64_t j = 0; j < k; j++) c[j] = p ? c[j - k] + st[j] : st[j];
+            } else {
+                for (int64_t j = 0; j < k; j++) c[j] = p ? c[j - k] : 0.0;
+                c[S->cls[e]] += S->w ? S->w[e] : 1.0;
+            }
+        }
+        bounded_node(S, i, f, len, &B);
+    }
+    free(B.v);
+    free(B.cum);
+    free(B.s_r);
+    free(B.s_l);
+    free(B.tmp);
+    free(B.right);
+    free(B.absent);
+    free(B.alone);
+    free(B.side_l);
+    free(B.at_r);
+    free(B.at_l);
+    return rc;
+}
+
+/* Per node i of a frontier of N and numeric feature f of q, Bounded._scan's choice: best[i, f]
+ * (-inf: none), the values either side lo/hi (hi = +inf: the missing rows alone go right) and
+ * the missing side (0 left, 1 right). X: q x n (NaN: missing); orders, row, starts, lens as
+ * pt_scan_level's; classes: cls[p] < k and w[p] (NULL: 1), with inst NULL; regression (variance
+ * != 0): inst, m x 3. stats: N x k the nodes' sums, total: their weights; lower/upper: N bounds;
+ * direction: q constraints (NULL: none); learn: the missing side is learned. */
+PT_EXPORT int pt_scan_bounded(const double *X, int64_t n, int64_t q, const int32_t *orders, int64_t m, const int64_t *row, const int64_t *cls,
+                              const double *w, const double *inst, int64_t k, int64_t N, const int64_t *starts, const int64_t *lens,
+                              const double *stats, const double *total, const double *lower, const double *upper, const int64_t *direction,
+                              int learn, int variance, double min_leaf, double tie, double screen, int threads, const int *cancel,
+                              double *best, double *lo, double *hi, int64_t *side) {
+    if (n < 1 || q < 0 || m < 0 || k < 1 || k > 1024 || N < 0 || !(tie >= 0.0) || !(screen >= 0.0)) return PT_BAD_INPUT;
+    if ((variance && (k != 3 || !inst)) || (!variance && !cls)) return PT_BAD_INPUT;
+    int64_t longest = 0, seen = 0;
+    for (int64_t i = 0; i < N; i++) {
+        if (starts[i] != seen || lens[i] < 0) return PT_BAD_INPUT;
+        seen += lens[i];
+        if (lens[i] > longest) longest = lens[i];
+    }
+    if (seen != m) return PT_BAD_INPUT;
+    for (int64_t p = 0; p < m; p++)
+        if (row[p] < 0 || row[p] >= n || (cls && (cls[p] < 0 || cls[p] >= k))) return PT_BAD_INPUT;
+    for (int64_t x = 0; x < N * q; x++) best[x] = -INFINITY, lo[x] = hi[x] = 0.0, side[x] = 1;
+    double *g_parent = malloc(sizeof(double) * (size_t)(N > 0 ? N : 1));
+    if (!g_parent) return PT_NO_MEMORY;
+    double tmp[1024], t;
+    for (int64_t i = 0; i < N; i++) g_parent[i] = variance ? 0.0 : gini(stats + i * k, k, tmp, &t);
+    bounded_t S = {X, n, q, m, k, N, orders, row, cls, w, inst, starts, lens, stats, total, lower, upper, direction, learn, variance,
+                   g_parent, min_leaf, tie, screen, longest, best, lo, hi, side};
+    int rc = run(bounded_feature, &S, q, threads, cancel);
+    free(g_parent);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- C4.5's cut scan */
 
 /* For each of f features (rows of order/values, n sorted positions each): its number of

@@ -83,17 +83,18 @@ def _trusted_leaf(stats: list[float]) -> Leaf:
     return node
 
 
-def trusted_threshold(value: float) -> Threshold:
-    """``Threshold(value)`` for a finite Python float found by a scan (a midpoint of two
-    training values, or one of them), made without its converter and validator (a forest
+def trusted_threshold(value: float, missing_branch: int | None = None) -> Threshold:
+    """``Threshold(value, missing_branch=missing_branch)`` for a Python float found by a scan
+    (a midpoint of two training values, or one of them; ``+inf`` with ``missing_branch=1``) and
+    a Python int side (0, 1) or None, made without its converter and validators (a forest
     makes one a split). The same value: ``-0.0`` is made ``0.0`` as the converter makes it.
 
-    >>> trusted_threshold(-0.0) == Threshold(0.0), hash(trusted_threshold(2.5)) == hash(Threshold(2.5))
+    >>> trusted_threshold(-0.0) == Threshold(0.0), hash(trusted_threshold(2.5, 0)) == hash(Threshold(2.5, missing_branch=0))
     (True, True)
     """
     test = object.__new__(Threshold)
     _set(test, "value", value + 0.0)
-    _set(test, "missing_branch", None)
+    _set(test, "missing_branch", missing_branch)
     return test
 
 

@@ -14,9 +14,12 @@ that change which threshold a node takes and where its rows go:
   then the missing rows alone right (threshold ``+inf``), on all the node's rows; the first
   best wins, and the node's missing rows go to the side learned.
 
-The search is numpy's, a chunk of features at a time over the sorted columns, the same numbers
-as the recursive builder's (segmented cumulative sums in each node's sorted order), so the
-trees are ``==`` to ``engine="reference"``'s (:func:`applies` says for which fits).
+The search is the compiled kernel's (:func:`puretree.growth.kernels.scan_bounded`, once per
+level) for the built-in Gini on classes and the variance decrease where no node is scored on its
+known rows only (``missing="learn"``, or no missing value), else numpy's (:meth:`Bounded._scan`,
+and with ``engine="numpy"``), a chunk of features at a time over the sorted columns. Both add
+the recursive builder's numbers in its order (running sums in each node's sorted order), so
+the trees are ``==`` to ``engine="reference"``'s (:func:`applies` says for which fits).
 
 >>> import numpy as np
 >>> import puretree as pt
@@ -36,8 +39,8 @@ import numpy as np
 from ..criteria import ImpurityDecrease
 from ..data import Dataset
 from ..impurity import gini
-from ..nodes import TESTS
 from ..splits import CHUNK, monotone_clipped_rows, monotone_value
+from .assemble import trusted_threshold
 from .choose import binary_scores, first_tied, known_share, tolerance, weight_of
 from .level import Decision
 from .limits import check_tree_size
@@ -126,13 +129,19 @@ class Bounded(Sorted):
     feature; None: none) and/or a learned missing side (``learn``). Children known to be
     leaves are not taken out early: each grows on into the next frontier, where its bounds are known."""
 
-    def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, binned: Callable[[np.ndarray, int], np.ndarray] | None = None, monotonic: np.ndarray | None, learn: bool) -> None:
+    def __init__(self, ds: Dataset, cfg: Any, kinds: tuple[str, ...], *, binned: Callable[[np.ndarray, int], np.ndarray] | None = None, monotonic: np.ndarray | None, learn: bool, compiled: str = "auto") -> None:
         super().__init__(ds, cfg, kinds, binned=binned, compiled="never")
-        self.ctx.screen = False
+        ctx = self.ctx
+        ctx.screen = False
         w = ds.sample_weight  # the built-in Gini's candidates are screened by the compiled scan's ranking (sorted.gini_rank)
-        self._gini = not self.ctx.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini and (w is None or (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT))
+        self._gini = not ctx.regression and isinstance(cfg.score, ImpurityDecrease) and cfg.score.impurity is gini and (w is None or (float(w.sum()) < kernels.MAX_WEIGHT and float(np.min(w, initial=np.inf, where=w != 0)) >= kernels.MIN_WEIGHT))
         self.monotonic = monotonic
         self.learn = learn
+        # the compiled scan (kernels.scan_bounded): the Gini on classes or the variance decrease,
+        # int32 orders, and no node scored on its known rows only (learned, or no missing value)
+        scored = (self._gini and ctx.k <= kernels.MAX_CLASSES) or ctx.variance_decrease
+        if compiled != "never" and scored and ctx.q and (learn or not ctx.numeric_missing) and ctx.index is np.int32 and kernels.AVAILABLE and kernels.library() is not None:
+            ctx.compiled = kernels  # its scan here, and its move of the orders (Sorted.advance)
         self.lower = np.full(1, -np.inf)
         self.upper = np.full(1, np.inf)
         self._bounds_next: Any = None
@@ -200,12 +209,10 @@ class Bounded(Sorted):
         self._bounds_next = (lo[occupied], up[occupied])
         out: list[Decision | None] = [None] * N
         zeros = np.zeros(k)
-        threshold_test: Any = TESTS["threshold"]  # Threshold (its missing side)
         occ, offs, feats, thr, sides = occupied.tolist(), offset.tolist(), f_of.tolist(), threshold.tolist(), side.tolist()
         for i in np.flatnonzero(has).tolist():
             s = offs[i]
-            test = threshold_test(thr[i], missing_branch=sides[i]) if self.learn else threshold_test(thr[i])
-            out[i] = (feats[i], test, [None if occ[b] else zeros for b in (s, s + 1)])
+            out[i] = (feats[i], trusted_threshold(thr[i], sides[i] if self.learn else None), [None if occ[b] else zeros for b in (s, s + 1)])
         self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, f_of, np.full(N, self.kinds.index("threshold")), None)
         return out
 
@@ -218,7 +225,14 @@ class Bounded(Sorted):
         fs = np.full((N, q), -np.inf)
         fa, fb = np.zeros((N, q)), np.zeros((N, q))
         fside = np.ones((N, q), dtype=np.int64)
-        if q and m >= 2:
+        if q and m >= 2 and ctx.compiled is not None:
+            inst = st.dense(slice(None)) if ctx.regression else None
+            fs, fa, fb, fside = ctx.compiled.scan_bounded(
+                ctx.Xn, st.orders, st.row, st.cls, None if st.unit or inst is not None else st.w, inst, st.starts, st.lens, st.node_stats,
+                weight_of(st.node_stats, ctx.regression), self.lower, self.upper, self.monotonic[ctx.numeric] if self.monotonic is not None else None,
+                learn=self.learn, min_leaf=cfg.min_samples_leaf,
+            )  # fmt: skip
+        elif q and m >= 2:
             self._scan(fs, fa, fb, fside)
         if allowed is not None:  # feature subsampling: each node's drawn features only
             fs[~allowed[:, ctx.numeric]] = -np.inf

@@ -150,7 +150,8 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     thresholds with the compiled kernel where it applies, ``"never"`` with numpy,
     ``"required"`` with the kernel or not at all (:class:`~puretree.errors.ParameterError`).
     ``monotonic`` (-1, 0, +1 per feature) and ``learn`` (``missing="learn"``): grown by
-    :class:`puretree.growth.bounds.Bounded` (numpy), where :func:`puretree.growth.bounds.applies`."""
+    :class:`puretree.growth.bounds.Bounded` (its scan compiled where ``kernel`` allows and
+    :func:`puretree.growth.kernels.scan_bounded` applies, else numpy's), where :func:`puretree.growth.bounds.applies`."""
     if cfg.missing == "error":
         refuse_missing(ds)  # one message for both builders
     if kernel == "required" and (max_bins is not None or bins is not None):
@@ -162,7 +163,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     elif bins is not None:
         binned = lambda column, j: edge_bins(column, bins[j])  # noqa: E731
     if monotonic is not None or learn:  # on the sorted rows, binned or not
-        source: Any = Bounded(ds, cfg, kinds, binned=binned, monotonic=monotonic, learn=learn)
+        source: Any = Bounded(ds, cfg, kinds, binned=binned, monotonic=monotonic, learn=learn, compiled=kernel)
         return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
     if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
         return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress)

@@ -65,7 +65,7 @@ from ..errors import KernelUnavailableWarning
 __all__ = [
     "AVAILABLE", "MAX_CLASSES", "MAX_ROWS", "MAX_WEIGHT", "MIN_WEIGHT", "RECORD", "REMEDY", "SCREEN",
     "fits", "folder", "gini", "gini_decrease", "library", "loaded", "partition_level", "presort",
-    "scan_level", "shared_orders", "sorted_columns", "shared_presort", "subset_orders", "unavailable_reason", "walk"
+    "scan_bounded", "scan_level", "shared_orders", "sorted_columns", "shared_presort", "subset_orders", "unavailable_reason", "walk"
 ]
 
 #: The record the build writes next to the library (``setup.py``): a JSON object with the
@@ -104,6 +104,8 @@ def _declare(lib: Any) -> Any:
     lib.pt_gini_decrease.restype = f64
     lib.pt_c45_scan.argtypes = [p, p, i64, i64, p, i64, i64, p, i64, f64, i64, f64, f64, f64, p, p, p, p, p]
     lib.pt_c45_scan.restype = i32
+    lib.pt_scan_bounded.argtypes = [p, i64, i64, p, i64, p, p, p, p, i64, i64, p, p, p, p, p, p, p, i32, i32, f64, f64, f64, i32, p, p, p, p, p]
+    lib.pt_scan_bounded.restype = i32
     return lib
 
 
@@ -426,6 +428,44 @@ def scan_level(
         SCREEN, _threads(m * q, q), ctypes.byref(cancel), p[7], p[8], p[9],
     ), work=float(m) * q)  # fmt: skip
     return best, lo, hi
+
+
+def scan_bounded(
+    X: np.ndarray, orders: np.ndarray, row: np.ndarray, cls: np.ndarray | None, w: np.ndarray | None, inst: np.ndarray | None, starts: np.ndarray,
+    lens: np.ndarray, stats: np.ndarray, total: np.ndarray, lower: np.ndarray, upper: np.ndarray, direction: np.ndarray | None, *, learn: bool, min_leaf: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """:class:`puretree.growth.bounds.Bounded`'s scan of a level (``monotonic_cst``, ``missing="learn"``):
+    per node and numeric feature the first near-best threshold among the missing rows sent
+    right, left (``learn``) or alone right (threshold ``+inf``), each kept only where its children's
+    values keep the node's bounds ``lower``/``upper`` and the feature's ``direction`` (None:
+    unconstrained): ``(best, lo, hi, side)``, each ``(nodes, features)``. Classes (``cls``, ``w``
+    as :func:`scan_level`'s; the Gini impurity decrease) or, with ``inst`` (instances x 3:
+    ``(w, w*y, w*y**2)``), the variance decrease. ``X`` may hold NaN (missing: last in each
+    segment of ``orders``); ``total``: the nodes' weights.
+
+    >>> if AVAILABLE:  # the missing row alone goes right: the known ones are all class 0
+    ...     X = np.array([[1.0, 2.0, np.nan]])
+    ...     got = scan_bounded(X, np.array([[0, 1, 2]], dtype=np.int32), np.arange(3), np.array([0, 0, 1]), None, None, np.array([0]), np.array([3]),
+    ...                        np.array([[2.0, 1.0]]), np.array([3.0]), np.array([-np.inf]), np.array([np.inf]), None, learn=True, min_leaf=1.0)
+    ...     assert [a.tolist() for a in got[1:]] == [[[1.0]], [[np.inf]], [[1]]]
+    """
+    lib = _required()
+    N, (q, m) = len(lens), orders.shape
+    k = stats.shape[1]
+    c, f = np.ascontiguousarray, np.float64
+    X, orders, row, starts, lens, stats, total, lower, upper = c(X, f), c(orders, np.int32), c(row, np.int64), c(starts, np.int64), c(lens, np.int64), c(stats, f), c(total, f), c(lower, f), c(upper, f)
+    cls, w, inst = (None if a is None else c(a, t) for a, t in ((cls, np.int64), (w, f), (inst, f)))
+    direction = None if direction is None else c(direction, np.int64)
+    if X.ndim != 2 or X.shape[0] != q or row.shape != (m,) or stats.shape != (N, k) or not total.shape == lower.shape == upper.shape == (N,) or (direction is not None and direction.shape != (q,)):
+        raise ValueError("puretree.growth.kernels: the level's arrays do not match")
+    best, lo, hi, side = np.empty((N, q)), np.empty((N, q)), np.empty((N, q)), np.empty((N, q), dtype=np.int64)
+    ptr = lambda a: None if a is None else _pointer(a)  # noqa: E731
+    _checked_call(lambda cancel: lib.pt_scan_bounded(
+        _pointer(X), X.shape[1], q, _pointer(orders), m, _pointer(row), ptr(cls), ptr(w), ptr(inst), int(k), N, _pointer(starts), _pointer(lens),
+        _pointer(stats), _pointer(total), _pointer(lower), _pointer(upper), ptr(direction), int(learn), int(inst is not None), float(min_leaf),
+        splits.TIE_TOLERANCE, SCREEN, _threads(m * q, q), ctypes.byref(cancel), _pointer(best), _pointer(lo), _pointer(hi), _pointer(side),
+    ), work=float(m) * q)  # fmt: skip
+    return best, lo, hi, side
 
 
 def partition_level(orders: np.ndarray, new_id: np.ndarray, node: np.ndarray, n_next: int) -> np.ndarray:
