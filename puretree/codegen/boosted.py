@@ -52,6 +52,7 @@ from ..errors import CodegenError
 from . import literals as lit
 from .verify import MAX_REPORTED, Report, compile_c, driver_lines, driver_source
 from .lower import check_options, max_comparisons
+from .shared import share_arrays
 
 __all__ = ["boosted_files", "verify", "check_rows", "NESTED_MAX_DEPTH"]
 
@@ -108,9 +109,13 @@ def boosted_files(model: Boosted, target: str, *, name: str = "tree", feature_ty
     if target == "c" and opts["feature_type"] not in ("double", "float"):
         raise CodegenError(f"a boosted model's C reads double or float features, not {opts['feature_type']!r}")
     form = options.get("form", "auto")
-    if form not in ("auto", "nested", "table"):
-        raise CodegenError(f"a boosted model's Python is written nested or as a table, not {form!r}")
+    if form not in ("auto", "nested", "table", "shared"):
+        raise CodegenError(f"a boosted model's Python is written nested or as a table, not {form!r} (its C also as one shared table: form shared)")
+    if form == "shared" and target != "c":
+        raise CodegenError("the shared table (form shared) is written for C (target c)")
     arrays = _arrays(model)
+    if form == "shared":  # each distinct subtree once (puretree.codegen.shared)
+        arrays = share_arrays(arrays, left_next=_compact(model, arrays))
     if target == "python":
         if form == "nested" and _depth(arrays) > NESTED_MAX_DEPTH:
             raise CodegenError(f"a tree {_depth(arrays)} levels deep is written as a table (form='table'): nested Python stops at {NESTED_MAX_DEPTH} levels")
@@ -315,6 +320,8 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
 
 
 def _c_double(v: float) -> str:
+    if math.isnan(v):
+        return "NAN"  # a shared table's jump (puretree.codegen.shared): no row is at or below it
     return float(v).hex() if math.isfinite(v) else lit.c_double(v)
 
 
