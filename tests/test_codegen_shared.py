@@ -292,3 +292,13 @@ def test_the_shared_c_predicts_as_the_ensemble(ds, seed, n_trees, method, ftype)
         return
     report = verify(ens, ds, "c-table", feature_type=ftype, form="shared")
     assert report.mismatches == [] and report.n_checked >= 1
+
+
+def test_members_voting_their_classes_with_equal_weights_are_exact():
+    # AdaBoost's combination with equal weights: one vote per member for its class (leaves are
+    # class ids), what emlearn's inline forests compute; the weights and losses are literals.
+    forest, X = _sklearn_forest(7, 3)
+    voting = Ensemble(forest.members, (1.0,) * 7, forest.schema, "adaboost")
+    files = generate(voting, "c-table", name="v", form="shared")
+    assert "v_weight[" not in files["v.c"] and "v_outcome_class[2]" in files["v.c"]
+    assert verify(voting, X, "c-table", feature_type="float", form="shared").mismatches == []
