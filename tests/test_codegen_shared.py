@@ -189,6 +189,12 @@ def test_identical_boosted_trees_are_written_once():
     assert "gb_left" not in shared  # still the compact tables: the jump keeps every left child next
     X = np.array([[0.0, 0.0], [1.0, 2.0], [np.nan, 1.0], [0.2, np.nan], [0.5, 1.5]])
     assert verify(model, X, "c", form="shared").mismatches == []
+    # XGBoost's precision: the compact tables walked in float, the jump's threshold (float)NAN
+    single = attrs.evolve(model, precision="float32", learning_rate=1.0, init=(0.0,))
+    walked = generate(single, "c", name="gb", feature_type="float", form="shared")["gb.c"]
+    assert "(float)NAN" in walked and "static const float gb_threshold" in walked
+    for ftype in ("float", "double"):
+        assert verify(single, X, "c", feature_type=ftype, form="shared").mismatches == []
 
 
 def test_share_arrays_keeps_each_distinct_subtree_once():

@@ -530,7 +530,7 @@ def _c_compact(model: Boosted, name: str, ctype: str, a: dict[str, Any]) -> list
 
     def num(v: float, ctype_: str) -> str:
         if ctype_ == "float":
-            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + lit.c_double(v))
+            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + _c_double(v))
         return _c_double(v)
 
     right = [a["right"][i] if kind[i] else 0 for i in range(len(kind))]

@@ -233,7 +233,8 @@ def share_arrays(a: dict[str, Any], *, left_next: bool) -> dict[str, Any]:
     roots, outputs) with each distinct subtree stored once. With ``left_next`` (the compact
     tables: every left child the node after its parent) the nodes are written in pre-order of
     first use and a left child already written is reached through a jump (kind 1, threshold NaN:
-    every row goes right, to the written subtree); otherwise nodes keep their children's indices.
+    every row goes right, to the written subtree), or copied when it is a leaf (a copy is no
+    larger than a jump); otherwise nodes keep their children's indices.
 
     >>> leaf = dict(kind=0, feature=0, threshold=0.0, nan=-1, other=-1, ncat=0)
     >>> a = {"kind": [1, 0, 0, 1, 0, 0], "feature": [0] * 6, "threshold": [0.5, 0, 0, 0.5, 0, 0], "left": [1, -1, -1, 4, -1, -1],
