@@ -74,7 +74,8 @@ def shared_table(members: Sequence[Any], *, ftype: str, outcome: str, index_type
     root node, or ``n_nodes + outcome`` for a member that is one leaf), ``outcomes`` (the
     distinct leaf keys, see :data:`OUTCOMES`), ``bits``/``mask`` (two leaf outcomes packed in one
     reference), the narrowest ``code_type`` and ``index_type``, ``n_unique`` (distinct splits),
-    ``n_jumps`` and ``depth`` (the most steps a walk takes, jumps included)."""
+    ``n_jumps``, ``depth`` (the most steps one member's walk takes, jumps included) and
+    ``comparisons`` (the sum of those over the members: the header's worst case)."""
     if outcome not in OUTCOMES:
         raise CodegenError(f"unknown outcome kind {outcome!r}; choose one of {list(OUTCOMES)}")
     missing = _check(members)
@@ -134,9 +135,10 @@ def _emit(splits: list[tuple[Any, ...]], roots: list[tuple[str, int]], outcomes:
         nodes[i] = [j << 3 | COMPACT_LEFT_LEAF * left_leaf | COMPACT_RIGHT_LEAF * right_leaf | COMPACT_HEAVY_LEFT * heavy_left, literal, ref]
 
     def write(root: int) -> None:
-        # Iterative pre-order (any depth): ("enter", split, copy) writes a node and its first
-        # child next; ("second", split, node) writes the left-first node's right child; ("finish", ...).
-        stack: list[tuple[str, int, Any]] = [("enter", root, False)]
+        # Iterative pre-order (any depth): ("enter", split, _) writes a node and its first child
+        # next; ("second", split, node) writes a node's right child after its left subtree;
+        # ("finish", split, node) fills in the node's code and reference.
+        stack: list[tuple[str, int, int]] = [("enter", root, -1)]
         nonlocal n_jumps
         while stack:
             op, sid, extra = stack.pop()
@@ -146,7 +148,7 @@ def _emit(splits: list[tuple[Any, ...]], roots: list[tuple[str, int]], outcomes:
             if op == "second":
                 right = splits[sid][4]
                 if right[0] == "N" and right[1] not in at:
-                    stack += [("finish", sid, extra), ("enter", right[1], False)]
+                    stack += [("finish", sid, extra), ("enter", right[1], -1)]
                 else:
                     finish(extra, sid)
                 continue
@@ -159,13 +161,13 @@ def _emit(splits: list[tuple[Any, ...]], roots: list[tuple[str, int]], outcomes:
             if first is None:
                 continue
             if first[1] not in at:
-                stack.append(("enter", first[1], False))
+                stack.append(("enter", first[1], -1))
             elif missing == "majority":
                 jumps.add(len(nodes))
                 nodes.append([0, _jump_threshold(ftype), at[first[1]]])
                 n_jumps += 1
             else:
-                stack.append(("enter", first[1], True))  # under "error" a jump would refuse rows: written again
+                stack.append(("enter", first[1], -1))  # under "error" a jump would refuse rows: written again
 
     for kind, ident in roots:
         if kind == "N" and ident not in at:
