@@ -60,6 +60,7 @@ from . import literals as lit
 from .verify import MAX_REPORTED, Report, compile_c, driver_lines, driver_source
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_range, quantized_tree, quantizer_model, read_features
 from .render import environment
+from .shared import share_arrays
 from .verify import allowed_changes, quantize_probes, run_quantize
 
 __all__ = ["boosted_files", "verify", "check_rows", "quantized_model", "NESTED_MAX_DEPTH", "QUANTIZED_TYPES"]
@@ -121,9 +122,15 @@ def boosted_files(model: Boosted, target: str, *, name: str = "tree", feature_ty
     elif target == "c" and opts["feature_type"] not in ("double", "float"):
         raise CodegenError(f"a boosted model's C reads double or float features (int8 or int16 with quantize), not {opts['feature_type']!r}")
     form = options.get("form", "auto")
-    if form not in ("auto", "nested", "table"):
-        raise CodegenError(f"a boosted model's Python is written nested or as a table, not {form!r}")
+    if form not in ("auto", "nested", "table", "shared"):
+        raise CodegenError(f"a boosted model's Python is written nested or as a table, not {form!r} (its C also as one shared table: form shared)")
+    if form == "shared" and target != "c":
+        raise CodegenError("the shared table (form shared) is written for C (target c)")
+    if form == "shared" and quantize is not None:
+        raise CodegenError("a boosted model's quantized C is written as its packed tables, not as the shared table (form shared)")
     arrays = _arrays(model)
+    if form == "shared":  # each distinct subtree once (puretree.codegen.shared)
+        arrays = share_arrays(arrays, left_next=_compact(model, arrays))
     if target == "python":
         if form == "nested" and _depth(arrays) > NESTED_MAX_DEPTH:
             raise CodegenError(f"a tree {_depth(arrays)} levels deep is written as a table (form='table'): nested Python stops at {NESTED_MAX_DEPTH} levels")
@@ -354,6 +361,8 @@ def _python(model: Boosted, name: str, a: dict[str, Any], *, nested: bool) -> st
 
 
 def _c_double(v: float) -> str:
+    if math.isnan(v):
+        return "NAN"  # a shared table's jump (puretree.codegen.shared): no row is at or below it
     return float(v).hex() if math.isfinite(v) else lit.c_double(v)
 
 
@@ -813,7 +822,7 @@ def _c_compact(model: Boosted, name: str, ctype: str, a: dict[str, Any]) -> list
 
     def num(v: float, ctype_: str) -> str:
         if ctype_ == "float":
-            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + lit.c_double(v))
+            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + _c_double(v))
         return _c_double(v)
 
     right = [a["right"][i] if kind[i] else 0 for i in range(len(kind))]

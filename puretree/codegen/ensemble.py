@@ -48,7 +48,7 @@ from ..errors import CodegenError
 from ..files import write_folder
 from ..io.json import to_json
 from ..mcu import measured_files, rows_runner
-from . import boosted as boosting, languages, literals as lit, render, selftest as self_test, verify as single
+from . import boosted as boosting, languages, literals as lit, render, selftest as self_test, shared, verify as single
 from .leaves import LEAF_SCALE, check_leaf_type, leaf_combined
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
@@ -74,6 +74,10 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
     quantize = options.pop("quantize", None)
     if check_leaf_type(opts["leaf_type"], regression=ens.schema.is_regression, language=opts["language"], method=ens.method) == "uint8" and len(set(ens.weights)) > 1:
         raise CodegenError("leaf_type 'uint8' adds the members' probabilities as integers: it needs members of equal weight (bagging and random forests have them)")
+    if opts["form"] == "shared":
+        if opts["leaf_type"] != "double":
+            raise CodegenError(f"the shared table (form shared) stores the leaves' own numbers; leaf_type {opts['leaf_type']!r} is written by the per-member tables")
+        return _shared(ens, target, opts, quantize, template_dirs)
     members = [f"{name}_m{i}" for i in range(len(ens.members))]
     for m in members[-1:]:
         check_options(target, {"name": m})  # the longest member name still a valid identifier
@@ -116,6 +120,17 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
         filename = template.rsplit("/", 1)[1][: -len(".j2")].replace("NAME", name)
         files[filename] = env.get_template(template).render(**model)
     return files
+
+
+def _shared(ens: Ensemble, target: str, opts: dict[str, Any], quantize: Any, template_dirs: Any) -> dict[str, str]:
+    """``form="shared"``: the ensemble in one table, each distinct subtree once (:mod:`puretree.codegen.shared`)."""
+    if target != "c-table":
+        raise CodegenError(f"the shared table (form shared) is written for the c-table target, not {target!r}")
+    q = None
+    if quantize is not None:
+        qens, _, _ = quantized_ensemble(ens, quantize, opts["feature_type"])
+        q = (quantizer_model(ens.schema, quantize, opts["feature_type"], used=_read_features(ens)), qens.members)
+    return shared.shared_files(ens, name=opts["name"], ftype=opts["feature_type"], index_type=opts["index_type"], quantize=q, template_dirs=template_dirs)
 
 
 def _stated_stack(header: str, name: str) -> int:

@@ -56,7 +56,7 @@ THRESHOLD_SPLIT, MULTIWAY_SPLIT, SUBSET_SPLIT = KIND_CODES["threshold"], KIND_CO
 if TYPE_CHECKING:  # the tree value sits above: its one-row answers run the generated code
     from ..tree import Tree
 
-__all__ = ["ARRAY_LANGUAGES", "JAVA_NESTED_SPLITS", "QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantizer_model", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options", "max_comparisons"]
+__all__ = ["ARRAY_LANGUAGES", "JAVA_NESTED_SPLITS", "QUANTIZER", "QUANTIZED_MAX", "quantized_range", "feature_ranges", "read_features", "tree_quantization", "quantization", "quantizer_model", "quantize", "quantized_tree", "resources", "MANIFEST_MARK", "TARGET_LANGUAGES", "FEATURE_TYPES", "INDEX_TYPES", "PYTHON_NESTING_LIMIT", "PYTHON_ELIF_LIMIT", "C_NESTING_LIMIT", "C_ELIF_LIMIT", "lower", "check_options", "max_comparisons", "threshold_literal", "missing_children", "smallest_type", "COMPACT_LEFT_LEAF", "COMPACT_RIGHT_LEAF", "COMPACT_HEAVY_LEFT", "threshold_splits_only"]
 
 #: Built-in targets and the language whose literals they use.
 TARGET_LANGUAGES = {"python": "python", "c": "c", "c-table": "c", "javascript": "javascript", "java": "java", "rust": "rust"}
@@ -118,8 +118,8 @@ def check_options(target: str, options: Mapping[str, Any] | None) -> dict[str, A
     opts["feature_type"] = ftype
     if opts["index_type"] != "auto" and opts["index_type"] not in INDEX_TYPES:
         raise CodegenError(f"unknown index type {opts['index_type']!r}; choose auto or one of {list(INDEX_TYPES)}")
-    if opts["form"] not in ("auto", "nested", "table", "compact"):
-        raise CodegenError(f"unknown form {opts['form']!r}; choose auto, nested, table or compact (C)")
+    if opts["form"] not in ("auto", "nested", "table", "compact", "shared"):
+        raise CodegenError(f"unknown form {opts['form']!r}; choose auto, nested, table, compact (C) or shared (C, ensembles)")
     language = opts["language"] or TARGET_LANGUAGES.get(target)
     if language is None:
         raise CodegenError(f"target {target!r} is not built in: say which language its literals use (language=python|c|javascript)")
@@ -371,6 +371,36 @@ def _smallest_type(largest: int, forced: str, what: str) -> str:
     raise CodegenError(f"this tree is too large for generated code: {what} reach {largest}")
 
 
+def threshold_literal(t: float, language: str, ftype: str) -> tuple[str, bool]:
+    """``(literal, always_true)``: threshold ``t`` as generated code compares with ``<=`` in the
+    feature type (see the module docs).
+
+    >>> threshold_literal(0.1, "c", "float"), threshold_literal(2.5, "c", "int16")
+    (('0.099999994f', False), ('2', False))
+    """
+    return _threshold(t, language, ftype)
+
+
+def missing_children(flat: Any) -> np.ndarray:
+    """Per node of a flattened tree, the child a missing value goes to under "majority"."""
+    return _missing_children(flat)
+
+
+def threshold_splits_only(flat: Any) -> bool:
+    """Whether a flattened tree's splits are all thresholds, without surrogates (what the
+    compact tables hold)."""
+    return not flat.surrogated and not bool(((flat.kind != LEAF) & (flat.kind != THRESHOLD_SPLIT)).any())
+
+
+def smallest_type(largest: int, forced: str = "auto", what: str = "node references") -> str:
+    """The narrowest unsigned C type holding ``largest`` (or ``forced``, checked).
+
+    >>> smallest_type(255), smallest_type(256)
+    ('uint8_t', 'uint16_t')
+    """
+    return _smallest_type(largest, forced, what)
+
+
 # -- the model ------------------------------------------------------------------------------
 
 
@@ -509,6 +539,8 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
     depth = int(flat.depth.max())
     width = int(np.bincount(flat.depth).max())
 
+    if opts["form"] == "shared":
+        raise CodegenError("the shared table (form shared) is for ensembles and boosted models, whose members share subtrees; a tree's smallest table is form compact")
     form = "table" if flat.surrogated else opts["form"]
     if form == "auto":
         shallow = depth <= PYTHON_NESTING_LIMIT and _if_nesting(flat, tree.missing) <= PYTHON_ELIF_LIMIT

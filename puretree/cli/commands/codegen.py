@@ -63,7 +63,7 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
     p.add_argument("--feature-type", choices=FEATURE_TYPES, default="double", help="C type of the features (default: double)")
     p.add_argument("--name", type=_name, default="tree", action=name_action, help="prefix of the generated files and symbols (default: tree)")
     p.add_argument("--index-type", choices=("auto", *INDEX_TYPES), default="auto", help="C index type of the node tables (default: the smallest that fits)")
-    p.add_argument("--form", choices=("auto", "nested", "table", "compact"), default="auto", help="Python: nested if/else or a table (default: nested when shallow enough); C: compact is the smallest table (threshold splits, missing values under majority or error)")
+    p.add_argument("--form", choices=("auto", "nested", "table", "compact", "shared"), default="auto", help="Python: nested if/else or a table (default: nested when shallow enough); C: compact is the smallest table (threshold splits, missing values under majority or error); shared (ensembles with c-table, boosted models with c): every member in one table, each distinct subtree once")
     p.add_argument("--no-proba", dest="proba", action="store_false", help="leave out predict_proba")
     p.add_argument("--template-dir", action="append", default=[], metavar="DIR", help="extra template folder, searched first (repeatable)")
     p.add_argument("--quantize", action="store_true", help="C with --feature-type int8/int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
@@ -120,8 +120,8 @@ def _export(args: argparse.Namespace) -> int:
 
 def _boosted_options(args: argparse.Namespace) -> None:
     """Refuse the options a boosted model's code does not take (it is written as tables, in
-    float or double, python or c; quantized C with --quantize)."""
-    asked = [flag for flag, given in (("--leaf-type", args.leaf_type != "double"), ("--template-dir", args.template_dir), ("--form", args.form != "auto"),
+    float or double, python or c; quantized C with --quantize; C as one shared table with --form shared)."""
+    asked = [flag for flag, given in (("--leaf-type", args.leaf_type != "double"), ("--template-dir", args.template_dir), ("--form", args.form not in ("auto", "shared")),
                                       ("--index-type", args.index_type != "auto"), ("--layout arduino", getattr(args, "layout", "flat") != "flat"),
                                       ("--report", getattr(args, "report", False)),
                                       ("--on", getattr(args, "on", None)), ("--code", getattr(args, "code", None))) if given]
