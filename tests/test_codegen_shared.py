@@ -185,14 +185,14 @@ def test_identical_boosted_trees_are_written_once():
     shared = generate(model, "c", name="gb", form="shared")["gb.c"]
     plain = generate(model, "c", name="gb")["gb.c"]
     assert plain.count("0x1.0000000000000p-1, ") > shared.count("0x1.0000000000000p-1, ")
-    assert "static const signed char gb_kind[6]" in shared and "static const signed char gb_kind[11]" in plain
-    assert "gb_left" not in shared  # still the compact tables: the jump keeps every left child next
+    # the packed tables (codegen.boosted): t's split is written once, reached from u's left by a jump
+    assert "static const double gb_threshold[3]" in shared and "static const double gb_threshold[4]" in plain
     X = np.array([[0.0, 0.0], [1.0, 2.0], [np.nan, 1.0], [0.2, np.nan], [0.5, 1.5]])
     assert verify(model, X, "c", form="shared").mismatches == []
     # XGBoost's precision: the compact tables walked in float, the jump's threshold (float)NAN
     single = attrs.evolve(model, precision="float32", learning_rate=1.0, init=(0.0,))
     walked = generate(single, "c", name="gb", feature_type="float", form="shared")["gb.c"]
-    assert "(float)NAN" in walked and "static const float gb_threshold" in walked
+    assert "(float)NAN" in walked and "static const float gb_threshold[" in walked
     for ftype in ("float", "double"):
         assert verify(single, X, "c", feature_type=ftype, form="shared").mismatches == []
 
@@ -308,3 +308,15 @@ def test_members_voting_their_classes_with_equal_weights_are_exact():
     files = generate(voting, "c-table", name="v", form="shared")
     assert "v_weight[" not in files["v.c"] and "v_outcome_class[2]" in files["v.c"]
     assert verify(voting, X, "c-table", feature_type="float", form="shared").mismatches == []
+
+
+def test_shared_tables_refuse_uint8_leaves_and_quantized_boosted_models():
+    # uint8 leaves and a boosted model's quantized C are written by their own tables, not the shared one
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(int)
+    forest = random_forest(X, y, n_trees=3, max_depth=2, seed=0)
+    with pytest.raises(CodegenError, match="leaf_type 'uint8'"):
+        generate(forest, "c-table", form="shared", leaf_type="uint8")
+    boosted = pt.gradient_boosting(X, y, n_estimators=3, max_depth=2)
+    with pytest.raises(CodegenError, match="quantized C .* not as the shared table"):
+        generate(boosted, "c", form="shared", feature_type="int16", quantize=feature_ranges(X))

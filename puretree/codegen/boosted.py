@@ -445,7 +445,7 @@ def _c_packed(model: Boosted, name: str, ctype: str, a: dict[str, Any], *, quant
 
     def num(v: float, type_: str) -> str:
         if type_ == "float":
-            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + lit.c_double(v))
+            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + _c_double(v))
         if type_ == "double":
             return _c_double(v)
         return str(int(v))
@@ -536,7 +536,7 @@ def _c_split_layout(model: Boosted, name: str, ctype: str, a: dict[str, Any], sp
 
     def num(v: float) -> str:
         if ttype == "float":
-            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + lit.c_double(v))
+            return (float(v).hex() + "f") if math.isfinite(v) else ("(float)" + _c_double(v))
         return _c_double(v) if ttype == "double" else str(int(v))
 
     def value(v: float) -> str:
