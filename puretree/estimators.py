@@ -1393,7 +1393,7 @@ class _HistGradientBoosting(_GradientBoosting):
     n_iter_no_change: Any
 
     def _fit_boosted(self, X: Any, y: Any, sample_weight: Any) -> Self:
-        from .hist_gradient_boosting import hist_gradient_boosting
+        from .hist_gradient_boosting import categorical_names, hist_gradient_boosting
 
         regression = self._task == REGRESSION
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=regression, ensure_all_finite="allow-nan")
@@ -1410,6 +1410,9 @@ class _HistGradientBoosting(_GradientBoosting):
                 raise DataError("sample_weight: every weight is zero; at least one row needs a positive weight")
         names = [str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_") else None
         ds = from_numpy(X, y, feature_names=names, task=self._task, sample_weight=sample_weight)
+        categorical = categorical_names(self.categorical_features, ds)
+        if categorical:  # the named columns read as categories (their distinct values)
+            ds = from_numpy(X, y, feature_names=names, categorical=categorical, task=self._task, sample_weight=sample_weight)
         self.model_ = hist_gradient_boosting(
             ds,
             loss=self.loss,
@@ -1420,7 +1423,7 @@ class _HistGradientBoosting(_GradientBoosting):
             min_samples_leaf=self.min_samples_leaf,
             l2_regularization=self.l2_regularization,
             max_bins=self.max_bins,
-            categorical_features=self.categorical_features,
+            categorical_features=None,  # read as categories above
             early_stopping=self.early_stopping,
             scoring=self.scoring,
             validation_fraction=self.validation_fraction,
@@ -1453,8 +1456,8 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, GradientBoostingClas
     of scikit-learn's ``HistGradientBoostingClassifier`` (1.9) that mean the same and its
     defaults (``loss="log_loss"``). ``random_state=None`` is seed 0 (the early-stopping split).
     Absent: ``monotonic_cst``, ``interaction_cst``, ``warm_start``, ``class_weight``,
-    ``verbose``, ``max_features``; ``categorical_features`` other than None is refused (no native
-    categorical splits yet), ``scoring`` is ``"loss"`` only.
+    ``verbose``, ``max_features``; ``categorical_features`` (indices, names ``x0, x1, ...`` or a
+    boolean mask) splits those columns natively, ``scoring`` is ``"loss"`` only.
 
     >>> import numpy as np
     >>> X = np.array([[float(i)] for i in range(40)]); y = np.array(["a"] * 20 + ["b"] * 20)

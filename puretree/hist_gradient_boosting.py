@@ -8,16 +8,20 @@ stage grows one regression tree per output (one for regression and two classes, 
 for more) on the loss's gradients ``g`` and hessians ``h`` of the current raw scores, leaf by
 leaf (best first) until ``max_leaf_nodes`` leaves:
 
-- a node's histogram holds, per feature and bin, ``sum h``, ``sum -g``, ``sum g**2 / h`` and
-  the rows: the binned source's regression histogram
-  (:func:`puretree.growth.histograms.histogram`, summed in C where the library loads) of the
-  target ``-g / h`` weighted by ``h``; only the smaller child of a split is summed, the
-  larger one is its parent's histogram less the smaller's;
+- a node's histogram holds, per feature and bin, ``sum h``, ``sum -g``, ``sum g**2 / h`` (the
+  leaf's third statistic: feature 0's alone in C) and the rows: the binned source's regression
+  histogram of the target ``-g / h`` weighted by ``h`` (summed in C over the node's rows where
+  the library loads, ``pt_hgb_histogram``, else :func:`puretree.growth.histograms.histogram`:
+  the same floats); only the smaller child of a split is summed, the larger one is its
+  parent's histogram less the smaller's; the split search and the rows' partition are C too;
 - a split's gain is ``G_L**2 / (H_L + l2) + G_R**2 / (H_R + l2) - G**2 / (H + l2)`` (``l2``:
   ``l2_regularization``), for every cut between bins and both sides for the node's missing
   values (the side a missing value takes is learned; where the node had none, it goes to the
   child with more rows); each child needs ``min_samples_leaf`` rows and a hessian sum of 1e-3;
   the best gain (the lowest feature, then cut, then missing values right on a tie) if positive;
+- a categorical feature (its bins its category codes) is split by scikit-learn's HGB rule
+  (:meth:`_Grower.categorical_split`) into a :class:`~puretree.nodes.Subset` test whose
+  missing values and unknown categories take one branch;
 - a leaf's value is the Newton step ``-G / (H + l2)``: the leaf holds the statistics
   ``(H + l2, -G, sum g**2 / h)``, so its mean is that step and the model's sums need nothing else.
 
@@ -48,7 +52,8 @@ from __future__ import annotations
 import heapq
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -56,15 +61,14 @@ import numpy as np
 from .boosted import Boosted, leaf_values, table, tree_schema
 from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
-from .growth.assemble import from_records
-from .growth.engine import quantile_bins
-from .growth.histograms import binned_rows, histogram
+from .growth.assemble import assemble
+from .growth.histograms import compiled_loops, histogram
 from .growth.kernels import PARALLEL_MIN_WORK
-from .nodes import TESTS, Leaf, Node
+from .nodes import TESTS, Leaf, Node, Split, Surrogates
 from .params import Interval, Options, check
 from .tree import Tree
 
-__all__ = ["hist_gradient_boosting", "LOSSES", "MIN_HESSIAN"]
+__all__ = ["hist_gradient_boosting", "categorical_names", "LOSSES", "MIN_HESSIAN"]
 
 #: The losses, by task.
 LOSSES = {"classification": ("log_loss",), "regression": ("squared_error",)}
@@ -74,6 +78,11 @@ LOSSES = {"classification": ("log_loss",), "regression": ("squared_error",)}
 MIN_HESSIAN = 1e-3
 
 _THRESHOLD: Any = TESTS["threshold"]  # the split test a stage tree makes
+_SUBSET: Any = TESTS["subset"]  # ... on a categorical feature
+
+#: A category's least support (scikit-learn's HGB ``MIN_CAT_SUPPORT``, LightGBM's ``cat_smooth``):
+#: a category of less hessian (scaled to rows) goes right, and it smooths the sorting ratio.
+_MIN_CAT_SUPPORT = 10.0
 
 #: The smallest hessian a row keeps (a saturated probability's ``p (1 - p)`` underflows), so
 #: that its target ``-g / h`` stays finite.
@@ -161,29 +170,53 @@ def _should_stop(scores: list[float], n_iter_no_change: int, tol: float) -> bool
 
 
 class _Grower:
-    """The state of the fit shared by its stage trees: the bins, the rules, the threads."""
+    """The state of the fit shared by its stage trees: the bins, the rules, the threads, and
+    the compiled loops (``lib``; None: numpy's, the same floats)."""
 
-    def __init__(self, X: np.ndarray, bins: np.ndarray, edges: list[np.ndarray], n_bins: int, *, max_leaf_nodes: int | None, max_depth: int | None, min_samples_leaf: int, l2: float, threads: int) -> None:
-        self.X, self.bins, self.edges, self.n_bins = X, bins, edges, n_bins
-        self.leaf_rows: dict[int, np.ndarray] = {}
+    def __init__(self, X: np.ndarray, bins: np.ndarray, edges: list[np.ndarray], n_bins: int, *, max_leaf_nodes: int | None, max_depth: int | None, min_samples_leaf: int, l2: float, threads: int, lib: Any = None, pool: ThreadPoolExecutor | None = None, categories: Sequence[int] = ()) -> None:
+        self.X, self.bins, self.edges, self.n_bins = X, np.ascontiguousarray(bins), edges, n_bins
         self.max_leaf_nodes, self.max_depth, self.min_samples_leaf, self.l2 = max_leaf_nodes, max_depth, min_samples_leaf, l2
         self.threads = threads
+        # the compiled loops read one byte per bin (max_bins <= 255: always)
+        self.lib = lib if self.bins.dtype == np.uint8 else None
+        self.pool = pool
         self.slot = np.zeros(1, dtype=np.int64)
-        # cuts past a feature's last bin: no cut (its bins there are empty)
-        last = np.array([len(e) - 1 for e in edges])
+        # categories[f] > 0: a categorical feature of that many categories (its bins its codes)
+        self.categories = [int(c) for c in categories] + [0] * (len(edges) - len(categories))
+        self.categorical = [f for f, c in enumerate(self.categories) if c]
+        # the categorical features with a missing value among the training rows (scikit-learn's has_missing_values)
+        self.has_missing = {f: bool((self.bins[:, f] == n_bins - 1).any()) for f in self.categorical}
+        # cuts past a feature's last bin: no cut (its bins there are empty); a categorical feature has no cut
+        last = np.array([-1 if self.categories[f] else len(e) - 1 for f, e in enumerate(edges)], dtype=np.int64)
         self.beyond = np.arange(n_bins - 1)[None, :] > last[:, None]
         self.last = last
 
-    def histogram(self, rows: np.ndarray | None, target: np.ndarray, weight: np.ndarray) -> np.ndarray:
-        """The histogram ``(feature, bin, channel)`` of ``rows`` (None: all)."""
-        if rows is None:
-            b, t, w = self.bins, target, weight
+    def histogram(self, rows: np.ndarray, target: np.ndarray, weight: np.ndarray) -> np.ndarray:
+        """The histogram ``(feature, bin, channel)`` of ``rows``: the channels ``h``,
+        ``h * target`` (``-g``), ``h * target**2`` (feature 0's alone by the compiled loop: the
+        node's totals are read from feature 0) and the rows."""
+        n, p = self.bins.shape
+        if self.lib is None:
+            b, t, w = (self.bins, target, weight) if len(rows) == n else (self.bins[rows], target[rows], weight[rows])
+            threads = self.threads if b.size >= PARALLEL_MIN_WORK else 1
+            H, _, _ = histogram(b, t, w, np.zeros(len(t), dtype=np.int32), self.slot, 1, self.n_bins, 0, threads=threads)
+            return H[0]
+        H = np.zeros((p, self.n_bins, 4))
+        lib, args = self.lib, (self.bins.ctypes.data, n, p, rows.ctypes.data, len(rows), target.ctypes.data, weight.ctypes.data)
+
+        def call(f0: int, f1: int) -> int:
+            return int(lib.pt_hgb_histogram(*args, f0, f1, self.n_bins, H.ctypes.data))
+
+        # two halves of the features at once where the work pays for waking a thread (ctypes releases the GIL)
+        if self.pool is not None and len(rows) * p >= PARALLEL_MIN_WORK and p > 1:
+            ranges = _feature_ranges(p, self.threads)
+            futures = [self.pool.submit(call, a, b) for a, b in ranges[1:]]
+            codes = [call(*ranges[0])] + [f.result() for f in futures]
         else:
-            b, t, w = self.bins[rows], target[rows], weight[rows]
-        # threads only for work enough (a pool costs more than a small node's sums)
-        threads = self.threads if b.size >= PARALLEL_MIN_WORK else 1
-        H, _, _ = histogram(b, t, w, np.zeros(len(t), dtype=np.int32), self.slot, 1, self.n_bins, 0, threads=threads)
-        return H[0]
+            codes = [call(0, p)]
+        if any(codes):
+            raise DataError("a bin or row is out of range in hist_gradient_boosting's histogram")
+        return H
 
     def best_split(self, H: np.ndarray, total: np.ndarray) -> tuple[float, int, int, int] | None:
         """The best ``(gain, feature, cut bin, missing side)`` of a node from its histogram, or None.
@@ -216,6 +249,90 @@ class _Grower:
                 best = (g, at // gain.shape[1], at % gain.shape[1], side)
         return best
 
+    def split_of(self, H: np.ndarray, depth: int) -> tuple[np.ndarray, tuple[float, int, int, Any] | None]:
+        """A node's totals (feature 0's bins summed in order) and its best split (None: a leaf):
+        ``(gain, feature, cut bin, missing side)`` on a numeric feature, ``(gain, feature, -1,
+        (bins sent left, missing values left))`` on a categorical one; the higher gain, on a tie
+        the lower feature."""
+        deep = self.max_depth is not None and depth >= self.max_depth
+        found: tuple[float, int, int, Any] | None
+        if self.lib is None or deep:
+            total = H[0].sum(axis=0)
+            found = None if deep else self.best_split(H, total)
+        else:
+            total, out = np.empty(4), np.empty(4)
+            p = H.shape[0]
+            ok = self.lib.pt_hgb_best_split(H.ctypes.data, p, self.n_bins, self.last.ctypes.data, self.l2, float(self.min_samples_leaf), MIN_HESSIAN, total.ctypes.data, out.ctypes.data)
+            found = (float(out[0]), int(out[1]), int(out[2]), int(out[3])) if ok else None
+        if self.categorical and not deep:
+            cat = self.categorical_split(H, total)
+            if cat is not None and (found is None or cat[0] > found[0] or (cat[0] == found[0] and cat[1] < found[1])):
+                found = cat
+        return total, found
+
+    def categorical_split(self, H: np.ndarray, total: np.ndarray) -> tuple[float, int, int, tuple[np.ndarray, bool]] | None:
+        """The best split on a categorical feature, scikit-learn's HGB rule: the categories (the
+        missing values one more, where the feature had some in training) of hessian enough
+        (``h * rows / H >= 10``, ``MIN_CAT_SUPPORT``) sorted by ``sum g / (sum h + 10)``, the
+        first ones of that order (at most half, then the last ones, at most half less one) sent
+        left; the rest, and every category of too little support, right. Missing values go where
+        their category went, or, where the feature had none in training, to the child with more rows."""
+        l2, msl = self.l2, self.min_samples_leaf
+        if total[3] < 2 * msl or total[0] < 2 * MIN_HESSIAN:
+            return None
+        support = total[3] / total[0]
+        parent = total[1] * total[1] / (total[0] + l2)
+        best: tuple[float, int, int, tuple[np.ndarray, bool]] | None = None
+        missing = self.n_bins - 1
+        for f in self.categorical:
+            h = H[f]
+            candidates = np.arange(self.categories[f])
+            if self.has_missing[f]:
+                candidates = np.append(candidates, missing)
+            used = candidates[h[candidates, 0] * support >= _MIN_CAT_SUPPORT]
+            if len(used) <= 1:
+                continue
+            # sum g / (sum h + 10): the histogram holds -g
+            order = used[np.argsort(-h[used, 1] / (h[used, 0] + _MIN_CAT_SUPPORT), kind="stable")]
+            k = len(order)
+            for direction, middle in ((1, (k + 1) // 2), (-1, (k + 1) // 2 - 1)):
+                seq = order if direction == 1 else order[::-1]
+                h_left = g_left = n_left = 0.0
+                for i in range(middle):
+                    cell = h[seq[i]]
+                    n_left += cell[3]
+                    h_left += cell[0]
+                    g_left += cell[1]
+                    h_right, g_right, n_right = total[0] - h_left, total[1] - g_left, total[3] - n_left
+                    if n_left < msl or h_left < MIN_HESSIAN:
+                        continue
+                    if n_right < msl or h_right < MIN_HESSIAN:
+                        break
+                    gain = float(g_left * g_left / (h_left + l2) + g_right * g_right / (h_right + l2) - parent)
+                    if gain > 0 and (best is None or gain > best[0]):
+                        left = np.zeros(self.n_bins, dtype=bool)
+                        left[seq[: i + 1]] = True
+                        missing_left = bool(left[missing]) if self.has_missing[f] else n_left > n_right
+                        best = (gain, int(f), -1, (left, missing_left))
+        return best
+
+    def partition(self, rows: np.ndarray, f: int, b: int, side: Any) -> tuple[np.ndarray, np.ndarray]:
+        """A node's rows parted: bins up to ``b`` left, missing values to ``side``; or, on a
+        categorical feature (``b`` -1), the bins ``side[0]`` marks left; in order."""
+        if b < 0:
+            goes_left = side[0][self.bins[rows, f]]
+            return rows[goes_left], rows[~goes_left]
+        if self.lib is None:
+            col = self.bins[rows, f]
+            right = np.where(col == self.n_bins - 1, side == 1, col > b)
+            return rows[~right], rows[right]
+        left, right = np.empty_like(rows), np.empty_like(rows)
+        n, p = self.bins.shape
+        m = int(self.lib.pt_hgb_partition(self.bins.ctypes.data, n, p, rows.ctypes.data, len(rows), f, b, self.n_bins - 1, side, left.ctypes.data, right.ctypes.data))
+        if m < 0:
+            raise DataError("a row or feature is out of range in hist_gradient_boosting's partition")
+        return left[:m], right[: len(rows) - m]
+
     def value(self, stats: np.ndarray) -> list[float]:
         """A leaf's statistics: ``(H + l2, -G, sum g**2 / h)``, its mean the Newton step."""
         return [float(stats[0]) + self.l2, float(stats[1]), float(stats[2])]
@@ -223,43 +340,45 @@ class _Grower:
     def grow(self, target: np.ndarray, weight: np.ndarray, rows: np.ndarray) -> tuple[Node, np.ndarray]:
         """One stage tree on ``target = -g / h`` weighted by ``h`` over ``rows``; with each
         row's leaf value (``rows`` not among them: 0)."""
-        H0 = self.histogram(rows if len(rows) < len(target) else None, target, weight)
+        H0 = self.histogram(rows, target, weight)
         records: list[Any] = [None]
         nodes: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, int]] = {}  # open node: rows, histogram, totals, depth
-        heap: list[tuple[float, int, tuple[float, int, int, int]]] = []
+        heap: list[tuple[float, int, tuple[float, int, int, Any]]] = []
+        leaf_rows: dict[int, np.ndarray] = {}
 
         def enter(g: int, node_rows: np.ndarray, Hn: np.ndarray, depth: int) -> None:
-            total = Hn[0].sum(axis=0)
-            nodes[g] = (node_rows, Hn, total, depth)
-            found = None if self.max_depth is not None and depth >= self.max_depth else self.best_split(Hn, total)
+            total, found = self.split_of(Hn, depth)
             if found is None:
                 records[g] = self.value(total)
-                self.leaf_rows[g] = nodes.pop(g)[0]
+                leaf_rows[g] = node_rows
             else:
+                nodes[g] = (node_rows, Hn, total, depth)
                 heapq.heappush(heap, (-found[0], g, found))
 
-        self.leaf_rows = {}
         enter(0, rows, H0, 0)
         leaves = 1
         while heap and (self.max_leaf_nodes is None or leaves < self.max_leaf_nodes):
             _, g, (_, f, b, side) = heapq.heappop(heap)
             node_rows, Hn, total, depth = nodes.pop(g)
-            col = self.bins[node_rows, f]
-            miss = col == self.n_bins - 1
-            right = np.where(miss, side == 1, col > b)
-            r_rows, l_rows = node_rows[right], node_rows[~right]
-            if side == 0 or Hn[f, -1, 3] > 0:
-                missing_branch = side
-            else:  # no missing value here: the child with more rows takes them
-                missing_branch = 1 if len(r_rows) > len(l_rows) else 0
-            cut = math.inf if b >= self.last[f] else float(self.edges[f][b])
-            test = _THRESHOLD(cut, missing_branch=1 if cut == math.inf else missing_branch)
+            l_rows, r_rows = self.partition(node_rows, f, b, side)
+            fallback = None
+            if b < 0:
+                test, fallback, swap = self.subset(f, *side)
+                if swap:  # the codes sent left are none: the test names the right side's, its branch 0
+                    l_rows, r_rows = r_rows, l_rows
+            else:
+                if side == 0 or Hn[f, -1, 3] > 0:
+                    missing_branch = side
+                else:  # no missing value here: the child with more rows takes them
+                    missing_branch = 1 if len(r_rows) > len(l_rows) else 0
+                cut = math.inf if b >= self.last[f] else float(self.edges[f][b])
+                test = _THRESHOLD(cut, missing_branch=1 if cut == math.inf else missing_branch)
             kids = (len(records), len(records) + 1)
-            records[g] = (f, test, kids, self.value(total))
+            records[g] = (f, test, kids, self.value(total), fallback)
             records.extend([None, None])
-            small, large = (l_rows, r_rows) if len(l_rows) <= len(r_rows) else (r_rows, l_rows)
+            small = l_rows if len(l_rows) <= len(r_rows) else r_rows
             Hs = self.histogram(small, target, weight)
-            Hl = Hn - Hs
+            Hl = np.subtract(Hn, Hs, out=Hn)  # the parent's histogram is not needed again
             first, second = (Hs, Hl) if small is l_rows else (Hl, Hs)
             enter(kids[0], l_rows, first, depth + 1)
             enter(kids[1], r_rows, second, depth + 1)
@@ -267,12 +386,41 @@ class _Grower:
         values = np.zeros(len(target))
         for g, (node_rows, _, total, _) in nodes.items():  # the budget's open nodes: leaves
             records[g] = self.value(total)
-            self.leaf_rows[g] = node_rows
-        for g, node_rows in self.leaf_rows.items():
+            leaf_rows[g] = node_rows
+        for g, node_rows in leaf_rows.items():
             values[node_rows] = _mean(records[g])
-        self.leaf_rows = {}
-        root = from_records([Leaf(r) if isinstance(r, list) else r for r in records])
-        return root, values
+        return _assembled(records), values
+
+    def subset(self, f: int, left: np.ndarray, missing_left: bool) -> tuple[Any, int, bool]:
+        """A categorical split's test, the branch its missing values and unknown categories take
+        (scikit-learn's HGB: an unknown category goes as a missing value), and whether its
+        branches are the split's right then left side (no known code sent left)."""
+        codes = np.flatnonzero(left[: self.categories[f]])
+        if len(codes):
+            return _SUBSET(tuple(int(c) for c in codes)), 0 if missing_left else 1, False
+        rest = np.flatnonzero(~left[: self.categories[f]])
+        return _SUBSET(tuple(int(c) for c in rest)), 1 if missing_left else 0, True
+
+
+def _assembled(records: list[Any]) -> Node:
+    """The tree of a stage's records: a leaf's statistics, or a split's ``(feature, test,
+    children, statistics, fallback)`` (``fallback``: a categorical split's branch for missing
+    values and unknown categories, as :class:`~puretree.nodes.Surrogates` without surrogates)."""
+
+    def node(g: int, children: tuple[Node, ...]) -> Node:
+        rec = records[g]
+        if isinstance(rec, list):
+            return Leaf(rec)
+        f, test, _, stats, fallback = rec
+        return Split(f, test, children, stats, surrogates=None if fallback is None else Surrogates((), fallback=fallback))
+
+    return assemble([() if isinstance(r, list) else r[2] for r in records], node)
+
+
+def _feature_ranges(p: int, parts: int) -> list[tuple[int, int]]:
+    """``[0, p)`` in at most ``parts`` consecutive ranges of features."""
+    cuts = [p * i // max(1, min(parts, p)) for i in range(max(1, min(parts, p)) + 1)]
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def _mean(stats: list[float]) -> float:
@@ -294,17 +442,104 @@ def _stage_tree(grower: _Grower, target: np.ndarray, weight: np.ndarray, rows: n
 # -- fitting -----------------------------------------------------------------------------------
 
 
-def _features(ds: Dataset) -> np.ndarray:
-    """The numeric features (NaN: missing); a categorical feature or an infinite value refused by name."""
+def _features(ds: Dataset, max_bins: int) -> np.ndarray:
+    """The features (NaN: missing; a categorical one's category codes); an infinite value, or a
+    categorical feature of more than ``max_bins`` categories, refused by name."""
     for f in ds.schema.features:
-        if not f.is_numeric:
-            raise ParameterError(f"hist_gradient_boosting does not split categorical features natively yet; feature {f.name!r} is categorical (encode it as numbers first)")
+        if not f.is_numeric and len(f.categories) > max_bins:
+            raise ParameterError(f"categorical feature {f.name!r} has {len(f.categories)} categories, more than max_bins={max_bins} (one bin per category)")
     X = np.asarray(ds.X, dtype=np.float64)
     bad = np.isinf(X)
     if bad.any():
         i, j = (int(v) for v in np.argwhere(bad)[0])
         raise DataError(f"hist_gradient_boosting takes finite values or NaN (missing); feature {ds.schema.features[j].name!r} has {float(X[i, j])!r} at {ds.row_name(i)}")
     return X
+
+
+def categorical_names(chosen: Any, ds: Dataset) -> list[str]:
+    """The names of the features ``categorical_features`` makes categorical (scikit-learn's
+    forms: None or ``"from_dtype"``, the data's own categorical features alone; feature indices,
+    names, or a boolean mask), each refused by name when it is no feature.
+
+    >>> ds = as_dataset([[0.0, 1.0], [1.0, 2.0]], [0, 1])
+    >>> categorical_names([1], ds), categorical_names([True, False], ds), categorical_names(["x1"], ds)
+    (['x1'], ['x0'], ['x1'])
+    """
+    names = list(ds.schema.feature_names)
+    if chosen is None or (isinstance(chosen, str) and chosen == "from_dtype"):
+        return []
+    if isinstance(chosen, (str, bytes)):
+        raise ParameterError(f"categorical_features takes None, 'from_dtype', feature indices, names or a boolean mask, got the string {chosen!r} (write [{chosen!r}])")
+    try:
+        values = list(np.asarray(chosen).ravel().tolist()) if hasattr(chosen, "__array__") else list(chosen)
+    except TypeError:
+        raise ParameterError(f"categorical_features takes None, 'from_dtype', feature indices, names or a boolean mask, got {chosen!r}") from None
+    if values and all(isinstance(v, (bool, np.bool_)) for v in values):
+        if len(values) != len(names):
+            raise ParameterError(f"categorical_features: a boolean mask of {len(values)} values for {len(names)} features")
+        return [n for n, v in zip(names, values) if v]
+    out = []
+    for v in values:
+        if isinstance(v, str):
+            if v not in names:
+                raise ParameterError(f"categorical_features names {v!r}, which is no feature (the features: {names})")
+            out.append(v)
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            if not 0 <= int(v) < len(names):
+                raise ParameterError(f"categorical_features holds the index {int(v)}, out of range for {len(names)} features")
+            out.append(names[int(v)])
+        else:
+            raise ParameterError(f"categorical_features holds {v!r}: give feature indices, names or a boolean mask")
+    return list(dict.fromkeys(out))
+
+
+def _column_bins(column: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """A column's bin numbers (NaN: past the last) and upper edges: the numbers and edges of
+    :func:`~puretree.growth.histograms.binned_rows` with :func:`~puretree.growth.engine.quantile_bins`,
+    from one sort (a bin's upper edge is its largest training value, its last in sorted order)."""
+    nan = np.isnan(column)
+    s = np.sort(column[~nan])
+    if len(s) == 0:
+        edges = np.zeros(1)
+    else:
+        distinct = s[np.concatenate(([True], s[1:] != s[:-1]))]
+        if len(distinct) <= max_bins:
+            edges = distinct
+        else:
+            cuts = np.unique(np.quantile(s, np.arange(1, max_bins) / max_bins, method="inverted_cdf"))
+            ends = np.concatenate((np.searchsorted(s, cuts, side="right"), [len(s)]))  # each bin's end in s
+            starts = np.concatenate(([0], ends[:-1]))
+            edges = s[ends[ends > starts] - 1]
+    return np.searchsorted(edges, column, side="left"), edges
+
+
+def _binned(X: np.ndarray, max_bins: int, pool: ThreadPoolExecutor, categories: Sequence[int] = ()) -> tuple[np.ndarray, list[np.ndarray], int]:
+    """Every value's bin number (a missing value: the last bin), the edges, the bins' count, as
+    :func:`~puretree.growth.histograms.binned_rows` numbers them; the columns in ``pool``
+    (numpy's sorts and searches release the GIL). ``categories[j]`` (0: numeric) is a
+    categorical column's number of categories: its bins are its category codes.
+
+    >>> X = np.array([[1.0, 5.0], [2.0, np.nan], [3.0, 5.0], [4.0, 6.0]])
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     bins, edges, n_bins = _binned(X, 2, pool)
+    >>> bins.T.tolist(), [e.tolist() for e in edges], n_bins
+    ([[0, 0, 1, 1], [0, 2, 0, 1]], [[2.0, 4.0], [5.0, 6.0]], 3)
+    """
+
+    def column(j: int) -> tuple[np.ndarray, np.ndarray]:
+        if j < len(categories) and categories[j]:
+            codes = X[:, j]
+            return np.where(np.isnan(codes), 0, codes).astype(np.int64), np.arange(categories[j], dtype=np.float64)
+        return _column_bins(X[:, j], max_bins)
+
+    done = list(pool.map(column, range(X.shape[1])))
+    found = [e for _, e in done]
+    n_bins = max((len(e) for e in found), default=1) + 1
+    dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
+    out = np.empty(X.shape, dtype=dtype)
+    for j, (c, _) in enumerate(done):
+        out[:, j] = np.where(np.isnan(X[:, j]), n_bins - 1, c)
+    return out, found, n_bins
 
 
 def hist_gradient_boosting(
@@ -341,8 +576,12 @@ def hist_gradient_boosting(
     missing values take one more). ``early_stopping``, ``scoring`` (``"loss"`` only),
     ``validation_fraction``, ``n_iter_no_change``, ``tol`` and ``random_state`` (the validation
     split's seed) as scikit-learn's; ``option("n_iter_")`` is the number of stages kept.
-    ``categorical_features`` (native categorical splits) is not supported yet: anything but None
-    is a :class:`~puretree.errors.ParameterError`, and so is a categorical feature. ``threads``
+    ``categorical_features`` (scikit-learn's forms: None or ``"from_dtype"`` (the data's
+    categorical features alone), feature indices, names or a boolean mask) reads the named
+    numeric columns as categories (their distinct values); every categorical feature (at most
+    ``max_bins`` categories) is split natively by scikit-learn's HGB rule into a
+    :class:`~puretree.nodes.Subset` test, its missing values and unknown categories sent to one
+    branch (:class:`~puretree.nodes.Surrogates` ``fallback``). ``threads``
     (default: the cores) sum the histograms. ``progress(stages)`` is called after each stage.
     ``X``, ``y`` and the data options are :func:`~puretree.data.as_dataset`'s; nothing given is modified.
 
@@ -357,11 +596,16 @@ def hist_gradient_boosting(
         max_iter=max_iter, learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_depth=max_depth, min_samples_leaf=min_samples_leaf,
         l2_regularization=l2_regularization, max_bins=max_bins, early_stopping=early_stopping, scoring=scoring, validation_fraction=validation_fraction,
         n_iter_no_change=n_iter_no_change, tol=tol, random_state=random_state, threads=threads).items()}  # fmt: skip
-    if categorical_features is not None:
-        raise ParameterError(f"categorical_features={categorical_features!r}: native categorical splits are not supported by hist_gradient_boosting yet; encode the categories as numbers and pass categorical_features=None")
     if loss in LOSSES["regression"] and "task" not in data_options and not isinstance(X, Dataset):
         data_options = {**data_options, "task": "regression"}
     ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
+    named = categorical_names(categorical_features, ds)
+    if any(ds.schema.features[ds.schema.feature_names.index(n)].is_numeric for n in named):
+        if isinstance(X, Dataset):
+            raise ParameterError(f"categorical_features={categorical_features!r} names numeric features of a Dataset; read the dataset with categorical=[...] instead")
+        # the named columns read again as categories (their distinct values)
+        known = list(data_options.get("categorical") or ())
+        ds = as_dataset(X, y, sample_weight=sample_weight, **{**data_options, "categorical": known + [n for n in named if n not in known]})
     if ds.y is None:
         raise DataError("no target: pass y, or a dataset read with target=...")
     if ds.n_rows == 0:
@@ -379,7 +623,7 @@ def hist_gradient_boosting(
     if task == "regression" and not np.isfinite(yv).all():
         bad = int(np.flatnonzero(~np.isfinite(yv))[0])
         raise DataError(f"the target must be finite; {ds.row_name(bad)} has {float(yv[bad])!r}")
-    X_all = _features(ds)
+    X_all = _features(ds, opts["max_bins"])
     w_all = np.ones(ds.n_rows) if ds.sample_weight is None else np.asarray(ds.sample_weight, dtype=np.float64)
     n_threads = opts["threads"] or os.cpu_count() or 1
     stopping = ds.n_rows > 10_000 if opts["early_stopping"] == "auto" else bool(opts["early_stopping"])
@@ -399,8 +643,15 @@ def hist_gradient_boosting(
     if task == "classification" and len(np.unique(yt[positive])) < 2:
         raise DataError("the training rows (of positive weight, after the early-stopping split) hold one class: try another random_state or more rows")
 
-    bins, edges, n_bins = binned_rows(Xt, lambda column, j: quantile_bins(column, opts["max_bins"]), threads=n_threads)
-    grower = _Grower(Xt, bins, edges, n_bins, max_leaf_nodes=opts["max_leaf_nodes"], max_depth=opts["max_depth"], min_samples_leaf=opts["min_samples_leaf"], l2=opts["l2_regularization"], threads=n_threads)
+    with ThreadPoolExecutor(n_threads) as pool:
+        categories = [0 if f.is_numeric else len(f.categories) for f in ds.schema.features]
+        bins, edges, n_bins = _binned(Xt, opts["max_bins"], pool, categories)
+        grower = _Grower(Xt, bins, edges, n_bins, max_leaf_nodes=opts["max_leaf_nodes"], max_depth=opts["max_depth"], min_samples_leaf=opts["min_samples_leaf"], l2=opts["l2_regularization"], threads=n_threads, lib=compiled_loops(), pool=pool if n_threads > 1 else None, categories=categories)
+        return _boost(grower, ds, loss, yt, wt, positive, n_classes, opts, stopping, X_val, y_val, w_val, progress)
+
+
+def _boost(grower: _Grower, ds: Dataset, loss: str, yt: np.ndarray, wt: np.ndarray, positive: np.ndarray, n_classes: int, opts: dict[str, Any], stopping: bool, X_val: np.ndarray | None, y_val: np.ndarray | None, w_val: np.ndarray | None, progress: Callable[[int], None] | None) -> Boosted:
+    """The stages, grown on the binned training rows, and the model."""
     init = _init(loss, yt[positive], wt[positive], n_classes)
     K = len(init)
     raw = np.tile(init, (len(yt), 1))

@@ -179,7 +179,13 @@ def test_best_split_takes_the_l2_term_and_the_hessian_floor():
 
 def test_bad_input_is_refused_by_name():
     X, y = _small()
-    with pytest.raises(ParameterError, match="categorical_features"):
+    with pytest.raises(ParameterError, match="categorical_features names 'nope'"):
+        hist_gradient_boosting(X, y, categorical_features=["nope"])
+    with pytest.raises(ParameterError, match="index 7, out of range"):
+        hist_gradient_boosting(X, y, categorical_features=[7])
+    with pytest.raises(ParameterError, match="boolean mask of 2 values for 4 features"):
+        hist_gradient_boosting(X, y, categorical_features=[True, False])
+    with pytest.raises(ParameterError, match="categorical feature 'x0' has 300 categories, more than max_bins=255"):
         hist_gradient_boosting(X, y, categorical_features=[0])
     with pytest.raises(ParameterError, match="max_bins"):
         hist_gradient_boosting(X, y, max_bins=256)
@@ -191,8 +197,8 @@ def test_bad_input_is_refused_by_name():
     bad[3, 2] = np.inf
     with pytest.raises(DataError, match="'x2'.*inf"):
         hist_gradient_boosting(bad, y)
-    with pytest.raises(ParameterError, match="categorical.*'colour'"):
-        hist_gradient_boosting([{"colour": "red", "x": 1.0}, {"colour": "blue", "x": 2.0}] * 20, [0, 1] * 20)
+    with pytest.raises(ParameterError, match="numeric features of a Dataset"):
+        hist_gradient_boosting(pt.as_dataset(X, y), categorical_features=[0])
     with pytest.raises(DataError, match="two classes"):
         hist_gradient_boosting(X, np.zeros(len(X), dtype=int))
 
@@ -212,3 +218,129 @@ def test_command_line_fit_hist_gradient_boosting(tmp_path):
     assert len(model.stages) == 7 and model.option("builder") == "hist_gradient_boosting" and model.option("min_samples_leaf") == 5
     bad = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "label", "--ensemble", "forest", "--l2-regularization", "1", "-o", str(tmp_path / "f.json")], capture_output=True, text=True)
     assert bad.returncode != 0 and "--l2-regularization: for --ensemble hist-gradient-boosting only" in bad.stderr and "Traceback" not in bad.stderr
+
+
+# -- the compiled loops and the binning give numpy's floats ----------------------------------------
+
+
+def test_compiled_loops_grow_numpys_trees(monkeypatch):
+    # weights (some zero), missing values, three classes: the C histogram, split search and
+    # partition against the numpy ones, model for model
+    X, y = _small(n=2000, classes=3, nan=0.05)
+    w = np.random.default_rng(3).random(len(y))
+    w[:20] = 0
+    compiled = hist_gradient_boosting(X, y, max_iter=6, min_samples_leaf=5, sample_weight=w, threads=2)
+    monkeypatch.setenv("PURETREE_ENGINE", "numpy")
+    assert hist_gradient_boosting(X, y, max_iter=6, min_samples_leaf=5, sample_weight=w, threads=2) == compiled
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.sampled_from([0.0, 0.2]))
+def test_binning_is_the_binned_sources(seed, max_bins, nan):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from puretree.growth.engine import quantile_bins
+    from puretree.growth.histograms import binned_rows
+    from puretree.hist_gradient_boosting import _binned
+
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=300), rng.integers(0, 5, 300).astype(float), np.round(rng.normal(size=300), 1)])
+    X[rng.random(X.shape) < nan] = np.nan
+    with ThreadPoolExecutor(2) as pool:
+        bins, edges, n_bins = _binned(X, max_bins, pool)
+    want, want_edges, want_n = binned_rows(X, lambda column, j: quantile_bins(column, max_bins))
+    assert n_bins == want_n and np.array_equal(bins, want)
+    assert all(np.array_equal(a, b) for a, b in zip(edges, want_edges))
+
+
+# -- native categorical splits -----------------------------------------------------------------
+
+
+def _categorical(seed=0, n=600, nan=0.08):
+    rng = np.random.default_rng(seed)
+    c = rng.integers(0, 7, n).astype(float)
+    c[rng.random(n) < nan] = np.nan
+    x = np.round(rng.normal(size=n), 1)  # fewer values than bins: both libraries' bins are the values
+    effect = np.array([1.0, -1.0, 0.5, -0.5, 2.0, 0.0, -2.0])
+    logit = np.where(np.isnan(c), 1.5, effect[np.nan_to_num(c).astype(int)]) + 0.3 * x
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    return np.column_stack([c, x]), y
+
+
+@pytest.mark.parametrize("nan", [0.08, 0.0])
+def test_categorical_splits_are_scikit_learns(nan):
+    # scikit-learn's HGB rule: categories sorted by gradient / (hessian + 10), the best prefix
+    # from either end; a missing value where its category went (or, none in training, to the
+    # child with more rows); an unknown category as a missing value. One categorical and one
+    # numeric feature: the same trees, so the same raw scores (theirs sum float32 gradients)
+    X, y = _categorical(nan=nan)
+    kw = dict(max_iter=8, min_samples_leaf=5, learning_rate=0.3, early_stopping=False)
+    ours = hist_gradient_boosting(X, y, categorical_features=[0], **kw)
+    theirs = HistGradientBoostingClassifier(categorical_features=[0], **kw).fit(X, y)
+    test = np.vstack([X, X[[0, 0, 0]]])
+    test[-3:, 0] = [np.nan, 9.0, 5.0]  # missing, unknown, known (one row's other value)
+    with pytest.warns(UserWarning, match="9"):
+        got = ours.decision_function(test)
+    assert np.allclose(got, theirs.decision_function(test), rtol=0, atol=1e-6)
+    assert got[-3] == got[-2]  # the unknown category goes as the missing value
+    subsets = [n for stage in ours.stages for tree in stage for n in pt.iter_nodes(tree) if isinstance(n, Split) and n.test.kind == "subset"]
+    assert subsets and all(n.surrogates is not None and n.surrogates.fallback in (0, 1) and not n.surrogates.splits for n in subsets)
+
+
+def test_categorical_model_exports_and_round_trips():
+    X, y = _categorical(n=400)
+    model = hist_gradient_boosting(X, y, categorical_features=[0], max_iter=5, min_samples_leaf=10)
+    probe = np.vstack([X[:40], [[np.nan, 0.3], [8.0, -0.3]]])  # a missing value and an unknown category
+    for target in ("python", "c"):
+        report = pt.verify(model, probe, target)
+        assert report.n_checked >= 42 and report.n_mismatches == 0, report.mismatches[:3]
+    assert from_json(to_json(model)) == model
+
+
+def test_categorical_columns_by_name_mask_and_from_the_data():
+    X, y = _categorical(n=300)
+    by_index = hist_gradient_boosting(X, y, categorical_features=[0], max_iter=3, min_samples_leaf=10)
+    assert hist_gradient_boosting(X, y, categorical_features=["x0"], max_iter=3, min_samples_leaf=10) == by_index
+    assert hist_gradient_boosting(X, y, categorical_features=np.array([True, False]), max_iter=3, min_samples_leaf=10) == by_index
+    # a column of strings is categorical already (None and "from_dtype": the data's own)
+    rows = [{"colour": "red" if c == 0 else "blue" if c == 1 else "green", "x": float(x)} for c, x in zip(np.nan_to_num(X[:, 0]) % 3, X[:, 1])]
+    for chosen in (None, "from_dtype"):
+        model = hist_gradient_boosting(rows, y, categorical_features=chosen, max_iter=3, min_samples_leaf=10)
+        assert not model.schema.features[0].is_numeric and model.predict(rows).shape == (300,)
+
+
+def test_credit_g_categoricals_within_half_a_point_of_sklearn_and_lightgbm():
+    import pandas as pd
+    from pathlib import Path
+
+    frame = pd.read_csv(Path(__file__).parent / "data" / "credit-g.csv")
+    y = (frame.pop("class") == "good").astype(int).to_numpy()
+    categorical = [j for j, name in enumerate(frame.columns) if not pd.api.types.is_numeric_dtype(frame[name])]
+    for j in categorical:  # the categories as their codes, for all three
+        frame[frame.columns[j]] = frame[frame.columns[j]].astype("category").cat.codes.astype(float)
+    X = frame.to_numpy(dtype=np.float64)
+    correct = {"puretree": [], "sklearn": [], "lightgbm": []}
+    for seed in range(5):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, stratify=y, random_state=seed)
+        ours = hist_gradient_boosting(Xtr, ytr, early_stopping=False, categorical_features=categorical, **PROTOCOL)
+        correct["puretree"].append(np.sum(ours.predict(Xte) == yte))
+        theirs = HistGradientBoostingClassifier(early_stopping=False, random_state=0, categorical_features=categorical, **PROTOCOL).fit(Xtr, ytr)
+        correct["sklearn"].append(np.sum(theirs.predict(Xte) == yte))
+        light = lgb.LGBMClassifier(n_estimators=100, learning_rate=0.1, num_leaves=31, min_data_in_leaf=20, lambda_l2=0.0, max_bin=255, min_sum_hessian_in_leaf=1e-3, verbose=-1, n_jobs=2)
+        correct["lightgbm"].append(np.sum(light.fit(Xtr, ytr, categorical_feature=categorical).predict(Xte) == yte))
+    acc = {k: 100 * float(np.mean(v)) / len(yte) for k, v in correct.items()}
+    assert abs(acc["puretree"] - acc["sklearn"]) <= 0.5 and abs(acc["puretree"] - acc["lightgbm"]) <= 0.5, acc
+
+
+def test_command_line_splits_a_categorical_column_natively(tmp_path):
+    import subprocess
+    import sys
+
+    rows = ["colour,x,label"] + [f"{('red', 'green', 'blue', 'grey')[i % 4]},{i % 7},{'yes' if i % 4 in (0, 2) else 'no'}" for i in range(200)]
+    data = tmp_path / "data.csv"
+    data.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "model.json"
+    run = subprocess.run([sys.executable, "-m", "puretree", "fit", str(data), "--target", "label", "--ensemble", "hist-gradient-boosting", "--n-estimators", "3", "--min-samples-leaf", "5", "--no-progress", "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    root = pt.load(out).stages[0][0].root
+    assert root.test.kind == "subset" and {pt.load(out).schema.features[0].categories[c] for c in root.test.left_codes} in ({"red", "blue"}, {"green", "grey"})

@@ -51,7 +51,13 @@ def test_staged_predictions_end_at_the_final_ones():
     assert np.array_equal(list(reg.staged_predict(X))[-1], reg.predict(X))
 
 
-def test_categorical_features_refused_by_name():
-    X, y = load_iris(return_X_y=True)
+def test_categorical_features_split_natively():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 6, 400).astype(float), rng.normal(size=400)])
+    y = np.isin(X[:, 0], [1.0, 4.0]).astype(int)  # no threshold on the codes separates these
+    clf = HistGradientBoostingClassifier(categorical_features=[0], max_iter=3, min_samples_leaf=5).fit(X, y)
+    model = pt.hist_gradient_boosting(X, y, categorical_features=[0], max_iter=3, min_samples_leaf=5, random_state=0)
+    assert np.array_equal(clf.predict_proba(X), model.predict_proba(X)) and np.array_equal(clf.predict(X), y)
+    assert clf.model_.stages[0][0].root.test.kind == "subset"
     with pytest.raises(ParameterError, match="categorical_features"):
-        HistGradientBoostingClassifier(categorical_features=[0]).fit(X, y)
+        HistGradientBoostingClassifier(categorical_features=["nope"]).fit(X, y)

@@ -14,6 +14,7 @@
  */
 
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 
 #ifdef _WIN32
@@ -168,6 +169,126 @@ PT_EXPORT int64_t pt_hist_cuts(const double *H, int64_t n, int64_t p, int64_t n_
             }
             m = kept;
         }
+    }
+    return m;
+}
+
+/* Histogram gradient boosting (puretree/hist_gradient_boosting.py): a node's histogram of its
+ * rows only, its best split, and its rows parted between its children.
+ *
+ * The histogram (p, n_bins, 4) of the rows rows[0..n_rows) over features [f0, f1), whose
+ * cells are zero on entry: per cell, channel 0 the sum of w, channel 1 of w * y, channel 3
+ * the rows, each added in the rows' order from 0.0 (the floats of pt_hist_accumulate with
+ * k == 0); channel 2 (the sum of w * y * y, the leaf's third statistic) is summed for
+ * feature 0 alone, the one feature a node's totals are read from: boosting needs no other. */
+PT_EXPORT int pt_hgb_histogram(const uint8_t *bins, int64_t n, int64_t p, const int64_t *rows, int64_t n_rows, const double *y, const double *w, int64_t f0,
+                               int64_t f1, int64_t n_bins, double *H) {
+    if (f0 < 0 || f1 > p || f0 > f1 || n_bins < 1 || n_bins > 256) return PT_BAD_INPUT;
+    for (int64_t i = 0; i < n_rows; i++) {
+        int64_t r = rows[i];
+        if (r < 0 || r >= n) return PT_BAD_INPUT;
+        double wr = w[r], wy = wr * y[r];
+        const uint8_t *row = bins + r * p;
+        int64_t f = f0;
+        if (f == 0 && f1 > 0) {
+            if (row[0] >= n_bins) return PT_BAD_INPUT;
+            double *cell = H + (int64_t)row[0] * 4;
+            cell[0] += wr;
+            cell[1] += wy;
+            cell[2] += wy * y[r];
+            cell[3] += 1.0;
+            f = 1;
+        }
+        for (; f < f1; f++) {
+            int64_t b = row[f];
+            if (b >= n_bins) return PT_BAD_INPUT;
+            double *cell = H + (f * n_bins + b) * 4;
+            cell[0] += wr;
+            cell[1] += wy;
+            cell[3] += 1.0;
+        }
+    }
+    return PT_OK;
+}
+
+/* The best split of a node from its histogram H (p, n_bins, 4), the last bin its missing
+ * values: numpy's floats of hist_gradient_boosting._Grower.best_split, computed in place.
+ * The node's totals are feature 0's bins summed in order (written to total[0..4)); a cut after
+ * bin b (b <= last[f]) sends bins 0..b left, the missing values right (side 1) or, where the
+ * feature has some, left (side 0); each side needs min_leaf rows and min_hessian; the gain is
+ * GL^2 / (HL + l2) + GR^2 / (HR + l2) - G^2 / (H + l2). The first best over (feature, cut) for
+ * side 1, then side 0 where strictly better. out: gain, feature, cut, side; returns 1 if a
+ * positive gain was found, else 0. */
+PT_EXPORT int pt_hgb_best_split(const double *H, int64_t p, int64_t n_bins, const int64_t *last, double l2, double min_leaf, double min_hessian, double *total,
+                                double *out) {
+    int found = 0;
+    for (int64_t c = 0; c < 4; c++) {
+        double s = H[c];
+        for (int64_t b = 1; b < n_bins; b++) s += H[b * 4 + c];
+        total[c] = s;
+    }
+    if (total[3] < 2 * min_leaf || total[0] < 2 * min_hessian || p < 1 || n_bins < 2) return 0;
+    double parent = total[1] * total[1] / (total[0] + l2);
+    for (int side = 1; side >= 0; side--) {
+        double best = -HUGE_VAL;
+        int64_t best_f = 0, best_b = 0;
+        for (int64_t f = 0; f < p; f++) {
+            const double *h = H + f * n_bins * 4, *miss = h + (n_bins - 1) * 4;
+            if (side == 0 && !(miss[3] > 0)) continue;
+            double L[4] = {0.0, 0.0, 0.0, 0.0};
+            for (int64_t b = 0; b + 1 < n_bins; b++) {
+                for (int64_t c = 0; c < 4; c++) L[c] = b == 0 ? h[c] : L[c] + h[b * 4 + c];
+                if (b > last[f]) break;
+                double l0 = L[0], l1 = L[1], l3 = L[3];
+                if (side == 0) {
+                    l0 = l0 + miss[0];
+                    l1 = l1 + miss[1];
+                    l3 = l3 + miss[3];
+                }
+                double r0 = total[0] - l0, r1 = total[1] - l1, r3 = total[3] - l3;
+                if (!(l3 >= min_leaf && r3 >= min_leaf && l0 >= min_hessian && r0 >= min_hessian)) continue;
+                double a = l1 * l1, d = l0 + l2, e = r1 * r1, q = r0 + l2;
+                double gain = a / d + e / q - parent;
+                if (gain > best) {
+                    best = gain;
+                    best_f = f;
+                    best_b = b;
+                }
+            }
+        }
+        if (best > 0 && (!found || best > out[0])) {
+            out[0] = best;
+            out[1] = (double)best_f;
+            out[2] = (double)best_b;
+            out[3] = (double)side;
+            found = 1;
+        }
+        if (side == 1) {
+            int any = 0;
+            for (int64_t f = 0; f < p; f++) any |= H[(f * n_bins + n_bins - 1) * 4 + 3] > 0;
+            if (!any) break;
+        }
+    }
+    return found;
+}
+
+/* The rows rows[0..n_rows) of a node parted by feature f: a row goes right when its bin is
+ * above cut, or, a missing value (bin missing), when missing_right is 1; each side keeps the
+ * rows' order. Writes left[0..m) and right[0..n_rows - m) and returns m, or -1 for a row or
+ * feature out of range. */
+PT_EXPORT int64_t pt_hgb_partition(const uint8_t *bins, int64_t n, int64_t p, const int64_t *rows, int64_t n_rows, int64_t f, int64_t cut, int64_t missing,
+                                   int64_t missing_right, int64_t *left, int64_t *right) {
+    if (f < 0 || f >= p) return -1;
+    int64_t m = 0, k = 0;
+    for (int64_t i = 0; i < n_rows; i++) {
+        int64_t r = rows[i];
+        if (r < 0 || r >= n) return -1;
+        int64_t b = bins[r * p + f];
+        int goes_right = b == missing ? missing_right == 1 : b > cut;
+        if (goes_right)
+            right[k++] = r;
+        else
+            left[m++] = r;
     }
     return m;
 }

@@ -60,6 +60,7 @@ from .level import grow as grow_frontier
 
 __all__ = [
     "root_ids",
+    "compiled_loops",
     "row_stats",
     "histogram",
     "root_histogram",
@@ -176,8 +177,21 @@ def _library(*, required: bool = False) -> Any:
         lib.pt_hist_move.restype = ctypes.c_int
         lib.pt_hist_cuts.argtypes = [p, i64, i64, i64, i64, p, ctypes.c_double, p, p, p, p, p, i64]
         lib.pt_hist_cuts.restype = i64
+        lib.pt_hgb_histogram.argtypes = [p, i64, i64, p, i64, p, p, i64, i64, i64, p]
+        lib.pt_hgb_histogram.restype = ctypes.c_int
+        d = ctypes.c_double
+        lib.pt_hgb_best_split.argtypes = [p, i64, i64, p, d, d, d, p, p]
+        lib.pt_hgb_best_split.restype = ctypes.c_int
+        lib.pt_hgb_partition.argtypes = [p, i64, i64, p, i64, i64, i64, i64, i64, p, p]
+        lib.pt_hgb_partition.restype = i64
         lib._pt_hist_declared = True
     return lib
+
+
+def compiled_loops() -> Any:
+    """The compiled library with the binned source's loops declared (``pt_hgb_*`` too, for
+    :mod:`puretree.hist_gradient_boosting`), or None: numpy's functions then, the same floats."""
+    return _library()
 
 
 def _ptr(a: np.ndarray | None) -> int | None:
