@@ -48,7 +48,7 @@ from ..errors import CodegenError
 from ..files import write_folder
 from ..io.json import to_json
 from ..mcu import measured_files, rows_runner
-from . import boosted as boosting, languages, literals as lit, render, selftest as self_test, verify as single
+from . import boosted as boosting, boosted_languages, languages, literals as lit, render, selftest as self_test, verify as single
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
 __all__ = ["generate", "generate_measured", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
@@ -68,8 +68,6 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
     if target not in _TARGETS:
         raise CodegenError(f"ensembles are generated for the built-in targets {', '.join(_TARGETS)}, not {target!r}")
     opts = check_options(target, {"name": name, "feature_type": feature_type, **options})
-    if target in languages.TARGETS and ens.method == "adaboost":
-        raise CodegenError(f"the {target} target writes bagging and random forests; AdaBoost's probabilities (through exp) are written for python, c and c-table")
     quantize = options.pop("quantize", None)
     members = [f"{name}_m{i}" for i in range(len(ens.members))]
     for m in members[-1:]:
@@ -148,6 +146,8 @@ def generate(model: Any, target: str, *, selftest: bool = False, **options: Any)
     ``selftest``, the code carries its self-test (:mod:`puretree.codegen.selftest`)."""
     if isinstance(model, Ensemble):
         files = ensemble_files(model, target, **options)
+    elif isinstance(model, Boosted) and target in languages.TARGETS:
+        files = boosted_languages.boosted_files(model, target, **options)
     elif isinstance(model, Boosted):
         files = boosting.boosted_files(model, target, **options)
     else:
@@ -394,6 +394,8 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     quantization value for value, and the rows of ``X`` whose prediction the quantization
     changes, at most ``max_changed`` of them. ``on``: run the C on an emulated
     microcontroller (:mod:`puretree.mcu`), not with ``quantize`` (as for a tree)."""
+    if isinstance(model, Boosted) and target in languages.TARGETS:
+        return boosted_languages.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, **options)
     if isinstance(model, Boosted):
         return boosting.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, **options)
     if not isinstance(model, Ensemble):
@@ -428,8 +430,9 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
                 (work / filename).write_text(text, encoding="utf-8")
             got = _run_python(ens, work, name, rows)
         elif target in languages.TARGETS:
-            command = languages.build(files, target, name, regression=ens.schema.is_regression, workdir=work)
-            got = languages.run(command, rows, regression=ens.schema.is_regression)
+            kind = "adaboost" if ens.method == "adaboost" and not ens.schema.is_regression else "tree"
+            command = languages.build(files, target, name, regression=ens.schema.is_regression, workdir=work, kind=kind)
+            got = languages.run(command, rows, regression=ens.schema.is_regression, kind=kind)
         elif on is not None:
             got = _run_board(ens, files, work, name, ftype, rows, on)
         else:
