@@ -29,7 +29,6 @@ lgb = pytest.importorskip("lightgbm")
 TARGETS = ("javascript", "java", "rust")
 FORMS = ("nested", "table")
 DATA = Path(__file__).parent / "data"
-LITERAL = {"javascript": lit.js_float, "java": lit.java_double, "rust": lit.rust_f64}
 MAIN = {"javascript": "tree.js", "java": "tree.java", "rust": "tree.rs"}
 
 
@@ -111,20 +110,25 @@ def _edited(monkeypatch, edit):
 
 
 # What each language's float32 sum after a tree is written as.
-FLOAT32_SUM = {"javascript": "acc0 = Math.fround(acc0 + ", "java": "acc0 = (float) (acc0 + ", "rust": "acc0 = (acc0 as f64 + "}
+FLOAT32_SUM = {"javascript": "acc0 = Math.fround(acc0 + ", "java": "float acc0 = (float) ", "rust": "let mut acc0: f32 = "}
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_verify_finds_a_threshold_moved_by_one_float32_step(models, monkeypatch, target):
     # The first tree's root threshold of the XGBoost model, nudged to the next float32 up in the
     # generated code: the row at the threshold's neighbour goes the other way.
+    # JavaScript compares Math.fround(x) with the double threshold; Java and Rust compare in
+    # float32 with the largest float32 at most the threshold.
     model, X = models["xgboost_binary"]
-    t = table(model.stages[0][0])
-    old = float(t.threshold[0])
-    new = float(np.nextafter(np.float32(old), np.float32(np.inf)))
-    literal = LITERAL[target]
-    assert literal(old) in generate(model, target, form="nested")[MAIN[target]]
-    _edited(monkeypatch, lambda text: text.replace(f" {literal(old)}", f" {literal(new)}", 1))
+    t = float(table(model.stages[0][0]).threshold[0])
+    if target == "javascript":
+        old, new = lit.js_float(t), lit.js_float(float(np.nextafter(np.float32(t), np.float32(np.inf))))
+    else:
+        spell = boosted_languages._Lang(target).float32
+        below = boosted_languages.boosting._float_below(t)
+        old, new = spell(below), spell(float(np.nextafter(np.float32(below), np.float32(np.inf))))
+    assert old in generate(model, target, form="nested")[MAIN[target]]
+    _edited(monkeypatch, lambda text: text.replace(f" {old}", f" {new}", 1))
     assert verify(model, X, target, form="nested").n_mismatches >= 1
 
 
@@ -135,9 +139,8 @@ def test_verify_finds_xgboost_summed_in_double(models, monkeypatch, target):
     model, X = models["xgboost_binary"]
     assert FLOAT32_SUM[target] in generate(model, target, form="nested")[MAIN[target]]
     double = {"javascript": [(r"acc0 = Math\.fround\(acc0 \+ (.*)\);", r"acc0 += \1;")],
-              "java": [(r"float acc0 = \(float\) ", "double acc0 = "), (r"acc0 = \(float\) \(acc0 \+ (t\d+\(x\))\);", r"acc0 += \1;")],
-              "rust": [(r"let mut acc0: f32 = (.*) as f32;", r"let mut acc0: f64 = \1;"), (r"acc0 = \(acc0 as f64 \+ (t\d+\(x\))\) as f32;", r"acc0 += \1;"),
-                       (r"\[acc0 as f64\]", "[acc0]")]}[target]
+              "java": [(r"float acc0 = \(float\) ", "double acc0 = ")],
+              "rust": [(r"let mut acc0: f32 = (.*) as f32;", r"let mut acc0: f64 = \1;"), (r"acc0 \+= (t\d+\(x\));", r"acc0 += \1 as f64;"), (r"\[acc0 as f64\]", "[acc0]")]}[target]
 
     def edit(text):
         for old, new in double:
@@ -168,13 +171,21 @@ def test_verify_finds_a_wrong_adaboost_weight(models, monkeypatch, target):
 
 
 def test_auto_is_nested_for_small_models_and_the_table_past_the_limits(models, monkeypatch):
-    model, _ = models["gb_binary"]
-    assert "function leaf(" not in generate(model, "javascript")["tree.js"]
+    # JavaScript: the trees inline in decisionFunction, past the limit a function per tree;
+    # Java: a method per tree, past the limit the tables.
+    model, X = models["gb_binary"]
+    js = generate(model, "javascript")["tree.js"]
+    assert "function leaf(" not in js and "function t0(" not in js
     assert "private static double t0(" in generate(model, "java")["tree.java"]
     monkeypatch.setattr(boosted_languages, "JS_NESTED_MAX_NODES", 3)
     monkeypatch.setattr(boosted_languages, "JAVA_NESTED_MAX_TREE_NODES", 3)
-    assert "function leaf(" in generate(model, "javascript")["tree.js"]
+    js = generate(model, "javascript")["tree.js"]
+    assert "function t0(x)" in js and "function leaf(" not in js
     assert "private static double leaf(" in generate(model, "java")["tree.java"]
+    assert verify(model, X, "javascript").n_mismatches == 0
+    xgb_model, xgb_X = models["xgboost_multiclass"]  # float32 sums through the functions' answers
+    assert "function t0(x)" in generate(xgb_model, "javascript")["tree.js"]
+    assert verify(xgb_model, xgb_X, "javascript").n_mismatches == 0
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -50,9 +50,10 @@ from .verify import MAX_REPORTED, Report
 __all__ = ["boosted_files", "verify", "JS_NESTED_MAX_NODES", "JAVA_NESTED_MAX_TREE_NODES", "JAVA_NESTED_MAX_LITERALS"]
 
 
-#: Most internal nodes the nested JavaScript inlines into one function (V8 optimizes functions
-#: up to 60 KB of bytecode, about 15 bytes a node); bigger models are written as tables.
-JS_NESTED_MAX_NODES = 3000
+#: Most internal nodes the nested JavaScript inlines into one function (V8's optimizing compiler
+#: leaves bigger functions to the interpreter: LightGBM's 100 trees of 31 leaves, 2,358 nodes
+#: inline, ran 3.5x slower than as tables); bigger models are written a function per tree.
+JS_NESTED_MAX_NODES = 1000
 #: Most nodes of one tree in a nested Java method (javac's limit is 64 KB of bytecode a method,
 #: HotSpot compiles methods up to 8,000 bytes: about 500 nodes) and most distinct double
 #: literals in the class (its constant pool holds 65,535 entries, two a double).
@@ -76,6 +77,23 @@ class _Lang:
             return f"x[{j}]"
         return {"javascript": f"Math.fround(x[{j}])", "java": f"((double) (float) x[{j}])", "rust": f"(x[{j}] as f32 as f64)"}[self.target]
 
+    def read32(self, j: int) -> str:
+        """Feature j of the row as a float32 (Java, Rust)."""
+        return {"java": f"((float) x[{j}])", "rust": f"(x[{j}] as f32)"}[self.target]
+
+    def float32(self, v: float) -> str:
+        """A float32 value as a float literal read back exactly (Java, Rust)."""
+        if math.isinf(v):
+            return {"java": "java.lang.Float.POSITIVE_INFINITY", "rust": "f32::INFINITY"}[self.target] if v > 0 else {"java": "java.lang.Float.NEGATIVE_INFINITY", "rust": "f32::NEG_INFINITY"}[self.target]
+        if math.isnan(v):
+            return {"java": "java.lang.Float.NaN", "rust": "f32::NAN"}[self.target]
+        text = str(np.float32(v))  # numpy's shortest float32 round trip
+        if "." not in text and "e" not in text:
+            text += ".0"
+        if self.target == "rust":
+            return text + "f32"
+        return f"({text}f)" if text.startswith("-") else text + "f"
+
     def local(self, v: str, expr: str) -> str:
         return {"javascript": f"const {v} = {expr};", "java": f"final double {v} = {expr};", "rust": f"let {v}: f64 = {expr};"}[self.target]
 
@@ -92,11 +110,13 @@ class _Lang:
         return "===" if self.target == "javascript" else "=="
 
 
-def _tree_lines(lang: _Lang, a: dict[str, Any], root: int, leaf: Any, float32: bool, numeric: list[bool], pad: str) -> list[str]:
+def _tree_lines(lang: _Lang, a: dict[str, Any], root: int, leaf: Any, float32: bool, numeric: list[bool], pad: str, *, in_float: bool = False) -> list[str]:
     """One tree as nested if/else: ``leaf(i)`` is the statement (or, in Rust, the expression)
     of node i's value. A threshold split sends NaN where its table does (``!(v > t)``: NaN
     left), a subset split its left codes, its other known codes, NaN and any other value each
-    their way (a child -1: the node's own value, as the table walk stops there)."""
+    their way (a child -1: the node's own value, as the table walk stops there). ``in_float``
+    (Java, Rust): a numeric feature's threshold test in float32, the float32 reading against
+    the largest float32 at most the threshold (the same test: no float32 lies between them)."""
     lines: list[str] = []
     eq = lang.eq()
 
@@ -118,6 +138,8 @@ def _tree_lines(lang: _Lang, a: dict[str, Any], root: int, leaf: Any, float32: b
         x = lang.read(j, float32 and numeric[j])
         if kind == 1:
             t = lang.num(a["threshold"][i])
+            if nan in (left, right) and in_float and numeric[j]:
+                x, t = lang.read32(j), lang.float32(boosting._float_below(a["threshold"][i]))
             if nan in (left, right):
                 test = f"!({x} > {t})" if nan == left and nan != right else f"{x} <= {t}"
                 lines.append(pad + lang.cond(test))
@@ -182,8 +204,6 @@ def _boosted_form(model: Any, target: str, a: dict[str, Any], form: str) -> str:
         return form
     if deep:
         return "table"
-    if target == "javascript" and _n_internal(a) > JS_NESTED_MAX_NODES:
-        return "table"
     if target == "java" and (max(_tree_sizes(a), default=0) > JAVA_NESTED_MAX_TREE_NODES or len(set(a["threshold"]) | set(a["value"])) > JAVA_NESTED_MAX_LITERALS):
         return "table"
     return "nested"
@@ -212,6 +232,10 @@ def _facts(model: Boosted, a: dict[str, Any]) -> dict[str, Any]:
     regression = LOSSES[model.loss] == "identity"
     return {
         "float32": model.precision == "float32",
+        # float32 sums (XGBoost) whose every step can be a float32 addition: learning rate 1 and
+        # float32 values, so float32(double(acc) + value) is acc + value in float32 (one rounding of
+        # the exact sum either way), a shorter chain of dependent instructions per tree
+        "in_float": model.precision == "float32" and model.learning_rate == 1.0 and all(math.isnan(v) or float(np.float32(v)) == v for v in a["value"]),
         "k": model.n_outputs,
         "regression": regression,
         "n_classes": 0 if regression else len(model.schema.classes),
@@ -276,7 +300,7 @@ def _boosted_js(model: Any, name: str, a: dict[str, Any], nested: bool) -> str:
         src += ["const CLASSES = Object.freeze([" + ", ".join(lang.string(c) for c in _labels(model)) + "]);", f"const N_CLASSES = {f['n_classes']};"]
     src += ["", "function check(x) {", "    if (x.length !== N_FEATURES) {", '        throw new RangeError("expected " + N_FEATURES + " values, got " + x.length);', "    }", "}", ""]
     init = [lit.js_float(v) for v in model.init]
-    if nested:
+    if nested and _n_internal(a) <= JS_NESTED_MAX_NODES:
         src += ["// The raw scores of row x: every tree inline, its leaf adding learning_rate * value (a literal).", "function decisionFunction(x) {", "    check(x);"]
         src += [f"    let acc{j} = {f'Math.fround({v})' if f['float32'] else v};" for j, v in enumerate(init)]
         for t, (root, out) in enumerate(zip(a["roots"], a["outputs"])):
@@ -284,6 +308,18 @@ def _boosted_js(model: Any, name: str, a: dict[str, Any], nested: bool) -> str:
                 c = lit.js_float(lr * a["value"][i])
                 return f"acc{out} = Math.fround(acc{out} + {c});" if f["float32"] else f"acc{out} += {c};"
             src += [f"    // tree {t}", *_tree_lines(lang, a, root, leaf, f["float32"], f["numeric"], "    ")]
+        src += ["    return [" + ", ".join(f"acc{j}" for j in range(k)) + "];", "}"]
+    elif nested:
+        # a function per tree (each small enough for V8 to optimize), answering its leaf's
+        # learning_rate * value (a literal)
+        for t, root in enumerate(a["roots"]):
+            def leaf(i: int) -> str:
+                return f"return {lit.js_float(lr * a['value'][i])};"
+            src += [f"function t{t}(x) {{", *_tree_lines(lang, a, root, leaf, f["float32"], f["numeric"], "    "), "}", ""]
+        src += ["// The raw scores of row x.", "function decisionFunction(x) {", "    check(x);"]
+        src += [f"    let acc{j} = {f'Math.fround({v})' if f['float32'] else v};" for j, v in enumerate(init)]
+        for t, out in enumerate(a["outputs"]):
+            src.append(f"    acc{out} = Math.fround(acc{out} + t{t}(x));" if f["float32"] else f"    acc{out} += t{t}(x);")
         src += ["    return [" + ", ".join(f"acc{j}" for j in range(k)) + "];", "}"]
     else:
         words, bit0 = _bitsets(a)
@@ -450,14 +486,15 @@ def _boosted_java(model: Any, name: str, a: dict[str, Any], nested: bool) -> str
         # One method per tree (HotSpot compiles and inlines small methods; one method of every
         # tree would pass its 8,000-byte limit and stay interpreted), each answering its leaf's
         # learning_rate * value (a literal).
+        fast = f["in_float"]
         for t, root in enumerate(a["roots"]):
             def leaf(i: int) -> str:
-                return f"return {lit.java_double(lr * a['value'][i])};"
-            src += ["", f"    private static double t{t}(double[] x) {{", *_tree_lines(lang, a, root, leaf, f["float32"], f["numeric"], "        "), "    }"]
+                return f"return {lang.float32(a['value'][i]) if fast else lit.java_double(lr * a['value'][i])};"
+            src += ["", f"    private static {'float' if fast else 'double'} t{t}(double[] x) {{", *_tree_lines(lang, a, root, leaf, f["float32"], f["numeric"], "        ", in_float=fast), "    }"]
         src += ["", "    /** The raw scores of row x, bit for bit puretree's. */", "    public static double[] decisionFunction(double[] x) {", "        check(x);"]
         src += [f"        {acc} acc{j} = {f'(float) {v}' if f['float32'] else v};" for j, v in enumerate(init)]
         for t, out in enumerate(a["outputs"]):
-            src.append(f"        acc{out} = (float) (acc{out} + t{t}(x));" if f["float32"] else f"        acc{out} += t{t}(x);")
+            src.append(f"        acc{out} += t{t}(x);" if fast or not f["float32"] else f"        acc{out} = (float) (acc{out} + t{t}(x));")
         src += ["        return new double[] { " + ", ".join(f"acc{j}" for j in range(k)) + " };", "    }"]
     else:
         words, bit0 = _bitsets(a)
@@ -584,15 +621,16 @@ def _boosted_rust(model: Any, name: str, a: dict[str, Any], nested: bool) -> str
         src += [allow, f"pub const N_CLASSES: usize = {f['n_classes']};", allow, f"pub static CLASSES: [&str; {f['n_classes']}] = [" + ", ".join(lang.string(c) for c in _labels(model)) + "];"]
     init = [lit.rust_f64(v) for v in model.init]
     if nested:
+        fast = f["in_float"]
         for t, root in enumerate(a["roots"]):
             def leaf(i: int) -> str:
-                return lit.rust_f64(lr * a["value"][i])
-            src += ["", allow, f"fn t{t}(x: &[f64]) -> f64 {{", *_tree_lines(lang, a, root, leaf, f["float32"], f["numeric"], "    "), "}"]
+                return lang.float32(a["value"][i]) if fast else lit.rust_f64(lr * a["value"][i])
+            src += ["", allow, f"fn t{t}(x: &[f64]) -> {'f32' if fast else 'f64'} {{", *_tree_lines(lang, a, root, leaf, f["float32"], f["numeric"], "    ", in_float=fast), "}"]
         src += ["", "/// The raw scores of row x, bit for bit puretree's. Panics unless x holds N_FEATURES values.", allow,
                 f"pub fn decision_function(x: &[f64]) -> [f64; {k}] {{", '    assert!(x.len() == N_FEATURES, "expected {} values, got {}", N_FEATURES, x.len());']
         src += [f"    let mut acc{j}: {'f32' if f['float32'] else 'f64'} = {v}{' as f32' if f['float32'] else ''};" for j, v in enumerate(init)]
         for t, out in enumerate(a["outputs"]):
-            src.append(f"    acc{out} = (acc{out} as f64 + t{t}(x)) as f32;" if f["float32"] else f"    acc{out} += t{t}(x);")
+            src.append(f"    acc{out} = (acc{out} as f64 + t{t}(x)) as f32;" if f["float32"] and not fast else f"    acc{out} += t{t}(x);")
         src += ["    [" + ", ".join(f"acc{j}{' as f64' if f['float32'] else ''}" for j in range(k)) + "]", "}"]
     else:
         words, bit0 = _bitsets(a)

@@ -218,8 +218,9 @@ def generate_measured(model: Any, target: str, *, core: str, X: Any = None, **op
 
 
 def to_javascript(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, str]:
-    """A tree's or an ensemble's JavaScript (CommonJS modules) as ``{file name: text}``:
-    :func:`generate` with target ``javascript``. ``form``: ``nested`` (if/else), ``table`` or
+    """A tree's, an ensemble's or a boosted model's JavaScript (CommonJS modules) as ``{file name: text}``:
+    :func:`generate` with target ``javascript`` (a boosted model's:
+    :mod:`puretree.codegen.boosted_languages`). ``form``: ``nested`` (if/else), ``table`` or
     ``auto``. A row is an array of numbers in feature order (categories as their codes, NaN
     for a missing value); ``predict`` answers the class index (or the value),
     ``predictProba`` the probabilities, exactly as the model.
@@ -234,7 +235,7 @@ def to_javascript(model: Any, *, name: str = "tree", form: str = "auto") -> dict
 
 
 def to_java(model: Any, *, name: str = "Tree", form: str = "auto") -> dict[str, str]:
-    """A tree's or an ensemble's Java as ``{file name: text}`` (one class per file, the model's
+    """A tree's, an ensemble's or a boosted model's Java as ``{file name: text}`` (one class per file, the model's
     class called ``name``): :func:`generate` with target ``java``; see :func:`to_javascript`.
 
     >>> from puretree.datasets import load_playtennis
@@ -247,7 +248,7 @@ def to_java(model: Any, *, name: str = "Tree", form: str = "auto") -> dict[str, 
 
 
 def to_rust(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, str]:
-    """A tree's or an ensemble's Rust as ``{file name: text}`` (to include as a module:
+    """A tree's, an ensemble's or a boosted model's Rust as ``{file name: text}`` (to include as a module:
     ``mod tree { include!("tree.rs"); }``): :func:`generate` with target ``rust``; see
     :func:`to_javascript`.
 
