@@ -313,9 +313,9 @@ def _boosted_js(model: Any, name: str, a: dict[str, Any], nested: bool) -> str:
         # a function per tree (each small enough for V8 to optimize), answering its leaf's
         # learning_rate * value (a literal)
         for t, root in enumerate(a["roots"]):
-            def leaf(i: int) -> str:
+            def answer(i: int) -> str:
                 return f"return {lit.js_float(lr * a['value'][i])};"
-            src += [f"function t{t}(x) {{", *_tree_lines(lang, a, root, leaf, f["float32"], f["numeric"], "    "), "}", ""]
+            src += [f"function t{t}(x) {{", *_tree_lines(lang, a, root, answer, f["float32"], f["numeric"], "    "), "}", ""]
         src += ["// The raw scores of row x.", "function decisionFunction(x) {", "    check(x);"]
         src += [f"    let acc{j} = {f'Math.fround({v})' if f['float32'] else v};" for j, v in enumerate(init)]
         for t, out in enumerate(a["outputs"]):
