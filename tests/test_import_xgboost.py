@@ -467,7 +467,7 @@ def test_the_command_line_refuses_in_one_line(tmp_path: Path) -> None:
         assert len(done.stderr.strip().splitlines()) <= 3  # argparse's usage lines, or one line of ours
     assert _cli("import", "m.ubj", "--from", "xgboost", "-o", "m.json", cwd=tmp_path).returncode == 0
     done = _cli("export", "m.json", "--to", "c", "-o", "gen", "--report", cwd=tmp_path)
-    assert done.returncode != 0 and done.stderr.strip() == "puretree: error: m.json is a boosted model: its code is written as tables for python or c, without --report"
+    assert done.returncode != 0 and done.stderr.strip() == "puretree: error: m.json is a boosted model: its code is written for python, c, javascript, java or rust (C as tables), without --report"
 
 
 @pytest.fixture(scope="module")

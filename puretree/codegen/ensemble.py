@@ -48,7 +48,7 @@ from ..errors import CodegenError
 from ..files import write_folder
 from ..io.json import to_json
 from ..mcu import measured_files, rows_runner
-from . import boosted as boosting, languages, literals as lit, render, selftest as self_test, shared, verify as single
+from . import boosted as boosting, boosted_languages, languages, literals as lit, render, selftest as self_test, shared, verify as single
 from .leaves import LEAF_SCALE, check_leaf_type, leaf_combined
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
@@ -69,8 +69,6 @@ def ensemble_files(ens: Ensemble, target: str, *, name: str = "tree", feature_ty
     if target not in _TARGETS:
         raise CodegenError(f"ensembles are generated for the built-in targets {', '.join(_TARGETS)}, not {target!r}")
     opts = check_options(target, {"name": name, "feature_type": feature_type, **options})
-    if target in languages.TARGETS and ens.method == "adaboost":
-        raise CodegenError(f"the {target} target writes bagging and random forests; AdaBoost's probabilities (through exp) are written for python, c and c-table")
     quantize = options.pop("quantize", None)
     if check_leaf_type(opts["leaf_type"], regression=ens.schema.is_regression, language=opts["language"], method=ens.method) == "uint8" and len(set(ens.weights)) > 1:
         raise CodegenError("leaf_type 'uint8' adds the members' probabilities as integers: it needs members of equal weight (bagging and random forests have them)")
@@ -170,6 +168,8 @@ def generate(model: Any, target: str, *, selftest: bool = False, **options: Any)
         raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
     if isinstance(model, Ensemble):
         files = ensemble_files(model, target, **options)
+    elif isinstance(model, Boosted) and target in languages.TARGETS:
+        files = boosted_languages.boosted_files(model, target, **options)
     elif isinstance(model, Boosted):
         files = boosting.boosted_files(model, target, **options)
     else:
@@ -244,8 +244,9 @@ def generate_measured(model: Any, target: str, *, core: str, X: Any = None, **op
 
 
 def to_javascript(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, str]:
-    """A tree's or an ensemble's JavaScript (CommonJS modules) as ``{file name: text}``:
-    :func:`generate` with target ``javascript``. ``form``: ``nested`` (if/else), ``table`` or
+    """A tree's, an ensemble's or a boosted model's JavaScript (CommonJS modules) as ``{file name: text}``:
+    :func:`generate` with target ``javascript`` (a boosted model's:
+    :mod:`puretree.codegen.boosted_languages`). ``form``: ``nested`` (if/else), ``table`` or
     ``auto``. A row is an array of numbers in feature order (categories as their codes, NaN
     for a missing value); ``predict`` answers the class index (or the value),
     ``predictProba`` the probabilities, exactly as the model.
@@ -260,7 +261,7 @@ def to_javascript(model: Any, *, name: str = "tree", form: str = "auto") -> dict
 
 
 def to_java(model: Any, *, name: str = "Tree", form: str = "auto") -> dict[str, str]:
-    """A tree's or an ensemble's Java as ``{file name: text}`` (one class per file, the model's
+    """A tree's, an ensemble's or a boosted model's Java as ``{file name: text}`` (one class per file, the model's
     class called ``name``): :func:`generate` with target ``java``; see :func:`to_javascript`.
 
     >>> from puretree.datasets import load_playtennis
@@ -273,7 +274,7 @@ def to_java(model: Any, *, name: str = "Tree", form: str = "auto") -> dict[str, 
 
 
 def to_rust(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, str]:
-    """A tree's or an ensemble's Rust as ``{file name: text}`` (to include as a module:
+    """A tree's, an ensemble's or a boosted model's Rust as ``{file name: text}`` (to include as a module:
     ``mod tree { include!("tree.rs"); }``): :func:`generate` with target ``rust``; see
     :func:`to_javascript`.
 
@@ -429,6 +430,8 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     microcontroller (:mod:`puretree.mcu`), not with ``quantize`` (as for a tree)."""
     if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
         raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
+    if isinstance(model, Boosted) and target in languages.TARGETS:
+        return boosted_languages.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, **options)
     if isinstance(model, Boosted):
         return boosting.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, max_changed=max_changed, **options)
     if not isinstance(model, Ensemble):
@@ -464,8 +467,9 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
                 (work / filename).write_text(text, encoding="utf-8")
             got = _run_python(ens, work, name, rows)
         elif target in languages.TARGETS:
-            command = languages.build(files, target, name, regression=ens.schema.is_regression, workdir=work)
-            got = languages.run(command, rows, regression=ens.schema.is_regression)
+            kind = "adaboost" if ens.method == "adaboost" and not ens.schema.is_regression else "tree"
+            command = languages.build(files, target, name, regression=ens.schema.is_regression, workdir=work, kind=kind)
+            got = languages.run(command, rows, regression=ens.schema.is_regression, kind=kind)
         elif on is not None and uint8:
             raise CodegenError("code with uint8 leaves is checked on the host; --on checks the double leaf tables")
         elif on is not None:

@@ -119,14 +119,16 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _boosted_options(args: argparse.Namespace) -> None:
-    """Refuse the options a boosted model's code does not take (it is written as tables, in
-    float or double, python or c; quantized C with --quantize; C as one shared table with --form shared)."""
-    asked = [flag for flag, given in (("--leaf-type", args.leaf_type != "double"), ("--template-dir", args.template_dir), ("--form", args.form not in ("auto", "shared")),
+    """Refuse the options a boosted model's code does not take (it is written in float or
+    double; its C as tables, quantized with --quantize or as one shared table with --form shared;
+    its other targets nested or as tables: --form)."""
+    form_refused = args.form not in ("auto", "shared") and getattr(args, "target", None) in (None, "c", "c-table")
+    asked = [flag for flag, given in (("--leaf-type", args.leaf_type != "double"), ("--template-dir", args.template_dir), ("--form", form_refused),
                                       ("--index-type", args.index_type != "auto"), ("--layout arduino", getattr(args, "layout", "flat") != "flat"),
                                       ("--report", getattr(args, "report", False)),
                                       ("--on", getattr(args, "on", None)), ("--code", getattr(args, "code", None))) if given]
     if asked:
-        raise CommandLineError(f"{args.model} is a boosted model: its code is written as tables for python or c, without {', '.join(asked)}")
+        raise CommandLineError(f"{args.model} is a boosted model: its code is written for python, c, javascript, java or rust (C as tables), without {', '.join(asked)}")
 
 
 def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: Any = (), **options: Any) -> dict[str, str]:
