@@ -62,7 +62,7 @@ from .boosted import Boosted, leaf_values, table, tree_schema
 from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
 from .growth.assemble import assemble
-from .growth.histograms import compiled_loops, histogram
+from .growth.histograms import bin_matrix, compiled_loops, histogram
 from .growth.kernels import PARALLEL_MIN_WORK
 from .nodes import TESTS, Leaf, Node, Split, Surrogates
 from .params import Interval, Options, check
@@ -532,14 +532,7 @@ def _binned(X: np.ndarray, max_bins: int, pool: ThreadPoolExecutor, categories: 
             return np.where(np.isnan(codes), 0, codes).astype(np.int64), np.arange(categories[j], dtype=np.float64)
         return _column_bins(X[:, j], max_bins)
 
-    done = list(pool.map(column, range(X.shape[1])))
-    found = [e for _, e in done]
-    n_bins = max((len(e) for e in found), default=1) + 1
-    dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
-    out = np.empty(X.shape, dtype=dtype)
-    for j, (c, _) in enumerate(done):
-        out[:, j] = np.where(np.isnan(X[:, j]), n_bins - 1, c)
-    return out, found, n_bins
+    return bin_matrix(X, list(pool.map(column, range(X.shape[1]))))
 
 
 def hist_gradient_boosting(

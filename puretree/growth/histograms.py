@@ -89,6 +89,7 @@ __all__ = [
     "applies",
     "binned_rows",
     "grow_binned",
+    "bin_matrix",
 ]
 
 
@@ -891,11 +892,22 @@ def binned_rows(X: np.ndarray, binned: Callable[[np.ndarray, int], np.ndarray] |
 
     with ThreadPoolExecutor(max(1, min(threads, X.shape[1]))) as pool:  # numpy's sorts and searches release the GIL
         done = list(pool.map(codes, range(X.shape[1])))
-    found = [e for _, e in done]
+    return bin_matrix(X, done)
+
+
+def bin_matrix(X: np.ndarray, columns: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, list[np.ndarray], int]:
+    """The bins of ``X`` from each column's ``(bin numbers, edges)``, in the narrowest unsigned
+    type, a missing value in the last bin (past every column's), the edges and the bins' count.
+
+    >>> bins, edges, n_bins = bin_matrix(np.array([[0.5], [np.nan]]), [(np.array([0, 0]), np.array([1.0]))])
+    >>> bins[:, 0].tolist(), n_bins, bins.dtype.name
+    ([0, 1], 2, 'uint8')
+    """
+    found = [e for _, e in columns]
     n_bins = max((len(e) for e in found), default=1) + 1
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
     out = np.empty(X.shape, dtype=dtype)
-    for j, (c, _) in enumerate(done):
+    for j, (c, _) in enumerate(columns):
         out[:, j] = np.where(np.isnan(X[:, j]), n_bins - 1, c)
     return out, found, n_bins
 
