@@ -451,7 +451,8 @@ def staged_decision_function(model: Boosted, X: Any, *, unseen: Unseen = "warn")
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-z))
+    with np.errstate(over="ignore"):  # a large negative raw score: exp is inf, the probability 0 (as in C)
+        return 1.0 / (1.0 + np.exp(-z))
 
 
 def _proba(model: Boosted, raw: np.ndarray) -> np.ndarray:
@@ -478,7 +479,8 @@ def _proba32(m: np.ndarray, scale: float) -> np.ndarray:
     one = np.float32(1.0)
     if m.shape[1] == 1:
         z = m[:, 0] if scale == 1.0 else m[:, 0] * np.float32(scale)
-        e = np.exp(-z.astype(np.float64)).astype(np.float32)
+        with np.errstate(over="ignore"):  # exp past float32's range: inf, the probability 0, as XGBoost's
+            e = np.exp(-z.astype(np.float64)).astype(np.float32)
         p = (one / (one + e)).astype(np.float32).astype(np.float64)
         return np.column_stack([1.0 - p, p])
     shifted = (m - m.max(axis=1, keepdims=True)).astype(np.float32)

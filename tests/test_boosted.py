@@ -297,3 +297,14 @@ def test_a_model_with_too_many_trees_is_refused_before_reading_them() -> None:
     obj["stages"] = [[{}]] * (bs.MAX_TREES + 1)
     with pytest.raises(ModelFormatError, match="more than 1000000 trees"):
         from_json(json.dumps(obj))
+
+
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+def test_a_raw_score_far_below_zero_gives_probability_zero_without_a_warning(precision: str) -> None:
+    schema = Schema((Feature("x"),), ("a", "b"))
+    stump = Tree(Leaf((1.0, -1000.0, 1e6)), bs.tree_schema(schema))
+    model = bs.Boosted(((stump,),), (0.0,), 1.0, "log_loss", schema, precision)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # exp(1000) overflows to inf: the probability is 0, as the generated C gives it
+        proba = model.predict_proba([[0.0]])
+    assert proba.tolist() == [[1.0, 0.0]]
