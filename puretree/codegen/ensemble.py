@@ -48,7 +48,7 @@ from ..errors import CodegenError
 from ..files import write_folder
 from ..io.json import to_json
 from ..mcu import measured_files, rows_runner
-from . import boosted as boosting, boosted_languages, languages, literals as lit, render, selftest as self_test, shared, verify as single
+from . import boosted as boosting, boosted_languages, contributions as contributing, languages, literals as lit, render, selftest as self_test, shared, verify as single
 from .leaves import LEAF_SCALE, check_leaf_type, leaf_combined
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
@@ -160,10 +160,18 @@ def quantized_ensemble(ens: Ensemble, ranges: Any, feature_type: str) -> tuple[E
     return attrs.evolve(ens, members=members), offset, scale
 
 
-def generate(model: Any, target: str, *, selftest: bool = False, **options: Any) -> dict[str, str]:
+def generate(model: Any, target: str, *, selftest: bool = False, contributions: bool = False, **options: Any) -> dict[str, str]:
     """:func:`puretree.codegen.render.generate` for a tree; :func:`ensemble_files` for an
     ensemble; :func:`puretree.codegen.boosted.boosted_files` for a boosted model. With
-    ``selftest``, the code carries its self-test (:mod:`puretree.codegen.selftest`)."""
+    ``selftest``, the code carries its self-test (:mod:`puretree.codegen.selftest`); with
+    ``contributions``, its TreeSHAP values (:mod:`puretree.codegen.contributions`)."""
+    if contributions:
+        _check_contributions(target, options)
+        files = generate(model, target, selftest=selftest, **options)
+        name = options.get("name", "tree")
+        if target == "python":
+            return contributing.python_contributions(files, model, name=name)
+        return contributing.c_contributions(files, model, name=name, feature_type=options.get("feature_type", "double"))
     if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
         raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
     if isinstance(model, Ensemble):
@@ -175,6 +183,13 @@ def generate(model: Any, target: str, *, selftest: bool = False, **options: Any)
     else:
         files = render.generate(model, target, **options)
     return _with_selftest(model, target, files, options) if selftest else files
+
+
+def _check_contributions(target: str, options: dict[str, Any]) -> None:
+    if target not in ("python", "c", "c-table"):
+        raise CodegenError(f"contributions are generated for the python, c and c-table targets, not {target!r}")
+    if options.get("quantize") is not None:
+        raise CodegenError("contributions read the features as numbers; quantized code is not covered (export without --quantize)")
 
 
 def _selftest_answers(model: Any, rows: np.ndarray) -> list[Any]:
@@ -290,7 +305,7 @@ def to_rust(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, 
 def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
     """Write the generated files of a tree or an ensemble into ``out_dir``, as a whole
     (:func:`puretree.files.write_folder`); returns their paths."""
-    if not isinstance(model, (Boosted, Ensemble)) and not options.get("selftest"):
+    if not isinstance(model, (Boosted, Ensemble)) and not options.get("selftest") and not options.get("contributions"):
         return render.export(model, target, out_dir=out_dir, **options)
     return write_folder(out_dir, generate(model, target, **options))
 

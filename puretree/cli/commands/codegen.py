@@ -76,6 +76,8 @@ def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
     options = {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
     if getattr(args, "selftest", False):
         options["selftest"] = True
+    if getattr(args, "contributions", False):
+        options["contributions"] = True
     if args.leaf_type != "double":
         options["leaf_type"] = args.leaf_type
     if tree is not None and args.quantize:
@@ -276,6 +278,7 @@ def register(sub: Any) -> None:
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
     p.add_argument("--selftest", action="store_true", help="add NAME_selftest() (C) / selftest() (Python): up to 64 of the rows verify checks with the model's answers and its digest; 0 when the built code predicts them all as puretree did, else 1 + the first failing row's index")
+    p.add_argument("--contributions", action="store_true", help="python, c, c-table: add NAME_contributions(x, out) (C) / contributions(row) (Python): the row's path-dependent TreeSHAP values, bit for bit puretree.explain.contributions (numeric features; see docs/explain.md)")
     p.add_argument("--stack-on", choices=tuple(CORES), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage and the instructions per prediction on the emulated CORE, most and mean over the rows verify checks (see docs/codegen.md)")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.add_argument("--layout", choices=("flat", "arduino"), default="flat", help="flat: the files in OUT_DIR (default); arduino: an Arduino / PlatformIO library (library.properties, src/, an example sketch)")
