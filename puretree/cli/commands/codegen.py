@@ -140,7 +140,7 @@ def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: 
     target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
 
     files = generate_any(tree, target, name=name, template_dirs=template_dirs, **options)
-    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k != "template_dirs"}})
+    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k not in _NOT_LOWERED}})
     if model["language"] != "c":
         raise CodegenError(f"--layout arduino is for C targets, not {target!r}")
     env = environment(template_dirs)
@@ -201,9 +201,13 @@ def _export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> 
     return [Path(out_dir) / rel for rel in sorted(files)]
 
 
+#: Options that are not the tree's lowering: where templates are, and what is added to the code.
+_NOT_LOWERED = ("template_dirs", "selftest", "contributions")
+
+
 def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
     """What the generated C needs (:func:`puretree.codegen.lower.resources`), as text."""
-    lowered = {k: v for k, v in options.items() if k != "template_dirs"}
+    lowered = {k: v for k, v in options.items() if k not in _NOT_LOWERED}
     model = lower(tree, target, lowered)
     if model["language"] != "c":
         return f"report: {model['comparisons']} comparisons at most per prediction (the flash and RAM figures are for C targets)"
@@ -240,6 +244,8 @@ def _verify(args: argparse.Namespace) -> int:
         _boosted_options(args)
     header, body, _ = read_table(args.data)
     X = encode_table(tree.schema, header, body)
+    if args.code is not None and args.contributions:
+        raise CommandLineError("--contributions checks the code verify generates (--to TARGET --contributions), not an exported folder (--code)")
     if args.code is not None:
         name = args.name if args.name_given else None
         manifest, report = verify_code(tree, X, _code_folder(args.code), name=name, sanitize=args.sanitize, on=args.on, max_changed=args.max_changed)
@@ -258,6 +264,10 @@ def _verify(args: argparse.Namespace) -> int:
         print(f"note: {len(report.unreached)} nodes are reached by no row without missing values in the feature type (nodes {shown}): only missing-value rows check them")
     for row, want, got in report.mismatches[:10]:
         print(f"  row {row}: model {want!r}, {code} {got!r}")
+    for row, want, got in report.contribution_mismatches[:10]:
+        print(f"  contributions, row {row}: puretree {want!r}, {code} {got!r}")
+    if report.n_contributions:
+        print(f"{args.name}_contributions: checked {report.n_contributions} rows against puretree.explain.contributions bit for bit: {report.n_contribution_mismatches} mismatches")
     if report.changed_by_quantization is not None:
         for feature, value, want, got in report.quantize_mismatches[:10]:
             print(f"  quantize: feature {tree.schema.features[feature].name!r}, value {value!r}: puretree {want!r}, {code} {got!r}")
@@ -294,4 +304,5 @@ def register(sub: Any) -> None:
     p.add_argument("--max-changed", type=_max_changed, default="0", metavar="N|P%",
                    help="with --quantize or --leaf-type uint8: fail (exit 1) when the quantization changes the prediction of more than N rows of DATA.csv, or more than P%% of them (default: 0)")
     p.add_argument("--on", choices=tuple(CORES), metavar="CORE", help="C: run the code on an emulated microcontroller (cortex-m0, cortex-m3, cortex-m4, cortex-m7; needs qemu-system-arm, gcc-arm-none-eabi, libnewlib-arm-none-eabi)")
+    p.add_argument("--contributions", action="store_true", help="python, c, c-table: the code carries NAME_contributions (export --contributions); compare its TreeSHAP values with puretree's bit for bit on the same rows")
     p.set_defaults(func=_verify)
