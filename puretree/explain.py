@@ -643,7 +643,9 @@ def contribution_tables(model: Model) -> ContributionTables:
             if not path:
                 continue  # a tree of one leaf: its value is all in the expected value
             boxes = [box for _, box, _, _ in path]
-            assert all(isinstance(b, Interval) for b in boxes)  # numeric features only (checked above)
+            for (j, _, _, _), box in zip(path, boxes):
+                if not isinstance(box, Interval):
+                    raise ParameterError(f"contributions in the code's float order take threshold splits; feature {model.schema.feature_names[j]!r} is split by categories (shap_values explains it)")
             scaled = _placed(value, k, output) * scale
             leaves.append(ContributionLeaf(
                 tuple(int(j) for j, _, _, _ in path), tuple(float(b.lo) for b in boxes), tuple(float(b.hi) for b in boxes),
