@@ -139,6 +139,7 @@ def _models() -> dict[str, object]:
         "tree": (pt.cart(X, y, max_depth=5), X[:40]),
         "tree with missing values (majority)": (pt.cart(Xm, y, max_depth=5, missing="majority"), Xm[:40]),
         "forest": (pt.random_forest(X, y, n_trees=5, max_depth=4, seed=0), X[:20]),
+        "adaboost (votes)": (pt.adaboost(X, y, n_rounds=5, seed=0), X[:20]),
         "regression forest": (pt.random_forest(Xr, yr, n_trees=3, max_depth=4, seed=0, task="regression"), Xr[:20]),
         "boosted regression": (pt.from_sklearn(GradientBoostingRegressor(n_estimators=5, max_depth=3, random_state=0).fit(Xr, yr)), Xr[:20]),
         "boosted three classes": (pt.from_sklearn(GradientBoostingClassifier(n_estimators=4, max_depth=2, random_state=0).fit(X[:, :6], np.arange(len(y)) % 3)), X[:20, :6]),
@@ -181,6 +182,16 @@ def test_xgboost_float32_and_missing_values() -> None:
     np.testing.assert_allclose(contributions(model, Xm)[:, :, :-1], _as_shap(model, Xm), rtol=0, atol=1e-12)
     for target in ("c", "python"):
         report = pt.verify(model, Xm[:30], target, contributions=True)
+        assert report.contribution_mismatches == [] and report.ok
+
+
+def test_lightgbm() -> None:
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y = _breast_cancer()
+    model = pt.from_lightgbm(lightgbm.LGBMClassifier(n_estimators=5, num_leaves=8, verbose=-1).fit(_with_missing(X), y))
+    np.testing.assert_allclose(contributions(model, X)[:, :, :-1], _as_shap(model, X), rtol=0, atol=1e-12)
+    for target in ("c", "python"):
+        report = pt.verify(model, _with_missing(X[:20]), target, contributions=True)
         assert report.contribution_mismatches == [] and report.ok
 
 
