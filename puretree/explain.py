@@ -670,12 +670,13 @@ def _leaf_shares(leaf: ContributionLeaf, x: np.ndarray) -> tuple[np.ndarray, lis
     for d in range(depth):
         if leaf.zero[d] == 0.0:
             live &= one[d]  # no coalition without the row's value reaches the leaf
+    inv = [0.0] + [1.0 / n for n in range(1, depth + 2)]  # the code's table: products, not divisions
     pw = [np.ones(x.shape[0])] + [np.zeros(x.shape[0]) for _ in range(depth)]
     for k in range(1, depth + 1):  # EXTEND by path feature k (element 0: the empty path)
         o, z = one[k - 1], leaf.zero[k - 1]
         for i in range(k - 1, -1, -1):
-            pw[i + 1] = np.where(o, pw[i + 1] + pw[i] * float(i + 1) / float(k + 1), pw[i + 1])
-            pw[i] = z * pw[i] * float(k - i) / float(k + 1)
+            pw[i + 1] = np.where(o, pw[i + 1] + pw[i] * float(i + 1) * inv[k + 1], pw[i + 1])
+            pw[i] = z * pw[i] * float(k - i) * inv[k + 1]
     shares = []
     with np.errstate(divide="ignore", invalid="ignore"):
         for d in range(depth):
@@ -683,13 +684,14 @@ def _leaf_shares(leaf: ContributionLeaf, x: np.ndarray) -> tuple[np.ndarray, lis
             nxt = pw[depth]
             hot = np.zeros(x.shape[0])
             for i in range(depth - 1, -1, -1):  # UNWOUND_PATH_SUM, the row's value on the path
-                tmp = nxt / float(i + 1)
+                tmp = nxt * inv[i + 1]
                 hot = hot + tmp
                 nxt = pw[i] - tmp * z * float(depth - i)
             cold = np.zeros(x.shape[0])
             if z != 0.0:
                 for i in range(depth - 1, -1, -1):  # the row's value off the path
-                    cold = cold + pw[i] / (z * float(depth - i))
+                    cold = cold + pw[i] * inv[depth - i]
+                cold = cold / z
             total = np.where(one[d], hot, cold)
             shares.append(total * float(depth + 1) * (np.where(one[d], 1.0, 0.0) - z))
     return live, shares
@@ -704,11 +706,13 @@ def contributions(model: Model, X: Any) -> np.ndarray:
     The order: ``out`` starts at zero; for each tree in the model's order and each of its
     leaves in pre-order whose path features the row's values or the training weight can take
     (a feature whose branch no training weight took and the row does not take leaves it out),
-    Lundberg's EXTEND over the path features (``pw[i+1] += pw[i] * (i+1) / (k+1)`` where the
-    row takes feature ``k``'s branches, then ``pw[i] = zero * pw[i] * (k-i) / (k+1)``, ``i`` down
-    from ``k-1``), then per path feature ``d`` in path order its UNWOUND_PATH_SUM ``total``
-    (``i`` down from ``depth-1``) and ``out[c][feature] += total * (depth+1) * (one - zero) *
-    value[c]``, each product rounded before it is added (no fused multiply-add). The values
+    Lundberg's EXTEND over the path features (``pw[i+1] += pw[i] * (i+1) * inv[k+1]`` where the
+    row takes feature ``k``'s branches, then ``pw[i] = zero * pw[i] * (k-i) * inv[k+1]``, ``i`` down
+    from ``k-1``; ``inv[n]`` the double nearest ``1/n``: products, where a microcontroller's
+    software divisions cost several times more), then per path feature ``d`` in path order its
+    UNWOUND_PATH_SUM ``total`` (``i`` down from ``depth-1``; see docs/explain.md) and
+    ``out[c][feature] += total * (depth+1) * (one - zero) * value[c]``, each product rounded
+    before it is added (no fused multiply-add). The values
     equal :func:`shap_values`' to rounding (about 1e-15 relative), not bit for bit: those add in
     another order. Numeric features only; the interventional game needs the background set,
     which the generated code does not carry.

@@ -196,16 +196,16 @@ def test_lightgbm() -> None:
 
 
 def test_a_changed_float_order_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    """verify compares bits: the same formula with two divisions grouped otherwise (equal in
-    exact arithmetic) differs in the last place on some rows, and verify reports them."""
+    """verify compares bits: the same formula with a product grouped otherwise (equal in exact
+    arithmetic) differs in the last place on some rows, and verify reports them."""
     model, X = MODELS["forest"]
     real = codegen_ensemble.contributing.c_contributions
 
     def regrouped(*args: object, **kwargs: object) -> dict[str, str]:
         files = real(*args, **kwargs)  # type: ignore[arg-type]
-        old = "pw[i] * (double)(i + 1u) / (double)(k + 1u)"
+        old = "term = pw[i] * (double)(i + 1u) * tree_cl_inv[k + 1u];"
         assert old in files["tree.c"]
-        return {**files, "tree.c": files["tree.c"].replace(old, "pw[i] * ((double)(i + 1u) / (double)(k + 1u))")}
+        return {**files, "tree.c": files["tree.c"].replace(old, "term = pw[i] * ((double)(i + 1u) * tree_cl_inv[k + 1u]);")}
 
     monkeypatch.setattr(codegen_ensemble.contributing, "c_contributions", regrouped)
     report = pt.verify(model, X, "c", contributions=True)

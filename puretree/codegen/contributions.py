@@ -50,6 +50,12 @@ def tables_of(model: Any) -> ContributionTables:
         raise CodegenError(str(exc)) from None
 
 
+def _inverses(depth: int) -> list[float]:
+    """``inv[n]``, the double nearest ``1 / n``, for ``n`` up to ``depth + 1`` (``inv[0]`` unused):
+    the reference's (:func:`puretree.explain.contributions`) constants."""
+    return [0.0] + [1.0 / n for n in range(1, depth + 2)]
+
+
 def _index_type(largest: int) -> str:
     return "uint8_t" if largest <= 0xFF else "uint16_t" if largest <= 0xFFFF else "uint32_t"
 
@@ -116,6 +122,7 @@ def c_contributions(files: Mapping[str, str], model: Any, *, name: str, feature_
         code += _c_array(_index_type(k - 1), f"{name}_cl_output", [str(v) for v in f["output"]], 16)
     code += _c_array("double", f"{name}_cl_expected", [lit.c_double(v) for v in t.expected])
     D = max(f["depth"], 1)
+    code += _c_array("double", f"{name}_cl_inv", [lit.c_double(v) for v in _inverses(D)])
     if f["one_output"]:
         add = [f"                term = share * {name}_cl_value[leaf];",
                f"                out[{'(uint32_t)' + name + '_cl_output[leaf] * ' + str(n + 1) + 'u + ' if k > 1 else ''}j] += term;"]
@@ -161,8 +168,11 @@ def c_contributions(files: Mapping[str, str], model: Any, *, name: str, feature_
              f"            const double z = {name}_cl_zero[s + k - 1u];",
              "            pw[k] = 0.0;",
              "            for (i = k; i-- > 0u;) {",
-             "                if (one[k - 1u]) pw[i + 1u] = pw[i + 1u] + pw[i] * (double)(i + 1u) / (double)(k + 1u);",
-             "                pw[i] = z * pw[i] * (double)(k - i) / (double)(k + 1u);",
+             "                if (one[k - 1u]) {",
+             f"                    term = pw[i] * (double)(i + 1u) * {name}_cl_inv[k + 1u];",
+             "                    pw[i + 1u] = pw[i + 1u] + term;",
+             "                }",
+             f"                pw[i] = z * pw[i] * (double)(k - i) * {name}_cl_inv[k + 1u];",
              "            }",
              "        }",
              "        for (d = 0u; d < D; d++) { /* UNWOUND_PATH_SUM per path feature */",
@@ -172,13 +182,17 @@ def c_contributions(files: Mapping[str, str], model: Any, *, name: str, feature_
              "            if (one[d]) {",
              "                double nxt = pw[D];",
              "                for (i = D; i-- > 0u;) {",
-             "                    const double tmp = nxt / (double)(i + 1u);",
+             f"                    const double tmp = nxt * {name}_cl_inv[i + 1u];",
              "                    total = total + tmp;",
              "                    term = tmp * z * (double)(D - i);",
              "                    nxt = pw[i] - term;",
              "                }",
              "            } else {",
-             "                for (i = D; i-- > 0u;) total = total + pw[i] / (z * (double)(D - i));",
+             "                for (i = D; i-- > 0u;) {",
+             f"                    term = pw[i] * {name}_cl_inv[D - i];",
+             "                    total = total + term;",
+             "                }",
+             "                total = total / z;",
              "            }",
              "            share = total * (double)(D + 1u) * ((one[d] ? 1.0 : 0.0) - z);",
              "            {",
@@ -234,6 +248,7 @@ def python_contributions(files: Mapping[str, str], model: Any, *, name: str) -> 
             f"_CL_VALUE = {_py_tuple([lit.py_float(v) for v in f['value']])}",
             f"_CL_OUTPUT = {_py_tuple(f['output'])}",
             f"_CL_EXPECTED = {_py_tuple([lit.py_float(v) for v in t.expected])}",
+            f"_CL_INV = {_py_tuple([lit.py_float(v) for v in _inverses(max(f['depth'], 1))])}",
             "",
             "",
             "def _cl_float32(v):",
@@ -293,8 +308,8 @@ def python_contributions(files: Mapping[str, str], model: Any, *, name: str) -> 
             "            o = one[k - 1]",
             "            for i in range(k - 1, -1, -1):",
             "                if o:",
-            "                    pw[i + 1] = pw[i + 1] + pw[i] * float(i + 1) / float(k + 1)",
-            "                pw[i] = z * pw[i] * float(k - i) / float(k + 1)",
+            "                    pw[i + 1] = pw[i + 1] + pw[i] * float(i + 1) * _CL_INV[k + 1]",
+            "                pw[i] = z * pw[i] * float(k - i) * _CL_INV[k + 1]",
             "        for d in range(D):  # UNWOUND_PATH_SUM per path feature",
             "            z = _CL_ZERO[s + d]",
             "            j = _CL_FEATURE[s + d]",
@@ -302,12 +317,13 @@ def python_contributions(files: Mapping[str, str], model: Any, *, name: str) -> 
             "            if one[d]:",
             "                nxt = pw[D]",
             "                for i in range(D - 1, -1, -1):",
-            "                    tmp = nxt / float(i + 1)",
+            "                    tmp = nxt * _CL_INV[i + 1]",
             "                    total = total + tmp",
             "                    nxt = pw[i] - tmp * z * float(D - i)",
             "            else:",
             "                for i in range(D - 1, -1, -1):",
-            "                    total = total + pw[i] / (z * float(D - i))",
+            "                    total = total + pw[i] * _CL_INV[D - i]",
+            "                total = total / z",
             "            share = total * float(D + 1) * ((1.0 if one[d] else 0.0) - z)",
             *add,
             f"    for c in range({k}):",
