@@ -69,7 +69,7 @@ from .nodes import Codes, Interval, Split
 from .predict import unseen_cells
 from .tree import Tree
 
-__all__ = ["PERTURBATIONS", "ShapValues", "shap_values"]
+__all__ = ["PERTURBATIONS", "ShapValues", "shap_values", "ContributionLeaf", "ContributionTables", "contribution_tables", "contributions"]
 
 #: The two games (``shap.TreeExplainer``'s names).
 PERTURBATIONS = ("tree_path_dependent", "interventional")
@@ -571,3 +571,170 @@ def shap_values(model: Model, X: Any, *, feature_perturbation: str = "tree_path_
     if isinstance(X, Mapping):
         values = values[0]
     return ShapValues(values, base, model.schema.feature_names, output, feature_perturbation)
+
+
+# -- one float order for the library and the generated code ---------------------------------
+
+
+@attrs.frozen(eq=False)
+class ContributionLeaf:
+    """One leaf as :func:`contributions` and the generated ``NAME_contributions`` read it: the
+    path's distinct features (``feature``, in the order of their last test on the path), the
+    box each asks of the row (``lo < x <= hi``), whether a missing value follows the path
+    (``nan_ok``), the share of the training weight that follows it (``zero``), and the leaf's
+    output, scaled by its tree's weight in the model: ``value[c]`` for every output ``c``
+    (``output`` None), or one value added to output ``output`` (a boosted stage tree)."""
+
+    feature: tuple[int, ...]
+    lo: tuple[float, ...]
+    hi: tuple[float, ...]
+    nan_ok: tuple[bool, ...]
+    zero: tuple[float, ...]
+    value: tuple[float, ...]
+    output: int | None
+
+
+@attrs.frozen(eq=False)
+class ContributionTables:
+    """A model's leaves in the order :func:`contributions` adds them (tree by tree, each tree's
+    leaves in pre-order), its ``expected`` value per output, ``n_features``, ``n_outputs``,
+    whether rows with a missing value are refused (``nan_refused``: a tree with the
+    ``"distribute"`` or ``"error"`` strategy or surrogate splits sends one down no single path)
+    and whether the numeric features are read as float32 (``float32``: an XGBoost model)."""
+
+    leaves: tuple[ContributionLeaf, ...]
+    expected: tuple[float, ...]
+    n_features: int
+    n_outputs: int
+    nan_refused: bool
+    float32: bool
+
+
+def contribution_tables(model: Model) -> ContributionTables:
+    """The leaves of ``model`` as :func:`contributions` and the generated code walk them.
+
+    Numeric features only: a categorical split is refused (:class:`~puretree.errors.ParameterError`).
+
+    >>> import puretree as pt
+    >>> from puretree.nodes import Feature, Leaf, Schema, Split, Threshold
+    >>> schema = Schema((Feature("a"),), task="regression")
+    >>> tree = pt.Tree(Split(0, Threshold(0.5), (Leaf((1, 0.0, 0.0)), Leaf((3, 6.0, 12.0))), (4, 6.0, 12.0)), schema)
+    >>> t = contribution_tables(tree)
+    >>> t.expected, [(leaf.feature, leaf.lo, leaf.hi, leaf.zero, leaf.value) for leaf in t.leaves]
+    ((1.5,), [((0,), (-inf,), (0.5,), (0.25,), (0.0,)), ((0,), (0.5,), (inf,), (0.75,), (2.0,))])
+    """
+    if not isinstance(model, (Tree, Ensemble, Boosted)):
+        raise ParameterError(f"contributions explain a puretree Tree, Ensemble or Boosted model, got {type(model).__name__}")
+    for f in model.schema.features:
+        if not f.is_numeric:
+            raise ParameterError(f"contributions in the code's float order take numeric features; feature {f.name!r} is categorical (shap_values explains it)")
+    k = _n_outputs(model)
+    expected = np.zeros(k)
+    if isinstance(model, Boosted):
+        expected += model.init
+    votes = isinstance(model, Ensemble) and model.method == "adaboost"
+    leaves = []
+    refused = False
+    for member, scale, output in _members(model):
+        refused = refused or member.missing in ("distribute", "error") or any(type(n) is Split and n.surrogates is not None for n in iter_nodes(member))
+        paths, member_expected = _paths(member, votes)
+        expected += _placed(member_expected, k, output) * scale
+        for path, value in paths:
+            if not path:
+                continue  # a tree of one leaf: its value is all in the expected value
+            boxes = [box for _, box, _, _ in path]
+            for (j, _, _, _), box in zip(path, boxes):
+                if not isinstance(box, Interval):
+                    raise ParameterError(f"contributions in the code's float order take threshold splits; feature {model.schema.feature_names[j]!r} is split by categories (shap_values explains it)")
+            scaled = _placed(value, k, output) * scale
+            leaves.append(ContributionLeaf(
+                tuple(int(j) for j, _, _, _ in path), tuple(float(b.lo) for b in boxes), tuple(float(b.hi) for b in boxes),
+                tuple(bool(ok) for _, _, ok, _ in path), tuple(float(z) for _, _, _, z in path),
+                (float(scaled[output]),) if output is not None else tuple(float(v) for v in scaled), output))
+    float32 = isinstance(model, Boosted) and model.precision == "float32"
+    return ContributionTables(tuple(leaves), tuple(float(v) for v in expected), model.schema.n_features, k, refused, float32)
+
+
+def _leaf_shares(leaf: ContributionLeaf, x: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Rows ``x`` (``(rows, features)``) that take part at ``leaf`` and each path feature's
+    share there, in the defined float order (see :func:`contributions`), elementwise over the
+    rows: numpy's elementwise operations round each one as C's double operations do."""
+    depth = len(leaf.feature)
+    one = []
+    for d, j in enumerate(leaf.feature):
+        v = x[:, j]
+        with np.errstate(invalid="ignore"):
+            inside = (v > leaf.lo[d]) & (v <= leaf.hi[d])
+        one.append(np.where(np.isnan(v), leaf.nan_ok[d], inside))
+    live = np.ones(x.shape[0], dtype=bool)
+    for d in range(depth):
+        if leaf.zero[d] == 0.0:
+            live &= one[d]  # no coalition without the row's value reaches the leaf
+    inv = [0.0] + [1.0 / n for n in range(1, depth + 2)]  # the code's table: products, not divisions
+    pw = [np.ones(x.shape[0])] + [np.zeros(x.shape[0]) for _ in range(depth)]
+    for k in range(1, depth + 1):  # EXTEND by path feature k (element 0: the empty path)
+        o, z = one[k - 1], leaf.zero[k - 1]
+        for i in range(k - 1, -1, -1):
+            pw[i + 1] = np.where(o, pw[i + 1] + pw[i] * float(i + 1) * inv[k + 1], pw[i + 1])
+            pw[i] = z * pw[i] * float(k - i) * inv[k + 1]
+    shares = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for d in range(depth):
+            z = leaf.zero[d]
+            nxt = pw[depth]
+            hot = np.zeros(x.shape[0])
+            for i in range(depth - 1, -1, -1):  # UNWOUND_PATH_SUM, the row's value on the path
+                tmp = nxt * inv[i + 1]
+                hot = hot + tmp
+                nxt = pw[i] - tmp * z * float(depth - i)
+            cold = np.zeros(x.shape[0])
+            if z != 0.0:
+                for i in range(depth - 1, -1, -1):  # the row's value off the path
+                    cold = cold + pw[i] * inv[depth - i]
+                cold = cold / z
+            total = np.where(one[d], hot, cold)
+            shares.append(total * float(depth + 1) * (np.where(one[d], 1.0, 0.0) - z))
+    return live, shares
+
+
+def contributions(model: Model, X: Any) -> np.ndarray:
+    """Path-dependent TreeSHAP in one defined float order, the one the generated
+    ``NAME_contributions`` follows (``generate(..., contributions=True)``), so that the code's
+    values equal these bit for bit. ``(rows, outputs, features + 1)``: per output, the
+    features' values, then the expected value (the layout of the generated code's ``out``).
+
+    The order: ``out`` starts at zero; for each tree in the model's order and each of its
+    leaves in pre-order whose path features the row's values or the training weight can take
+    (a feature whose branch no training weight took and the row does not take leaves it out),
+    Lundberg's EXTEND over the path features (``pw[i+1] += pw[i] * (i+1) * inv[k+1]`` where the
+    row takes feature ``k``'s branches, then ``pw[i] = zero * pw[i] * (k-i) * inv[k+1]``, ``i`` down
+    from ``k-1``; ``inv[n]`` the double nearest ``1/n``: products, where a microcontroller's
+    software divisions cost several times more), then per path feature ``d`` in path order its
+    UNWOUND_PATH_SUM ``total`` (``i`` down from ``depth-1``; see docs/explain.md) and
+    ``out[c][feature] += total * (depth+1) * (one - zero) * value[c]``, each product rounded
+    before it is added (no fused multiply-add). The values
+    equal :func:`shap_values`' to rounding (about 1e-15 relative), not bit for bit: those add in
+    another order. Numeric features only; the interventional game needs the background set,
+    which the generated code does not carry.
+
+    >>> import puretree as pt
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 4)); y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    >>> tree = pt.cart(X, y, max_depth=4)
+    >>> c = contributions(tree, X[:5])
+    >>> c.shape, bool(np.allclose(c[:, :, :-1].transpose(0, 2, 1), pt.shap_values(tree, X[:5]).values, rtol=0, atol=1e-12))
+    ((5, 2, 5), True)
+    """
+    tables = contribution_tables(model)
+    Xe = _encoded(model, X, "X")
+    n, f, k = Xe.shape[0], tables.n_features, tables.n_outputs
+    out = np.zeros((n, k, f + 1))
+    for leaf in tables.leaves:
+        live, shares = _leaf_shares(leaf, Xe)
+        for d, j in enumerate(leaf.feature):
+            share = np.where(live, shares[d], 0.0)
+            for c in ([leaf.output] if leaf.output is not None else range(k)):
+                term = share * (leaf.value[0] if leaf.output is not None else leaf.value[c])
+                out[:, c, j] = np.where(live, out[:, c, j] + term, out[:, c, j])
+    out[:, :, f] = tables.expected
+    return out

@@ -45,14 +45,15 @@ from ..data import Dataset, as_dataset
 from ..boosted import Boosted
 from ..ensemble import Ensemble, member_outputs, predict as ensemble_predict, predict_proba, vote_total, votes
 from ..errors import CodegenError
+from ..explain import contributions as explain_contributions
 from ..files import write_folder
 from ..io.json import to_json
-from ..mcu import measured_files, rows_runner
-from . import boosted as boosting, boosted_languages, languages, literals as lit, render, selftest as self_test, shared, verify as single
+from ..mcu import Program, build_firmware, measured_files, rows_runner, run_firmware
+from . import boosted as boosting, boosted_languages, contributions as contributing, languages, literals as lit, render, selftest as self_test, shared, verify as single
 from .leaves import LEAF_SCALE, check_leaf_type, leaf_combined
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
 
-__all__ = ["generate", "generate_measured", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
+__all__ = ["generate", "generate_measured", "contributions_program", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
 
 _DESCRIPTION = {"bagging": "bagging", "forest": "a random forest", "adaboost": "AdaBoost (SAMME)"}
 _TARGETS = ("python", "c", "c-table", *languages.TARGETS)
@@ -160,10 +161,18 @@ def quantized_ensemble(ens: Ensemble, ranges: Any, feature_type: str) -> tuple[E
     return attrs.evolve(ens, members=members), offset, scale
 
 
-def generate(model: Any, target: str, *, selftest: bool = False, **options: Any) -> dict[str, str]:
+def generate(model: Any, target: str, *, selftest: bool = False, contributions: bool = False, **options: Any) -> dict[str, str]:
     """:func:`puretree.codegen.render.generate` for a tree; :func:`ensemble_files` for an
     ensemble; :func:`puretree.codegen.boosted.boosted_files` for a boosted model. With
-    ``selftest``, the code carries its self-test (:mod:`puretree.codegen.selftest`)."""
+    ``selftest``, the code carries its self-test (:mod:`puretree.codegen.selftest`); with
+    ``contributions``, its TreeSHAP values (:mod:`puretree.codegen.contributions`)."""
+    if contributions:
+        _check_contributions(target, options)
+        files = generate(model, target, selftest=selftest, **options)
+        name = options.get("name", "tree")
+        if target == "python":
+            return contributing.python_contributions(files, model, name=name)
+        return contributing.c_contributions(files, model, name=name, feature_type=options.get("feature_type", "double"))
     if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
         raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
     if isinstance(model, Ensemble):
@@ -175,6 +184,13 @@ def generate(model: Any, target: str, *, selftest: bool = False, **options: Any)
     else:
         files = render.generate(model, target, **options)
     return _with_selftest(model, target, files, options) if selftest else files
+
+
+def _check_contributions(target: str, options: dict[str, Any]) -> None:
+    if target not in ("python", "c", "c-table"):
+        raise CodegenError(f"contributions are generated for the python, c and c-table targets, not {target!r}")
+    if options.get("quantize") is not None:
+        raise CodegenError("contributions read the features as numbers; quantized code is not covered (export without --quantize)")
 
 
 def _selftest_answers(model: Any, rows: np.ndarray) -> list[Any]:
@@ -290,7 +306,7 @@ def to_rust(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, 
 def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
     """Write the generated files of a tree or an ensemble into ``out_dir``, as a whole
     (:func:`puretree.files.write_folder`); returns their paths."""
-    if not isinstance(model, (Boosted, Ensemble)) and not options.get("selftest"):
+    if not isinstance(model, (Boosted, Ensemble)) and not options.get("selftest") and not options.get("contributions"):
         return render.export(model, target, out_dir=out_dir, **options)
     return write_folder(out_dir, generate(model, target, **options))
 
@@ -417,7 +433,117 @@ def _run_board(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftyp
 
 def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", name: str = "tree", sanitize: bool = False,
            template_dirs: Iterable[str | os.PathLike[str]] | None = None, quantize: Any = None, on: str | None = None,
-           max_changed: int | str = 0, **options: Any) -> single.Report:
+           max_changed: int | str = 0, contributions: bool = False, **options: Any) -> single.Report:
+    """:func:`_verify_answers`; with ``contributions``, the code carries ``NAME_contributions``
+    (:mod:`puretree.codegen.contributions`) and its values on the same rows are compared with
+    :func:`puretree.explain.contributions` bit for bit too (a row the library refuses, one with a
+    missing value in a model that sends it down no single path: NaN in C, an error in Python)."""
+    if contributions:
+        _check_contributions(target, {"quantize": quantize})
+    report = _verify_answers(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, template_dirs=template_dirs,
+                             quantize=quantize, on=on, max_changed=max_changed, **options)
+    if not contributions:
+        return report
+    ftype = check_options(target, {"feature_type": feature_type})["feature_type"] if target != "python" else "double"
+    options.pop("proba", None)
+    files = generate(model, target, contributions=True, name=name, feature_type=ftype, template_dirs=template_dirs, **options)
+    rows = _contribution_rows(model, _encode(X), ftype)
+    want = _contributions_expected(model, rows)
+    with tempfile.TemporaryDirectory(prefix="puretree-verify-") as tmp:
+        work = Path(tmp)
+        if target == "python":
+            got = _contributions_python(files, work, name, rows)
+        elif on is not None:
+            got = _contributions_board(files, work, name, ftype, rows, on, model.schema.n_features)
+        else:
+            got = _contributions_c(files, work, name, ftype, rows, sanitize)
+    bad = [(row, w, g) for row, w, g in zip(rows.tolist(), want, got) if not _same_bits(w, g)]
+    if len(got) != len(want):
+        bad.append(("row count", len(want), len(got)))
+    return attrs.evolve(report, n_contributions=len(rows), contribution_mismatches=bad[: single.MAX_REPORTED], n_contribution_mismatches=len(bad))
+
+
+def _contribution_rows(model: Any, X: np.ndarray, ftype: str) -> np.ndarray:
+    """The rows verify checks the answers on: ``X`` and every node's, threshold's and missing value's."""
+    if isinstance(model, Boosted):
+        return boosting.check_rows(model, X, ftype)
+    if isinstance(model, Ensemble):
+        return _rows(model, X, ftype)
+    return single.check_rows(model, X, ftype)
+
+
+def _contributions_expected(model: Any, rows: np.ndarray) -> list[Any]:
+    """The library's values per row as a tuple of floats (``None``: a row the library refuses)."""
+    tables = contributing.tables_of(model)
+    refused = np.isnan(rows).any(axis=1) if tables.nan_refused else np.zeros(len(rows), dtype=bool)
+    values = explain_contributions(model, rows[~refused]).reshape(int((~refused).sum()), -1).tolist() if len(rows) else []
+    it = iter(values)
+    return [None if r else tuple(next(it)) for r in refused.tolist()]
+
+
+def _same_bits(want: Any, got: Any) -> bool:
+    """Bit for bit (``None``: refused, which the code answers with NaN everywhere or an error)."""
+    if want is None:
+        return got is None or (isinstance(got, tuple) and len(got) > 0 and all(math.isnan(v) for v in got))
+    if not isinstance(got, tuple) or len(got) != len(want):
+        return False
+    return bool(np.array_equal(np.array(want).view(np.int64), np.array(got).view(np.int64)))
+
+
+def _contributions_python(files: dict[str, str], work: Path, name: str, rows: np.ndarray) -> list[Any]:
+    for filename, text in files.items():
+        (work / filename).write_text(text, encoding="utf-8")
+    module = single.load_python(files[f"{name}.py"], work)
+    out: list[Any] = []
+    for row in rows.tolist():
+        try:
+            out.append(tuple(module.contributions(row)))
+        except ValueError:
+            out.append(None)
+        except Exception as exc:  # the code under test is at fault: a mismatch
+            out.append(f"raised {type(exc).__name__}: {exc}"[:200])
+    return out
+
+
+def _contributions_c(files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, sanitize: bool) -> list[Any]:
+    big = name.upper()
+    body = (f"double out[{big}_N_CONTRIBUTIONS]; unsigned k; {name}_contributions(x, out);"
+            f' for (k = 0; k < {big}_N_CONTRIBUTIONS; k++) printf("%a ", out[k]); printf("\\n");')
+    driver = single.driver_source(name, lit.C_TYPES[ftype][0], body)
+    program = single.compile_c(files, name, ftype, regression=True, proba=False, workdir=work, sanitize=sanitize, driver=driver)
+    return [tuple(float.fromhex(v) for v in line.split()) for line in single.driver_lines(program, rows, ftype)]
+
+
+def contributions_program(files: dict[str, str], *, name: str, n_features: int) -> Program:
+    """A :class:`puretree.mcu.Program` whose ``predict`` computes ``NAME_contributions`` (into a
+    static buffer) and whose ``predict_proba`` answers them: the generated files run and timed
+    on an emulated board by :mod:`puretree.mcu`'s row runner."""
+    big = name.upper()
+    wrapper = f"{name}_cw"
+    header = (f"#ifndef {wrapper.upper()}_H\n#define {wrapper.upper()}_H\n#include \"{name}.h\"\n"
+              f"int {wrapper}_predict(const {_ctype_of(files, name)} *x);\nint {wrapper}_predict_proba(const {_ctype_of(files, name)} *x, double *out);\n#endif\n")
+    source = (f'#include "{wrapper}.h"\n#include "{name}.c"\n'
+              f"static double {wrapper}_sink[{big}_N_CONTRIBUTIONS];\n"
+              f"int {wrapper}_predict(const {_ctype_of(files, name)} *x)\n{{\n    {name}_contributions(x, {wrapper}_sink);\n    return 0;\n}}\n"
+              f"int {wrapper}_predict_proba(const {_ctype_of(files, name)} *x, double *out)\n{{\n    {name}_contributions(x, out);\n    return 0;\n}}\n")
+    width = int(re.search(rf"#define {big}_N_CONTRIBUTIONS (\d+)u", files[f"{name}.h"]).group(1))  # type: ignore[union-attr]
+    return Program(wrapper, {**files, f"{wrapper}.h": header, f"{wrapper}.c": source}, n_features, width, True)
+
+
+def _ctype_of(files: dict[str, str], name: str) -> str:
+    return re.search(rf"void {name}_contributions\(const (\w+) \*x", files[f"{name}.h"]).group(1)  # type: ignore[union-attr]
+
+
+def _contributions_board(files: dict[str, str], work: Path, name: str, ftype: str, rows: np.ndarray, core: str, n_features: int) -> list[Any]:
+    program = contributions_program(files, name=name, n_features=n_features)
+    elf = build_firmware([program], core=core, feature_type=ftype, workdir=work)
+    answers = run_firmware(elf, [program], [(0, rows)], core=core, feature_type=ftype, workdir=work).answers[0]
+    return [None if a is None else tuple(a[1]) for a in answers]
+
+
+def _verify_answers(model: Any, X: Any, target: str, *, feature_type: str = "double", name: str = "tree", sanitize: bool = False,
+                    template_dirs: Iterable[str | os.PathLike[str]] | None = None, quantize: Any = None, on: str | None = None,
+                    max_changed: int | str = 0, **options: Any) -> single.Report:
     """:func:`puretree.codegen.verify.verify` for a tree; for an ensemble, its generated code
     run on ``X`` and on every member's check rows, compared with the library: probabilities
     (values; AdaBoost's votes and class) exactly, AdaBoost's probabilities to 1e-12.

@@ -79,6 +79,12 @@ class Report:
     #: many of them the quantization may change (``verify``'s ``max_changed``, as a count).
     n_rows: int = 0
     max_changed: int = 0
+    #: With ``contributions``: the rows whose ``NAME_contributions`` was compared with
+    #: :func:`puretree.explain.contributions` bit for bit, and the first :data:`MAX_REPORTED`
+    #: that differ ``(row values, library, code)`` and their number.
+    n_contributions: int = 0
+    contribution_mismatches: list[tuple[Any, Any, Any]] = attrs.Factory(list)
+    n_contribution_mismatches: int = 0
 
     @property
     def too_many_changed(self) -> bool:
@@ -87,7 +93,7 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return self.n_mismatches == 0 and self.n_quantize_mismatches == 0 and not self.too_many_changed
+        return self.n_mismatches == 0 and self.n_quantize_mismatches == 0 and self.n_contribution_mismatches == 0 and not self.too_many_changed
 
 
 def allowed_changes(max_changed: Any, n_rows: int) -> int:

@@ -76,6 +76,8 @@ def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
     options = {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
     if getattr(args, "selftest", False):
         options["selftest"] = True
+    if getattr(args, "contributions", False):
+        options["contributions"] = True
     if args.leaf_type != "double":
         options["leaf_type"] = args.leaf_type
     if tree is not None and args.quantize:
@@ -138,7 +140,7 @@ def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: 
     target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
 
     files = generate_any(tree, target, name=name, template_dirs=template_dirs, **options)
-    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k != "template_dirs"}})
+    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k not in _NOT_LOWERED}})
     if model["language"] != "c":
         raise CodegenError(f"--layout arduino is for C targets, not {target!r}")
     env = environment(template_dirs)
@@ -199,9 +201,13 @@ def _export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> 
     return [Path(out_dir) / rel for rel in sorted(files)]
 
 
+#: Options that are not the tree's lowering: where templates are, and what is added to the code.
+_NOT_LOWERED = ("template_dirs", "selftest", "contributions")
+
+
 def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
     """What the generated C needs (:func:`puretree.codegen.lower.resources`), as text."""
-    lowered = {k: v for k, v in options.items() if k != "template_dirs"}
+    lowered = {k: v for k, v in options.items() if k not in _NOT_LOWERED}
     model = lower(tree, target, lowered)
     if model["language"] != "c":
         return f"report: {model['comparisons']} comparisons at most per prediction (the flash and RAM figures are for C targets)"
@@ -238,6 +244,8 @@ def _verify(args: argparse.Namespace) -> int:
         _boosted_options(args)
     header, body, _ = read_table(args.data)
     X = encode_table(tree.schema, header, body)
+    if args.code is not None and args.contributions:
+        raise CommandLineError("--contributions checks the code verify generates (--to TARGET --contributions), not an exported folder (--code)")
     if args.code is not None:
         name = args.name if args.name_given else None
         manifest, report = verify_code(tree, X, _code_folder(args.code), name=name, sanitize=args.sanitize, on=args.on, max_changed=args.max_changed)
@@ -256,6 +264,10 @@ def _verify(args: argparse.Namespace) -> int:
         print(f"note: {len(report.unreached)} nodes are reached by no row without missing values in the feature type (nodes {shown}): only missing-value rows check them")
     for row, want, got in report.mismatches[:10]:
         print(f"  row {row}: model {want!r}, {code} {got!r}")
+    for row, want, got in report.contribution_mismatches[:10]:
+        print(f"  contributions, row {row}: puretree {want!r}, {code} {got!r}")
+    if report.n_contributions:
+        print(f"{args.name}_contributions: checked {report.n_contributions} rows against puretree.explain.contributions bit for bit: {report.n_contribution_mismatches} mismatches")
     if report.changed_by_quantization is not None:
         for feature, value, want, got in report.quantize_mismatches[:10]:
             print(f"  quantize: feature {tree.schema.features[feature].name!r}, value {value!r}: puretree {want!r}, {code} {got!r}")
@@ -276,6 +288,7 @@ def register(sub: Any) -> None:
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
     p.add_argument("--selftest", action="store_true", help="add NAME_selftest() (C) / selftest() (Python): up to 64 of the rows verify checks with the model's answers and its digest; 0 when the built code predicts them all as puretree did, else 1 + the first failing row's index")
+    p.add_argument("--contributions", action="store_true", help="python, c, c-table: add NAME_contributions(x, out) (C) / contributions(row) (Python): the row's path-dependent TreeSHAP values, bit for bit puretree.explain.contributions (numeric features; see docs/explain.md)")
     p.add_argument("--stack-on", choices=tuple(CORES), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage and the instructions per prediction on the emulated CORE, most and mean over the rows verify checks (see docs/codegen.md)")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.add_argument("--layout", choices=("flat", "arduino"), default="flat", help="flat: the files in OUT_DIR (default); arduino: an Arduino / PlatformIO library (library.properties, src/, an example sketch)")
@@ -291,4 +304,5 @@ def register(sub: Any) -> None:
     p.add_argument("--max-changed", type=_max_changed, default="0", metavar="N|P%",
                    help="with --quantize or --leaf-type uint8: fail (exit 1) when the quantization changes the prediction of more than N rows of DATA.csv, or more than P%% of them (default: 0)")
     p.add_argument("--on", choices=tuple(CORES), metavar="CORE", help="C: run the code on an emulated microcontroller (cortex-m0, cortex-m3, cortex-m4, cortex-m7; needs qemu-system-arm, gcc-arm-none-eabi, libnewlib-arm-none-eabi)")
+    p.add_argument("--contributions", action="store_true", help="python, c, c-table: the code carries NAME_contributions (export --contributions); compare its TreeSHAP values with puretree's bit for bit on the same rows")
     p.set_defaults(func=_verify)
