@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from ...boosted import Boosted
-from ...codegen.ensemble import export, generate as generate_any, generate_measured, verify, verify_code
+from ...codegen.ensemble import export, generate as generate_any, verify, verify_code
 from ...codegen.leaves import LEAF_TYPES
 from ...codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
 from ...codegen.render import environment
@@ -20,7 +21,7 @@ from ...errors import CodegenError, ParameterError
 from ...files import check_not_inputs, write_folder
 from ...io import load
 from ...io.formats import read_table
-from ...mcu import CORES
+from ...mcu import CORES, DEFAULT_CORE, PACKAGES, check_tools
 from .. import CommandLineError
 
 __all__ = ["ORDER", "register", "arduino_files"]
@@ -105,17 +106,33 @@ def _export(args: argparse.Namespace) -> int:
         _boosted_options(args)
     extra = {"language": args.language} if args.language else {}
     options = {**_options(args, tree), **extra}
+    measure = _measure_on(args)
     if args.layout == "arduino":
-        paths = _export_arduino(tree, args.target, out_dir=args.output, **options)
-    elif args.stack_on:
-        paths = write_folder(args.output, generate_measured(tree, args.target, core=args.stack_on, **_options(args, tree)))
+        paths = _export_arduino(tree, args.target, out_dir=args.output, measure=measure, **options)
     else:
-        paths = export(tree, args.target, out_dir=args.output, **options)
+        paths = export(tree, args.target, out_dir=args.output, measure=measure, **options)
     for path in paths:
         print(path)
     if args.report:
         print(_report(tree, args.target, options))
     return 0
+
+
+def _measure_on(args: argparse.Namespace) -> str | None:
+    """The core to measure the C on: ``--measure-on``'s; by default (C targets, no
+    ``--no-measure``) the Cortex-M4 when the Arm toolchain and QEMU are found, else none, with
+    one line on stderr saying how to install them (the header then says the same)."""
+    if args.no_measure and args.measure_on:
+        raise CommandLineError("--no-measure and --measure-on exclude each other")
+    if args.measure_on or args.no_measure or args.target not in ("c", "c-table"):
+        return None if args.no_measure else args.measure_on
+    try:
+        check_tools()
+    except CodegenError:
+        print(f"puretree export: warning: instructions per prediction not measured (needs arm-none-eabi-gcc, newlib and qemu-system-arm; Debian: apt-get install {' '.join(PACKAGES)}); --no-measure skips the measurement",
+              file=sys.stderr)
+        return None
+    return DEFAULT_CORE
 
 
 def _boosted_options(args: argparse.Namespace) -> None:
@@ -138,7 +155,7 @@ def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: 
     target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
 
     files = generate_any(tree, target, name=name, template_dirs=template_dirs, **options)
-    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k != "template_dirs"}})
+    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k not in ("template_dirs", "measure")}})
     if model["language"] != "c":
         raise CodegenError(f"--layout arduino is for C targets, not {target!r}")
     env = environment(template_dirs)
@@ -276,7 +293,9 @@ def register(sub: Any) -> None:
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
     p.add_argument("--selftest", action="store_true", help="add NAME_selftest() (C) / selftest() (Python): up to 64 of the rows verify checks with the model's answers and its digest; 0 when the built code predicts them all as puretree did, else 1 + the first failing row's index")
-    p.add_argument("--stack-on", choices=tuple(CORES), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage and the instructions per prediction on the emulated CORE, most and mean over the rows verify checks (see docs/codegen.md)")
+    p.add_argument("--measure-on", "--stack-on", dest="measure_on", choices=tuple(CORES), metavar="CORE",
+                   help=f"C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage and the instructions per prediction on the emulated CORE, most and mean over the rows verify checks (default: {DEFAULT_CORE} when arm-none-eabi-gcc and qemu-system-arm are found; see docs/codegen.md)")
+    p.add_argument("--no-measure", action="store_true", help="C: do not measure on the emulated core (the header then says how to)")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.add_argument("--layout", choices=("flat", "arduino"), default="flat", help="flat: the files in OUT_DIR (default); arduino: an Arduino / PlatformIO library (library.properties, src/, an example sketch)")
     p.add_argument("--report", action="store_true", help="C: print the flash and RAM the generated tables need and the most comparisons one prediction makes")
