@@ -63,7 +63,14 @@ CASES = {
     "quantized tree": ("tree", ["--feature-type", "int16", "--quantize", "--ranges-from", "data.csv"], lambda m: _quantized_rows(m, "int16"), "c"),
     "uint8 leaves": ("forest", ["--leaf-type", "uint8"], lambda m: ensemble_code._rows(m, NONE, "double"), "c-table"),
     "shared forest": ("forest", ["--form", "shared", "--feature-type", "float"], lambda m: ensemble_code._rows(m, NONE, "float"), "c-table"),
+    "quantized forest": ("forest", ["--feature-type", "int16", "--quantize", "--ranges-from", "data.csv"], lambda m: _quantized_forest_rows(m, "int16"), "c"),
+    "shared boosted": ("boosted", ["--form", "shared"], lambda m: boosted_code.check_rows(m, NONE), "c"),
 }
+
+
+def _quantized_forest_rows(forest, ftype):
+    q, offset, scale = ensemble_code.quantized_ensemble(forest, feature_ranges(_cancer()[0]), ftype)
+    return ensemble_code._rows(q, quantize(NONE, offset, scale, ftype), ftype)
 
 
 def _export(tmp_path, model, target, *args, path=None):
@@ -189,3 +196,12 @@ def test_python_exports_are_not_measured(tmp_path):
     done = _export(tmp_path, _models()["tree"], "python")
     assert done.returncode == 0 and done.stderr == ""
     assert "not measured" not in (tmp_path / "out" / "tree.py").read_text()
+
+
+def test_the_arduino_library_is_measured_too(tmp_path):
+    done = _export(tmp_path, _models()["tree"], "c", "--layout", "arduino", "--selftest")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    header = (tmp_path / "out" / "src" / "tree.h").read_text()
+    defines, stated = _figures(header)
+    assert defines["INSTRUCTIONS_MAX_CORTEX_M4"] >= defines["INSTRUCTIONS_MEAN_CORTEX_M4"] > 0 and stated is not None
+    assert "int tree_selftest(void);" in header

@@ -52,7 +52,7 @@ from . import boosted as boosting, boosted_languages, languages, literals as lit
 from .leaves import LEAF_SCALE, check_leaf_type, leaf_combined
 from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features, tree_quantization
 
-__all__ = ["generate", "generate_measured", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
+__all__ = ["generate", "generate_measured", "measure_files", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
 
 _DESCRIPTION = {"bagging": "bagging", "forest": "a random forest", "adaboost": "AdaBoost (SAMME)"}
 _TARGETS = ("python", "c", "c-table", *languages.TARGETS)
@@ -248,7 +248,16 @@ def generate_measured(model: Any, target: str, *, core: str, X: Any = None, **op
         raise CodegenError(f"figures are measured for C (targets c and c-table), not {target!r}")
     board(core)  # an unknown core fails before anything is built
     check_tools()
-    files = _generate(model, target, **options)
+    return measure_files(model, _generate(model, target, **options), target, core=core, X=X, **options)
+
+
+def measure_files(model: Any, files: dict[str, str], target: str, *, core: str, X: Any = None, **options: Any) -> dict[str, str]:
+    """``files``, :func:`generate`'s for ``model`` with ``options``, measured as
+    :func:`generate_measured` measures them (the header's note that they are not is replaced)."""
+    if target not in ("c", "c-table"):
+        raise CodegenError(f"figures are measured for C (targets c and c-table), not {target!r}")
+    board(core)
+    check_tools()
     ftype = check_options("c", {"feature_type": options.get("feature_type", "double")})["feature_type"]
     X = np.zeros((0, model.schema.n_features)) if X is None else _encode(X)
     rows = _measured_rows(model, X, ftype, options.get("quantize"))

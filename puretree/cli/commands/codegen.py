@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ...boosted import Boosted
-from ...codegen.ensemble import export, generate as generate_any, verify, verify_code
+from ...codegen.ensemble import generate as generate_any, measure_files, verify, verify_code
 from ...codegen.leaves import LEAF_TYPES
 from ...codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
 from ...codegen.render import environment
@@ -106,11 +106,11 @@ def _export(args: argparse.Namespace) -> int:
         _boosted_options(args)
     extra = {"language": args.language} if args.language else {}
     options = {**_options(args, tree), **extra}
-    measure = _measure_on(args)
+    files = _generated(tree, args, options)
     if args.layout == "arduino":
-        paths = _export_arduino(tree, args.target, out_dir=args.output, measure=measure, **options)
+        paths = _export_arduino(tree, args.target, out_dir=args.output, generated=files, **options)
     else:
-        paths = export(tree, args.target, out_dir=args.output, measure=measure, **options)
+        paths = write_folder(args.output, files)
     for path in paths:
         print(path)
     if args.report:
@@ -118,21 +118,33 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _measure_on(args: argparse.Namespace) -> str | None:
-    """The core to measure the C on: ``--measure-on``'s; by default (C targets, no
-    ``--no-measure``) the Cortex-M4 when the Arm toolchain and QEMU are found, else none, with
-    one line on stderr saying how to install them (the header then says the same)."""
+def _generated(tree: Any, args: argparse.Namespace, options: dict[str, Any]) -> dict[str, str]:
+    """The files to export: C measured on ``--measure-on``'s core, or by default (C targets
+    ``c`` and ``c-table`` from the built-in templates, no ``--no-measure``) on the Cortex-M4
+    when the Arm toolchain and QEMU are found. The default is best effort: without the tools,
+    or when the measurement fails (a firmware too large for the board), one warning line on
+    stderr and the header's note on how to measure; a core asked for by name must be measured."""
     if args.no_measure and args.measure_on:
         raise CommandLineError("--no-measure and --measure-on exclude each other")
-    if args.measure_on or args.no_measure or args.target not in ("c", "c-table"):
-        return None if args.no_measure else args.measure_on
+    files = generate_any(tree, args.target, **options)
+    if args.measure_on:
+        return measure_files(tree, files, args.target, core=args.measure_on, **options)
+    if args.no_measure or args.target not in ("c", "c-table") or args.template_dir:
+        return files
     try:
         check_tools()
     except CodegenError:
-        print(f"puretree export: warning: instructions per prediction not measured (needs arm-none-eabi-gcc, newlib and qemu-system-arm; Debian: apt-get install {' '.join(PACKAGES)}); --no-measure skips the measurement",
-              file=sys.stderr)
-        return None
-    return DEFAULT_CORE
+        _warn(f"instructions per prediction not measured (needs arm-none-eabi-gcc, newlib and qemu-system-arm; Debian: apt-get install {' '.join(PACKAGES)})")
+        return files
+    try:
+        return measure_files(tree, files, args.target, core=DEFAULT_CORE, **options)
+    except CodegenError as exc:
+        _warn(f"instructions per prediction not measured on {DEFAULT_CORE}: {str(exc).splitlines()[0][:300]}")
+        return files
+
+
+def _warn(text: str) -> None:
+    print(f"puretree export: warning: {text}; --no-measure skips the measurement", file=sys.stderr)
 
 
 def _boosted_options(args: argparse.Namespace) -> None:
@@ -148,14 +160,15 @@ def _boosted_options(args: argparse.Namespace) -> None:
         raise CommandLineError(f"{args.model} is a boosted model: its code is written for python, c, javascript, java or rust (C as tables), without {', '.join(asked)}")
 
 
-def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: Any = (), **options: Any) -> dict[str, str]:
+def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: Any = (), generated: dict[str, str] | None = None, **options: Any) -> dict[str, str]:
     """The files of an Arduino / PlatformIO library (``{relative path: text}``): the generated
-    C in ``src/``, ``library.properties`` and an example sketch in ``examples/NAME_example/``
-    (templates ``_arduino_library.properties.j2`` and ``_arduino_example.ino.j2`` of the C
-    target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
+    C in ``src/`` (``generated``, or generated here), ``library.properties`` and an example
+    sketch in ``examples/NAME_example/`` (templates ``_arduino_library.properties.j2`` and
+    ``_arduino_example.ino.j2`` of the C target). The header's ``extern "C"`` lets the sketch,
+    compiled as C++, link the C file."""
 
-    files = generate_any(tree, target, name=name, template_dirs=template_dirs, **options)
-    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k not in ("template_dirs", "measure")}})
+    files = generate_any(tree, target, name=name, template_dirs=template_dirs, **options) if generated is None else generated
+    model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k not in ("template_dirs", "measure", "selftest")}})
     if model["language"] != "c":
         raise CodegenError(f"--layout arduino is for C targets, not {target!r}")
     env = environment(template_dirs)
