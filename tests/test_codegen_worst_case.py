@@ -205,3 +205,34 @@ def test_the_arduino_library_is_measured_too(tmp_path):
     defines, stated = _figures(header)
     assert defines["INSTRUCTIONS_MAX_CORTEX_M4"] >= defines["INSTRUCTIONS_MEAN_CORTEX_M4"] > 0 and stated is not None
     assert "int tree_selftest(void);" in header
+
+
+def test_a_failed_default_measurement_warns_and_writes_the_unmeasured_header(tmp_path):
+    # The toolchain is there but the emulator fails: the default measurement gives way (one
+    # warning line naming the failure); a core asked for by name does not (one line, exit 1).
+    import shutil
+
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "arm-none-eabi-gcc").symlink_to(shutil.which("arm-none-eabi-gcc"))
+    qemu = bin_ / "qemu-system-arm"
+    qemu.write_text("#!/bin/sh\necho 'no board today' >&2\nexit 3\n")
+    qemu.chmod(0o755)
+    model = _models()["tree"]
+    done = _export(tmp_path, model, "c", path=bin_)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("\n") == 1 and "not measured on cortex-m4" in done.stderr and "no board today" in done.stderr
+    assert (tmp_path / "out" / "tree.h").read_text() == generate(model, "c")["tree.h"]
+    done = _export(tmp_path, model, "c", "--measure-on", "cortex-m4", path=bin_)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and "no board today" in done.stderr
+
+
+def test_templates_of_ones_own_are_measured_only_when_asked(tmp_path):
+    # A user's C templates may state no NAME_MAX_COMPARISONS: no default measurement for them.
+    (tmp_path / "tpl").mkdir()
+    model = _models()["tree"]
+    done = _export(tmp_path, model, "c", "--template-dir", "tpl")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert (tmp_path / "out" / "tree.h").read_text() == generate(model, "c")["tree.h"]
+    done = _export(tmp_path, model, "c", "--template-dir", "tpl", "--measure-on", "cortex-m4")
+    assert done.returncode == 0 and "#define TREE_INSTRUCTIONS_MAX_CORTEX_M4 " in (tmp_path / "out" / "tree.h").read_text()
