@@ -332,7 +332,8 @@ def to_rust(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, 
 
 
 def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
-    """Write the generated files of a tree or an ensemble into ``out_dir``, as a whole
+    """Write the generated files of a tree, an ensemble or a boosted model (:func:`generate`,
+    which takes ``measure=CORE`` too) into ``out_dir``, as a whole
     (:func:`puretree.files.write_folder`); returns their paths."""
     return write_folder(out_dir, generate(model, target, **options))
 
