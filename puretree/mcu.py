@@ -71,6 +71,11 @@ __all__ = [
     "measured_files",
     "stack_block",
     "instructions_block",
+    "unmeasured_block",
+    "with_unmeasured_note",
+    "PACKAGES",
+    "DEFAULT_CORE",
+    "FINE_SHIFT",
     "QUANTIZED_FEATURE_TYPES",
 ]
 
@@ -115,6 +120,12 @@ QUANTIZED_FEATURE_TYPES: tuple[str, ...] = ("int8", "int16", "int32")
 
 GCC = "arm-none-eabi-gcc"
 QEMU = "qemu-system-arm"
+#: QEMU's ``-icount shift`` for timing single calls: each instruction advances the virtual
+#: clock 2**6 ns, so SysTick (25 MHz on the MPS2 boards, 16 MHz on the micro:bit) ticks at least
+#: once per instruction (at shift 0, once per 40 on the MPS2 boards). Its 24-bit counter then
+#: wraps after about 10 million instructions: the most one timed stretch (a call, or the
+#: calibration loop) may take.
+FINE_SHIFT = 6
 _MAGIC = 0x4A4F4250
 _CALIBRATE = 0xFFFFFFFF
 
@@ -283,13 +294,14 @@ def run_firmware(
     calibrate: int = 0,
     stack: bool = False,
     timeout: float = 900.0,
+    shift: int = 0,
 ) -> Run:
     """Run the firmware once in QEMU on ``jobs`` (``(index of the program, rows)``): a
     :class:`Run` with each job's answers, with ``count`` the SysTick ticks of ``count`` times each job's
     predictions and of as many calls of an empty function, and with ``calibrate`` the ticks of that many
     two-instruction loop iterations, and with ``stack`` the most stack any
-    call of each job used, painted and read back (helpers included). QEMU runs with ``-icount shift=0``: a tick is a fixed
-    number of executed instructions, not cycles. The timeout only guards against a hang."""
+    call of each job used, painted and read back (helpers included). QEMU runs with ``-icount shift=SHIFT`` (0 unless given): a tick is a fixed
+    number of executed instructions, not cycles (:data:`FINE_SHIFT`). The timeout only guards against a hang."""
     b = board(core)
     check_tools()
     work = Path(workdir)
@@ -306,7 +318,7 @@ def run_firmware(
     (work / "pt-in.bin").write_bytes(b"".join(chunks))
     out = work / "pt-out.bin"
     out.unlink(missing_ok=True)
-    cmd = [QEMU, "-machine", b.machine, "-nographic", "-monitor", "none", "-serial", "none", "-icount", "shift=0,align=off,sleep=off",
+    cmd = [QEMU, "-machine", b.machine, "-nographic", "-monitor", "none", "-serial", "none", "-icount", f"shift={shift},align=off,sleep=off",
            "-semihosting-config", "enable=on,target=native", "-kernel", os.fspath(Path(elf).resolve())]
     try:
         done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout)
@@ -348,13 +360,13 @@ def rows_runner(files: Mapping[str, str], *, name: str, feature_type: str, core:
 
 
 def instructions_per_prediction(elf: str | os.PathLike[str], programs: Sequence[Program], jobs: Sequence[tuple[int, np.ndarray]], *,
-                                core: str, feature_type: str, workdir: str | os.PathLike[str], repeats: int = 64) -> list[float]:
+                                core: str, feature_type: str, workdir: str | os.PathLike[str], repeats: int = 64, shift: int = 0) -> list[float]:
     """Mean instructions executed inside one call of each job's ``predict`` (the loop and
     the call itself, measured with an empty function of the same type, subtracted). QEMU
     counts instructions (``-icount``), not cycles: a Cortex-M's cycles per instruction vary
     (flash wait states, pipeline refills on branches, the FPU)."""
     calib_n = 1_000_000
-    done = run_firmware(elf, programs, jobs, core=core, feature_type=feature_type, workdir=workdir, count=repeats, calibrate=calib_n)
+    done = run_firmware(elf, programs, jobs, core=core, feature_type=feature_type, workdir=workdir, count=repeats, calibrate=calib_n, shift=shift)
     ticks = done.ticks
     per_tick = 2 * calib_n / done.calibration  # the loop runs subs + bne per iteration
     out = []
@@ -466,21 +478,78 @@ def measured_files(files: Mapping[str, str], *, name: str, core: str, feature_ty
     stack (:func:`stack_block`) and, given ``rows``, the instructions one prediction executes on
     the emulated board, the most and the mean over the rows (:func:`instructions_block`). The
     block goes right after the header's ``NAME_MAX_COMPARISONS`` (the static worst case it
-    completes); nothing else changes."""
-    with tempfile.TemporaryDirectory(prefix="puretree-measure-") as work:
-        block = stack_block(measure_stack(files, name=name, core=core, workdir=work), name=name, core=core)
-        if rows is not None and len(rows):
-            program = program_for(files, name=name, n_features=n_features, n_classes=n_classes, proba=proba)
-            check_tools()
-            elf = build_firmware([program], core=core, feature_type=feature_type, workdir=Path(work) / "run")
-            rows = np.asarray(rows, dtype=np.float64).reshape(-1, n_features)
-            counts = instructions_per_prediction(elf, [program], [(0, row) for row in rows], core=core, feature_type=feature_type, workdir=Path(work) / "run", repeats=64)
-            block += "\n" + instructions_block(counts, name=name, core=core)
+    completes), in place of the note of :func:`unmeasured_block` if the header has it; nothing
+    else changes. With rows, one compile serves both figures (the firmware's objects are built
+    with the stack flags, :func:`build_firmware`) and one QEMU run times every row once, with
+    QEMU's virtual clock slowed so that a SysTick tick is below one instruction
+    (:data:`FINE_SHIFT`): no repeats are needed. ``proba``: the code has a
+    ``NAME_predict_proba`` taking doubles (not so with uint8 leaves; only ``NAME_predict`` is
+    timed anyway)."""
     header = files[f"{name}.h"]
+    header = header.replace(unmeasured_block(name=name) + "\n", "")
     mark = re.search(rf"^#define {re.escape(name.upper())}_MAX_COMPARISONS \d+u\n", header, flags=re.M)
     if mark is None:
         raise CodegenError(f"{name}.h states no {name.upper()}_MAX_COMPARISONS (a user's template?): the measured figures go after it")
+    with tempfile.TemporaryDirectory(prefix="puretree-measure-") as work:
+        if rows is None or not len(rows):
+            block = stack_block(measure_stack(files, name=name, core=core, workdir=work), name=name, core=core)
+        else:
+            program = program_for(files, name=name, n_features=n_features, n_classes=n_classes, proba=proba)
+            check_tools()
+            elf = build_firmware([program], core=core, feature_type=feature_type, workdir=work)
+            block = stack_block(read_stack(work, name=name, core=core), name=name, core=core)
+            rows = np.asarray(rows, dtype=np.float64).reshape(-1, n_features)
+            counts = instructions_per_prediction(elf, [program], [(0, row) for row in rows], core=core, feature_type=feature_type, workdir=work,
+                                                 repeats=1, shift=FINE_SHIFT)
+            block += "\n" + instructions_block(counts, name=name, core=core)
     return {**files, f"{name}.h": header[: mark.end()] + block + "\n" + header[mark.end():]}
+
+
+def with_unmeasured_note(files: Mapping[str, str], *, name: str) -> dict[str, str]:
+    """``files`` with :func:`unmeasured_block` in ``NAME.h`` right after its
+    ``NAME_MAX_COMPARISONS`` (where :func:`measured_files` puts the figures); a header without
+    that line (a user's template) is left as it is.
+
+    >>> files = with_unmeasured_note({"m.h": "#define M_MAX_COMPARISONS 3u\\n"}, name="m")
+    >>> files["m.h"].splitlines()[1:3]
+    ['/*', ' * Instructions per call of m_predict: not measured. `puretree export` (C) measures them']
+    """
+    header = files.get(f"{name}.h")
+    mark = None if header is None else re.search(rf"^#define {re.escape(name.upper())}_MAX_COMPARISONS \d+u\n", header, flags=re.M)
+    if header is None or mark is None:
+        return dict(files)
+    return {**files, f"{name}.h": header[: mark.end()] + unmeasured_block(name=name) + "\n" + header[mark.end():]}
+
+
+#: Debian's packages for the measurement (and every emulated run).
+PACKAGES = ("gcc-arm-none-eabi", "libnewlib-arm-none-eabi", "qemu-system-arm")
+#: The core ``puretree export`` measures on by default.
+DEFAULT_CORE = "cortex-m4"
+
+
+def unmeasured_block(*, name: str) -> str:
+    """The header lines of code whose instructions per prediction were not measured: how to get them.
+
+    >>> print(unmeasured_block(name="tree"))
+    /*
+     * Instructions per call of tree_predict: not measured. `puretree export` (C) measures them
+     * on the emulated cortex-m4 when arm-none-eabi-gcc and qemu-system-arm are installed (Debian:
+     * apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm), and so does
+     * puretree.generate(..., measure="cortex-m4"): this header then states
+     * TREE_INSTRUCTIONS_MAX_CORTEX_M4 and TREE_INSTRUCTIONS_MEAN_CORTEX_M4.
+     */
+    """
+    big = name.upper()
+    tag = DEFAULT_CORE.upper().replace("-", "_")
+    return "\n".join([
+        "/*",
+        f" * Instructions per call of {name}_predict: not measured. `puretree export` (C) measures them",
+        f" * on the emulated {DEFAULT_CORE} when {GCC} and {QEMU} are installed (Debian:",
+        f" * apt-get install {' '.join(PACKAGES)}), and so does",
+        f' * puretree.generate(..., measure="{DEFAULT_CORE}"): this header then states',
+        f" * {big}_INSTRUCTIONS_MAX_{tag} and {big}_INSTRUCTIONS_MEAN_{tag}.",
+        " */",
+    ])
 
 
 def instructions_block(counts: Sequence[float], *, name: str, core: str) -> str:
@@ -494,17 +563,20 @@ def instructions_block(counts: Sequence[float], *, name: str, core: str) -> str:
      * instruction vary (flash wait states, the FPU).
      */
     #define TREE_INSTRUCTIONS_MAX_CORTEX_M4 31u
+    #define TREE_INSTRUCTIONS_MEAN_CORTEX_M4 25u
     """
     big = name.upper()
     tag = core.upper().replace("-", "_")
     most = round(max(counts))
+    mean = sum(counts) / len(counts)
     return "\n".join([
         "/*",
         f" * Instructions per call of {name}_predict measured on {core} (QEMU -icount, the call's",
-        f" * own overhead subtracted) over {len(counts)} rows: at most {most}, mean {sum(counts) / len(counts):.1f}. A board's cycles per",
+        f" * own overhead subtracted) over {len(counts)} rows: at most {most}, mean {mean:.1f}. A board's cycles per",
         " * instruction vary (flash wait states, the FPU).",
         " */",
         f"#define {big}_INSTRUCTIONS_MAX_{tag} {most}u",
+        f"#define {big}_INSTRUCTIONS_MEAN_{tag} {round(mean)}u",
     ])
 
 

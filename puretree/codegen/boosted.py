@@ -63,7 +63,7 @@ from .render import environment
 from .shared import share_arrays
 from .verify import allowed_changes, quantize_probes, run_quantize
 
-__all__ = ["boosted_files", "verify", "check_rows", "quantized_model", "NESTED_MAX_DEPTH", "QUANTIZED_TYPES"]
+__all__ = ["boosted_files", "verify", "check_rows", "quantized_check_rows", "quantized_model", "NESTED_MAX_DEPTH", "QUANTIZED_TYPES"]
 
 _TARGETS = ("python", "c")
 
@@ -913,6 +913,16 @@ def _reaching(t: Any, base: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def quantized_check_rows(checked: Boosted, inputs: np.ndarray, feature_type: str) -> np.ndarray:
+    """The rows :func:`verify` checks quantized code on: ``inputs`` (the quantized rows) and the
+    boundary rows of ``checked`` (:func:`quantized_model`) on the integer scale (a threshold,
+    the integer below it, missing), in the range of ``feature_type``, without repeats."""
+    lo, hi = quantized_range(feature_type)
+    rows = np.clip(np.floor(check_rows(checked, inputs, "double")), lo, hi)
+    _, first = np.unique(np.ascontiguousarray(rows).view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))), return_index=True)
+    return rows[np.sort(first)]
+
+
 def check_rows(model: Boosted, X: np.ndarray, feature_type: str = "double") -> np.ndarray:
     """``X`` (encoded) and the boundary rows: for every node of every tree a row of ``X`` (the
     first, or zeros) changed to reach it; for every split, that row with the split's feature at
@@ -1046,11 +1056,7 @@ def verify(model: Boosted, X: Any, target: str, *, feature_type: str = "double",
     if quantize is not None:
         checked, offset, scale = quantized_model(model, quantize, ftype)
         inputs = quantize_rows(X, offset, scale, ftype)
-        lo, hi = quantized_range(ftype)
-        # the boundary rows on the integer scale: a threshold, the integer below it, missing
-        rows = np.clip(np.floor(check_rows(checked, inputs, "double")), lo, hi)
-        _, first = np.unique(np.ascontiguousarray(rows).view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))), return_index=True)
-        rows = rows[np.sort(first)]
+        rows = quantized_check_rows(checked, inputs, ftype)
         probes = np.vstack([quantize_probes(tree, X if i == 0 else X[:0], offset, scale, ftype) for i, tree in enumerate(t for stage in model.stages for t in stage)])
     else:
         rows = check_rows(model, X, ftype if target == "c" else "double")

@@ -48,12 +48,12 @@ from ..errors import CodegenError
 from ..explain import contributions as explain_contributions
 from ..files import write_folder
 from ..io.json import to_json
-from ..mcu import Program, build_firmware, measured_files, rows_runner, run_firmware
+from ..mcu import Program, board, build_firmware, check_tools, measured_files, rows_runner, run_firmware, with_unmeasured_note
 from . import boosted as boosting, boosted_languages, contributions as contributing, languages, literals as lit, render, selftest as self_test, shared, verify as single
 from .leaves import LEAF_SCALE, check_leaf_type, leaf_combined
-from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features
+from .lower import check_options, max_comparisons, quantization, quantize as quantize_rows, quantized_tree, quantizer_model, read_features, tree_quantization
 
-__all__ = ["generate", "generate_measured", "contributions_program", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
+__all__ = ["generate", "generate_measured", "measure_files", "contributions_program", "export", "verify", "verify_code", "ensemble_files", "quantized_ensemble", "to_javascript", "to_java", "to_rust"]
 
 _DESCRIPTION = {"bagging": "bagging", "forest": "a random forest", "adaboost": "AdaBoost (SAMME)"}
 _TARGETS = ("python", "c", "c-table", *languages.TARGETS)
@@ -161,14 +161,34 @@ def quantized_ensemble(ens: Ensemble, ranges: Any, feature_type: str) -> tuple[E
     return attrs.evolve(ens, members=members), offset, scale
 
 
-def generate(model: Any, target: str, *, selftest: bool = False, contributions: bool = False, **options: Any) -> dict[str, str]:
+def generate(model: Any, target: str, *, selftest: bool = False, contributions: bool = False, measure: str | None = None, **options: Any) -> dict[str, str]:
     """:func:`puretree.codegen.render.generate` for a tree; :func:`ensemble_files` for an
     ensemble; :func:`puretree.codegen.boosted.boosted_files` for a boosted model. With
     ``selftest``, the code carries its self-test (:mod:`puretree.codegen.selftest`); with
-    ``contributions``, its TreeSHAP values (:mod:`puretree.codegen.contributions`)."""
+    ``contributions``, its TreeSHAP values (:mod:`puretree.codegen.contributions`).
+
+    A C header states the worst case: ``NAME_MAX_COMPARISONS``, ``NAME_MAX_STACK_BYTES`` and,
+    with ``measure`` (a core of :data:`puretree.mcu.CORES`, e.g. ``"cortex-m4"``), what the
+    emulated core measures: the stack and the instructions per prediction, the most and the mean
+    over the rows :func:`verify` checks (:func:`generate_measured`; needs the Arm toolchain and
+    QEMU). Without ``measure`` (the default: no compiler runs), the header says how to get them.
+
+    >>> from puretree import cart
+    >>> header = generate(cart(np.arange(4.0).reshape(-1, 1), [0, 0, 1, 1]), "c", name="m")["m.h"]
+    >>> "m_predict: not measured" in header
+    True
+    """
+    if measure is not None:
+        return generate_measured(model, target, core=measure, selftest=selftest, contributions=contributions, **options)
+    files = _generate(model, target, selftest=selftest, contributions=contributions, **options)
+    return with_unmeasured_note(files, name=options.get("name", "tree"))
+
+
+def _generate(model: Any, target: str, *, selftest: bool = False, contributions: bool = False, **options: Any) -> dict[str, str]:
+    """The files of :func:`generate`, the header as the templates write it."""
     if contributions:
         _check_contributions(target, options)
-        files = generate(model, target, selftest=selftest, **options)
+        files = _generate(model, target, selftest=selftest, **options)
         name = options.get("name", "tree")
         if target == "python":
             return contributing.python_contributions(files, model, name=name)
@@ -237,26 +257,50 @@ def generate_measured(model: Any, target: str, *, core: str, X: Any = None, **op
     what was measured on the emulated ``core`` (:func:`puretree.mcu.measured_files`): the stack
     of the deepest call chain and the instructions per prediction, the most and the mean over
     the rows :func:`verify` checks (``X``, if given, and every node, threshold neighbour, unseen
-    category and missing value). Quantized code is measured for its stack only (its rows would
-    be the quantized readings). Needs the Arm toolchain and QEMU (:func:`puretree.mcu.check_tools`)."""
+    category and missing value), in the form the code takes them: quantized code's are the
+    quantized readings (as :func:`verify` quantizes them) and its integer boundary rows. Needs
+    the Arm toolchain and QEMU (:func:`puretree.mcu.check_tools`)."""
     if target not in ("c", "c-table"):
         raise CodegenError(f"figures are measured for C (targets c and c-table), not {target!r}")
-    if options.get("leaf_type", "double") != "double":
-        raise CodegenError("figures are measured for code with double leaves; uint8 leaves (--leaf-type uint8) are not measured on the board yet")
-    files = generate(model, target, **options)
+    board(core)  # an unknown core fails before anything is built
+    check_tools()
+    return measure_files(model, _generate(model, target, **options), target, core=core, X=X, **options)
+
+
+def measure_files(model: Any, files: dict[str, str], target: str, *, core: str, X: Any = None, **options: Any) -> dict[str, str]:
+    """``files``, :func:`generate`'s for ``model`` with ``options``, measured as
+    :func:`generate_measured` measures them (the header's note that they are not is replaced)."""
+    if target not in ("c", "c-table"):
+        raise CodegenError(f"figures are measured for C (targets c and c-table), not {target!r}")
+    board(core)
+    check_tools()
     ftype = check_options("c", {"feature_type": options.get("feature_type", "double")})["feature_type"]
     X = np.zeros((0, model.schema.n_features)) if X is None else _encode(X)
-    if options.get("quantize") is not None:
-        rows = None
-    elif isinstance(model, Boosted):
-        rows = boosting.check_rows(model, X, ftype)
-    elif isinstance(model, Ensemble):
-        rows = _rows(model, X, ftype)
-    else:
-        rows = single.check_rows(model, X, ftype)
+    rows = _measured_rows(model, X, ftype, options.get("quantize"))
     classes = 0 if model.schema.is_regression else len(model.schema.classes)
+    # Code with uint8 leaves has a predict_proba of integers: the runner calls predict only.
+    proba = bool(options.get("proba", True)) and options.get("leaf_type", "double") == "double"
     return measured_files(files, name=options.get("name", "tree"), core=core, feature_type=ftype, n_features=model.schema.n_features, n_classes=classes,
-                          proba=bool(options.get("proba", True)), rows=rows)
+                          proba=proba, rows=rows)
+
+
+def _measured_rows(model: Any, X: np.ndarray, ftype: str, quantize: Any) -> np.ndarray:
+    """The rows :func:`verify` runs the code on (``X`` and the boundary rows), as the code takes
+    them: with ``quantize``, the quantized readings of ``X`` and the quantized model's boundary rows."""
+    if isinstance(model, Boosted):
+        if quantize is None:
+            return boosting.check_rows(model, X, ftype)
+        checked_b, offset, scale = boosting.quantized_model(model, quantize, ftype)
+        return boosting.quantized_check_rows(checked_b, quantize_rows(X, offset, scale, ftype), ftype)
+    if isinstance(model, Ensemble):
+        if quantize is None:
+            return _rows(model, X, ftype)
+        checked_e, offset, scale = quantized_ensemble(model, quantize, ftype)
+        return _rows(checked_e, quantize_rows(X, offset, scale, ftype), ftype)
+    if quantize is None:
+        return single.check_rows(model, X, ftype)
+    offset, scale = tree_quantization(model, quantize, ftype)
+    return single.check_rows(quantized_tree(model, offset, scale, ftype), quantize_rows(X, offset, scale, ftype), ftype)
 
 
 def to_javascript(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, str]:
@@ -304,10 +348,9 @@ def to_rust(model: Any, *, name: str = "tree", form: str = "auto") -> dict[str, 
 
 
 def export(model: Any, target: str, *, out_dir: str | os.PathLike[str], **options: Any) -> list[Path]:
-    """Write the generated files of a tree or an ensemble into ``out_dir``, as a whole
+    """Write the generated files of a tree, an ensemble or a boosted model (:func:`generate`,
+    which takes ``measure=CORE`` too) into ``out_dir``, as a whole
     (:func:`puretree.files.write_folder`); returns their paths."""
-    if not isinstance(model, (Boosted, Ensemble)) and not options.get("selftest") and not options.get("contributions"):
-        return render.export(model, target, out_dir=out_dir, **options)
     return write_folder(out_dir, generate(model, target, **options))
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from ...boosted import Boosted
-from ...codegen.ensemble import export, generate as generate_any, generate_measured, verify, verify_code
+from ...codegen.ensemble import generate as generate_any, measure_files, verify, verify_code
 from ...codegen.leaves import LEAF_TYPES
 from ...codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
 from ...codegen.render import environment
@@ -20,7 +21,7 @@ from ...errors import CodegenError, ParameterError
 from ...files import check_not_inputs, write_folder
 from ...io import load
 from ...io.formats import read_table
-from ...mcu import CORES
+from ...mcu import CORES, DEFAULT_CORE, PACKAGES, check_tools
 from .. import CommandLineError
 
 __all__ = ["ORDER", "register", "arduino_files"]
@@ -107,17 +108,45 @@ def _export(args: argparse.Namespace) -> int:
         _boosted_options(args)
     extra = {"language": args.language} if args.language else {}
     options = {**_options(args, tree), **extra}
+    files = _generated(tree, args, options)
     if args.layout == "arduino":
-        paths = _export_arduino(tree, args.target, out_dir=args.output, **options)
-    elif args.stack_on:
-        paths = write_folder(args.output, generate_measured(tree, args.target, core=args.stack_on, **_options(args, tree)))
+        paths = _export_arduino(tree, args.target, out_dir=args.output, generated=files, **options)
     else:
-        paths = export(tree, args.target, out_dir=args.output, **options)
+        paths = write_folder(args.output, files)
     for path in paths:
         print(path)
     if args.report:
         print(_report(tree, args.target, options))
     return 0
+
+
+def _generated(tree: Any, args: argparse.Namespace, options: dict[str, Any]) -> dict[str, str]:
+    """The files to export: C measured on ``--measure-on``'s core, or by default (C targets
+    ``c`` and ``c-table`` from the built-in templates, no ``--no-measure``) on the Cortex-M4
+    when the Arm toolchain and QEMU are found. The default is best effort: without the tools,
+    or when the measurement fails (a firmware too large for the board), one warning line on
+    stderr and the header's note on how to measure; a core asked for by name must be measured."""
+    if args.no_measure and args.measure_on:
+        raise CommandLineError("--no-measure and --measure-on exclude each other")
+    files = generate_any(tree, args.target, **options)
+    if args.measure_on:
+        return measure_files(tree, files, args.target, core=args.measure_on, **options)
+    if args.no_measure or args.target not in ("c", "c-table") or args.template_dir:
+        return files
+    try:
+        check_tools()
+    except CodegenError:
+        _warn(f"instructions per prediction not measured (needs arm-none-eabi-gcc, newlib and qemu-system-arm; Debian: apt-get install {' '.join(PACKAGES)})")
+        return files
+    try:
+        return measure_files(tree, files, args.target, core=DEFAULT_CORE, **options)
+    except CodegenError as exc:
+        _warn(f"instructions per prediction not measured on {DEFAULT_CORE}: {str(exc).splitlines()[0][:300]}")
+        return files
+
+
+def _warn(text: str) -> None:
+    print(f"puretree export: warning: {text}; --no-measure skips the measurement", file=sys.stderr)
 
 
 def _boosted_options(args: argparse.Namespace) -> None:
@@ -133,13 +162,14 @@ def _boosted_options(args: argparse.Namespace) -> None:
         raise CommandLineError(f"{args.model} is a boosted model: its code is written for python, c, javascript, java or rust (C as tables), without {', '.join(asked)}")
 
 
-def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: Any = (), **options: Any) -> dict[str, str]:
+def arduino_files(tree: Any, target: str, *, name: str = "tree", template_dirs: Any = (), generated: dict[str, str] | None = None, **options: Any) -> dict[str, str]:
     """The files of an Arduino / PlatformIO library (``{relative path: text}``): the generated
-    C in ``src/``, ``library.properties`` and an example sketch in ``examples/NAME_example/``
-    (templates ``_arduino_library.properties.j2`` and ``_arduino_example.ino.j2`` of the C
-    target). The header's ``extern "C"`` lets the sketch, compiled as C++, link the C file."""
+    C in ``src/`` (``generated``, or generated here), ``library.properties`` and an example
+    sketch in ``examples/NAME_example/`` (templates ``_arduino_library.properties.j2`` and
+    ``_arduino_example.ino.j2`` of the C target). The header's ``extern "C"`` lets the sketch,
+    compiled as C++, link the C file."""
 
-    files = generate_any(tree, target, name=name, template_dirs=template_dirs, **options)
+    files = generate_any(tree, target, name=name, template_dirs=template_dirs, **options) if generated is None else generated
     model = lower(tree, target, {"name": name, **{k: v for k, v in options.items() if k not in _NOT_LOWERED}})
     if model["language"] != "c":
         raise CodegenError(f"--layout arduino is for C targets, not {target!r}")
@@ -202,7 +232,7 @@ def _export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> 
 
 
 #: Options that are not the tree's lowering: where templates are, and what is added to the code.
-_NOT_LOWERED = ("template_dirs", "selftest", "contributions")
+_NOT_LOWERED = ("template_dirs", "selftest", "contributions", "measure")
 
 
 def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
@@ -289,7 +319,9 @@ def register(sub: Any) -> None:
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
     p.add_argument("--selftest", action="store_true", help="add NAME_selftest() (C) / selftest() (Python): up to 64 of the rows verify checks with the model's answers and its digest; 0 when the built code predicts them all as puretree did, else 1 + the first failing row's index")
     p.add_argument("--contributions", action="store_true", help="python, c, c-table: add NAME_contributions(x, out) (C) / contributions(row) (Python): the row's path-dependent TreeSHAP values, bit for bit puretree.explain.contributions (numeric features; see docs/explain.md)")
-    p.add_argument("--stack-on", choices=tuple(CORES), metavar="CORE", help="C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage and the instructions per prediction on the emulated CORE, most and mean over the rows verify checks (see docs/codegen.md)")
+    p.add_argument("--measure-on", "--stack-on", dest="measure_on", choices=tuple(CORES), metavar="CORE",
+                   help=f"C: state in the header the stack measured for CORE with arm-none-eabi-gcc -fstack-usage and the instructions per prediction on the emulated CORE, most and mean over the rows verify checks (default: {DEFAULT_CORE} when arm-none-eabi-gcc and qemu-system-arm are found; see docs/codegen.md)")
+    p.add_argument("--no-measure", action="store_true", help="C: do not measure on the emulated core (the header then says how to)")
     p.add_argument("-o", "--output", required=True, metavar="OUT_DIR", help="folder for the generated files (created if needed); the files appear in it together, atomically")
     p.add_argument("--layout", choices=("flat", "arduino"), default="flat", help="flat: the files in OUT_DIR (default); arduino: an Arduino / PlatformIO library (library.properties, src/, an example sketch)")
     p.add_argument("--report", action="store_true", help="C: print the flash and RAM the generated tables need and the most comparisons one prediction makes")
