@@ -166,6 +166,7 @@ def generate(model: Any, target: str, *, selftest: bool = False, **options: Any)
     ``selftest``, the code carries its self-test (:mod:`puretree.codegen.selftest`)."""
     if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
         raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
+    _single_tree_only(model, options)
     if isinstance(model, Ensemble):
         files = ensemble_files(model, target, **options)
     elif isinstance(model, Boosted) and target in languages.TARGETS:
@@ -175,6 +176,12 @@ def generate(model: Any, target: str, *, selftest: bool = False, **options: Any)
     else:
         files = render.generate(model, target, **options)
     return _with_selftest(model, target, files, options) if selftest else files
+
+
+def _single_tree_only(model: Any, options: dict[str, Any]) -> None:
+    """The certified rewrites (``certified=True``) are written for a single tree."""
+    if options.get("certified") and isinstance(model, (Ensemble, Boosted)):
+        raise CodegenError("certified rewrites (certified=True, --certified) are for a single tree, not an ensemble or a boosted model")
 
 
 def _selftest_answers(model: Any, rows: np.ndarray) -> list[Any]:
@@ -430,6 +437,7 @@ def verify(model: Any, X: Any, target: str, *, feature_type: str = "double", nam
     microcontroller (:mod:`puretree.mcu`), not with ``quantize`` (as for a tree)."""
     if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
         raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
+    _single_tree_only(model, options)
     if isinstance(model, Boosted) and target in languages.TARGETS:
         return boosted_languages.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, **options)
     if isinstance(model, Boosted):

@@ -68,6 +68,8 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
     p.add_argument("--template-dir", action="append", default=[], metavar="DIR", help="extra template folder, searched first (repeatable)")
     p.add_argument("--quantize", action="store_true", help="C with --feature-type int8/int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
     p.add_argument("--ranges-from", metavar="TRAIN.csv", help="with --quantize (required): each feature's range is its smallest and largest value in this CSV (the training data)")
+    p.add_argument("--certified", action="store_true",
+                   help="a single tree: lower it after the rewrites that keep every answer of this code (unreachable branches removed, thresholds on the feature type's grid, with --no-proba subtrees of one class merged); verify checks it against the original model")
     p.add_argument("--leaf-type", choices=LEAF_TYPES, default="double",
                    help="C, classification: the leaf table's class probabilities as double (exact, the default) or uint8 (whole 255ths, one byte per class; verify reports the rows whose class that changes)")
 
@@ -76,6 +78,8 @@ def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
     options = {"feature_type": args.feature_type, "name": args.name, "index_type": args.index_type, "form": args.form, "proba": args.proba, "template_dirs": args.template_dir}
     if getattr(args, "selftest", False):
         options["selftest"] = True
+    if getattr(args, "certified", False):
+        options["certified"] = True
     if args.leaf_type != "double":
         options["leaf_type"] = args.leaf_type
     if tree is not None and args.quantize:
