@@ -36,10 +36,11 @@ PALETTE = (-1.0, 0.0, 0.5, 1.0, 2.0, 2.5)
 
 
 @st.composite
-def edited_trees(draw, **options):
+def edited_trees(draw, min_codes=0, **options):
     """A tree of :func:`puretree.strategies.trees` whose tests are then redrawn without regard
     for the path (thresholds from :data:`PALETTE`, subsets of all categories): as edited,
-    imported or raised trees are, with branches their ancestors make unreachable."""
+    imported or raised trees are, with branches their ancestors make unreachable. ``min_codes``:
+    the fewest codes a subset sends left."""
     tree = draw(trees(max_depth=4, max_nodes=25, **options))
     features = tree.schema.features
 
@@ -51,7 +52,7 @@ def edited_trees(draw, **options):
             test = attrs.evolve(node.test, value=draw(st.sampled_from(PALETTE)))
         elif kind == "subset":
             m = len(features[node.feature].categories)
-            test = Subset(draw(st.lists(st.integers(0, m - 1), max_size=m)))
+            test = Subset(draw(st.lists(st.integers(0, m - 1), min_size=min_codes, max_size=m)))
         else:
             return None
         return Split(node.feature, test, node.children, node.stats, surrogates=node.surrogates)
@@ -142,6 +143,49 @@ def test_the_rewrites_are_idempotent(tree):
 def test_a_tree_whose_every_leaf_is_reachable_loses_nothing(tree):
     # The strategy's trees place each test strictly inside what its path allows.
     assert n_nodes(remove_unreachable(tree)) == n_nodes(tree)
+
+
+def _as_regression(tree):
+    """The same tree as a regression tree: each node's counts become (weight, sum, sum of
+    squares) statistics (a zero weight stays zero: an empty leaf inherits its parent's mean)."""
+    def stats(c):
+        w = float(sum(c))
+        return (w, w * (c[0] - c[-1] + 0.5), w * (1.0 + c[0] ** 2))
+
+    def rule(node):
+        if type(node) is Leaf:
+            return Leaf(stats(node.stats))
+        return Split(node.feature, node.test, node.children, stats(node.stats), surrogates=node.surrogates)
+
+    out = rewrite(tree.root, rule)
+    return Tree(out, Schema(tree.schema.features, (), task="regression"), missing=tree.missing)
+
+
+@settings(max_examples=80)
+@given(edited_trees(), row_indices)
+def test_a_regression_tree_keeps_every_value(tree, cells):
+    tree = _as_regression(tree)
+    rows = _rows(tree, cells[: len(cells) // max(1, tree.schema.n_features) * tree.schema.n_features])
+    for ftype in ("double", "int16"):
+        typed = check_rows(tree, rows, ftype)
+        assert _answers(certified(tree, feature_type=ftype, proba=False), typed) == _answers(tree, typed)
+
+
+@settings(max_examples=25, deadline=None)
+@given(edited_trees(min_codes=1))  # (the Python target cannot write a subset split of no codes yet: `in (,)`)
+def test_the_generated_python_of_a_certified_tree_equals_the_original(tree):
+    X = np.zeros((1, tree.schema.n_features))
+    report = verify(tree, X, "python", certified=True)
+    assert report.ok, report.mismatches[:3]
+
+
+@pytest.mark.skipif(not GCC, reason="needs gcc")
+@settings(max_examples=10, deadline=None)
+@given(edited_trees(missing=("majority", "error")), st.sampled_from(["double", "int8"]), st.booleans())
+def test_the_generated_c_of_a_certified_tree_equals_the_original(tree, ftype, proba):
+    X = np.zeros((1, tree.schema.n_features))
+    report = verify(tree, X, "c", feature_type=ftype, proba=proba, certified=True)
+    assert report.ok, report.mismatches[:3]
 
 
 # -- exact examples ---------------------------------------------------------------------------
