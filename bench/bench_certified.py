@@ -8,7 +8,7 @@ measure needs emlearn's headers on the include path):
 For each of bench_codegen.py's trees (scikit-learn's, trained on 80% of the rows) and each of
 puretree's predict-only C forms (``proba=False``, as bench_codegen builds them), it prints the
 linked Cortex-M4 flash (``arm-none-eabi-gcc -Os``, ``--gc-sections``: bench_codegen's ``flash``)
-of the code as generated and with ``certified=True``, the nodes the lowered tree keeps, and
+of the code as generated and with ``certified=True``, the splits the lowered tree keeps, and
 whether ``verify`` (with ``certified=True``: the certified code against the *original* model, on
 the held-out rows and every node, threshold neighbourhood, missing value) finds no mismatch.
 
@@ -38,11 +38,10 @@ from puretree.sklearn import from_sklearn  # noqa: E402
 
 
 def build(tree, target, form, ftype, ranges, certified, work: Path, name: str):
-    """(C file, input C type, call, wrapper, nodes lowered) of one form, or the error."""
+    """(C file, input C type, call, wrapper, splits lowered) of one form (an error raises)."""
     options = {"name": name, "feature_type": ftype, "proba": False, "form": form, "quantize": ranges, "certified": certified}
     files = generate(tree, target, **options)
     model = lower(tree, target, options)
-    nodes = model["table"]["n_internal"] + sum(1 for _ in model["outcomes"])  # splits, and distinct outcomes
     for fname, text in files.items():
         (work / fname).write_text(text)
     if ranges is not None:

@@ -216,8 +216,9 @@ class _At:
 
 
 def _context(tree: Tree, feature_type: str) -> tuple[Any, Any]:
-    """The ``down`` function of the analysis and the root's value: each child gets what its
-    branch allows (:func:`route`), and its parent's distribution."""
+    """The analysis' ``down`` (each child gets what its branch allows its split's feature to be,
+    :func:`route`, and its parent's distribution) and ``values_at(at, j)``: what feature ``j``
+    may be at a node (what the root allows, unless a split on the way narrowed it)."""
     schema, regression, missing = tree.schema, tree.schema.is_regression, tree.missing
     features = schema.features
 
