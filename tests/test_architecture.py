@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # using a tree; the tree value itself sits above what its conveniences call: the walker (predict),
     # text, and one row through the generated Python (answers, compiled, and the lowering and
     # rendering of codegen; the codegen functions that take ensembles load on first use)
-    ("flat", "predict", "text", "codegen", "codegen.literals", "codegen.lower", "codegen.leaves", "codegen.render", "codegen.selftest", "compiled", "answers", "tree", "distributions", "views", "importance", "evaluate", "validation", "monotone"),
+    ("flat", "predict", "text", "codegen", "codegen.literals", "codegen.lower", "codegen.certified", "codegen.leaves", "codegen.render", "codegen.selftest", "compiled", "answers", "tree", "distributions", "views", "importance", "evaluate", "validation", "monotone"),
     ("growth", "growth.limits", "growth.assemble", "growth.choose", "growth.level", "growth.sorted", "growth.bounds", "growth.histograms", "growth.kernels", "growth.engine", "growth.c45_cuts", "growth.random_draw", "growth.random_cuts", "splits", "surrogates", "losses", "builder", "c45", "grow", "ensemble", "boosted", "gradient_boosting", "hist_gradient_boosting", "explain", "analysis"),  # builders (grow gathers their public names)
     # pruning and rules: the prune folder (its package re-exports the methods; chi-square pre-pruning sits
     # there too: only pruning uses it) and rule lists

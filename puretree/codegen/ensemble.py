@@ -195,6 +195,7 @@ def _generate(model: Any, target: str, *, selftest: bool = False, contributions:
         return contributing.c_contributions(files, model, name=name, feature_type=options.get("feature_type", "double"))
     if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
         raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
+    _single_tree_only(model, options)
     if isinstance(model, Ensemble):
         files = ensemble_files(model, target, **options)
     elif isinstance(model, Boosted) and target in languages.TARGETS:
@@ -211,6 +212,12 @@ def _check_contributions(target: str, options: dict[str, Any]) -> None:
         raise CodegenError(f"contributions are generated for the python, c and c-table targets, not {target!r}")
     if options.get("quantize") is not None:
         raise CodegenError("contributions read the features as numbers; quantized code is not covered (export without --quantize)")
+
+
+def _single_tree_only(model: Any, options: dict[str, Any]) -> None:
+    """The certified rewrites (``certified=True``) are written for a single tree."""
+    if options.get("certified") and isinstance(model, (Ensemble, Boosted)):
+        raise CodegenError("certified rewrites (certified=True, --certified) are for a single tree, not an ensemble or a boosted model")
 
 
 def _selftest_answers(model: Any, rows: np.ndarray) -> list[Any]:
@@ -599,6 +606,7 @@ def _verify_answers(model: Any, X: Any, target: str, *, feature_type: str = "dou
     microcontroller (:mod:`puretree.mcu`), not with ``quantize`` (as for a tree)."""
     if isinstance(model, Boosted) and options.get("leaf_type", "double") != "double":
         raise CodegenError("a boosted model's leaves hold raw scores, written as float or double; leaf_type 'uint8' is for trees, bagging and random forests")
+    _single_tree_only(model, options)
     if isinstance(model, Boosted) and target in languages.TARGETS:
         return boosted_languages.verify(model, X, target, feature_type=feature_type, name=name, sanitize=sanitize, quantize=quantize, on=on, **options)
     if isinstance(model, Boosted):

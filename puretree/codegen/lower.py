@@ -48,6 +48,7 @@ from ..flat import KIND_CODES, LEAF, flatten, normalised_fractions
 from ..fold import ENTER, events, fold, rewrite
 from ..nodes import Split, Threshold
 from . import literals as lit
+from .certified import certified
 from .leaves import LEAF_SCALE, LEAF_TYPES, check_leaf_type, leaf_numerators
 
 #: The flat table's kind codes of the split tests lowering writes particular code for.
@@ -94,6 +95,7 @@ _DEFAULTS: dict[str, Any] = {
     "language": None,
     "quantize": None,
     "leaf_type": "double",
+    "certified": False,
 }
 
 
@@ -135,6 +137,8 @@ def check_options(target: str, options: Mapping[str, Any] | None) -> dict[str, A
         raise CodegenError(f"unknown leaf type {opts['leaf_type']!r}; choose one of {list(LEAF_TYPES)}")
     if not isinstance(opts["proba"], bool):
         raise CodegenError(f"proba must be True or False, got {opts['proba']!r}")
+    if not isinstance(opts["certified"], bool):
+        raise CodegenError(f"certified must be True or False, got {opts['certified']!r}")
     return opts
 
 
@@ -432,6 +436,11 @@ def lower(tree: Tree, target: str, options: Mapping[str, Any] | None = None) -> 
         quant = quantizer_model(schema, opts["quantize"], ftype, used=used)
         offset, scale = quantization(schema, quant["ranges"], ftype, used=used)
         tree = quantized_tree(tree, offset, scale, ftype)
+    if opts["certified"]:
+        # The rewrites that keep every answer of this code (its readings, its outputs): on the
+        # quantized tree, the grid is the quantized readings'. verify checks the original model.
+        language_ftype = ftype if language == "c" else "double"
+        tree = certified(tree, feature_type=language_ftype, proba=bool(opts["proba"]) or language != "c" or opts["leaf_type"] != "double")
     flat = flatten(tree)
     if flat.surrogated and language not in ("python", "c"):
         raise CodegenError(f"this tree routes missing values through surrogate splits (missing='surrogate'), which the python, c and c-table targets write; {target!r} does not")

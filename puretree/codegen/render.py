@@ -303,6 +303,7 @@ def generate(
     template_dirs: Iterable[str | os.PathLike[str]] | None = None,
     quantize: Any = None,
     leaf_type: str = "double",
+    certified: bool = False,
 ) -> dict[str, str]:
     """The generated files for ``tree`` as ``{file name: content}``; nothing is written.
 
@@ -315,11 +316,14 @@ def generate(
     int8/int16/int32): one ``(low, high)`` range per feature (:func:`~puretree.codegen.lower.feature_ranges`
     of the training data): fixed point, with a ``NAME_quantize`` function. ``leaf_type`` (C,
     classification): ``double`` (exact probabilities) or ``uint8`` (each class probability in
-    whole 255ths: :mod:`puretree.codegen.leaves`).
+    whole 255ths: :mod:`puretree.codegen.leaves`). ``certified``: lower the tree after the
+    rewrites that keep every answer of this code (:func:`puretree.codegen.certified.certified`:
+    unreachable branches removed, thresholds on the feature type's grid and, without
+    ``proba``, subtrees of one class merged).
     """
     env = environment(template_dirs)
     outputs = _outputs(env, target)
-    model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language, "quantize": quantize, "leaf_type": leaf_type})
+    model = lower(tree, target, {"name": name, "feature_type": feature_type, "proba": proba, "form": form, "index_type": index_type, "language": language, "quantize": quantize, "leaf_type": leaf_type, "certified": certified})
     python = model.get("language") == "python"
     lines = first_reads(smaller_first(model["lines"]) if python else model["lines"], [f["index"] for f in model["features"] if f["categorical"]])
     model["lines"] = loop_form(lines) if python else lines

@@ -69,6 +69,8 @@ def _common(p: argparse.ArgumentParser, *, targets: Any, required: bool = True, 
     p.add_argument("--template-dir", action="append", default=[], metavar="DIR", help="extra template folder, searched first (repeatable)")
     p.add_argument("--quantize", action="store_true", help="C with --feature-type int8/int16/int32: fixed point, each feature scaled from its training range (adds NAME_quantize)")
     p.add_argument("--ranges-from", metavar="TRAIN.csv", help="with --quantize (required): each feature's range is its smallest and largest value in this CSV (the training data)")
+    p.add_argument("--certified", action="store_true",
+                   help="a single tree: lower it after the rewrites that keep every answer of this code (unreachable branches removed, thresholds on the feature type's grid, with --no-proba subtrees of one class merged); verify checks it against the original model")
     p.add_argument("--leaf-type", choices=LEAF_TYPES, default="double",
                    help="C, classification: the leaf table's class probabilities as double (exact, the default) or uint8 (whole 255ths, one byte per class; verify reports the rows whose class that changes)")
 
@@ -79,6 +81,8 @@ def _options(args: argparse.Namespace, tree: Any = None) -> dict[str, Any]:
         options["selftest"] = True
     if getattr(args, "contributions", False):
         options["contributions"] = True
+    if getattr(args, "certified", False):
+        options["certified"] = True
     if args.leaf_type != "double":
         options["leaf_type"] = args.leaf_type
     if tree is not None and args.quantize:
