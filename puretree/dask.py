@@ -759,7 +759,36 @@ def hist_gradient_boosting(
     n_categories = [len(f.categories) if not f.is_numeric else 0 for f in schema.features]
     n_bins = max(len(e) if e is not None else c for e, c in zip(edges, n_categories)) + 1  # the last bin: missing values
     binned = _run(dask, *_tasks(dask, parts, _bin_block, parts.X, shared=(edges, np.uint8, n_bins - 1, False, schema if parts.categorical else None)), persist=True)
+    parts, (binned, target, weights) = _per_worker(dask, parts, binned, target, weights)
     return boost(_Runner(dask, parts), schema=schema, edges=edges, n_bins=n_bins, binned=binned, y=target, w=weights, loss=loss, opts={**opts, "early_stopping": False}, progress=progress)
+
+
+def _joined(*blocks: Any) -> Any:
+    return None if blocks[0] is None else np.concatenate(blocks)
+
+
+def _per_worker(dask: Any, parts: _Parts, *columns: list[Any]) -> tuple[_Parts, list[list[Any]]]:
+    """The partitions' blocks joined into one block of consecutive rows per worker of the
+    distributed client (when there is one and fewer workers than partitions), each kept on its
+    worker: the booster's histogram pass visits the blocks one after the other, so a worker's
+    consecutive rows make one task rather than one per partition. No worker gets more rows
+    than its share."""
+    try:
+        from distributed import get_client
+
+        client = get_client()
+        workers = sorted(client.scheduler_info()["workers"])
+    except (ImportError, ValueError):
+        return parts, list(columns)
+    if not 0 < len(workers) < len(parts.rows):
+        return parts, list(columns)
+    groups = [g.tolist() for g in np.array_split(np.arange(len(parts.rows)), len(workers))]
+    joined = []
+    for column in columns:
+        made = [dask.delayed(_joined, pure=True)(*(column[i] for i in g)) for g in groups]
+        joined.append([client.persist(block, workers=[w]) for block, w in zip(made, workers)])
+    rows = [(parts.rows[g[0]][0], parts.rows[g[-1]][1]) for g in groups]
+    return attrs.evolve(parts, X=[None] * len(groups), y=None, w=None, rows=rows), joined
 
 
 def predict(tree: Tree, X: Any) -> Any:

@@ -128,33 +128,31 @@ def _split(bins: np.ndarray, sets: dict[int, np.ndarray], node: int, f: int, b: 
     return out
 
 
-def _count(sets: dict[int, np.ndarray], kids: tuple[int, int]) -> tuple[int, int]:
-    return len(sets[kids[0]]), len(sets[kids[1]])
-
-
-def _accumulate(previous: np.ndarray | None, bins: np.ndarray, sets: dict[int, np.ndarray], targets: list[tuple[np.ndarray, np.ndarray]], node: int, k: int, n_bins: int) -> np.ndarray:
-    """The histogram of the partitions before (``previous``; None: zeros) with this partition's
-    rows of ``node`` added in row order, as the in-memory fit adds them (the compiled loop where
-    it loads; else ``numpy.add.at``, which adds in order too): channels ``h``, ``h * t``,
-    ``h * t * t`` (feature 0's alone) and the rows, ``t`` the target."""
+def _accumulate(previous: np.ndarray | None, bins: np.ndarray, sets: dict[int, np.ndarray], targets: list[tuple[np.ndarray, np.ndarray]], nodes: tuple[int, ...], k: int, n_bins: int) -> np.ndarray:
+    """The histograms ``(node, feature, bin, channel)`` of ``nodes`` over the partitions before
+    (``previous``; None: zeros) with this partition's rows of each node added in row order, as
+    the in-memory fit adds them (the compiled loop where it loads; else ``numpy.add.at``, which
+    adds in order too): channels ``h``, ``h * t``, ``h * t * t`` (feature 0's alone) and the
+    rows, ``t`` the target."""
     p = bins.shape[1]
-    H = np.zeros((p, n_bins, 4)) if previous is None else previous.copy()
-    rows = sets[node]
+    H = np.zeros((len(nodes), p, n_bins, 4)) if previous is None else previous.copy()
     target, weight = targets[k]
     lib = compiled_loops()
-    if lib is not None and bins.dtype == np.uint8:
-        if lib.pt_hgb_histogram(bins.ctypes.data, bins.shape[0], p, rows.ctypes.data, len(rows), target.ctypes.data, weight.ctypes.data, 0, p, n_bins, H.ctypes.data):
-            raise DataError("a bin or row is out of range in hist_gradient_boosting's histogram")
-        return H
-    w, t = weight[rows], target[rows]
-    wy = w * t
-    for f in range(p):
-        col = bins[rows, f].astype(np.int64)
-        np.add.at(H[f, :, 0], col, w)
-        np.add.at(H[f, :, 1], col, wy)
-        if f == 0:
-            np.add.at(H[f, :, 2], col, wy * t)
-        np.add.at(H[f, :, 3], col, 1.0)
+    for Hn, node in zip(H, nodes):
+        rows = sets[node]
+        if lib is not None and bins.dtype == np.uint8:
+            if lib.pt_hgb_histogram(bins.ctypes.data, bins.shape[0], p, rows.ctypes.data, len(rows), target.ctypes.data, weight.ctypes.data, 0, p, n_bins, Hn.ctypes.data):
+                raise DataError("a bin or row is out of range in hist_gradient_boosting's histogram")
+            continue
+        w, t = weight[rows], target[rows]
+        wy = w * t
+        for f in range(p):
+            col = bins[rows, f].astype(np.int64)
+            np.add.at(Hn[f, :, 0], col, w)
+            np.add.at(Hn[f, :, 1], col, wy)
+            if f == 0:
+                np.add.at(Hn[f, :, 2], col, wy * t)
+            np.add.at(Hn[f, :, 3], col, 1.0)
     return H
 
 
@@ -186,17 +184,29 @@ class _DaskGrower(Grower):
 
     def begin(self, run: Runner, binned: list[Any], targets: list[Any], roots: list[Any], size: int, k: int) -> _Rows:
         self.run, self.binned, self.targets, self.sets, self.k, self.next_node = run, binned, targets, roots, k, 1
+        self.summed: dict[int, np.ndarray] = {}
         return _Rows(0, size)
 
     def histogram(self, rows: Any, target: Any, weight: Any) -> np.ndarray:
-        return np.asarray(self.run.chain(_accumulate, self.binned, self.sets, self.targets, shared=(rows.node, self.k, self.n_bins)))
+        # a split's children were summed together (partition): the grower asks for the smaller
+        known = self.summed.pop(rows.node, None)
+        self.summed.clear()
+        return known if known is not None else self.sums((rows.node,))[0]
+
+    def sums(self, nodes: tuple[int, ...]) -> np.ndarray:
+        """The histograms of ``nodes``: partition after partition, each adding its rows in order."""
+        return np.asarray(self.run.chain(_accumulate, self.binned, self.sets, self.targets, shared=(nodes, self.k, self.n_bins)))
 
     def partition(self, rows: Any, f: int, b: int, side: Any) -> tuple[Any, Any]:
+        """The node's rows parted on the workers, and both children's histograms summed in the
+        same pass (one round trip a split; the grower keeps the smaller's, and the larger is
+        its parent's less the smaller's, as in memory); their sizes are their row counts."""
         kids = (self.next_node, self.next_node + 1)
         self.next_node += 2
         self.sets = self.run.each(_split, self.binned, self.sets, shared=(rows.node, f, b, side, self.n_bins - 1, kids))
-        counts = self.run.gather(_count, self.sets, shared=(kids,))
-        return _Rows(kids[0], sum(c[0] for c in counts)), _Rows(kids[1], sum(c[1] for c in counts))
+        H = self.sums(kids)
+        self.summed = {kids[0]: H[0], kids[1]: H[1]}
+        return _Rows(kids[0], int(H[0, 0, :, 3].sum())), _Rows(kids[1], int(H[1, 0, :, 3].sum()))
 
     def row_values(self, target: Any, leaves: list[tuple[Any, float]]) -> Any:
         return [(rows.node, value) for rows, value in leaves]
