@@ -19,7 +19,9 @@ with the same edges the tree is the in-memory one, ``puretree.cart(X, y, bins=ed
 with weights, regression statistics or C4.5's fractional rows (``missing="distribute"``) the
 in-memory structure with statistics equal to within 1e-9 relative, summed in another order.
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
-naming the partition (its number and rows).
+naming the partition (its number and rows). :func:`hist_gradient_boosting` grows the in-memory
+:func:`puretree.hist_gradient_boosting` model (``==``) from the same edges
+(:mod:`puretree.dask_boosting` tells how).
 
 docs/scale-out.md tells the rest: how the edges are made, how a level grows (packed counts,
 sibling subtraction, batches of at most ``histogram_bytes``), missing values, categorical
