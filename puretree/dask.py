@@ -19,7 +19,9 @@ with the same edges the tree is the in-memory one, ``puretree.cart(X, y, bins=ed
 with weights, regression statistics or C4.5's fractional rows (``missing="distribute"``) the
 in-memory structure with statistics equal to within 1e-9 relative, summed in another order.
 A failure inside a partition's task surfaces as a :class:`~puretree.errors.PuretreeError`
-naming the partition (its number and rows).
+naming the partition (its number and rows). :func:`hist_gradient_boosting` grows the in-memory
+:func:`puretree.hist_gradient_boosting` model (``==``) from the same edges
+(:mod:`puretree.dask_boosting` tells how).
 
 docs/scale-out.md tells the rest: how the edges are made, how a level grows (packed counts,
 sibling subtraction, batches of at most ``histogram_bytes``), missing values, categorical
@@ -51,13 +53,16 @@ import attrs
 import numpy as np
 
 from .builder import ByTask, check_options
+from .boosted import Boosted
 from .c45 import collapse_unhelpful
+from .dask_boosting import boost
 from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
 from .data import as_dataset, category_key, encode_features, is_missing, labels_array
 from .growth.engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .growth import histograms as hist
 from .growth.choose import c45_criterion
+from .hist_gradient_boosting import LOSSES, checked_options
 from .impurity import variance as impurity_variance
 from .nodes import Schema
 from .predict import predict as predict_rows
@@ -68,7 +73,7 @@ from .tree import Tree
 if TYPE_CHECKING:  # Unpack is typing's from Python 3.11; type checkers know typing_extensions' on 3.10
     from typing_extensions import Unpack
 
-__all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "predict", "HISTOGRAM_BYTES", "DaskOptions", "DaskID3Options", "DaskC45Options", "DaskRegressorOptions"]
+__all__ = ["bin_edges", "cart", "cart_regressor", "id3", "c45", "hist_gradient_boosting", "predict", "HISTOGRAM_BYTES", "DaskOptions", "DaskID3Options", "DaskC45Options", "DaskRegressorOptions"]
 
 #: Largest size (bytes) of one summed histogram (a batch of frontier nodes). Each partition's
 #: task makes one of this size too, so a worker holds about (its partitions + 1) of them at a
@@ -646,6 +651,146 @@ def cart_regressor(X: Any, y: Any, **options: Unpack[DaskRegressorOptions]) -> T
     x0 > 2: 8.5 (2)
     """
     return cart(X, y, task="regression", **options)
+
+
+@attrs.define
+class _Runner:
+    """The booster's tasks on the partitions (:class:`puretree.dask_boosting.Runner`)."""
+
+    dask: Any
+    parts: _Parts
+
+    def each(self, fn: Callable[..., Any], *columns: Sequence[Any], shared: tuple[Any, ...] = ()) -> list[Any]:
+        return cast("list[Any]", _run(self.dask, *_tasks(self.dask, self.parts, fn, *columns, shared=shared), persist=True))
+
+    def gather(self, fn: Callable[..., Any], *columns: Sequence[Any], shared: tuple[Any, ...] = ()) -> list[Any]:
+        return list(_run(self.dask, _tasks(self.dask, self.parts, fn, *columns, shared=shared))[0])
+
+    def chain(self, fn: Callable[..., Any], *columns: Sequence[Any], shared: tuple[Any, ...] = ()) -> Any:
+        from dask.base import tokenize
+
+        call = self.dask.delayed(_in_partition, pure=True)
+        token = tokenize(fn.__name__, *columns, shared)
+        what = fn.__name__.strip("_").replace("_", "-")
+        out = None
+        for i, rows in enumerate(self.parts.rows):  # partition i adds to the sums of 0..i-1: the in-memory order
+            out = call(i, rows, fn, out, *(c[i] for c in columns), *shared, dask_key_name=f"puretree-{what}-partition-{i}-{token}")
+        return _run(self.dask, out)[0]
+
+
+def hist_gradient_boosting(
+    X: Any,
+    y: Any,
+    *,
+    loss: str | None = None,
+    bins: Any = None,
+    max_bins: int = 255,
+    learning_rate: float = 0.1,
+    max_iter: int = 100,
+    max_leaf_nodes: int | None = 31,
+    max_depth: int | None = None,
+    min_samples_leaf: int = 20,
+    l2_regularization: float = 0.0,
+    early_stopping: str | bool = False,
+    validation_fraction: float = 0.1,
+    n_iter_no_change: int = 10,
+    tol: float = 1e-7,
+    random_state: int | None = None,
+    sample_weight: Any = None,
+    feature_names: Sequence[str] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Boosted:
+    """Histogram gradient boosting (:func:`puretree.hist_gradient_boosting`) grown from data on
+    Dask workers, without gathering it (:mod:`puretree.dask_boosting` tells how): ``X`` a dask
+    array or DataFrame (its non-numeric columns categorical, split natively), ``y`` a dask
+    array or Series of labels (numbers with ``loss="squared_error"``) partitioned as ``X``,
+    ``sample_weight`` likewise. ``bins`` (the edges, :func:`bin_edges`) or ``max_bins``
+    (computes them); the other options are the in-memory ones. With the same edges the model
+    equals (``==``, every float) ``puretree.hist_gradient_boosting(X, y, bins=edges,
+    early_stopping=False, ...)`` in memory. Early stopping is not supported (it holds out a
+    random tenth of the rows): ``early_stopping`` must be False, the default here.
+
+    >>> import dask.array as da
+    >>> X = np.array([[float(i % 7), float(i % 3)] for i in range(60)])
+    >>> y = np.array([int(x[0] >= 3) for x in X])
+    >>> Xd, yd = da.from_array(X, chunks=(25, 2)), da.from_array(y, chunks=25)
+    >>> edges = bin_edges(Xd)
+    >>> model = hist_gradient_boosting(Xd, yd, bins=edges, max_iter=5, min_samples_leaf=5)
+    >>> from puretree import hist_gradient_boosting as in_memory
+    >>> model == in_memory(X, y, bins=edges, max_iter=5, min_samples_leaf=5, early_stopping=False)
+    True
+    >>> model.predict(X[:4]).tolist()
+    [0, 0, 0, 1]
+    """
+    dask, _, _ = _dask()
+    if early_stopping is not False:
+        raise ParameterError(f"puretree.dask.hist_gradient_boosting grows without early stopping (it holds out a random part of the rows); early_stopping must be False, got {early_stopping!r}")
+    opts = checked_options(
+        max_iter=max_iter, learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+        l2_regularization=l2_regularization, max_bins=max_bins, validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change,
+        tol=tol, random_state=random_state)  # fmt: skip
+    task = "regression" if loss in LOSSES["regression"] else "classification"
+    loss = LOSSES[task][0] if loss is None else loss
+    if loss not in LOSSES[task]:
+        raise ParameterError(f"loss must be one of {LOSSES['classification'] + LOSSES['regression']}, got {loss!r}")
+    parts = _inputs(X, y, sample_weight)
+    if not parts.rows or parts.rows[-1][1] == 0:
+        raise DataError(f"X has no rows: its {len(parts.rows)} partition(s) are all empty")
+    assert parts.y is not None  # _inputs requires the labels
+    names = list(feature_names) if feature_names is not None else parts.names
+    weights = parts.w if parts.w is not None else [None] * len(parts.rows)
+    if parts.w is not None:
+        weights = _run(dask, *_tasks(dask, parts, _check_weights, parts.w), persist=True)
+    categories = _categories(dask, parts)
+    if task == "regression":
+        schema = _schema(np.zeros(0), parts, names, task, categories)
+        target = _run(dask, *_tasks(dask, parts, _check_targets, parts.y), persist=True)
+    else:
+        labels = _run(dask, _tasks(dask, parts, _labels, parts.y))[0]
+        schema = _schema(np.unique(np.concatenate(labels)), parts, names, task, categories)
+        if len(schema.classes) < 2:
+            raise DataError("gradient boosting needs at least two classes in y")
+        target = _run(dask, *_tasks(dask, parts, _class_codes, parts.y, shared=({c: i for i, c in enumerate(schema.classes)},)), persist=True)
+    for f in schema.features:
+        if not f.is_numeric and len(f.categories) > opts["max_bins"]:
+            raise ParameterError(f"categorical feature {f.name!r} has {len(f.categories)} categories, more than max_bins={opts['max_bins']} (one bin per category)")
+    edges = _bin_edges(parts, opts["max_bins"]) if bins is None else check_bins(bins, schema)
+    for f, e in zip(schema.features, edges):
+        if e is not None and len(e) > 255:
+            raise ParameterError(f"bins for feature {f.name!r} holds {len(e)} edges; hist_gradient_boosting takes at most 255 bins per feature")
+    n_categories = [len(f.categories) if not f.is_numeric else 0 for f in schema.features]
+    n_bins = max(len(e) if e is not None else c for e, c in zip(edges, n_categories)) + 1  # the last bin: missing values
+    binned = _run(dask, *_tasks(dask, parts, _bin_block, parts.X, shared=(edges, np.uint8, n_bins - 1, False, schema if parts.categorical else None)), persist=True)
+    parts, (binned, target, weights) = _per_worker(dask, parts, binned, target, weights)
+    return boost(_Runner(dask, parts), schema=schema, edges=edges, n_bins=n_bins, binned=binned, y=target, w=weights, loss=loss, opts={**opts, "early_stopping": False}, progress=progress)
+
+
+def _joined(*blocks: Any) -> Any:
+    return None if blocks[0] is None else np.concatenate(blocks)
+
+
+def _per_worker(dask: Any, parts: _Parts, *columns: list[Any]) -> tuple[_Parts, list[list[Any]]]:
+    """The partitions' blocks joined into one block of consecutive rows per worker of the
+    distributed client (when there is one and fewer workers than partitions), each kept on its
+    worker: the booster's histogram pass visits the blocks one after the other, so a worker's
+    consecutive rows make one task rather than one per partition. No worker gets more rows
+    than its share."""
+    try:
+        from distributed import get_client
+
+        client = get_client()
+        workers = sorted(client.scheduler_info()["workers"])
+    except (ImportError, ValueError):
+        return parts, list(columns)
+    if not 0 < len(workers) < len(parts.rows):
+        return parts, list(columns)
+    groups = [g.tolist() for g in np.array_split(np.arange(len(parts.rows)), len(workers))]
+    joined = []
+    for column in columns:
+        made = [dask.delayed(_joined, pure=True)(*(column[i] for i in g)) for g in groups]
+        joined.append([client.persist(block, workers=[w]) for block, w in zip(made, workers)])
+    rows = [(parts.rows[g[0]][0], parts.rows[g[-1]][1]) for g in groups]
+    return attrs.evolve(parts, X=[None] * len(groups), y=None, w=None, rows=rows), joined
 
 
 def predict(tree: Tree, X: Any) -> Any:

@@ -20,7 +20,7 @@ leaf (best first) until ``max_leaf_nodes`` leaves:
   child with more rows); each child needs ``min_samples_leaf`` rows and a hessian sum of 1e-3;
   the best gain (the lowest feature, then cut, then missing values right on a tie) if positive;
 - a categorical feature (its bins its category codes) is split by scikit-learn's HGB rule
-  (:meth:`_Grower.categorical_split`) into a :class:`~puretree.nodes.Subset` test whose
+  (:meth:`Grower.categorical_split`) into a :class:`~puretree.nodes.Subset` test whose
   missing values and unknown categories take one branch;
 - a leaf's value is the Newton step ``-G / (H + l2)``: the leaf holds the statistics
   ``(H + l2, -G, sum g**2 / h)``, so its mean is that step and the model's sums need nothing else.
@@ -62,13 +62,14 @@ from .boosted import Boosted, leaf_values, table, tree_schema
 from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
 from .growth.assemble import assemble
+from .growth.engine import check_bins
 from .growth.histograms import bin_matrix, compiled_loops, histogram
 from .growth.kernels import PARALLEL_MIN_WORK
 from .nodes import TESTS, Leaf, Node, Split, Surrogates
 from .params import Interval, Options, check
 from .tree import Tree
 
-__all__ = ["hist_gradient_boosting", "categorical_names", "LOSSES", "MIN_HESSIAN"]
+__all__ = ["hist_gradient_boosting", "categorical_names", "LOSSES", "MIN_HESSIAN", "Grower", "init_sums", "initial_scores", "stage_targets", "checked_options", "boosted_model"]
 
 #: The losses, by task.
 LOSSES = {"classification": ("log_loss",), "regression": ("squared_error",)}
@@ -115,16 +116,52 @@ def _softmax(raw: np.ndarray) -> np.ndarray:
 
 
 def _init(loss: str, y: np.ndarray, w: np.ndarray, n_classes: int) -> np.ndarray:
-    """The initial raw score per output: the link of the weighted class shares (clipped to
-    ``[eps, 1 - eps]``; K classes: ``log p_k`` less their mean), or the weighted mean."""
+    """The initial raw score per output, from the weighted sums of :func:`init_sums`."""
+    return initial_scores(loss, init_sums(loss, y, w, n_classes), n_classes)
+
+
+def init_sums(loss: str, y: np.ndarray, w: np.ndarray, n_classes: int) -> list[float]:
+    """The sums the initial raw score needs: the weight of each class (classification), or
+    ``sum y * w`` (regression), then the total weight. Each is :func:`math.fsum`'s, the exact
+    sum rounded once, so that it does not depend on the order of the rows (:mod:`puretree.dask`
+    adds its partitions' exact sums to the same floats).
+
+    >>> init_sums("log_loss", np.array([0, 1, 1]), np.array([0.1, 0.2, 0.3]), 2)
+    [0.1, 0.5, 0.6]
+    """
     if loss == "squared_error":
-        return np.array([float(np.average(y, weights=w))])
+        return [math.fsum(y * w), math.fsum(w)]
+    return [math.fsum(w[y == c]) for c in range(n_classes)] + [math.fsum(w)]
+
+
+def initial_scores(loss: str, sums: Sequence[float], n_classes: int) -> np.ndarray:
+    """The initial raw score per output from :func:`init_sums`: the link of the weighted class
+    shares (clipped to ``[eps, 1 - eps]``; K classes: ``log p_k`` less their mean), or the
+    weighted mean.
+
+    >>> initial_scores("squared_error", [6.0, 3.0], 0).tolist()
+    [2.0]
+    """
+    if loss == "squared_error":
+        return np.array([sums[0] / sums[1]])
     eps = float(np.finfo(np.float64).eps)
-    p = np.clip(np.bincount(y, weights=w, minlength=n_classes) / w.sum(), eps, 1 - eps)
+    p = np.clip(np.array(sums[:n_classes]) / sums[n_classes], eps, 1 - eps)
     if n_classes == 2:
         return np.array([math.log(p[1] / (1 - p[1]))])
     logs = np.log(p)
     return logs - logs.mean()
+
+
+def stage_targets(loss: str, y: np.ndarray, raw: np.ndarray, w: np.ndarray, n_classes: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each output's stage tree's target ``-g / h`` and weight ``h`` (at least the tiny hessian)
+    for the current raw scores: row by row, so a block of rows gets its rows' floats."""
+    g, h = _gradients(loss, y, raw, w, n_classes)
+    h = np.maximum(h, _TINY_HESSIAN)
+    out = []
+    for k in range(raw.shape[1]):
+        weight = np.ascontiguousarray(h[:, k])
+        out.append((-g[:, k] / weight, weight))
+    return out
 
 
 def _gradients(loss: str, y: np.ndarray, raw: np.ndarray, w: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -169,9 +206,11 @@ def _should_stop(scores: list[float], n_iter_no_change: int, tol: float) -> bool
 # -- one stage tree, best first -----------------------------------------------------------------
 
 
-class _Grower:
+class Grower:
     """The state of the fit shared by its stage trees: the bins, the rules, the threads, and
-    the compiled loops (``lib``; None: numpy's, the same floats)."""
+    the compiled loops (``lib``; None: numpy's, the same floats). :mod:`puretree.dask` grows
+    the same stage trees with its rows on the workers: it overrides :meth:`histogram`,
+    :meth:`partition` and :meth:`row_values`."""
 
     def __init__(self, X: np.ndarray, bins: np.ndarray, edges: list[np.ndarray], n_bins: int, *, max_leaf_nodes: int | None, max_depth: int | None, min_samples_leaf: int, l2: float, threads: int, lib: Any = None, pool: ThreadPoolExecutor | None = None, categories: Sequence[int] = ()) -> None:
         self.X, self.bins, self.edges, self.n_bins = X, np.ascontiguousarray(bins), edges, n_bins
@@ -383,13 +422,17 @@ class _Grower:
             enter(kids[0], l_rows, first, depth + 1)
             enter(kids[1], r_rows, second, depth + 1)
             leaves += 1
-        values = np.zeros(len(target))
         for g, (node_rows, _, total, _) in nodes.items():  # the budget's open nodes: leaves
             records[g] = self.value(total)
             leaf_rows[g] = node_rows
-        for g, node_rows in leaf_rows.items():
-            values[node_rows] = _mean(records[g])
-        return _assembled(records), values
+        return _assembled(records), self.row_values(target, [(node_rows, _mean(records[g])) for g, node_rows in leaf_rows.items()])
+
+    def row_values(self, target: np.ndarray, leaves: list[tuple[Any, float]]) -> Any:
+        """Each row's leaf value (0: a row of no leaf) from the leaves' ``(rows, value)``."""
+        values = np.zeros(len(target))
+        for node_rows, value in leaves:
+            values[node_rows] = value
+        return values
 
     def subset(self, f: int, left: np.ndarray, missing_left: bool) -> tuple[Any, int, bool]:
         """A categorical split's test, the branch its missing values and unknown categories take
@@ -428,7 +471,7 @@ def _mean(stats: list[float]) -> float:
     return (stats[1] / stats[0] if stats[0] > 0 else 0.0) + 0.0
 
 
-def _stage_tree(grower: _Grower, target: np.ndarray, weight: np.ndarray, rows: np.ndarray, schema: Any) -> tuple[Tree, np.ndarray]:
+def _stage_tree(grower: Grower, target: np.ndarray, weight: np.ndarray, rows: np.ndarray, schema: Any) -> tuple[Tree, np.ndarray]:
     """A stage tree and each training row's leaf value (the rows left out: by the tree)."""
     root, values = grower.grow(target, weight, rows)
     tree = Tree(root, schema, missing="majority")
@@ -493,6 +536,20 @@ def categorical_names(chosen: Any, ds: Dataset) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _given_edges(bins: Any, schema: Any) -> tuple[np.ndarray | None, ...]:
+    """``bins=`` checked (:func:`~puretree.growth.engine.check_bins`): a numeric feature's edges,
+    at most 255 (its bins fit a byte; the missing values take one more).
+
+    >>> _given_edges([[1.0, 2.0]], as_dataset([[0.0]], [0]).schema)
+    (array([1., 2.]),)
+    """
+    edges = check_bins(bins, schema)
+    for f, e in zip(schema.features, edges):
+        if e is not None and len(e) > 255:
+            raise ParameterError(f"bins for feature {f.name!r} holds {len(e)} edges; hist_gradient_boosting takes at most 255 bins per feature")
+    return edges
+
+
 def _column_bins(column: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndarray]:
     """A column's bin numbers (NaN: past the last) and upper edges: the numbers and edges of
     :func:`~puretree.growth.histograms.binned_rows` with :func:`~puretree.growth.engine.quantile_bins`,
@@ -513,11 +570,13 @@ def _column_bins(column: np.ndarray, max_bins: int) -> tuple[np.ndarray, np.ndar
     return np.searchsorted(edges, column, side="left"), edges
 
 
-def _binned(X: np.ndarray, max_bins: int, pool: ThreadPoolExecutor, categories: Sequence[int] = ()) -> tuple[np.ndarray, list[np.ndarray], int]:
+def _binned(X: np.ndarray, max_bins: int, pool: ThreadPoolExecutor, categories: Sequence[int] = (), given: Sequence[np.ndarray | None] | None = None) -> tuple[np.ndarray, list[np.ndarray], int]:
     """Every value's bin number (a missing value: the last bin), the edges, the bins' count, as
     :func:`~puretree.growth.histograms.binned_rows` numbers them; the columns in ``pool``
     (numpy's sorts and searches release the GIL). ``categories[j]`` (0: numeric) is a
-    categorical column's number of categories: its bins are its category codes.
+    categorical column's number of categories: its bins are its category codes. ``given``: a
+    numeric column's edges (``bins=``), a value above the last in the last bin, as
+    :func:`puretree.growth.engine.edge_bins` and :mod:`puretree.dask` bin it.
 
     >>> X = np.array([[1.0, 5.0], [2.0, np.nan], [3.0, 5.0], [4.0, 6.0]])
     >>> with ThreadPoolExecutor(2) as pool:
@@ -530,6 +589,9 @@ def _binned(X: np.ndarray, max_bins: int, pool: ThreadPoolExecutor, categories: 
         if j < len(categories) and categories[j]:
             codes = X[:, j]
             return np.where(np.isnan(codes), 0, codes).astype(np.int64), np.arange(categories[j], dtype=np.float64)
+        edges = None if given is None else given[j]
+        if edges is not None:
+            return np.minimum(np.searchsorted(edges, X[:, j], side="left"), len(edges) - 1), edges
         return _column_bins(X[:, j], max_bins)
 
     return bin_matrix(X, list(pool.map(column, range(X.shape[1]))))
@@ -547,6 +609,7 @@ def hist_gradient_boosting(
     min_samples_leaf: int = 20,
     l2_regularization: float = 0.0,
     max_bins: int = 255,
+    bins: Any = None,
     categorical_features: Any = None,
     early_stopping: str | bool = "auto",
     scoring: str = "loss",
@@ -566,7 +629,9 @@ def hist_gradient_boosting(
     it makes ``y`` numeric targets). ``max_iter`` stages, each of at most ``max_leaf_nodes``
     leaves (None: no budget) and depth ``max_depth``, leaves of ``min_samples_leaf`` rows or
     more, ``l2_regularization`` in every gain and leaf, ``max_bins`` bins per feature (2 to 255;
-    missing values take one more). ``early_stopping``, ``scoring`` (``"loss"`` only),
+    missing values take one more), or ``bins``: one array of upper bin edges per feature (as
+    :func:`puretree.dask.bin_edges` gives; at most 255 each, a categorical feature's entry
+    ignored), a value above the last edge in the last bin. ``early_stopping``, ``scoring`` (``"loss"`` only),
     ``validation_fraction``, ``n_iter_no_change``, ``tol`` and ``random_state`` (the validation
     split's seed) as scikit-learn's; ``option("n_iter_")`` is the number of stages kept.
     ``categorical_features`` (scikit-learn's forms: None or ``"from_dtype"`` (the data's
@@ -585,10 +650,10 @@ def hist_gradient_boosting(
     >>> [round(float(v), 3) for v in model.predict([[3.0], [30.0]])]
     [0.0, 10.0]
     """
-    opts = {name: check(name, value, *_CONSTRAINTS[name]) for name, value in dict(
+    opts = checked_options(**dict(
         max_iter=max_iter, learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, max_depth=max_depth, min_samples_leaf=min_samples_leaf,
         l2_regularization=l2_regularization, max_bins=max_bins, early_stopping=early_stopping, scoring=scoring, validation_fraction=validation_fraction,
-        n_iter_no_change=n_iter_no_change, tol=tol, random_state=random_state, threads=threads).items()}  # fmt: skip
+        n_iter_no_change=n_iter_no_change, tol=tol, random_state=random_state, threads=threads))  # fmt: skip
     if loss in LOSSES["regression"] and "task" not in data_options and not isinstance(X, Dataset):
         data_options = {**data_options, "task": "regression"}
     ds = as_dataset(X, y, sample_weight=sample_weight, **data_options)
@@ -617,6 +682,7 @@ def hist_gradient_boosting(
         bad = int(np.flatnonzero(~np.isfinite(yv))[0])
         raise DataError(f"the target must be finite; {ds.row_name(bad)} has {float(yv[bad])!r}")
     X_all = _features(ds, opts["max_bins"])
+    given = None if bins is None else _given_edges(bins, ds.schema)
     w_all = np.ones(ds.n_rows) if ds.sample_weight is None else np.asarray(ds.sample_weight, dtype=np.float64)
     n_threads = opts["threads"] or os.cpu_count() or 1
     stopping = ds.n_rows > 10_000 if opts["early_stopping"] == "auto" else bool(opts["early_stopping"])
@@ -638,12 +704,34 @@ def hist_gradient_boosting(
 
     with ThreadPoolExecutor(n_threads) as pool:
         categories = [0 if f.is_numeric else len(f.categories) for f in ds.schema.features]
-        bins, edges, n_bins = _binned(Xt, opts["max_bins"], pool, categories)
-        grower = _Grower(Xt, bins, edges, n_bins, max_leaf_nodes=opts["max_leaf_nodes"], max_depth=opts["max_depth"], min_samples_leaf=opts["min_samples_leaf"], l2=opts["l2_regularization"], threads=n_threads, lib=compiled_loops(), pool=pool if n_threads > 1 else None, categories=categories)
+        binned, edges, n_bins = _binned(Xt, opts["max_bins"], pool, categories, given)
+        grower = Grower(Xt, binned, edges, n_bins, max_leaf_nodes=opts["max_leaf_nodes"], max_depth=opts["max_depth"], min_samples_leaf=opts["min_samples_leaf"], l2=opts["l2_regularization"], threads=n_threads, lib=compiled_loops(), pool=pool if n_threads > 1 else None, categories=categories)
         return _boost(grower, ds, loss, yt, wt, positive, n_classes, opts, stopping, X_val, y_val, w_val, progress)
 
 
-def _boost(grower: _Grower, ds: Dataset, loss: str, yt: np.ndarray, wt: np.ndarray, positive: np.ndarray, n_classes: int, opts: dict[str, Any], stopping: bool, X_val: np.ndarray | None, y_val: np.ndarray | None, w_val: np.ndarray | None, progress: Callable[[int], None] | None) -> Boosted:
+def checked_options(**options: Any) -> dict[str, Any]:
+    """:func:`hist_gradient_boosting`'s ``options`` checked (a :class:`~puretree.errors.ParameterError` names a bad one).
+
+    >>> checked_options(max_iter=3)
+    {'max_iter': 3}
+    """
+    return {name: check(name, value, *_CONSTRAINTS[name]) for name, value in options.items()}
+
+
+def boosted_model(stages: Sequence[tuple[Tree, ...]], init: np.ndarray, loss: str, schema: Any, opts: dict[str, Any], stopping: bool) -> Boosted:
+    """The model of the grown ``stages`` with its options (``opts``: :func:`checked_options`'s)."""
+    options = {
+        "max_iter": opts["max_iter"], "n_iter_": len(stages), "max_leaf_nodes": opts["max_leaf_nodes"], "max_depth": opts["max_depth"],
+        "min_samples_leaf": opts["min_samples_leaf"], "l2_regularization": opts["l2_regularization"], "max_bins": opts["max_bins"],
+        "early_stopping": stopping, "validation_fraction": opts["validation_fraction"], "n_iter_no_change": opts["n_iter_no_change"],
+        "tol": opts["tol"], "random_state": opts["random_state"], "builder": "hist_gradient_boosting",
+    }  # fmt: skip
+    if len(init) == 1 and loss == "log_loss":
+        options["strict_class"] = True  # scikit-learn's HGB: class 1 where the probability is above one half
+    return Boosted(tuple(stages), tuple(float(v) for v in init), float(opts["learning_rate"]), loss, schema, "float64", options)
+
+
+def _boost(grower: Grower, ds: Dataset, loss: str, yt: np.ndarray, wt: np.ndarray, positive: np.ndarray, n_classes: int, opts: dict[str, Any], stopping: bool, X_val: np.ndarray | None, y_val: np.ndarray | None, w_val: np.ndarray | None, progress: Callable[[int], None] | None) -> Boosted:
     """The stages, grown on the binned training rows, and the model."""
     init = _init(loss, yt[positive], wt[positive], n_classes)
     K = len(init)
@@ -659,12 +747,8 @@ def _boost(grower: _Grower, ds: Dataset, loss: str, yt: np.ndarray, wt: np.ndarr
         scores.append(-_loss(loss, y_val, raw_val, w_val, n_classes))
     rows = positive.astype(np.int64)
     for _ in range(opts["max_iter"]):
-        g, h = _gradients(loss, yt, raw, wt, n_classes)
-        h = np.maximum(h, _TINY_HESSIAN)
         trees = []
-        for k in range(K):
-            weight = np.ascontiguousarray(h[:, k])
-            target = -g[:, k] / weight
+        for k, (target, weight) in enumerate(stage_targets(loss, yt, raw, wt, n_classes)):
             tree, values = _stage_tree(grower, target, weight, rows, schema)
             raw[:, k] += lr * values
             trees.append(tree)
@@ -678,12 +762,4 @@ def _boost(grower: _Grower, ds: Dataset, loss: str, yt: np.ndarray, wt: np.ndarr
             scores.append(-_loss(loss, y_val, raw_val, w_val, n_classes))
             if _should_stop(scores, opts["n_iter_no_change"], opts["tol"]):
                 break
-    options = {
-        "max_iter": opts["max_iter"], "n_iter_": len(stages), "max_leaf_nodes": opts["max_leaf_nodes"], "max_depth": opts["max_depth"],
-        "min_samples_leaf": opts["min_samples_leaf"], "l2_regularization": opts["l2_regularization"], "max_bins": opts["max_bins"],
-        "early_stopping": stopping, "validation_fraction": opts["validation_fraction"], "n_iter_no_change": opts["n_iter_no_change"],
-        "tol": opts["tol"], "random_state": opts["random_state"], "builder": "hist_gradient_boosting",
-    }  # fmt: skip
-    if K == 1 and loss == "log_loss":
-        options["strict_class"] = True  # scikit-learn's HGB: class 1 where the probability is above one half
-    return Boosted(tuple(stages), tuple(float(v) for v in init), lr, loss, ds.schema, "float64", options)
+    return boosted_model(stages, init, loss, ds.schema, opts, stopping)

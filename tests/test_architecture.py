@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("prune", "prune.rewrites", "prune.raising", "prune.complexity", "prune.significance", "prune.mml", "rules"),
     # io and codegen: the io folder (JSON model files, data files), the scikit-learn bridge, Dask, checked code (mcu:
     # generated C on emulated boards)
-    ("io", "io.json", "io.formats", "io._xgboost", "io._lightgbm", "sklearn_export", "sklearn", "estimators", "dask", "codegen.verify", "codegen.languages", "codegen.shared", "codegen.boosted", "codegen.boosted_languages", "codegen.contributions", "codegen.ensemble", "mcu"),
+    ("io", "io.json", "io.formats", "io._xgboost", "io._lightgbm", "sklearn_export", "sklearn", "estimators", "dask", "dask_boosting", "codegen.verify", "codegen.languages", "codegen.shared", "codegen.boosted", "codegen.boosted_languages", "codegen.contributions", "codegen.ensemble", "mcu"),
     ("invariants", "strategies", "_hypothesis_plugin"),  # checking kit (uses every layer)
     ("cli", "cli.commands", "cli.commands.core", "cli.commands.prune", "cli.commands.codegen", "cli.commands.imports", "cli.commands.explain", "cli.commands.analysis", "__main__", ""),  # command line; "" is the package
 )

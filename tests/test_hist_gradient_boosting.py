@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import puretree as pt
 from puretree.errors import DataError, ParameterError
-from puretree.hist_gradient_boosting import MIN_HESSIAN, _Grower, _should_stop, hist_gradient_boosting
+from puretree.hist_gradient_boosting import Grower, MIN_HESSIAN, _should_stop, hist_gradient_boosting
 from puretree.io import from_json, to_json
 from puretree.nodes import Split
 
@@ -170,7 +170,7 @@ def test_best_split_takes_the_l2_term_and_the_hessian_floor():
     H = np.zeros((1, 3, 4))
     H[0, 0] = [10.0, 5.0, 0.0, 10.0]
     H[0, 1] = [10.0, -5.0, 0.0, 10.0]
-    grower = _Grower(np.zeros((20, 1)), np.zeros((20, 1), dtype=np.uint8), [np.array([0.0, 1.0])], 3, max_leaf_nodes=None, max_depth=None, min_samples_leaf=1, l2=2.0, threads=1)
+    grower = Grower(np.zeros((20, 1)), np.zeros((20, 1), dtype=np.uint8), [np.array([0.0, 1.0])], 3, max_leaf_nodes=None, max_depth=None, min_samples_leaf=1, l2=2.0, threads=1)
     gain, f, b, side = grower.best_split(H, H[0].sum(axis=0))
     assert (f, b, side) == (0, 0, 1) and gain == pytest.approx(25 / 12 + 25 / 12 - 0.0)
     H[0, 0, 0] = MIN_HESSIAN / 2  # too little hessian on the left: no split
