@@ -395,7 +395,7 @@ class _Grower:
         sides = (large, small) if out[1] else (small, large)
         return [((kids[:m], k), *sides[0]), ((kids[m:], k + 8 * m), *sides[1])]
 
-    def children(self, node_rows: _Block, Hn: _Block, f: int, b: int, side: Any, swap: bool, target: np.ndarray, weight: np.ndarray, addresses: tuple[int, int]) -> list[tuple[_Block, _Block, Any]]:
+    def parted(self, node_rows: _Block, Hn: _Block, f: int, b: int, side: Any, swap: bool, target: np.ndarray, weight: np.ndarray, addresses: tuple[int, int]) -> list[tuple[_Block, _Block, Any]]:
         """A split node's two children ``(rows, histogram, searched)``, left then right (``swap``:
         the categorical test's branches are the split's right then left side); the smaller
         child's histogram summed, the larger's the parent's less it (over the parent's)."""
@@ -442,7 +442,7 @@ class _Grower:
                 test, fallback, swap = self.subset(f, *side)
             else:
                 had_missing = bool(Hn[0][f, -1, 3] > 0)  # read before the children's histograms take Hn's place
-            first, second = self.children(node_rows, Hn, f, b, side, swap, target, weight, addresses)
+            first, second = self.parted(node_rows, Hn, f, b, side, swap, target, weight, addresses)
             if b >= 0:
                 if side == 0 or had_missing:
                     missing_branch = side

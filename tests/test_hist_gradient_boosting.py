@@ -286,8 +286,8 @@ def test_the_compiled_step_is_the_numpy_pieces(seed, p, n_bins, min_leaf, catego
     else:
         side, b = int(rng.integers(0, 2)), int(rng.integers(0, n_bins - 1))
     swap = bool(rng.integers(0, 2))
-    kids = ours.children((rows, rows.ctypes.data), _block(Hp.copy()), f, b, side, swap, target, weight, addresses)
-    want = ref.children((rows, 0), (Hp.copy(), 0), f, b, side, swap, target, weight, (0, 0))
+    kids = ours.parted((rows, rows.ctypes.data), _block(Hp.copy()), f, b, side, swap, target, weight, addresses)
+    want = ref.parted((rows, 0), (Hp.copy(), 0), f, b, side, swap, target, weight, (0, 0))
     for (got_rows, got_H, searched), (want_rows, want_H, _) in zip(kids, want):
         assert np.array_equal(got_rows[0], want_rows[0])
         # the compiled histogram sums w * y * y for feature 0 alone (the node's totals)
