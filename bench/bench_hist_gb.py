@@ -13,6 +13,7 @@ the three libraries alternating, 2 threads each.
     PYTHONPATH=. python bench/bench_hist_gb.py --data credit-g --data 100k   # some data sets
     PYTHONPATH=. python bench/bench_hist_gb.py --timing   # the fit times alone
     PYTHONPATH=. python bench/bench_hist_gb.py --timing --threads 1   # one thread each (CPU time without OpenMP's waits)
+    PYTHONPATH=. python bench/bench_hist_gb.py --share    # puretree alone, 1 thread against --threads: the parallel share
 """
 
 from __future__ import annotations
@@ -104,16 +105,45 @@ def timing(X: np.ndarray, y: np.ndarray, runs: int = 3) -> dict[str, tuple[float
     return {lib: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for lib, t in times.items()}
 
 
+def share(X: np.ndarray, y: np.ndarray, runs: int = 3) -> None:
+    """puretree alone with one thread and with ``THREADS``, alternating: the wall and CPU times
+    and the main thread's CPU time (``time.thread_time``). On a loaded machine the wall times
+    mean little; the main thread's CPU time with ``THREADS`` threads is near the quiet wall time
+    where the other threads keep up (the steps' threads start per step: a late one's share goes
+    to the main thread, so under load it reads high)."""
+    times: dict[int, list[tuple[float, float, float]]] = {1: [], THREADS: []}
+
+    def fit_one(threads: int) -> None:
+        pt.hist_gradient_boosting(X, y, early_stopping=False, threads=threads, **PROTOCOL)
+
+    fit_one(1)  # warm: imports, the library
+    for _ in range(runs):
+        for threads in times:
+            start, cpu, main_cpu = time.perf_counter(), time.process_time(), time.thread_time()
+            fit_one(threads)
+            times[threads].append((time.perf_counter() - start, time.process_time() - cpu, time.thread_time() - main_cpu))
+    print(f"puretree alone, 100k x 20, median of {runs} (load {os.getloadavg()}):")
+    for threads, t in times.items():
+        wall, cpu, main_cpu = (statistics.median(x[i] for x in t) for i in range(3))
+        print(f"  threads={threads}  wall {wall:6.2f} s   CPU {cpu:6.2f} s   main thread CPU {main_cpu:6.2f} s")
+    w1, wn = (statistics.median(x[0] for x in times[k]) for k in (1, THREADS))
+    print(f"  wall threads=1 / threads={THREADS}: {w1 / wn:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="breast_cancer and digits only, no timing")
     parser.add_argument("--data", action="append", choices=sorted(LOADERS), help="these data sets' accuracy only (repeatable), no timing")
     parser.add_argument("--timing", action="store_true", help="the fit times on the 100k set alone")
     parser.add_argument("--threads", type=int, default=2, help="threads of each library (default 2)")
+    parser.add_argument("--share", action="store_true", help="puretree alone on the 100k set, 1 thread against --threads")
     args = parser.parse_args()
     global THREADS
     THREADS = args.threads
     resource.setrlimit(resource.RLIMIT_AS, (12 * 2**30, resource.RLIM_INFINITY))
+    if args.share:
+        share(*synthetic())
+        return
     names = ["breast_cancer", "digits"] if args.quick else [] if args.timing else args.data or sorted(LOADERS, key=list(LOADERS).index)
     print(f"load: {os.getloadavg()}")
     if names:

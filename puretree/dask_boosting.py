@@ -182,6 +182,8 @@ class _Rows:
 class _DaskGrower(Grower):
     """:class:`Grower` with its rows on the workers: a node's rows are a :class:`_Rows`."""
 
+    steps_compiled = False  # the rows are on the workers: histograms and partitions by the methods below
+
     def begin(self, run: Runner, binned: list[Any], targets: list[Any], roots: list[Any], size: int, k: int) -> _Rows:
         self.run, self.binned, self.targets, self.sets, self.k, self.next_node = run, binned, targets, roots, k, 1
         self.summed: dict[int, np.ndarray] = {}

@@ -10,10 +10,14 @@ leaf (best first) until ``max_leaf_nodes`` leaves:
 
 - a node's histogram holds, per feature and bin, ``sum h``, ``sum -g``, ``sum g**2 / h`` (the
   leaf's third statistic: feature 0's alone in C) and the rows: the binned source's regression
-  histogram of the target ``-g / h`` weighted by ``h`` (summed in C over the node's rows where
-  the library loads, ``pt_hgb_histogram``, else :func:`puretree.growth.histograms.histogram`:
-  the same floats); only the smaller child of a split is summed, the larger one is its
-  parent's histogram less the smaller's; the split search and the rows' partition are C too;
+  histogram of the target ``-g / h`` weighted by ``h`` (:func:`puretree.growth.histograms.histogram`,
+  or, where the library loads, in C: the same floats); only the smaller child of a split is
+  summed, the larger one is its parent's histogram less the smaller's. In C a split is one
+  step (``pt_hgb_step``): the rows parted, the smaller child summed, the larger subtracted and
+  both children's best cuts searched, each of ``threads`` threads on its own range of the
+  features (one range's thread parts the rows, the others pick the smaller child's rows as it
+  would): every cell the same sum in the same row order, so the model is the same for any
+  number of threads;
 - a split's gain is ``G_L**2 / (H_L + l2) + G_R**2 / (H_R + l2) - G**2 / (H + l2)`` (``l2``:
   ``l2_regularization``), for every cut between bins and both sides for the node's missing
   values (the side a missing value takes is learned; where the node had none, it goes to the
@@ -88,6 +92,13 @@ _MIN_CAT_SUPPORT = 10.0
 #: The smallest hessian a row keeps (a saturated probability's ``p (1 - p)`` underflows), so
 #: that its target ``-g / h`` stays finite.
 _TINY_HESSIAN = 1e-16
+
+#: Least work (a node's rows x features) of a tree's step shared between the threads: below it,
+#: starting a thread costs more than it saves.
+_STEP_MIN_WORK = 20_000
+
+#: An array and its address (0: none needed, the numpy loops).
+_Block = tuple[np.ndarray, int]
 
 _CONSTRAINTS: dict[str, tuple[Any, ...]] = {
     "max_iter": (Interval(int, 1, None),),
@@ -210,7 +221,10 @@ class Grower:
     """The state of the fit shared by its stage trees: the bins, the rules, the threads, and
     the compiled loops (``lib``; None: numpy's, the same floats). :mod:`puretree.dask` grows
     the same stage trees with its rows on the workers: it overrides :meth:`histogram`,
-    :meth:`partition` and :meth:`row_values`."""
+    :meth:`partition` and :meth:`row_values`, and turns :attr:`steps_compiled` off (the compiled
+    step, :meth:`step`, reads the rows in this process)."""
+
+    steps_compiled = True
 
     def __init__(self, X: np.ndarray, bins: np.ndarray, edges: list[np.ndarray], n_bins: int, *, max_leaf_nodes: int | None, max_depth: int | None, min_samples_leaf: int, l2: float, threads: int, lib: Any = None, pool: ThreadPoolExecutor | None = None, categories: Sequence[int] = ()) -> None:
         self.X, self.bins, self.edges, self.n_bins = X, np.ascontiguousarray(bins), edges, n_bins
@@ -229,6 +243,15 @@ class Grower:
         last = np.array([-1 if self.categories[f] else len(e) - 1 for f, e in enumerate(edges)], dtype=np.int64)
         self.beyond = np.arange(n_bins - 1)[None, :] > last[:, None]
         self.last = last
+        if self.lib is not None:
+            # what every compiled step reads or writes, and its address (ctypes' lookup costs more than a small step)
+            self._out = np.zeros(20)
+            # goes_right[side, b]: the bins a cut after bin b sends right, missing values (the last bin) when side is 1
+            goes_right = np.zeros((2, n_bins - 1, n_bins), dtype=np.uint8)
+            goes_right[:, :, :-1] = np.arange(n_bins - 1)[None, None, :] > np.arange(n_bins - 1)[None, :, None]
+            goes_right[1, :, -1] = 1
+            self._goes_right = goes_right
+            self._addresses = (self.bins.ctypes.data, last.ctypes.data, self._out.ctypes.data, goes_right.ctypes.data)
 
     def histogram(self, rows: np.ndarray, target: np.ndarray, weight: np.ndarray) -> np.ndarray:
         """The histogram ``(feature, bin, channel)`` of ``rows``: the channels ``h``,
@@ -288,14 +311,16 @@ class Grower:
                 best = (g, at // gain.shape[1], at % gain.shape[1], side)
         return best
 
-    def split_of(self, H: np.ndarray, depth: int) -> tuple[np.ndarray, tuple[float, int, int, Any] | None]:
+    def split_of(self, H: np.ndarray, depth: int, searched: tuple[np.ndarray, tuple[float, int, int, int] | None] | None = None) -> tuple[np.ndarray, tuple[float, int, int, Any] | None]:
         """A node's totals (feature 0's bins summed in order) and its best split (None: a leaf):
         ``(gain, feature, cut bin, missing side)`` on a numeric feature, ``(gain, feature, -1,
         (bins sent left, missing values left))`` on a categorical one; the higher gain, on a tie
-        the lower feature."""
+        the lower feature. ``searched``: the totals and numeric split :meth:`step` found."""
         deep = self.max_depth is not None and depth >= self.max_depth
         found: tuple[float, int, int, Any] | None
-        if self.lib is None or deep:
+        if searched is not None:
+            total, found = searched[0], None if deep else searched[1]
+        elif self.lib is None or deep:
             total = H[0].sum(axis=0)
             found = None if deep else self.best_split(H, total)
         else:
@@ -376,55 +401,107 @@ class Grower:
         """A leaf's statistics: ``(H + l2, -G, sum g**2 / h)``, its mean the Newton step."""
         return [float(stats[0]) + self.l2, float(stats[1]), float(stats[2])]
 
+    def step(self, rows: _Block, target: int, weight: int, split: tuple[int, int, bool, _Block] | None = None) -> list[tuple[_Block, _Block, Any]]:
+        """The compiled step of a tree (``pt_hgb_step``, its features shared between the threads;
+        arrays as ``(array, address)``, ``target`` and ``weight`` addresses): the root's
+        ``(rows, histogram, (totals, numeric split or None))``, or, with ``split`` ``(feature,
+        address of its goes-right table per bin, ties_right, parent's histogram)``, its two
+        children's (the table's left side first): the rows parted, the smaller child's histogram
+        summed, the larger's the parent's less it (written over the parent's), both children's
+        numeric splits searched. The floats of :meth:`histogram`, ``np.subtract`` and :meth:`best_split`."""
+        n, p = self.bins.shape
+        Hs = np.zeros((p, self.n_bins, 4))
+        hs = Hs.ctypes.data
+        f, table, ties_right, (Hp, hp) = split if split is not None else (-1, 0, False, (None, 0))
+        kids = np.empty(len(rows[0]) if split is not None else 0, dtype=np.int64)
+        k = kids.ctypes.data
+        # one thread where the node is too small to pay for starting another (the same floats either way)
+        threads = self.threads if len(rows[0]) * p >= _STEP_MIN_WORK else 1
+        assert self.lib is not None
+        code = self.lib.pt_hgb_step(
+            self._addresses[0], n, p, rows[1], len(rows[0]), target, weight, self.n_bins, self._addresses[1], self.l2, float(self.min_samples_leaf),
+            MIN_HESSIAN, f, table or None, int(ties_right), threads, hp or None, hs, k or None, self._addresses[2])  # fmt: skip
+        if code:
+            raise MemoryError("hist_gradient_boosting: out of memory") if code == 1 else DataError("a bin or row is out of range in hist_gradient_boosting's step")
+        out = self._out.tolist()
+
+        def searched(child: int) -> tuple[np.ndarray, tuple[float, int, int, int] | None]:
+            o = out[10 + 5 * child : 15 + 5 * child]
+            return np.array(out[2 + 4 * child : 6 + 4 * child]), ((o[1], int(o[2]), int(o[3]), int(o[4])) if o[0] else None)
+
+        if split is None:
+            return [(rows, (Hs, hs), searched(0))]
+        assert Hp is not None
+        m = int(out[0])
+        small, large = ((Hs, hs), searched(0)), ((Hp, hp), searched(1))
+        sides = (large, small) if out[1] else (small, large)
+        return [((kids[:m], k), *sides[0]), ((kids[m:], k + 8 * m), *sides[1])]
+
+    def parted(self, node_rows: _Block, Hn: _Block, f: int, b: int, side: Any, swap: bool, target: np.ndarray, weight: np.ndarray, addresses: tuple[int, int]) -> list[tuple[_Block, _Block, Any]]:
+        """A split node's two children ``(rows, histogram, searched)``, left then right (``swap``:
+        the categorical test's branches are the split's right then left side); the smaller
+        child's histogram summed, the larger's the parent's less it (over the parent's)."""
+        if self.lib is not None and self.steps_compiled:
+            table = self._addresses[3] + (side * (self.n_bins - 1) + b) * self.n_bins if b >= 0 else np.ascontiguousarray(~side[0], dtype=np.uint8)
+            kids = self.step(node_rows, *addresses, (f, table if isinstance(table, int) else table.ctypes.data, swap, Hn))
+            return kids[::-1] if swap else kids
+        l_rows, r_rows = self.partition(node_rows[0], f, b, side)
+        if swap:  # the codes sent left are none: the test names the right side's, its branch 0
+            l_rows, r_rows = r_rows, l_rows
+        small = l_rows if len(l_rows) <= len(r_rows) else r_rows
+        Hs = self.histogram(small, target, weight)
+        Hl = np.subtract(Hn[0], Hs, out=Hn[0])  # the parent's histogram is not needed again
+        return [((l_rows, 0), (Hs if small is l_rows else Hl, 0), None), ((r_rows, 0), (Hl if small is l_rows else Hs, 0), None)]
+
     def grow(self, target: np.ndarray, weight: np.ndarray, rows: np.ndarray) -> tuple[Node, np.ndarray]:
         """One stage tree on ``target = -g / h`` weighted by ``h`` over ``rows``; with each
         row's leaf value (``rows`` not among them: 0)."""
-        H0 = self.histogram(rows, target, weight)
         records: list[Any] = [None]
-        nodes: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, int]] = {}  # open node: rows, histogram, totals, depth
+        nodes: dict[int, tuple[_Block, _Block, np.ndarray, int]] = {}  # open node: rows, histogram, totals, depth
         heap: list[tuple[float, int, tuple[float, int, int, Any]]] = []
         leaf_rows: dict[int, np.ndarray] = {}
 
-        def enter(g: int, node_rows: np.ndarray, Hn: np.ndarray, depth: int) -> None:
-            total, found = self.split_of(Hn, depth)
+        def enter(g: int, node_rows: _Block, Hn: _Block, searched: Any, depth: int) -> None:
+            total, found = self.split_of(Hn[0], depth, searched)
             if found is None:
                 records[g] = self.value(total)
-                leaf_rows[g] = node_rows
+                leaf_rows[g] = node_rows[0]
             else:
                 nodes[g] = (node_rows, Hn, total, depth)
                 heapq.heappush(heap, (-found[0], g, found))
 
-        enter(0, rows, H0, 0)
+        stepped = self.lib is not None and self.steps_compiled
+        addresses = (target.ctypes.data, weight.ctypes.data) if stepped else (0, 0)
+        if not stepped:
+            enter(0, (rows, 0), (self.histogram(rows, target, weight), 0), None, 0)
+        else:
+            enter(0, *self.step((rows, rows.ctypes.data), *addresses)[0], 0)
         leaves = 1
         while heap and (self.max_leaf_nodes is None or leaves < self.max_leaf_nodes):
             _, g, (_, f, b, side) = heapq.heappop(heap)
             node_rows, Hn, total, depth = nodes.pop(g)
-            l_rows, r_rows = self.partition(node_rows, f, b, side)
-            fallback = None
+            fallback, swap = None, False
             if b < 0:
                 test, fallback, swap = self.subset(f, *side)
-                if swap:  # the codes sent left are none: the test names the right side's, its branch 0
-                    l_rows, r_rows = r_rows, l_rows
             else:
-                if side == 0 or Hn[f, -1, 3] > 0:
+                had_missing = bool(Hn[0][f, -1, 3] > 0)  # read before the children's histograms take Hn's place
+            first, second = self.parted(node_rows, Hn, f, b, side, swap, target, weight, addresses)
+            if b >= 0:
+                if side == 0 or had_missing:
                     missing_branch = side
                 else:  # no missing value here: the child with more rows takes them
-                    missing_branch = 1 if len(r_rows) > len(l_rows) else 0
+                    missing_branch = 1 if len(second[0][0]) > len(first[0][0]) else 0
                 cut = math.inf if b >= self.last[f] else float(self.edges[f][b])
                 test = _THRESHOLD(cut, missing_branch=1 if cut == math.inf else missing_branch)
             kids = (len(records), len(records) + 1)
             records[g] = (f, test, kids, self.value(total), fallback)
             records.extend([None, None])
-            small = l_rows if len(l_rows) <= len(r_rows) else r_rows
-            Hs = self.histogram(small, target, weight)
-            Hl = np.subtract(Hn, Hs, out=Hn)  # the parent's histogram is not needed again
-            first, second = (Hs, Hl) if small is l_rows else (Hl, Hs)
-            enter(kids[0], l_rows, first, depth + 1)
-            enter(kids[1], r_rows, second, depth + 1)
+            enter(kids[0], *first, depth + 1)
+            enter(kids[1], *second, depth + 1)
             leaves += 1
         for g, (node_rows, _, total, _) in nodes.items():  # the budget's open nodes: leaves
             records[g] = self.value(total)
-            leaf_rows[g] = node_rows
+            leaf_rows[g] = node_rows[0]
         return _assembled(records), self.row_values(target, [(node_rows, _mean(records[g])) for g, node_rows in leaf_rows.items()])
 
     def row_values(self, target: np.ndarray, leaves: list[tuple[Any, float]]) -> Any:
@@ -640,7 +717,7 @@ def hist_gradient_boosting(
     ``max_bins`` categories) is split natively by scikit-learn's HGB rule into a
     :class:`~puretree.nodes.Subset` test, its missing values and unknown categories sent to one
     branch (:class:`~puretree.nodes.Surrogates` ``fallback``). ``threads``
-    (default: the cores) sum the histograms. ``progress(stages)`` is called after each stage.
+    (default: the cores) bin the features and grow each tree (the same model for any number). ``progress(stages)`` is called after each stage.
     ``X``, ``y`` and the data options are :func:`~puretree.data.as_dataset`'s; nothing given is modified.
 
     >>> X = np.array([[float(i)] for i in range(40)])

@@ -234,6 +234,91 @@ def test_compiled_loops_grow_numpys_trees(monkeypatch):
     assert hist_gradient_boosting(X, y, max_iter=6, min_samples_leaf=5, sample_weight=w, threads=2) == compiled
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3, 7])
+def test_any_number_of_threads_grows_the_numpy_engines_model(monkeypatch, threads):
+    # every step shared between the threads (no least work): the features cut into other
+    # ranges, the rows parted by one thread and picked by the others, the same model as numpy's
+    import importlib
+
+    hgb = importlib.import_module("puretree.hist_gradient_boosting")  # the module (the package's name is the function)
+    X, y = _categorical(seed=4, n=900)
+    X = np.column_stack([X, _small(seed=5, n=900, p=5, nan=0.05)[0]])
+    w = np.random.default_rng(6).random(len(y)) * (np.arange(len(y)) % 17 > 0)  # some rows of weight 0
+    options = dict(max_iter=5, min_samples_leaf=3, max_leaf_nodes=12, categorical_features=[0, 1], sample_weight=w)
+    monkeypatch.setattr(hgb, "_STEP_MIN_WORK", 0)
+    compiled = hist_gradient_boosting(X, y, threads=threads, **options)
+    monkeypatch.setenv("PURETREE_ENGINE", "numpy")
+    assert hist_gradient_boosting(X, y, threads=threads, **options) == compiled
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 9), st.integers(2, 40), st.integers(1, 5), st.booleans(), st.integers(1, 6))
+def test_the_compiled_step_is_the_numpy_pieces(seed, p, n_bins, min_leaf, categorical, threads):
+    # one step of a tree (pt_hgb_step) against the numpy loops it replaces: the rows parted in
+    # order, the smaller child's histogram summed, the larger's by subtraction, both children's
+    # totals and best splits; bit for bit, whatever the threads (a parent histogram that is
+    # itself a difference: empty bins holding rounding residues)
+    from puretree.growth.histograms import compiled_loops
+
+    lib = compiled_loops()
+    if lib is None:
+        pytest.skip("the compiled library is not built here")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 400))
+    bins = rng.integers(0, n_bins, size=(n, p)).astype(np.uint8)
+    last = rng.integers(-1, n_bins - 1, size=p)  # -1: a categorical feature (no cut)
+    edges = [np.arange(max(int(b), 0) + 1, dtype=np.float64) for b in last]
+    categories = [n_bins - 1 if b < 0 else 0 for b in last]
+    target = rng.normal(size=n) * 10.0 ** rng.integers(-3, 4, size=n)
+    weight = rng.random(n) * 10.0 ** rng.integers(-2, 3, size=n) + 1e-16
+    l2 = float(rng.integers(0, 2))
+    make = lambda lib_: _Grower(np.zeros((n, p)), bins, edges, n_bins, max_leaf_nodes=None, max_depth=None, min_samples_leaf=min_leaf, l2=l2, threads=threads, lib=lib_, categories=categories)  # noqa: E731
+    ours, ref = make(lib), make(None)
+    addresses = (target.ctypes.data, weight.ctypes.data)
+    grand = np.flatnonzero(rng.random(n) < 0.9).astype(np.int64)
+    rows = grand[rng.random(len(grand)) < 0.7]
+    # the parent: its grandparent's histogram less its sibling's
+    Hp = ref.histogram(grand, target, weight) - ref.histogram(np.setdiff1d(grand, rows), target, weight)
+    f = int(rng.integers(0, p))
+    if categorical:
+        side: object = (rng.random(n_bins) < 0.5, False)
+        b = -1
+    else:
+        side, b = int(rng.integers(0, 2)), int(rng.integers(0, n_bins - 1))
+    swap = bool(rng.integers(0, 2))
+    kids = ours.parted((rows, rows.ctypes.data), _block(Hp.copy()), f, b, side, swap, target, weight, addresses)
+    want = ref.parted((rows, 0), (Hp.copy(), 0), f, b, side, swap, target, weight, (0, 0))
+    for (got_rows, got_H, searched), (want_rows, want_H, _) in zip(kids, want):
+        assert np.array_equal(got_rows[0], want_rows[0])
+        # the compiled histogram sums w * y * y for feature 0 alone (the node's totals)
+        assert np.array_equal(got_H[0][..., [0, 1, 3]], want_H[0][..., [0, 1, 3]]) and np.array_equal(got_H[0][0], want_H[0][0])
+        total = want_H[0][0].sum(axis=0)
+        assert np.array_equal(searched[0], total)
+        assert searched[1] == ref.best_split(want_H[0], total)
+    ((_, (root_H, _), (total, found)),) = ours.step((rows, rows.ctypes.data), *addresses)
+    want_root = ref.histogram(rows, target, weight)
+    assert np.array_equal(root_H[..., [0, 1, 3]], want_root[..., [0, 1, 3]]) and np.array_equal(root_H[0], want_root[0])
+    assert np.array_equal(total, want_root[0].sum(axis=0)) and found == ref.best_split(root_H, total)
+
+
+def _block(a):
+    return a, a.ctypes.data
+
+
+def test_a_step_refuses_a_row_out_of_range():
+    from puretree.growth.histograms import compiled_loops
+
+    lib = compiled_loops()
+    if lib is None:
+        pytest.skip("the compiled library is not built here")
+    bins = np.zeros((4, 2), dtype=np.uint8)
+    grower = _Grower(np.zeros((4, 2)), bins, [np.array([0.0])] * 2, 2, max_leaf_nodes=None, max_depth=None, min_samples_leaf=1, l2=0.0, threads=2, lib=lib)
+    t, w = np.zeros(4), np.ones(4)
+    rows = np.array([0, 4], dtype=np.int64)  # row 4 of 4
+    with pytest.raises(DataError, match="out of range"):
+        grower.step((rows, rows.ctypes.data), t.ctypes.data, w.ctypes.data)
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.sampled_from([0.0, 0.2]))
 def test_binning_is_the_binned_sources(seed, max_bins, nan):

@@ -246,6 +246,11 @@ static int run(int (*task)(void *, int64_t), void *ctx, int64_t count, int threa
     return job.failed ? PT_NO_MEMORY : cancelled(cancel) ? PT_CANCELLED : PT_OK;
 }
 
+/* run() for the other sources of the library (_histograms.c declares it): not exported (no
+ * PT_EXPORT; -fvisibility=hidden), no stop request. */
+int pt_internal_run(int (*task)(void *, int64_t), void *ctx, int64_t count, int threads);
+int pt_internal_run(int (*task)(void *, int64_t), void *ctx, int64_t count, int threads) { return run(task, ctx, count, threads, NULL); }
+
 /* One level's scan: what pt_scan_level reads and writes. */
 typedef struct {
     const double *X;         /* q x n: X[f * n + r], feature f's value of row r */

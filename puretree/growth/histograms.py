@@ -185,6 +185,8 @@ def _library(*, required: bool = False) -> Any:
         lib.pt_hgb_best_split.restype = ctypes.c_int
         lib.pt_hgb_partition.argtypes = [p, i64, i64, p, i64, i64, i64, i64, i64, p, p]
         lib.pt_hgb_partition.restype = i64
+        lib.pt_hgb_step.argtypes = [p, i64, i64, p, i64, p, p, i64, p, d, d, d, i64, p, i64, i64, p, p, p, p]
+        lib.pt_hgb_step.restype = ctypes.c_int
         lib._pt_hist_declared = True
     return lib
 
