@@ -379,6 +379,8 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
     complete = True
     n_trees = int(tree_all[-1]) + 1 if len(tree_all) else 0
     columns_open = {(x, y): np.repeat([x, y], [ca, cb]) for x in (False, True) for y in (False, True)}
+    width = ca + cb
+    signed_all = np.concatenate([col_all, -col_all], axis=1)
     while stack:
         lo, hi, cat, idx, rows = stack.pop()
         groups = tree_all[idx]
@@ -388,10 +390,12 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
         else:
             starts = np.concatenate(([0], np.flatnonzero(groups[1:] != groups[:-1]) + 1))
             counts = np.diff(np.append(starts, len(idx)))
-        here = col_all[idx]
-        low = np.minimum.reduceat(here, starts, axis=0)
-        high = np.maximum.reduceat(here, starts, axis=0)
-        lower, upper = base + low.sum(axis=0), base + high.sum(axis=0)
+        # Each tree's least and (negated) greatest column values in one pass: max(x) = -min(-x),
+        # and a sum of negated values the negated sum, exactly.
+        least = np.minimum.reduceat(signed_all.take(idx, axis=0), starts, axis=0)
+        low, high = least[:, :width], -least[:, width:]
+        sums = least.sum(axis=0)
+        lower, upper = base + sums[:width], base - sums[width:]
         if regression:
             gap_lo = lower[0] - upper[ca]
             gap_hi = upper[0] - lower[ca]
