@@ -267,24 +267,24 @@ def _flat_paths(members: list[tuple[Tree, float, int | None]], k: int, votes: bo
     ids = np.arange(len(parent))
     a["left"] = np.where(a["leaf"], -1, ids + 1)
     a["right"] = np.full(len(parent), -1)
-    is_second = np.asarray(second, dtype=bool)
-    a["right"][a["parent"][is_second]] = ids[is_second]
+    seconds = np.asarray(second, dtype=bool)
+    a["right"][a["parent"][seconds]] = ids[seconds]
     a["missing"] = np.where(kind == 0, a["left"], np.where(kind == 1, a["right"], -1))
     leaves = np.flatnonzero(a["leaf"])
     n_leaves = len(leaves)
     value = a["value"].reshape(n_leaves, k)
     # Every (leaf, edge into a node on its path): walked up from the leaves, one level a step.
     owner_parts, child_parts = [], []
-    owner, node = np.arange(n_leaves), leaves
+    owner, at_node = np.arange(n_leaves), leaves
     while True:
-        up = a["parent"][node]
-        has = up >= 0
+        above = a["parent"][at_node]
+        has = above >= 0
         if not has.any():
             break
-        owner, node = owner[has], node[has]
+        owner, at_node = owner[has], at_node[has]
         owner_parts.append(owner)
-        child_parts.append(node)
-        node = up[has]
+        child_parts.append(at_node)
+        at_node = above[has]
     if owner_parts:
         e_owner, e_child = np.concatenate(owner_parts), np.concatenate(child_parts)
     else:
@@ -302,9 +302,9 @@ def _flat_paths(members: list[tuple[Tree, float, int | None]], k: int, votes: bo
     e_share = np.where(total > 0, w[e_child] / np.where(total > 0, total, 1.0), 0.0)
     # Where a missing value goes: the learned side, else the heavier child under "majority"
     # (the first of the heaviest, as prediction takes it); under the other strategies nowhere.
-    side = a["missing"][e_par]
+    learned = a["missing"][e_par]
     heavy = np.where(w[left] >= w[right], left, right)
-    e_nan = e_child == np.where(side >= 0, side, np.where(a["majority"][e_par], heavy, -1))
+    e_nan = e_child == np.where(learned >= 0, learned, np.where(a["majority"][e_par], heavy, -1))
     # Per leaf: the training weight's share that reaches it, the product of its edges' top down.
     order = np.lexsort((e_level, e_owner))
     reach = np.ones(n_leaves)
@@ -330,10 +330,10 @@ def _flat_paths(members: list[tuple[Tree, float, int | None]], k: int, votes: bo
     count = np.bincount(s_owner, minlength=n_leaves)
     first = np.concatenate(([0], np.cumsum(count)[:-1]))
     groups = []
-    for depth in np.unique(count).tolist():
-        ls = np.flatnonzero(count == depth)
-        at = by_last[first[ls][:, None] + np.arange(depth)]
-        groups.append((depth, s_feature[at].astype(np.intp), s_lo[at], s_hi[at], s_nan[at], s_zero[at], value[ls]))
+    for length in np.unique(count).tolist():
+        ls = np.flatnonzero(count == length)
+        at = by_last[first[ls][:, None] + np.arange(length)]
+        groups.append((length, s_feature[at].astype(np.intp), s_lo[at], s_hi[at], s_nan[at], s_zero[at], value[ls]))
     return groups, expected
 
 
