@@ -407,22 +407,23 @@ def _leaves(model: Model) -> tuple[list[_Leaves], np.ndarray, int]:
             if allowed is not None:
                 allowed = np.concatenate([np.zeros((flat_m, *allowed.shape[1:]), dtype=bool), allowed])
         out.append(_Leaves(depth, feature, lo, hi, nan_ok, zero, categorical, allowed, value))
-    return _merged(out), expected, k
+    return out, expected, k
 
 
-#: A model of at most this many leaves (paths of at most _MERGE_DEPTH features) is computed as one
-#: group: each group costs fixed steps that outweigh a small model's work.
-_MERGE_LEAVES = 512
+#: The groups are computed as one when padding them adds at most this many (row, leaf, path
+#: feature) cells per group saved (paths of at most _MERGE_DEPTH features): each group costs
+#: fixed steps that outweigh a small model's work.
+_MERGE_CELLS = 25_000
 _MERGE_DEPTH = 12
 
 
-def _merged(groups: list[_Leaves]) -> list[_Leaves]:
+def _merged(groups: list[_Leaves], n_rows: int) -> list[_Leaves]:
     """The groups of a small model as one of the longest path length, the shorter paths padded
     with places that stand for no feature (every row takes them, and all the training weight: a
     player that changes nothing, whose Shapley value is 0 and leaves the others' as they are)."""
-    m = sum(g.feature.shape[0] for g in groups)
     depth = max((g.depth for g in groups), default=0)
-    if len(groups) < 2 or m > _MERGE_LEAVES or depth > _MERGE_DEPTH:
+    added = n_rows * sum(g.feature.shape[0] * (depth - g.depth) for g in groups)
+    if len(groups) < 2 or added > _MERGE_CELLS * (len(groups) - 1) or depth > _MERGE_DEPTH:
         return groups
     def padded(a: np.ndarray, g: _Leaves, fill: Any) -> np.ndarray:
         out = np.full((a.shape[0], depth, *a.shape[2:]), fill, dtype=a.dtype)
@@ -802,6 +803,7 @@ def shap_values(model: Model, X: Any, *, feature_perturbation: str = "tree_path_
         raise ParameterError('data (a background set) is for feature_perturbation="interventional"; "tree_path_dependent" uses the training weight of each node')
     Xe = _encoded(model, X, "X")
     groups, expected, k = _leaves(model)
+    groups = _merged(groups, Xe.shape[0])
     n_trees = len(_members(model))
     phi = np.zeros((Xe.shape[0], model.schema.n_features, k))
     reached = np.zeros(Xe.shape[0], dtype=np.int64)

@@ -59,12 +59,11 @@ def _forest() -> tuple[Ensemble, np.ndarray]:
 
 def test_one_padded_group_equals_a_group_per_path_length(monkeypatch: pytest.MonkeyPatch) -> None:
     forest, X = _forest()
-    groups, _, _ = explain._leaves(forest)
+    groups = explain._merged(explain._leaves(forest)[0], 90)
     assert len(groups) == 1 and groups[0].pad is not None and groups[0].pad.any()  # merged, padded
     merged = _both(forest, X[:60], X[100:130])
-    monkeypatch.setattr(explain, "_MERGE_LEAVES", 0)
-    groups, _, _ = explain._leaves(forest)
-    assert len(groups) > 1
+    monkeypatch.setattr(explain, "_MERGE_CELLS", 0)
+    assert len(explain._merged(explain._leaves(forest)[0], 90)) > 1
     _close(merged, _both(forest, X[:60], X[100:130]))
 
 
