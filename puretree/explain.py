@@ -65,7 +65,7 @@ from .data import Dataset, encode_features
 from .ensemble import Ensemble, vote_total
 from .errors import DataError, ParameterError
 from .fold import iter_nodes, walk
-from .nodes import Codes, Interval, Split, Threshold
+from .nodes import Codes, Interval, Split
 from .predict import unseen_cells
 from .tree import Tree
 
@@ -214,23 +214,22 @@ def _flat_paths(members: list[tuple[Tree, float, int | None]], k: int, votes: bo
     for tree, scale, output in members:
         start = len(parent)
         stats: list[tuple[float, ...]] = []
-        stack = [(tree.root, -1, 0, False)]
-        while stack:  # pre-order, as puretree.flat numbers the nodes: a split's first child follows it
-            node, up, d, is_second = stack.pop()
-            me = len(parent)
+        # fold's pre-order walk, as puretree.flat numbers the nodes (a split's first child next);
+        # each child is handed (its parent's number, its depth, whether it is the second child).
+        def down(node: Any, handed: tuple[int, int, bool]) -> list[tuple[int, int, bool]]:
+            me = len(parent) - 1  # the walk hands a split's children on right after yielding it
+            return [(me, handed[1] + 1, False), (me, handed[1] + 1, True)]
+
+        for node, (up, d, is_second) in walk(tree, down, (-1, 0, False)):
             parent.append(up)
             depth.append(d)
             second.append(is_second)
             stats.append(node.stats)
             if type(node) is Split:
                 test = node.test
-                assert type(test) is Threshold  # _flat_trees chose these trees
                 feature.append(node.feature)
                 threshold.append(test.value)
                 side.append(-1 if test.missing_branch is None else test.missing_branch)
-                first_child, second_child = node.children
-                stack.append((second_child, me, d + 1, True))
-                stack.append((first_child, me, d + 1, False))
             else:
                 feature.append(-1)
                 threshold.append(0.0)
@@ -339,7 +338,7 @@ def _flat_paths(members: list[tuple[Tree, float, int | None]], k: int, votes: bo
 
 def _flat_tree(tree: Tree) -> bool:
     """Whether every split of the tree is ``x <= t`` (:func:`_flat_paths` takes it)."""
-    return all(type(n.test) is Threshold for n in iter_nodes(tree) if type(n) is Split)
+    return all(n.test.kind == "threshold" for n in iter_nodes(tree) if type(n) is Split)
 
 
 def _leaves(model: Model) -> tuple[list[_Leaves], np.ndarray, int]:
