@@ -377,15 +377,25 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
     start_rows = None if Xe is None else np.arange(len(Xe))
     stack = [(start_lo, start_hi, start_cat, np.arange(len(tree_all)), start_rows)]
     complete = True
+    n_trees = int(tree_all[-1]) + 1 if len(tree_all) else 0
+    columns_open = {(x, y): np.repeat([x, y], [ca, cb]) for x in (False, True) for y in (False, True)}
+    width = ca + cb
+    signed_all = np.concatenate([col_all, -col_all], axis=1)
     while stack:
         lo, hi, cat, idx, rows = stack.pop()
         groups = tree_all[idx]
-        starts = np.concatenate(([0], np.flatnonzero(groups[1:] != groups[:-1]) + 1))
-        counts = np.diff(np.append(starts, len(idx)))
-        here = col_all[idx]
-        low = np.minimum.reduceat(here, starts, axis=0)
-        high = np.maximum.reduceat(here, starts, axis=0)
-        lower, upper = base + low.sum(axis=0), base + high.sum(axis=0)
+        counts = np.bincount(groups, minlength=n_trees)
+        if counts.all():  # every tree has leaves left in the box (the box is not empty)
+            starts = np.cumsum(counts) - counts
+        else:
+            starts = np.concatenate(([0], np.flatnonzero(groups[1:] != groups[:-1]) + 1))
+            counts = np.diff(np.append(starts, len(idx)))
+        # Each tree's least and (negated) greatest column values in one pass: max(x) = -min(-x),
+        # and a sum of negated values the negated sum, exactly.
+        least = np.minimum.reduceat(signed_all.take(idx, axis=0), starts, axis=0)
+        low, high = least[:, :width], -least[:, width:]
+        sums = least.sum(axis=0)
+        lower, upper = base + sums[:width], base - sums[width:]
         if regression:
             gap_lo = lower[0] - upper[ca]
             gap_hi = upper[0] - lower[ca]
@@ -396,7 +406,7 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
             da, db = _decide(sa, lower[:ca], upper[:ca]), _decide(sb, lower[ca:], upper[ca:])
             if da is not None and da == db:
                 continue
-            open_columns = np.repeat([da is None, db is None], [ca, cb])
+            open_columns = columns_open[da is None, db is None]
         # How much each tree's leaves left in the box still move the answers not yet settled.
         spread = (high - low)[:, open_columns].sum(axis=1)
         if not spread.any():  # both answers settled (or constant) in the whole box
@@ -417,7 +427,7 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
             apart = np.abs(mid[:, 0] - mid[:, 1]) if regression else -mid[:, 0] * mid[:, 1]
             leaves = leaves[np.argsort(apart, kind="stable")]
         for leaf in leaves.tolist():
-            stack.append(_narrowed(lo, hi, cat, idx, rows, leaf, lo_by_feature, hi_by_feature, cat_all, Xe))
+            stack.append(_narrowed(lo, hi, cat, idx, rows, leaf, lo_all, hi_all, lo_by_feature, hi_by_feature, cat_all, Xe))
     if complete:
         flush()
         if len(found) > limit:
@@ -429,16 +439,22 @@ def diff(a: Any, b: Any, *, tolerance: float = 0.0, X: Any = None, sample_weight
 
 
 def _narrowed(lo: np.ndarray, hi: np.ndarray, cat: dict[int, np.ndarray], idx: np.ndarray, rows: np.ndarray | None, leaf: int,
-              lo_by_feature: np.ndarray, hi_by_feature: np.ndarray, cat_all: dict[int, np.ndarray], Xe: np.ndarray | None) -> tuple[Any, ...]:
+              lo_all: np.ndarray, hi_all: np.ndarray, lo_by_feature: np.ndarray, hi_by_feature: np.ndarray,
+              cat_all: dict[int, np.ndarray], Xe: np.ndarray | None) -> tuple[Any, ...]:
     """The box met with one leaf's: its limits, the leaves of every tree that still meet it, the rows in it."""
-    new_lo = np.maximum(lo, lo_by_feature[:, leaf])
-    new_hi = np.minimum(hi, hi_by_feature[:, leaf])
-    keep = np.ones(len(idx), dtype=bool)
+    new_lo = np.maximum(lo, lo_all[leaf])
+    new_hi = np.minimum(hi, hi_all[leaf])
+    keep = None
     for j in np.flatnonzero((new_lo > lo) | (new_hi < hi)).tolist():  # the few features the leaf narrows
-        keep &= (lo_by_feature[j, idx] < new_hi[j]) & (hi_by_feature[j, idx] > new_lo[j])
+        meets = (lo_by_feature[j].take(idx) < new_hi[j]) & (hi_by_feature[j].take(idx) > new_lo[j])
+        keep = meets if keep is None else keep & meets
         if rows is not None:
             x = Xe[rows, j]  # type: ignore[index]
             rows = rows[(x > new_lo[j]) & (x <= new_hi[j])]
+    if not cat_all:
+        return new_lo, new_hi, cat, idx if keep is None else idx[keep], rows
+    if keep is None:
+        keep = np.ones(len(idx), dtype=bool)
     new_cat = dict(cat)
     for j, table_j in cat_all.items():
         met = cat[j] & table_j[leaf]
@@ -472,11 +488,12 @@ def _points(schema: Schema, boxes: list[tuple[Any, ...]]) -> Any:
 def _bounds(schema: Schema, lo: np.ndarray, hi: np.ndarray, cat: dict[int, np.ndarray], made: dict[Any, Any]) -> tuple[Any, ...]:
     """The box's limits as values (``made``: those already built, shared between boxes)."""
     out = []
-    for j, f in enumerate(schema.features):
-        key = (float(lo[j]), float(hi[j])) if f.is_numeric else (j, cat[j].tobytes())
+    for j, key in enumerate(zip(lo.tolist(), hi.tolist())):
+        if j in cat:
+            key = (j, cat[j].tobytes())
         limit = made.get(key)
         if limit is None:
-            limit = made[key] = Interval(*key) if f.is_numeric else Codes(np.flatnonzero(cat[j]).tolist())
+            limit = made[key] = Interval(*key) if j not in cat else Codes(np.flatnonzero(cat[j]).tolist())
         out.append(limit)
     return tuple(out)
 

@@ -80,6 +80,9 @@ Model = Tree | Ensemble | Boosted
 #: Rows, leaves and path entries computed at once: the working arrays stay near 32 MB.
 _CELLS = 4_000_000
 
+#: _by_pairs sums a chunk's shares with one count when it has at most this many cells per feature.
+_SMALL = 4000
+
 
 @attrs.frozen(eq=False)
 class ShapValues:
@@ -121,6 +124,8 @@ class _Leaves:
     categorical: np.ndarray
     allowed: np.ndarray | None
     value: np.ndarray
+    #: Places that stand for no feature (:func:`_merged`): every row agrees, all weight goes there.
+    pad: np.ndarray | None = None
 
 
 def _weight(stats: tuple[float, ...], regression: bool) -> float:
@@ -193,6 +198,149 @@ def _paths(tree: Tree, votes: bool) -> tuple[list[tuple[Path, np.ndarray]], np.n
     return leaves, expected
 
 
+def _flat_paths(members: list[tuple[Tree, float, int | None]], k: int, votes: bool) -> tuple[list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]], np.ndarray]:
+    """:func:`_paths` for trees whose every split is ``x <= t`` (:attr:`puretree.flat.FlatTree.dense`),
+    all at once from their flat arrays: per path length ``(depth, feature, lo, hi, nan_ok, zero,
+    value)`` (``value`` placed and scaled as :func:`_leaves` gives it), and the summed
+    path-dependent expected value. The same numbers as :func:`_paths`: each path edge's share of
+    its siblings' weight, met per feature in path order, the features ordered by their last test."""
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in ("majority", "weight", "value")}
+    parent: list[int] = []
+    depth: list[int] = []
+    feature: list[int] = []
+    threshold: list[float] = []
+    side: list[int] = []  # a split's learned side for missing values (-1: none); -2 at a leaf
+    second: list[bool] = []  # whether the node is its parent's second child
+    for tree, scale, output in members:
+        start = len(parent)
+        stats: list[tuple[float, ...]] = []
+        # fold's pre-order walk, as puretree.flat numbers the nodes (a split's first child next);
+        # each child is handed (its parent's number, its depth, whether it is the second child).
+        def down(node: Any, handed: tuple[int, int, bool]) -> list[tuple[int, int, bool]]:
+            me = len(parent) - 1  # the walk hands a split's children on right after yielding it
+            return [(me, handed[1] + 1, False), (me, handed[1] + 1, True)]
+
+        for node, (up, d, is_second) in walk(tree, down, (-1, 0, False)):
+            parent.append(up)
+            depth.append(d)
+            second.append(is_second)
+            stats.append(node.stats)
+            if type(node) is Split:
+                test = node.test
+                feature.append(node.feature)
+                threshold.append(test.value)
+                side.append(-1 if test.missing_branch is None else test.missing_branch)
+            else:
+                feature.append(-1)
+                threshold.append(0.0)
+                side.append(-2)
+        n = len(parent) - start
+        table = np.array(stats, dtype=np.float64).reshape(n, -1)
+        regression = tree.schema.is_regression
+        w = table[:, 0] if regression else table.sum(axis=1)
+        # A node's answer as prediction gives it (a node without weight answers as its parent:
+        # puretree.flat.normalised_fractions).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = table[:, 1:2] / table[:, :1] if regression else table / table.sum(axis=1, keepdims=True)
+        ups = np.asarray(parent[start:], dtype=np.int64) - start
+        for i in np.flatnonzero(~(w > 0)).tolist():  # pre-order: the parent's answer is set already
+            value[i] = value[ups[i]] if i > 0 else 0.0 if regression else 1.0 / max(1, value.shape[1])
+        value = value[np.asarray(side[start:]) == -2]
+        if votes:
+            hit = np.arange(value.shape[1])[None, :] == np.argmax(value, axis=1)[:, None]
+            value = np.where(hit, 1.0, -1 / (value.shape[1] - 1) if value.shape[1] > 1 else 0.0)
+        if output is not None:
+            placed = np.zeros((len(value), k))
+            placed[:, output] = value[:, 0]
+            value = placed
+        parts["value"].append(value * scale)
+        parts["weight"].append(w)
+        parts["majority"].append(np.full(n, tree.missing == "majority"))
+    a = {name: np.concatenate(v) for name, v in parts.items()}
+    a["parent"] = np.where(np.asarray(parent) >= 0, np.asarray(parent) + 0, -1)
+    a["depth"] = np.asarray(depth, dtype=np.int64)
+    a["feature"] = np.asarray(feature, dtype=np.intp)
+    a["threshold"] = np.asarray(threshold, dtype=np.float64)
+    kind = np.asarray(side, dtype=np.int64)
+    a["leaf"] = kind == -2
+    ids = np.arange(len(parent))
+    a["left"] = np.where(a["leaf"], -1, ids + 1)
+    a["right"] = np.full(len(parent), -1)
+    seconds = np.asarray(second, dtype=bool)
+    a["right"][a["parent"][seconds]] = ids[seconds]
+    a["missing"] = np.where(kind == 0, a["left"], np.where(kind == 1, a["right"], -1))
+    leaves = np.flatnonzero(a["leaf"])
+    n_leaves = len(leaves)
+    value = a["value"].reshape(n_leaves, k)
+    # Every (leaf, edge into a node on its path): walked up from the leaves, one level a step.
+    owner_parts, child_parts = [], []
+    owner, at_node = np.arange(n_leaves), leaves
+    while True:
+        above = a["parent"][at_node]
+        has = above >= 0
+        if not has.any():
+            break
+        owner, at_node = owner[has], at_node[has]
+        owner_parts.append(owner)
+        child_parts.append(at_node)
+        at_node = above[has]
+    if owner_parts:
+        e_owner, e_child = np.concatenate(owner_parts), np.concatenate(child_parts)
+    else:
+        e_owner = e_child = np.zeros(0, dtype=np.intp)
+    e_par = a["parent"][e_child]
+    e_level = a["depth"][e_par]
+    e_feature = a["feature"][e_par]
+    t = a["threshold"][e_par]
+    left, right = a["left"][e_par], a["right"][e_par]
+    went_left = e_child == left
+    e_lo = np.where(went_left, -math.inf, t)
+    e_hi = np.where(went_left, t, math.inf)
+    w = a["weight"]
+    total = w[left] + w[right]
+    e_share = np.where(total > 0, w[e_child] / np.where(total > 0, total, 1.0), 0.0)
+    # Where a missing value goes: the learned side, else the heavier child under "majority"
+    # (the first of the heaviest, as prediction takes it); under the other strategies nowhere.
+    learned = a["missing"][e_par]
+    heavy = np.where(w[left] >= w[right], left, right)
+    e_nan = e_child == np.where(learned >= 0, learned, np.where(a["majority"][e_par], heavy, -1))
+    # Per leaf: the training weight's share that reaches it, the product of its edges' top down.
+    order = np.lexsort((e_level, e_owner))
+    reach = np.ones(n_leaves)
+    if len(order):
+        starts = np.flatnonzero(np.diff(e_owner[order], prepend=-1))
+        reach[e_owner[order][starts]] = np.multiply.reduceat(e_share[order], starts)
+    expected = (reach[:, None] * value).sum(axis=0)
+    # Per (leaf, feature): its edges met in path order; then the features by their last test.
+    order = np.lexsort((e_level, e_feature, e_owner))
+    o_owner, o_feature = e_owner[order], e_feature[order]
+    starts = np.flatnonzero((np.diff(o_owner, prepend=-1) != 0) | (np.diff(o_feature, prepend=-1) != 0))
+    ends = np.append(starts[1:], len(order))[: len(starts)] - 1  # (no edges: trees that are one leaf)
+    s_owner, s_feature, s_last = o_owner[starts], o_feature[starts], e_level[order][ends]
+    if len(order):
+        s_lo = np.maximum.reduceat(e_lo[order], starts)
+        s_hi = np.minimum.reduceat(e_hi[order], starts)
+        s_zero = np.multiply.reduceat(e_share[order], starts)
+        s_nan = np.logical_and.reduceat(e_nan[order], starts)
+    else:
+        s_lo = s_hi = s_zero = np.zeros(0)
+        s_nan = np.zeros(0, dtype=bool)
+    by_last = np.lexsort((s_last, s_owner))
+    count = np.bincount(s_owner, minlength=n_leaves)
+    first = np.concatenate(([0], np.cumsum(count)[:-1]))
+    groups = []
+    for length in np.unique(count).tolist():
+        ls = np.flatnonzero(count == length)
+        at = by_last[first[ls][:, None] + np.arange(length)]
+        groups.append((length, s_feature[at].astype(np.intp), s_lo[at], s_hi[at], s_nan[at], s_zero[at], value[ls]))
+    return groups, expected
+
+
+def _flat_tree(tree: Tree) -> bool:
+    """Whether every split of the tree is ``x <= t`` (:func:`_flat_paths` takes it)."""
+    return all(n.test.kind == "threshold" for n in iter_nodes(tree) if type(n) is Split)
+
+
 def _leaves(model: Model) -> tuple[list[_Leaves], np.ndarray, int]:
     """The model's leaves grouped by path depth, the path-dependent expected value, and the
     number of outputs."""
@@ -202,15 +350,29 @@ def _leaves(model: Model) -> tuple[list[_Leaves], np.ndarray, int]:
     if isinstance(model, Boosted):
         expected += model.init
     votes = isinstance(model, Ensemble) and model.method == "adaboost"
-    for member, scale, output in _members(model):
+    members = _members(model)
+    dense = [m for m in members if _flat_tree(m[0])]
+    blocks: dict[int, list[tuple[np.ndarray, ...]]] = {}
+    if dense:
+        groups, dense_expected = _flat_paths(dense, k, votes)
+        expected += dense_expected
+        for depth, *arrays in groups:
+            blocks.setdefault(depth, []).append(tuple(arrays))
+    for member, scale, output in members:
+        if _flat_tree(member):
+            continue
         leaves, member_expected = _paths(member, votes)
         expected += _placed(member_expected, k, output) * scale
         for path, value in leaves:
             rows.setdefault(len(path), []).append((path, _placed(value, k, output) * scale))
     categories = max((len(f.categories) for f in model.schema.features), default=0)
-    groups = []
-    for depth in sorted(rows):
-        group = rows[depth]
+    out = []
+    for depth in sorted(set(rows) | set(blocks)):
+        if depth not in rows and len(blocks[depth]) == 1:  # flat trees' leaves alone: as they come
+            feature, lo, hi, nan_ok, zero, value = blocks[depth][0]
+            out.append(_Leaves(depth, feature, lo, hi, nan_ok, zero, np.zeros(feature.shape, dtype=bool), None, value))
+            continue
+        group = rows.get(depth, [])
         m = len(group)
         feature = np.zeros((m, depth), dtype=np.intp)
         lo = np.full((m, depth), -math.inf)
@@ -231,8 +393,56 @@ def _leaves(model: Model) -> tuple[list[_Leaves], np.ndarray, int]:
                     categorical[i, d] = True
                     allowed[i, d, list(box.codes)] = True
         value = np.array([v for _, v in group]).reshape(m, k)
-        groups.append(_Leaves(depth, feature, lo, hi, nan_ok, zero, categorical, allowed, value))
-    return groups, expected, k
+        found = blocks.get(depth, [])
+        if found:  # the flat trees' leaves first, then these (numeric: no categories allowed)
+            feature = np.concatenate([*(b[0] for b in found), feature])
+            lo = np.concatenate([*(b[1] for b in found), lo])
+            hi = np.concatenate([*(b[2] for b in found), hi])
+            nan_ok = np.concatenate([*(b[3] for b in found), nan_ok])
+            zero = np.concatenate([*(b[4] for b in found), zero])
+            value = np.concatenate([*(b[5] for b in found), value])
+            flat_m = len(feature) - m
+            categorical = np.concatenate([np.zeros((flat_m, depth), dtype=bool), categorical])
+            if allowed is not None:
+                allowed = np.concatenate([np.zeros((flat_m, *allowed.shape[1:]), dtype=bool), allowed])
+        out.append(_Leaves(depth, feature, lo, hi, nan_ok, zero, categorical, allowed, value))
+    return out, expected, k
+
+
+#: The groups are computed as one when padding them adds at most this many (row, leaf, path
+#: feature) cells per group saved (paths of at most _MERGE_DEPTH features): each group costs
+#: fixed steps that outweigh a small model's work.
+_MERGE_CELLS = 25_000
+_MERGE_DEPTH = 12
+
+
+def _merged(groups: list[_Leaves], n_rows: int) -> list[_Leaves]:
+    """The groups of a small model as one of the longest path length, the shorter paths padded
+    with places that stand for no feature (every row takes them, and all the training weight: a
+    player that changes nothing, whose Shapley value is 0 and leaves the others' as they are)."""
+    depth = max((g.depth for g in groups), default=0)
+    added = n_rows * sum(g.feature.shape[0] * (depth - g.depth) for g in groups)
+    if len(groups) < 2 or added > _MERGE_CELLS * (len(groups) - 1) or depth > _MERGE_DEPTH:
+        return groups
+    def padded(a: np.ndarray, g: _Leaves, fill: Any) -> np.ndarray:
+        out = np.full((a.shape[0], depth, *a.shape[2:]), fill, dtype=a.dtype)
+        out[:, depth - g.depth :] = a  # the pads first: the path's own features keep their order
+        return out
+    allowed = None
+    if any(g.allowed is not None for g in groups):
+        width = max(g.allowed.shape[2] for g in groups if g.allowed is not None)
+        allowed = np.concatenate([padded(g.allowed if g.allowed is not None else np.zeros((g.feature.shape[0], g.depth, width), dtype=bool), g, False) for g in groups])
+    pad = np.concatenate([padded(np.zeros(g.feature.shape, dtype=bool), g, True) for g in groups])
+    return [_Leaves(depth,
+                    np.concatenate([padded(g.feature, g, 0) for g in groups]),
+                    np.concatenate([padded(g.lo, g, -math.inf) for g in groups]),
+                    np.concatenate([padded(g.hi, g, math.inf) for g in groups]),
+                    np.concatenate([padded(g.nan_ok, g, True) for g in groups]),
+                    np.concatenate([padded(g.zero, g, 1.0) for g in groups]),
+                    np.concatenate([padded(g.categorical, g, False) for g in groups]),
+                    allowed,
+                    np.concatenate([g.value for g in groups]),
+                    pad if pad.any() else None)]
 
 
 def _placed(value: np.ndarray, k: int, output: int | None) -> np.ndarray:
@@ -276,6 +486,10 @@ def _agree(group: _Leaves, X: np.ndarray) -> np.ndarray:
         leaf = np.arange(group.feature.shape[0])[None, :, None]
         path = np.arange(group.depth)[None, None, :]
         ok = np.where(group.categorical, group.allowed[leaf, path, codes], ok)
+    if group.pad is not None:
+        ok |= group.pad
+    if not np.isnan(X).any():  # no missing value: no pass over the cells for them
+        return ok
     return np.where(np.isnan(x), group.nan_ok, ok)
 
 
@@ -289,38 +503,49 @@ def _path_shares(one: np.ndarray, zero: np.ndarray) -> np.ndarray:
     ``one``: ``(..., depth)``, 1 where the row takes the path's branches of a feature, else 0;
     ``zero``: the training weight's share that takes them; the answer has their shape.
     """
-    depth = one.shape[-1]
     shape = np.broadcast_shapes(one.shape, zero.shape)
-    one = np.broadcast_to(one, shape)
-    zero = np.broadcast_to(zero, shape)
-    pweight = np.zeros((*shape[:-1], depth + 1))
-    pweight[..., 0] = 1.0
+    depth = shape[-1]
+    # Computed path feature first, the batch last: every step below is then one contiguous
+    # pass over the batch (the same operations, in the same order, as shap's per path).
+    one_t = np.broadcast_to(one, shape).reshape(-1, depth).T
+    zero_t = np.broadcast_to(zero, shape).reshape(-1, depth).T
+    return _path_shares_t(np.ascontiguousarray(one_t), np.ascontiguousarray(zero_t)).T.reshape(shape)
+
+
+def _path_shares_t(one: np.ndarray, zero: np.ndarray) -> np.ndarray:
+    """:func:`_path_shares` of ``(depth, batch)`` arrays, answering ``(depth, batch)``."""
+    depth, n = one.shape
+    pweight = np.zeros((depth + 1, n))
+    pweight[0] = 1.0
     for k in range(1, depth + 1):  # extend by path feature k (the dummy root is element 0)
-        o, z = one[..., k - 1 : k], zero[..., k - 1 : k]
-        old = pweight[..., :k].copy()
-        at = np.arange(k)
+        o, z = one[k - 1], zero[k - 1]
+        old = pweight[:k].copy()
+        at = np.arange(k)[:, None]
         # shap's z * pweight[i] * (k - i) / (k + 1), with the two constants taken as one factor
-        np.multiply(old, z * ((k - at) / (k + 1)), out=pweight[..., :k])
-        pweight[..., 1 : k + 1] += old * (o * ((at + 1) / (k + 1)))
+        np.multiply(old, z * ((k - at) / (k + 1)), out=pweight[:k])
+        pweight[1 : k + 1] += old * (o * ((at + 1) / (k + 1)))
     # UNWOUND_PATH_SUM: for a feature the row takes (one = 1) shap's recursion, term by term in
     # its order; for one it does not (one = 0) the sum of pweight[i] / (zero * (depth - i)), taken
     # here as (sum of pweight[i] / (depth - i)) / zero: one product for all of them.
-    total = np.zeros(shape)
-    nxt = np.repeat(pweight[..., depth : depth + 1], depth, axis=-1)
-    tmp = np.empty(shape)
+    total = np.zeros((depth, n))
+    nxt = np.repeat(pweight[depth : depth + 1], depth, axis=0)
+    tmp = np.empty((depth, n))
     for i in range(depth - 1, -1, -1):
         np.divide(nxt, i + 1, out=tmp)
         total += tmp
         np.multiply(tmp, zero, out=nxt)
         nxt *= depth - i
-        np.subtract(pweight[..., i : i + 1], nxt, out=nxt)
+        np.subtract(pweight[i : i + 1], nxt, out=nxt)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cold = (pweight[..., :depth] @ (1.0 / (depth - np.arange(depth))))[..., None] / zero
+        cold = pweight[0] / depth
+        for i in range(1, depth):  # term by term (a product's float order can vary with the memory's alignment)
+            cold = cold + pweight[i] * (1.0 / (depth - i))
+        cold = cold[None, :] / zero
     total = np.where(one != 0, total, cold)
     shares = total * (depth + 1) * (one - zero)
     # A leaf no coalition reaches (a path feature the row does not take and no training weight
     # took): its terms are 0 / 0 above, and its share nothing.
-    dead = ((one == 0) & (zero == 0)).any(axis=-1, keepdims=True)
+    dead = ((one == 0) & (zero == 0)).any(axis=0, keepdims=True)
     return np.where(dead, 0.0, shares)
 
 
@@ -340,13 +565,13 @@ def _interventional_weights(depth: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _patterns(agree: np.ndarray) -> np.ndarray:
-    """Each row's agreement with a leaf's path as bits (path feature ``d``: bit ``d``), as one
-    product with the powers of two (exact in float64 for the paths of at most 40 features that
-    take patterns)."""
+    """Each row's agreement with a leaf's path as bits (path feature ``d``: bit ``d``), for the
+    paths of at most 40 features that take patterns."""
     depth = agree.shape[-1]
-    if depth > 52:
-        return (agree.astype(np.int64) << np.arange(depth, dtype=np.int64)).sum(axis=-1)
-    return (agree.astype(np.float64) @ (2.0 ** np.arange(depth))).astype(np.int64)
+    out = agree[..., 0].astype(np.int64)
+    for d in range(1, depth):
+        out |= agree[..., d].astype(np.int64) << d
+    return out
 
 
 def _distinct(agree: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -370,7 +595,10 @@ def _add(phi: np.ndarray, group: _Leaves, shares: np.ndarray) -> None:
     leaves' path features ``d`` that test ``feature``."""
     for j in np.unique(group.feature).tolist():
         leaf, d = np.nonzero(group.feature == j)
-        phi[:, j, :] += shares[:, leaf, d] @ group.value[leaf]
+        # Products and a sum, not a BLAS product or einsum: a small product's threads cost more
+        # than it does (on a busy machine, much more), and their float order can vary with the
+        # memory's alignment, where this one is the same for the same values.
+        phi[:, j, :] += (shares[:, leaf, d][:, :, None] * group.value[leaf][None]).sum(axis=1)
 
 
 def _chunks(n: int, per_row: int) -> list[slice]:
@@ -380,24 +608,49 @@ def _chunks(n: int, per_row: int) -> list[slice]:
 
 def _by_pairs(group: _Leaves, X: np.ndarray, reached: np.ndarray, phi: np.ndarray, shares_of: Any) -> None:
     """Add to ``phi`` each row's shares at the group's leaves, ``shares_of(leaf, bits)`` computing
-    them for (leaf, agreement pattern) pairs: for every pattern of every leaf at once when there
-    are no more patterns than rows (then looked up per row), else for the pairs the rows have."""
+    them for (leaf, agreement pattern) pairs: once for every pair some row has (then looked up
+    per row), found with a flag per possible pair when there are few enough of those, else
+    chunk by chunk of rows with :func:`_distinct`."""
     n = X.shape[0]
     m, depth = group.feature.shape[0], group.depth
-    table = None
-    if 2**depth <= n:
-        every = ((np.arange(2**depth)[:, None] >> np.arange(depth)) & 1).astype(bool)
-        leaf = np.repeat(np.arange(m), 2**depth)
-        table = shares_of(leaf, np.tile(every, (m, 1))).reshape(m, 2**depth, depth)
-    for rows in _chunks(n, m * (depth + 1) * 4):
-        agree = _agree(group, X[rows])
-        reached[rows] += agree.all(axis=-1).sum(axis=1)
-        if table is not None:
-            shares = table[np.arange(m)[None, :], _patterns(agree)]
-        else:
+    chunks = _chunks(n, m * (depth + 1) * 4)
+    if m << depth > _CELLS:
+        for rows in chunks:
+            agree = _agree(group, X[rows])
+            reached[rows] += agree.all(axis=-1).sum(axis=1)
             leaf, bits, pair = _distinct(agree)
-            shares = shares_of(leaf, bits)[pair]
-        _add(phi[rows], group, shares)
+            _add(phi[rows], group, shares_of(leaf, bits)[pair])
+        return
+    first = np.arange(m, dtype=np.int64) << depth  # (leaf, pattern) -> leaf * 2**depth + pattern
+    seen = np.zeros(m << depth, dtype=bool)
+    keys: list[np.ndarray] = []
+    keep = n * m <= _CELLS  # the rows' keys kept for the second pass (else computed again)
+    for rows in chunks:
+        pattern = _patterns(_agree(group, X[rows]))
+        reached[rows] += (pattern == (1 << depth) - 1).sum(axis=1)
+        key = pattern + first
+        seen[key] = True
+        if keep:
+            keys.append(key)
+    pairs = np.flatnonzero(seen)
+    index = np.cumsum(seen) - 1  # a seen pair's row of the table
+    bits = ((pairs & ((1 << depth) - 1))[:, None] >> np.arange(depth)) & 1
+    table = shares_of(pairs >> depth, bits.astype(bool))
+    n_features, k = phi.shape[1:]
+    valued = None
+    for i, rows in enumerate(chunks):
+        key = keys[i] if keep else _patterns(_agree(group, X[rows])) + first
+        r = rows.stop - rows.start
+        if r * m * depth > _SMALL * n_features:
+            _add(phi[rows], group, table.take(index[key], axis=0))
+            continue
+        # Few cells: _add's steps per feature would cost more than they do. The table's shares
+        # times their leaf's values, summed into (row, feature, output) with one count.
+        if valued is None:
+            valued = (table[:, :, None] * group.value[pairs >> depth][:, None, :]).reshape(len(table), depth * k)
+            column = (group.feature.reshape(-1, 1) * k + np.arange(k)).reshape(-1)  # (leaf, d, output) -> (feature, output)
+        at = (np.arange(r)[:, None] * (n_features * k) + column).reshape(-1)
+        phi[rows] += np.bincount(at, weights=valued.take(index[key], axis=0).reshape(-1), minlength=r * n_features * k).reshape(r, n_features, k)
 
 
 def _path_dependent(groups: list[_Leaves], X: np.ndarray, phi: np.ndarray, reached: np.ndarray) -> None:
@@ -415,7 +668,9 @@ def _path_dependent(groups: list[_Leaves], X: np.ndarray, phi: np.ndarray, reach
             def shares_of(leaf: np.ndarray, bits: np.ndarray, group: _Leaves = group) -> np.ndarray:
                 out = np.empty(bits.shape)
                 for part in _chunks(len(leaf), 4 * (group.depth + 1)):
-                    out[part] = _path_shares(bits[part].astype(np.float64), group.zero[leaf[part]])
+                    # (path feature, pair) arrays: see _path_shares
+                    one = np.ascontiguousarray(bits[part].T, dtype=np.float64)
+                    out[part] = _path_shares_t(one, group.zero.T.take(leaf[part], axis=1)).T
                 return out
 
             _by_pairs(group, X, reached, phi, shares_of)
@@ -429,7 +684,7 @@ def _interventional(groups: list[_Leaves], X: np.ndarray, R: np.ndarray, phi: np
     for group in groups:
         m, depth = group.feature.shape[0], group.depth
         back = _agree(group, R)  # (background, leaves, depth)
-        expected += back.all(axis=-1).sum(axis=0) @ group.value / n_back
+        expected += (back.all(axis=-1).sum(axis=0)[:, None] * group.value).sum(axis=0) / n_back
         if depth == 0:
             reached += m
             continue
@@ -465,7 +720,7 @@ def _interventional_shares(agree: np.ndarray, rcode: np.ndarray, rfail: np.ndarr
     nn = m + np.bitwise_count(needs_back).astype(np.intp)
     a = np.where(reach, pos[nn, m], 0.0)
     b = np.where(reach, neg[nn, m], 0.0).sum(axis=1)  # (pairs,)
-    from_row = np.matmul(a[:, None, :], rfail)[:, 0, :]  # (pairs, depth)
+    from_row = (a[:, :, None] * rfail).sum(axis=1)  # (pairs, depth); not a product: see _add
     return np.where(agree, from_row, -b[:, None])
 
 
@@ -547,6 +802,7 @@ def shap_values(model: Model, X: Any, *, feature_perturbation: str = "tree_path_
         raise ParameterError('data (a background set) is for feature_perturbation="interventional"; "tree_path_dependent" uses the training weight of each node')
     Xe = _encoded(model, X, "X")
     groups, expected, k = _leaves(model)
+    groups = _merged(groups, Xe.shape[0])
     n_trees = len(_members(model))
     phi = np.zeros((Xe.shape[0], model.schema.n_features, k))
     reached = np.zeros(Xe.shape[0], dtype=np.int64)
