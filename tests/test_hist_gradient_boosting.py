@@ -272,7 +272,7 @@ def test_the_compiled_step_is_the_numpy_pieces(seed, p, n_bins, min_leaf, catego
     target = rng.normal(size=n) * 10.0 ** rng.integers(-3, 4, size=n)
     weight = rng.random(n) * 10.0 ** rng.integers(-2, 3, size=n) + 1e-16
     l2 = float(rng.integers(0, 2))
-    make = lambda lib_: _Grower(np.zeros((n, p)), bins, edges, n_bins, max_leaf_nodes=None, max_depth=None, min_samples_leaf=min_leaf, l2=l2, threads=threads, lib=lib_, categories=categories)  # noqa: E731
+    make = lambda lib_: Grower(np.zeros((n, p)), bins, edges, n_bins, max_leaf_nodes=None, max_depth=None, min_samples_leaf=min_leaf, l2=l2, threads=threads, lib=lib_, categories=categories)  # noqa: E731
     ours, ref = make(lib), make(None)
     addresses = (target.ctypes.data, weight.ctypes.data)
     grand = np.flatnonzero(rng.random(n) < 0.9).astype(np.int64)
@@ -312,7 +312,7 @@ def test_a_step_refuses_a_row_out_of_range():
     if lib is None:
         pytest.skip("the compiled library is not built here")
     bins = np.zeros((4, 2), dtype=np.uint8)
-    grower = _Grower(np.zeros((4, 2)), bins, [np.array([0.0])] * 2, 2, max_leaf_nodes=None, max_depth=None, min_samples_leaf=1, l2=0.0, threads=2, lib=lib)
+    grower = Grower(np.zeros((4, 2)), bins, [np.array([0.0])] * 2, 2, max_leaf_nodes=None, max_depth=None, min_samples_leaf=1, l2=0.0, threads=2, lib=lib)
     t, w = np.zeros(4), np.ones(4)
     rows = np.array([0, 4], dtype=np.int64)  # row 4 of 4
     with pytest.raises(DataError, match="out of range"):

@@ -295,7 +295,7 @@ static int hgb_pick(double (*best)[2][3], int64_t parts, double *out) {
 }
 
 /* The best split of a node from its histogram H (p, n_bins, 4), the last bin its missing
- * values: numpy's floats of hist_gradient_boosting._Grower.best_split, computed in place.
+ * values: numpy's floats of hist_gradient_boosting.Grower.best_split, computed in place.
  * The node's totals are feature 0's bins summed in order (written to total[0..4)); a cut after
  * bin b (b <= last[f]) sends bins 0..b left, the missing values right (side 1) or, where the
  * feature has some, left (side 0); each side needs min_leaf rows and min_hessian; the gain is
@@ -457,7 +457,7 @@ static int hgb_step_task(void *ctx, int64_t t) {
     return PT_OK;
 }
 
-/* One step of a stage tree (hist_gradient_boosting._Grower.grow), its features shared between
+/* One step of a stage tree (hist_gradient_boosting.Grower.grow), its features shared between
  * up to `threads` threads (each sums and searches a consecutive range of them; the floats are
  * those of pt_hgb_histogram, numpy's subtract and pt_hgb_best_split whatever the threads):
  *
