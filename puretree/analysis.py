@@ -597,23 +597,23 @@ def robustness(model: Any, row: Mapping[str, Any], *, method: str = "auto", max_
         if schema.is_regression:
             raise ParameterError("robustness with method='milp' asks a classifier; this is a regression model (use method='boxes')")
         deadline = time.monotonic() + limit
-        best: _Found | None = None
+        nearest: _Found | None = None
         exact = True
         for other in schema.classes:
             if other == answer:
                 continue
             got = _milp_nearest(model, schema, x, start, other, "linf", max(deadline - time.monotonic(), 1e-3))
             exact = exact and got.exact
-            if got.row is not None and (best is None or got.distance < best.distance):
-                best = got
+            if got.row is not None and (nearest is None or got.distance < nearest.distance):
+                nearest = got
         if exact:
-            if best is None or best.row is None:
+            if nearest is None or nearest.row is None:
                 return Robustness(math.inf, answer, True)
-            return Robustness(best.distance, answer, True, best.row, walk_predict(model, best.row, unseen="ignore"))
+            return Robustness(nearest.distance, answer, True, nearest.row, walk_predict(model, nearest.row, unseen="ignore"))
         bound = _lower_bound(model, schema, x, answer)
-        if best is None or best.row is None:
+        if nearest is None or nearest.row is None:
             return Robustness(bound, answer, False)
-        return Robustness(min(bound, best.distance), answer, False, best.row, walk_predict(model, best.row, unseen="ignore"))
+        return Robustness(min(bound, nearest.distance), answer, False, nearest.row, walk_predict(model, nearest.row, unseen="ignore"))
     found = _boxes_and_answers(model, schema, start, most)
     if found is None:
         return Robustness(_lower_bound(model, schema, x, answer), answer, False)
@@ -748,10 +748,10 @@ def _milp_nearest(model: Any, schema: Schema, x: np.ndarray, start: tuple[Any, .
     for j, f in enumerate(schema.features):
         here = start[j]
         if f.is_numeric:
-            cuts = sorted({v for _, box, _ in leaves for v in (box[j].lo, box[j].hi) if math.isfinite(v)} | {v for v in (here.lo, here.hi) if math.isfinite(v)})
-            if not cuts:
+            thresholds = sorted({v for _, box, _ in leaves for v in (box[j].lo, box[j].hi) if math.isfinite(v)} | {v for v in (here.lo, here.hi) if math.isfinite(v)})
+            if not thresholds:
                 continue
-            edges = [-math.inf, *cuts, math.inf]
+            edges = [-math.inf, *thresholds, math.inf]
             limits = [Interval(a, b) for a, b in zip(edges, edges[1:]) if here.lo <= a and b <= here.hi]
             values = [_nearest(lim.lo, lim.hi, float(x[j])) for lim in limits]
             choices.append((j, limits, values, [abs(v - float(x[j])) for v in values]))
