@@ -40,6 +40,7 @@ bounded by the boxes found and their refinement, and ``max_boxes`` stops the sea
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,7 +50,7 @@ import numpy as np
 from .boosted import Boosted, leaf_values, table
 from .data import encode_features
 from .ensemble import Ensemble, vote_total
-from .errors import DataError, ParameterError, shown
+from .errors import DataError, ParameterError, PuretreeError, shown
 from .monotone import box_row, leaf_boxes, member_trees, model_boxes, start_box
 from .nodes import Codes, Interval, Schema, format_number
 from .predict import predict as walk_predict
@@ -57,7 +58,7 @@ from .predict import predict_proba as tree_proba
 from .predict import predict_value as tree_value
 from .tree import Tree
 
-__all__ = ["diff", "Diff", "DiffBox", "robustness", "Robustness", "counterfactual", "Counterfactual", "NORMS"]
+__all__ = ["diff", "Diff", "DiffBox", "robustness", "Robustness", "counterfactual", "Counterfactual", "NORMS", "METHODS", "SolverUnavailableError"]
 
 #: Boxes gathered before their answers are predicted (a batch per model).
 _CHUNK = 2048
@@ -506,7 +507,8 @@ class Robustness:
     """What :func:`robustness` found: every row whose numeric features are each less than
     ``radius`` from the given row's (its categories as given) gets ``answer``; ``exact``: the
     witness row, at L-infinity distance ``radius``, gets another answer, ``witness_answer``
-    (checked by predicting it); not exact: ``radius`` is a verified lower bound (no witness).
+    (checked by predicting it); not exact: ``radius`` is a verified lower bound, and the
+    witness, when one was found, a row with another answer farther away (an upper bound).
     ``radius`` is infinite when no row gets another answer."""
 
     radius: float
@@ -520,15 +522,23 @@ class Robustness:
 class Counterfactual:
     """What :func:`counterfactual` found: the nearest row (``row``) that the model answers with
     ``answer`` (the target, checked by predicting it) and its ``distance`` to the given row in
-    the chosen ``norm`` (each changed category counts 1)."""
+    the chosen ``norm`` (each changed category counts 1). ``exact``: no row within the
+    constraints nearer than ``distance`` gets the target; not exact (the solver's time ran
+    out): the nearest lies between ``lower_bound`` and ``distance``. ``method``: ``"boxes"`` or
+    ``"milp"``, the search that found it."""
 
     row: dict[str, Any]
     distance: float
     norm: str
     answer: Any
+    exact: bool = True
+    lower_bound: float = 0.0
+    method: str = "boxes"
 
 
 NORMS = ("l1", "l2", "linf")
+#: How :func:`counterfactual` and :func:`robustness` search (see :func:`counterfactual`).
+METHODS = ("auto", "boxes", "milp")
 
 
 def _one_row(schema: Schema, row: Any) -> np.ndarray:
@@ -573,11 +583,18 @@ def _check_model(model: Any, what: str) -> Schema:
     return model.schema
 
 
-def robustness(model: Any, row: Mapping[str, Any], *, max_boxes: int = 100_000) -> Robustness:
+def robustness(model: Any, row: Mapping[str, Any], *, method: str = "auto", max_boxes: int = 100_000, time_limit: float = 60.0) -> Robustness:
     """The largest L-infinity ball around ``row`` (over its numeric features; its categories
-    stay) in which ``model`` gives one answer. Exact over the model's boxes for a tree, and for
-    an ensemble or a boosted model of at most ``max_boxes`` boxes (with a witness row just
-    outside); else a verified lower bound from the bounds of the member trees' leaves.
+    stay) in which ``model`` gives one answer, with a witness row on its edge that gets another.
+
+    ``method`` as in :func:`counterfactual`: ``"boxes"`` is exact over the model's boxes (a
+    tree's leaves; an ensemble's or a boosted model's intersections of one leaf per member) up
+    to ``max_boxes`` of them, and beyond gives a verified lower bound from the bounds of the
+    member trees' leaves (no witness); ``"milp"`` (a classifier) finds the nearest row of each
+    other class with ``scipy.optimize.milp``, exact up to the solver's gap when it finishes
+    within ``time_limit`` seconds, else the verified lower bound and the nearest row it found.
+    ``"auto"`` (default): boxes for a tree or a regression model, the solver for an ensemble or
+    a boosted classifier.
 
     >>> import numpy as np
     >>> from puretree.grow import cart
@@ -589,9 +606,31 @@ def robustness(model: Any, row: Mapping[str, Any], *, max_boxes: int = 100_000) 
     """
     schema = _check_model(model, "robustness")
     _, most = _check_options(0.0, max_boxes)
+    limit = _check_method(method, time_limit)
     x = _one_row(schema, row)
     answer = walk_predict(model, dict(row), unseen="ignore")
     start = tuple(Interval() if f.is_numeric else Codes((int(x[j]),)) for j, f in enumerate(schema.features))
+    if _use_milp(model, method):
+        if schema.is_regression:
+            raise ParameterError("robustness with method='milp' asks a classifier; this is a regression model (use method='boxes')")
+        deadline = time.monotonic() + limit
+        nearest: _Found | None = None
+        exact = True
+        for other in schema.classes:
+            if other == answer:
+                continue
+            got = _milp_nearest(model, schema, x, start, other, "linf", max(deadline - time.monotonic(), 1e-3))
+            exact = exact and got.exact
+            if got.row is not None and (nearest is None or got.distance < nearest.distance):
+                nearest = got
+        if exact:
+            if nearest is None or nearest.row is None:
+                return Robustness(math.inf, answer, True)
+            return Robustness(nearest.distance, answer, True, nearest.row, walk_predict(model, nearest.row, unseen="ignore"))
+        bound = _lower_bound(model, schema, x, answer)
+        if nearest is None or nearest.row is None:
+            return Robustness(bound, answer, False)
+        return Robustness(min(bound, nearest.distance), answer, False, nearest.row, walk_predict(model, nearest.row, unseen="ignore"))
     found = _boxes_and_answers(model, schema, start, most)
     if found is None:
         return Robustness(_lower_bound(model, schema, x, answer), answer, False)
@@ -642,28 +681,260 @@ def _lower_bound(model: Any, schema: Schema, x: np.ndarray, answer: Any) -> floa
     return low
 
 
+# -- the MILP search over an ensemble's leaves -----------------------------------------------
+
+
+class SolverUnavailableError(PuretreeError, ImportError):
+    """An ensemble's counterfactual needs ``scipy.optimize.milp`` (scipy, the ``solver`` extra)
+    and scipy is not installed."""
+
+
+#: What the solver's answer may miss the class constraint by (relative to the scores' scale):
+#: above its feasibility tolerance (1e-7) and the coefficients it drops (below 1e-9), so that
+#: every leaf combination the model answers with the target stays feasible; the combinations
+#: it lets in that the model does not answer so are cut off one by one after predicting them.
+_MARGIN = 1e-6
+#: Cut-offs of such near ties before the search gives up (refused: never met on real models).
+_MOST_CUTS = 50
+#: The scaled optimum of the second solve: HiGHS stops within an absolute gap of 1e-6, which
+#: this makes a relative gap of 1e-9.
+_SCALE = 1e3
+
+
+def _solver() -> Any:
+    """``scipy.optimize.milp`` and its constraint class, or a clear error without scipy."""
+    try:
+        from scipy.optimize import LinearConstraint, milp
+        from scipy.sparse import csr_array
+    except ImportError as exc:
+        raise SolverUnavailableError(f"the counterfactual of an ensemble or a boosted model needs scipy.optimize.milp: pip install 'puretree[solver]' ({exc})") from None
+    return milp, LinearConstraint, csr_array
+
+
+@attrs.frozen
+class _Found:
+    """One search's answer: the nearest row (None: no row gets the target), its distance,
+    whether the solver proved it nearest, and a lower bound on the nearest distance."""
+
+    row: dict[str, Any] | None
+    distance: float
+    exact: bool
+    lower: float
+
+
+def _distance(norm: str, deltas: list[float]) -> float:
+    d = np.asarray(deltas, dtype=np.float64)
+    return float(d.sum() if norm == "l1" else math.hypot(*d.tolist()) if norm == "l2" else d.max(initial=0.0))  # hypot: no overflow of the squares
+
+
+def _target_rows(s: _Scored, target: int) -> list[tuple[int, float, float]]:
+    """The class constraint as (score column, sign, bound): ``sign * column >= bound`` on the
+    summed columns, one per other class (a boosted binary model: the sign of its one score)."""
+    if s.kind == "sign":
+        return [(0, 1.0 if target == 1 else -1.0, 0.0)]
+    pairs = [(c, j) for c in range(s.n_classes) for j in range(c + 1, s.n_classes)]
+    # argmax takes the first of equal scores; the margin makes ties feasible either way.
+    return [(col, 1.0 if c == target else -1.0, 0.0) for col, (c, j) in enumerate(pairs) if target in (c, j)]
+
+
+def _milp_nearest(model: Any, schema: Schema, x: np.ndarray, start: tuple[Any, ...], target: Any, norm: str, time_limit: float) -> _Found:
+    """The nearest row in ``start`` that ``model`` answers ``target``, by a mixed-integer program
+    (Kantchelian et al. 2016): one binary per reachable leaf (one leaf per tree), one binary per
+    interval between a numeric feature's cuts and per category (one each per feature), each
+    leaf allowed only with intervals inside its box, the class a linear inequality on the
+    leaves' summed scores. Each interval's distance to the row is a constant (its nearest
+    value, above an open end the next float), so all three norms are linear (l2: the squares,
+    one interval per feature). The solver's row is never trusted: the witness is built from the
+    intervals it picked and predicted; a near tie the model answers otherwise is cut off."""
+    milp, LinearConstraint, csr_array = _solver()
+    s = _scored(model, schema)
+    k = schema.classes.index(target)
+    # Leaves: per tree those meeting start (each box met with it); one binary each.
+    leaves: list[tuple[int, tuple[Any, ...], np.ndarray]] = []
+    for t, (boxes, columns) in enumerate(zip(s.boxes, s.columns)):
+        met = [(tuple(a.meet(b) for a, b in zip(box, start)), columns[i]) for i, box in enumerate(boxes)]
+        met = [(box, col) for box, col in met if not any(lim.is_empty for lim in box)]
+        if not met:
+            return _Found(None, math.inf, True, math.inf)
+        leaves.extend((t, box, col) for box, col in met)
+    n_trees = len(s.boxes)
+    n_leaves = len(leaves)
+    # Per feature its choices: (lo, hi] intervals between the cuts (numeric) or categories,
+    # with each choice's value for the row and its distance.
+    choices: list[tuple[int, list[Any], list[Any], list[float]]] = []  # feature, limits, values, distances
+    for j, f in enumerate(schema.features):
+        here = start[j]
+        if f.is_numeric:
+            thresholds = sorted({v for _, box, _ in leaves for v in (box[j].lo, box[j].hi) if math.isfinite(v)} | {v for v in (here.lo, here.hi) if math.isfinite(v)})
+            if not thresholds:
+                continue
+            edges = [-math.inf, *thresholds, math.inf]
+            limits = [Interval(a, b) for a, b in zip(edges, edges[1:]) if here.lo <= a and b <= here.hi]
+            values = [_nearest(lim.lo, lim.hi, float(x[j])) for lim in limits]
+            choices.append((j, limits, values, [abs(v - float(x[j])) for v in values]))
+        else:
+            limited = any(len(box[j].codes) < len(here.codes) for _, box, _ in leaves)
+            if not limited and int(x[j]) in here.codes:
+                continue
+            codes = list(here.codes)
+            choices.append((j, codes, [f.categories[c] for c in codes], [0.0 if c == int(x[j]) else 1.0 for c in codes]))
+    offsets = np.cumsum([n_leaves] + [len(c[1]) for c in choices]).tolist()
+    n = offsets[-1] + (1 if norm == "linf" else 0)
+    # The constraints as sparse rows (index, coefficient), each with its lower and upper bound.
+    rows: list[tuple[list[int], list[float], float, float]] = []
+    for t in range(n_trees):  # one leaf per tree
+        here_t = [i for i, leaf in enumerate(leaves) if leaf[0] == t]
+        rows.append((here_t, [1.0] * len(here_t), 1.0, 1.0))
+    for (j, limits, _, _), first in zip(choices, offsets):  # one choice per feature
+        span = list(range(first, first + len(limits)))
+        rows.append((span, [1.0] * len(span), 1.0, 1.0))
+        for i, (_, box, _) in enumerate(leaves):  # a leaf only with a choice inside its box
+            if isinstance(box[j], Interval):
+                inside = [box[j].lo <= lim.lo and lim.hi <= box[j].hi for lim in limits]
+            else:
+                inside = [c in box[j].codes for c in limits]
+            if not all(inside):
+                chosen = [first + c for c, ok in enumerate(inside) if ok]
+                rows.append(([i, *chosen], [1.0] + [-1.0] * len(chosen), -math.inf, 0.0))
+    scores = np.array([col for _, _, col in leaves]).reshape(n_leaves, -1)
+    for col, sign, bound in _target_rows(s, k):
+        coef = sign * scores[:, col]
+        scale = float(np.abs(coef).max(initial=0.0) + abs(s.base[col])) or 1.0
+        rows.append((list(range(n_leaves)), (coef / scale).tolist(), (bound - sign * float(s.base[col])) / scale - _MARGIN - s.eps / scale, math.inf))
+    distances = np.zeros(n)
+    for (_, _, _, dist), first in zip(choices, offsets):
+        distances[first:first + len(dist)] = dist
+    spans = [list(range(first, first + len(limits))) for (_, limits, _, _), first in zip(choices, offsets)] if norm == "linf" else []
+    integrality = np.ones(n)
+    top = np.ones(n)
+    linf_cost = np.zeros(n)  # linf minimises s alone (in the objective's scale, set by its rows)
+    if norm == "linf":
+        integrality[-1], top[-1], linf_cost[-1] = 0, math.inf, 1.0
+    cuts: list[tuple[list[int], list[float], float, float]] = []
+    deadline = time.monotonic() + time_limit
+
+    def solve(scale: float, bound: float | None, strict: bool = False) -> Any:
+        """One solve (None: no row), repeated while its row is a near tie the model answers
+        otherwise; with ``bound``, only choices at most (``strict``: less than) that far."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "time"
+            hi = top.copy()
+            far = distances
+            if bound is not None:  # no choice farther than the best row found can be in a nearer one
+                hi[:offsets[-1]][(distances[:offsets[-1]] >= bound) if strict else (distances[:offsets[-1]] > bound)] = 0.0
+                far = np.minimum(distances, bound)  # theirs fixed at 0: no huge coefficient to trouble the solver
+            # linf: s >= each feature's distance, in the objective's scale (the solver's
+            # tolerance is absolute: at the best distance's scale it cannot hide a nearer row).
+            every = rows + cuts + [([n - 1, *span], [1.0, *(-far[span] * scale).tolist()], 0.0, math.inf) for span in spans]
+            matrix = csr_array((np.concatenate([np.asarray(r[1], dtype=np.float64) for r in every]),
+                                (np.repeat(np.arange(len(every)), [len(r[0]) for r in every]), np.concatenate([np.asarray(r[0], dtype=np.int64) for r in every]))),
+                               shape=(len(every), n))
+            result = milp(linf_cost if norm == "linf" else (far**2 if norm == "l2" else far) * scale, integrality=integrality, bounds=(np.zeros(n), hi),
+                          constraints=LinearConstraint(matrix, np.array([r[2] for r in every]), np.array([r[3] for r in every])),
+                          options={"mip_rel_gap": 0.0, "time_limit": left})
+            if result.x is None:
+                return None if result.status == 2 else "time"
+            z = result.x
+            row_found: dict[str, Any] = {f.name: (float(x[j]) if f.is_numeric else f.categories[int(x[j])]) for j, f in enumerate(schema.features)}
+            for (j, _, values, _), first, last in zip(choices, offsets, offsets[1:]):
+                row_found[schema.features[j].name] = values[int(np.argmax(z[first:last]))]
+            if walk_predict(model, row_found, unseen="ignore") == target:
+                deltas = [abs(row_found[f.name] - float(x[j])) if f.is_numeric else float(row_found[f.name] != f.categories[int(x[j])]) for j, f in enumerate(schema.features)]
+                return row_found, _distance(norm, deltas), result.status == 0, result.mip_dual_bound, scale
+            if len(cuts) >= _MOST_CUTS:
+                raise ParameterError(f"counterfactual: the solver's rows kept landing on near ties of the scores ({_MOST_CUTS} cut off); the model answers them otherwise")
+            # A near tie the model answers otherwise: cut off this leaf combination.
+            encoded = encode_features(schema, row_found)[0]
+            met = [i for i, (_, box, _) in enumerate(leaves) if _inside(box, encoded)]
+            cuts.append((met, [1.0] * len(met), -math.inf, n_trees - 1.0))
+
+    most = float(distances.max(initial=0.0))
+    got = solve(1.0 / ((most**2 if norm == "l2" else most) or 1.0), None)
+    if got is None:
+        return _Found(None, math.inf, True, math.inf)
+    if isinstance(got, str):
+        return _Found(None, math.inf, False, 0.0)
+    best, distance, exact, dual, scale = got
+    lower = _dual(dual, scale, norm)
+    if exact and distance > 0 and norm == "linf":
+        # A nearer row uses only choices nearer than the best: a question of which choices
+        # are allowed, exact whatever the solver's tolerances; asked until none is left.
+        while exact and distance > 0:
+            again = solve(1.0 / distance, distance, strict=True)
+            if again is None:
+                break
+            if isinstance(again, str):
+                exact = False
+            else:
+                best, distance, exact = again[0], again[1], again[2]
+    elif exact and distance > 0:
+        # Again with the best distance scaled to _SCALE: the solver's absolute gap becomes relative.
+        again = solve(_SCALE / (distance**2 if norm == "l2" else distance), distance)
+        if isinstance(again, str):
+            exact = False
+        elif again is not None:
+            if again[1] < distance:
+                best, distance = again[0], again[1]
+            exact = again[2]
+            lower = max(lower, _dual(again[3], again[4], norm))
+    return _Found(best, distance, exact, distance if exact else min(lower, distance))
+
+
+def _dual(bound: Any, scale: float, norm: str) -> float:
+    """The solver's lower bound on the distance (0 when it has none)."""
+    if bound is None or not math.isfinite(bound):
+        return 0.0
+    value = max(float(bound), 0.0) / scale
+    return math.sqrt(value) if norm == "l2" else value
+
+
+def _check_method(method: Any, time_limit: Any) -> float:
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {list(METHODS)}, got {shown(method)}")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.integer, np.floating)) or not float(time_limit) > 0:
+        raise ParameterError(f"time_limit must be a number of seconds > 0, got {shown(time_limit)}")
+    return float(time_limit)
+
+
+def _use_milp(model: Any, method: str) -> bool:
+    """Whether the search goes through the solver: asked for, or ``"auto"`` on a classifier made of several trees."""
+    if method == "auto":
+        return not isinstance(model, Tree) and not model.schema.is_regression
+    return method == "milp"
+
+
 def counterfactual(model: Any, row: Mapping[str, Any], target: Any, *, norm: str = "l1", immutable: Sequence[str] = (),
-                   ranges: Mapping[str, Any] | None = None, max_boxes: int = 100_000) -> Counterfactual | None:
+                   ranges: Mapping[str, Any] | None = None, method: str = "auto", max_boxes: int = 100_000, time_limit: float = 60.0) -> Counterfactual | None:
     """The nearest row to ``row`` that ``model`` (a classifier) answers with ``target``, in the
     ``norm`` ``"l1"``, ``"l2"`` or ``"linf"`` over the numeric features (a changed category
     counts 1), keeping the ``immutable`` features as they are and each feature of ``ranges``
     within its range (numeric: ``(lo, hi)``, both included; categorical: the allowed categories).
-    Exact over the model's boxes: a tree, or an ensemble or boosted model of at most
-    ``max_boxes`` boxes (more: refused, naming the count). None when no row within the
-    constraints gets ``target``.
+    None when no row within the constraints gets ``target``.
+
+    ``method``: ``"boxes"`` searches the model's boxes, exact: a tree's leaves, an ensemble's or
+    a boosted model's intersections of one leaf per member (more than ``max_boxes``: refused,
+    naming the count). ``"milp"`` solves a mixed-integer program over the members' leaves with
+    ``scipy.optimize.milp`` (the ``solver`` extra), exact up to the solver's gap (relative 1e-9)
+    when it finishes within ``time_limit`` seconds (``exact``); when it does not, the row found
+    is returned with ``exact=False`` and ``lower_bound``, the solver's bound on the nearest
+    distance. ``"auto"`` (default): boxes for a tree, the solver for an ensemble or a boosted
+    model. Either way the row returned is predicted: it gets ``target``.
 
     >>> import numpy as np
     >>> from puretree.grow import cart
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 3.0], [1.0, 3.0]])
     >>> tree = cart(X, ["a", "b", "a", "b"])
     >>> cf = counterfactual(tree, {"x0": 0.75, "x1": 1.0}, "a")
-    >>> cf.row, cf.distance, cf.answer
-    ({'x0': 0.5, 'x1': 1.0}, 0.25, 'a')
+    >>> cf.row, cf.distance, cf.answer, cf.exact
+    ({'x0': 0.5, 'x1': 1.0}, 0.25, 'a', True)
     >>> counterfactual(tree, {"x0": 0.75, "x1": 1.0}, "a", immutable=["x0"]) is None
     True
     """
     schema = _check_model(model, "counterfactual")
     _, most = _check_options(0.0, max_boxes)
+    limit = _check_method(method, time_limit)
     if norm not in NORMS:
         raise ParameterError(f"norm must be one of {list(NORMS)}, got {shown(norm)}")
     if schema.is_regression:
@@ -671,7 +942,47 @@ def counterfactual(model: Any, row: Mapping[str, Any], target: Any, *, norm: str
     if target not in schema.classes:
         raise ParameterError(f"target {shown(target)} is not one of the model's classes {list(schema.classes)[:10]}")
     x = _one_row(schema, row)
+    start = _constrained_start(schema, x, immutable, ranges)
+    if start is None:
+        return None
+    if _use_milp(model, method):
+        found = _milp_nearest(model, schema, x, start, target, norm, limit)
+        if found.row is None:
+            if found.exact:
+                return None
+            raise ParameterError(f"counterfactual: the solver found no row answered {shown(target)} within time_limit={shown(limit)} s; raise time_limit")
+        return Counterfactual(found.row, found.distance, norm, walk_predict(model, found.row, unseen="ignore"), found.exact, found.lower, "milp")
+    found_boxes = _boxes_and_answers(model, schema, start, most)
+    if found_boxes is None:
+        raise ParameterError(f"the model has more than max_boxes={most} boxes: counterfactual is exact only over all of them; raise max_boxes or use method='milp'")
+    best, witness = math.inf, None
+    for box, got in zip(*found_boxes):
+        if got != target:
+            continue
+        point: dict[str, Any] = {}
+        deltas = []
+        for j, (f, lim) in enumerate(zip(schema.features, box)):
+            if f.is_numeric:
+                point[f.name] = _nearest(lim.lo, lim.hi, float(x[j]))
+                deltas.append(abs(point[f.name] - float(x[j])))
+            else:
+                keep = int(x[j]) in lim.codes
+                point[f.name] = f.categories[int(x[j]) if keep else lim.codes[0]]
+                deltas.append(0.0 if keep else 1.0)
+        distance = _distance(norm, deltas)
+        if distance < best:
+            best, witness = distance, point
+    if witness is None:
+        return None
+    return Counterfactual(witness, best, norm, walk_predict(model, witness, unseen="ignore"), True, best, "boxes")
+
+
+def _constrained_start(schema: Schema, x: np.ndarray, immutable: Sequence[str], ranges: Mapping[str, Any] | None) -> tuple[Any, ...] | None:
+    """The box the answer must lie in: the immutable features at the row's values, the others
+    within their ranges (None: empty)."""
     names = schema.feature_names
+    if isinstance(immutable, str):
+        raise ParameterError(f"immutable must be a list of feature names, got the string {shown(immutable)}")
     for name in [*immutable, *(ranges or {})]:
         if name not in names:
             raise ParameterError(f"unknown feature {shown(name)}; the model's features are {list(names)[:10]}")
@@ -696,27 +1007,4 @@ def counterfactual(model: Any, row: Mapping[str, Any], target: Any, *, norm: str
             start[j] = start[j].meet(Codes(f.categories.index(c) for c in allowed))
     if any(lim.is_empty for lim in start):
         return None
-    found = _boxes_and_answers(model, schema, tuple(start), most)
-    if found is None:
-        raise ParameterError(f"the model has more than max_boxes={most} boxes: counterfactual is exact only over all of them; raise max_boxes")
-    best, witness = math.inf, None
-    for box, got in zip(*found):
-        if got != target:
-            continue
-        point: dict[str, Any] = {}
-        deltas = []
-        for j, (f, lim) in enumerate(zip(schema.features, box)):
-            if f.is_numeric:
-                point[f.name] = _nearest(lim.lo, lim.hi, float(x[j]))
-                deltas.append(abs(point[f.name] - float(x[j])))
-            else:
-                keep = int(x[j]) in lim.codes
-                point[f.name] = f.categories[int(x[j]) if keep else lim.codes[0]]
-                deltas.append(0.0 if keep else 1.0)
-        d = np.asarray(deltas)
-        distance = float(d.sum() if norm == "l1" else math.hypot(*d.tolist()) if norm == "l2" else d.max(initial=0.0))  # hypot: no overflow of the squares
-        if distance < best:
-            best, witness = distance, point
-    if witness is None:
-        return None
-    return Counterfactual(witness, best, norm, walk_predict(model, witness, unseen="ignore"))
+    return tuple(start)

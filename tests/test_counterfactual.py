@@ -65,10 +65,12 @@ def test_robustness_of_a_small_forest_is_exact_and_its_bound_lower(seed, data):
     y = np.where(X[:, 0] + X[:, 1] + rng.integers(-2, 3, 30) > 0, "p", "n")
     forest = pt.random_forest(X, y, n_trees=3, seed=seed % 5, max_depth=3)
     row = a_row(data, forest)
-    assert_robustness_is_exact(forest, row, data)
-    bound = robustness(forest, row, max_boxes=1)
+    assert_robustness_is_exact(forest, row, data)  # the solver's ("auto" for an ensemble)
+    boxes = robustness(forest, row, method="boxes")
+    assert boxes.exact and boxes.radius == robustness(forest, row).radius
+    bound = robustness(forest, row, method="boxes", max_boxes=1)
     assert not bound.exact and bound.witness is None
-    assert 0.0 <= bound.radius <= robustness(forest, row).radius
+    assert 0.0 <= bound.radius <= boxes.radius
 
 
 def assert_counterfactual_is_nearest(model, row, target, norm, immutable, data):

@@ -210,3 +210,24 @@ def test_the_command_line_says_monotone_or_prints_two_rows(tmp_path):
     for args, message in ((("--feature", "x0", "--direction", "2"), "--direction must be +1 or -1, got '2'"), (("--feature", "nope", "--direction", "-1"), "nope")):
         bad = run(*args)
         assert bad.returncode == 1 and message in bad.stderr and "Traceback" not in bad.stderr, bad.stderr
+
+
+@pytest.mark.parametrize("kind", ["xgboost", "lightgbm", "sklearn-hgb", "sklearn-forest", "sklearn-gb"])
+def test_the_command_line_checks_each_imported_model_saved_as_json(kind, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "model.json"
+    pt.save(imported(kind, False), path)
+    model = pt.load(path)
+    name = model.schema.feature_names[0]
+    run = subprocess.run([sys.executable, "-m", "puretree", "check-monotone", str(path), "--feature", name, "--direction", "+1"], capture_output=True, text=True)
+    assert run.returncode == 3, run.stderr
+    _, low, high = run.stdout.splitlines()
+    low, high = json.loads(low), json.loads(high)
+    assert low[name] < high[name] and value(model, [low, high])[0] > value(model, [low, high])[1]
+    if kind != "sklearn-gb":
+        pt.save(imported(kind, True), path)
+        fine = subprocess.run([sys.executable, "-m", "puretree", "check-monotone", str(path), "--feature", name, "--direction", "+1"], capture_output=True, text=True)
+        assert fine.returncode == 0 and fine.stdout == f"monotone: the model is non-decreasing in {name}\n", fine.stderr

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from ...data import table_dataset
-from ...analysis import NORMS, counterfactual, diff
+from ...analysis import METHODS, NORMS, counterfactual, diff
 from ...errors import ParameterError
 from ...io import load
 from ...io.formats import read_table
@@ -64,11 +64,12 @@ def _counterfactual(args: argparse.Namespace) -> int:
     if args.target not in texts:
         raise ParameterError(f"--target {args.target!r} is not one of the model's classes {texts}")
     target = model.schema.classes[texts.index(args.target)]
-    found = counterfactual(model, row, target, norm=args.norm, immutable=args.immutable or ())
+    found = counterfactual(model, row, target, norm=args.norm, immutable=args.immutable or (), method=args.method, time_limit=args.time_limit)
     if found is None:
         print(f"no row with the immutable features kept is answered {args.target}")
         return 3
-    print(f"distance {number_text(found.distance)} ({found.norm}) to a row answered {label_text(found.answer)}:")
+    proof = "" if found.exact else f"; not proven nearest: the nearest is at least {number_text(found.lower_bound)} away"
+    print(f"distance {number_text(found.distance)} ({found.norm}) to a row answered {label_text(found.answer)}{proof}:")
     print(json.dumps(found.row))
     return 0
 
@@ -105,12 +106,16 @@ def register(sub: Any) -> None:
         "counterfactual",
         help="the nearest row that a classifier answers with a given class",
         description="Print the nearest row to --row (a JSON object) that MODEL answers with --target, and its distance ("
-        f"{', '.join(NORMS)} over the numeric features; a changed category counts 1), exact over the model's boxes; "
-        "--immutable features keep their values. Exit status 3 when no such row exists.",
+        f"{', '.join(NORMS)} over the numeric features; a changed category counts 1); --immutable features keep their values. "
+        "Exact: a tree over its leaves; an ensemble or a boosted model by a mixed-integer program over its members' leaves "
+        "(scipy.optimize.milp), and when that runs out of --time-limit the row found and a lower bound on the nearest distance. "
+        "Exit status 3 when no such row exists.",
     )
     c.add_argument("model", metavar="MODEL.json")
     c.add_argument("--row", required=True, metavar="JSON", help='the row, e.g. \'{"age": 41, "income": 30000}\'')
     c.add_argument("--target", required=True, metavar="LABEL", help="the class wanted")
     c.add_argument("--norm", choices=NORMS, default="l1", help="the distance (default l1)")
     c.add_argument("--immutable", nargs="+", metavar="F", help="features that must keep their values")
+    c.add_argument("--method", choices=METHODS, default="auto", help="boxes: search the model's boxes; milp: the solver; auto (default): boxes for a tree, else milp")
+    c.add_argument("--time-limit", type=number(float, low=0, open_low=True), default=60.0, metavar="S", help="the solver's seconds (default 60)")
     c.set_defaults(func=_counterfactual)
