@@ -994,6 +994,57 @@ PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int
     return rc;
 }
 
+/* ---------------------------------------------------------------- the absolute error of prefixes */
+
+/* The last rank whose cumulative weight is below (strict) or at most target, its cumulative
+ * weight and weighted sum (puretree.losses._descend). */
+static int64_t descend(const double *tw, const double *twy, int64_t n, int64_t bit, double target, int strict, double *cw_out, double *cwy_out) {
+    int64_t pos = 0;
+    double cw = 0.0, cwy = 0.0;
+    for (; bit; bit >>= 1) {
+        int64_t nxt = pos + bit;
+        if (nxt <= n && (strict ? cw + tw[nxt] < target : cw + tw[nxt] <= target)) pos = nxt, cw = cw + tw[nxt], cwy = cwy + twy[nxt];
+    }
+    *cw_out = cw, *cwy_out = cwy;
+    return pos;
+}
+
+/* puretree.losses.prefix_absolute_errors, operation for operation: out[p] = sum w |y - median|
+ * of the first p + 1 rows, row p of rank rank[p] (1-based: its place in sorted_y, the targets
+ * sorted stably) and weight w[p], from Fenwick trees of the weights and weighted targets. */
+PT_EXPORT int pt_prefix_absolute_errors(const int64_t *rank, const double *sorted_y, const double *w, int64_t n, double *out) {
+    if (n < 1) return PT_OK;
+    for (int64_t p = 0; p < n; p++)
+        if (rank[p] < 1 || rank[p] > n) return PT_BAD_INPUT;
+    double *tw = calloc((size_t)n + 1, sizeof(double)), *twy = calloc((size_t)n + 1, sizeof(double));
+    if (!tw || !twy) {
+        free(tw);
+        free(twy);
+        return PT_NO_MEMORY;
+    }
+    int64_t top = 1;
+    while (top * 2 <= n) top *= 2;
+    double total_w = 0.0, total_wy = 0.0, cw, cwy, w_left, wy_left;
+    for (int64_t p = 0; p < n; p++) {
+        int64_t r = rank[p];
+        double wi = w[p], yi = sorted_y[r - 1];
+        for (int64_t i = r; i <= n; i += i & -i) {
+            tw[i] += wi;
+            twy[i] += wi * yi;
+        }
+        total_w += wi;
+        total_wy += wi * yi;
+        double half = 0.5 * total_w;
+        int64_t below = descend(tw, twy, n, top, half, 1, &cw, &cwy);
+        int64_t at_most = descend(tw, twy, n, top, half, 0, &w_left, &wy_left);
+        double median = at_most == below ? sorted_y[at_most] : (sorted_y[below] + sorted_y[at_most]) / 2;
+        out[p] = (total_wy - wy_left - median * (total_w - w_left)) + (median * w_left - wy_left);
+    }
+    free(tw);
+    free(twy);
+    return PT_OK;
+}
+
 /* ---------------------------------------------------------------- C4.5's cut scan */
 
 /* For each of f features (rows of order/values, n sorted positions each): its number of

@@ -65,7 +65,7 @@ from ..errors import KernelUnavailableWarning
 __all__ = [
     "AVAILABLE", "MAX_CLASSES", "MAX_ROWS", "MAX_WEIGHT", "MIN_WEIGHT", "RECORD", "REMEDY", "SCREEN",
     "fits", "folder", "gini", "gini_decrease", "library", "loaded", "partition_level", "presort",
-    "grow_bounded", "scan_bounded", "scan_level", "shared_orders", "sorted_columns", "shared_presort", "subset_orders", "unavailable_reason", "walk"
+    "grow_bounded", "prefix_absolute_errors", "scan_bounded", "scan_level", "shared_orders", "sorted_columns", "shared_presort", "subset_orders", "unavailable_reason", "walk"
 ]
 
 #: The record the build writes next to the library (``setup.py``): a JSON object with the
@@ -108,6 +108,8 @@ def _declare(lib: Any) -> Any:
     lib.pt_scan_bounded.restype = i32
     lib.pt_grow_bounded.argtypes = [p, p, i64, i64, p, p, p, p, p, i64, p, p, i32, i32, i32, f64, f64, i64, i32, f64, f64, f64, i64, p, p, p, p, p, p, p, p]
     lib.pt_grow_bounded.restype = i32
+    lib.pt_prefix_absolute_errors.argtypes = [p, p, p, i64, p]
+    lib.pt_prefix_absolute_errors.restype = i32
     return lib
 
 
@@ -522,6 +524,26 @@ def grow_bounded(
         return None
     g = made.value
     return feature[:g], threshold[:g], side[:g], first[:g], stats[:g], lower[:g], upper[:g]
+
+
+def prefix_absolute_errors(rank: np.ndarray, sorted_y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """:func:`puretree.losses.prefix_absolute_errors` in C, the same numbers: ``sum w |y - median|``
+    of each prefix of the rows, row ``p`` of rank ``rank[p]`` (1-based, in ``sorted_y``, the
+    targets sorted stably) and weight ``w[p]``.
+
+    >>> if AVAILABLE:
+    ...     assert prefix_absolute_errors(np.array([1, 3, 2]), np.array([1.0, 2.0, 4.0]), np.ones(3)).tolist() == [0.0, 3.0, 3.0]
+    """
+    lib = _required()
+    c = np.ascontiguousarray
+    rank, sorted_y, w = c(rank, np.int64), c(sorted_y, np.float64), c(w, np.float64)
+    n = len(rank)
+    if sorted_y.shape != (n,) or w.shape != (n,):
+        raise ValueError("puretree.growth.kernels: one rank, target and weight per row")
+    out = np.empty(n)
+    if n and lib.pt_prefix_absolute_errors(_pointer(rank), _pointer(sorted_y), _pointer(w), n, _pointer(out)) != 0:
+        raise ValueError("puretree.growth.kernels: ranks must lie in 1..n")
+    return out
 
 
 def partition_level(orders: np.ndarray, new_id: np.ndarray, node: np.ndarray, n_next: int) -> np.ndarray:
