@@ -733,7 +733,39 @@ static void bounded_pass(const bounded_t *S, int64_t f, bscratch_t *B) {
         const int32_t *seg = order + s;
         double first = x[S->row[seg[0]]], last = x[S->row[seg[len - 1]]];
         if (!isnan(last) && !(first < last)) continue; /* one value, none missing: no threshold */
-        /* running sums from the segment's first instance, in its order (the reference's) */
+        /* running sums from the segment's first instance, in its order (the reference's); the
+         * common shapes (the variance's three sums, two classes) carried in registers */
+        if (S->inst && k == 3) {
+            double a0 = 0.0, a1 = 0.0, a2 = 0.0;
+            for (int64_t p = 0; p < len; p++) {
+                int32_t e = seg[p];
+                const double *st = S->inst + (int64_t)e * 3;
+                double *c = B->cum + p * 3;
+                B->v[p] = x[S->row[e]];
+                if (p)
+                    a0 += st[0], a1 += st[1], a2 += st[2];
+                else
+                    a0 = st[0], a1 = st[1], a2 = st[2];
+                c[0] = a0, c[1] = a1, c[2] = a2;
+            }
+            bounded_node(S, i, f, len, B);
+            continue;
+        }
+        if (!S->inst && k == 2) {
+            double a0 = 0.0, a1 = 0.0;
+            for (int64_t p = 0; p < len; p++) {
+                int32_t e = seg[p];
+                double wt = S->w ? S->w[e] : 1.0, *c = B->cum + p * 2;
+                B->v[p] = x[S->row[e]];
+                if (S->cls[e])
+                    a1 += wt;
+                else
+                    a0 += wt;
+                c[0] = a0, c[1] = a1;
+            }
+            bounded_node(S, i, f, len, B);
+            continue;
+        }
         for (int64_t p = 0; p < len; p++) {
             int32_t e = seg[p];
             double *c = B->cum + p * k;
