@@ -645,6 +645,12 @@ def grow(
         if max_bins is not None:
             raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
         bins = fast.check_bins(bins, ds.schema)
+    histogram_X = None
+    if isinstance(chosen, AbsoluteErrorDecrease) and (max_bins is not None or bins is not None):
+        # Histogram mode: the recursive builder grows on the binned values, and each cut moves
+        # down to its bin's value (data_thresholds over them), where the sorted source puts it.
+        ds = attrs.evolve(ds, X=_binned_columns(ds, max_bins, bins))
+        histogram_X, max_bins, bins = ds.X, None, None
     # A user's score is checked node by node (CheckedScore names the node), which the
     # recursive builder does; "auto" keeps the level-wise engine for the built-in scores.
     # The level-wise engine hands accept the statistics only: a hook that wants the node's rows
@@ -684,7 +690,25 @@ def grow(
     # The impurity it was grown with, which cost-complexity pruning measures it by (None: a user's).
     impurity: Any = getattr(chosen, "impurity", None)
     tree = attrs.evolve(tree, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
+    if histogram_X is not None:
+        tree = data_thresholds(tree, histogram_X)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree
+
+
+def _binned_columns(ds: Dataset, max_bins: int | None, bins: Any) -> np.ndarray:
+    """``ds.X`` with each numeric value replaced by its bin's, as histogram mode bins it:
+    :func:`~puretree.growth.engine.quantile_bins` into ``max_bins``, or the bins' upper edges
+    given (``bins``, checked: :func:`~puretree.growth.engine.edge_bins`); categorical codes kept.
+
+    >>> from puretree.data import from_numpy
+    >>> _binned_columns(from_numpy(np.array([[0.5], [1.5], [2.5]]), [0.0, 1.0, 2.0], task="regression"), None, (np.array([1.0, 2.0]),)).ravel().tolist()
+    [1.0, 2.0, 2.0]
+    """
+    X = ds.X.copy()
+    for j, f in enumerate(ds.schema.features):
+        if f.is_numeric:
+            X[:, j] = fast.quantile_bins(X[:, j], max_bins) if max_bins is not None else fast.edge_bins(X[:, j], bins[j])
+    return X
 
 
 def visited_regression_tree(ds: Dataset, *, visit: Callable[[NodeData], Candidate | None] | None, max_depth: int | None, min_samples_split: float = 2, min_samples_leaf: float = 1, min_impurity_decrease: float = 0.0) -> Tree:
@@ -725,20 +749,17 @@ def _check_poisson_targets(ds: Dataset) -> None:
 def _poisson_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any) -> str:
     """The engine that grows a Poisson tree, after the targets are checked: the level-wise
     engine's sorted source (numpy: its scan scores each cut from the running sums of weight and
-    target, as the reference does) or the recursive builder; not histogram mode."""
+    target, as the reference does; in histogram mode on the binned values) or the recursive builder."""
     _check_poisson_targets(ds)
-    if max_bins is not None or bins is not None:
-        raise ParameterError("criterion 'poisson' is grown on the sorted rows (the recursive builder, or the level-wise engine's sorted source), not in histogram mode (max_bins, bins)")
     return engine
 
 
 def _absolute_error_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any, missing: str) -> str:
     """The engine that grows an absolute-error tree: the recursive builder, on data without
-    missing values (scikit-learn's absolute error refuses them too)."""
+    missing values (scikit-learn's absolute error refuses them too); in histogram mode
+    (``max_bins``, ``bins``) on the binned values (:func:`_binned_columns`)."""
     if engine == "fast":
         raise ParameterError("criterion 'absolute_error' is grown by the reference builder only for now: the level-wise engines (engine='fast', 'c' or 'numpy') do not take it; use engine='auto' or 'reference'")
-    if max_bins is not None or bins is not None:
-        raise ParameterError("criterion 'absolute_error' is grown by the reference builder only for now, and histogram mode (max_bins, bins) needs the level-wise engine")
     holes = np.argwhere(np.isnan(ds.X))
     if holes.size:
         r, j = (int(v) for v in holes[0])

@@ -16,6 +16,7 @@ targets when a cumulative weight is exactly half.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -29,12 +30,32 @@ __all__ = ["AbsoluteErrorDecrease", "absolute_error_decrease", "absolute_error_s
 
 
 def prefix_absolute_errors(y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``sum w |y - median|`` of each prefix ``y[:i + 1]``, in O(n log n)."""
+    """``sum w |y - median|`` of each prefix ``y[:i + 1]``, in O(n log n): in C where the compiled
+    kernel loads (:func:`puretree.growth.kernels.prefix_absolute_errors`, the same operations in
+    the same order), else in Python (``PURETREE_ENGINE=numpy`` keeps it in Python)."""
     n = len(y)
     order = np.argsort(y, kind="stable")
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(1, n + 1)
-    sorted_y = y[order].tolist()
+    if _compiled():
+        from .growth import kernels
+
+        return kernels.prefix_absolute_errors(rank, y[order], w)
+    return _prefix_absolute_errors(rank, y[order].tolist(), w)
+
+
+def _compiled() -> bool:
+    """Whether the compiled kernel computes the prefixes' absolute errors (loaded on first use)."""
+    if os.environ.get("PURETREE_ENGINE", "").strip() == "numpy":
+        return False
+    from .growth import kernels
+
+    return kernels.AVAILABLE and kernels.library() is not None
+
+
+def _prefix_absolute_errors(rank: np.ndarray, sorted_y: list[float], w: np.ndarray) -> np.ndarray:
+    """:func:`prefix_absolute_errors` in Python, from the rows' 1-based ranks and the sorted targets."""
+    n = len(rank)
     tw, twy = [0.0] * (n + 1), [0.0] * (n + 1)
     top = 1 << (n.bit_length() - 1)
     out = np.empty(n)

@@ -50,10 +50,13 @@ def test_the_level_wise_engine_grows_the_reference_s_tree(fit):
 
 
 def test_the_level_wise_engine_is_what_grows_it(monkeypatch):
-    # engine="auto" grows these fits on the sorted source's own search, not recursively
+    # engine="auto" grows these fits on the sorted source's own search, not recursively: level
+    # by level, or (a small fit, the compiled kernel here) whole in one compiled call
     searched = []
     original = bounds.Bounded._search
     monkeypatch.setattr(bounds.Bounded, "_search", lambda self, allowed: searched.append(1) or original(self, allowed))
+    whole = bounds.Bounded.grow_whole
+    monkeypatch.setattr(bounds.Bounded, "grow_whole", lambda self, *a, **k: (lambda root: searched.append(root is not None) or root)(whole(self, *a, **k)))
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 3))
     X[rng.random(X.shape) < 0.1] = np.nan
@@ -80,16 +83,18 @@ def test_a_forest_of_constrained_learned_trees_is_the_reference_s(regression):
 @settings(max_examples=150, deadline=None)
 @given(fits())
 def test_the_compiled_scan_grows_numpy_s_tree(fit):
-    # the kernel's scan (kernels.scan_bounded) where it applies (Gini on classes, the variance
-    # decrease), numpy's where it does not or engine="numpy": the same tree, bounds and learned sides included
+    # the kernel's scan (kernels.scan_bounded, or the whole small tree: kernels.grow_bounded) where
+    # it applies (Gini on classes, the variance decrease), numpy's where it does not or
+    # engine="numpy": the same tree, bounds and learned sides included
     X, y, options = fit
     calls = []
-    original = kernels.scan_bounded
+    original, whole = kernels.scan_bounded, kernels.grow_bounded
     kernels.scan_bounded = lambda *a, **k: calls.append(1) or original(*a, **k)
+    kernels.grow_bounded = lambda *a, **k: calls.append(1) or whole(*a, **k)
     try:
         compiled = pt.cart(X, y, engine="auto", **options)
     finally:
-        kernels.scan_bounded = original
+        kernels.scan_bounded, kernels.grow_bounded = original, whole
     assert compiled == pt.cart(X, y, engine="numpy", **options)
     scored = options["score"] in ("gini", "variance")
     complete = options["missing"] == "learn" or not np.isnan(X).any()

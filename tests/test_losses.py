@@ -6,6 +6,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import load_diabetes
 from sklearn.tree import DecisionTreeRegressor
 
@@ -85,11 +87,36 @@ def test_poisson_refuses_negative_targets_and_a_zero_sum(y, message):
         pt.cart(np.arange(8.0).reshape(4, 2), np.array(y), score="poisson", task="regression")
 
 
-@pytest.mark.parametrize("options", [{"max_bins": 16}, {"bins": [np.array([0.0, 1.0])] * 10}], ids=str)
-def test_poisson_is_not_grown_in_histogram_mode(options):
+def _edges(X, n):
+    return [np.unique(np.quantile(c, np.linspace(1.0 / n, 1.0, n))) for c in X.T]
+
+
+@pytest.mark.parametrize("criterion, holes", [("poisson", False), ("poisson", True), ("absolute_error", False)], ids=str)
+@pytest.mark.parametrize("options", [{"max_bins": 16}, {"bins": 8}, {"bins": 8, "max_depth": 4, "min_samples_leaf": 5}], ids=str)
+def test_regression_criteria_in_histogram_mode_are_the_reference_tree_of_the_binned_values(criterion, options, holes):
+    # histogram mode: the tree the recursive builder grows on the binned values, each cut at the
+    # bin's value below the exact fit's midpoint (poisson: the sorted source on the binned
+    # columns; absolute_error: the recursive builder on them)
+    from puretree.growth.engine import quantile_bins
+    from test_bounded_bins import _binned_values, _shape, _thresholds
+
     X, y = _counts()
-    with pytest.raises(ParameterError, match="not in histogram mode"):
-        pt.cart(X, y, score="poisson", task="regression", **options)
+    X, y = X[:1500 if criterion == "poisson" else 300].copy(), y[:1500 if criterion == "poisson" else 300]
+    if holes:
+        X[np.random.default_rng(2).random(X.shape) < 0.1] = np.nan
+    options = dict(options)
+    if "bins" in options:
+        options["bins"] = edges = _edges(np.nan_to_num(X), options["bins"])
+        values = _binned_values(X, edges)
+    else:
+        values = np.column_stack([quantile_bins(X[:, j], options["max_bins"]) for j in range(X.shape[1])])
+    rest = {key: v for key, v in options.items() if key not in ("bins", "max_bins")}
+    binned = pt.cart(X, y, score=criterion, task="regression", **options)
+    exact = pt.cart(values, y, score=criterion, task="regression", engine="reference", **rest)
+    assert pt.n_nodes(binned) > 7 and _shape(binned.root) == _shape(exact.root)
+    cuts = set(np.unique(values[~np.isnan(values)]).tolist())
+    assert all(b <= e and b in cuts for b, e in zip(_thresholds(binned.root), _thresholds(exact.root)))
+    np.testing.assert_array_equal(pt.predict(binned, X), pt.predict(exact, values))
 
 
 @pytest.mark.parametrize("engine", ["auto", "fast", "numpy"])
@@ -203,3 +230,22 @@ def test_the_estimator_takes_criterion_absolute_error():
     ours = TreeRegressor(criterion="absolute_error", max_depth=4).fit(X, y)
     theirs = DecisionTreeRegressor(criterion="absolute_error", max_depth=4, random_state=0).fit(X, y)
     compare(ours.tree_, from_sklearn(theirs), X, y, regression=True, score=SCORES["absolute_error"], columns="mean")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.sampled_from([0.5, 1.0, 2.0, 3.25])), min_size=1, max_size=40))
+def test_prefix_absolute_errors_in_c_are_python_s(rows):
+    # the compiled Fenwick scan adds the same numbers in the same order as the Python one
+    from puretree import losses
+    from puretree.growth import kernels
+
+    if not (kernels.AVAILABLE and kernels.library() is not None):
+        pytest.skip("the compiled kernel is not built here")
+    y = np.array([r[0] / 4 for r in rows])
+    w = np.array([r[1] for r in rows])
+    order = np.argsort(y, kind="stable")
+    rank = np.empty(len(y), dtype=np.int64)
+    rank[order] = np.arange(1, len(y) + 1)
+    python = losses._prefix_absolute_errors(rank, y[order].tolist(), w)
+    np.testing.assert_array_equal(kernels.prefix_absolute_errors(rank, y[order], w), python)
+    np.testing.assert_array_equal(losses.prefix_absolute_errors(y, w), python)

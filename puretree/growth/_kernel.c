@@ -699,27 +699,82 @@ static void bounded_node(const bounded_t *S, int64_t i, int64_t f, int64_t len, 
     S->side[cell] = nm > 0 ? (use == 1 ? 0 : 1) : (at + 1) > len - (at + 1) ? 0 : 1;
 }
 
-static int bounded_feature(void *ctx, int64_t f) {
-    const bounded_t *S = ctx;
-    const int64_t k = S->k, room = S->longest > 1 ? S->longest : 1;
+/* A feature's scratch for segments of up to `room` instances (NULL members: out of memory). */
+static bscratch_t bscratch(int64_t room, int64_t k) {
+    if (room < 1) room = 1;
     bscratch_t B = {malloc(sizeof(double) * (size_t)room), malloc(sizeof(double) * (size_t)(room * k)), malloc(sizeof(double) * (size_t)room),
                     malloc(sizeof(double) * (size_t)room), malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k),
                     malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k), malloc(sizeof(double) * (size_t)k),
                     malloc(sizeof(int64_t) * (size_t)room), malloc(sizeof(int64_t) * (size_t)room)};
-    int rc = B.v && B.cum && B.s_r && B.s_l && B.tmp && B.right && B.absent && B.alone && B.side_l && B.at_r && B.at_l ? PT_OK : PT_NO_MEMORY;
+    return B;
+}
+
+static int bscratch_ok(const bscratch_t *B) {
+    return B->v && B->cum && B->s_r && B->s_l && B->tmp && B->right && B->absent && B->alone && B->side_l && B->at_r && B->at_l;
+}
+
+static void bscratch_free(bscratch_t *B) {
+    free(B->v);
+    free(B->cum);
+    free(B->s_r);
+    free(B->s_l);
+    free(B->tmp);
+    free(B->right);
+    free(B->absent);
+    free(B->alone);
+    free(B->side_l);
+    free(B->at_r);
+    free(B->at_l);
+}
+
+/* Feature f's pass over the level's nodes, in scratch B (room for the longest segment). */
+static void bounded_pass(const bounded_t *S, int64_t f, bscratch_t *B) {
+    const int64_t k = S->k;
     const int32_t *order = S->orders + f * S->m;
     const double *x = S->X + f * S->n;
-    for (int64_t i = 0; i < S->N && rc == PT_OK; i++) {
+    for (int64_t i = 0; i < S->N; i++) {
         int64_t s = S->starts[i], len = S->lens[i];
         if (len < 2) continue;
         const int32_t *seg = order + s;
         double first = x[S->row[seg[0]]], last = x[S->row[seg[len - 1]]];
         if (!isnan(last) && !(first < last)) continue; /* one value, none missing: no threshold */
-        /* running sums from the segment's first instance, in its order (the reference's) */
+        /* running sums from the segment's first instance, in its order (the reference's); the
+         * common shapes (the variance's three sums, two classes) carried in registers */
+        if (S->inst && k == 3) {
+            double a0 = 0.0, a1 = 0.0, a2 = 0.0;
+            for (int64_t p = 0; p < len; p++) {
+                int32_t e = seg[p];
+                const double *st = S->inst + (int64_t)e * 3;
+                double *c = B->cum + p * 3;
+                B->v[p] = x[S->row[e]];
+                if (p)
+                    a0 += st[0], a1 += st[1], a2 += st[2];
+                else
+                    a0 = st[0], a1 = st[1], a2 = st[2];
+                c[0] = a0, c[1] = a1, c[2] = a2;
+            }
+            bounded_node(S, i, f, len, B);
+            continue;
+        }
+        if (!S->inst && k == 2) {
+            double a0 = 0.0, a1 = 0.0;
+            for (int64_t p = 0; p < len; p++) {
+                int32_t e = seg[p];
+                double wt = S->w ? S->w[e] : 1.0, *c = B->cum + p * 2;
+                B->v[p] = x[S->row[e]];
+                if (S->cls[e])
+                    a1 += wt;
+                else
+                    a0 += wt;
+                c[0] = a0, c[1] = a1;
+            }
+            bounded_node(S, i, f, len, B);
+            continue;
+        }
         for (int64_t p = 0; p < len; p++) {
             int32_t e = seg[p];
-            double *c = B.cum + p * k;
-            B.v[p] = x[S->row[e]];
+            double *c = B->cum + p * k;
+            B->v[p] = x[S->row[e]];
             if (S->inst) { /* the first instance's own statistics, then each added in turn */
                 const double *st = S->inst + (int64_t)e * k;
                 for (int64_t j = 0; j < k; j++) c[j] = p ? c[j - k] + st[j] : st[j];
@@ -728,19 +783,16 @@ static int bounded_feature(void *ctx, int64_t f) {
                 c[S->cls[e]] += S->w ? S->w[e] : 1.0;
             }
         }
-        bounded_node(S, i, f, len, &B);
+        bounded_node(S, i, f, len, B);
     }
-    free(B.v);
-    free(B.cum);
-    free(B.s_r);
-    free(B.s_l);
-    free(B.tmp);
-    free(B.right);
-    free(B.absent);
-    free(B.alone);
-    free(B.side_l);
-    free(B.at_r);
-    free(B.at_l);
+}
+
+static int bounded_feature(void *ctx, int64_t f) {
+    const bounded_t *S = ctx;
+    bscratch_t B = bscratch(S->longest, S->k);
+    int rc = bscratch_ok(&B) ? PT_OK : PT_NO_MEMORY;
+    if (rc == PT_OK) bounded_pass(S, f, &B);
+    bscratch_free(&B);
     return rc;
 }
 
@@ -776,6 +828,258 @@ PT_EXPORT int pt_scan_bounded(const double *X, int64_t n, int64_t q, const int32
     int rc = run(bounded_feature, &S, q, threads, cancel);
     free(g_parent);
     return rc;
+}
+
+/* ---------------------------------------------------------------- a bounded tree grown whole */
+
+/* The frontier loop (puretree.growth.level.grow) over Bounded's source, every level here: a
+ * small fit's levels each cost Python more than their scan (puretree.growth.bounds.grow_whole).
+ * Level by level as the loop: each frontier node's split by bounded_feature's scan, the first
+ * near-best feature (within `tie`), the threshold (the midpoint, the lower value when binned,
+ * +inf for the missing rows alone), the rows routed (a missing value to the side learned), the
+ * children's sums added in instance order (bincount's), their bounds (children_bounds: the
+ * middle value of a constrained split) and the children that are leaves at once (one target
+ * value, fewer rows than min_split, at max_depth); ids as the loop numbers them (each split's
+ * two children next, in frontier order). Per node g out: feature[g] (-1: a leaf), threshold,
+ * side, first_child, stats (k each, the sums before clipping), lower and upper. Xs (q x n) is
+ * scanned, Xr (q x n) routes (binned: the raw values). Returns PT_BAD_INPUT for an empty child
+ * or more than `capacity` nodes (the caller grows the tree the other way). */
+PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int64_t q, const int32_t *orders0, const int64_t *cls0, const double *w0,
+                              const double *inst0, const double *y, int64_t k, const double *root_stats, const int64_t *direction, int learn,
+                              int variance, int binned, double min_leaf, double min_split, int64_t max_depth, int has_min_gain, double min_gain,
+                              double tie, double screen, int64_t capacity, int64_t *feature, double *threshold, int64_t *side_out,
+                              int64_t *first_child, double *stats_out, double *lower_out, double *upper_out, int64_t *n_nodes) {
+    if (n < 1 || q < 1 || k < 1 || k > 1024 || capacity < 1 || (variance && (k != 3 || !inst0)) || (!variance && !cls0)) return PT_BAD_INPUT;
+    for (int64_t r = 0; r < n; r++)
+        if (cls0 && (cls0[r] < 0 || cls0[r] >= k)) return PT_BAD_INPUT;
+    const size_t sn = (size_t)n, sq = (size_t)q, sk = (size_t)k;
+    int32_t *ord = malloc(sizeof(int32_t) * sq * sn), *ord2 = malloc(sizeof(int32_t) * sq * sn), *new_id = malloc(sizeof(int32_t) * sn);
+    int64_t *row = malloc(sizeof(int64_t) * sn), *row2 = malloc(sizeof(int64_t) * sn), *icls = malloc(sizeof(int64_t) * sn), *icls2 = malloc(sizeof(int64_t) * sn);
+    double *iw = malloc(sizeof(double) * sn), *iw2 = malloc(sizeof(double) * sn), *iinst = malloc(sizeof(double) * sn * sk), *iinst2 = malloc(sizeof(double) * sn * sk);
+    /* a frontier's nodes, the next one's in the second half of gid, starts, lens, nstats, lower and upper */
+    int64_t *gid = malloc(sizeof(int64_t) * 2 * sn), *starts = malloc(sizeof(int64_t) * 2 * sn), *lens = malloc(sizeof(int64_t) * 2 * sn), *nnode = malloc(sizeof(int64_t) * sn);
+    int64_t *at = malloc(sizeof(int64_t) * 2 * sn), *cnt = malloc(sizeof(int64_t) * 2 * sn), *chosen = malloc(sizeof(int64_t) * sn), *slot = malloc(sizeof(int64_t) * sn);
+    double *nstats = malloc(sizeof(double) * 2 * sn * sk), *lower = malloc(sizeof(double) * 2 * sn), *upper = malloc(sizeof(double) * 2 * sn);
+    double *total = malloc(sizeof(double) * sn), *g_parent = malloc(sizeof(double) * sn), *thr = malloc(sizeof(double) * sn);
+    double *csum = malloc(sizeof(double) * 2 * sn * sk), *ymin = malloc(sizeof(double) * 2 * sn), *ymax = malloc(sizeof(double) * 2 * sn);
+    double *clo = malloc(sizeof(double) * 2 * sn), *cup = malloc(sizeof(double) * 2 * sn);
+    int64_t *sd = malloc(sizeof(int64_t) * sn), *opened = malloc(sizeof(int64_t) * 2 * sn);
+    double *best = malloc(sizeof(double) * sn * sq), *lo = malloc(sizeof(double) * sn * sq), *hi = malloc(sizeof(double) * sn * sq);
+    int64_t *side = malloc(sizeof(int64_t) * sn * sq);
+    bscratch_t B = bscratch(n, k); /* room for the root's segment, the longest of the fit */
+    int rc = best && lo && hi && side && bscratch_ok(&B) && ord && ord2 && new_id && row && row2 && icls && icls2 && iw && iw2 && iinst && iinst2 && gid && starts && lens && nnode && at && cnt && chosen &&
+                     slot && nstats && lower && upper && total && g_parent && thr && csum && ymin && ymax && clo && cup && sd && opened
+                 ? PT_OK
+                 : PT_NO_MEMORY;
+    int64_t m = n, N = 1, made = 1, depth = 0;
+    if (rc == PT_OK) {
+        memcpy(ord, orders0, sizeof(int32_t) * sq * sn);
+        for (int64_t r = 0; r < n; r++) {
+            row[r] = r;
+            icls[r] = cls0 ? cls0[r] : 0;
+            iw[r] = w0 ? w0[r] : 1.0;
+            for (int64_t j = 0; variance && j < k; j++) iinst[r * k + j] = inst0[r * k + j];
+        }
+        gid[0] = 0, starts[0] = 0, lens[0] = n, lower[0] = -INFINITY, upper[0] = INFINITY;
+        memcpy(nstats, root_stats, sizeof(double) * sk);
+        feature[0] = -1, threshold[0] = 0.0, side_out[0] = 1, first_child[0] = -1, lower_out[0] = -INFINITY, upper_out[0] = INFINITY;
+        memcpy(stats_out, root_stats, sizeof(double) * sk);
+        double a = y[0], b = y[0];
+        for (int64_t r = 1; r < n; r++) a = y[r] < a ? y[r] : a, b = y[r] > b ? y[r] : b;
+        if (a == b || (double)n < min_split || (max_depth >= 0 && max_depth <= 0)) N = 0; /* the root is a leaf */
+    }
+    double tmp[1024], t;
+    while (rc == PT_OK && N > 0) {
+        int64_t longest = 0;
+        for (int64_t i = 0; i < N; i++) {
+            total[i] = variance ? nstats[i * k] : sum_last(nstats + i * k, k);
+            g_parent[i] = variance ? 0.0 : gini(nstats + i * k, k, tmp, &t);
+            if (lens[i] > longest) longest = lens[i];
+        }
+        for (int64_t x = 0; x < N * q; x++) best[x] = -INFINITY, lo[x] = hi[x] = 0.0, side[x] = 1;
+        bounded_t S = {Xs, n, q, m, k, N, ord, row, variance ? NULL : icls, variance || !w0 ? NULL : iw, variance ? iinst : NULL, starts, lens, nstats, total,
+                       lower, upper, direction, learn, variance, g_parent, min_leaf, tie, screen, longest, best, lo, hi, side};
+        for (int64_t f = 0; f < q; f++) bounded_pass(&S, f, &B);
+        /* each node's choice: the first feature within the tie tolerance of its best */
+        int64_t n_split = 0;
+        for (int64_t i = 0; i < N; i++) {
+            const double *fs = best + i * q;
+            double top = -INFINITY;
+            for (int64_t f = 0; f < q; f++) top = fs[f] > top ? fs[f] : top;
+            chosen[i] = -1;
+            if (top == -INFINITY) continue;
+            double bar = top - tie * fmax(1.0, fabs(top));
+            int64_t f = 0;
+            while (!(fs[f] >= bar)) f++;
+            if (has_min_gain && !(fs[f] > min_gain)) continue;
+            double a = lo[i * q + f], b = hi[i * q + f], mid = a / 2.0 + b / 2.0;
+            thr[i] = isinf(b) && b > 0 ? INFINITY : binned ? a : (a <= mid && mid < b) ? mid : a;
+            sd[i] = side[i * q + f];
+            chosen[i] = f;
+            slot[i] = 2 * n_split++;
+        }
+        if (!n_split) break;
+        if (made + 2 * n_split > capacity) {
+            rc = PT_BAD_INPUT;
+            break;
+        }
+        /* the rows routed, the children's sums added in instance order */
+        for (int64_t c = 0; c < 2 * n_split; c++) {
+            cnt[c] = 0, ymin[c] = INFINITY, ymax[c] = -INFINITY;
+            for (int64_t j = 0; j < k; j++) csum[c * k + j] = 0.0;
+        }
+        for (int64_t i = 0; i < N; i++) {
+            int64_t f = chosen[i];
+            for (int64_t p = starts[i]; p < starts[i] + lens[i]; p++) {
+                if (f < 0) {
+                    new_id[p] = -1; /* a leaf's rows leave */
+                    continue;
+                }
+                double x = Xr[f * n + row[p]];
+                int64_t c = slot[i] + (isnan(x) ? sd[i] : x > thr[i]);
+                double *s = csum + c * k;
+                if (variance)
+                    for (int64_t j = 0; j < k; j++) s[j] += iinst[p * k + j];
+                else
+                    s[icls[p]] += w0 ? iw[p] : 1.0;
+                double v = y[row[p]];
+                ymin[c] = v < ymin[c] ? v : ymin[c], ymax[c] = v > ymax[c] ? v : ymax[c];
+                cnt[c]++;
+                new_id[p] = (int32_t)c; /* its child, for now */
+            }
+        }
+        /* the children's records, bounds, and the open ones: the next frontier */
+        int64_t n_next = 0, m_next = 0;
+        for (int64_t i = 0; i < N; i++) {
+            int64_t f = chosen[i];
+            if (f < 0) continue;
+            int64_t g = gid[i], c = slot[i], first = made;
+            made += 2;
+            feature[g] = f, threshold[g] = thr[i], side_out[g] = sd[i], first_child[g] = first;
+            const double *L = csum + c * k, *R = csum + (c + 1) * k;
+            double lw = variance ? L[0] : sum_last(L, k), rw = variance ? R[0] : sum_last(R, k);
+            int64_t d = direction ? direction[f] : 0;
+            clo[c] = clo[c + 1] = lower[i], cup[c] = cup[c + 1] = upper[i];
+            if (d) {
+                int at_ = variance ? 1 : 0;
+                double middle = L[at_] / (2 * lw) + R[at_] / (2 * rw);
+                if (d > 0) cup[c] = middle, clo[c + 1] = middle;
+                else clo[c] = middle, cup[c + 1] = middle;
+            }
+            for (int64_t b = 0; b < 2; b++) {
+                int64_t h = first + b, cc = c + b;
+                if (!cnt[cc]) rc = PT_BAD_INPUT; /* never: a candidate leaves rows either side */
+                feature[h] = -1, threshold[h] = 0.0, side_out[h] = 1, first_child[h] = -1, lower_out[h] = clo[cc], upper_out[h] = cup[cc];
+                memcpy(stats_out + h * k, csum + cc * k, sizeof(double) * sk);
+                int closed = ymin[cc] == ymax[cc] || (double)cnt[cc] < min_split || (max_depth >= 0 && depth + 1 >= max_depth);
+                opened[cc] = closed ? -1 : n_next;
+                if (!closed) { /* into the second half of each array: this frontier's are still read */
+                    gid[sn + n_next] = h, lens[sn + n_next] = cnt[cc], starts[sn + n_next] = m_next, lower[sn + n_next] = clo[cc], upper[sn + n_next] = cup[cc];
+                    memcpy(nstats + (sn + n_next) * k, csum + cc * k, sizeof(double) * sk);
+                    m_next += cnt[cc];
+                    n_next++;
+                }
+            }
+        }
+        if (rc != PT_OK || !n_next) break;
+        memcpy(gid, gid + sn, sizeof(int64_t) * (size_t)n_next);
+        memcpy(lens, lens + sn, sizeof(int64_t) * (size_t)n_next);
+        memcpy(starts, starts + sn, sizeof(int64_t) * (size_t)n_next);
+        memcpy(lower, lower + sn, sizeof(double) * (size_t)n_next);
+        memcpy(upper, upper + sn, sizeof(double) * (size_t)n_next);
+        memcpy(nstats, nstats + sn * k, sizeof(double) * (size_t)n_next * sk);
+        /* the instances of the open children, in their order (node, then the old order: rows) */
+        for (int64_t j = 0; j < n_next; j++) at[j] = starts[j];
+        for (int64_t p = 0; p < m; p++) {
+            int64_t c = new_id[p], o = c >= 0 ? opened[c] : -1;
+            if (o < 0) {
+                new_id[p] = -1;
+                continue;
+            }
+            int64_t e = at[o]++;
+            new_id[p] = (int32_t)e;
+            nnode[e] = o;
+            row2[e] = row[p], icls2[e] = icls[p], iw2[e] = iw[p];
+            for (int64_t j = 0; variance && j < k; j++) iinst2[e * k + j] = iinst[p * k + j];
+        }
+        for (int64_t f = 0; f < q; f++) { /* each order stably partitioned (pt_partition_level's move) */
+            for (int64_t j = 0; j < n_next; j++) at[j] = starts[j];
+            const int32_t *o = ord + f * m;
+            int32_t *out = ord2 + f * m_next;
+            for (int64_t p = 0; p < m; p++) {
+                int32_t e = new_id[o[p]];
+                if (e >= 0) out[at[nnode[e]]++] = e;
+            }
+        }
+        int32_t *to = ord;
+        ord = ord2, ord2 = to;
+        int64_t *ti = row;
+        row = row2, row2 = ti;
+        ti = icls, icls = icls2, icls2 = ti;
+        double *td = iw;
+        iw = iw2, iw2 = td;
+        td = iinst, iinst = iinst2, iinst2 = td;
+        m = m_next, N = n_next;
+        depth++;
+    }
+    *n_nodes = made;
+    bscratch_free(&B);
+    free(best), free(lo), free(hi), free(side);
+    free(ord), free(ord2), free(new_id), free(row), free(row2), free(icls), free(icls2), free(iw), free(iw2), free(iinst), free(iinst2);
+    free(gid), free(starts), free(lens), free(nnode), free(at), free(cnt), free(chosen), free(slot), free(nstats), free(lower), free(upper);
+    free(total), free(g_parent), free(thr), free(csum), free(ymin), free(ymax), free(clo), free(cup), free(sd), free(opened);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the absolute error of prefixes */
+
+/* The last rank whose cumulative weight is below (strict) or at most target, its cumulative
+ * weight and weighted sum (puretree.losses._descend). */
+static int64_t descend(const double *tw, const double *twy, int64_t n, int64_t bit, double target, int strict, double *cw_out, double *cwy_out) {
+    int64_t pos = 0;
+    double cw = 0.0, cwy = 0.0;
+    for (; bit; bit >>= 1) {
+        int64_t nxt = pos + bit;
+        if (nxt <= n && (strict ? cw + tw[nxt] < target : cw + tw[nxt] <= target)) pos = nxt, cw = cw + tw[nxt], cwy = cwy + twy[nxt];
+    }
+    *cw_out = cw, *cwy_out = cwy;
+    return pos;
+}
+
+/* puretree.losses.prefix_absolute_errors, operation for operation: out[p] = sum w |y - median|
+ * of the first p + 1 rows, row p of rank rank[p] (1-based: its place in sorted_y, the targets
+ * sorted stably) and weight w[p], from Fenwick trees of the weights and weighted targets. */
+PT_EXPORT int pt_prefix_absolute_errors(const int64_t *rank, const double *sorted_y, const double *w, int64_t n, double *out) {
+    if (n < 1) return PT_OK;
+    for (int64_t p = 0; p < n; p++)
+        if (rank[p] < 1 || rank[p] > n) return PT_BAD_INPUT;
+    double *tw = calloc((size_t)n + 1, sizeof(double)), *twy = calloc((size_t)n + 1, sizeof(double));
+    if (!tw || !twy) {
+        free(tw);
+        free(twy);
+        return PT_NO_MEMORY;
+    }
+    int64_t top = 1;
+    while (top * 2 <= n) top *= 2;
+    double total_w = 0.0, total_wy = 0.0, cw, cwy, w_left, wy_left;
+    for (int64_t p = 0; p < n; p++) {
+        int64_t r = rank[p];
+        double wi = w[p], yi = sorted_y[r - 1];
+        for (int64_t i = r; i <= n; i += i & -i) {
+            tw[i] += wi;
+            twy[i] += wi * yi;
+        }
+        total_w += wi;
+        total_wy += wi * yi;
+        double half = 0.5 * total_w;
+        int64_t below = descend(tw, twy, n, top, half, 1, &cw, &cwy);
+        int64_t at_most = descend(tw, twy, n, top, half, 0, &w_left, &wy_left);
+        double median = at_most == below ? sorted_y[at_most] : (sorted_y[below] + sorted_y[at_most]) / 2;
+        out[p] = (total_wy - wy_left - median * (total_w - w_left)) + (median * w_left - wy_left);
+    }
+    free(tw);
+    free(twy);
+    return PT_OK;
 }
 
 /* ---------------------------------------------------------------- C4.5's cut scan */

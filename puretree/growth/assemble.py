@@ -110,11 +110,13 @@ def _trusted_split(feature: int, test: Test, kids: tuple[Node, ...], stats: list
     return node
 
 
-def from_binary_arrays(feature: Sequence[int], threshold: Sequence[float], first_child: Sequence[int], stats: Sequence[list[float]]) -> Node:
+def from_binary_arrays(feature: Sequence[int], threshold: Sequence[float], first_child: Sequence[int], stats: Sequence[Sequence[float]], *, sides: Sequence[int] | None = None) -> Node:
     """The root of a tree of threshold splits given as arrays (as lists), node ``i`` a leaf
     where ``feature[i] < 0``, else ``x[feature[i]] <= threshold[i]`` with children
     ``first_child[i]`` and ``first_child[i] + 1`` (larger ids); ``stats[i]``: its statistics
-    (finite Python floats), thresholds finite with no ``-0.0``. Trusted as :func:`from_records`
+    (finite Python floats), thresholds finite or ``+inf`` (the missing rows alone right), with no
+    ``-0.0``; ``sides[i]``: the branch a missing value takes (a Python int, the threshold's
+    ``missing_branch``; None: no side, the tree's strategy routes it). Trusted as :func:`from_records`
     with ``trusted=True`` is, and the same nodes, made in one loop (the random splitter's
     compiled tree, :mod:`puretree.growth.random_cuts`, is assembled in about the time it took to grow).
 
@@ -145,7 +147,7 @@ def from_binary_arrays(feature: Sequence[int], threshold: Sequence[float], first
             made[c] = made[c + 1] = None
             test = new(Threshold)
             t_value(test, threshold[g])
-            t_side(test, None)  # no side: the tree's strategy routes a missing value
+            t_side(test, None if sides is None else sides[g])  # no side: the tree's strategy routes a missing value
             node = new(Split)
             s_feature(node, f)
             s_test(node, test)

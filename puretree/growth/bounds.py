@@ -40,9 +40,11 @@ from ..criteria import ImpurityDecrease
 from ..data import Dataset
 from ..impurity import gini
 from ..splits import CHUNK, monotone_clipped_rows, monotone_value
-from .assemble import trusted_threshold
+from ..errors import MemoryLimitError
+from ..nodes import Node
+from .assemble import from_binary_arrays, trusted_threshold
 from .choose import binary_scores, first_tied, known_share, tolerance, weight_of
-from .level import Decision
+from .level import Decision, floats
 from .limits import check_tree_size
 from . import kernels
 from .sorted import Sorted, gini_rank, segmented_cumsum
@@ -145,6 +147,47 @@ class Bounded(Sorted):
         self.lower = np.full(1, -np.inf)
         self.upper = np.full(1, np.inf)
         self._bounds_next: Any = None
+
+    def grow_whole(self, X: np.ndarray, *, max_features: Any = None) -> Node | None:
+        """The root of the tree :func:`puretree.growth.level.grow` grows from this source, grown
+        in one compiled call (:func:`puretree.growth.kernels.grow_bounded`: the same levels, the
+        same numbers) where the compiled scan applies, every feature is drawn (no ``max_features``)
+        and the fit is small (:data:`~puretree.growth.kernels.WHOLE_TREE_MAX_WORK`): there the
+        frontier loop's Python, a few hundred microseconds a level, costs more than the
+        scan. ``X``: the rows (raw values, which route them; the scan reads the binned ones).
+        None: grow it level by level.
+
+        >>> from puretree.data import from_numpy
+        >>> from puretree.splits import Settings
+        >>> from puretree.criteria import SCORES
+        >>> ds = from_numpy(np.array([[1.0], [2.0], [np.nan], [3.0]]), [0, 0, 1, 1])
+        >>> cfg = Settings(SCORES["gini"], (), None, 2, 1, None, None, "learn", True)
+        >>> root = Bounded(ds, cfg, ("threshold",), monotonic=None, learn=True).grow_whole(ds.X)
+        >>> root is None or (root.test.value, root.test.missing_branch) == (2.5, 1)
+        True
+        """
+        st, cfg, ctx = self.st, self.cfg, self.ctx
+        n, q = ctx.Xn.shape[1], ctx.q
+        if ctx.compiled is None or max_features is not None or q != X.shape[1] or n * q > kernels.WHOLE_TREE_MAX_WORK or n < 2:
+            return None
+        if not ctx.regression:
+            try:  # every node's class counts: refused before they are made (else level by level, which checks as it goes)
+                check_tree_size(2 * n - 1, ctx.k, ctx.budget)
+            except MemoryLimitError:
+                return None
+        Xr = np.ascontiguousarray(X.T) if ctx.binned else ctx.Xn
+        grown = kernels.grow_bounded(
+            ctx.Xn, Xr, st.orders, st.cls, None if st.unit or ctx.regression else st.w, st.dense(slice(None)) if ctx.regression else None, np.asarray(ctx.y, dtype=np.float64),
+            ctx.k, st.node_stats[0], self.monotonic, learn=self.learn, binned=ctx.binned, min_leaf=cfg.min_samples_leaf, min_split=cfg.min_samples_split,
+            max_depth=cfg.max_depth, min_gain=cfg.min_gain,
+        )  # fmt: skip
+        if grown is None:
+            return None
+        feature, threshold, side, first, stats, lower, upper = grown
+        if self.monotonic is not None:  # every node's value within its bounds, as the loop clips each frontier's
+            stats = monotone_clipped_rows(stats, lower, upper, ctx.task)
+        sides = side.tolist() if self.learn else None
+        return from_binary_arrays(feature.tolist(), (threshold + 0.0).tolist(), first.tolist(), _tuples(stats), sides=sides)
 
     def stats(self) -> np.ndarray:
         """The frontier's statistics, each clipped to its node's bounds."""
@@ -371,6 +414,20 @@ class Bounded(Sorted):
             has_missing = n_known < lens[None, :]
             more_left = (p - starts[None, :] + 1) > lens[None, :] - (p - starts[None, :] + 1)
             fside[:, start : start + c] = np.where(has_missing, np.where(use_l, 0, 1), np.where(more_left, 0, 1)).T
+
+
+def _tuples(stats: np.ndarray) -> list[tuple[float, ...]]:
+    """Each row of ``stats`` (n, k) as a tuple of Python floats, checked finite as
+    :func:`puretree.growth.level.floats` checks them, made in one call (a structured view's rows
+    are tuples: no list a row, which the cyclic collector would count and visit).
+
+    >>> _tuples(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    [(1.0, 2.0), (3.0, 4.0)]
+    """
+    rows = np.ascontiguousarray(stats, dtype=np.float64)
+    if not np.isfinite(rows).all():
+        floats(rows)  # raises, naming the value
+    return rows.view([(f"s{j}", np.float64) for j in range(rows.shape[1])]).reshape(-1).tolist()  # type: ignore[no-any-return]
 
 
 def _screened(ok_r: np.ndarray, ok_l: Any, ok_a: Any, parent: np.ndarray, left: np.ndarray, left_l: Any, parent_a: Any, alone: Any, starts: np.ndarray, lens: np.ndarray, total: np.ndarray) -> tuple[Any, Any, Any]:

@@ -164,6 +164,9 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         binned = lambda column, j: edge_bins(column, bins[j])  # noqa: E731
     if monotonic is not None or learn:  # on the sorted rows, binned or not
         source: Any = Bounded(ds, cfg, kinds, binned=binned, monotonic=monotonic, learn=learn, compiled=kernel)
+        whole = None if progress is not None else source.grow_whole(ds.X, max_features=getattr(cfg, "max_features", None))
+        if whole is not None:  # a small fit: every level in one compiled call, the same tree
+            return whole
         return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
     if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
         return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress)

@@ -65,7 +65,7 @@ from ..errors import KernelUnavailableWarning
 __all__ = [
     "AVAILABLE", "MAX_CLASSES", "MAX_ROWS", "MAX_WEIGHT", "MIN_WEIGHT", "RECORD", "REMEDY", "SCREEN",
     "fits", "folder", "gini", "gini_decrease", "library", "loaded", "partition_level", "presort",
-    "scan_bounded", "scan_level", "shared_orders", "sorted_columns", "shared_presort", "subset_orders", "unavailable_reason", "walk"
+    "grow_bounded", "prefix_absolute_errors", "scan_bounded", "scan_level", "shared_orders", "sorted_columns", "shared_presort", "subset_orders", "unavailable_reason", "walk"
 ]
 
 #: The record the build writes next to the library (``setup.py``): a JSON object with the
@@ -106,6 +106,10 @@ def _declare(lib: Any) -> Any:
     lib.pt_c45_scan.restype = i32
     lib.pt_scan_bounded.argtypes = [p, i64, i64, p, i64, p, p, p, p, i64, i64, p, p, p, p, p, p, p, i32, i32, f64, f64, f64, i32, p, p, p, p, p]
     lib.pt_scan_bounded.restype = i32
+    lib.pt_grow_bounded.argtypes = [p, p, i64, i64, p, p, p, p, p, i64, p, p, i32, i32, i32, f64, f64, i64, i32, f64, f64, f64, i64, p, p, p, p, p, p, p, p]
+    lib.pt_grow_bounded.restype = i32
+    lib.pt_prefix_absolute_errors.argtypes = [p, p, p, i64, p]
+    lib.pt_prefix_absolute_errors.restype = i32
     return lib
 
 
@@ -466,6 +470,80 @@ def scan_bounded(
         splits.TIE_TOLERANCE, SCREEN, _threads(m * q, q), ctypes.byref(cancel), _pointer(best), _pointer(lo), _pointer(hi), _pointer(side),
     ), work=float(m) * q)  # fmt: skip
     return best, lo, hi, side
+
+
+#: Most instance visits of a level (instances x features) for which a fit with ``monotonic_cst`` or
+#: ``missing="learn"`` grows whole in one call (:func:`grow_bounded`): there each level costs Python
+#: more than its scan; larger fits keep the level-wise loop (its levels shared between the cores,
+#: interruptible between them).
+WHOLE_TREE_MAX_WORK = 1_000_000
+
+
+def grow_bounded(
+    Xs: np.ndarray, Xr: np.ndarray, orders: np.ndarray, cls: np.ndarray | None, w: np.ndarray | None, inst: np.ndarray | None, y: np.ndarray, k: int,
+    root: np.ndarray, direction: np.ndarray | None, *, learn: bool, binned: bool, min_leaf: float, min_split: float, max_depth: int | None, min_gain: float | None,
+) -> tuple[np.ndarray, ...] | None:  # fmt: skip
+    """:class:`puretree.growth.bounds.Bounded`'s tree grown whole by the frontier loop's rules, every
+    level in C (:func:`scan_bounded`'s scan, the first near-best feature, the rows routed, the
+    children's sums and bounds): per node, numbered as :func:`puretree.growth.level.grow` numbers
+    them, ``(feature, threshold, side, first_child, stats, lower, upper)`` (``feature`` -1: a leaf;
+    ``stats`` before clipping to the bounds). ``Xs`` (features x rows) is scanned, ``Xr`` routes the
+    rows (binned: the raw values); ``orders``: the root's presorted orders; ``cls``/``w`` (None:
+    every weight 1) for classes, ``inst`` (rows x 3) for the variance; ``y``: the targets (a node of
+    one target value is a leaf); ``root``: the root's sums. None where the tree cannot be grown so
+    (the caller grows it level by level).
+
+    >>> if AVAILABLE:  # two rows either side of 2.5: one split, two leaves
+    ...     got = grow_bounded(np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([[0, 1, 2, 3]], dtype=np.int32), np.array([0, 0, 1, 1]), None, None,
+    ...                        np.array([0.0, 0.0, 1.0, 1.0]), 2, np.array([2.0, 2.0]), None, learn=False, binned=False, min_leaf=1.0, min_split=2.0, max_depth=None, min_gain=None)
+    ...     assert got is not None and got[0].tolist() == [0, -1, -1] and got[1][0] == 2.5
+    """
+    lib = _required()
+    q, n = orders.shape
+    c, f = np.ascontiguousarray, np.float64
+    Xs, Xr, orders, y, root = c(Xs, f), c(Xr, f), c(orders, np.int32), c(y, f), c(root, f)
+    cls, w, inst = (None if a is None else c(a, t) for a, t in ((cls, np.int64), (w, f), (inst, f)))
+    direction = None if direction is None else c(direction, np.int64)
+    if Xs.shape != (q, n) or Xr.shape != (q, n) or y.shape != (n,) or root.shape != (k,):
+        raise ValueError("puretree.growth.kernels: the fit's arrays do not match")
+    capacity = 2 * n - 1
+    feature, first, side = (np.empty(capacity, dtype=np.int64) for _ in range(3))
+    threshold, lower, upper = (np.empty(capacity) for _ in range(3))
+    stats = np.empty((capacity, k))
+    made = ctypes.c_int64(0)
+    ptr = lambda a: None if a is None else _pointer(a)  # noqa: E731
+    code = lib.pt_grow_bounded(
+        _pointer(Xs), _pointer(Xr), n, q, _pointer(orders), ptr(cls), ptr(w), ptr(inst), _pointer(y), int(k), _pointer(root), ptr(direction), int(learn),
+        int(inst is not None), int(binned), float(min_leaf), float(min_split), -1 if max_depth is None else int(max_depth), int(min_gain is not None),
+        0.0 if min_gain is None else float(min_gain), splits.TIE_TOLERANCE, SCREEN, capacity, _pointer(feature), _pointer(threshold), _pointer(side),
+        _pointer(first), _pointer(stats), _pointer(lower), _pointer(upper), ctypes.byref(made),
+    )  # fmt: skip
+    if code == 1:
+        raise MemoryError("puretree.growth.kernels: the compiled kernel could not allocate a fit's scratch")
+    if code != 0:
+        return None
+    g = made.value
+    return feature[:g], threshold[:g], side[:g], first[:g], stats[:g], lower[:g], upper[:g]
+
+
+def prefix_absolute_errors(rank: np.ndarray, sorted_y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """:func:`puretree.losses.prefix_absolute_errors` in C, the same numbers: ``sum w |y - median|``
+    of each prefix of the rows, row ``p`` of rank ``rank[p]`` (1-based, in ``sorted_y``, the
+    targets sorted stably) and weight ``w[p]``.
+
+    >>> if AVAILABLE:
+    ...     assert prefix_absolute_errors(np.array([1, 3, 2]), np.array([1.0, 2.0, 4.0]), np.ones(3)).tolist() == [0.0, 3.0, 3.0]
+    """
+    lib = _required()
+    c = np.ascontiguousarray
+    rank, sorted_y, w = c(rank, np.int64), c(sorted_y, np.float64), c(w, np.float64)
+    n = len(rank)
+    if sorted_y.shape != (n,) or w.shape != (n,):
+        raise ValueError("puretree.growth.kernels: one rank, target and weight per row")
+    out = np.empty(n)
+    if n and lib.pt_prefix_absolute_errors(_pointer(rank), _pointer(sorted_y), _pointer(w), n, _pointer(out)) != 0:
+        raise ValueError("puretree.growth.kernels: ranks must lie in 1..n")
+    return out
 
 
 def partition_level(orders: np.ndarray, new_id: np.ndarray, node: np.ndarray, n_next: int) -> np.ndarray:

@@ -42,7 +42,7 @@ from ..nodes import Leaf, Node, Split, Test
 from ..splits import node_features
 from .assemble import from_records
 
-__all__ = ["Decision", "Source", "grow", "FrontierHeap", "best_first"]
+__all__ = ["Decision", "Source", "grow", "FrontierHeap", "best_first", "floats"]
 
 #: A node's decision: its feature, its test, and per branch ``None`` (the child grows on: the
 #: source has rows for it) or the statistics of a leaf.
@@ -92,7 +92,7 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
             reported = len(made)
         depths = np.full(len(frontier), depth)  # level by level: the frontier is one depth
         closed = source.closed(depths)
-        stats = _floats(source.stats())
+        stats = floats(source.stats())
         if closed.any():
             for i in np.flatnonzero(closed).tolist():
                 made[frontier[i]] = stats[i]
@@ -133,7 +133,7 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
                     leaves.append(b)
                     leaf_stats.append(child)
             made[g] = (feature, test, kids, stats[i])
-        for b, child_stats in zip(leaves, _floats(leaf_stats) if leaf_stats else ()):
+        for b, child_stats in zip(leaves, floats(leaf_stats) if leaf_stats else ()):
             made[b] = child_stats
         if not next_frontier:
             break
@@ -377,9 +377,13 @@ class _Draws:
         pools ^= pools >> 16
         self.pools = pools
 
-def _floats(stats: Any) -> list[list[float]]:
+def floats(stats: Any) -> list[list[float]]:
     """Each node's statistics as a list of Python floats, checked finite (what
-    :func:`from_records` then takes as is); a non-finite one is refused as a leaf refuses it."""
+    :func:`from_records` then takes as is); a non-finite one is refused as a leaf refuses it.
+
+    >>> floats(np.array([[1.0, 2.0]]))
+    [[1.0, 2.0]]
+    """
     rows = np.asarray(stats, dtype=np.float64) if isinstance(stats, np.ndarray) else np.stack([np.asarray(s, dtype=np.float64) for s in stats])
     finite = np.isfinite(rows).all(axis=-1)
     if not finite.all():
