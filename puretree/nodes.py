@@ -253,9 +253,19 @@ def _set_digest(self: Any) -> None:
 
 
 def _as_value(cls: type) -> type:
-    """Give a node class the depth-safe equality, hash and repr (see above)."""
+    """Give a node class the depth-safe equality, hash and repr (see above), and a
+    ``__setstate__`` that computes the digest anew: the digest hashes strings, which Python
+    salts per process, so a digest carried in a pickle would make a node unpickled in another
+    process unequal to the same node built there."""
     for name, method in (("__eq__", _node_eq), ("__ne__", _node_ne), ("__hash__", _node_hash), ("__repr__", _node_repr)):
         setattr(cls, name, method)
+    restore = cls.__setstate__  # type: ignore[attr-defined]
+
+    def __setstate__(self: Any, state: Any) -> None:
+        restore(self, state)
+        _set_digest(self)  # the children are restored before their parent: their digests are this process's
+
+    cls.__setstate__ = __setstate__  # type: ignore[attr-defined]
     return cls
 
 

@@ -134,3 +134,18 @@ def test_nested_lines_open_one_block_per_split_and_close_it(tree):
             assert after is not None and after["depth"] == d + 1
     assert open_blocks == []
     assert lines[0]["depth"] == 0
+
+
+def test_a_subset_split_sending_no_code_left_compiles_and_predicts_as_the_tree():
+    # A Subset test with no left code (an edited or imported tree; certified rewrites meet them)
+    # was written as `x in (,)`, a SyntaxError.
+    from puretree.nodes import CATEGORICAL, Split, Subset
+
+    schema = Schema((Feature("colour", CATEGORICAL, ("red", "green", "blue")),), ("no", "yes"))
+    for missing in ("majority", "error"):
+        tree = Tree(Split(0, Subset(()), (Leaf((5.0, 0.0)), Leaf((1.0, 4.0))), (6.0, 4.0)), schema, missing=missing)
+        for form in ("nested", "table"):
+            report = verify(tree, np.array([[0.0], [1.0], [2.0]]), "python", form=form)
+            assert report.mismatches == [] and report.n_checked >= 3
+        module = module_of(tree)
+        assert [module.predict({"colour": c}) for c in ("red", "green", "blue")] == ["yes"] * 3 == [predict(tree, {"colour": c}) for c in ("red", "green", "blue")]
