@@ -128,6 +128,17 @@ def _robustness(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model_and_row(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("--row", required=True, metavar="JSON", help='the row, e.g. \'{"age": 41, "income": 30000}\'')
+
+
+def _search_options(p: argparse.ArgumentParser, auto: str) -> None:
+    """``--method`` and ``--time-limit``, as counterfactual and robustness take them (``auto``: what "auto" picks)."""
+    p.add_argument("--method", choices=METHODS, default="auto", help=f"boxes: search the model's boxes; milp: the solver; auto (default): {auto}")
+    p.add_argument("--time-limit", type=number(float, low=0, open_low=True), default=60.0, metavar="S", help="the solver's seconds (default 60)")
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "diff",
@@ -165,15 +176,13 @@ def register(sub: Any) -> None:
         "(scipy.optimize.milp), and when that runs out of --time-limit the row found and a lower bound on the nearest distance. "
         "Exit status 3 when no such row exists.",
     )
-    c.add_argument("model", metavar="MODEL.json")
-    c.add_argument("--row", required=True, metavar="JSON", help='the row, e.g. \'{"age": 41, "income": 30000}\'')
+    _model_and_row(c)
     c.add_argument("--target", required=True, metavar="LABEL", help="the class wanted")
     c.add_argument("--norm", choices=NORMS, default="l1", help="the distance (default l1)")
     c.add_argument("--immutable", nargs="+", metavar="F", help="features that must keep their values")
     c.add_argument("--range", action="append", metavar="F=LO:HI", help="keep feature F within [LO, HI] (an end may be left out), or "
                    "F=A,B within those categories; repeat for several features")
-    c.add_argument("--method", choices=METHODS, default="auto", help="boxes: search the model's boxes; milp: the solver; auto (default): boxes for a tree, else milp")
-    c.add_argument("--time-limit", type=number(float, low=0, open_low=True), default=60.0, metavar="S", help="the solver's seconds (default 60)")
+    _search_options(c, "boxes for a tree, else milp")
     c.set_defaults(func=_counterfactual)
 
     r = sub.add_parser(
@@ -184,8 +193,6 @@ def register(sub: Any) -> None:
         "tree; an ensemble or a boosted classifier by a mixed-integer program (scipy.optimize.milp), and when that runs out of "
         "--time-limit a verified lower bound.",
     )
-    r.add_argument("model", metavar="MODEL.json")
-    r.add_argument("--row", required=True, metavar="JSON", help='the row, e.g. \'{"age": 41, "income": 30000}\'')
-    r.add_argument("--method", choices=METHODS, default="auto", help="boxes: search the model's boxes; milp: the solver; auto (default): boxes for a tree or a regression model, else milp")
-    r.add_argument("--time-limit", type=number(float, low=0, open_low=True), default=60.0, metavar="S", help="the solver's seconds (default 60)")
+    _model_and_row(r)
+    _search_options(r, "boxes for a tree or a regression model, else milp")
     r.set_defaults(func=_robustness)
