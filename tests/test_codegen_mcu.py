@@ -314,6 +314,31 @@ def test_export_report_prints_flash_ram_and_comparisons(tmp_path, capsys):
     assert f"comparisons: at most {depth['comparisons']} split tests per prediction" in out
 
 
+def test_export_report_of_a_forest_counts_each_members_tables(tmp_path, capsys):
+    # An ensemble's --report raised AttributeError (exit 70) after writing its files: it now
+    # sums the members' tables, as the compiler emits them, and states the header's worst cases.
+    from puretree.codegen.ensemble import generate as generate_any
+    from puretree.ensemble import random_forest
+
+    data = load_temperature()
+    forest = random_forest(data, n_trees=3, max_features=None, seed=1)
+    model = tmp_path / "m.json"
+    save(forest, model)
+    assert main(["export", str(model), "--target", "c-table", "--report", "--no-measure", "-o", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    files = generate_any(forest, "c-table", name="tree")
+    (tmp_path / "cc").mkdir()
+    emitted = sum(size for i in range(3) for k, size in _object_sizes(files, f"tree_m{i}", tmp_path / "cc").items()
+                  if not k.endswith("names") and not k.startswith(("category_names", "long_name")))
+    assert f"members: 3; flash, tables: {emitted} B over the members" in out
+    stack = re.search(r"#define TREE_MAX_STACK_BYTES (\d+)u", files["tree.h"]).group(1)
+    comparisons = re.search(r"#define TREE_MAX_COMPARISONS (\d+)u", files["tree.h"]).group(1)
+    assert f"about {stack} B of stack" in out and f"at most {comparisons} split tests per prediction over all members" in out
+    shared = tmp_path / "shared"
+    assert main(["export", str(model), "--target", "c-table", "--form", "shared", "--report", "--no-measure", "-o", str(shared)]) != 0
+    assert "--form shared" in capsys.readouterr().err and not shared.exists()
+
+
 # -- the command line -----------------------------------------------------------------------------
 
 

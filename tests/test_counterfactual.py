@@ -153,3 +153,29 @@ def test_the_command_line_prints_the_counterfactual_row(tmp_path):
     assert none.returncode == 3 and none.stdout.startswith("no row")
     bad = subprocess.run([sys.executable, "-m", "puretree", "counterfactual", str(path), "--row", "{x0", "--target", "a"], capture_output=True, text=True)
     assert bad.returncode != 0 and "--row" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_command_line_keeps_ranges_and_prints_the_robustness_radius(tmp_path):
+    path = tmp_path / "tree.json"
+    pt.save(cart(np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 5.0], [3.0, 5.0]]), ["a", "a", "b", "b"]), path)
+    row = '{"x0": 3.0, "x1": 5.0}'
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "puretree", *args], capture_output=True, text=True)
+
+    free = cli("counterfactual", str(path), "--row", row, "--target", "a", "--norm", "linf")
+    kept = cli("counterfactual", str(path), "--row", row, "--target", "a", "--range", "x0=2.5:")
+    assert free.returncode == 0 and json.loads(free.stdout.splitlines()[1])["x0"] < 2.5
+    # the same question with x0 kept at 2.5 or more: the library's answer (none), on the command line
+    assert counterfactual(pt.load(path), json.loads(row), "a", ranges={"x0": (2.5, math.inf)}) is None
+    assert kept.returncode == 3 and kept.stdout.startswith("no row"), kept.stderr
+    r = robustness(pt.load(path), json.loads(row))
+    out = cli("robustness", str(path), "--row", row)
+    assert out.returncode == 0, out.stderr
+    head, _, witness = out.stdout.splitlines()
+    assert head.startswith(f"radius {r.radius:g} (exact)") and json.loads(witness) == r.witness
+    for args, named in ((("counterfactual", str(path), "--row", row, "--target", "a", "--range", "x0=a:b"), "x0=a:b"),
+                        (("counterfactual", str(path), "--row", row, "--target", "a", "--range", "nope=1:2"), "nope"),
+                        (("robustness", str(path), "--row", "[1]"), "--row")):
+        bad = cli(*args)
+        assert bad.returncode != 0 and named in bad.stderr and "Traceback" not in bad.stderr

@@ -2,6 +2,7 @@
 scikit-learn's own views ... and dtreeviz"): the classifier (CART and C4.5 trees, int and string
 labels) and the regressor render an SVG, its tree the one puretree grew, node for node."""
 
+import tempfile
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -17,6 +18,13 @@ NAMES = np.array(["setosa", "versicolor", "virginica"])
 FEATURES = ["sepal length", "sepal width", "petal length", "petal width"]
 
 
+@pytest.fixture(autouse=True)
+def _own_temp_folder(tmp_path, monkeypatch):
+    # dtreeviz's svg() writes DTreeViz_<pid> and DTreeViz_<pid>.svg into tempfile.gettempdir()
+    # and leaves them there: each test's pictures go to its own folder instead of the machine's /tmp.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+
 def rendered(model, **view):
     svg = model.view(**view).svg()
     ET.fromstring(svg)  # well-formed XML, an SVG document
@@ -29,7 +37,7 @@ def shadow_size(model):
 
 
 @pytest.mark.parametrize("algorithm", ["cart", "c45"])
-def test_dtreeviz_draws_a_tree_grown_on_int_labels(algorithm):
+def test_dtreeviz_draws_a_tree_grown_on_int_labels(algorithm, tmp_path):
     X, y = load_iris(return_X_y=True)
     # C4.5's own missing-value strategy ("distribute") is one scikit-learn cannot represent; J48's
     # tree with "majority" it can.
@@ -41,6 +49,7 @@ def test_dtreeviz_draws_a_tree_grown_on_int_labels(algorithm):
     path = rendered(model, x=X[60])  # one row's path highlighted: another picture
     assert plain != path
     np.testing.assert_array_equal(model.shadow_tree.predict(X[60]), clf.predict(X[60:61])[0])
+    assert any(p.name.startswith("DTreeViz_") for p in tmp_path.iterdir())  # drawn in the test's own folder
 
 
 def test_dtreeviz_draws_a_tree_grown_on_string_labels():

@@ -501,6 +501,30 @@ def test_generated_c_of_a_regression_forest_and_float_features():
     assert verify(forest, X[:, 1:], "python").mismatches == []
 
 
+@pytest.mark.parametrize("method", ["forest", "adaboost", "regression"])
+@pytest.mark.parametrize("target", ["python", "c", "c-table", "javascript"])
+def test_verify_expects_the_code_to_refuse_what_a_member_refuses(method, target):
+    # Members grown with missing="error" refuse a row whose path meets a missing value; verify's
+    # own check rows hold such rows (one per split with its value missing), and its answer for
+    # them is the code's refusal (a ValueError in Python, class -1 or NaN in C), not an error.
+    from puretree.codegen import verify
+    from puretree.codegen.ensemble import _expected
+
+    X, _ = _wine()
+    if method == "regression":
+        ens = random_forest(X[:, 1:], X[:, 0], n_trees=3, max_depth=3, seed=2, task="regression", missing="error")
+    elif method == "forest":
+        ens = random_forest(X, (X[:, 0] > 13).astype(int), n_trees=3, max_depth=3, seed=2, missing="error")
+    else:
+        ens = adaboost(X, (X[:, 0] > 13).astype(int), n_rounds=3, missing="error")
+    rows = X[:, 1:] if method == "regression" else X
+    holed = rows[:20].copy()
+    holed[:, ens.members[0].root.feature] = np.nan  # the first member's root cannot decide these
+    assert all(a is None for a in _expected(ens, holed))
+    report = verify(ens, np.vstack([rows[:20], holed]), target)
+    assert report.ok and report.n_mismatches == 0 and report.n_checked > 40, report.mismatches[:2]
+
+
 def test_export_writes_every_member_and_the_combiner(tmp_path):
     from puretree.codegen import export
 

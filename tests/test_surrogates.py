@@ -324,3 +324,43 @@ def test_resources_count_the_surrogate_tables() -> None:
 def test_threshold_data_refused() -> None:
     with pytest.raises(ParameterError, match="surrogate.*threshold='data'"):
         pt.cart([[1.0], [2.0], [np.nan], [4.0]], ["a", "a", "b", "b"], missing="surrogate", threshold="data")
+
+
+def test_quantized_code_keeps_the_surrogates() -> None:
+    # The integer code routes a row whose split value is missing through the surrogates, their
+    # thresholds quantized on their own features' ranges: quantization changes no answer here,
+    # where dropping the surrogates (the tree's fallback instead) changed some.
+    from puretree.codegen.lower import feature_ranges, quantization, quantized_tree
+    from puretree.codegen.verify import verify
+
+    X, y = _continuous_with_gaps()
+    tree = pt.cart(X, y, missing="surrogate", max_depth=4)
+    kept = [n.surrogates for n in pt.iter_nodes(tree) if isinstance(n, Split) and n.surrogates]
+    assert kept
+    offset, scale = quantization(tree.schema, feature_ranges(X), "int16")
+    q = quantized_tree(tree, offset, scale, "int16")
+    got = [n.surrogates for n in pt.iter_nodes(q) if isinstance(n, Split) and n.surrogates]
+    assert [[s.feature for s in g.splits] for g in got] == [[s.feature for s in k.splits] for k in kept]
+    assert any(s.test.value != t.test.value for g, k in zip(got, kept) for s, t in zip(g.splits, k.splits))
+    report = verify(tree, X, "c", feature_type="int16", quantize=feature_ranges(X), max_changed=0)
+    assert report.ok and report.n_mismatches == 0 and report.changed_by_quantization == 0, report
+
+
+def _continuous_with_gaps() -> tuple[np.ndarray, np.ndarray]:
+    """breast_cancer with 20% of its cells blanked (seeded): surrogates decide many rows."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X.copy()
+    X[np.random.default_rng(0).random(X.shape) < 0.2] = np.nan
+    return X, y
+
+
+def test_a_quantize_option_that_is_not_ranges_is_refused_by_name() -> None:
+    from puretree.codegen.verify import verify
+    from puretree.errors import CodegenError
+
+    X, y = _continuous_with_gaps()
+    tree = pt.cart(X[:, :2], y, max_depth=2)
+    with pytest.raises(CodegenError, match="range of feature 'x0' must be two numbers"):
+        verify(tree, X[:, :2], "c", feature_type="int16", quantize=["ab", "cd"])

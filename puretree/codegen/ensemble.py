@@ -380,6 +380,16 @@ def _rows(ens: Ensemble, X: np.ndarray, ftype: str) -> np.ndarray:
 
 
 def _expected(ens: Ensemble, rows: np.ndarray) -> list[Any]:
+    """The ensemble's answer per row in the form its code's driver prints; ``None`` where a
+    member refuses the row (its missing-value strategy "error" meets a missing value), as the
+    code refuses it."""
+    refused = _refused(ens, rows)
+    if refused.any():
+        out: list[Any] = [None] * len(rows)
+        keep = np.flatnonzero(~refused)
+        for i, answer in zip(keep.tolist(), _expected(ens, rows[keep]) if keep.size else []):
+            out[i] = answer
+        return out
     ds = Dataset(ens.schema, rows)
     if ens.schema.is_regression:
         return [float(v) for v in ensemble_predict(ens, ds, unseen="ignore")]  # probes: unseen on purpose
@@ -391,7 +401,18 @@ def _expected(ens: Ensemble, rows: np.ndarray) -> list[Any]:
     return [(c, tuple(q)) for c, q in zip(codes, p.tolist())]
 
 
+def _refused(ens: Ensemble, rows: np.ndarray) -> np.ndarray:
+    """The rows some member refuses (:func:`single.expected`'s None)."""
+    refused = np.zeros(len(rows), dtype=bool)
+    for tree in ens.members:
+        if tree.missing == "error" and len(rows):
+            refused |= np.array([a is None for a in single.expected(tree, rows)])
+    return refused
+
+
 def _same(ens: Ensemble, want: Any, got: Any) -> bool:
+    if want is None or got is None:
+        return want is None and got is None
     if ens.method != "adaboost" or ens.schema.is_regression:
         return want == got
     if not (isinstance(got, tuple) and len(got) == 3 and got[0] == want[0]):
@@ -424,6 +445,8 @@ def _run_python(ens: Ensemble, work: Path, name: str, rows: np.ndarray) -> list[
                 c = ens.schema.classes.index(module.predict(values))
                 p = tuple(module.predict_proba(values))
                 out.append((c, tuple(module.votes(values)), p) if ens.method == "adaboost" else (c, p))
+            except ValueError:  # the code refusing the row (a member's strategy "error")
+                out.append(None)
             except Exception as exc:  # the code under test is at fault: a mismatch
                 out.append(f"raised {type(exc).__name__}: {exc}"[:200])
     finally:
@@ -455,12 +478,15 @@ def _run_c(ens: Ensemble, files: dict[str, str], work: Path, name: str, ftype: s
     out: list[Any] = []
     for line in single.driver_lines(program, rows, ftype):
         if ens.schema.is_regression:
-            out.append(float.fromhex(line.split()[0]))
+            value = line.split()[0]
+            out.append(None if value in ("nan", "-nan") else float.fromhex(value))  # NaN: the row refused
             continue
         head, _, tail = line.partition("|")
         parts = head.split()
         c = int(parts[0])
-        if uint8:
+        if c < 0:  # the code refusing the row (a member's strategy "error")
+            out.append(None)
+        elif uint8:
             out.append((c, tuple(int(p) / scale for p in parts[1:])))
         elif ens.method == "adaboost":
             out.append((c, tuple(float.fromhex(p) for p in parts[1:]), tuple(float.fromhex(p) for p in tail.split())))

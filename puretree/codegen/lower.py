@@ -40,12 +40,13 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import numpy as np
 
 from .._version import __version__
 from ..errors import CodegenError
 from ..flat import KIND_CODES, LEAF, flatten, normalised_fractions
-from ..fold import ENTER, events, fold, rewrite
+from ..fold import ENTER, events, fold, iter_nodes, rewrite
 from ..nodes import Split, Threshold
 from . import literals as lit
 from .certified import certified
@@ -212,9 +213,10 @@ def feature_ranges(X: Any) -> tuple[tuple[float, float], ...]:
 
 
 def read_features(tree: Tree) -> list[int]:
-    """The features some split of ``tree`` reads, in increasing order."""
+    """The features some split of ``tree`` reads, its surrogates' included, in increasing order."""
     flat = flatten(tree)
-    return sorted(set(flat.feature[flat.kind != LEAF].tolist()))
+    stand_ins = {s.feature for node in iter_nodes(tree) if isinstance(node, Split) and node.surrogates for s in node.surrogates.splits}
+    return sorted(set(flat.feature[flat.kind != LEAF].tolist()) | stand_ins)
 
 
 def quantization(schema: Any, ranges: Any, ftype: str, *, used: Any = None) -> tuple[np.ndarray, np.ndarray]:
@@ -301,13 +303,22 @@ def quantized_tree(tree: Tree, offset: np.ndarray, scale: np.ndarray, ftype: str
     -16384.0
     """
 
+    def quantized(test: Any, j: int) -> Any:
+        if not isinstance(test, Threshold):
+            return test
+        t = float(lit.float32_floor(test.value))
+        q = float(quantize(np.array([[t]]), offset[j: j + 1], scale[j: j + 1], ftype)[0, 0])
+        return Threshold(q, missing_branch=test.missing_branch)
+
     def rule(node: Any) -> Any:
-        if isinstance(node, Split) and isinstance(node.test, Threshold):
-            j = node.feature
-            t = float(lit.float32_floor(node.test.value))
-            q = float(quantize(np.array([[t]]), offset[j: j + 1], scale[j: j + 1], ftype)[0, 0])
-            return Split(j, Threshold(q, missing_branch=node.test.missing_branch), node.children, node.stats)
-        return None
+        if not isinstance(node, Split):
+            return None
+        sur = node.surrogates
+        if sur is not None:  # a surrogate's threshold reads its own feature, quantized the same way
+            sur = attrs.evolve(sur, splits=tuple(attrs.evolve(s, test=quantized(s.test, s.feature)) for s in sur.splits))
+        if not isinstance(node.test, Threshold) and sur is node.surrogates:
+            return None
+        return Split(node.feature, quantized(node.test, node.feature), node.children, node.stats, surrogates=sur)
 
     return rewrite(tree, rule)
 
@@ -322,9 +333,9 @@ def quantizer_model(schema: Any, ranges: Any, ftype: str, *, used: Any) -> dict[
     >>> q["features"], q["offset"], q["scale"], q["range"]
     ([1], ['0.5f'], ['65534.0f'], ['(-32767)', '32767'])
     """
-    ranges = [tuple(float(v) for v in pair) for pair in ranges]
     used = sorted(int(j) for j in used)
-    offset, scale = quantization(schema, ranges, ftype, used=used)
+    offset, scale = quantization(schema, ranges, ftype, used=used)  # checks the ranges first, naming a bad one
+    ranges = [tuple(float(v) for v in pair) for pair in ranges]
     bias, high, shift = QUANTIZER[ftype]
     return {
         "ranges": ranges,

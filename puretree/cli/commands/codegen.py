@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -15,6 +16,7 @@ from ...codegen.ensemble import generate as generate_any, measure_files, verify,
 from ...codegen.leaves import LEAF_TYPES
 from ...codegen.lower import FEATURE_TYPES, INDEX_TYPES, MANIFEST_MARK, check_options, feature_ranges, lower, resources
 from ...codegen.render import environment
+from ...ensemble import Ensemble
 from ...codegen.verify import allowed_changes
 from ...data import encode_table
 from ...errors import CodegenError, ParameterError
@@ -113,14 +115,15 @@ def _export(args: argparse.Namespace) -> int:
     extra = {"language": args.language} if args.language else {}
     options = {**_options(args, tree), **extra}
     files = _generated(tree, args, options)
+    report = _report(tree, args.target, options, files) if args.report else None  # before anything is written
     if args.layout == "arduino":
         paths = _export_arduino(tree, args.target, out_dir=args.output, generated=files, **options)
     else:
         paths = write_folder(args.output, files)
     for path in paths:
         print(path)
-    if args.report:
-        print(_report(tree, args.target, options))
+    if report is not None:
+        print(report)
     return 0
 
 
@@ -239,9 +242,11 @@ def _export_arduino(tree: Any, target: str, *, out_dir: str, **options: Any) -> 
 _NOT_LOWERED = ("template_dirs", "selftest", "contributions", "measure")
 
 
-def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
+def _report(tree: Any, target: str, options: dict[str, Any], files: dict[str, str]) -> str:
     """What the generated C needs (:func:`puretree.codegen.lower.resources`), as text."""
     lowered = {k: v for k, v in options.items() if k not in _NOT_LOWERED}
+    if isinstance(tree, Ensemble):
+        return _ensemble_report(tree, target, lowered, files)
     model = lower(tree, target, lowered)
     if model["language"] != "c":
         return f"report: {model['comparisons']} comparisons at most per prediction (the flash and RAM figures are for C targets)"
@@ -254,6 +259,27 @@ def _report(tree: Any, target: str, options: dict[str, Any]) -> str:
         f"comparisons: at most {r['comparisons']} split tests per prediction (depth {r['depth']})",
     ]
     return "\n".join(lines)
+
+
+def _ensemble_report(ens: Ensemble, target: str, lowered: dict[str, Any], files: dict[str, str]) -> str:
+    """An ensemble's report: its members' tables (each lowered as the export lowers it) and the
+    worst cases its header states (``NAME_MAX_COMPARISONS`` over all members, ``NAME_MAX_STACK_BYTES``)."""
+    name = str(lowered.get("name", "tree"))
+    if lowered.get("form") == "shared":
+        raise CommandLineError("--report counts each member's tables; the shared table (--form shared) is measured by bench/bench_shared.py")
+    members = [lower(m, target, {**lowered, "name": f"{name}_m{i}", "proba": not ens.schema.is_regression}) for i, m in enumerate(ens.members)]
+    if members and members[0]["language"] != "c":
+        return f"report: {sum(m['comparisons'] for m in members)} comparisons at most per prediction over {len(members)} members (the flash and RAM figures are for C targets)"
+    used = [resources(m) for m in members]
+    header = files.get(f"{name}.h", "")
+    stated = {key: re.search(rf"#define {re.escape(name.upper())}_{key} (\d+)u", header) for key in ("MAX_COMPARISONS", "MAX_STACK_BYTES")}
+    figures = {key: int(m.group(1)) if m else None for key, m in stated.items()}
+    return "\n".join([
+        f"members: {len(members)}; flash, tables: {sum(r['flash_tables'] for r in used)} B over the members (the largest member's {max(r['flash_tables'] for r in used)} B); "
+        "plus the code and the combiner (not counted here: bench/bench_codegen.py measures them)",
+        f"RAM: {sum(r['static_ram'] for r in used)} B static, about {figures['MAX_STACK_BYTES']} B of stack ({name.upper()}_MAX_STACK_BYTES), and the caller's features array",
+        f"comparisons: at most {figures['MAX_COMPARISONS']} split tests per prediction over all members ({name.upper()}_MAX_COMPARISONS)",
+    ])
 
 
 def _code_folder(folder: str) -> str:
