@@ -245,16 +245,16 @@ def _flat_table(members: list[tuple[Tree, float, int | None]], k: int, votes: bo
     as a :class:`_Table`: the paths with numpy, or with the compiled ``pt_treeshap_paths`` given
     as ``paths`` (the same numbers). The same numbers as :func:`_paths`: each path edge's share
     of its siblings' weight, met per feature in path order, the features ordered by their last test."""
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in ("majority", "weight", "value", "output")}
     parent: list[int] = []
     depth: list[int] = []
     feature: list[int] = []
     threshold: list[float] = []
     side: list[int] = []  # a split's learned side for missing values (-1: none); -2 at a leaf
     second: list[bool] = []  # whether the node is its parent's second child
-    for tree, scale, output in members:
+    stats: list[tuple[float, ...]] = []
+    sizes: list[int] = []
+    for tree, _, _ in members:
         start = len(parent)
-        stats: list[tuple[float, ...]] = []
         # fold's pre-order walk, as puretree.flat numbers the nodes (a split's first child next);
         # each child is handed (its parent's number, its depth, whether it is the second child).
         def down(node: Any, handed: tuple[int, int, bool]) -> list[tuple[int, int, bool]]:
@@ -275,36 +275,35 @@ def _flat_table(members: list[tuple[Tree, float, int | None]], k: int, votes: bo
                 feature.append(-1)
                 threshold.append(0.0)
                 side.append(-2)
-        n = len(parent) - start
-        table = np.array(stats, dtype=np.float64).reshape(n, -1)
-        regression = tree.schema.is_regression
-        w = table[:, 0] if regression else table.sum(axis=1)
-        # A node's answer as prediction gives it (a node without weight answers as its parent:
-        # puretree.flat.normalised_fractions).
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = table[:, 1:2] / table[:, :1] if regression else table / table.sum(axis=1, keepdims=True)
-        ups = np.asarray(parent[start:], dtype=np.int64) - start
-        for i in np.flatnonzero(~(w > 0)).tolist():  # pre-order: the parent's answer is set already
-            value[i] = value[ups[i]] if i > 0 else 0.0 if regression else 1.0 / max(1, value.shape[1])
-        value = value[np.asarray(side[start:]) == -2]
-        if votes:
-            hit = np.arange(value.shape[1])[None, :] == np.argmax(value, axis=1)[:, None]
-            value = np.where(hit, 1.0, -1 / (value.shape[1] - 1) if value.shape[1] > 1 else 0.0)
-        if output is not None:
-            placed = np.zeros((len(value), k))
-            placed[:, output] = value[:, 0]
-            value = placed
-        parts["value"].append(value * scale)
-        parts["output"].append(np.full(len(value), -1 if output is None else output, dtype=np.int64))
-        parts["weight"].append(w)
-        parts["majority"].append(np.full(n, tree.missing == "majority"))
-    a = {name: np.concatenate(v) for name, v in parts.items()}
+        sizes.append(len(parent) - start)
+    # Every tree's nodes at once (the members share a schema: one width of statistics).
+    table = np.array(stats, dtype=np.float64).reshape(len(parent), -1)
+    regression = members[0][0].schema.is_regression
+    w = table[:, 0] if regression else table.sum(axis=1)
+    # A node's answer as prediction gives it (a node without weight answers as its parent:
+    # puretree.flat.normalised_fractions).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = table[:, 1:2] / table[:, :1] if regression else table / table.sum(axis=1, keepdims=True)
+    for i in np.flatnonzero(~(w > 0)).tolist():  # pre-order: the parent's answer is set already
+        value[i] = value[parent[i]] if parent[i] >= 0 else 0.0 if regression else 1.0 / max(1, value.shape[1])
+    kind = np.asarray(side, dtype=np.int64)
+    leaf = kind == -2
+    value = value[leaf]
+    if votes:
+        hit = np.arange(value.shape[1])[None, :] == np.argmax(value, axis=1)[:, None]
+        value = np.where(hit, 1.0, -1 / (value.shape[1] - 1) if value.shape[1] > 1 else 0.0)
+    output = np.repeat(np.array([-1 if o is None else o for _, _, o in members], dtype=np.int64), sizes)[leaf]
+    if (output >= 0).any():  # a boosted model's stage trees: one value each, at its output
+        placed = np.zeros((len(value), k))
+        placed[np.arange(len(value)), output] = value[:, 0]
+        value = placed
+    a = {"value": value * np.repeat(np.array([scale for _, scale, _ in members], dtype=np.float64), sizes)[leaf][:, None], "output": output, "weight": w,
+         "majority": np.repeat(np.array([tree.missing == "majority" for tree, _, _ in members]), sizes)}
     a["parent"] = np.asarray(parent, dtype=np.int64)
     a["depth"] = np.asarray(depth, dtype=np.int64)
     a["feature"] = np.asarray(feature, dtype=np.intp)
     a["threshold"] = np.asarray(threshold, dtype=np.float64)
-    kind = np.asarray(side, dtype=np.int64)
-    a["leaf"] = kind == -2
+    a["leaf"] = leaf
     ids = np.arange(len(parent))
     a["left"] = np.where(a["leaf"], -1, ids + 1)
     a["right"] = np.full(len(parent), -1)

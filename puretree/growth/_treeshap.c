@@ -116,7 +116,8 @@ static int block_task(void *ctx, int64_t b) {
     const ts_t *t = ctx;
     /* the fields as locals: stores through the char and double pointers below could alias them */
     const int64_t r0 = b * TS_BLOCK, r1 = r0 + TS_BLOCK < t->n ? r0 + TS_BLOCK : t->n, rows = r1 - r0;
-    const int64_t D_max = t->depth > 0 ? t->depth : 1, k = t->k, width = t->p * t->k, row_step = t->row_step, col_step = t->col_step;
+    /* the pool holds the terms of paths that take pattern keys (longer ones: `direct`) */
+    const int64_t D_max = t->depth > 0 ? t->depth : 1, D_pool = D_max < TS_PATTERN_BITS ? D_max : TS_PATTERN_BITS, k = t->k, width = t->p * t->k, row_step = t->row_step, col_step = t->col_step;
     const double *const X = t->X;
     double *const phi = t->phi;
     int64_t *const reached = t->reached;
@@ -126,7 +127,7 @@ static int block_task(void *ctx, int64_t b) {
     uint64_t *key = malloc(sizeof(uint64_t) * (size_t)slots);
     int64_t *stamp = malloc(sizeof(int64_t) * (size_t)slots);
     int64_t *entry = malloc(sizeof(int64_t) * (size_t)slots);
-    double *pool = malloc(sizeof(double) * (size_t)(rows * D_max * k));
+    double *pool = malloc(sizeof(double) * (size_t)(rows * D_pool * k));
     unsigned char *alive = malloc((size_t)rows);
     double *pw = malloc(sizeof(double) * (size_t)(D_max + 1));
     unsigned char *one = malloc((size_t)D_max);
@@ -177,10 +178,10 @@ static int block_task(void *ctx, int64_t b) {
                 key[h] = pattern;
                 entry[h] = used;
                 for (int64_t d = 0; d < D; d++) one[d] = (unsigned char)((pattern >> d) & 1u);
-                alive[used] = (unsigned char)leaf_terms(t, leaf, s, D, one, pw, share, pool + used * D_max * k);
+                alive[used] = (unsigned char)leaf_terms(t, leaf, s, D, one, pw, share, pool + used * D_pool * k);
                 used++;
             }
-            if (alive[entry[h]]) add_terms(row, f, D, out, k, pool + entry[h] * D_max * k);
+            if (alive[entry[h]]) add_terms(row, f, D, out, k, pool + entry[h] * D_pool * k);
         }
     }
 done:
