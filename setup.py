@@ -9,7 +9,8 @@ install on the user's machine beyond a C compiler (meson-python and scikit-build
 meson or CMake and ninja). Next to the library goes its record, ``_kernel_lib.json`` (its size
 and SHA-256, the SHA-256 of ``_kernel.c`` and of every source compiled into it), which the loader checks
 before it loads anything. ``puretree/growth/_histograms.c`` (the binned source's loops) is compiled
-into the same library, and so is ``puretree/growth/_random_cuts.c`` (the random splitter's tree).
+into the same library, and so are ``puretree/growth/_random_cuts.c`` (the random splitter's tree) and
+``puretree/growth/_treeshap.c`` (path-dependent TreeSHAP, :func:`puretree.shap_values`).
 
 The library calls nothing of Python's, so one build serves every Python 3 of the platform: the
 wheel is tagged ``py3-none-<platform>``. Without a C compiler (or when compiling fails) the build
@@ -33,8 +34,8 @@ from setuptools.command.build_py import build_py
 from setuptools.errors import BaseError, CCompilerError
 
 SOURCE = "puretree/growth/_kernel.c"
-#: Every C source of the library: the growth kernel, and the binned source's loops.
-SOURCES = [SOURCE, "puretree/growth/_histograms.c", "puretree/growth/_random_cuts.c"]
+#: Every C source of the library: the growth kernel, the binned source's loops, the random splitter, TreeSHAP.
+SOURCES = [SOURCE, "puretree/growth/_histograms.c", "puretree/growth/_random_cuts.c", "puretree/growth/_treeshap.c"]
 #: The record of the built library, next to it (puretree.growth.kernels.RECORD reads it).
 RECORD = "_kernel_lib.json"
 

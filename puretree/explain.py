@@ -28,10 +28,14 @@ models), a float32 model's features read as float32 as it reads them.
 
 **How.** A leaf's share depends on the row only through which of the features on the leaf's
 path the row agrees with (and, interventionally, which the background row agrees with), so the
-paper's recursion is run once per leaf and pattern for all rows and leaves of a depth together
-with numpy: the same polynomial (EXTEND and UNWIND of the paper, in shap's float order within a
-leaf), with the leaves' terms added in another order than shap's walk, so values agree with
-shap's to rounding, not bit for bit.
+paper's recursion is run once per leaf and pattern. Path-dependent values of a model whose
+splits are all thresholds are computed in C where puretree's compiled library is there
+(``puretree/growth/_treeshap.c``: each leaf's unique path, then per block of rows each (leaf,
+pattern) once, in :func:`contributions`' float order, so its values bit for bit); otherwise
+(``PURETREE_ENGINE=numpy``, no library, categorical splits, the interventional game) for all
+rows and leaves of a depth together with numpy: the same polynomial (EXTEND and UNWIND of the
+paper, in shap's float order within a leaf). Either adds the leaves' terms in another order
+than shap's walk, so values agree with shap's to rounding, not bit for bit.
 
 **Missing values and categories.** A missing value (NaN) goes where prediction sends it (the
 split's learned side, else the heavier child under the ``"majority"`` strategy), so a row with
@@ -53,7 +57,9 @@ True
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -65,6 +71,7 @@ from .data import Dataset, encode_features
 from .ensemble import Ensemble, vote_total
 from .errors import DataError, ParameterError
 from .fold import iter_nodes, walk
+from .growth import kernels
 from .nodes import Codes, Interval, Split
 from .predict import unseen_cells
 from .tree import Tree
@@ -198,22 +205,56 @@ def _paths(tree: Tree, votes: bool) -> tuple[list[tuple[Path, np.ndarray]], np.n
     return leaves, expected
 
 
+@attrs.frozen(eq=False)
+class _Table:
+    """Every leaf of some threshold trees with its path, in the trees' order and each tree's
+    pre-order (the order :func:`contributions` adds them): leaf ``l``'s path features are entries
+    ``start[l]`` to ``start[l + 1]`` of ``feature``, ``lo``, ``hi``, ``nan_ok`` and ``zero`` (as
+    :class:`_Leaves` holds them per leaf); ``value``: ``(leaves, outputs)``, placed and scaled;
+    ``output``: the one output a boosted stage tree's leaf adds to, else -1 (every output);
+    ``expected``: the summed path-dependent expected value."""
+
+    start: np.ndarray
+    feature: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    nan_ok: np.ndarray
+    zero: np.ndarray
+    value: np.ndarray
+    output: np.ndarray
+    expected: np.ndarray
+
+
 def _flat_paths(members: list[tuple[Tree, float, int | None]], k: int, votes: bool) -> tuple[list[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]], np.ndarray]:
     """:func:`_paths` for trees whose every split is ``x <= t`` (:attr:`puretree.flat.FlatTree.dense`),
-    all at once from their flat arrays: per path length ``(depth, feature, lo, hi, nan_ok, zero,
-    value)`` (``value`` placed and scaled as :func:`_leaves` gives it), and the summed
-    path-dependent expected value. The same numbers as :func:`_paths`: each path edge's share of
-    its siblings' weight, met per feature in path order, the features ordered by their last test."""
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in ("majority", "weight", "value")}
+    all at once: per path length ``(depth, feature, lo, hi, nan_ok, zero, value)`` (``value``
+    placed and scaled as :func:`_leaves` gives it), and the summed path-dependent expected value
+    (:func:`_flat_table`'s leaves, grouped by their path's length)."""
+    table = _flat_table(members, k, votes)
+    count = np.diff(table.start)
+    groups = []
+    for length in np.unique(count).tolist():
+        ls = np.flatnonzero(count == length)
+        at = table.start[ls][:, None] + np.arange(length)
+        groups.append((length, table.feature[at], table.lo[at], table.hi[at], table.nan_ok[at], table.zero[at], table.value[ls]))
+    return groups, table.expected
+
+
+def _flat_table(members: list[tuple[Tree, float, int | None]], k: int, votes: bool, paths: Any = None) -> _Table:
+    """:func:`_paths` for trees whose every split is ``x <= t`` (:func:`_flat_tree`), all at once,
+    as a :class:`_Table`: the paths with numpy, or with the compiled ``pt_treeshap_paths`` given
+    as ``paths`` (the same numbers). The same numbers as :func:`_paths`: each path edge's share
+    of its siblings' weight, met per feature in path order, the features ordered by their last test."""
     parent: list[int] = []
     depth: list[int] = []
     feature: list[int] = []
     threshold: list[float] = []
     side: list[int] = []  # a split's learned side for missing values (-1: none); -2 at a leaf
     second: list[bool] = []  # whether the node is its parent's second child
-    for tree, scale, output in members:
+    stats: list[tuple[float, ...]] = []
+    sizes: list[int] = []
+    for tree, _, _ in members:
         start = len(parent)
-        stats: list[tuple[float, ...]] = []
         # fold's pre-order walk, as puretree.flat numbers the nodes (a split's first child next);
         # each child is handed (its parent's number, its depth, whether it is the second child).
         def down(node: Any, handed: tuple[int, int, bool]) -> list[tuple[int, int, bool]]:
@@ -234,41 +275,43 @@ def _flat_paths(members: list[tuple[Tree, float, int | None]], k: int, votes: bo
                 feature.append(-1)
                 threshold.append(0.0)
                 side.append(-2)
-        n = len(parent) - start
-        table = np.array(stats, dtype=np.float64).reshape(n, -1)
-        regression = tree.schema.is_regression
-        w = table[:, 0] if regression else table.sum(axis=1)
-        # A node's answer as prediction gives it (a node without weight answers as its parent:
-        # puretree.flat.normalised_fractions).
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = table[:, 1:2] / table[:, :1] if regression else table / table.sum(axis=1, keepdims=True)
-        ups = np.asarray(parent[start:], dtype=np.int64) - start
-        for i in np.flatnonzero(~(w > 0)).tolist():  # pre-order: the parent's answer is set already
-            value[i] = value[ups[i]] if i > 0 else 0.0 if regression else 1.0 / max(1, value.shape[1])
-        value = value[np.asarray(side[start:]) == -2]
-        if votes:
-            hit = np.arange(value.shape[1])[None, :] == np.argmax(value, axis=1)[:, None]
-            value = np.where(hit, 1.0, -1 / (value.shape[1] - 1) if value.shape[1] > 1 else 0.0)
-        if output is not None:
-            placed = np.zeros((len(value), k))
-            placed[:, output] = value[:, 0]
-            value = placed
-        parts["value"].append(value * scale)
-        parts["weight"].append(w)
-        parts["majority"].append(np.full(n, tree.missing == "majority"))
-    a = {name: np.concatenate(v) for name, v in parts.items()}
-    a["parent"] = np.where(np.asarray(parent) >= 0, np.asarray(parent) + 0, -1)
+        sizes.append(len(parent) - start)
+    # Every tree's nodes at once (the members share a schema: one width of statistics).
+    table = np.array(stats, dtype=np.float64).reshape(len(parent), -1)
+    regression = members[0][0].schema.is_regression
+    w = table[:, 0] if regression else table.sum(axis=1)
+    # A node's answer as prediction gives it (a node without weight answers as its parent:
+    # puretree.flat.normalised_fractions).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = table[:, 1:2] / table[:, :1] if regression else table / table.sum(axis=1, keepdims=True)
+    for i in np.flatnonzero(~(w > 0)).tolist():  # pre-order: the parent's answer is set already
+        value[i] = value[parent[i]] if parent[i] >= 0 else 0.0 if regression else 1.0 / max(1, value.shape[1])
+    kind = np.asarray(side, dtype=np.int64)
+    leaf = kind == -2
+    value = value[leaf]
+    if votes:
+        hit = np.arange(value.shape[1])[None, :] == np.argmax(value, axis=1)[:, None]
+        value = np.where(hit, 1.0, -1 / (value.shape[1] - 1) if value.shape[1] > 1 else 0.0)
+    output = np.repeat(np.array([-1 if o is None else o for _, _, o in members], dtype=np.int64), sizes)[leaf]
+    if (output >= 0).any():  # a boosted model's stage trees: one value each, at its output
+        placed = np.zeros((len(value), k))
+        placed[np.arange(len(value)), output] = value[:, 0]
+        value = placed
+    a = {"value": value * np.repeat(np.array([scale for _, scale, _ in members], dtype=np.float64), sizes)[leaf][:, None], "output": output, "weight": w,
+         "majority": np.repeat(np.array([tree.missing == "majority" for tree, _, _ in members]), sizes)}
+    a["parent"] = np.asarray(parent, dtype=np.int64)
     a["depth"] = np.asarray(depth, dtype=np.int64)
     a["feature"] = np.asarray(feature, dtype=np.intp)
     a["threshold"] = np.asarray(threshold, dtype=np.float64)
-    kind = np.asarray(side, dtype=np.int64)
-    a["leaf"] = kind == -2
+    a["leaf"] = leaf
     ids = np.arange(len(parent))
     a["left"] = np.where(a["leaf"], -1, ids + 1)
     a["right"] = np.full(len(parent), -1)
     seconds = np.asarray(second, dtype=bool)
     a["right"][a["parent"][seconds]] = ids[seconds]
     a["missing"] = np.where(kind == 0, a["left"], np.where(kind == 1, a["right"], -1))
+    if paths is not None:
+        return _compiled_paths(paths, a, k)
     leaves = np.flatnonzero(a["leaf"])
     n_leaves = len(leaves)
     value = a["value"].reshape(n_leaves, k)
@@ -326,14 +369,10 @@ def _flat_paths(members: list[tuple[Tree, float, int | None]], k: int, votes: bo
         s_lo = s_hi = s_zero = np.zeros(0)
         s_nan = np.zeros(0, dtype=bool)
     by_last = np.lexsort((s_last, s_owner))
-    count = np.bincount(s_owner, minlength=n_leaves)
-    first = np.concatenate(([0], np.cumsum(count)[:-1]))
-    groups = []
-    for length in np.unique(count).tolist():
-        ls = np.flatnonzero(count == length)
-        at = by_last[first[ls][:, None] + np.arange(length)]
-        groups.append((length, s_feature[at].astype(np.intp), s_lo[at], s_hi[at], s_nan[at], s_zero[at], value[ls]))
-    return groups, expected
+    entries = np.zeros(n_leaves + 1, dtype=np.int64)  # leaf l's entries: entries[l] to entries[l + 1]
+    np.cumsum(np.bincount(s_owner, minlength=n_leaves), out=entries[1:])
+    return _Table(entries, s_feature[by_last].astype(np.intp), s_lo[by_last], s_hi[by_last], s_nan[by_last], s_zero[by_last],
+                  value, a["output"], expected)
 
 
 def _flat_tree(tree: Tree) -> bool:
@@ -724,6 +763,79 @@ def _interventional_shares(agree: np.ndarray, rcode: np.ndarray, rfail: np.ndarr
     return np.where(agree, from_row, -b[:, None])
 
 
+# -- the compiled path-dependent values ------------------------------------------------------
+
+#: Least work (rows x path entries) shared between the cores: below it, starting threads costs
+#: more than it saves.
+_PARALLEL_WORK = 2_000_000
+
+
+def _compiled() -> tuple[Any, Any] | None:
+    """The compiled ``pt_treeshap_paths`` and ``pt_treeshap`` (``puretree/growth/_treeshap.c``),
+    declared; None where the library is unavailable, built before them, or ``PURETREE_ENGINE=numpy``
+    chooses numpy."""
+    if os.environ.get("PURETREE_ENGINE", "").strip() == "numpy" or not kernels.AVAILABLE:
+        return None
+    lib = kernels.library()
+    paths, values = (getattr(lib, name, None) for name in ("pt_treeshap_paths", "pt_treeshap")) if lib is not None else (None, None)
+    if paths is None or values is None:
+        return None
+    if values.argtypes is None:
+        p, i64 = ctypes.c_void_p, ctypes.c_int64
+        paths.argtypes = [i64, p, p, p, p, p, p, p, p, i64, p, p, p, p, p, p, p]
+        paths.restype = ctypes.c_int
+        values.argtypes = [p, i64, p, p, p, p, p, p, p, i64, p, i64, i64, i64, i64, ctypes.c_int, p, p]
+        values.restype = ctypes.c_int
+    return paths, values
+
+
+def _address(a: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0])
+
+
+def _compiled_paths(fn: Any, a: dict[str, np.ndarray], k: int) -> _Table:
+    """:func:`_flat_table`'s paths by the compiled ``pt_treeshap_paths`` from its node arrays ``a``."""
+    n = len(a["parent"])
+    i64 = [np.ascontiguousarray(a[name], dtype=np.int64) for name in ("parent", "feature", "left", "right", "missing")]
+    threshold, weight = (np.ascontiguousarray(a[name], dtype=np.float64) for name in ("threshold", "weight"))
+    majority = np.ascontiguousarray(a["majority"], dtype=np.uint8)
+    n_leaves = int(a["leaf"].sum())
+    capacity = int(a["depth"][a["leaf"]].sum())  # a path has at most one entry per edge
+    start = np.empty(n_leaves + 1, dtype=np.int64)
+    feature = np.empty(capacity, dtype=np.int64)
+    lo, hi, zero = np.empty(capacity), np.empty(capacity), np.empty(capacity)
+    nan_ok = np.empty(capacity, dtype=np.uint8)
+    reach = np.empty(n_leaves)
+    status = fn(n, *(_address(v) for v in i64[:2]), _address(threshold), *(_address(v) for v in i64[2:4]), _address(weight), _address(i64[4]),
+                _address(majority), capacity, *(_address(v) for v in (start, feature, lo, hi, nan_ok, zero, reach)))
+    if status == 1:
+        raise MemoryError("TreeSHAP: no memory for the paths")
+    if status != 0:  # the node arrays are built above: a defect, not the user's input
+        raise AssertionError(f"pt_treeshap_paths refused the node arrays (status {status})")
+    used = int(start[-1])
+    value = a["value"].reshape(n_leaves, k)
+    expected = (reach[:, None] * value).sum(axis=0)
+    return _Table(start, feature[:used], lo[:used], hi[:used], nan_ok[:used].astype(bool), zero[:used], value, a["output"], expected)
+
+
+def _compiled_path_dependent(fn: Any, table: _Table, X: np.ndarray, phi: np.ndarray, reached: np.ndarray) -> None:
+    """Add the path-dependent values of the rows ``X`` to ``phi`` (C order) and to ``reached``
+    the leaves each row reaches, with the compiled TreeSHAP: :func:`contributions`' operations
+    in its order, so its values bit for bit (the numpy path's to rounding)."""
+    start, feature, output = (np.ascontiguousarray(a, dtype=np.int64) for a in (table.start, table.feature, table.output))
+    lo, hi, zero, value = (np.ascontiguousarray(a, dtype=np.float64) for a in (table.lo, table.hi, table.zero, table.value))
+    nan_ok = np.ascontiguousarray(table.nan_ok, dtype=np.uint8)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n, p = X.shape
+    threads = min(os.cpu_count() or 1, 64) if n * len(feature) >= _PARALLEL_WORK else 1
+    status = fn(_address(start), len(start) - 1, _address(feature), _address(lo), _address(hi), _address(nan_ok), _address(zero),
+                _address(value), _address(output), phi.shape[2], _address(X), n, p, p, 1, threads, _address(phi), _address(reached))
+    if status == 1:
+        raise MemoryError("TreeSHAP: no memory for a block's tables")
+    if status != 0:  # the tables are built above: a defect, not the user's input
+        raise AssertionError(f"pt_treeshap refused the leaf tables (status {status})")
+
+
 # -- checks and the public function ----------------------------------------------------------
 
 
@@ -801,6 +913,35 @@ def shap_values(model: Model, X: Any, *, feature_perturbation: str = "tree_path_
     if not interventional and data is not None:
         raise ParameterError('data (a background set) is for feature_perturbation="interventional"; "tree_path_dependent" uses the training weight of each node')
     Xe = _encoded(model, X, "X")
+    members = _members(model)
+    n_trees = len(members)
+    compiled = None if interventional else _compiled()
+    if compiled is not None and all(_flat_tree(m) for m, _, _ in members):
+        # threshold trees, path-dependent: the compiled TreeSHAP over the leaves' table
+        k = _n_outputs(model)
+        table = _flat_table(members, k, isinstance(model, Ensemble) and model.method == "adaboost", compiled[0])
+        expected = table.expected + (np.asarray(model.init, dtype=np.float64) if isinstance(model, Boosted) else 0.0)
+        phi = np.zeros((Xe.shape[0], model.schema.n_features, k))
+        reached = np.zeros(Xe.shape[0], dtype=np.int64)
+        _compiled_path_dependent(compiled[1], table, Xe, phi, reached)
+    else:
+        expected, k, phi, reached = _numpy_values(model, Xe, interventional, data)
+    _check_reached(reached, n_trees, _row_namer(X, "X"))
+    if isinstance(model, Boosted):
+        output = "raw"
+    else:
+        output = "value" if model.schema.is_regression else "votes" if isinstance(model, Ensemble) and model.method == "adaboost" else "probability"
+    single = k == 1 and (model.schema.is_regression or isinstance(model, Boosted))  # one output: no output axis
+    values: np.ndarray = phi[:, :, 0] if single else phi
+    base: Any = float(expected[0]) if single else expected
+    if isinstance(X, Mapping):
+        values = values[0]
+    return ShapValues(values, base, model.schema.feature_names, output, feature_perturbation)
+
+
+def _numpy_values(model: Model, Xe: np.ndarray, interventional: bool, data: Any) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """The values of the rows ``Xe`` with numpy, by (leaf, pattern) pairs: the expected value,
+    the number of outputs, ``phi`` and the leaves each row reaches."""
     groups, expected, k = _leaves(model)
     groups = _merged(groups, Xe.shape[0])
     n_trees = len(_members(model))
@@ -816,17 +957,7 @@ def shap_values(model: Model, X: Any, *, feature_perturbation: str = "tree_path_
             expected = expected + np.asarray(model.init)
     else:
         _path_dependent(groups, Xe, phi, reached)
-    _check_reached(reached, n_trees, _row_namer(X, "X"))
-    if isinstance(model, Boosted):
-        output = "raw"
-    else:
-        output = "value" if model.schema.is_regression else "votes" if isinstance(model, Ensemble) and model.method == "adaboost" else "probability"
-    single = k == 1 and (model.schema.is_regression or isinstance(model, Boosted))  # one output: no output axis
-    values: np.ndarray = phi[:, :, 0] if single else phi
-    base: Any = float(expected[0]) if single else expected
-    if isinstance(X, Mapping):
-        values = values[0]
-    return ShapValues(values, base, model.schema.feature_names, output, feature_perturbation)
+    return expected, k, phi, reached
 
 
 # -- one float order for the library and the generated code ---------------------------------

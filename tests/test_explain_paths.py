@@ -1,7 +1,8 @@
 """The faster ways puretree.explain computes TreeSHAP (issue 31: at most shap's time) give the
 values of the plain ones: the leaf paths of ``x <= t`` trees built from arrays against the walk
 node by node, one padded group for a small model against a group per path length, and the
-polynomial per (leaf, pattern) pair found with a flag per pair against np.unique per chunk."""
+polynomial per (leaf, pattern) pair found with a flag per pair against np.unique per chunk
+(with numpy: ``PURETREE_ENGINE=numpy``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,15 @@ import puretree as pt
 from puretree import explain
 from puretree.ensemble import Ensemble
 from puretree.strategies import boundary_rows, trees
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _numpy_engine() -> Any:
+    # these check the numpy path's shortcuts (the compiled one, which threshold trees take where
+    # the library is there, is checked against it in test_explain_compiled.py)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PURETREE_ENGINE", "numpy")
+        yield
 
 
 def _both(model: Any, rows: Any, background: Any) -> list[tuple[np.ndarray, Any]]:

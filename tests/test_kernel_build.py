@@ -36,8 +36,8 @@ from puretree.growth import kernels
 from test_packaging import ROOT, build_wheel
 
 SOURCE = ROOT / "puretree" / "growth" / "_kernel.c"
-#: Every C source of the library (setup.py's SOURCES): the kernel, the binned source's loops, the random splitter's tree.
-SOURCES = [SOURCE, ROOT / "puretree" / "growth" / "_histograms.c", ROOT / "puretree" / "growth" / "_random_cuts.c"]
+#: Every C source of the library (setup.py's SOURCES): the kernel, the binned source's loops, the random splitter's tree, TreeSHAP.
+SOURCES = [SOURCE, ROOT / "puretree" / "growth" / "_histograms.c", ROOT / "puretree" / "growth" / "_random_cuts.c", ROOT / "puretree" / "growth" / "_treeshap.c"]
 STRICT = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-ffp-contract=off"]
 
 
@@ -74,6 +74,10 @@ CHECK = """
         assert cart(X, y, max_features=2, seed=3) == cart(X, y, max_features=2, seed=3, engine="reference")
         assert cart(X, y, sample_weight=rng.random(400) + 0.5).root.counts is not None
         assert cart(X, y, max_bins=5) == cart(X, y, max_bins=5, engine="numpy")  # the binned source's C and numpy
+        from puretree import explain  # the compiled TreeSHAP gives contributions' floats; numpy's, to rounding
+        values, want = explain.shap_values(cart(X, y), X).values.transpose(0, 2, 1), explain.contributions(cart(X, y), X)[:, :, :-1]
+        assert (explain._compiled() is not None) == (kernels.library() is not None)
+        assert np.array_equal(values, want) if kernels.library() is not None else np.allclose(values, want, rtol=0, atol=1e-12)
     for w in caught:
         print("WARNING", w.category.__name__, str(w.message).replace(chr(10), " "))
     print(kernels.library()._name if kernels.library() is not None else "numpy")
@@ -90,7 +94,7 @@ def test_the_c_compiles_cleanly_with_each_compiler(compiler, tmp_path):
     extra = ["-shared"] if windows else ["-shared", "-fPIC", "-pthread", "-fvisibility=hidden"]
     done = subprocess.run([path, *STRICT, *extra, "-o", str(library), *map(str, SOURCES), *([] if windows else ["-lm"])], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    wanted = {"pt_scan_level", "pt_partition_level", "pt_c45_scan", "pt_subset_orders", "pt_walk", "pt_gini", "pt_gini_decrease", "pt_hist_accumulate", "pt_hist_move", "pt_hist_cuts"}
+    wanted = {"pt_scan_level", "pt_partition_level", "pt_c45_scan", "pt_subset_orders", "pt_walk", "pt_gini", "pt_gini_decrease", "pt_hist_accumulate", "pt_hist_move", "pt_hist_cuts", "pt_treeshap", "pt_treeshap_paths"}
     if windows:  # a DLL that exports the kernel's functions and needs no POSIX threads
         table = subprocess.run([shutil.which("x86_64-w64-mingw32-objdump") or "x86_64-w64-mingw32-objdump", "-p", str(library)], capture_output=True, text=True, check=True).stdout
         assert wanted <= set(table.split()) and "pthread" not in table
