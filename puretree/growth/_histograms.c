@@ -552,3 +552,36 @@ PT_EXPORT int64_t pt_hgb_partition(const uint8_t *bins, int64_t n, int64_t p, co
     }
     return m;
 }
+
+/* Column j of the rows [r0, r1) of X (float64, row-major, p columns) binned by its upper edges
+ * e[0..m) (strictly increasing, finite, m >= 1): a value's bin is the first edge at or above it
+ * (numpy's searchsorted, side "left"), the last edge's bin for a value above them all, and
+ * `missing` for NaN; written to column j of out (row-major, p columns, width bytes a bin). A
+ * branchless binary search over the first m - 1 edges: the same bins as searchsorted, clipped. */
+PT_EXPORT int pt_hist_bin(const double *X, int64_t p, int64_t r0, int64_t r1, int64_t j, const double *e, int64_t m, int64_t missing, void *out, int64_t width) {
+    if ((width != 1 && width != 2 && width != 4) || j < 0 || j >= p || m < 1 || r0 < 0 || r0 > r1) return PT_BAD_INPUT;
+    if (missing < m - 1 || (width == 1 && missing > 255) || (width == 2 && missing > 65535)) return PT_BAD_INPUT;
+    for (int64_t r = r0; r < r1; r++) {
+        double v = X[r * p + j];
+        int64_t b;
+        if (isnan(v)) {
+            b = missing;
+        } else {
+            int64_t base = 0, len = m - 1;
+            while (len > 1) {
+                int64_t half = len / 2;
+                base = e[base + half] < v ? base + half : base;
+                len -= half;
+            }
+            b = base + (len == 1 && e[base] < v);
+        }
+        int64_t at = r * p + j;
+        if (width == 1)
+            ((uint8_t *)out)[at] = (uint8_t)b;
+        else if (width == 2)
+            ((uint16_t *)out)[at] = (uint16_t)b;
+        else
+            ((uint32_t *)out)[at] = (uint32_t)b;
+    }
+    return PT_OK;
+}
