@@ -92,6 +92,27 @@ def test_compiled_moves_are_numpys(block, threads):
 
 
 @settings(max_examples=150, deadline=None)
+@given(blocks())
+def test_compiled_class_counts_are_the_histograms_class_channels(block):
+    # what a worker sends for unweighted classes (packed int32 counts) counted directly by the
+    # compiled loop: the class channels of numpy's float64 histogram, the same numbers
+    bins, target, _, node, slot, n_slots, n_bins, k = block
+    if k == 0:
+        target = (np.abs(target) * 7).astype(np.int64) % 3
+        k = 3
+    want = hist.histogram(bins, target, None, node, slot, n_slots, n_bins, k, compiled=False)[0][..., :-1]
+    got = hist.packed(bins, target, None, node, hist.histogram, slot, n_slots, n_bins, k)
+    assert isinstance(got[0], hist.Packed) and got[1:] == (None, None)
+    assert got[0].counts.dtype == np.int32 and got[0].counts.shape == want.shape and (got[0].counts == want).all()
+    assert (hist.unpack(got[0]) == hist.histogram(bins, target, None, node, slot, n_slots, n_bins, k, compiled=False)[0]).all()
+
+
+def test_compiled_class_counts_refuse_a_class_out_of_range():
+    with pytest.raises(DataError, match="out of range"):
+        hist.packed(np.zeros((2, 1), dtype=np.uint8), np.array([0, 2], dtype=np.int32), None, np.zeros(2, dtype=np.int32), hist.histogram, np.zeros(1, dtype=np.int64), 1, 2, 2)
+
+
+@settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 200), st.integers(1, 4), st.sampled_from([1, 2, 3, 17, 255, 256, 300]))
 def test_compiled_binning_is_searchsorted(seed, n, p, m):
     # the bins of values on, between, below and above the edges, signed zeros, NaN: numpy's

@@ -585,3 +585,27 @@ PT_EXPORT int pt_hist_bin(const double *X, int64_t p, int64_t r0, int64_t r1, in
     }
     return PT_OK;
 }
+
+/* Unweighted class counts: pt_hist_accumulate's class channels for weights of 1, as int32
+ * counts C (slot, feature, bin, class) without the rows channel (their sum), added to C
+ * (zero or a partial count on entry). Integers: the same numbers as the float64 sums below
+ * 2**31 rows, which the caller ensures, without a float64 histogram of (k + 1) / k x the size. */
+PT_EXPORT int pt_hist_count(const void *bins, int64_t width, int64_t n_rows, int64_t p, int64_t f0, int64_t f1, const int32_t *node, const int64_t *slot,
+                            int64_t n_nodes, const int32_t *cls, int64_t k, int64_t n_slots, int64_t n_bins, int32_t *C) {
+    if ((width != 1 && width != 2 && width != 4) || f0 < 0 || f1 > p || f0 > f1 || k < 1 || cls == NULL || n_rows >= INT32_MAX) return PT_BAD_INPUT;
+    int64_t per_slot = p * n_bins * k;
+    for (int64_t r = 0; r < n_rows; r++) {
+        int64_t s = slot_of(node, slot, n_nodes, r);
+        if (s == -1) continue;
+        if (s < -1 || s >= n_slots) return PT_BAD_INPUT;
+        int64_t c = cls[r];
+        if (c < 0 || c >= k) return PT_BAD_INPUT;
+        int32_t *base = C + s * per_slot + c;
+        for (int64_t f = f0; f < f1; f++) {
+            int64_t b = bin_at(bins, width, p, r, f);
+            if (b >= n_bins) return PT_BAD_INPUT;
+            base[(f * n_bins + b) * k] += 1;
+        }
+    }
+    return PT_OK;
+}

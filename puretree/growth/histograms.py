@@ -190,6 +190,8 @@ def _library(*, required: bool = False) -> Any:
         lib.pt_hgb_step.restype = ctypes.c_int
         lib.pt_hist_bin.argtypes = [p, i64, i64, i64, i64, p, i64, i64, p, i64]
         lib.pt_hist_bin.restype = ctypes.c_int
+        lib.pt_hist_count.argtypes = [p, i64, i64, i64, i64, i64, p, p, i64, p, i64, i64, i64, p]
+        lib.pt_hist_count.restype = ctypes.c_int
         lib._pt_hist_declared = True
     return lib
 
@@ -288,7 +290,10 @@ def unpack(H: Any) -> np.ndarray:
     c = H.counts
     out = np.empty((*c.shape[:-1], c.shape[-1] + 1))
     out[..., :-1] = c
-    out[..., -1] = c.sum(axis=-1, dtype=np.int64)
+    rows = out[..., -1]
+    np.copyto(rows, c[..., 0])
+    for j in range(1, c.shape[-1]):  # class by class (a sum over a short last axis is slow): integers, exact in float64
+        rows += c[..., j]
     return out
 
 
@@ -296,10 +301,28 @@ def packed(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node
     """``fn(bins, target, weight, node, *shared)`` (:func:`histogram` or :func:`root_histogram`),
     what a worker sends: unweighted class counts packed (:class:`Packed`), other statistics as
     they are; :func:`merge` adds either, :func:`unpack` opens them."""
+    if fn is histogram and weight is None and len(target) < 2**31 and shared[-1] > 0 and (lib := _library()) is not None:
+        return Packed(_c_counts(lib, bins, target, node, *shared)), None, None  # the counts alone, without a float64 histogram
     H, lo, hi = fn(bins, target, weight, node, *shared)
     if weight is not None or lo is not None or fn not in (histogram, root_histogram):
         return H, lo, hi
     return Packed(H[..., :-1].astype(np.int32 if len(target) < 2**31 else np.int64)), None, None
+
+
+def _c_counts(lib: Any, bins: np.ndarray, target: np.ndarray, node: np.ndarray, slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> np.ndarray:
+    """Unweighted class counts ``(slot, feature, bin, class)`` as int32 by the compiled loop: the
+    class channels of :func:`histogram` with weights of 1 (below 2**31 rows: the same numbers)."""
+    bins = np.ascontiguousarray(bins)
+    if bins.dtype not in (np.uint8, np.uint16, np.uint32):
+        bins = bins.astype(np.uint32)
+    node = np.ascontiguousarray(node, dtype=np.int32)
+    slot = np.ascontiguousarray(slot, dtype=np.int64)
+    cls = np.ascontiguousarray(target, dtype=np.int32)
+    n, p = bins.shape
+    C = np.zeros((n_slots, p, n_bins, k), dtype=np.int32)
+    if lib.pt_hist_count(_ptr(bins), bins.dtype.itemsize, n, p, 0, p, _ptr(node), _ptr(slot), len(slot), _ptr(cls), k, n_slots, n_bins, _ptr(C)):
+        raise DataError("a bin, class code or node id is out of range in the histogram source's arrays")
+    return C
 
 
 def move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray, *, compiled: bool | None = None, threads: int = 1) -> np.ndarray:
