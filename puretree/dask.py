@@ -564,7 +564,10 @@ class _WorkerBlocks:
         task's key naming its block's rows (a lost worker's error names the key)."""
         what = fn.__name__.strip("_").replace("_", "-")
         token = uuid.uuid4().hex
-        return [self.client.submit(_in_partition, part, (a, b), fn, *(c[i] for c in columns), *shared, key=f"puretree-{what}-rows-{a}-{b - 1}-{token}", pure=False) for i, (part, (a, b)) in enumerate(zip(self.parts, self.rows))]
+        keys = [f"puretree-{what}-rows-{a}-{b - 1}-{token}" for a, b in self.rows]
+        n = len(self.rows)
+        # one message to the scheduler for all the blocks' tasks (client.map), not one per task
+        return cast("list[Any]", self.client.map(_in_partition, self.parts, self.rows, [fn] * n, *columns, *([v] * n for v in shared), key=keys, pure=False))
 
     def start(self, fn: Callable[..., Any]) -> None:
         self.node = self._each(fn, self.target, self.weights)
