@@ -510,6 +510,7 @@ def _grow(
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
     rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"))
     blocks: hist.Blocks = _worker_blocks(parts, binned, target, weights) or _Blocks(dask, parts, binned, target, weights)
+    del binned, target, weights  # the partitions' blocks, once joined, are released on the workers
     drawn = resolve_max_features(max_features, parts.n_features)
     root = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes, max_features=drawn, feature_key=(int(seed),))
     tree = Tree(root, schema, missing)
@@ -600,12 +601,13 @@ def _worker_blocks(parts: _Parts, *columns: list[Any]) -> _WorkerBlocks | None:
         workers = sorted(client.scheduler_info()["workers"])
     except (ImportError, ValueError):
         return None
-    if not workers:
+    found = [[None if c is None else futures_of(c) for c in column] for column in columns]
+    if not workers or any(f == [] for column in found for f in column):  # persisted by another scheduler: no futures
         return None
     groups = [g.tolist() for g in np.array_split(np.arange(len(parts.rows)), min(len(workers), len(parts.rows)))]
     joined: list[list[Any]] = []
-    for column in columns:
-        futures = [None if c is None else futures_of(c)[0] for c in column]
+    for column in found:
+        futures = [None if f is None else f[0] for f in column]
         joined.append([futures[g[0]] if len(g) == 1 or futures[g[0]] is None else client.submit(_joined, *(futures[i] for i in g), workers=[w], pure=False) for g, w in zip(groups, workers)])
     rows = [(parts.rows[g[0]][0], parts.rows[g[-1]][1]) for g in groups]
     return _WorkerBlocks(client, [g[0] if len(g) == 1 else (g[0], g[-1]) for g in groups], rows, *joined)

@@ -155,6 +155,19 @@ def test_each_level_sums_one_block_per_worker_and_the_client_adds_them(client):
     assert not [k for k in keys if k.startswith("merge")]
 
 
+def test_another_scheduler_chosen_beside_a_client_grows_the_same_tree(client):
+    # dask's own synchronous scheduler chosen while a distributed client exists: the persisted
+    # partitions hold no futures, so each partition stays a block (no per-worker blocks)
+    import dask
+
+    X = np.arange(60.0).reshape(30, 2) % 7
+    y = np.arange(30) % 3
+    Xd, yd = _chunked(X, y, [10, 10, 10])
+    edges = ptdask.bin_edges(Xd)
+    with dask.config.set(scheduler="sync"):
+        assert ptdask.cart(Xd, yd, bins=edges) == puretree.cart(X, y, bins=edges)
+
+
 def test_options_are_checked():
     X, y = _chunked(np.zeros((4, 1)), np.array([0, 1, 0, 1]), [4])
     with pytest.raises(ParameterError, match="not both"):
