@@ -4,10 +4,10 @@ The data (a ``dask.array`` of rows x features, or a ``dask.dataframe``) never co
 machine; only small summaries do. :func:`bin_edges` computes every numeric column's bins in
 one pass (its distinct values, or the merged partitions' quantile sketches); :func:`cart`,
 :func:`id3`, :func:`c45` and :func:`cart_regressor` replace every partition's values by their
-bin numbers once, keep them on the workers, and grow level by level: each partition sums its
-rows into histograms of the open nodes, the sums are added on the workers, and the client
-chooses every node's split from the total, then each partition moves its rows to their
-children. :func:`predict` is the library's own prediction, partition by partition.
+bin numbers once, keep them on the workers (one block of rows per worker with a distributed
+client), and grow level by level: each block sums its rows into histograms of the open nodes,
+the sums are added up, and the client chooses every node's split from the total, then each
+block moves its rows to their children. :func:`predict` is the library's own prediction, partition by partition.
 
 This module is the Dask plumbing: inputs, bin edges, tasks and their errors. What a partition
 computes (its histograms, its rows' moves: C compiled with the package, numpy where it is not)
@@ -47,7 +47,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import difflib
+import functools
 import inspect
+import uuid
 
 import attrs
 import numpy as np
@@ -92,14 +94,16 @@ def _dask() -> tuple[Any, Any, Any]:
     return dask, da, dd
 
 
-def _in_partition(part: int, rows: tuple[int, int], fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` run on a worker; any failure becomes a PuretreeError naming the partition."""
+def _in_partition(part: int | tuple[int, int], rows: tuple[int, int], fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` run on a worker; any failure becomes a PuretreeError naming the partition
+    (or the first and last of the partitions a block joins, ``part`` a pair)."""
+    name = f"partitions {part[0]}..{part[1]}" if isinstance(part, tuple) else f"partition {part}"
     try:
         return fn(*args)
     except PuretreeError as exc:
-        raise type(exc)(f"partition {part} (rows {rows[0]}..{rows[1] - 1}): {exc}") from None
+        raise type(exc)(f"{name} (rows {rows[0]}..{rows[1] - 1}): {exc}") from None
     except Exception as exc:
-        raise DataError(f"partition {part} (rows {rows[0]}..{rows[1] - 1}): {type(exc).__name__}: {exc}") from None
+        raise DataError(f"{name} (rows {rows[0]}..{rows[1] - 1}): {type(exc).__name__}: {exc}") from None
 
 
 def _run(dask: Any, *work: Any, persist: bool = False) -> Any:
@@ -276,18 +280,10 @@ def _bin_block(block: Any, edges: tuple[np.ndarray | None, ...], dtype: Any, mis
     if schema is not None:
         block = encode_features(schema, block)  # as the in-memory data: numbers, category codes, NaN
     _refuse_infinite(block)
-    nan = np.isnan(block)
-    if refuse_missing and nan.any():
-        r, c = np.argwhere(nan)[0]
+    if refuse_missing and np.isnan(block).any():
+        r, c = np.argwhere(np.isnan(block))[0]
         raise DataError(f"row {int(r)} of the partition, column {int(c)}: missing value (missing='error' refuses them; use 'majority')")
-    out = np.empty(block.shape, dtype=dtype)
-    for j, e in enumerate(edges):
-        if e is None:
-            out[:, j] = np.where(nan[:, j], 0, block[:, j]).astype(dtype)
-        else:
-            out[:, j] = np.minimum(np.searchsorted(e, block[:, j], side="left"), len(e) - 1)
-    out[nan] = missing
-    return out
+    return hist.bin_columns(block, edges, dtype, missing)
 
 
 def _class_codes(block: np.ndarray, index: dict[Any, int]) -> np.ndarray:
@@ -513,7 +509,8 @@ def _grow(
     binned = _run(dask, *_tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)), persist=True)
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
     rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"))
-    blocks = _Blocks(dask, parts, binned, target, weights)
+    blocks: hist.Blocks = _worker_blocks(parts, binned, target, weights) or _Blocks(dask, parts, binned, target, weights)
+    del binned, target, weights  # the partitions' blocks, once joined, are released on the workers
     drawn = resolve_max_features(max_features, parts.n_features)
     root = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes, max_features=drawn, feature_key=(int(seed),))
     tree = Tree(root, schema, missing)
@@ -544,6 +541,76 @@ class _Blocks:
 
     def update(self, fn: Callable[..., Any], *shared: Any) -> None:
         self.node = _run(self.dask, *_tasks(self.dask, self.parts, fn, self.binned, self.node, shared=shared), persist=True)
+
+
+@attrs.define
+class _WorkerBlocks:
+    """The partitions as the histogram source's blocks on a distributed client's workers: the
+    binned rows joined into one block per worker (:func:`_worker_blocks`), each block function
+    one task per block submitted as a future (no graph to build per level), the blocks'
+    histograms gathered and added on the client (:func:`puretree.growth.histograms.merge`:
+    integer counts exactly; floats, as always across partitions, in another order than in
+    memory), the rows' nodes kept on the workers as futures."""
+
+    client: Any
+    parts: list[int | tuple[int, int]]  # each block's partition, or its first and last
+    rows: list[tuple[int, int]]
+    binned: list[Any]
+    target: list[Any]
+    weights: list[Any]
+    node: list[Any] = attrs.field(factory=list)
+
+    def _each(self, fn: Callable[..., Any], *columns: Sequence[Any], shared: tuple[Any, ...] = ()) -> list[Any]:
+        """``fn(column_1[i], ..., *shared)`` submitted for every block ``i``: futures, each
+        task's key naming its block's rows (a lost worker's error names the key)."""
+        what = fn.__name__.strip("_").replace("_", "-")
+        token = uuid.uuid4().hex
+        keys = [f"puretree-{what}-rows-{a}-{b - 1}-{token}" for a, b in self.rows]
+        n = len(self.rows)
+        # one message to the scheduler for all the blocks' tasks (client.map), not one per task
+        return cast("list[Any]", self.client.map(_in_partition, self.parts, self.rows, [fn] * n, *columns, *([v] * n for v in shared), key=keys, pure=False))
+
+    def start(self, fn: Callable[..., Any]) -> None:
+        self.node = self._each(fn, self.target, self.weights)
+
+    def total(self, fn: Callable[..., Any], *shared: Any) -> Any:
+        # the workers send packed histograms (non-empty cells, integer counts where exact)
+        futures = self._each(hist.packed, self.binned, self.target, self.weights, self.node, shared=(fn, *shared))
+        try:
+            H, lo, hi = functools.reduce(hist.merge, self.client.gather(futures))
+        except PuretreeError:
+            raise
+        except Exception as exc:
+            raise DataError(f"a Dask task failed: {type(exc).__name__}: {exc}") from exc
+        return hist.unpack(H), lo, hi
+
+    def update(self, fn: Callable[..., Any], *shared: Any) -> None:
+        self.node = self._each(fn, self.binned, self.node, shared=shared)
+
+
+def _worker_blocks(parts: _Parts, *columns: list[Any]) -> _WorkerBlocks | None:
+    """With a distributed client: the persisted partitions' blocks of each column (the binned
+    rows, targets, weights: None for none) joined into one block of consecutive rows per
+    worker, each made on its worker (a worker then sums one block per level, not one per
+    partition, and no histogram goes from worker to worker); None without a client (the
+    blocks then stay the partitions, :class:`_Blocks`)."""
+    try:
+        from distributed import futures_of, get_client
+
+        client = get_client()
+        workers = sorted(client.scheduler_info()["workers"])
+    except (ImportError, ValueError):
+        return None
+    found = [[None if c is None else futures_of(c) for c in column] for column in columns]
+    if not workers or any(f == [] for column in found for f in column):  # persisted by another scheduler: no futures
+        return None
+    groups = [g.tolist() for g in np.array_split(np.arange(len(parts.rows)), min(len(workers), len(parts.rows)))]
+    joined: list[list[Any]] = []
+    for column in found:
+        futures = [None if f is None else f[0] for f in column]
+        joined.append([futures[g[0]] if len(g) == 1 or futures[g[0]] is None else client.submit(_joined, *(futures[i] for i in g), workers=[w], pure=False) for g, w in zip(groups, workers)])
+    rows = [(parts.rows[g[0]][0], parts.rows[g[-1]][1]) for g in groups]
+    return _WorkerBlocks(client, [g[0] if len(g) == 1 else (g[0], g[-1]) for g in groups], rows, *joined)
 
 
 def _categories(dask: Any, parts: _Parts) -> list[list[Any]]:

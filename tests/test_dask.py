@@ -120,19 +120,52 @@ def test_a_missing_value_is_refused_with_missing_error_naming_the_partition(clie
     assert ptdask.cart(Xd, yd) == puretree.cart(X, np.arange(30) % 2, bins=ptdask.bin_edges(Xd))  # missing="majority", as in memory
 
 
-def test_a_failing_task_surfaces_as_a_puretree_error_naming_the_partition(client, monkeypatch):
+@pytest.mark.parametrize(("rows", "named"), [(21, r"partitions 0\.\.1 \(rows 0\.\.20\)"), (12, r"partition 2 \(rows 21\.\.32\)")])
+def test_a_failing_task_surfaces_as_a_puretree_error_naming_the_partition(client, monkeypatch, rows, named):
+    # the two workers' blocks: partitions 0 and 1 joined (21 rows), partition 2 alone (12)
     X = np.arange(66.0).reshape(33, 2)
     Xd, yd = _chunked(X, np.arange(33) % 3, [10, 11, 12])
     real = histograms.move
 
     def broken(bins, node, *rest):
-        if len(node) == 11:  # the second partition's rows: a deterministic fault point
+        if len(node) == rows:  # one block's rows: a deterministic fault point
             raise MemoryError("worker out of memory")
         return real(bins, node, *rest)
 
     monkeypatch.setattr(histograms, "move", broken)
-    with pytest.raises(PuretreeError, match=r"partition 1 \(rows 10\.\.20\): MemoryError: worker out of memory"):
+    with pytest.raises(PuretreeError, match=named + r": MemoryError: worker out of memory"):
         ptdask.cart(Xd, yd)
+
+
+def test_each_level_sums_one_block_per_worker_and_the_client_adds_them(client):
+    # 6 partitions on 2 workers: each level's histograms are summed by 2 tasks (one block of
+    # consecutive rows per worker), never by a task per partition, nor added worker to worker
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(600, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    Xd, yd = _chunked(X, y, [100] * 6)
+    edges = ptdask.bin_edges(Xd, max_bins=16)
+    with distributed.get_task_stream(client) as stream:
+        tree = ptdask.cart(Xd, yd, bins=edges, max_depth=3)
+    keys = [str(t["key"]) for t in stream.data]
+    sums = [k for k in keys if k.startswith("puretree-packed-")]
+    assert tree == puretree.cart(X, y, bins=edges, max_depth=3)
+    assert len(sums) == 2 * 4  # the root and 3 levels below it, 2 blocks each
+    assert {k.split("-rows-")[1].rsplit("-", 1)[0] for k in sums} == {"0-299", "300-599"}
+    assert not [k for k in keys if k.startswith("merge")]
+
+
+def test_another_scheduler_chosen_beside_a_client_grows_the_same_tree(client):
+    # dask's own synchronous scheduler chosen while a distributed client exists: the persisted
+    # partitions hold no futures, so each partition stays a block (no per-worker blocks)
+    import dask
+
+    X = np.arange(60.0).reshape(30, 2) % 7
+    y = np.arange(30) % 3
+    Xd, yd = _chunked(X, y, [10, 10, 10])
+    edges = ptdask.bin_edges(Xd)
+    with dask.config.set(scheduler="sync"):
+        assert ptdask.cart(Xd, yd, bins=edges) == puretree.cart(X, y, bins=edges)
 
 
 def test_options_are_checked():

@@ -91,6 +91,54 @@ def test_compiled_moves_are_numpys(block, threads):
     assert np.array_equal(want, got)
 
 
+@settings(max_examples=150, deadline=None)
+@given(blocks())
+def test_compiled_class_counts_are_the_histograms_class_channels(block):
+    # what a worker sends for unweighted classes (packed int32 counts) counted directly by the
+    # compiled loop: the class channels of numpy's float64 histogram, the same numbers
+    bins, target, _, node, slot, n_slots, n_bins, k = block
+    if k == 0:
+        target = (np.abs(target) * 7).astype(np.int64) % 3
+        k = 3
+    want = hist.histogram(bins, target, None, node, slot, n_slots, n_bins, k, compiled=False)[0][..., :-1]
+    got = hist.packed(bins, target, None, node, hist.histogram, slot, n_slots, n_bins, k)
+    assert isinstance(got[0], hist.Packed) and got[1:] == (None, None)
+    assert got[0].counts.dtype == np.int32 and got[0].counts.shape == want.shape and (got[0].counts == want).all()
+    assert (hist.unpack(got[0]) == hist.histogram(bins, target, None, node, slot, n_slots, n_bins, k, compiled=False)[0]).all()
+
+
+def test_compiled_class_counts_refuse_a_class_out_of_range():
+    with pytest.raises(DataError, match="out of range"):
+        hist.packed(np.zeros((2, 1), dtype=np.uint8), np.array([0, 2], dtype=np.int32), None, np.zeros(2, dtype=np.int32), hist.histogram, np.zeros(1, dtype=np.int64), 1, 2, 2)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 200), st.integers(1, 4), st.sampled_from([1, 2, 3, 17, 255, 256, 300]))
+def test_compiled_binning_is_searchsorted(seed, n, p, m):
+    # the bins of values on, between, below and above the edges, signed zeros, NaN: numpy's
+    # searchsorted (side "left", clipped to the last edge's bin), NaN in the missing bin
+    rng = np.random.default_rng(seed)
+    edges = [np.unique(np.round(rng.normal(size=m) * 10, 1)) for _ in range(p)]
+    edges = [e if len(e) else np.zeros(1) for e in edges]
+    n_bins = max(len(e) for e in edges) + 1
+    dtype = np.uint8 if n_bins <= 256 else np.uint16
+    X = np.round(rng.normal(size=(n, p)) * 12, 1)
+    for j, e in enumerate(edges):
+        on = rng.random(n) < 0.3
+        X[on, j] = rng.choice(np.concatenate((e, [0.0, -0.0, 1e300, -1e300])), size=int(on.sum()))
+    X[rng.random((n, p)) < 0.1] = np.nan
+    want = np.column_stack([np.where(np.isnan(X[:, j]), n_bins - 1, np.minimum(np.searchsorted(e, X[:, j], side="left"), len(e) - 1)) for j, e in enumerate(edges)]).reshape(n, p)
+    got = hist.bin_columns(X, edges, dtype, n_bins - 1, compiled=True)
+    assert got.dtype == dtype and (got == want).all()
+    assert (hist.bin_columns(X, edges, dtype, n_bins - 1, compiled=False) == want).all()
+    assert (hist.bin_columns(np.asfortranarray(X), edges, dtype, n_bins - 1, compiled=True) == want).all()  # not C-ordered: numpy's search
+
+
+def test_binning_past_the_bins_type_is_refused():
+    with pytest.raises(DataError, match="do not fit uint8"):
+        hist.bin_columns(np.zeros((2, 1)), [np.arange(300.0)], np.uint8, 300, compiled=True)
+
+
 def test_an_index_out_of_range_is_refused_not_read():
     bins = np.array([[0], [5]], dtype=np.uint8)  # bin 5 of 3
     with pytest.raises(DataError, match="out of range"):

@@ -552,3 +552,60 @@ PT_EXPORT int64_t pt_hgb_partition(const uint8_t *bins, int64_t n, int64_t p, co
     }
     return m;
 }
+
+/* Column j of the rows [r0, r1) of X (float64, row-major, p columns) binned by its upper edges
+ * e[0..m) (strictly increasing, finite, m >= 1): a value's bin is the first edge at or above it
+ * (numpy's searchsorted, side "left"), the last edge's bin for a value above them all, and
+ * `missing` for NaN; written to column j of out (row-major, p columns, width bytes a bin). A
+ * branchless binary search over the first m - 1 edges: the same bins as searchsorted, clipped. */
+PT_EXPORT int pt_hist_bin(const double *X, int64_t p, int64_t r0, int64_t r1, int64_t j, const double *e, int64_t m, int64_t missing, void *out, int64_t width) {
+    if ((width != 1 && width != 2 && width != 4) || j < 0 || j >= p || m < 1 || r0 < 0 || r0 > r1) return PT_BAD_INPUT;
+    if (missing < m - 1 || (width == 1 && missing > 255) || (width == 2 && missing > 65535)) return PT_BAD_INPUT;
+    for (int64_t r = r0; r < r1; r++) {
+        double v = X[r * p + j];
+        int64_t b;
+        if (isnan(v)) {
+            b = missing;
+        } else {
+            int64_t base = 0, len = m - 1;
+            while (len > 1) {
+                int64_t half = len / 2;
+                base = e[base + half] < v ? base + half : base;
+                len -= half;
+            }
+            b = base + (len == 1 && e[base] < v);
+        }
+        int64_t at = r * p + j;
+        if (width == 1)
+            ((uint8_t *)out)[at] = (uint8_t)b;
+        else if (width == 2)
+            ((uint16_t *)out)[at] = (uint16_t)b;
+        else
+            ((uint32_t *)out)[at] = (uint32_t)b;
+    }
+    return PT_OK;
+}
+
+/* Unweighted class counts: pt_hist_accumulate's class channels for weights of 1, as int32
+ * counts C (slot, feature, bin, class) without the rows channel (their sum), added to C
+ * (zero or a partial count on entry). Integers: the same numbers as the float64 sums below
+ * 2**31 rows, which the caller ensures, without a float64 histogram of (k + 1) / k x the size. */
+PT_EXPORT int pt_hist_count(const void *bins, int64_t width, int64_t n_rows, int64_t p, int64_t f0, int64_t f1, const int32_t *node, const int64_t *slot,
+                            int64_t n_nodes, const int32_t *cls, int64_t k, int64_t n_slots, int64_t n_bins, int32_t *C) {
+    if ((width != 1 && width != 2 && width != 4) || f0 < 0 || f1 > p || f0 > f1 || k < 1 || cls == NULL || n_rows >= INT32_MAX) return PT_BAD_INPUT;
+    int64_t per_slot = p * n_bins * k;
+    for (int64_t r = 0; r < n_rows; r++) {
+        int64_t s = slot_of(node, slot, n_nodes, r);
+        if (s == -1) continue;
+        if (s < -1 || s >= n_slots) return PT_BAD_INPUT;
+        int64_t c = cls[r];
+        if (c < 0 || c >= k) return PT_BAD_INPUT;
+        int32_t *base = C + s * per_slot + c;
+        for (int64_t f = f0; f < f1; f++) {
+            int64_t b = bin_at(bins, width, p, r, f);
+            if (b >= n_bins) return PT_BAD_INPUT;
+            base[(f * n_bins + b) * k] += 1;
+        }
+    }
+    return PT_OK;
+}

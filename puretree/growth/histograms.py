@@ -90,6 +90,7 @@ __all__ = [
     "binned_rows",
     "grow_binned",
     "bin_matrix",
+    "bin_columns",
 ]
 
 
@@ -187,6 +188,10 @@ def _library(*, required: bool = False) -> Any:
         lib.pt_hgb_partition.restype = i64
         lib.pt_hgb_step.argtypes = [p, i64, i64, p, i64, p, p, i64, p, d, d, d, i64, p, i64, i64, p, p, p, p]
         lib.pt_hgb_step.restype = ctypes.c_int
+        lib.pt_hist_bin.argtypes = [p, i64, i64, i64, i64, p, i64, i64, p, i64]
+        lib.pt_hist_bin.restype = ctypes.c_int
+        lib.pt_hist_count.argtypes = [p, i64, i64, i64, i64, i64, p, p, i64, p, i64, i64, i64, p]
+        lib.pt_hist_count.restype = ctypes.c_int
         lib._pt_hist_declared = True
     return lib
 
@@ -285,7 +290,10 @@ def unpack(H: Any) -> np.ndarray:
     c = H.counts
     out = np.empty((*c.shape[:-1], c.shape[-1] + 1))
     out[..., :-1] = c
-    out[..., -1] = c.sum(axis=-1, dtype=np.int64)
+    rows = out[..., -1]
+    np.copyto(rows, c[..., 0])
+    for j in range(1, c.shape[-1]):  # class by class (a sum over a short last axis is slow): integers, exact in float64
+        rows += c[..., j]
     return out
 
 
@@ -293,10 +301,28 @@ def packed(bins: np.ndarray, target: np.ndarray, weight: np.ndarray | None, node
     """``fn(bins, target, weight, node, *shared)`` (:func:`histogram` or :func:`root_histogram`),
     what a worker sends: unweighted class counts packed (:class:`Packed`), other statistics as
     they are; :func:`merge` adds either, :func:`unpack` opens them."""
+    if fn is histogram and weight is None and len(target) < 2**31 and shared[-1] > 0 and (lib := _library()) is not None:
+        return Packed(_c_counts(lib, bins, target, node, *shared)), None, None  # the counts alone, without a float64 histogram
     H, lo, hi = fn(bins, target, weight, node, *shared)
     if weight is not None or lo is not None or fn not in (histogram, root_histogram):
         return H, lo, hi
     return Packed(H[..., :-1].astype(np.int32 if len(target) < 2**31 else np.int64)), None, None
+
+
+def _c_counts(lib: Any, bins: np.ndarray, target: np.ndarray, node: np.ndarray, slot: np.ndarray, n_slots: int, n_bins: int, k: int) -> np.ndarray:
+    """Unweighted class counts ``(slot, feature, bin, class)`` as int32 by the compiled loop: the
+    class channels of :func:`histogram` with weights of 1 (below 2**31 rows: the same numbers)."""
+    bins = np.ascontiguousarray(bins)
+    if bins.dtype not in (np.uint8, np.uint16, np.uint32):
+        bins = bins.astype(np.uint32)
+    node = np.ascontiguousarray(node, dtype=np.int32)
+    slot = np.ascontiguousarray(slot, dtype=np.int64)
+    cls = np.ascontiguousarray(target, dtype=np.int32)
+    n, p = bins.shape
+    C = np.zeros((n_slots, p, n_bins, k), dtype=np.int32)
+    if lib.pt_hist_count(_ptr(bins), bins.dtype.itemsize, n, p, 0, p, _ptr(node), _ptr(slot), len(slot), _ptr(cls), k, n_slots, n_bins, _ptr(C)):
+        raise DataError("a bin, class code or node id is out of range in the histogram source's arrays")
+    return C
 
 
 def move(bins: np.ndarray, node: np.ndarray, feature: np.ndarray, cut: np.ndarray, left: np.ndarray, right: np.ndarray, heavy: np.ndarray, missing: int, table_of: np.ndarray, dest: np.ndarray, *, compiled: bool | None = None, threads: int = 1) -> np.ndarray:
@@ -336,6 +362,35 @@ def _c_move(lib: Any, bins: np.ndarray, node: np.ndarray, feature: np.ndarray, c
     n_bins = dest.shape[1] if dest.ndim == 2 and len(dest) else 0
     args = (_ptr(node), len(feature), _ptr(feature), _ptr(cut), _ptr(left), _ptr(right), _ptr(heavy), missing, _ptr(table_of), _ptr(dest), len(dest), n_bins, _ptr(out))
     _in_threads(lambda a, b: int(lib.pt_hist_move(_ptr(bins), bins.dtype.itemsize, p, a, b, *args)), n, threads)
+    return out
+
+
+def bin_columns(block: np.ndarray, edges: Sequence[np.ndarray | None], dtype: Any, missing: int, *, compiled: bool | None = None) -> np.ndarray:
+    """Each value of ``block`` (rows x features, float64) replaced by its bin: the first of its
+    column's upper ``edges`` at or above it (numpy's ``searchsorted``, side ``"left"``), the
+    last edge's bin above them all; a category's bin is its code (``edges`` None); a missing
+    value (NaN) gets the bin ``missing``, past every feature's. In ``dtype`` (uint8, uint16 or
+    uint32). The compiled loop bins the numeric columns where the library loads (``compiled``
+    as for :func:`histogram`): the same bins, a binary search per value without numpy's
+    temporary arrays.
+
+    >>> bin_columns(np.array([[0.5, 2.0], [2.0, np.nan], [9.0, 0.0]]), [np.array([1.0, 2.0, 3.0]), None], np.uint8, 3).tolist()
+    [[0, 2], [1, 3], [2, 0]]
+    """
+    lib = _library() if compiled is None else _library(required=True) if compiled else None
+    block = np.asarray(block, dtype=np.float64)
+    out = np.empty(block.shape, dtype=dtype)
+    n, p = block.shape
+    for j, e in enumerate(edges):
+        column = block[:, j]
+        if e is None:
+            out[:, j] = np.where(np.isnan(column), missing, np.where(np.isnan(column), 0, column).astype(dtype))
+        elif lib is not None and block.flags.c_contiguous:
+            e = np.ascontiguousarray(e, dtype=np.float64)
+            if lib.pt_hist_bin(_ptr(block), p, 0, n, j, _ptr(e), len(e), missing, _ptr(out), out.dtype.itemsize):
+                raise DataError(f"column {j}: its bins do not fit {out.dtype} or its edges are empty")
+        else:
+            out[:, j] = np.where(np.isnan(column), missing, np.minimum(np.searchsorted(e, column, side="left"), len(e) - 1))
     return out
 
 
