@@ -49,7 +49,7 @@ from .limits import check_tree_size
 from . import kernels
 from .sorted import Sorted, gini_rank, segmented_cumsum
 
-__all__ = ["Bounded", "applies", "children_bounds"]
+__all__ = ["Bounded", "applies", "children_bounds", "monotone_ok"]
 
 
 def applies(ds: Dataset, cfg: Any, kinds: tuple[str, ...], missing: str) -> bool:
@@ -94,17 +94,19 @@ def children_bounds(lower: np.ndarray, upper: np.ndarray, direction: np.ndarray,
     return lo, up
 
 
-def _monotone_ok(direction: np.ndarray, lower: np.ndarray, upper: np.ndarray, left: np.ndarray, parent: np.ndarray, task: Any, *, remainder: bool, right: np.ndarray | None = None) -> np.ndarray:
+def monotone_ok(direction: np.ndarray, lower: np.ndarray, upper: np.ndarray, left: np.ndarray, parent: np.ndarray, task: Any, *, remainder: bool, right: np.ndarray | None = None) -> np.ndarray:
     """:func:`puretree.splits.monotone_ok` for candidates with their own bounds: ``direction``
     (c,) per feature, ``lower``, ``upper`` broadcast against the candidates' left sides ``left``
     (c, ..., k) in nodes ``parent`` (broadcast to it); the right side is ``parent - left``
     (``remainder``: :meth:`~puretree.tasks.Task.remainder`, as threshold_splits passes it), or
     ``right`` where given.
-    Only the constrained features' rows are computed."""
+    Only the constrained features' rows are computed. The histogram source
+    (:mod:`puretree.growth.histograms`) passes its candidates as rows, each with its own bounds."""
     ok = np.ones(left.shape[:-1], dtype=bool)
     rows = np.flatnonzero(direction)
     if not rows.size:
         return ok
+    lower, upper = np.broadcast_to(lower, ok.shape)[rows], np.broadcast_to(upper, ok.shape)[rows]
     lf = left[rows]
     par = np.broadcast_to(parent, left.shape)[rows]
     vl = monotone_value(lf, task)
@@ -365,10 +367,10 @@ class Bounded(Sorted):
                 else:
                     ok_l, ok_a, left_l = np.zeros(ok_r.shape, dtype=bool), np.zeros(nm.shape, dtype=bool), left
                 if self.monotonic is not None:
-                    ok_r &= _monotone_ok(direction, lower, upper, left, parent, task, remainder=False)
+                    ok_r &= monotone_ok(direction, lower, upper, left, parent, task, remainder=False)
                     if missing_here:
-                        ok_l &= _monotone_ok(direction, lower, upper, left_l, parent, task, remainder=False)
-                        ok_a &= _monotone_ok(direction, self.lower, self.upper, alone, parent_a, task, remainder=False, right=absent)
+                        ok_l &= monotone_ok(direction, lower, upper, left_l, parent, task, remainder=False)
+                        ok_a &= monotone_ok(direction, self.lower, self.upper, alone, parent_a, task, remainder=False, right=absent)
                 if self._gini:
                     ok_r, ok_l, ok_a = _screened(ok_r, ok_l, ok_a, parent, left, left_l, parent_a, alone, starts, lens, total) if missing_here else (_screened(ok_r, None, None, parent, left, None, None, None, starts, lens, total)[0], ok_l, ok_a)
                 with np.errstate(invalid="ignore", divide="ignore"):
@@ -382,7 +384,7 @@ class Bounded(Sorted):
                 if msl > 1:
                     ok_r = ok_r & (n_left >= msl) & (nk - n_left >= msl)
                 if self.monotonic is not None:
-                    ok_r = ok_r & _monotone_ok(direction, lower, upper, left, parent, task, remainder=True)
+                    ok_r = ok_r & monotone_ok(direction, lower, upper, left, parent, task, remainder=True)
                 s_l = np.full(ok_r.shape, -np.inf)
                 s_a = np.full((c, N), -np.inf)
                 if self._gini:  # the known share scales a (node, feature)'s candidates alike: screened unscaled
