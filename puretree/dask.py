@@ -547,7 +547,7 @@ def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, mi
     if missing == "surrogate":
         raise ParameterError("missing='surrogate' (rpart's surrogate splits) needs each node's rows to rank the other features' splits, which the workers' histograms do not hold; grow it in memory (puretree.cart); puretree.dask takes 'majority', 'learn' and 'error'")
     if missing == "distribute" and not c45:
-        raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask.cart takes 'majority', 'learn' and 'error' (puretree.dask.c45 distributes)")
+        raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask.cart takes 'majority', 'learn' and 'error' (not yet 'distribute'; puretree.dask.c45 distributes)")
     if splitter != "best":
         raise ParameterError(f"splitter={splitter!r} draws each threshold between a node's smallest and largest raw values, which the workers' bins do not keep; grow it in memory (puretree.cart without bins=)")
     if min_weight_fraction_leaf > 0:
@@ -634,9 +634,12 @@ def cart(X: Any, y: Any, **options: Unpack[DaskOptions]) -> Tree:
     function, called on the client; default Gini, the variance decrease for regression);
     ``task``; ``sample_weight`` (a dask array or Series, one non-negative weight per row; a row
     of weight 0 is no row);
-    ``missing`` (``"majority"``, the default, or ``"error"``); ``max_depth``,
-    ``min_samples_split``, ``min_samples_leaf``, ``min_gain``, ``feature_names``, as for
-    :func:`puretree.cart`; ``max_features`` and ``seed`` (each node splits on its own draw of
+    ``missing`` (``"majority"``, the default, ``"learn"``: each threshold learns its missing
+    rows' side, or ``"error"``); ``max_depth``, ``min_samples_split``, ``min_samples_leaf``,
+    ``min_gain``, ``feature_names``, ``monotonic_cst``, ``min_impurity_decrease``,
+    ``max_leaf_nodes``, as for :func:`puretree.cart` with ``bins=`` (``min_weight_fraction_leaf``,
+    ``splitter="random"`` and ``missing="surrogate"`` are refused: docs/scale-out.md tables which
+    options run on Dask); ``max_features`` and ``seed`` (each node splits on its own draw of
     the features, the in-memory fit's draw); ``histogram_bytes`` (default
     :data:`HISTOGRAM_BYTES`) bounds one batch of the frontier's histograms. With the same edges the tree is
     the one ``puretree.cart(X, y, bins=edges, ...)`` grows in memory.

@@ -682,7 +682,8 @@ def branches(kind: str, test: Any, h: np.ndarray, rules: Rules, spread: bool = F
     """A split's branch for every bin of its feature's histogram ``h`` (bin, channel), the
     missing bin included, and its children's statistics and rows. Threshold: bins up to
     ``test`` go left (0); subset: the categories ``test`` go left; multiway: a branch per
-    category. The missing values go to the heaviest branch by the known weight, the first on
+    category (``missing="learn"``: a threshold's ``test`` is ``(bin, side)``, its missing values
+    go to ``side``). The missing values go to the heaviest branch by the known weight, the first on
     a tie (the engine's ``missing="majority"``), or (``spread``: C4.5's ``"distribute"``) down
     every branch with its ``share`` of the known weight, returned too. Each branch sums its own
     bins, so a class absent from a branch is exactly 0 there."""
