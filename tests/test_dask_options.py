@@ -109,6 +109,16 @@ def test_the_learned_side_sends_missing_values_where_the_in_memory_tree_sends_th
     assert (ptdask.predict(tree, _dask(3, X)[0]).compute() == puretree.cart(X, y, bins=edges, missing="learn").predict(X)).all()
 
 
+def test_a_dask_tree_with_learned_sides_saves_and_generates_code(client):
+    from puretree.codegen import verify
+
+    X, y, _, w, edges = _data(seed=5)
+    tree = _compare(X, y, w, edges, 3, False, missing="learn", monotonic_cst=[1, 0, 0], max_depth=5)
+    assert puretree.from_json(puretree.to_json(tree)) == tree
+    for target in ("python", "c"):
+        assert verify(tree, X, target).ok
+
+
 def test_monotonic_constraints_hold_on_the_dask_tree(client):
     X, _, target, w, edges = _data(nan=False)
     tree = _compare(X, target, w, edges, 8, True, monotonic_cst=[1, 0, 0])

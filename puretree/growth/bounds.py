@@ -49,7 +49,7 @@ from .limits import check_tree_size
 from . import kernels
 from .sorted import Sorted, gini_rank, segmented_cumsum
 
-__all__ = ["Bounded", "applies", "children_bounds", "monotone_ok"]
+__all__ = ["Bounded", "applies", "children_bounds", "monotone_ok", "learned_ok", "learned_side"]
 
 
 def applies(ds: Dataset, cfg: Any, kinds: tuple[str, ...], missing: str) -> bool:
@@ -118,6 +118,34 @@ def monotone_ok(direction: np.ndarray, lower: np.ndarray, upper: np.ndarray, lef
     with np.errstate(invalid="ignore"):
         ok[rows] = (vl >= lower) & (vr >= lower) & (vl <= upper) & (vr <= upper) & ((vl - vr) * d <= 0)
     return ok
+
+
+def learned_ok(n_left: Any, n: Any, n_known: Any, n_missing: Any, min_samples_leaf: float) -> tuple[Any, Any, Any]:
+    """``missing="learn"``: which candidates ``min_samples_leaf`` lets a node take, by rows:
+    a cut of ``n_left`` known rows left with the missing rows right, the same cut with them
+    left, and (per feature: ``n_known`` known rows, ``n_missing`` missing, ``n`` in all) the
+    missing rows alone right. The sorted source (:class:`Bounded`) and the histogram source
+    (:func:`puretree.growth.histograms.learned_thresholds`) both ask this.
+
+    >>> [a.tolist() for a in learned_ok(np.array([1, 2]), 6, 4, 2, 2)]
+    [[False, True], [True, True], True]
+    """
+    msl = min_samples_leaf
+    right = (n_left >= msl) & (n - n_left >= msl)
+    left = (n_missing > 0) & (n_left + n_missing >= msl) & (n_known - n_left >= msl)
+    alone = (n_missing > 0) & (n_known > 0) & (n_known >= msl) & (n_missing >= msl)
+    return right, left, np.asarray(alone)
+
+
+def learned_side(has_missing: Any, use_left: Any, rows_left: Any, rows_right: Any) -> Any:
+    """``missing="learn"``: the side (0 left, 1 right) a split sends missing values: the side
+    learned where its feature had missing rows at the node (``use_left``: the cut was taken
+    with them left), else the child of more rows (a tie: right), as the recursive builder learns it.
+
+    >>> learned_side(np.array([True, False, False]), np.array([True, False, False]), np.array([1, 3, 2]), np.array([5, 2, 2])).tolist()
+    [0, 0, 1]
+    """
+    return np.where(has_missing, np.where(use_left, 0, 1), np.where(rows_left > rows_right, 0, 1))
 
 
 def _first_at_least(s: np.ndarray, bar: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
@@ -355,14 +383,15 @@ class Bounded(Sorted):
                 nmiss = n - nk
                 parent = np.broadcast_to(counts[at], left.shape)
                 absent = counts[None] - known_sum  # (c, N, k): the missing rows' statistics
-                ok_r = valid & (n_left >= msl) & (n - n_left >= msl)
+                right_ok, left_ok, _ = learned_ok(n_left, n, nk, nmiss, msl)
+                ok_r = valid & right_ok
                 nm = lens[None, :] - n_known
                 missing_here = bool(nm.any())  # else only the missing rows right: no other variant to score
                 alone = counts[None] - absent
                 parent_a = np.broadcast_to(counts, alone.shape)
                 if missing_here:
-                    ok_l = valid & (nmiss > 0) & (n_left + nmiss >= msl) & (nk - n_left >= msl)
-                    ok_a = (nm > 0) & (n_known > 0) & (n_known >= msl) & (nm >= msl)  # (c, N)
+                    ok_l = valid & left_ok
+                    ok_a = learned_ok(0, lens[None, :], n_known, nm, msl)[2]  # (c, N)
                     left_l = left + absent[:, at]
                 else:
                     ok_l, ok_a, left_l = np.zeros(ok_r.shape, dtype=bool), np.zeros(nm.shape, dtype=bool), left
@@ -413,9 +442,8 @@ class Bounded(Sorted):
             fa[:, start : start + c] = V[fi, p].T
             fb[:, start : start + c] = np.where(use_a, np.inf, V[fi, p + 1]).T
             # the side: learned where the feature has missing rows here, else the child with more rows (a tie: right)
-            has_missing = n_known < lens[None, :]
-            more_left = (p - starts[None, :] + 1) > lens[None, :] - (p - starts[None, :] + 1)
-            fside[:, start : start + c] = np.where(has_missing, np.where(use_l, 0, 1), np.where(more_left, 0, 1)).T
+            rows_left = p - starts[None, :] + 1
+            fside[:, start : start + c] = learned_side(n_known < lens[None, :], use_l, rows_left, lens[None, :] - rows_left).T
 
 
 def _tuples(stats: np.ndarray) -> list[tuple[float, ...]]:

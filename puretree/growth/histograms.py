@@ -57,7 +57,7 @@ from .choose import (
 )
 from .c45_cuts import sorted_options
 from .assemble import trusted_threshold
-from .bounds import children_bounds, monotone_ok
+from .bounds import children_bounds, learned_ok, learned_side, monotone_ok
 from .level import Decision
 from .level import grow as grow_frontier
 
@@ -549,11 +549,12 @@ def learned_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds:
     n_left = C[ni, fj, bb, -1]
     miss, nk, n_all = n_miss[ni, fj], n_known[ni, fj], rows[ni]
     parent = total[ni]
-    s_r = scored(parent, left, (n_left >= msl) & (n_all - n_left >= msl), fj, ni)
-    s_l = scored(parent, left + absent[ni, fj], (miss > 0) & (n_left + miss >= msl) & (nk - n_left >= msl), fj, ni)
+    ok_r, ok_l, _ = learned_ok(n_left, n_all, nk, miss, msl)  # the rules of Bounded's scan
+    s_r = scored(parent, left, ok_r, fj, ni)
+    s_l = scored(parent, left + absent[ni, fj], ok_l, fj, ni)
     gi, gj = (a.reshape(-1) for a in np.meshgrid(np.arange(n), np.arange(p), indexing="ij"))
     alone = C[:, :, -1, :-1].reshape(n * p, -1)  # each feature's known rows left, its missing rows right
-    ok_a = ((n_miss > 0) & (n_known > 0) & (n_known >= msl) & (n_miss >= msl)).reshape(-1)
+    ok_a = np.broadcast_to(learned_ok(0, rows[:, None], n_known, n_miss, msl)[2], n_miss.shape).reshape(-1)
     s_a = scored(total[gi], alone, ok_a, gj, gi, right=absent.reshape(n * p, -1))
     group = ni * p + fj
     best = s_a.copy()
@@ -574,8 +575,7 @@ def learned_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds:
         fs = np.where(found, np.where(use_r, s_r[at], np.where(use_l, s_l[at], s_a)), -np.inf).reshape(n, p)
     fb = np.where(use_r | use_l, bb[at] if len(ni) else 0, nb - 1).reshape(n, p)
     left_rows = n_left[at] if len(ni) else np.zeros(n * p)
-    more_left = left_rows > rows[gi] - left_rows
-    side = np.where(n_miss.reshape(-1) > 0, np.where(use_l, 0, 1), np.where(more_left, 0, 1)).reshape(n, p)
+    side = learned_side(n_miss.reshape(-1) > 0, use_l, left_rows, rows[gi] - left_rows).reshape(n, p)
     return fs, fb.astype(np.int64), side.astype(np.int64)
 
 
