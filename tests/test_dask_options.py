@@ -101,6 +101,13 @@ def test_an_option_grows_the_in_memory_binned_tree(client, name, parts):
             assert isinstance(grown.root, Split)  # the option was used on a tree that splits
 
 
+def test_id3_takes_the_options_too(client):
+    X, y, _, w, edges = _data(seed=7)
+    Xd, yd = _dask(3, X, y)
+    for options in (dict(missing="learn"), dict(monotonic_cst=[1, -1, 0]), dict(missing="learn", monotonic_cst=[0, 0, 1])):
+        assert ptdask.id3(Xd, yd, bins=edges, **options) == puretree.id3(X, y, bins=edges, **options)
+
+
 def test_the_learned_side_sends_missing_values_where_the_in_memory_tree_sends_them(client):
     X, y, _, _, edges = _data(seed=3)
     tree = _compare(X, y, None, edges, 3, False, missing="learn")
