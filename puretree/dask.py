@@ -545,7 +545,7 @@ def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, mi
     """The options that have no meaning on Dask, or not yet, each refused in one line saying
     why and what to use (docs/scale-out.md tabulates them)."""
     if missing == "surrogate":
-        raise ParameterError("missing='surrogate' (rpart's surrogate splits) needs each node's rows to rank the other features' splits, which the workers' histograms do not hold; grow it in memory (puretree.cart); puretree.dask takes 'majority', 'learn' and 'error'")
+        raise ParameterError("missing='surrogate' (rpart's surrogate splits) needs each node's rows to rank the other features' splits, which the workers' histograms do not hold; grow it in memory (puretree.cart: the in-memory reference builder only grows it); puretree.dask takes 'majority', 'learn' and 'error'")
     if missing == "distribute" and not c45:
         raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask.cart takes 'majority', 'learn' and 'error' (not yet 'distribute'; puretree.dask.c45 distributes)")
     if splitter != "best":

@@ -206,7 +206,7 @@ def _small(y=(0, 1, 0, 1)):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (dict(missing="surrogate"), r"missing='surrogate' .* histograms do not hold; grow it in memory \(puretree.cart\)"),
+        (dict(missing="surrogate"), r"missing='surrogate' .* histograms do not hold; grow it in memory \(puretree.cart"),
         (dict(missing="distribute"), r"missing='distribute' .* puretree.dask.cart takes 'majority', 'learn' and 'error'"),
         (dict(splitter="random"), r"splitter='random' .* bins do not keep; grow it in memory"),
         (dict(min_weight_fraction_leaf=0.1), r"min_weight_fraction_leaf .* reference builder only .*; use min_samples_leaf"),
