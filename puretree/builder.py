@@ -123,6 +123,8 @@ __all__ = [
     "attribute_scores",
     "data_thresholds",
     "visited_regression_tree",
+    "monotonic_directions",
+    "sized_tree",
 ]
 
 
@@ -809,6 +811,21 @@ def _sized_after(root: Node, cfg: Settings, task: Task) -> Node:
     level-wise engine (:func:`puretree.growth.level.best_first`): each split's improvement is its
     score over its children's statistics times its share of the training weight, as
     :func:`~puretree.splits.improvement` finds it while growing."""
+    return sized_tree(root, cfg.score, task, total_weight=cfg.total_weight, min_impurity_decrease=cfg.min_impurity_decrease, max_leaf_nodes=cfg.max_leaf_nodes)
+
+
+def sized_tree(root: Node, score: Any, task: Task, *, total_weight: float, min_impurity_decrease: float = 0.0, max_leaf_nodes: int | None = None) -> Node:
+    """The best-first tree (``max_leaf_nodes``) or the tree of splits whose improvement reaches
+    ``min_impurity_decrease``, read off ``root``, the full tree grown with ``score`` (each
+    split's improvement: its score times its share of ``total_weight``, the training weight).
+    :func:`grow` reads the level-wise engines' trees with it, :mod:`puretree.dask` its own.
+
+    >>> from puretree.criteria import SCORES
+    >>> from puretree.tasks import CLASSIFICATION
+    >>> full = cart([[1.0], [2.0], [3.0], [4.0]], [0, 1, 0, 0]).root   # three leaves
+    >>> [type(kid).__name__ for kid in sized_tree(full, SCORES["gini"], CLASSIFICATION, total_weight=4.0, max_leaf_nodes=2).children]
+    ['Leaf', 'Leaf']
+    """
 
     # Every split's improvement in one call of the score per number of branches (a call per
     # node costs more than the kernel's whole fit on large trees).
@@ -820,15 +837,15 @@ def _sized_after(root: Node, cfg: Settings, task: Task) -> Node:
     for splits in by_branches.values():
         parents = np.array([s.counts for s in splits], dtype=np.float64)
         children = np.array([[kid.counts for kid in s.children] for s in splits], dtype=np.float64)
-        scores = np.broadcast_to(np.asarray(cfg.score(parents, children), dtype=np.float64), (len(splits),))
-        for s, g in zip(splits, (task.weight(parents) / cfg.total_weight * scores).tolist()):
+        scores = np.broadcast_to(np.asarray(score(parents, children), dtype=np.float64), (len(splits),))
+        for s, g in zip(splits, (task.weight(parents) / total_weight * scores).tolist()):
             gains[id(s)] = g
 
     def gain(node: Split) -> float | None:
         g = gains[id(node)]
-        return None if cfg.min_impurity_decrease > 0 and g + _EPSILON < cfg.min_impurity_decrease else g
+        return None if min_impurity_decrease > 0 and g + _EPSILON < min_impurity_decrease else g
 
-    return best_first(root, gain, max_leaf_nodes=cfg.max_leaf_nodes)
+    return best_first(root, gain, max_leaf_nodes=max_leaf_nodes)
 
 
 def _sizes(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, min_impurity_decrease: Any, max_leaf_nodes: Any, splitter: Any, seed_key: tuple[int, ...]) -> tuple[Settings, str]:
@@ -918,12 +935,24 @@ def _monotonic_constraints(monotonic_cst: Any, ds: Dataset) -> np.ndarray | None
     ...
     puretree.errors.ParameterError: monotonic_cst for feature 'x0' must be -1, 0 or 1, got 2
     """
+    return monotonic_directions(monotonic_cst, ds.schema)
+
+
+def monotonic_directions(monotonic_cst: Any, schema: Any) -> np.ndarray | None:
+    """``monotonic_cst`` checked against the data's ``schema`` (a :class:`~puretree.nodes.Schema`),
+    the directions the engines hold (flipped for two classes), as :func:`grow` checks it; None:
+    no constraint. :mod:`puretree.dask` checks it with this too.
+
+    >>> from puretree.nodes import Feature, Schema
+    >>> monotonic_directions([1], Schema((Feature("a"),), ("n", "y"))).tolist()
+    [-1]
+    """
     if monotonic_cst is None:
         return None
     if isinstance(monotonic_cst, (str, bytes)) or not isinstance(monotonic_cst, Iterable):
         raise ParameterError(f"monotonic_cst must be a sequence of -1, 0 or 1, one per feature, got {monotonic_cst!r}")
     given = list(monotonic_cst)
-    features = ds.schema.features
+    features = schema.features
     if len(given) != len(features):
         raise ParameterError(f"monotonic_cst has {len(given)} entries but the data has {len(features)} features")
     out = np.zeros(len(given), dtype=np.int64)
@@ -933,9 +962,9 @@ def _monotonic_constraints(monotonic_cst: Any, ds: Dataset) -> np.ndarray | None
         if v != 0 and not f.is_numeric:
             raise ParameterError(f"monotonic_cst for feature {f.name!r}: a monotonic constraint needs a numeric feature, and {f.name!r} is categorical")
         out[j] = int(v)
-    if not ds.schema.is_regression:
-        if len(ds.schema.classes) > 2:
-            raise ParameterError(f"monotonic_cst needs a regression or a two-class target, as scikit-learn's; this target has {len(ds.schema.classes)} classes")
+    if not schema.is_regression:
+        if len(schema.classes) > 2:
+            raise ParameterError(f"monotonic_cst needs a regression or a two-class target, as scikit-learn's; this target has {len(schema.classes)} classes")
         out = -out  # held on the first class's share: the opposite direction
     return out
 

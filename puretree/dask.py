@@ -54,11 +54,11 @@ import uuid
 import attrs
 import numpy as np
 
-from .builder import ByTask, check_options
+from .builder import ByTask, check_options, monotonic_directions, sized_tree
 from .boosted import Boosted
 from .c45 import collapse_unhelpful
 from .dask_boosting import boost
-from .criteria import SCORES, ImpurityDecrease, resolve_score, score_task
+from .criteria import SCORES, AbsoluteErrorDecrease, ImpurityDecrease, PoissonDecrease, resolve_score, score_task
 from .data import as_dataset, category_key, encode_features, is_missing, labels_array
 from .growth.engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
@@ -402,6 +402,11 @@ class DaskRegressorOptions(TypedDict, total=False):
     min_gain: float | None
     feature_names: Sequence[str] | None
     histogram_bytes: int
+    monotonic_cst: Sequence[int] | None
+    min_impurity_decrease: float
+    max_leaf_nodes: int | None
+    min_weight_fraction_leaf: float
+    splitter: str
 
 
 class DaskC45Options(DaskRegressorOptions, total=False):
@@ -457,18 +462,19 @@ def _grow(
     histogram_bytes: int = HISTOGRAM_BYTES,
     max_features: Any = None,
     seed: int = 0,
+    monotonic_cst: Sequence[int] | None = None,
+    min_impurity_decrease: float = 0.0,
+    max_leaf_nodes: int | None = None,
+    min_weight_fraction_leaf: float = 0.0,
+    splitter: str = "best",
 ) -> Tree:
     """The tree grown from ``X`` and ``y`` on the workers, without gathering the data, with
     :func:`cart`'s options: categorical features split by subsets, or with one branch per
     category (``multiway``, :func:`id3`); ``c45``: C4.5's choice (:func:`c45`)."""
     dask, _, _ = _dask()
-    opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins, missing=missing)
-    if missing == "learn":
-        raise ParameterError("missing='learn' (a side learned per split) is grown in memory only (puretree.cart, with or without bins=); puretree.dask supports 'majority' and 'error'")
-    if missing == "surrogate":
-        raise ParameterError("missing='surrogate' (rpart's surrogate splits) is grown by the in-memory reference builder only; puretree.dask supports 'majority' and 'error'")
-    if missing == "distribute" and not c45:
-        raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask supports 'majority' and 'error' (not yet 'distribute')")
+    opts = check_options(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf, min_gain=min_gain, max_bins=max_bins, missing=missing, min_impurity_decrease=min_impurity_decrease, max_leaf_nodes=max_leaf_nodes, min_weight_fraction_leaf=min_weight_fraction_leaf, splitter=splitter)
+    sized = opts["min_impurity_decrease"] > 0 or opts["max_leaf_nodes"] is not None
+    _refuse_options(c45=c45, missing=missing, monotonic=monotonic_cst is not None, sized=sized, min_weight_fraction_leaf=opts["min_weight_fraction_leaf"], splitter=splitter)
     if task not in ("classification", "regression"):
         raise ParameterError(f"task must be 'classification' or 'regression', got {task!r}")
     if bins is not None and max_bins is not None:
@@ -483,6 +489,8 @@ def _grow(
     if c45 and regression:
         raise ParameterError("puretree.dask.c45 grows classification trees; C4.5 on numeric targets is not yet supported on Dask (use puretree.dask.cart_regressor)")
     chosen = _task_score(score, REGRESSION if regression else CLASSIFICATION)
+    if isinstance(chosen, AbsoluteErrorDecrease):
+        raise ParameterError("criterion 'absolute_error' is not grown on Dask: its leaves predict the rows' weighted medians, which the workers' histograms (sums) do not hold; use 'squared_error' ('variance') or 'poisson' on Dask, or puretree.cart_regressor in memory")
     by_ratio, impurity = c45_criterion(chosen) if c45 else (False, None)
     parts = _inputs(X, y, sample_weight)
     if not parts.rows or parts.rows[-1][1] == 0:  # else the labels' schema would hold no class
@@ -497,25 +505,68 @@ def _grow(
         schema = _schema(np.zeros(0), parts, names, task, categories)
         target = _run(dask, *_tasks(dask, parts, _check_targets, parts.y), persist=True)
         k = 0
+        if isinstance(chosen, PoissonDecrease):  # scikit-learn's refusals, as in memory
+            total = sum(_run(dask, _tasks(dask, parts, _poisson_sum, target, weights))[0])
+            if not total > 0:
+                raise DataError(f"criterion 'poisson' needs targets with a positive sum; they sum to {total!r}")
     else:
         labels = _run(dask, _tasks(dask, parts, _labels, parts.y))[0]  # one pass for the labels
         schema = _schema(np.unique(np.concatenate(labels)), parts, names, task, categories)
         k = len(schema.classes)
         target = _run(dask, *_tasks(dask, parts, _class_codes, parts.y, shared=({c: i for i, c in enumerate(schema.classes)},)), persist=True)
+    monotonic = monotonic_directions(monotonic_cst, schema)
+    if parts.categorical and (monotonic is not None or missing == "learn"):  # as the in-memory binned fit: numeric features only
+        raise ParameterError(f"{'monotonic_cst' if monotonic is not None else 'missing=learn'} grows threshold splits on numeric features, and {schema.features[parts.categorical[0]].name!r} is categorical (as puretree.cart with bins= refuses it)")
     edges = _bin_edges(parts, opts["max_bins"] or 255) if bins is None else check_bins(bins, schema)
     n_categories = tuple(len(f.categories) if not f.is_numeric else 0 for f in schema.features)
     n_bins = max(len(e) if e is not None else c for e, c in zip(edges, n_categories)) + 1  # the last bin: missing values
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
     binned = _run(dask, *_tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)), persist=True)
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
-    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"))
+    if sized and any(_run(dask, _tasks(dask, parts, _has_missing, binned, shared=(n_bins - 1,)))[0]):
+        raise ParameterError("max_leaf_nodes or min_impurity_decrease on data with missing values: a split's score is then not its children's, which they are read from; puretree.cart refuses it with bins= too (grow in memory without bins, or fill the missing values)")
+    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"), monotonic=monotonic, learn=missing == "learn")
     blocks: hist.Blocks = _worker_blocks(parts, binned, target, weights) or _Blocks(dask, parts, binned, target, weights)
     del binned, target, weights  # the partitions' blocks, once joined, are released on the workers
     drawn = resolve_max_features(max_features, parts.n_features)
     root = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes, max_features=drawn, feature_key=(int(seed),))
-    tree = Tree(root, schema, missing)
+    if sized:  # read off the full tree, as the in-memory level-wise engines read theirs
+        task_ = REGRESSION if regression else CLASSIFICATION
+        root = sized_tree(root, chosen, task_, total_weight=float(task_.weight(np.asarray(root.stats))), min_impurity_decrease=opts["min_impurity_decrease"], max_leaf_nodes=opts["max_leaf_nodes"])
+    tree = Tree(root, schema, "majority" if missing == "learn" else missing)  # a learned side is each threshold's own
     impurity = getattr(chosen, "impurity", None)
     return attrs.evolve(tree, criterion=getattr(impurity, "__name__", None))
+
+
+def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, min_weight_fraction_leaf: float, splitter: str) -> None:
+    """The options that have no meaning on Dask, or not yet, each refused in one line saying
+    why and what to use (docs/scale-out.md tabulates them)."""
+    if missing == "surrogate":
+        raise ParameterError("missing='surrogate' (rpart's surrogate splits) needs each node's rows to rank the other features' splits, which the workers' histograms do not hold; grow it in memory (puretree.cart: the in-memory reference builder only grows it); puretree.dask takes 'majority', 'learn' and 'error'")
+    if missing == "distribute" and not c45:
+        raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask.cart takes 'majority', 'learn' and 'error' (not yet 'distribute'; puretree.dask.c45 distributes)")
+    if splitter != "best":
+        raise ParameterError(f"splitter={splitter!r} draws each threshold between a node's smallest and largest raw values, which the workers' bins do not keep; grow it in memory (puretree.cart without bins=)")
+    if min_weight_fraction_leaf > 0:
+        raise ParameterError("min_weight_fraction_leaf is grown by the in-memory reference builder only (puretree.cart without bins=), not by the binned engines that puretree.dask matches; use min_samples_leaf")
+    if c45 and (missing == "learn" or monotonic or sized):
+        raise ParameterError("puretree.dask.c45 grows J48's tree, which takes no monotonic_cst, missing='learn', max_leaf_nodes or min_impurity_decrease; use puretree.dask.cart")
+    if sized and (monotonic or missing == "learn"):
+        raise ParameterError("max_leaf_nodes or min_impurity_decrease with monotonic_cst or missing='learn' is grown by the in-memory reference builder only (puretree.cart without bins=); on Dask use one or the other")
+
+
+def _has_missing(binned: np.ndarray, missing: int) -> bool:
+    """Whether a partition holds a missing value (its bin ``missing``)."""
+    return bool((binned == missing).any())
+
+
+def _poisson_sum(target: np.ndarray, weight: np.ndarray | None) -> float:
+    """``criterion="poisson"``: a partition's targets' sum (over its rows of positive weight,
+    as in memory, which leaves weight-0 rows out); a negative target refused, named by its row."""
+    negative = np.flatnonzero(target < 0)
+    if len(negative):
+        raise DataError(f"criterion 'poisson' needs non-negative targets: row {int(negative[0])} of the partition has y = {float(target[negative[0]])!r}")
+    return float(target.sum() if weight is None else target[weight > 0].sum())
 
 
 @attrs.define
@@ -650,9 +701,12 @@ def cart(X: Any, y: Any, **options: Unpack[DaskOptions]) -> Tree:
     function, called on the client; default Gini, the variance decrease for regression);
     ``task``; ``sample_weight`` (a dask array or Series, one non-negative weight per row; a row
     of weight 0 is no row);
-    ``missing`` (``"majority"``, the default, or ``"error"``); ``max_depth``,
-    ``min_samples_split``, ``min_samples_leaf``, ``min_gain``, ``feature_names``, as for
-    :func:`puretree.cart`; ``max_features`` and ``seed`` (each node splits on its own draw of
+    ``missing`` (``"majority"``, the default, ``"learn"``: each threshold learns its missing
+    rows' side, or ``"error"``); ``max_depth``, ``min_samples_split``, ``min_samples_leaf``,
+    ``min_gain``, ``feature_names``, ``monotonic_cst``, ``min_impurity_decrease``,
+    ``max_leaf_nodes``, as for :func:`puretree.cart` with ``bins=`` (``min_weight_fraction_leaf``,
+    ``splitter="random"`` and ``missing="surrogate"`` are refused: docs/scale-out.md tables which
+    options run on Dask); ``max_features`` and ``seed`` (each node splits on its own draw of
     the features, the in-memory fit's draw); ``histogram_bytes`` (default
     :data:`HISTOGRAM_BYTES`) bounds one batch of the frontier's histograms. With the same edges the tree is
     the one ``puretree.cart(X, y, bins=edges, ...)`` grows in memory.

@@ -176,8 +176,8 @@ def test_options_are_checked():
         ptdask.cart(np.zeros((4, 1)), y)
     with pytest.raises(ParameterError, match="max_depth"):
         ptdask.cart(X, y, max_depth=-1)
-    with pytest.raises(ParameterError, match=r"missing='learn' .* in memory only \(puretree.cart, with or without bins=\)"):
-        ptdask.cart(X, y, missing="learn")
+    with pytest.raises(ParameterError, match=r"missing='surrogate' .* grow it in memory \(puretree.cart"):
+        ptdask.cart(X, y, missing="surrogate")
     with pytest.raises(ParameterError, match="'variance' is for numeric targets"):
         ptdask.cart(X, y, score="variance")
     with pytest.raises(ParameterError, match="not both"):

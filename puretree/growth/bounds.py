@@ -49,7 +49,7 @@ from .limits import check_tree_size
 from . import kernels
 from .sorted import Sorted, gini_rank, segmented_cumsum
 
-__all__ = ["Bounded", "applies", "children_bounds"]
+__all__ = ["Bounded", "applies", "children_bounds", "monotone_ok", "learned_ok", "learned_side"]
 
 
 def applies(ds: Dataset, cfg: Any, kinds: tuple[str, ...], missing: str) -> bool:
@@ -94,17 +94,19 @@ def children_bounds(lower: np.ndarray, upper: np.ndarray, direction: np.ndarray,
     return lo, up
 
 
-def _monotone_ok(direction: np.ndarray, lower: np.ndarray, upper: np.ndarray, left: np.ndarray, parent: np.ndarray, task: Any, *, remainder: bool, right: np.ndarray | None = None) -> np.ndarray:
+def monotone_ok(direction: np.ndarray, lower: np.ndarray, upper: np.ndarray, left: np.ndarray, parent: np.ndarray, task: Any, *, remainder: bool, right: np.ndarray | None = None) -> np.ndarray:
     """:func:`puretree.splits.monotone_ok` for candidates with their own bounds: ``direction``
     (c,) per feature, ``lower``, ``upper`` broadcast against the candidates' left sides ``left``
     (c, ..., k) in nodes ``parent`` (broadcast to it); the right side is ``parent - left``
     (``remainder``: :meth:`~puretree.tasks.Task.remainder`, as threshold_splits passes it), or
     ``right`` where given.
-    Only the constrained features' rows are computed."""
+    Only the constrained features' rows are computed. The histogram source
+    (:mod:`puretree.growth.histograms`) passes its candidates as rows, each with its own bounds."""
     ok = np.ones(left.shape[:-1], dtype=bool)
     rows = np.flatnonzero(direction)
     if not rows.size:
         return ok
+    lower, upper = np.broadcast_to(lower, ok.shape)[rows], np.broadcast_to(upper, ok.shape)[rows]
     lf = left[rows]
     par = np.broadcast_to(parent, left.shape)[rows]
     vl = monotone_value(lf, task)
@@ -116,6 +118,34 @@ def _monotone_ok(direction: np.ndarray, lower: np.ndarray, upper: np.ndarray, le
     with np.errstate(invalid="ignore"):
         ok[rows] = (vl >= lower) & (vr >= lower) & (vl <= upper) & (vr <= upper) & ((vl - vr) * d <= 0)
     return ok
+
+
+def learned_ok(n_left: Any, n: Any, n_known: Any, n_missing: Any, min_samples_leaf: float) -> tuple[Any, Any, Any]:
+    """``missing="learn"``: which candidates ``min_samples_leaf`` lets a node take, by rows:
+    a cut of ``n_left`` known rows left with the missing rows right, the same cut with them
+    left, and (per feature: ``n_known`` known rows, ``n_missing`` missing, ``n`` in all) the
+    missing rows alone right. The sorted source (:class:`Bounded`) and the histogram source
+    (:func:`puretree.growth.histograms.learned_thresholds`) both ask this.
+
+    >>> [a.tolist() for a in learned_ok(np.array([1, 2]), 6, 4, 2, 2)]
+    [[False, True], [True, True], True]
+    """
+    msl = min_samples_leaf
+    right = (n_left >= msl) & (n - n_left >= msl)
+    left = (n_missing > 0) & (n_left + n_missing >= msl) & (n_known - n_left >= msl)
+    alone = (n_missing > 0) & (n_known > 0) & (n_known >= msl) & (n_missing >= msl)
+    return right, left, np.asarray(alone)
+
+
+def learned_side(has_missing: Any, use_left: Any, rows_left: Any, rows_right: Any) -> Any:
+    """``missing="learn"``: the side (0 left, 1 right) a split sends missing values: the side
+    learned where its feature had missing rows at the node (``use_left``: the cut was taken
+    with them left), else the child of more rows (a tie: right), as the recursive builder learns it.
+
+    >>> learned_side(np.array([True, False, False]), np.array([True, False, False]), np.array([1, 3, 2]), np.array([5, 2, 2])).tolist()
+    [0, 0, 1]
+    """
+    return np.where(has_missing, np.where(use_left, 0, 1), np.where(rows_left > rows_right, 0, 1))
 
 
 def _first_at_least(s: np.ndarray, bar: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
@@ -353,22 +383,23 @@ class Bounded(Sorted):
                 nmiss = n - nk
                 parent = np.broadcast_to(counts[at], left.shape)
                 absent = counts[None] - known_sum  # (c, N, k): the missing rows' statistics
-                ok_r = valid & (n_left >= msl) & (n - n_left >= msl)
+                right_ok, left_ok, _ = learned_ok(n_left, n, nk, nmiss, msl)
+                ok_r = valid & right_ok
                 nm = lens[None, :] - n_known
                 missing_here = bool(nm.any())  # else only the missing rows right: no other variant to score
                 alone = counts[None] - absent
                 parent_a = np.broadcast_to(counts, alone.shape)
                 if missing_here:
-                    ok_l = valid & (nmiss > 0) & (n_left + nmiss >= msl) & (nk - n_left >= msl)
-                    ok_a = (nm > 0) & (n_known > 0) & (n_known >= msl) & (nm >= msl)  # (c, N)
+                    ok_l = valid & left_ok
+                    ok_a = learned_ok(0, lens[None, :], n_known, nm, msl)[2]  # (c, N)
                     left_l = left + absent[:, at]
                 else:
                     ok_l, ok_a, left_l = np.zeros(ok_r.shape, dtype=bool), np.zeros(nm.shape, dtype=bool), left
                 if self.monotonic is not None:
-                    ok_r &= _monotone_ok(direction, lower, upper, left, parent, task, remainder=False)
+                    ok_r &= monotone_ok(direction, lower, upper, left, parent, task, remainder=False)
                     if missing_here:
-                        ok_l &= _monotone_ok(direction, lower, upper, left_l, parent, task, remainder=False)
-                        ok_a &= _monotone_ok(direction, self.lower, self.upper, alone, parent_a, task, remainder=False, right=absent)
+                        ok_l &= monotone_ok(direction, lower, upper, left_l, parent, task, remainder=False)
+                        ok_a &= monotone_ok(direction, self.lower, self.upper, alone, parent_a, task, remainder=False, right=absent)
                 if self._gini:
                     ok_r, ok_l, ok_a = _screened(ok_r, ok_l, ok_a, parent, left, left_l, parent_a, alone, starts, lens, total) if missing_here else (_screened(ok_r, None, None, parent, left, None, None, None, starts, lens, total)[0], ok_l, ok_a)
                 with np.errstate(invalid="ignore", divide="ignore"):
@@ -382,7 +413,7 @@ class Bounded(Sorted):
                 if msl > 1:
                     ok_r = ok_r & (n_left >= msl) & (nk - n_left >= msl)
                 if self.monotonic is not None:
-                    ok_r = ok_r & _monotone_ok(direction, lower, upper, left, parent, task, remainder=True)
+                    ok_r = ok_r & monotone_ok(direction, lower, upper, left, parent, task, remainder=True)
                 s_l = np.full(ok_r.shape, -np.inf)
                 s_a = np.full((c, N), -np.inf)
                 if self._gini:  # the known share scales a (node, feature)'s candidates alike: screened unscaled
@@ -411,9 +442,8 @@ class Bounded(Sorted):
             fa[:, start : start + c] = V[fi, p].T
             fb[:, start : start + c] = np.where(use_a, np.inf, V[fi, p + 1]).T
             # the side: learned where the feature has missing rows here, else the child with more rows (a tie: right)
-            has_missing = n_known < lens[None, :]
-            more_left = (p - starts[None, :] + 1) > lens[None, :] - (p - starts[None, :] + 1)
-            fside[:, start : start + c] = np.where(has_missing, np.where(use_l, 0, 1), np.where(more_left, 0, 1)).T
+            rows_left = p - starts[None, :] + 1
+            fside[:, start : start + c] = learned_side(n_known < lens[None, :], use_l, rows_left, lens[None, :] - rows_left).T
 
 
 def _tuples(stats: np.ndarray) -> list[tuple[float, ...]]:

@@ -35,7 +35,7 @@ import numpy as np
 from . import kernels
 from ..errors import DataError, ParameterError
 from ..nodes import TESTS, Node
-from ..splits import tie_first
+from ..splits import monotone_clipped_rows, tie_first
 from ..tasks import CLASSIFICATION, REGRESSION
 from .choose import (
     J48_EPSILON,
@@ -51,10 +51,13 @@ from .choose import (
     first_tied_in_groups,
     known_share,
     many_valued,
+    tolerance,
     multiway_scores,
     weight_of,
 )
 from .c45_cuts import sorted_options
+from .assemble import trusted_threshold
+from .bounds import children_bounds, learned_ok, learned_side, monotone_ok
 from .level import Decision
 from .level import grow as grow_frontier
 
@@ -77,6 +80,7 @@ __all__ = [
     "C45Rules",
     "choose",
     "best_thresholds",
+    "learned_thresholds",
     "c45_choose",
     "branches",
     "threshold_children",
@@ -449,15 +453,23 @@ class Rules:
     integral: bool = False
     #: The compiled loops (None: where the library loads, as :func:`histogram` chooses).
     compiled: bool | None = None
+    #: ``monotonic_cst`` per feature as the in-memory engine holds it (-1, 0, +1 on the value
+    #: :func:`puretree.splits.monotone_value` reads; None: no constraint), grown as
+    #: :class:`puretree.growth.bounds.Bounded` grows it: bounds passed down, candidates kept within.
+    monotonic: np.ndarray | None = None
+    #: ``missing="learn"``: each threshold learns its missing rows' side (:func:`learned_thresholds`).
+    learn: bool = False
 
 
-def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, allowed: np.ndarray | None = None) -> list[tuple[str, int, Any, float] | None]:
+def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, allowed: np.ndarray | None = None, bounds: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[str, int, Any, float] | None]:
     """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
     values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
     feature, left categories, score)``, ``("multiway", feature, feature, score)`` or None.
     ``parents``: the nodes' statistics and rows; ``usable``: the categorical features each
     node may split on (not used by a multiway split above it); ``allowed`` (nodes, features):
-    the features each node may split on (``max_features``; None: all).
+    the features each node may split on (``max_features``; None: all); ``bounds``: the nodes'
+    lower and upper bounds (``rules.monotonic``). With ``rules.learn`` a threshold's test is
+    ``(bin, side)``: the side its missing rows take (bin ``n_bins - 1``: the missing rows alone right).
 
     As the in-memory engine chooses, with the same chooser (:mod:`puretree.growth.choose`):
     the best threshold of the numeric features, the best subset (cart) or multiway split (id3)
@@ -472,7 +484,8 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
     scores, feats = np.full((n, 2), -np.inf), np.zeros((n, 2), dtype=np.int64)
     tests: list[list[Any]] = [[None] * n, [None] * n]
     numeric = np.flatnonzero(~rules.categorical)
-    fs, fb = best_thresholds(H[:, ~rules.categorical] if categorical else H, parents, rules)  # numeric features alone: no copy
+    Hn = H[:, ~rules.categorical] if categorical else H  # numeric features alone: no copy
+    fs, fb, fside = learned_thresholds(Hn, parents, rules, bounds) if rules.learn else (*best_thresholds(Hn, parents, rules, bounds), None)
     if allowed is not None:
         fs[~allowed[:, numeric]] = -np.inf
         usable = [u & a for u, a in zip(usable, allowed)]
@@ -483,6 +496,9 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
         scores[r, 0], feats[r, 0] = fs[r, at], numeric[at]
         for i, b in zip(r.tolist(), fb[r, at].tolist()):
             tests[0][i] = b
+        if fside is not None:  # missing="learn": the side goes with the cut
+            for i, b, side in zip(r.tolist(), fb[r, at].tolist(), fside[r, at].tolist()):
+                tests[0][i] = (b, side)
     if categorical and rules.multiway:
         ms = np.full((n, len(categorical)), -np.inf)
         among = np.array(usable, dtype=bool).reshape(n, -1)
@@ -505,7 +521,7 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
     return [(kinds[c], int(feats[i, c]), tests[c][i], float(scores[i, c])) if split[i] else None for i, c in enumerate(choice.tolist())]
 
 
-def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each node's best threshold of each numeric feature from their histograms ``H``: the
     scores (node, feature; -inf: none) and the cuts' bins.
 
@@ -513,7 +529,9 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[n
     the cut. Scores as the engine's (:func:`puretree.growth.choose.binary_scores`), on the
     known rows of the feature when the node has a missing value in any numeric feature, then
     scaled by their share of the node's weight; NaN as -inf; the first (lowest) cut within
-    tolerance of a feature's best.
+    tolerance of a feature's best. ``rules.monotonic``: a candidate whose (known) children's
+    values leave the node's ``bounds`` or go against the direction is not taken, as
+    :class:`puretree.growth.bounds.Bounded` judges it (:func:`puretree.growth.bounds.monotone_ok`).
     """
     n, p, _, _ = H.shape
     incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))  # a missing value in the node, any numeric feature
@@ -526,6 +544,9 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[n
         parent = np.where(incomplete[ni, None], known_sum, total[ni])
         names = rules.names[~rules.categorical][fj]
         s = binary_scores(rules.score, parent, left, names, regression=rules.regression, variance=rules.variance)
+        if rules.monotonic is not None and bounds is not None:
+            ok = monotone_ok(rules.monotonic[~rules.categorical][fj], bounds[0][ni], bounds[1][ni], left, parent, _task(rules), remainder=True)
+            s = np.where(ok, s, -np.inf)
         if incomplete.any():
             s = known_share(s, weight_of(parent, rules.regression), weight_of(total, rules.regression)[ni], incomplete[ni])
         s = np.where(np.isnan(s), -np.inf, s)
@@ -533,6 +554,84 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules) -> tuple[n
         fs[ni[pick], fj[pick]] = s[pick]
         fb[ni[pick], fj[pick]] = bb[pick]
     return fs, fb
+
+
+def _task(rules: Rules) -> Any:
+    return REGRESSION if rules.regression else CLASSIFICATION
+
+
+def learned_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`best_thresholds` for ``missing="learn"``, as :class:`puretree.growth.bounds.Bounded`
+    scores it on the sorted binned rows: every cut between non-empty known bins with the
+    missing rows right, then left, and the missing rows alone right (bin ``n_bins - 1``), each on
+    all the node's rows (no known share); the rows bounds of ``min_samples_leaf`` on each side,
+    ``rules.monotonic`` within ``bounds``. Per feature the first candidate within tolerance of
+    its best, the missing-right ones first, then missing-left, then alone. Also the side each
+    takes: learned where the feature has missing rows at the node (0 left), else the child of
+    more rows (a tie: right). Scores (node, feature; -inf: none), cuts' bins, sides.
+
+    >>> from puretree.criteria import SCORES
+    >>> H = np.zeros((1, 1, 4, 3))
+    >>> H[0, 0, :, :2] = [[2, 0], [0, 2], [0, 0], [0, 2]]  # bins 0, 1 known; bin 3 missing
+    >>> H[..., 2] = H[..., :2].sum(axis=-1)
+    >>> rules = Rules(SCORES["gini"], np.array(["x"]), None, 2, 1, None, False, False, np.zeros(1, dtype=bool), False, (0,), learn=True)
+    >>> fs, fb, side = learned_thresholds(H, np.array([[2.0, 4.0, 6.0]]), rules)
+    >>> fb.tolist(), side.tolist()      # the cut after bin 0, the missing rows right
+    ([[0]], [[1]])
+    """
+    n, p, nb, _ = H.shape
+    task, msl = _task(rules), float(rules.min_samples_leaf)
+    total, rows = parents[:, :-1], parents[:, -1]
+    lib = _library() if rules.compiled is None else _library(required=True) if rules.compiled else None
+    ni, fj, bb, left, known_sum = _c_cut_sums(lib, H, 0.0, parents) if lib is not None else _cut_sums(H, 0.0)
+    C = np.cumsum(H[:, :, :-1], axis=2)
+    absent, n_miss = H[:, :, -1, :-1], H[:, :, -1, -1]  # (n, p, k), (n, p): the missing rows
+    n_known = rows[:, None] - n_miss
+    direction = None if rules.monotonic is None else rules.monotonic[~rules.categorical]
+    names = rules.names[~rules.categorical]
+    lower, upper = bounds if bounds is not None else (np.full(n, -np.inf), np.full(n, np.inf))
+
+    def scored(par: np.ndarray, lf: np.ndarray, ok: np.ndarray, f: np.ndarray, at: np.ndarray, right: np.ndarray | None = None) -> np.ndarray:
+        if direction is not None:
+            ok = ok & monotone_ok(direction[f], lower[at], upper[at], lf, par, task, remainder=False, right=right)
+        out = np.full(len(ok), -np.inf)
+        if ok.any():
+            with np.errstate(invalid="ignore", divide="ignore"):
+                got = binary_scores(rules.score, par[ok], lf[ok], names[f[ok]], regression=rules.regression, variance=rules.variance)
+            out[ok] = np.where(np.isnan(got), -np.inf, got)
+        return out
+
+    n_left = C[ni, fj, bb, -1]
+    miss, nk, n_all = n_miss[ni, fj], n_known[ni, fj], rows[ni]
+    parent = total[ni]
+    ok_r, ok_l, _ = learned_ok(n_left, n_all, nk, miss, msl)  # the rules of Bounded's scan
+    s_r = scored(parent, left, ok_r, fj, ni)
+    s_l = scored(parent, left + absent[ni, fj], ok_l, fj, ni)
+    gi, gj = (a.reshape(-1) for a in np.meshgrid(np.arange(n), np.arange(p), indexing="ij"))
+    alone = C[:, :, -1, :-1].reshape(n * p, -1)  # each feature's known rows left, its missing rows right
+    ok_a = np.broadcast_to(learned_ok(0, rows[:, None], n_known, n_miss, msl)[2], n_miss.shape).reshape(-1)
+    s_a = scored(total[gi], alone, ok_a, gj, gi, right=absent.reshape(n * p, -1))
+    group = ni * p + fj
+    best = s_a.copy()
+    np.maximum.at(best, group, np.maximum(s_r, s_l))
+    bar = best - tolerance(best)
+    first = []
+    for s in (s_r, s_l):  # each group's first candidate reaching its bar (len(s): none)
+        pos = np.full(n * p, len(s))
+        hit = np.flatnonzero(s >= bar[group])
+        np.minimum.at(pos, group[hit], hit)
+        first.append(pos)
+    found = np.isfinite(best)
+    use_r = found & (first[0] < len(s_r))
+    use_l = found & ~use_r & (first[1] < len(s_l))
+    at = np.minimum(np.where(use_r, first[0], first[1]), max(len(ni) - 1, 0))
+    fs = np.where(found, best, -np.inf).reshape(n, p)
+    if len(ni):
+        fs = np.where(found, np.where(use_r, s_r[at], np.where(use_l, s_l[at], s_a)), -np.inf).reshape(n, p)
+    fb = np.where(use_r | use_l, bb[at] if len(ni) else 0, nb - 1).reshape(n, p)
+    left_rows = n_left[at] if len(ni) else np.zeros(n * p)
+    side = learned_side(n_miss.reshape(-1) > 0, use_l, left_rows, rows[gi] - left_rows).reshape(n, p)
+    return fs, fb.astype(np.int64), side.astype(np.int64)
 
 
 def _c_cut_sums(lib: Any, H: np.ndarray, min_samples_leaf: float, parents: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -638,12 +737,15 @@ def branches(kind: str, test: Any, h: np.ndarray, rules: Rules, spread: bool = F
     """A split's branch for every bin of its feature's histogram ``h`` (bin, channel), the
     missing bin included, and its children's statistics and rows. Threshold: bins up to
     ``test`` go left (0); subset: the categories ``test`` go left; multiway: a branch per
-    category. The missing values go to the heaviest branch by the known weight, the first on
+    category (``missing="learn"``: a threshold's ``test`` is ``(bin, side)``, its missing values
+    go to ``side``). The missing values go to the heaviest branch by the known weight, the first on
     a tie (the engine's ``missing="majority"``), or (``spread``: C4.5's ``"distribute"``) down
     every branch with its ``share`` of the known weight, returned too. Each branch sums its own
     bins, so a class absent from a branch is exactly 0 there."""
     bins = np.arange(len(h) - 1)
+    side = None
     if kind == "threshold":
+        test, side = test if isinstance(test, tuple) else (test, None)  # missing="learn": (bin, side)
         branch, nb = (bins > test).astype(np.int64), 2
     elif kind == "subset":
         branch, nb = np.where(np.isin(bins, test), 0, 1), 2
@@ -654,7 +756,7 @@ def branches(kind: str, test: Any, h: np.ndarray, rules: Rules, spread: bool = F
     for b in range(nb):
         children[b] = h[:-1][branch == b].sum(axis=0)
     known = weight_of(children[:, :-1], rules.regression)
-    heavy = int(np.argmax(known))
+    heavy = int(np.argmax(known)) if side is None else side
     share = np.zeros(nb)
     if h[-1, -1] > 0 and spread:  # C4.5's "distribute": every branch its share of the known weight
         share = known / known.sum()
@@ -735,6 +837,7 @@ class Histograms:
         self.counts = [root]  # each frontier node's statistics, then its rows
         self.usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
         self.open = np.arange(1)  # the frontier's nodes still open: their places (the rows' node ids)
+        self.lower, self.upper = np.full(1, -np.inf), np.full(1, np.inf)  # monotonic: each frontier node's bounds
         self._next: Any = None  # what split() decided, for advance()
         # Subtraction (exact for integer counts): a split node's class counts are kept (at most
         # keep_bytes of them) and its heaviest open child's histogram is the parent's less its
@@ -748,8 +851,13 @@ class Histograms:
     def rows(self) -> int:
         return int(round(sum(float(self.counts[i][-1]) for i in self.open.tolist())))
 
-    def stats(self) -> list[np.ndarray]:
-        return [self.counts[i][:-1] for i in self.open.tolist()]
+    def stats(self) -> Any:
+        """The open nodes' statistics; with ``monotonic`` each clipped to its node's bounds (as
+        :meth:`puretree.growth.bounds.Bounded.stats`)."""
+        out = [self.counts[i][:-1] for i in self.open.tolist()]
+        if self.rules.monotonic is None or not out:
+            return out
+        return monotone_clipped_rows(np.stack(out), self.lower[self.open], self.upper[self.open], _task(self.rules))
 
     def closed(self, depths: np.ndarray) -> np.ndarray:
         return np.array([is_leaf(self.counts[i], d, self.rules) for i, d in zip(self.open.tolist(), depths.tolist())], dtype=bool)
@@ -770,8 +878,9 @@ class Histograms:
         def decide(some: list[int], H: np.ndarray, lo: Any, hi: Any) -> None:
             parents = np.stack([self.counts[i] for i in some])
             usable = [self.usable[i] for i in some]
-            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[[place[i] for i in some]])
-            fast = rules.integral and not self.spread  # integer thresholds' children, all at once
+            bounds = (self.lower[some], self.upper[some]) if rules.monotonic is not None else None
+            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[[place[i] for i in some]], bounds)
+            fast = rules.integral and not self.spread and not rules.learn  # integer thresholds' children, all at once
             cuts = [(s, f) for s, f in enumerate(chosen_splits) if f is not None and f[0] == "threshold"] if fast else []
             if cuts:
                 kids, heavy = threshold_children(H, np.array([s for s, _ in cuts]), np.array([f[1] for _, f in cuts]), np.array([f[2] for _, f in cuts]))
@@ -811,6 +920,7 @@ class Histograms:
         kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
         next_counts: list[np.ndarray] = []
         next_usable: list[np.ndarray] = []
+        next_bounds: list[tuple[float, float]] = []
         next_family: dict[int, tuple[int, list[int]]] = {}
         out: list[Decision | None] = []
         for i in open_:
@@ -819,8 +929,13 @@ class Histograms:
                 continue
             kind, j, test, branch_of_bin, kids_stats, share = splits[i]
             ids = []
-            for st in kids_stats:
+            kid_bounds = [(self.lower[i], self.upper[i])] * len(kids_stats)
+            if rules.monotonic is not None and kind == "threshold":  # the children's bounds, as Bounded passes them down
+                lo, up = children_bounds(self.lower[i : i + 1], self.upper[i : i + 1], rules.monotonic[j : j + 1], kids_stats[None, :, :-1], _task(rules))
+                kid_bounds = list(zip(lo[0].tolist(), up[0].tolist()))
+            for st, bound in zip(kids_stats, kid_bounds):
                 if st[-1] > 0:
+                    next_bounds.append(bound)
                     ids.append(len(next_counts))
                     next_counts.append(st)
                     next_usable.append(self.usable[i] if kind != "multiway" else np.where(np.arange(len(self.usable[i])) == j, False, self.usable[i]))
@@ -831,8 +946,10 @@ class Histograms:
                 family = [b for b in ids if b >= 0]
                 next_family.update({b: (i, family) for b in family})
             if kind == "threshold":
-                feature[i], cut[i], heavy[i], left[i], right[i] = j, test, branch_of_bin[-1], ids[0], ids[1]
-                test = TESTS[kind](float(cast("np.ndarray", edges[j])[test]))  # the cut: an edge
+                at, side = test if isinstance(test, tuple) else (test, None)  # missing="learn": (bin, side)
+                feature[i], cut[i], heavy[i], left[i], right[i] = j, at, branch_of_bin[-1], ids[0], ids[1]
+                value = np.inf if at == n_bins - 1 else float(cast("np.ndarray", edges[j])[at])  # the cut: an edge (the missing bin: the missing rows alone right)
+                test = TESTS[kind](value) if side is None else trusted_threshold(value, side)
             else:
                 feature[i], table_of[i] = j, len(tables)
                 tables.append(np.array(ids, dtype=np.int32)[branch_of_bin])
@@ -844,6 +961,7 @@ class Histograms:
         else:
             self._next = (move, (feature, cut, left, right, heavy, n_bins - 1, table_of, dest), next_counts, next_usable)
         self.kept, self.family = kept, next_family
+        self._bounds = np.array(next_bounds).reshape(-1, 2).T
         return out
 
     def _plan(self, place: dict[int, int]) -> tuple[list[int], dict[int, int]]:
@@ -867,6 +985,7 @@ class Histograms:
         """Every block's rows moved to the next frontier's nodes."""
         fn, shared, self.counts, self.usable = self._next
         self._next = None
+        self.lower, self.upper = self._bounds
         self.blocks.update(fn, *shared)
         self.open = np.arange(len(self.counts))
 
