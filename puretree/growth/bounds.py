@@ -183,6 +183,7 @@ class Bounded(Sorted):
         )  # fmt: skip
         if grown is None:
             return None
+        kernels._FITS[0] += 1  # a compiled fit (its call lets go of the GIL): an ensemble grows its members in threads
         feature, threshold, side, first, stats, lower, upper = grown
         if self.monotonic is not None:  # every node's value within its bounds, as the loop clips each frontier's
             stats = monotone_clipped_rows(stats, lower, upper, ctx.task)
