@@ -168,16 +168,20 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     elif bins is not None:
         binned = lambda column, j: edge_bins(column, bins[j])  # noqa: E731
     if monotonic is not None or learn:  # on the sorted rows, binned or not
+        if binned is None and progress is None:  # a small fit: every level in one compiled call, the same tree
+            whole = bounds.grow_whole(ds, cfg, monotonic=monotonic, learn=learn, compiled=kernel)
+            if whole is not None:
+                return whole
         source: Any = Bounded(ds, cfg, kinds, binned=binned, monotonic=monotonic, learn=learn, compiled=kernel)
-        whole = None if progress is not None else source.grow_whole(ds.X, max_features=getattr(cfg, "max_features", None))
-        if whole is not None:  # a small fit: every level in one compiled call, the same tree
+        whole = None if progress is not None or binned is None else source.grow_whole(ds.X, max_features=getattr(cfg, "max_features", None))
+        if whole is not None:
             return whole
         return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
     if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
         return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress)
     if binned is None and progress is None and _whole(ds, cfg, kinds, kernel):
         # a small fit in one compiled call: the frontier loop's levels in C, the same tree
-        whole = Bounded(ds, cfg, kinds, monotonic=None, learn=False, compiled=kernel).grow_whole(ds.X)
+        whole = bounds.grow_whole(ds, cfg, monotonic=None, learn=False, compiled=kernel)
         if whole is not None:
             return whole
     source = Sorted(ds, cfg, kinds, binned=binned, compiled=kernel)
