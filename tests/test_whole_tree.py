@@ -1,7 +1,7 @@
 """A small cart fit without options grown whole in one compiled call (issue 24: the frontier loop's
 Python, a few hundred microseconds a level, made the deep and small fits slower than the old
 monolithic kernel): :func:`puretree.growth.engine.build` hands it to
-:meth:`puretree.growth.bounds.Bounded.grow_whole` (neither constraints nor a learned side), whose
+:func:`puretree.growth.bounds.grow_whole` (neither constraints nor a learned side), whose
 tree is the level-wise loop's and the recursive builder's."""
 
 import numpy as np

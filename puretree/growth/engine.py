@@ -16,7 +16,7 @@ and moves its presorted orders with :mod:`puretree.growth.kernels` (C, compiled 
 package); numpy answers everything else. ``grow(..., engine="numpy")`` (or
 ``PURETREE_ENGINE=numpy``), or a package built without a C compiler, keeps everything in numpy,
 and ``engine="c"`` insists on the kernel. A small such fit, or one of squared error on targets,
-grows whole in one compiled call (:meth:`puretree.growth.bounds.Bounded.grow_whole`: the frontier
+grows whole in one compiled call (:func:`puretree.growth.bounds.grow_whole`: the frontier
 loop's levels in C, the same tree), where a level's Python would cost more than its scan.
 
 >>> from puretree.datasets import load_playtennis
@@ -190,7 +190,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
 
 def _whole(ds: Dataset, cfg: Any, kinds: tuple[str, ...], kernel: str) -> bool:
     """Whether a fit without options grows whole in one compiled call
-    (:meth:`puretree.growth.bounds.Bounded.grow_whole`, with neither constraints nor a learned
+    (:func:`puretree.growth.bounds.grow_whole`, with neither constraints nor a learned
     side: the same tree as the sorted source's frontier loop), checked before any sort: a small fit
     (:data:`~puretree.growth.kernels.WHOLE_TREE_MAX_WORK`) that :class:`~puretree.growth.bounds.Bounded`
     grows (:func:`puretree.growth.bounds.applies`), every feature drawn, no missing value, the
