@@ -49,6 +49,15 @@ from test_engine import same_tree
 
 NUMERIC_ONLY = {"kinds": (NUMERIC,)}
 
+
+@pytest.fixture(autouse=True, scope="module")
+def level_by_level():
+    """This file's fits scan level by level (the kernel's scan_level and partition_level): a small
+    fit would otherwise grow whole in one compiled call, which tests/test_whole_tree.py checks."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(kernels, "WHOLE_TREE_MAX_WORK", 0)
+        yield
+
 options = st.fixed_dictionaries(
     {},
     optional={
@@ -270,7 +279,9 @@ FITS = textwrap.dedent(
             y = rng.integers(0, k, size=n)
             w = rng.random(n) + 0.1
             with mock.patch.object(kernels, "scan_level", wraps=kernels.scan_level) as spy, mock.patch.object(kernels, "PARALLEL_MIN_WORK", 0):
-                assert cart(X, y) == cart(X, y, engine="reference")
+                assert cart(X, y) == cart(X, y, engine="reference")  # small: grown whole in one compiled call
+                with mock.patch.object(kernels, "WHOLE_TREE_MAX_WORK", 0):  # and level by level
+                    assert cart(X, y) == cart(X, y, engine="reference")
                 assert cart(X, y, max_depth=2, min_samples_leaf=2) == cart(X, y, max_depth=2, min_samples_leaf=2, engine="reference")
                 weighted = cart(X, y, sample_weight=w)
                 drawn = {"max_features": max(1, q // 2), "seed": (1, n)}

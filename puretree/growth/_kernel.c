@@ -771,17 +771,25 @@ static void bounded_pass(const bounded_t *S, int64_t f, bscratch_t *B) {
             bounded_node(S, i, f, len, B);
             continue;
         }
+        if (!S->inst) { /* classes: the running sums kept where they are read, after the last of a run of
+                         * equal values (a candidate, or the last known value): k numbers a distinct value, not a row */
+            double *run = B->right; /* free until bounded_node */
+            for (int64_t p = 0; p < len; p++) B->v[p] = x[S->row[seg[p]]];
+            for (int64_t j = 0; j < k; j++) run[j] = 0.0;
+            for (int64_t p = 0; p < len; p++) {
+                int32_t e = seg[p];
+                run[S->cls[e]] += S->w ? S->w[e] : 1.0;
+                if (p + 1 == len || !(B->v[p + 1] <= B->v[p])) memcpy(B->cum + p * k, run, sizeof(double) * (size_t)k);
+            }
+            bounded_node(S, i, f, len, B);
+            continue;
+        }
         for (int64_t p = 0; p < len; p++) {
             int32_t e = seg[p];
             double *c = B->cum + p * k;
+            const double *st = S->inst + (int64_t)e * k; /* the first instance's own statistics, then each added in turn */
             B->v[p] = x[S->row[e]];
-            if (S->inst) { /* the first instance's own statistics, then each added in turn */
-                const double *st = S->inst + (int64_t)e * k;
-                for (int64_t j = 0; j < k; j++) c[j] = p ? c[j - k] + st[j] : st[j];
-            } else {
-                for (int64_t j = 0; j < k; j++) c[j] = p ? c[j - k] : 0.0;
-                c[S->cls[e]] += S->w ? S->w[e] : 1.0;
-            }
+            for (int64_t j = 0; j < k; j++) c[j] = p ? c[j - k] + st[j] : st[j];
         }
         bounded_node(S, i, f, len, B);
     }

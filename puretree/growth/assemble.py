@@ -124,17 +124,21 @@ def from_binary_arrays(feature: Sequence[int], threshold: Sequence[float], first
     >>> root == from_records([(0, Threshold(2.5), (1, 2), (2.0, 2.0)), Leaf((2.0, 0.0)), Leaf((0.0, 2.0))])
     True
     """
-    made: list[Any] = [None] * len(feature)
+    n = len(feature)
+    made: list[Any] = [None] * n
+    digests: list[Any] = [None] * n  # each node's, read by its parent without an attribute lookup
     new = object.__new__
     # the slots' descriptors, set directly (the nodes are frozen; as attrs' own __init__ sets them)
     leaf_stats, leaf_digest = Leaf.__dict__["stats"].__set__, Leaf.__dict__["_digest"].__set__
     t_value, t_side = Threshold.__dict__["value"].__set__, Threshold.__dict__["missing_branch"].__set__
     s_feature, s_test, s_children, s_stats, s_surrogates, s_digest = (Split.__dict__[name].__set__ for name in ("feature", "test", "children", "stats", "surrogates", "_digest"))
+    rows: Sequence[Any] = stats if n and type(stats[0]) is tuple else list(map(tuple, stats))  # (the tuples made in one C loop)
+    side_of = [None] * n if sides is None else sides  # no side: the tree's strategy routes a missing value
     # equal leaves' statistics and digests made once (a grown-out tree's pure leaves repeat a few
     # counts): fewer objects for the cyclic collector to walk once an ensemble's fit ends
     leaves: dict[tuple[float, ...], tuple[tuple[float, ...], int]] = {}
-    for g in range(len(feature) - 1, -1, -1):
-        f, s = feature[g], tuple(stats[g])
+    for g in range(n - 1, -1, -1):
+        f, s = feature[g], rows[g]
         node: Any
         if f < 0:
             s, digest = leaves.get(s) or leaves.setdefault(s, (s, hash((("leaf", s), ()))))
@@ -143,17 +147,17 @@ def from_binary_arrays(feature: Sequence[int], threshold: Sequence[float], first
             leaf_digest(node, digest)
         else:
             c = first_child[g]
-            kids = (made[c], made[c + 1])
-            made[c] = made[c + 1] = None
             test = new(Threshold)
             t_value(test, threshold[g])
-            t_side(test, None if sides is None else sides[g])  # no side: the tree's strategy routes a missing value
+            t_side(test, side_of[g])
             node = new(Split)
             s_feature(node, f)
             s_test(node, test)
-            s_children(node, kids)
+            s_children(node, (made[c], made[c + 1]))
             s_stats(node, s)
             s_surrogates(node, None)
-            s_digest(node, hash((("split", f, test, s, None), (kids[0]._digest, kids[1]._digest))))
+            digest = hash((("split", f, test, s, None), (digests[c], digests[c + 1])))
+            s_digest(node, digest)
+        digests[g] = digest
         made[g] = node
     return made[0]

@@ -31,6 +31,7 @@ True
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -39,17 +40,18 @@ import numpy as np
 from ..criteria import ImpurityDecrease
 from ..data import Dataset
 from ..impurity import gini
-from ..splits import CHUNK, monotone_clipped_rows, monotone_value
+from ..splits import CHUNK, monotone_clipped_rows, monotone_value, node_statistics
+from ..tasks import as_task
 from ..errors import MemoryLimitError
 from ..nodes import Node
 from .assemble import from_binary_arrays, trusted_threshold
 from .choose import binary_scores, first_tied, known_share, tolerance, weight_of
 from .level import Decision, floats
-from .limits import check_tree_size
+from .limits import check_tree_size, memory_budget
 from . import kernels
 from .sorted import Sorted, gini_rank, segmented_cumsum
 
-__all__ = ["Bounded", "applies", "children_bounds", "monotone_ok", "learned_ok", "learned_side"]
+__all__ = ["Bounded", "applies", "children_bounds", "grow_whole", "monotone_ok", "learned_ok", "learned_side"]
 
 
 def applies(ds: Dataset, cfg: Any, kinds: tuple[str, ...], missing: str) -> bool:
@@ -211,13 +213,7 @@ class Bounded(Sorted):
             ctx.k, st.node_stats[0], self.monotonic, learn=self.learn, binned=ctx.binned, min_leaf=cfg.min_samples_leaf, min_split=cfg.min_samples_split,
             max_depth=cfg.max_depth, min_gain=cfg.min_gain,
         )  # fmt: skip
-        if grown is None:
-            return None
-        feature, threshold, side, first, stats, lower, upper = grown
-        if self.monotonic is not None:  # every node's value within its bounds, as the loop clips each frontier's
-            stats = monotone_clipped_rows(stats, lower, upper, ctx.task)
-        sides = side.tolist() if self.learn else None
-        return from_binary_arrays(feature.tolist(), (threshold + 0.0).tolist(), first.tolist(), _tuples(stats), sides=sides)
+        return _assembled(grown, self.monotonic, self.learn, ctx.task)
 
     def stats(self) -> np.ndarray:
         """The frontier's statistics, each clipped to its node's bounds."""
@@ -444,6 +440,86 @@ class Bounded(Sorted):
             # the side: learned where the feature has missing rows here, else the child with more rows (a tie: right)
             rows_left = p - starts[None, :] + 1
             fside[:, start : start + c] = learned_side(n_known < lens[None, :], use_l, rows_left, lens[None, :] - rows_left).T
+
+
+def _assembled(grown: tuple[np.ndarray, ...] | None, monotonic: np.ndarray | None, learn: bool, task: Any) -> Node | None:
+    """The root of the tree :func:`puretree.growth.kernels.grow_bounded` grew (None: it did not)."""
+    if grown is None:
+        return None
+    kernels._FITS[0] += 1  # a compiled fit (its call lets go of the GIL): an ensemble grows its members in threads
+    feature, threshold, side, first, stats, lower, upper = grown
+    if monotonic is not None:  # every node's value within its bounds, as the loop clips each frontier's
+        stats = monotone_clipped_rows(stats, lower, upper, task)
+    sides = side.tolist() if learn else None
+    args = feature.tolist(), (threshold + 0.0).tolist(), first.tolist(), _tuples(stats)
+    if not gc.isenabled():
+        return from_binary_arrays(*args, sides=sides)
+    gc.disable()
+    try:
+        return from_binary_arrays(*args, sides=sides)
+    finally:
+        gc.enable()
+
+
+def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bool, compiled: str = "auto") -> Node | None:
+    """:meth:`Bounded.grow_whole` of ``Bounded(ds, cfg, kinds, monotonic=monotonic, learn=learn,
+    compiled=compiled)`` (no ``max_features``, no binning; ``ds`` one :func:`applies` to), from only
+    the arrays the compiled call reads: a small fit's setup of the sorted source (its level, its
+    columns' names, numpy's carried values) costs about as much as its growth. The same arrays,
+    the same tree; None where :meth:`Bounded.grow_whole` would give None.
+
+    >>> from puretree.data import from_numpy
+    >>> from puretree.splits import Settings
+    >>> from puretree.criteria import SCORES
+    >>> ds = from_numpy(np.array([[1.0], [2.0], [np.nan], [3.0]]), [0, 0, 1, 1])
+    >>> cfg = Settings(SCORES["gini"], (), None, 2, 1, None, None, "learn", True)
+    >>> root = grow_whole(ds, cfg, monotonic=None, learn=True)
+    >>> root is None or root == Bounded(ds, cfg, ("threshold",), monotonic=None, learn=True).grow_whole(ds.X)
+    True
+    """
+    n, q = ds.X.shape
+    if compiled == "never" or n < 2 or q < 1 or n * q > kernels.WHOLE_TREE_MAX_WORK or n >= 2**31 - 1 or not kernels.AVAILABLE or getattr(cfg, "max_features", None) is not None:
+        return None
+    regression = ds.schema.is_regression
+    score = cfg.score
+    w = np.ones(n) if ds.sample_weight is None else np.asarray(ds.sample_weight, dtype=np.float64)
+    if regression:  # the variance decrease (Sorted's _Context.variance_decrease)
+        from ..impurity import variance
+
+        if not (isinstance(score, ImpurityDecrease) and score.impurity is variance):
+            return None
+        k = 3
+    else:  # the built-in Gini, its weights within the ranking's range (Bounded._gini), few classes
+        k = max(1, len(ds.schema.classes))
+        sw = ds.sample_weight
+        if not (isinstance(score, ImpurityDecrease) and score.impurity is gini and k <= kernels.MAX_CLASSES) or (sw is not None and not (float(sw.sum()) < kernels.MAX_WEIGHT and float(np.min(sw, initial=np.inf, where=sw != 0)) >= kernels.MIN_WEIGHT)):
+            return None
+    Xn = np.ascontiguousarray(ds.X.T)  # every feature numeric (applies)
+    if not learn and np.isnan(Xn).any():  # the heavier branch of a missing value: the loop's
+        return None
+    if kernels.library() is None:
+        return None
+    if not regression:
+        try:  # every node's class counts: refused before they are made (else level by level, which checks as it goes)
+            check_tree_size(2 * n - 1, k, memory_budget())
+        except MemoryLimitError:
+            return None
+    orders = kernels.sorted_columns(Xn)
+    if regression:  # Sorted's instances and root: (w, w*y, w*y**2) a row, their sum(axis=0)
+        inst = node_statistics(ds)
+        cls, wt, root = None, None, inst.sum(axis=0)
+    else:  # class codes and weights; the root's sums as _Level adds them (bincount in row order)
+        inst, cls = None, np.asarray(ds.y, dtype=np.int64)
+        unit = bool(np.all(w == 1.0))
+        root = np.bincount(cls, weights=None if unit else w, minlength=k).astype(np.float64, copy=False)
+        if k == 1:
+            root = np.array([w.sum()])
+        wt = None if unit else w
+    grown = kernels.grow_bounded(
+        Xn, Xn, orders, cls, wt, inst, np.asarray(ds.y, dtype=np.float64), k, root, monotonic, learn=learn, binned=False,
+        min_leaf=cfg.min_samples_leaf, min_split=cfg.min_samples_split, max_depth=cfg.max_depth, min_gain=cfg.min_gain,
+    )  # fmt: skip
+    return _assembled(grown, monotonic, learn, as_task(ds.schema))
 
 
 def _tuples(stats: np.ndarray) -> list[tuple[float, ...]]:

@@ -15,7 +15,9 @@ missing values (``cart``'s common case), the sorted source scans each level's nu
 and moves its presorted orders with :mod:`puretree.growth.kernels` (C, compiled with the
 package); numpy answers everything else. ``grow(..., engine="numpy")`` (or
 ``PURETREE_ENGINE=numpy``), or a package built without a C compiler, keeps everything in numpy,
-and ``engine="c"`` insists on the kernel.
+and ``engine="c"`` insists on the kernel. A small such fit, or one of squared error on targets,
+grows whole in one compiled call (:func:`puretree.growth.bounds.grow_whole`: the frontier
+loop's levels in C, the same tree), where a level's Python would cost more than its scan.
 
 >>> from puretree.datasets import load_playtennis
 >>> from puretree.grow import id3
@@ -30,8 +32,11 @@ from typing import Any
 
 import numpy as np
 
+from ..criteria import ImpurityDecrease
 from ..data import Dataset
+from ..impurity import gini, variance
 from . import histograms
+from . import bounds, kernels
 from .bounds import Bounded
 from .level import grow as grow_frontier
 from .sorted import Sorted, refuse_compiled
@@ -163,12 +168,39 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     elif bins is not None:
         binned = lambda column, j: edge_bins(column, bins[j])  # noqa: E731
     if monotonic is not None or learn:  # on the sorted rows, binned or not
+        if binned is None and progress is None:  # a small fit: every level in one compiled call, the same tree
+            whole = bounds.grow_whole(ds, cfg, monotonic=monotonic, learn=learn, compiled=kernel)
+            if whole is not None:
+                return whole
         source: Any = Bounded(ds, cfg, kinds, binned=binned, monotonic=monotonic, learn=learn, compiled=kernel)
-        whole = None if progress is not None else source.grow_whole(ds.X, max_features=getattr(cfg, "max_features", None))
-        if whole is not None:  # a small fit: every level in one compiled call, the same tree
+        whole = None if progress is not None or binned is None else source.grow_whole(ds.X, max_features=getattr(cfg, "max_features", None))
+        if whole is not None:
             return whole
         return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
     if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
         return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress)
+    if binned is None and progress is None and _whole(ds, cfg, kinds, kernel):
+        # a small fit in one compiled call: the frontier loop's levels in C, the same tree
+        whole = bounds.grow_whole(ds, cfg, monotonic=None, learn=False, compiled=kernel)
+        if whole is not None:
+            return whole
     source = Sorted(ds, cfg, kinds, binned=binned, compiled=kernel)
     return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
+
+
+def _whole(ds: Dataset, cfg: Any, kinds: tuple[str, ...], kernel: str) -> bool:
+    """Whether a fit without options grows whole in one compiled call
+    (:func:`puretree.growth.bounds.grow_whole`, with neither constraints nor a learned
+    side: the same tree as the sorted source's frontier loop), checked before any sort: a small fit
+    (:data:`~puretree.growth.kernels.WHOLE_TREE_MAX_WORK`) that :class:`~puretree.growth.bounds.Bounded`
+    grows (:func:`puretree.growth.bounds.applies`), every feature drawn, no missing value, the
+    built-in Gini on classes or the variance decrease on targets, the kernel not turned off (and
+    for ``engine="c"`` classes only: its level-wise scan answers no regression, which it refuses)."""
+    n, p = ds.X.shape
+    if kernel == "never" or not 2 <= n or n * p > kernels.WHOLE_TREE_MAX_WORK or getattr(cfg, "max_features", None) is not None or not kernels.AVAILABLE:
+        return False
+    if not bounds.applies(ds, cfg, kinds, cfg.missing) or not isinstance(cfg.score, ImpurityDecrease):
+        return False
+    if ds.schema.is_regression:
+        return kernel == "auto" and cfg.score.impurity is variance and not np.isnan(ds.X).any()
+    return cfg.score.impurity is gini and len(ds.schema.classes) <= kernels.MAX_CLASSES and not np.isnan(ds.X).any()

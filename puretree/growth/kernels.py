@@ -472,8 +472,9 @@ def scan_bounded(
     return best, lo, hi, side
 
 
-#: Most instance visits of a level (instances x features) for which a fit with ``monotonic_cst`` or
-#: ``missing="learn"`` grows whole in one call (:func:`grow_bounded`): there each level costs Python
+#: Most instance visits of a level (instances x features) for which a cart fit (the Gini on classes or
+#: the squared error; with or without ``monotonic_cst`` and ``missing="learn"``) grows whole in one
+#: call (:func:`grow_bounded`): there each level costs Python
 #: more than its scan; larger fits keep the level-wise loop (its levels shared between the cores,
 #: interruptible between them).
 WHOLE_TREE_MAX_WORK = 1_000_000
