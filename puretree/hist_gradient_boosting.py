@@ -94,7 +94,7 @@ _MIN_CAT_SUPPORT = 10.0
 _TINY_HESSIAN = 1e-16
 
 #: Least work (a node's rows x features) of a tree's step shared between the threads: below it,
-#: starting a thread costs more than it saves.
+#: handing a range to the kernel's pooled helper thread costs more than it saves.
 _STEP_MIN_WORK = 20_000
 
 #: An array and its address (0: none needed, the numpy loops).
