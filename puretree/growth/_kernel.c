@@ -26,7 +26,6 @@
 #define PT_EXPORT __declspec(dllexport)
 #else
 #include <pthread.h>
-#include <sched.h>
 #define PT_EXPORT __attribute__((visibility("default")))
 #endif
 
@@ -218,12 +217,12 @@ static void work(job_t *job) {
  * one task, whatever thread takes it.
  *
  * Waking a parked thread takes the scheduler a while (longer than some steps on a virtual
- * machine), so a helper done with a job first waits SPINS rounds of giving its core away
- * (sched_yield: on an idle core it returns at once, on a busy machine the others run) for the
- * next one, and only then parks on a condition variable; run() waits for its helpers the same
- * way. Between a tree's steps (tens of microseconds of Python) the helpers are still there. */
+ * machine), so a helper done with a job first watches for the next one for SPINS rounds (about
+ * 0.1 ms: a tree's steps come tens of microseconds of Python apart), and only then parks on a
+ * condition variable; run() waits for its helpers the same way. The rounds keep the core (a
+ * pause, no sched_yield: on a busy machine that would give it away for a whole time slice). */
 #define POOL_MAX 63
-#define SPINS 2000
+#define SPINS 4096
 
 #ifdef _WIN32
 typedef HANDLE thread_t;
@@ -234,7 +233,7 @@ static void pool_leave(void) { ReleaseSRWLockExclusive(&pool_lock); }
 static void pool_wait(CONDITION_VARIABLE *c) { SleepConditionVariableSRW(c, &pool_lock, INFINITE, 0); }
 static void pool_signal(CONDITION_VARIABLE *c) { WakeConditionVariable(c); }
 static void pool_broadcast(CONDITION_VARIABLE *c) { WakeAllConditionVariable(c); }
-static void yield(void) { SwitchToThread(); }
+static void relax(void) { YieldProcessor(); }
 static int64_t load64(const volatile int64_t *x) { return InterlockedCompareExchange64((volatile LONG64 *)x, 0, 0); }
 static void store64(volatile int64_t *x, int64_t v) { InterlockedExchange64((volatile LONG64 *)x, v); }
 #else
@@ -246,7 +245,11 @@ static void pool_leave(void) { pthread_mutex_unlock(&pool_lock); }
 static void pool_wait(pthread_cond_t *c) { pthread_cond_wait(c, &pool_lock); }
 static void pool_signal(pthread_cond_t *c) { pthread_cond_signal(c); }
 static void pool_broadcast(pthread_cond_t *c) { pthread_cond_broadcast(c); }
-static void yield(void) { sched_yield(); }
+#if defined(__x86_64__) || defined(__i386__)
+static void relax(void) { __builtin_ia32_pause(); }
+#else
+static void relax(void) {}
+#endif
 static int64_t load64(const volatile int64_t *x) { return __atomic_load_n(x, __ATOMIC_ACQUIRE); }
 static void store64(volatile int64_t *x, int64_t v) { __atomic_store_n(x, v, __ATOMIC_RELEASE); }
 #endif
@@ -270,7 +273,7 @@ static void helper(void) {
     for (;;) {
         if (pool.seats == 0) {
             pool_leave();
-            for (int i = 0; i < SPINS && load64(&pool.posted) == seen; i++) yield();
+            for (int i = 0; i < SPINS && load64(&pool.posted) == seen; i++) relax();
             pool_enter();
             pool.parked++;
             while (pool.seats == 0) pool_wait(&pool_wake);
@@ -375,7 +378,7 @@ static int run_pooled(job_t *job, int threads) {
     pool.seats = 0; /* the work is handed out: a helper not yet come has nothing to do */
     if (pool.working > 0) {
         pool_leave();
-        for (int i = 0; i < SPINS && load64(&pool.working) > 0; i++) yield();
+        for (int i = 0; i < SPINS && load64(&pool.working) > 0; i++) relax();
         pool_enter();
         while (pool.working > 0) pool_wait(&pool_done);
     }
