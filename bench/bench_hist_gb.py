@@ -163,7 +163,9 @@ def main() -> None:
             print(f"  {lib:9s} wall {wall:7.2f} s ({wall / lw:.2f}x LightGBM)   CPU {cpu:7.2f} s ({cpu / lc:.2f}x LightGBM)")
         ratio = t["puretree"][0] / t["lightgbm"][0]
         # issue 28's gate: the wall-clock ratio on a quiet machine (a load above ~1 makes it noise)
-        print(f"\npuretree / LightGBM fit time (wall, median of 3): {ratio:.2f}x  (issue 28: at most 1.5x; {'met' if ratio <= 1.5 else 'NOT met'})")
+        load = os.getloadavg()[0]
+        verdict = ("met" if ratio <= 1.5 else "NOT met") if load < 1.5 else f"not judged: load {load:.1f}, OpenMP's waits make LightGBM slow under load; re-run quiet"
+        print(f"\npuretree / LightGBM fit time (wall, median of 3): {ratio:.2f}x  (issue 28: at most 1.5x; {verdict})")
 
 
 if __name__ == "__main__":
