@@ -64,7 +64,7 @@ from .growth.engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .growth import histograms as hist
 from .growth.choose import c45_criterion
-from .hist_gradient_boosting import LOSSES, checked_options
+from .hist_gradient_boosting import DEFAULTS, LOSSES, checked_options
 from .impurity import variance as impurity_variance
 from .nodes import Schema
 from .predict import predict as predict_rows
@@ -805,18 +805,18 @@ def hist_gradient_boosting(
     *,
     loss: str | None = None,
     bins: Any = None,
-    max_bins: int = 255,
-    learning_rate: float = 0.1,
-    max_iter: int = 100,
-    max_leaf_nodes: int | None = 31,
-    max_depth: int | None = None,
-    min_samples_leaf: int = 20,
-    l2_regularization: float = 0.0,
+    max_bins: int = DEFAULTS["max_bins"],
+    learning_rate: float = DEFAULTS["learning_rate"],
+    max_iter: int = DEFAULTS["max_iter"],
+    max_leaf_nodes: int | None = DEFAULTS["max_leaf_nodes"],
+    max_depth: int | None = DEFAULTS["max_depth"],
+    min_samples_leaf: int = DEFAULTS["min_samples_leaf"],
+    l2_regularization: float = DEFAULTS["l2_regularization"],
     early_stopping: str | bool = False,
-    validation_fraction: float = 0.1,
-    n_iter_no_change: int = 10,
-    tol: float = 1e-7,
-    random_state: int | None = None,
+    validation_fraction: float = DEFAULTS["validation_fraction"],
+    n_iter_no_change: int = DEFAULTS["n_iter_no_change"],
+    tol: float = DEFAULTS["tol"],
+    random_state: int | None = DEFAULTS["random_state"],
     sample_weight: Any = None,
     feature_names: Sequence[str] | None = None,
     progress: Callable[[int], None] | None = None,

@@ -55,6 +55,7 @@ from .flat import flatten
 from .fold import depth, n_leaves
 from .gradient_boosting import gradient_boosting, gradient_importances
 from .grow import c45, cart, class_weights, id3
+from .hist_gradient_boosting import DEFAULTS as _HGB_DEFAULTS
 from .importance import feature_importances
 from .nodes import CLASSIFICATION, REGRESSION
 from .predict import apply as tree_apply
@@ -1470,20 +1471,20 @@ class HistGradientBoostingClassifier(_HistGradientBoosting, GradientBoostingClas
         self,
         *,
         loss: str = "log_loss",
-        learning_rate: float = 0.1,
-        max_iter: int = 100,
-        max_leaf_nodes: int | None = 31,
-        max_depth: int | None = None,
-        min_samples_leaf: int = 20,
-        l2_regularization: float = 0.0,
-        max_bins: int = 255,
-        categorical_features: Any = None,
-        early_stopping: Any = "auto",
-        scoring: str = "loss",
-        validation_fraction: float = 0.1,
-        n_iter_no_change: int = 10,
-        tol: float = 1e-7,
-        random_state: Any = None,
+        learning_rate: float = _HGB_DEFAULTS["learning_rate"],
+        max_iter: int = _HGB_DEFAULTS["max_iter"],
+        max_leaf_nodes: int | None = _HGB_DEFAULTS["max_leaf_nodes"],
+        max_depth: int | None = _HGB_DEFAULTS["max_depth"],
+        min_samples_leaf: int = _HGB_DEFAULTS["min_samples_leaf"],
+        l2_regularization: float = _HGB_DEFAULTS["l2_regularization"],
+        max_bins: int = _HGB_DEFAULTS["max_bins"],
+        categorical_features: Any = _HGB_DEFAULTS["categorical_features"],
+        early_stopping: Any = _HGB_DEFAULTS["early_stopping"],
+        scoring: str = _HGB_DEFAULTS["scoring"],
+        validation_fraction: float = _HGB_DEFAULTS["validation_fraction"],
+        n_iter_no_change: int = _HGB_DEFAULTS["n_iter_no_change"],
+        tol: float = _HGB_DEFAULTS["tol"],
+        random_state: Any = _HGB_DEFAULTS["random_state"],
     ) -> None:
         self.loss = loss
         self.learning_rate = learning_rate
@@ -1516,20 +1517,20 @@ class HistGradientBoostingRegressor(_HistGradientBoosting, GradientBoostingRegre
         self,
         *,
         loss: str = "squared_error",
-        learning_rate: float = 0.1,
-        max_iter: int = 100,
-        max_leaf_nodes: int | None = 31,
-        max_depth: int | None = None,
-        min_samples_leaf: int = 20,
-        l2_regularization: float = 0.0,
-        max_bins: int = 255,
-        categorical_features: Any = None,
-        early_stopping: Any = "auto",
-        scoring: str = "loss",
-        validation_fraction: float = 0.1,
-        n_iter_no_change: int = 10,
-        tol: float = 1e-7,
-        random_state: Any = None,
+        learning_rate: float = _HGB_DEFAULTS["learning_rate"],
+        max_iter: int = _HGB_DEFAULTS["max_iter"],
+        max_leaf_nodes: int | None = _HGB_DEFAULTS["max_leaf_nodes"],
+        max_depth: int | None = _HGB_DEFAULTS["max_depth"],
+        min_samples_leaf: int = _HGB_DEFAULTS["min_samples_leaf"],
+        l2_regularization: float = _HGB_DEFAULTS["l2_regularization"],
+        max_bins: int = _HGB_DEFAULTS["max_bins"],
+        categorical_features: Any = _HGB_DEFAULTS["categorical_features"],
+        early_stopping: Any = _HGB_DEFAULTS["early_stopping"],
+        scoring: str = _HGB_DEFAULTS["scoring"],
+        validation_fraction: float = _HGB_DEFAULTS["validation_fraction"],
+        n_iter_no_change: int = _HGB_DEFAULTS["n_iter_no_change"],
+        tol: float = _HGB_DEFAULTS["tol"],
+        random_state: Any = _HGB_DEFAULTS["random_state"],
     ) -> None:
         self.loss = loss
         self.learning_rate = learning_rate

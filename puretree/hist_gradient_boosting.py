@@ -56,8 +56,9 @@ from __future__ import annotations
 import heapq
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -73,7 +74,7 @@ from .nodes import TESTS, Leaf, Node, Split, Surrogates
 from .params import Interval, Options, check
 from .tree import Tree
 
-__all__ = ["hist_gradient_boosting", "categorical_names", "LOSSES", "MIN_HESSIAN", "Grower", "init_sums", "initial_scores", "stage_targets", "checked_options", "boosted_model"]
+__all__ = ["hist_gradient_boosting", "categorical_names", "LOSSES", "MIN_HESSIAN", "Grower", "init_sums", "initial_scores", "stage_targets", "checked_options", "boosted_model", "DEFAULTS"]
 
 #: The losses, by task.
 LOSSES = {"classification": ("log_loss",), "regression": ("squared_error",)}
@@ -94,11 +95,20 @@ _MIN_CAT_SUPPORT = 10.0
 _TINY_HESSIAN = 1e-16
 
 #: Least work (a node's rows x features) of a tree's step shared between the threads: below it,
-#: starting a thread costs more than it saves.
+#: handing a range to the kernel's pooled helper thread costs more than it saves.
 _STEP_MIN_WORK = 20_000
 
 #: An array and its address (0: none needed, the numpy loops).
 _Block = tuple[np.ndarray, int]
+
+#: The options' defaults (scikit-learn 1.9's ``HistGradientBoosting*``): :func:`hist_gradient_boosting`'s,
+#: :func:`puretree.dask.hist_gradient_boosting`'s (but ``early_stopping``) and the estimators'
+#: (:class:`puretree.estimators.HistGradientBoostingClassifier`) signatures read them here.
+DEFAULTS: Mapping[str, Any] = MappingProxyType({
+    "learning_rate": 0.1, "max_iter": 100, "max_leaf_nodes": 31, "max_depth": None, "min_samples_leaf": 20, "l2_regularization": 0.0,
+    "max_bins": 255, "categorical_features": None, "early_stopping": "auto", "scoring": "loss", "validation_fraction": 0.1,
+    "n_iter_no_change": 10, "tol": 1e-7, "random_state": None,
+})  # fmt: skip
 
 _CONSTRAINTS: dict[str, tuple[Any, ...]] = {
     "max_iter": (Interval(int, 1, None),),
@@ -679,21 +689,21 @@ def hist_gradient_boosting(
     y: Any = None,
     *,
     loss: str | None = None,
-    learning_rate: float = 0.1,
-    max_iter: int = 100,
-    max_leaf_nodes: int | None = 31,
-    max_depth: int | None = None,
-    min_samples_leaf: int = 20,
-    l2_regularization: float = 0.0,
-    max_bins: int = 255,
+    learning_rate: float = DEFAULTS["learning_rate"],
+    max_iter: int = DEFAULTS["max_iter"],
+    max_leaf_nodes: int | None = DEFAULTS["max_leaf_nodes"],
+    max_depth: int | None = DEFAULTS["max_depth"],
+    min_samples_leaf: int = DEFAULTS["min_samples_leaf"],
+    l2_regularization: float = DEFAULTS["l2_regularization"],
+    max_bins: int = DEFAULTS["max_bins"],
     bins: Any = None,
-    categorical_features: Any = None,
-    early_stopping: str | bool = "auto",
-    scoring: str = "loss",
-    validation_fraction: float = 0.1,
-    n_iter_no_change: int = 10,
-    tol: float = 1e-7,
-    random_state: int | None = None,
+    categorical_features: Any = DEFAULTS["categorical_features"],
+    early_stopping: str | bool = DEFAULTS["early_stopping"],
+    scoring: str = DEFAULTS["scoring"],
+    validation_fraction: float = DEFAULTS["validation_fraction"],
+    n_iter_no_change: int = DEFAULTS["n_iter_no_change"],
+    tol: float = DEFAULTS["tol"],
+    random_state: int | None = DEFAULTS["random_state"],
     sample_weight: Any = None,
     threads: int | None = None,
     progress: Callable[[int], None] | None = None,

@@ -61,3 +61,24 @@ def test_categorical_features_split_natively():
     assert clf.model_.stages[0][0].root.test.kind == "subset"
     with pytest.raises(ParameterError, match="categorical_features"):
         HistGradientBoostingClassifier(categorical_features=["nope"]).fit(X, y)
+
+
+def test_the_three_signatures_share_one_table_of_defaults():
+    # hist_gradient_boosting, puretree.dask's and the two estimators: every option's default is
+    # DEFAULTS' (dask's early_stopping alone differs: it grows without), and each is keyword-only
+    import importlib
+    import inspect
+
+    import puretree.dask
+
+    defaults = importlib.import_module("puretree.hist_gradient_boosting").DEFAULTS
+    signatures = {f: inspect.signature(f) for f in (pt.hist_gradient_boosting, puretree.dask.hist_gradient_boosting, HistGradientBoostingClassifier.__init__, HistGradientBoostingRegressor.__init__)}
+    for f, signature in signatures.items():
+        shared = {name: p for name, p in signature.parameters.items() if name in defaults}
+        assert len(shared) >= 11, f
+        for name, p in shared.items():
+            assert p.kind is inspect.Parameter.KEYWORD_ONLY, (f, name)
+            expected = False if (f is puretree.dask.hist_gradient_boosting and name == "early_stopping") else defaults[name]
+            assert p.default == expected and type(p.default) is type(expected), (f, name, p.default)
+    assert set(defaults) <= set(signatures[pt.hist_gradient_boosting].parameters) and set(defaults) <= set(signatures[HistGradientBoostingClassifier.__init__].parameters)
+    assert HistGradientBoostingRegressor().get_params()["max_leaf_nodes"] == defaults["max_leaf_nodes"] == 31

@@ -254,6 +254,78 @@ def test_fits_in_threads_at_once_are_the_reference():
     assert len(trees) == 4 and all(t == ref for t in trees)
 
 
+def test_boosting_fits_in_threads_at_once_are_the_same_models():
+    # the kernel's threads are one pool, taken by one parallel region at a time; a boosting
+    # fit that finds it taken starts threads of its own: the same models either way
+    import importlib
+    import threading
+
+    hgb = importlib.import_module("puretree.hist_gradient_boosting")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 6))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=600) > 0).astype(int)
+    with mock.patch.object(hgb, "_STEP_MIN_WORK", 0):
+        ref = puretree.hist_gradient_boosting(X, y, max_iter=8, min_samples_leaf=5, threads=1)
+        models: list = []
+        threads = [threading.Thread(target=lambda: models.append(puretree.hist_gradient_boosting(X, y, max_iter=8, min_samples_leaf=5, threads=3))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(models) == 4 and all(m == ref for m in models)
+
+
+#: A fork (multiprocessing) while the kernel's pool of threads runs, from the main thread while
+#: another one fits: each child fits with threads of its own and gets the parent's model.
+FORKS = textwrap.dedent(
+    """
+    import importlib, multiprocessing, threading
+    import numpy as np
+    import puretree
+    hgb = importlib.import_module("puretree.hist_gradient_boosting")
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 6))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=600) > 0).astype(int)
+    hgb._STEP_MIN_WORK = 0
+    fit = lambda: puretree.hist_gradient_boosting(X, y, max_iter=5, min_samples_leaf=5, threads=2)
+    ref = fit()  # the pool's helper started
+
+    def child(queue):
+        queue.put(fit() == ref)
+
+    stop = threading.Event()
+    def busy():
+        while not stop.is_set():
+            fit()
+    side = threading.Thread(target=busy)
+    side.start()
+    context = multiprocessing.get_context("fork")
+    results = []
+    for _ in range(12):
+        queue = context.Queue()
+        process = context.Process(target=child, args=(queue,))
+        process.start()
+        process.join(60)
+        if process.is_alive():
+            process.kill()
+            results.append("hung")
+        else:
+            results.append(process.exitcode == 0 and queue.get(timeout=5))
+    stop.set()
+    side.join()
+    print(results)
+    """
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")
+def test_a_fork_while_the_kernels_threads_run_fits_in_the_child():
+    done = run_python(FORKS, env={})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == str([True] * 12), done.stdout
+
+
 # The library's side: the fallback without it and the C code under sanitizers. Each runs a
 # fresh Python (the library is loaded once per process).
 

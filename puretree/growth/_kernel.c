@@ -206,8 +206,92 @@ static void work(job_t *job) {
     }
 }
 
+/* The threads: started once and kept between jobs (a histogram boosting step lasts about as
+ * long as starting and joining a thread), so that run() only hands them its job. One run() at
+ * a time has the pool (`busy`); another one meanwhile (two Python threads calling the library)
+ * starts and joins threads of its own as before. run() posts its job (`posted` counts the
+ * jobs) with `seats` for helpers; a helper takes a seat under the lock, works, and leaves it
+ * (`working`); run() closes the seats left when its own share is done and waits for the
+ * helpers still working: a job (on run()'s stack) is never touched after run() returns, and a
+ * helper that comes late finds no seat. The numbers are the same whoever works: each index is
+ * one task, whatever thread takes it.
+ *
+ * Waking a parked thread takes the scheduler a while (longer than some steps on a virtual
+ * machine), so a helper done with a job first watches for the next one for SPINS rounds (about
+ * 0.1 ms: a tree's steps come tens of microseconds of Python apart), and only then parks on a
+ * condition variable; run() waits for its helpers the same way. The rounds keep the core (a
+ * pause, no sched_yield: on a busy machine that would give it away for a whole time slice). */
+#define POOL_MAX 63
+#define SPINS 4096
+
 #ifdef _WIN32
 typedef HANDLE thread_t;
+static SRWLOCK pool_lock = SRWLOCK_INIT;
+static CONDITION_VARIABLE pool_wake = CONDITION_VARIABLE_INIT, pool_done = CONDITION_VARIABLE_INIT;
+static void pool_enter(void) { AcquireSRWLockExclusive(&pool_lock); }
+static void pool_leave(void) { ReleaseSRWLockExclusive(&pool_lock); }
+static void pool_wait(CONDITION_VARIABLE *c) { SleepConditionVariableSRW(c, &pool_lock, INFINITE, 0); }
+static void pool_signal(CONDITION_VARIABLE *c) { WakeConditionVariable(c); }
+static void pool_broadcast(CONDITION_VARIABLE *c) { WakeAllConditionVariable(c); }
+static void relax(void) { YieldProcessor(); }
+static int64_t load64(const volatile int64_t *x) { return InterlockedCompareExchange64((volatile LONG64 *)x, 0, 0); }
+static void store64(volatile int64_t *x, int64_t v) { InterlockedExchange64((volatile LONG64 *)x, v); }
+#else
+typedef pthread_t thread_t;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_wake = PTHREAD_COND_INITIALIZER, pool_done = PTHREAD_COND_INITIALIZER;
+static void pool_enter(void) { pthread_mutex_lock(&pool_lock); }
+static void pool_leave(void) { pthread_mutex_unlock(&pool_lock); }
+static void pool_wait(pthread_cond_t *c) { pthread_cond_wait(c, &pool_lock); }
+static void pool_signal(pthread_cond_t *c) { pthread_cond_signal(c); }
+static void pool_broadcast(pthread_cond_t *c) { pthread_cond_broadcast(c); }
+#if defined(__x86_64__) || defined(__i386__)
+static void relax(void) { __builtin_ia32_pause(); }
+#else
+static void relax(void) {}
+#endif
+static int64_t load64(const volatile int64_t *x) { return __atomic_load_n(x, __ATOMIC_ACQUIRE); }
+static void store64(volatile int64_t *x, int64_t v) { __atomic_store_n(x, v, __ATOMIC_RELEASE); }
+#endif
+
+/* The pool's state, changed under its lock; `posted` and `working` are also read without it
+ * (atomically) by the waits' spinning rounds, which then take the lock before going on. */
+static struct {
+    int started;             /* helpers running (spinning, parked or working) */
+    int busy;                /* a run() has the pool */
+    int parked;              /* helpers waiting on pool_wake */
+    job_t *job;              /* the current job */
+    int seats;               /* seats of it no helper has taken */
+    volatile int64_t working; /* helpers on it */
+    volatile int64_t posted;  /* jobs posted so far */
+} pool;
+
+/* A helper: waits for a seat, works, leaves it; never ends (the process's exit does). */
+static void helper(void) {
+    int64_t seen = 0;
+    pool_enter();
+    for (;;) {
+        if (pool.seats == 0) {
+            pool_leave();
+            for (int i = 0; i < SPINS && load64(&pool.posted) == seen; i++) relax();
+            pool_enter();
+            pool.parked++;
+            while (pool.seats == 0) pool_wait(&pool_wake);
+            pool.parked--;
+        }
+        job_t *job = pool.job;
+        seen = pool.posted;
+        pool.seats--;
+        store64(&pool.working, pool.working + 1);
+        pool_leave();
+        work(job);
+        pool_enter();
+        store64(&pool.working, pool.working - 1);
+        if (pool.working == 0) pool_signal(&pool_done);
+    }
+}
+
+#ifdef _WIN32
 static DWORD WINAPI thread_main(LPVOID arg) {
     work(arg);
     return 0;
@@ -220,29 +304,108 @@ static void thread_join(thread_t t) {
     WaitForSingleObject(t, INFINITE);
     CloseHandle(t);
 }
+static DWORD WINAPI helper_main(LPVOID arg) {
+    (void)arg;
+    helper();
+    return 0;
+}
+static int helper_start(void) {
+    HANDLE t = CreateThread(NULL, 0, helper_main, NULL, 0, NULL);
+    if (t == NULL) return 0;
+    CloseHandle(t); /* detached: it runs until the process ends */
+    return 1;
+}
+static void pool_once(void) {}
 #else
-typedef pthread_t thread_t;
 static void *thread_main(void *arg) {
     work(arg);
     return NULL;
 }
 static int thread_start(thread_t *t, job_t *job) { return pthread_create(t, NULL, thread_main, job) == 0; }
 static void thread_join(thread_t t) { pthread_join(t, NULL); }
+static void *helper_main(void *arg) {
+    (void)arg;
+    helper();
+    return NULL;
+}
+static int helper_start(void) {
+    pthread_t t;
+    if (pthread_create(&t, NULL, helper_main, NULL) != 0) return 0;
+    pthread_detach(t);
+    return 1;
+}
+/* A fork (multiprocessing) copies the pool's state but none of its helpers: the lock is held
+ * across the fork (no other thread halfway through changing the state), and the child starts
+ * with no helper, its run() starting them anew, and with the lock and the condition variables
+ * made anew (the copies count the parent's waiters: a broadcast would wait for them forever). */
+static void pool_before_fork(void) { pool_enter(); }
+static void pool_after_fork(void) { pool_leave(); }
+static void pool_in_child(void) {
+    pool.started = 0;
+    pool.busy = 0;
+    pool.parked = 0;
+    pool.job = NULL;
+    pool.seats = 0;
+    pool.working = 0;
+    pool_leave();
+    pthread_mutex_init(&pool_lock, NULL);
+    pthread_cond_init(&pool_wake, NULL);
+    pthread_cond_init(&pool_done, NULL);
+}
+static pthread_once_t pool_registered = PTHREAD_ONCE_INIT;
+static void pool_register(void) { pthread_atfork(pool_before_fork, pool_after_fork, pool_in_child); }
+static void pool_once(void) { pthread_once(&pool_registered, pool_register); }
 #endif
+
+/* job on the pool's helpers and the calling thread, up to `threads` in all; 0 when another
+ * run() has the pool. */
+static int run_pooled(job_t *job, int threads) {
+    pool_once();
+    pool_enter();
+    if (pool.busy) {
+        pool_leave();
+        return 0;
+    }
+    pool.busy = 1;
+    while (pool.started < threads - 1 && helper_start()) pool.started++;
+    pool.job = job;
+    pool.seats = threads - 1 < pool.started ? threads - 1 : pool.started;
+    store64(&pool.posted, pool.posted + 1);
+    if (pool.seats > 0 && pool.parked > 0) pool_broadcast(&pool_wake); /* the spinning ones see `posted` */
+    pool_leave();
+    work(job);
+    pool_enter();
+    pool.seats = 0; /* the work is handed out: a helper not yet come has nothing to do */
+    if (pool.working > 0) {
+        pool_leave();
+        for (int i = 0; i < SPINS && load64(&pool.working) > 0; i++) relax();
+        pool_enter();
+        while (pool.working > 0) pool_wait(&pool_done);
+    }
+    pool.job = NULL;
+    pool.busy = 0;
+    pool_leave();
+    return 1;
+}
 
 /* task(ctx, 0 .. count) on up to `threads` threads (fewer when one cannot start: the same result). */
 static int run(int (*task)(void *, int64_t), void *ctx, int64_t count, int threads, const int *cancel) {
     job_t job = {task, ctx, count, cancel, 0, 0};
-    thread_t ids[64];
-    int started = 0;
-    if (threads > 64) threads = 64;
+    if (threads > POOL_MAX + 1) threads = POOL_MAX + 1;
     if (threads > count) threads = (int)count;
-    for (int t = 1; t < threads; t++) {
-        if (!thread_start(&ids[started], &job)) break;
-        started++;
+    if (threads <= 1) {
+        work(&job);
+    } else if (!run_pooled(&job, threads)) {
+        /* the pool taken by another run(): threads of this call's own */
+        thread_t ids[POOL_MAX];
+        int started = 0;
+        for (int t = 1; t < threads; t++) {
+            if (!thread_start(&ids[started], &job)) break;
+            started++;
+        }
+        work(&job);
+        for (int t = 0; t < started; t++) thread_join(ids[t]);
     }
-    work(&job);
-    for (int t = 0; t < started; t++) thread_join(ids[t]);
     return job.failed ? PT_NO_MEMORY : cancelled(cancel) ? PT_CANCELLED : PT_OK;
 }
 
