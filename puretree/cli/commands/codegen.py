@@ -344,7 +344,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("export", help="compile a tree to Python or C source", description="Write standalone source code whose predictions equal the model's exactly.")
+    p = sub.add_parser("export", help="compile a model (tree, ensemble or boosted) to Python, C, JavaScript, Java or Rust source", description="Write standalone source code (Python, C, JavaScript, Java or Rust) whose predictions equal the model's exactly: a tree, a forest, bagging, AdaBoost or a boosted model.")
     _common(p, targets=None)
     p.add_argument("--language", choices=("python", "c", "javascript"), help="literal syntax of a target from --template-dir")
     p.add_argument("--selftest", action="store_true", help="add NAME_selftest() (C) / selftest() (Python): up to 64 of the rows verify checks with the model's answers and its digest; 0 when the built code predicts them all as puretree did, else 1 + the first failing row's index")
