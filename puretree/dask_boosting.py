@@ -230,9 +230,9 @@ def boost(run: Runner, *, schema: Schema, edges: Sequence[np.ndarray | None], n_
     p = len(categories)
     grower = _DaskGrower(np.zeros((0, p)), np.zeros((0, p), dtype=np.uint8), [np.arange(c, dtype=np.float64) if c else np.asarray(e) for e, c in zip(edges, categories)], n_bins,
                          max_leaf_nodes=opts["max_leaf_nodes"], max_depth=opts["max_depth"], min_samples_leaf=opts["min_samples_leaf"], l2=opts["l2_regularization"], threads=1, lib=compiled_loops(), categories=categories)  # fmt: skip
-    if grower.categorical:  # the categorical features with a missing value among the training rows
-        found = run.gather(_missing_in, binned, shared=(tuple(grower.categorical), n_bins - 1))
-        grower.has_missing = {f: any(part[i] for part in found) for i, f in enumerate(grower.categorical)}
+    # the features with a missing value among the training rows (Grower.has_missing)
+    found = run.gather(_missing_in, binned, shared=(tuple(range(p)), n_bins - 1))
+    grower.has_missing = {f: any(part[f] for part in found) for f in range(p)}
     roots = run.each(_root, y, w)
     size = sum(run.gather(_root_size, roots))
     raw = run.each(_start, y, shared=(init,))

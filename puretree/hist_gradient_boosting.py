@@ -20,8 +20,9 @@ leaf (best first) until ``max_leaf_nodes`` leaves:
   number of threads;
 - a split's gain is ``G_L**2 / (H_L + l2) + G_R**2 / (H_R + l2) - G**2 / (H + l2)`` (``l2``:
   ``l2_regularization``), for every cut between bins and both sides for the node's missing
-  values (the side a missing value takes is learned; where the node had none, it goes to the
-  child with more rows); each child needs ``min_samples_leaf`` rows and a hessian sum of 1e-3;
+  values (the side a missing value takes is learned; where the feature had none among the
+  training rows, it goes to the child with more rows, the right one on a tie, as scikit-learn's
+  grower sends it); each child needs ``min_samples_leaf`` rows and a hessian sum of 1e-3;
   the best gain (the lowest feature, then cut, then missing values right on a tie) if positive;
 - a categorical feature (its bins its category codes) is split by scikit-learn's HGB rule
   (:meth:`Grower.categorical_split`) into a :class:`~puretree.nodes.Subset` test whose
@@ -247,8 +248,9 @@ class Grower:
         # categories[f] > 0: a categorical feature of that many categories (its bins its codes)
         self.categories = [int(c) for c in categories] + [0] * (len(edges) - len(categories))
         self.categorical = [f for f, c in enumerate(self.categories) if c]
-        # the categorical features with a missing value among the training rows (scikit-learn's has_missing_values)
-        self.has_missing = {f: bool((self.bins[:, f] == n_bins - 1).any()) for f in self.categorical}
+        # the features with a missing value among the training rows (scikit-learn's has_missing_values):
+        # their splits send missing values to the side the search learned, even at a node without any
+        self.has_missing = dict(enumerate((self.bins == n_bins - 1).any(axis=0).tolist())) if len(self.bins) else {f: False for f in range(len(edges))}
         # cuts past a feature's last bin: no cut (its bins there are empty); a categorical feature has no cut
         last = np.array([-1 if self.categories[f] else len(e) - 1 for f, e in enumerate(edges)], dtype=np.int64)
         self.beyond = np.arange(n_bins - 1)[None, :] > last[:, None]
@@ -493,14 +495,12 @@ class Grower:
             fallback, swap = None, False
             if b < 0:
                 test, fallback, swap = self.subset(f, *side)
-            else:
-                had_missing = bool(Hn[0][f, -1, 3] > 0)  # read before the children's histograms take Hn's place
             first, second = self.parted(node_rows, Hn, f, b, side, swap, target, weight, addresses)
             if b >= 0:
-                if side == 0 or had_missing:
+                if self.has_missing[f]:  # the side learned (at a node without missing values: right, the search's tie)
                     missing_branch = side
-                else:  # no missing value here: the child with more rows takes them
-                    missing_branch = 1 if len(second[0][0]) > len(first[0][0]) else 0
+                else:  # none in training: the child with more rows takes them, a tie the right (scikit-learn's grower)
+                    missing_branch = 0 if len(first[0][0]) > len(second[0][0]) else 1
                 cut = math.inf if b >= self.last[f] else float(self.edges[f][b])
                 test = _THRESHOLD(cut, missing_branch=1 if cut == math.inf else missing_branch)
             kids = (len(records), len(records) + 1)

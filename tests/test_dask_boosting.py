@@ -168,3 +168,15 @@ def test_in_memory_bins_place_values_above_the_last_edge_in_the_last_bin():
     thresholds = {node.test.value for node in _splits(model)}
     assert thresholds == {19.0}
     assert model.predict(np.array([[5.0], [25.0], [100.0]])).tolist() == [0, 1, 1]
+
+
+def test_a_feature_missing_in_one_partition_only_takes_the_in_memory_side(client):
+    # the side of a feature's missing values depends on whether it had any among all training
+    # rows (scikit-learn's has_missing_values): gathered from every partition, here the first only
+    X, y = _data(400, 3, 4, classes=0)
+    X[:60:3, 0] = np.nan
+    grown, in_memory = _both(X, y, [100, 150, 150], loss="squared_error", max_iter=4, max_leaf_nodes=8, min_samples_leaf=3)
+    assert grown == in_memory
+    probes = X.copy()
+    probes[:, 0] = np.nan
+    assert grown.predict(probes).tolist() == in_memory.predict(probes).tolist()

@@ -429,3 +429,57 @@ def test_command_line_splits_a_categorical_column_natively(tmp_path):
     assert run.returncode == 0, run.stderr
     root = pt.load(out).stages[0][0].root
     assert root.test.kind == "subset" and {pt.load(out).schema.features[0].categories[c] for c in root.test.left_codes} in ({"red", "blue"}, {"green", "grey"})
+
+
+def _missing_probes(X: np.ndarray) -> np.ndarray:
+    """Each row of ``X`` once per feature with that feature's value missing."""
+    p = X.shape[1]
+    probes = np.repeat(X, p, axis=0)
+    probes[np.arange(len(probes)), np.tile(np.arange(p), len(X))] = np.nan
+    return probes
+
+
+def test_a_missing_value_where_the_children_tie_in_rows_goes_right_as_in_sklearn():
+    # no missing value in training, a 4 | 4 split: scikit-learn's grower sends NaN right on the tie
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    X, y = np.arange(8.0)[:, None], np.array([0, 0, 0, 0, 1, 1, 1, 1.0])
+    kw = dict(max_iter=1, learning_rate=1.0, min_samples_leaf=1, max_leaf_nodes=2)
+    theirs = HistGradientBoostingRegressor(early_stopping=False, **kw).fit(X, y)
+    ours = pt.hist_gradient_boosting(X, y, task="regression", early_stopping=False, **kw)
+    assert theirs.predict([[np.nan]])[0] == pytest.approx(1.0)
+    assert ours.predict(np.array([[np.nan]]))[0] == pytest.approx(1.0)
+
+
+def test_a_feature_with_missing_training_values_keeps_the_learned_side_at_a_node_without_them():
+    # x0 has NaN in training but none under x1 <= 0: scikit-learn keeps the search's side (right) there
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    X = np.array([[0, 0], [1, 0], [2, 0], [10, 0], [np.nan, 5], [np.nan, 5], [3, 5], [4, 5.0]])
+    y = np.array([0, 0, 0, 3, 100, 100, 100, 100.0])
+    kw = dict(max_iter=1, learning_rate=1.0, min_samples_leaf=1, max_leaf_nodes=3)
+    theirs = HistGradientBoostingRegressor(early_stopping=False, **kw).fit(X, y)
+    ours = pt.hist_gradient_boosting(X, y, task="regression", early_stopping=False, **kw)
+    probe = np.array([[np.nan, 0.0]])
+    assert theirs.predict(probe)[0] == pytest.approx(3.0)
+    assert ours.predict(probe)[0] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("engine", ["c", "numpy"])
+def test_missing_values_take_sklearns_side_on_small_random_sets(engine, monkeypatch):
+    # every feature missing in turn, on sets where one feature has NaN in training: the same
+    # predictions as HistGradientBoostingRegressor (its gradients are float32: 1e-6). Regression:
+    # a classifier's rows share their gradients, so splits tie exactly and float rounding picks.
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    monkeypatch.setenv("PURETREE_ENGINE", engine)
+    kw = dict(max_iter=3, learning_rate=0.5, min_samples_leaf=2, max_leaf_nodes=6)
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        X = rng.integers(0, 8, (60, 3)).astype(float)
+        X[rng.random(60) < 0.15, 0] = np.nan
+        y = X[:, 1] + rng.normal(0, 1, 60) + 3 * np.isnan(X[:, 0])
+        probes = _missing_probes(X)
+        theirs = HistGradientBoostingRegressor(early_stopping=False, **kw).fit(X, y)
+        ours = pt.hist_gradient_boosting(X, y, task="regression", early_stopping=False, **kw)
+        assert np.abs(theirs.predict(probes) - ours.predict(probes)).max() < 1e-6, seed
