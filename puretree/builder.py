@@ -580,9 +580,12 @@ def grow(
     becomes the first edge at or above it (above the last edge: the last edge), every threshold
     is an edge, so ``x <= edge`` sends a value where its bin went.
     scikit-learn's size controls (see ``docs/sizes.md``; the level-wise engines grow
-    ``min_impurity_decrease`` and ``max_leaf_nodes`` by reading them off the full tree, and refuse
-    the weight bound and the random splitter, which ``engine="auto"`` grows with the recursive builder):
-    ``min_weight_fraction_leaf``: each child holds at least this fraction of the training weight;
+    ``min_impurity_decrease`` and ``max_leaf_nodes`` by reading them off the full tree, and the
+    weight bound in every chooser; they refuse the random splitter where its compiled tree does not
+    apply, which ``engine="auto"`` grows with the recursive builder):
+    ``min_weight_fraction_leaf``: each child holds at least this fraction of the training weight
+    (:func:`~puretree.growth.choose.heavy_enough`, every source's rule, histogram mode and
+    :mod:`puretree.dask` included);
     ``min_impurity_decrease``: a split is made only if its score times the node's share of the
     training weight (:func:`~puretree.splits.improvement`) reaches it;
     ``max_leaf_nodes=N``: best-first growth (scikit-learn's), the node of best improvement split
@@ -669,7 +672,7 @@ def grow(
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
         grown = fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel)
-        if sized:  # max_leaf_nodes, min_impurity_decrease: read off the full tree
+        if cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0:  # read off the full tree
             grown = _sized_after(grown, cfg, task)
         tree = Tree(grown, ds.schema, missing)
     else:
@@ -792,15 +795,14 @@ def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, mon
 
 
 def _reference_only(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, splitter: Any) -> str:
-    """The size option that only the recursive builder grows (``""``: none): the weight bound
-    and the random splitter change which split a node takes (the level-wise engines' choosers
-    do not know them), and with missing values a split's score is not its children's (C4.5's
-    known fraction), which :func:`_sized_after` would read."""
-    if cfg.min_weight_leaf > 0:
-        return f"min_weight_fraction_leaf={min_weight_fraction_leaf!r}"
+    """The size option that only the recursive builder grows (``""``: none): the random splitter
+    changes which split a node takes (the level-wise engines' choosers do not know it), and with
+    missing values a split's score is not its children's (C4.5's known fraction), which
+    :func:`_sized_after` would read. (The weight bound, ``min_weight_fraction_leaf``, every
+    chooser holds: :func:`puretree.growth.choose.heavy_enough`.)"""
     if splitter == "random":
         return "splitter='random'"
-    if np.isnan(ds.X).any():
+    if np.isnan(ds.X).any() and (cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0):
         return "max_leaf_nodes or min_impurity_decrease on data with missing values"
     return ""
 
