@@ -775,7 +775,7 @@ def _absolute_error_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any, m
 def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, monotonic: Any, missing: str, sized: Any) -> bool:
     """Whether the level-wise engine grows a fit with ``monotonic_cst`` or ``missing="learn"``
     (:mod:`puretree.growth.bounds`, its scan compiled where it applies): where :func:`puretree.growth.bounds.applies`, without
-    the size options or the compiled kernel insisted on; ``engine="fast"`` (``"numpy"``) refuses
+    ``max_leaf_nodes`` and ``min_impurity_decrease`` (``min_weight_fraction_leaf`` it holds) or the compiled kernel insisted on; ``engine="fast"`` (``"numpy"``) refuses
     what it cannot grow, ``"auto"`` grows it with the recursive builder."""
     from .growth.bounds import applies
 
@@ -788,7 +788,7 @@ def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, mon
             raise ParameterError(f"{named} is grown by numpy on the level-wise engine, not by the compiled kernel: use engine='auto', 'numpy' or 'reference'")
         return False
     kinds = tuple("threshold" if s is threshold_splits else "subset" if s is subset_splits else "multiway" if s is multiway_splits else "other" for s in plain)
-    grows = not sized and applies(ds, cfg, kinds, missing) and not isinstance(cfg.score, (PoissonDecrease, AbsoluteErrorDecrease))
+    grows = cfg.max_leaf_nodes is None and not cfg.min_impurity_decrease > 0 and applies(ds, cfg, kinds, missing) and not isinstance(cfg.score, (PoissonDecrease, AbsoluteErrorDecrease))
     if not grows and engine == "fast":
         raise ParameterError(f"{named} is grown by the level-wise engine (engine='fast' or 'numpy') for threshold splits on numeric features with a built-in score, missing='learn', 'majority' or 'error', and no size option ({sized or 'none given'}); use engine='auto' or 'reference'")
     return grows

@@ -549,8 +549,8 @@ def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, mi
         raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask.cart takes 'majority', 'learn' and 'error' (not yet 'distribute'; puretree.dask.c45 distributes)")
     if splitter != "best":
         raise ParameterError(f"splitter={splitter!r} draws each threshold between a node's smallest and largest raw values, which the workers' bins do not keep; grow it in memory (puretree.cart without bins=)")
-    if min_weight_fraction_leaf > 0 and (c45 or monotonic or missing == "learn"):
-        raise ParameterError("min_weight_fraction_leaf with puretree.dask.c45, monotonic_cst or missing='learn' is grown by the in-memory reference builder only (puretree.cart without bins=), not by the binned engines that puretree.dask matches; use min_samples_leaf")
+    if min_weight_fraction_leaf > 0 and c45:
+        raise ParameterError("min_weight_fraction_leaf on puretree.dask.c45: J48's leaf bound is min_samples_leaf (a weight); use it")
     if c45 and (missing == "learn" or monotonic or sized):
         raise ParameterError("puretree.dask.c45 grows J48's tree, which takes no monotonic_cst, missing='learn', max_leaf_nodes or min_impurity_decrease; use puretree.dask.cart")
     if sized and (monotonic or missing == "learn"):

@@ -108,6 +108,22 @@ def test_every_level_wise_engine_grows_the_reference_tree(name, case):
             assert grow(X, y, engine=engine, **options) == reference, (engine, fraction)
 
 
+def test_every_scan_of_the_sorted_source_holds_the_bound():
+    # digits: repeated values (numpy's scan sums runs of equal values); many classes: a feature's
+    # candidates scored a slice at a time (rows x classes would not fit a chunk)
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    for options in ({}, {"sample_weight": _weights(len(y)) * 2}):
+        reference = cart(X, y, engine="reference", min_weight_fraction_leaf=0.01, **options)
+        assert cart(X, y, engine="numpy", min_weight_fraction_leaf=0.01, **options) == cart(X, y, engine="c", min_weight_fraction_leaf=0.01, **options) == reference
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(6000, 2)).round(2)
+    y = np.floor((X[:, 0] + 3) * 150).astype(int)  # about 500 classes
+    reference = cart(X, y, engine="reference", min_weight_fraction_leaf=0.01, max_depth=6)
+    assert cart(X, y, engine="numpy", min_weight_fraction_leaf=0.01, max_depth=6) == reference != cart(X, y, engine="numpy", max_depth=6)
+
+
 @pytest.mark.parametrize("missing", ["majority", "distribute"])
 @pytest.mark.parametrize("name", ["wine", "diabetes"])
 def test_missing_values_grow_the_reference_tree(name, missing):
@@ -122,7 +138,8 @@ def test_missing_values_grow_the_reference_tree(name, missing):
 
 
 def test_a_learned_side_bounds_each_child_with_its_missing_rows_as_scikit_learn_does():
-    # the reference builder applied no weight bound with missing="learn" (it grew the full tree)
+    # the reference builder applied no weight bound with missing="learn" (it grew the full tree),
+    # and the level-wise engine refused the bound with it
     from test_missing_learn import compare as compare_learned
     from test_missing_learn import with_nan
 
@@ -131,12 +148,29 @@ def test_a_learned_side_bounds_each_child_with_its_missing_rows_as_scikit_learn_
         X = with_nan(X)
         for fraction in (0.01, 0.05, 0.2):
             est = Est(random_state=0, min_weight_fraction_leaf=fraction).fit(X, y)
-            tree = grow(X, y, missing="learn", min_weight_fraction_leaf=fraction)
+            tree = grow(X, y, missing="learn", min_weight_fraction_leaf=fraction, engine="reference")
             compare_learned(tree, est, X, y, regression)
             assert pt.n_leaves(tree) == est.get_n_leaves()
-    X, y = DATA["wine"]()
-    with pytest.raises(ParameterError, match="missing='learn' is grown by the level-wise engine .* no size option"):
-        cart(X, y, engine="fast", missing="learn", min_weight_fraction_leaf=0.1)
+            for engine in ("fast", "numpy", "auto"):
+                assert grow(X, y, missing="learn", min_weight_fraction_leaf=fraction, engine=engine) == tree
+            w = _weights(len(y))
+            assert grow(X, y, missing="learn", min_weight_fraction_leaf=fraction, sample_weight=w, engine="fast") == grow(X, y, missing="learn", min_weight_fraction_leaf=fraction, sample_weight=w, engine="reference")
+
+
+@pytest.mark.parametrize("missing", ["learn", "majority"])
+@pytest.mark.parametrize("name", ["breast_cancer", "diabetes"])
+def test_monotonic_constraints_with_the_bound_grow_the_reference_tree(name, missing):
+    X, y = DATA[name]()
+    if missing == "learn":
+        X[np.random.default_rng(6).random(X.shape) < 0.1] = np.nan
+    grow = _grower(name)
+    cst = [1, -1] + [0] * (X.shape[1] - 2)
+    for fraction in (0.02, 0.1):
+        for weighed in ({}, {"sample_weight": _weights(len(y))}):
+            options = dict(monotonic_cst=cst, missing=missing, min_weight_fraction_leaf=fraction, **weighed)
+            reference = grow(X, y, engine="reference", **options)
+            assert grow(X, y, engine="fast", **options) == grow(X, y, engine="numpy", **options) == reference
+            assert reference != grow(X, y, engine="reference", **dict(options, min_weight_fraction_leaf=0.0))
 
 
 def _categorical_frame(n=400, seed=3):
@@ -208,6 +242,11 @@ def test_histogram_mode_grows_the_reference_tree_of_the_binned_values(name, hole
         # max_bins: each column's quantile bins first
         quantiled = grow(X, y, max_bins=16, min_weight_fraction_leaf=fraction)
         _same_binned(quantiled, grow(by_quantiles, y, engine="reference", min_weight_fraction_leaf=fraction), X, by_quantiles)
+        # the sorted source's bounded search (a learned side, monotonic constraints) on the bins
+        cst = [1, -1] + [0] * (X.shape[1] - 2)
+        for options in ({"missing": "learn"}, {"monotonic_cst": cst}) if name != "wine" else ({"missing": "learn"},):  # monotonic: two classes or regression
+            binned = grow(X, y, bins=edges, min_weight_fraction_leaf=fraction, **options)
+            _same_binned(binned, grow(by_edges, y, engine="reference", min_weight_fraction_leaf=fraction, **options), X, by_edges)
 
 
 def _same_binned(binned, exact, X, values, w=None):
@@ -256,22 +295,20 @@ def test_dask_grows_the_in_memory_binned_tree(client, parts):
     for fraction in (0.05, 0.2):
         for regression, t in ((False, y), (True, target)):
             for weights in (None, w):
-                grown = _compare(X, t, weights, edges, parts, regression, min_weight_fraction_leaf=fraction)
-                assert isinstance(grown.root, Split)
+                for options in ({}, {"missing": "learn"}, {"monotonic_cst": [1, -1, 0]}):
+                    grown = _compare(X, t, weights, edges, parts, regression, min_weight_fraction_leaf=fraction, **options)
+                    assert isinstance(grown.root, Split)
         Xd, yd = _dask(parts, X, y)
         bounded = ptdask.id3(Xd, yd, bins=edges, min_weight_fraction_leaf=fraction)
         assert bounded == pt.id3(X, y, bins=edges, min_weight_fraction_leaf=fraction)
         assert bounded != pt.id3(X, y, bins=edges)
 
 
-def test_dask_refuses_the_bound_where_the_binned_engines_do_not_grow_it(client):
+def test_dask_c45_refuses_the_bound_and_names_its_own(client):
     from test_dask_options import _dask
 
     from puretree import dask as ptdask
 
     X, y = _dask(2, np.array([[1.0, 0.0], [2.0, 1.0], [np.nan, 0.0], [4.0, 1.0]]), np.array([0, 1, 0, 1]))
-    for options in (dict(missing="learn"), dict(monotonic_cst=[1, 0])):
-        with pytest.raises(ParameterError, match=r"min_weight_fraction_leaf with puretree.dask.c45, monotonic_cst or missing='learn' .*; use min_samples_leaf"):
-            ptdask.cart(X, y, min_weight_fraction_leaf=0.1, **options)
-    with pytest.raises(ParameterError, match=r"min_weight_fraction_leaf with puretree.dask.c45"):
+    with pytest.raises(ParameterError, match=r"min_weight_fraction_leaf on puretree.dask.c45: J48's leaf bound is min_samples_leaf \(a weight\); use it"):
         ptdask.c45(X, y, min_weight_fraction_leaf=0.1)

@@ -611,11 +611,16 @@ def learned_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds:
     miss, nk, n_all = n_miss[ni, fj], n_known[ni, fj], rows[ni]
     parent = total[ni]
     ok_r, ok_l, _ = learned_ok(n_left, n_all, nk, miss, msl)  # the rules of Bounded's scan
-    s_r = scored(parent, left, ok_r, fj, ni)
-    s_l = scored(parent, left + absent[ni, fj], ok_l, fj, ni)
     gi, gj = (a.reshape(-1) for a in np.meshgrid(np.arange(n), np.arange(p), indexing="ij"))
     alone = C[:, :, -1, :-1].reshape(n * p, -1)  # each feature's known rows left, its missing rows right
     ok_a = np.broadcast_to(learned_ok(0, rows[:, None], n_known, n_miss, msl)[2], n_miss.shape).reshape(-1)
+    if rules.min_weight_leaf > 0:  # each child's weight, its missing rows included (as Bounded's scan)
+        w_node = weight_of(total, rules.regression)
+        ok_r = ok_r & heavy_enough(weight_of(left, rules.regression), w_node[ni], rules.min_weight_leaf)
+        ok_l = ok_l & heavy_enough(weight_of(left + absent[ni, fj], rules.regression), w_node[ni], rules.min_weight_leaf)
+        ok_a = ok_a & heavy_enough(weight_of(alone, rules.regression), w_node[gi], rules.min_weight_leaf)
+    s_r = scored(parent, left, ok_r, fj, ni)
+    s_l = scored(parent, left + absent[ni, fj], ok_l, fj, ni)
     s_a = scored(total[gi], alone, ok_a, gj, gi, right=absent.reshape(n * p, -1))
     group = ni * p + fj
     best = s_a.copy()
