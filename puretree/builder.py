@@ -580,9 +580,12 @@ def grow(
     becomes the first edge at or above it (above the last edge: the last edge), every threshold
     is an edge, so ``x <= edge`` sends a value where its bin went.
     scikit-learn's size controls (see ``docs/sizes.md``; the level-wise engines grow
-    ``min_impurity_decrease`` and ``max_leaf_nodes`` by reading them off the full tree, and refuse
-    the weight bound and the random splitter, which ``engine="auto"`` grows with the recursive builder):
-    ``min_weight_fraction_leaf``: each child holds at least this fraction of the training weight;
+    ``min_impurity_decrease`` and ``max_leaf_nodes`` by reading them off the full tree, and the
+    weight bound in every chooser; they refuse the random splitter where its compiled tree does not
+    apply, which ``engine="auto"`` grows with the recursive builder):
+    ``min_weight_fraction_leaf``: each child holds at least this fraction of the training weight
+    (:func:`~puretree.growth.choose.heavy_enough`, every source's rule, histogram mode and
+    :mod:`puretree.dask` included);
     ``min_impurity_decrease``: a split is made only if its score times the node's share of the
     training weight (:func:`~puretree.splits.improvement`) reaches it;
     ``max_leaf_nodes=N``: best-first growth (scikit-learn's), the node of best improvement split
@@ -669,7 +672,7 @@ def grow(
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
         grown = fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel)
-        if sized:  # max_leaf_nodes, min_impurity_decrease: read off the full tree
+        if cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0:  # read off the full tree
             grown = _sized_after(grown, cfg, task)
         tree = Tree(grown, ds.schema, missing)
     else:
@@ -772,7 +775,7 @@ def _absolute_error_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any, m
 def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, monotonic: Any, missing: str, sized: Any) -> bool:
     """Whether the level-wise engine grows a fit with ``monotonic_cst`` or ``missing="learn"``
     (:mod:`puretree.growth.bounds`, its scan compiled where it applies): where :func:`puretree.growth.bounds.applies`, without
-    the size options or the compiled kernel insisted on; ``engine="fast"`` (``"numpy"``) refuses
+    ``max_leaf_nodes`` and ``min_impurity_decrease`` (``min_weight_fraction_leaf`` it holds) or the compiled kernel insisted on; ``engine="fast"`` (``"numpy"``) refuses
     what it cannot grow, ``"auto"`` grows it with the recursive builder."""
     from .growth.bounds import applies
 
@@ -785,22 +788,21 @@ def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, mon
             raise ParameterError(f"{named} is grown by numpy on the level-wise engine, not by the compiled kernel: use engine='auto', 'numpy' or 'reference'")
         return False
     kinds = tuple("threshold" if s is threshold_splits else "subset" if s is subset_splits else "multiway" if s is multiway_splits else "other" for s in plain)
-    grows = not sized and applies(ds, cfg, kinds, missing) and not isinstance(cfg.score, (PoissonDecrease, AbsoluteErrorDecrease))
+    grows = cfg.max_leaf_nodes is None and not cfg.min_impurity_decrease > 0 and applies(ds, cfg, kinds, missing) and not isinstance(cfg.score, (PoissonDecrease, AbsoluteErrorDecrease))
     if not grows and engine == "fast":
         raise ParameterError(f"{named} is grown by the level-wise engine (engine='fast' or 'numpy') for threshold splits on numeric features with a built-in score, missing='learn', 'majority' or 'error', and no size option ({sized or 'none given'}); use engine='auto' or 'reference'")
     return grows
 
 
 def _reference_only(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, splitter: Any) -> str:
-    """The size option that only the recursive builder grows (``""``: none): the weight bound
-    and the random splitter change which split a node takes (the level-wise engines' choosers
-    do not know them), and with missing values a split's score is not its children's (C4.5's
-    known fraction), which :func:`_sized_after` would read."""
-    if cfg.min_weight_leaf > 0:
-        return f"min_weight_fraction_leaf={min_weight_fraction_leaf!r}"
+    """The size option that only the recursive builder grows (``""``: none): the random splitter
+    changes which split a node takes (the level-wise engines' choosers do not know it), and with
+    missing values a split's score is not its children's (C4.5's known fraction), which
+    :func:`_sized_after` would read. (The weight bound, ``min_weight_fraction_leaf``, every
+    chooser holds: :func:`puretree.growth.choose.heavy_enough`.)"""
     if splitter == "random":
         return "splitter='random'"
-    if np.isnan(ds.X).any():
+    if np.isnan(ds.X).any() and (cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0):
         return "max_leaf_nodes or min_impurity_decrease on data with missing values"
     return ""
 

@@ -525,7 +525,9 @@ def _grow(
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
     if sized and any(_run(dask, _tasks(dask, parts, _has_missing, binned, shared=(n_bins - 1,)))[0]):
         raise ParameterError("max_leaf_nodes or min_impurity_decrease on data with missing values: a split's score is then not its children's, which they are read from; puretree.cart refuses it with bins= too (grow in memory without bins, or fill the missing values)")
-    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"), monotonic=monotonic, learn=missing == "learn")
+    # min_weight_fraction_leaf: a fraction of the training weight (the rows', or the weights' sum, as in memory)
+    min_weight = opts["min_weight_fraction_leaf"] * (float(parts.rows[-1][1]) if parts.w is None else sum(_run(dask, _tasks(dask, parts, _weight_sum, weights))[0])) if opts["min_weight_fraction_leaf"] > 0 else 0.0
+    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"), monotonic=monotonic, learn=missing == "learn", min_weight_leaf=min_weight)
     blocks: hist.Blocks = _worker_blocks(parts, binned, target, weights) or _Blocks(dask, parts, binned, target, weights)
     del binned, target, weights  # the partitions' blocks, once joined, are released on the workers
     drawn = resolve_max_features(max_features, parts.n_features)
@@ -547,8 +549,8 @@ def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, mi
         raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask.cart takes 'majority', 'learn' and 'error' (not yet 'distribute'; puretree.dask.c45 distributes)")
     if splitter != "best":
         raise ParameterError(f"splitter={splitter!r} draws each threshold between a node's smallest and largest raw values, which the workers' bins do not keep; grow it in memory (puretree.cart without bins=)")
-    if min_weight_fraction_leaf > 0:
-        raise ParameterError("min_weight_fraction_leaf is grown by the in-memory reference builder only (puretree.cart without bins=), not by the binned engines that puretree.dask matches; use min_samples_leaf")
+    if min_weight_fraction_leaf > 0 and c45:
+        raise ParameterError("min_weight_fraction_leaf on puretree.dask.c45: J48's leaf bound is min_samples_leaf (a weight); use it")
     if c45 and (missing == "learn" or monotonic or sized):
         raise ParameterError("puretree.dask.c45 grows J48's tree, which takes no monotonic_cst, missing='learn', max_leaf_nodes or min_impurity_decrease; use puretree.dask.cart")
     if sized and (monotonic or missing == "learn"):
@@ -558,6 +560,11 @@ def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, mi
 def _has_missing(binned: np.ndarray, missing: int) -> bool:
     """Whether a partition holds a missing value (its bin ``missing``)."""
     return bool((binned == missing).any())
+
+
+def _weight_sum(weight: np.ndarray) -> float:
+    """A partition's weights' sum (``min_weight_fraction_leaf`` is a fraction of the training weight)."""
+    return float(np.sum(weight))
 
 
 def _poisson_sum(target: np.ndarray, weight: np.ndarray | None) -> float:
@@ -704,8 +711,8 @@ def cart(X: Any, y: Any, **options: Unpack[DaskOptions]) -> Tree:
     ``missing`` (``"majority"``, the default, ``"learn"``: each threshold learns its missing
     rows' side, or ``"error"``); ``max_depth``, ``min_samples_split``, ``min_samples_leaf``,
     ``min_gain``, ``feature_names``, ``monotonic_cst``, ``min_impurity_decrease``,
-    ``max_leaf_nodes``, as for :func:`puretree.cart` with ``bins=`` (``min_weight_fraction_leaf``,
-    ``splitter="random"`` and ``missing="surrogate"`` are refused: docs/scale-out.md tables which
+    ``max_leaf_nodes``, ``min_weight_fraction_leaf``, as for :func:`puretree.cart` with ``bins=``
+    (``splitter="random"`` and ``missing="surrogate"`` are refused: docs/scale-out.md tables which
     options run on Dask); ``max_features`` and ``seed`` (each node splits on its own draw of
     the features, the in-memory fit's draw); ``histogram_bytes`` (default
     :data:`HISTOGRAM_BYTES`) bounds one batch of the frontier's histograms. With the same edges the tree is

@@ -42,6 +42,7 @@ from .tasks import TASKS, Task, as_task
 
 __all__ = [
     "CHUNK",
+    "heavy_enough",
     "TIE_TOLERANCE",
     "MISSING_BRANCH",
     "THRESHOLDS",
@@ -287,7 +288,7 @@ def threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float, m
             n_left = np.arange(1, n)
             valid &= (n_left >= min_samples_leaf) & (n_known - n_left >= min_samples_leaf)
         if min_weight_leaf > 0:
-            valid &= _heavy_enough(task.weight(left), task.weight(base), min_weight_leaf)
+            valid &= heavy_enough(task.weight(left), task.weight(base), min_weight_leaf)
         s = np.where(valid & ~np.isnan(s), s, -np.inf)
         row_best = s.max(axis=1)
         tol = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(row_best), row_best, 0.0)))
@@ -321,7 +322,7 @@ def threshold_candidate(node: NodeData, scores: Sequence[float], positions: Sequ
     return Candidate(float(best[i]), j, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold)
 
 
-def learned_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float) -> Candidate | None:
+def learned_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float, min_weight_leaf: float = 0.0) -> Candidate | None:
     """Best binary split ``x <= t`` with the side of the missing values learned
     (``missing="learn"``), as scikit-learn's best splitter finds it (1.3 and later).
 
@@ -331,7 +332,8 @@ def learned_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: 
     the node's rows (no known-fraction factor). The first best of them wins, in that order,
     as scikit-learn's strict comparisons keep the first. For a feature without missing values
     here, the missing values (seen only when predicting) go left when the left child has more
-    training rows (unweighted), else right (a tie goes right).
+    training rows (unweighted), else right (a tie goes right). ``min_weight_leaf``: each child,
+    its missing rows included, holds at least this weight (:func:`heavy_enough`).
 
     >>> from puretree.criteria import SCORES
     >>> from puretree.data import from_numpy
@@ -373,6 +375,11 @@ def learned_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: 
         right_ok = valid & (n_left >= min_samples_leaf) & (n - n_left >= min_samples_leaf)
         left_ok = valid & has_missing & (n_left + n_missing[:, None] >= min_samples_leaf) & (n_known[:, None] - n_left >= min_samples_leaf)
         alone_ok = (n_missing > 0) & (n_known > 0) & (n_known >= min_samples_leaf) & (n_missing >= min_samples_leaf)
+        if min_weight_leaf > 0:  # every child's weight, its missing rows included
+            w_node = task.weight(parent)
+            right_ok &= heavy_enough(task.weight(left), w_node, min_weight_leaf)
+            left_ok &= heavy_enough(task.weight(left + absent[:, None, :]), w_node, min_weight_leaf)
+            alone_ok &= heavy_enough(task.weight(parent - absent), w_node, min_weight_leaf)
         if node.monotonic is not None:
             features = node.numeric[start : start + chunk]
             right_ok &= monotone_ok(node, features, left, parent - left)
@@ -411,10 +418,17 @@ def learned_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: 
     return Candidate(float(scores[i]), j, "threshold", branch, branch_stats(node.stats, branch, 2), threshold=threshold, missing_branch=side)
 
 
-def _heavy_enough(w_left: np.ndarray, w_node: Any, min_weight_leaf: float) -> np.ndarray:
+def heavy_enough(w_left: Any, w_node: Any, min_weight_leaf: float) -> Any:
     """Where both children of a two-way split (the left's weight ``w_left``, the node's
-    ``w_node``) hold at least ``min_weight_leaf``, as scikit-learn's splitters test it (the
-    right child's weight is the node's less the left's)."""
+    ``w_node``) hold at least ``min_weight_leaf`` (``min_weight_fraction_leaf`` times the
+    training weight), as scikit-learn's splitters test it (the right child's weight is the
+    node's less the left's). The one rule of every source: the recursive builder's generators,
+    the sorted source's scans and the histogram chooser (:mod:`puretree.growth.choose`) ask it;
+    the compiled scans make the same two comparisons.
+
+    >>> heavy_enough(np.array([1.0, 2.0, 3.0]), 5.0, 2.0).tolist()
+    [False, True, True]
+    """
     return (w_left >= min_weight_leaf) & (w_node - w_left >= min_weight_leaf)
 
 
@@ -468,7 +482,7 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
         s = s * known_fraction(base, parent, task)
     ok = (n_left >= max(1.0, min_samples_leaf)) & (n_right >= max(1.0, min_samples_leaf))
     if min_weight_leaf > 0:
-        ok &= _heavy_enough(task.weight(left), task.weight(base), min_weight_leaf)
+        ok &= heavy_enough(task.weight(left), task.weight(base), min_weight_leaf)
     s = np.where(ok & ~np.isnan(s), s, -np.inf)
     if np.isneginf(s).all():
         return None
@@ -739,7 +753,7 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float, min_
             n_right = int(rows.sum()) - n_left
             s = np.where((n_left >= min_samples_leaf) & (n_right >= min_samples_leaf), s, -np.inf)
         if min_weight_leaf > 0:
-            s = np.where(_heavy_enough(task.weight(left), task.weight(known), min_weight_leaf), s, -np.inf)
+            s = np.where(heavy_enough(task.weight(left), task.weight(known), min_weight_leaf), s, -np.inf)
         s = np.where(np.isnan(s), -np.inf, s)
         if np.isneginf(s).all():
             continue
@@ -756,7 +770,7 @@ def subset_splits(node: NodeData, *, score: Score, min_samples_leaf: float, min_
 
 _BUILTIN_SPLITTERS = (threshold_splits, multiway_splits, subset_splits, learned_threshold_splits, random_threshold_splits)
 #: The built-in generators that take ``min_weight_leaf``.
-_WEIGHING_SPLITTERS = (threshold_splits, multiway_splits, subset_splits, random_threshold_splits)
+_WEIGHING_SPLITTERS = (threshold_splits, multiway_splits, subset_splits, random_threshold_splits, learned_threshold_splits)
 
 
 @attrs.frozen

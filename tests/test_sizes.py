@@ -101,8 +101,9 @@ def test_class_weight_moves_the_tree_with_a_weight_bound():
 
 
 @pytest.mark.parametrize("engine", ["fast", "c", "numpy"])
-@pytest.mark.parametrize("option", [{"min_weight_fraction_leaf": 0.1}, {"splitter": "random"}], ids=str)
+@pytest.mark.parametrize("option", [{"splitter": "random"}], ids=str)
 def test_the_level_wise_engines_refuse_what_they_cannot_grow_clearly(engine, option):
+    # min_weight_fraction_leaf is grown by every engine now (tests/test_min_weight_level.py)
     X, y = DATA["wine"]()
     if option == {"splitter": "random"} and engine != "numpy":  # the compiled random tree (growth.random_cuts)
         assert cart(X, y, engine=engine, **option) == cart(X, y, engine="reference", **option)

@@ -426,6 +426,7 @@ typedef struct {
     const unsigned char *allowed; /* N x q: the features each node may split on (NULL: all) */
     double *g_parent;        /* per node: its Gini impurity */
     double min_leaf, tie, screen;
+    double min_weight;       /* the least weight of a child (0: no bound) */
     int64_t longest;         /* the longest segment */
     double *best, *lo, *hi;  /* N x q: the best score (-inf: none), the values either side */
 } scan_t;
@@ -479,13 +480,15 @@ static void scan_node(const scan_t *S, int64_t i, const double *v, const int64_t
                 w_left += a;
                 w_right += d;
             }
-            if (w_left > 0.0 && w_right > 0.0) {
+            if (S->min_weight > 0.0 && !(w_left >= S->min_weight && total - w_left >= S->min_weight)) {
+                rank = -INFINITY; /* a child lighter than min_weight: not a candidate (choose.heavy_enough) */
+            } else if (w_left > 0.0 && w_right > 0.0) {
                 rank = sq_left / w_left + sq_right / w_right;
             } else {
                 exact_all = 1; /* an empty side (rounding): score everything exactly */
                 rank = INFINITY;
             }
-            if (rank >= top - S->screen * total) { /* within reach of the running best */
+            if (rank > -INFINITY && rank >= top - S->screen * total) { /* within reach of the running best */
                 if (kept < X->room) {
                     X->at[kept] = p;
                     X->rank[kept] = rank;
@@ -605,14 +608,14 @@ static int scan_feature(void *ctx, int64_t f) {
  * finds it: best[i, f] (-inf: none), lo[i, f] and hi[i, f] the values either side. X: q x n
  * (X[f * n + r]), no NaN; orders: q x m positions of the m instances, each of row row[p], class
  * cls[p] (< k), weight w[p] (NULL: 1); stats: N x k the nodes' class sums; allowed: N x q, the
- * features each node may split on (NULL: all). min_leaf: fewest instances on a side. screen:
- * puretree.growth.kernels.SCREEN. Features are shared between `threads` threads; once *cancel
+ * features each node may split on (NULL: all). min_leaf: fewest instances on a side; min_weight:
+ * least weight on a side (0: none). screen: puretree.growth.kernels.SCREEN. Features are shared between `threads` threads; once *cancel
  * turns non-zero the scan stops within a feature and returns PT_CANCELLED. */
 PT_EXPORT int pt_scan_level(const double *X, int64_t n, int64_t q, const int32_t *orders, int64_t m, const int64_t *row, const int64_t *cls,
                             const double *w, int64_t k, int64_t N, const int64_t *starts, const int64_t *lens, const double *stats,
-                            const unsigned char *allowed, double min_leaf, double tie, double screen, int threads, const int *cancel,
+                            const unsigned char *allowed, double min_leaf, double min_weight, double tie, double screen, int threads, const int *cancel,
                             double *best, double *lo, double *hi) {
-    if (n < 1 || q < 0 || m < 0 || k < 1 || k > 1024 || N < 0 || !(tie >= 0.0) || !(screen >= 0.0)) return PT_BAD_INPUT;
+    if (n < 1 || q < 0 || m < 0 || k < 1 || k > 1024 || N < 0 || !(tie >= 0.0) || !(screen >= 0.0) || !(min_weight >= 0.0)) return PT_BAD_INPUT;
     int64_t longest = 0, seen = 0;
     for (int64_t i = 0; i < N; i++) {
         if (starts[i] != seen || lens[i] < 0) return PT_BAD_INPUT; /* segments one after the other */
@@ -627,7 +630,7 @@ PT_EXPORT int pt_scan_level(const double *X, int64_t n, int64_t q, const int32_t
     if (!g_parent) return PT_NO_MEMORY;
     double tmp[1024], total;
     for (int64_t i = 0; i < N; i++) g_parent[i] = gini(stats + i * k, k, tmp, &total);
-    scan_t S = {X, n, q, m, k, N, orders, row, cls, w, starts, lens, stats, allowed, g_parent, min_leaf, tie, screen, longest, best, lo, hi};
+    scan_t S = {X, n, q, m, k, N, orders, row, cls, w, starts, lens, stats, allowed, g_parent, min_leaf, tie, screen, min_weight, longest, best, lo, hi};
     int rc = run(scan_feature, &S, q, threads, cancel);
     free(g_parent);
     return rc;

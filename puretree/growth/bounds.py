@@ -45,7 +45,7 @@ from ..tasks import as_task
 from ..errors import MemoryLimitError
 from ..nodes import Node
 from .assemble import from_binary_arrays, trusted_threshold
-from .choose import binary_scores, first_tied, known_share, tolerance, weight_of
+from .choose import binary_scores, first_tied, heavy_enough, known_share, tolerance, weight_of
 from .level import Decision, floats
 from .limits import check_tree_size, memory_budget
 from . import kernels
@@ -174,7 +174,9 @@ class Bounded(Sorted):
         # the compiled scan (kernels.scan_bounded): the Gini on classes or the variance decrease,
         # int32 orders, and no node scored on its known rows only (learned, or no missing value)
         scored = (self._gini and ctx.k <= kernels.MAX_CLASSES) or ctx.variance_decrease
-        if compiled != "never" and scored and ctx.q and (learn or not ctx.numeric_missing) and ctx.index is np.int32 and kernels.AVAILABLE and kernels.library() is not None:
+        #: The least weight of a child (``min_weight_fraction_leaf``; 0: no bound): numpy's scan holds it.
+        self.min_weight = float(getattr(cfg, "min_weight_leaf", 0.0))
+        if compiled != "never" and scored and not self.min_weight > 0 and ctx.q and (learn or not ctx.numeric_missing) and ctx.index is np.int32 and kernels.AVAILABLE and kernels.library() is not None:
             ctx.compiled = kernels  # its scan here, and its move of the orders (Sorted.advance)
         self.lower = np.full(1, -np.inf)
         self.upper = np.full(1, np.inf)
@@ -391,6 +393,10 @@ class Bounded(Sorted):
                     left_l = left + absent[:, at]
                 else:
                     ok_l, ok_a, left_l = np.zeros(ok_r.shape, dtype=bool), np.zeros(nm.shape, dtype=bool), left
+                if self.min_weight > 0:  # each child's weight, its missing rows included (splits.learned_threshold_splits)
+                    ok_r = ok_r & heavy_enough(weight_of(left, ctx.regression), total[at], self.min_weight)
+                    ok_l = ok_l & heavy_enough(weight_of(left_l, ctx.regression), total[at], self.min_weight)
+                    ok_a = ok_a & heavy_enough(weight_of(alone, ctx.regression), total[None, :], self.min_weight)
                 if self.monotonic is not None:
                     ok_r &= monotone_ok(direction, lower, upper, left, parent, task, remainder=False)
                     if missing_here:
@@ -408,6 +414,8 @@ class Bounded(Sorted):
                 ok_r = valid
                 if msl > 1:
                     ok_r = ok_r & (n_left >= msl) & (nk - n_left >= msl)
+                if self.min_weight > 0:  # the node's weight: its known rows' where it has a missing value, as the score's base
+                    ok_r = ok_r & heavy_enough(weight_of(left, ctx.regression), weight_of(parent, ctx.regression), self.min_weight)
                 if self.monotonic is not None:
                     ok_r = ok_r & monotone_ok(direction, lower, upper, left, parent, task, remainder=True)
                 s_l = np.full(ok_r.shape, -np.inf)
@@ -479,6 +487,8 @@ def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bo
     """
     n, q = ds.X.shape
     if compiled == "never" or n < 2 or q < 1 or n * q > kernels.WHOLE_TREE_MAX_WORK or n >= 2**31 - 1 or not kernels.AVAILABLE or getattr(cfg, "max_features", None) is not None:
+        return None
+    if getattr(cfg, "min_weight_leaf", 0.0) > 0:  # a bound on the children's weight: numpy's scan holds it (Bounded._scan)
         return None
     regression = ds.schema.is_regression
     score = cfg.score

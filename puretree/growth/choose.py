@@ -35,7 +35,7 @@ from ..criteria import GainRatio, ImpurityDecrease
 from ..errors import ParameterError
 from ..impurity import entropy
 from .. import splits as _splits  # its TIE_TOLERANCE read at each call: one constant, also the C's
-from ..splits import CheckedScore, subset_candidates, tie_first, variance_decrease
+from ..splits import CheckedScore, heavy_enough, subset_candidates, tie_first, variance_decrease
 
 __all__ = [
     "SCORE_CHUNK",
@@ -45,6 +45,7 @@ __all__ = [
     "first_tied",
     "first_tied_in_groups",
     "known_share",
+    "heavy_enough",
     "binary_children",
     "binary_scores",
     "category_sum",
@@ -167,15 +168,18 @@ def category_sum(per: np.ndarray) -> np.ndarray:
     return out
 
 
-def multiway_scores(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: np.ndarray, name: Any, *, among: np.ndarray, incomplete: np.ndarray, min_samples_leaf: float, regression: bool) -> np.ndarray:
+def multiway_scores(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: np.ndarray, name: Any, *, among: np.ndarray, incomplete: np.ndarray, min_samples_leaf: float, regression: bool, min_weight_leaf: float = 0.0) -> np.ndarray:
     """Each node's score of one branch per category of a feature (-inf: no split), from the
     nodes' per-category statistics ``per`` (N, m, k) and rows ``rows`` (N, m), their sums
     ``known`` (N, k, added in category order) and the nodes' weights ``total``: the nodes
-    ``among`` with two categories present, each present one with ``min_samples_leaf`` rows,
-    scored on the known rows (every category a child, empty ones too) and scaled by their
+    ``among`` with two categories present, each present one with ``min_samples_leaf`` rows
+    (and ``min_weight_leaf`` weight), scored on the known rows (every category a child, empty ones too) and scaled by their
     share of the weight where ``incomplete``; not finite: no split."""
     present = rows > 0
-    e = np.flatnonzero(among & (present.sum(axis=1) >= 2) & ~((rows < min_samples_leaf) & present).any(axis=1))
+    light = rows < min_samples_leaf
+    if min_weight_leaf > 0:  # every present category a child of at least that weight
+        light = light | (weight_of(per, regression) < min_weight_leaf)
+    e = np.flatnonzero(among & (present.sum(axis=1) >= 2) & ~(light & present).any(axis=1))
     out = np.full(len(rows), -np.inf)
     if len(e):
         s = known_share(score_of(score, known[e], per[e], name), weight_of(known[e], regression), total[e], incomplete[e])
@@ -183,7 +187,7 @@ def multiway_scores(score: Any, per: np.ndarray, rows: np.ndarray, known: np.nda
     return out
 
 
-def best_subset(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: float, name: Any, *, task: Any, incomplete: bool, min_samples_leaf: float) -> tuple[float, tuple[int, ...], np.ndarray] | None:
+def best_subset(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: float, name: Any, *, task: Any, incomplete: bool, min_samples_leaf: float, min_weight_leaf: float = 0.0) -> tuple[float, tuple[int, ...], np.ndarray] | None:
     """One node's best subset split of a categorical feature from its per-category statistics
     ``per`` (m, k) and rows ``rows`` (m,), their sum ``known`` (added in category order) and
     the node's weight ``total``: ``(score, left categories, children)`` or None, as
@@ -203,6 +207,8 @@ def best_subset(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray
         n_left = masks.astype(np.int64) @ rows[present]
         n_right = rows.sum() - n_left
         s = np.where((n_left >= min_samples_leaf) & (n_right >= min_samples_leaf), s, -np.inf)
+    if min_weight_leaf > 0:
+        s = np.where(heavy_enough(weight_of(children[:, 0], task.is_regression), weight_of(known, task.is_regression), min_weight_leaf), s, -np.inf)
     s = np.where(np.isnan(s), -np.inf, s)
     if np.isneginf(s).all():
         return None
@@ -216,7 +222,7 @@ def best_subset(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray
 _SEQUENTIAL_CLASSES = 8
 
 
-def best_subsets(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: np.ndarray, name: Any, *, task: Any, incomplete: np.ndarray, min_samples_leaf: float, nodes: Any) -> dict[int, tuple[float, tuple[int, ...], np.ndarray]]:
+def best_subsets(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: np.ndarray, name: Any, *, task: Any, incomplete: np.ndarray, min_samples_leaf: float, nodes: Any, min_weight_leaf: float = 0.0) -> dict[int, tuple[float, tuple[int, ...], np.ndarray]]:
     """:func:`best_subset` of each of the ``nodes`` (``per`` (N, m, k), ``rows`` (N, m),
     ``known`` (N, k), ``total`` and ``incomplete`` (N,)): the nodes that find a split, with
     what :func:`best_subset` finds, number for number.
@@ -245,7 +251,7 @@ def best_subsets(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarra
         batched = bool(np.all(counts == np.floor(counts)) and counts.sum() < 2.0**52)
     if not batched:
         for i in nodes.tolist():
-            hit = best_subset(score, per[i], rows[i], known[i], float(total[i]), name, task=task, incomplete=bool(incomplete[i]), min_samples_leaf=min_samples_leaf)
+            hit = best_subset(score, per[i], rows[i], known[i], float(total[i]), name, task=task, incomplete=bool(incomplete[i]), min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
             if hit is not None:
                 out[i] = hit
         return out
@@ -259,18 +265,18 @@ def best_subsets(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarra
             continue
         if not (k == 2 or m <= _splits.MAX_EXACT_SUBSET_CATEGORIES):  # candidates that differ by node
             for i in mine.tolist():
-                hit = best_subset(score, per[i], rows[i], known[i], float(total[i]), name, task=task, incomplete=bool(incomplete[i]), min_samples_leaf=min_samples_leaf)
+                hit = best_subset(score, per[i], rows[i], known[i], float(total[i]), name, task=task, incomplete=bool(incomplete[i]), min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
                 if hit is not None:
                     out[i] = hit
             continue
         n_candidates = m - 1 if k == 2 else 2 ** (m - 1) - 1
         step = max(1, SCORE_CHUNK // n_candidates)
         for lo in range(0, len(mine), step):
-            _subset_batch(score, per, rows, known, total, name, task, incomplete, min_samples_leaf, mine[lo : lo + step], present, out)
+            _subset_batch(score, per, rows, known, total, name, task, incomplete, min_samples_leaf, mine[lo : lo + step], present, out, min_weight_leaf)
     return {i: out[i] for i in sorted(out)}
 
 
-def _subset_batch(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: np.ndarray, name: Any, task: Any, incomplete: np.ndarray, min_samples_leaf: float, mine: np.ndarray, present: np.ndarray, out: dict[int, tuple[float, tuple[int, ...], np.ndarray]]) -> None:
+def _subset_batch(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarray, total: np.ndarray, name: Any, task: Any, incomplete: np.ndarray, min_samples_leaf: float, mine: np.ndarray, present: np.ndarray, out: dict[int, tuple[float, tuple[int, ...], np.ndarray]], min_weight_leaf: float = 0.0) -> None:
     """:func:`best_subsets` of the nodes ``mine``, whose present categories are ``present``."""
     stats = per[mine][:, present]  # (G, m, k)
     G, m, k = stats.shape
@@ -295,6 +301,8 @@ def _subset_batch(score: Any, per: np.ndarray, rows: np.ndarray, known: np.ndarr
         n_left = np.matmul(masks.astype(np.int64), rows[mine][:, present, None])[..., 0]
         n_right = rows[mine].sum(axis=1)[:, None] - n_left
         s = np.where((n_left >= min_samples_leaf) & (n_right >= min_samples_leaf), s, -np.inf)
+    if min_weight_leaf > 0:
+        s = np.where(heavy_enough(weight_of(children[..., 0, :], False), weight_of(parent, False)[:, None], min_weight_leaf), s, -np.inf)
     s = np.where(np.isnan(s), -np.inf, s)
     splits = ~np.isneginf(s).all(axis=1)
     best = first_tied(s)

@@ -199,6 +199,8 @@ def _whole(ds: Dataset, cfg: Any, kinds: tuple[str, ...], kernel: str) -> bool:
     n, p = ds.X.shape
     if kernel == "never" or not 2 <= n or n * p > kernels.WHOLE_TREE_MAX_WORK or getattr(cfg, "max_features", None) is not None or not kernels.AVAILABLE:
         return False
+    if getattr(cfg, "min_weight_leaf", 0.0) > 0:  # a bound on the children's weight: the frontier loop's scan holds it
+        return False
     if not bounds.applies(ds, cfg, kinds, cfg.missing) or not isinstance(cfg.score, ImpurityDecrease):
         return False
     if ds.schema.is_regression:

@@ -49,6 +49,7 @@ from .choose import (
     choose_option,
     first_tied,
     first_tied_in_groups,
+    heavy_enough,
     known_share,
     many_valued,
     tolerance,
@@ -459,6 +460,9 @@ class Rules:
     monotonic: np.ndarray | None = None
     #: ``missing="learn"``: each threshold learns its missing rows' side (:func:`learned_thresholds`).
     learn: bool = False
+    #: The least weight of a child (``min_weight_fraction_leaf`` times the training weight; 0: no
+    #: bound), held by every candidate as the in-memory engine holds it (:func:`~puretree.growth.choose.heavy_enough`).
+    min_weight_leaf: float = 0.0
 
 
 def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, allowed: np.ndarray | None = None, bounds: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[str, int, Any, float] | None]:
@@ -505,7 +509,7 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
         for jj, f in enumerate(categorical):
             m = rules.n_categories[f]
             per = H[:, f, :m, :-1]
-            ms[:, jj] = multiway_scores(rules.score, per, H[:, f, :m, -1], category_sum(per), total, np.asarray(rules.names[f]), among=among[:, f], incomplete=H[:, f, -1, -1] > 0, min_samples_leaf=rules.min_samples_leaf, regression=rules.regression)
+            ms[:, jj] = multiway_scores(rules.score, per, H[:, f, :m, -1], category_sum(per), total, np.asarray(rules.names[f]), among=among[:, f], incomplete=H[:, f, -1, -1] > 0, min_samples_leaf=rules.min_samples_leaf, regression=rules.regression, min_weight_leaf=rules.min_weight_leaf)
         r = np.flatnonzero(~np.isneginf(ms).all(axis=1))
         at = first_tied(ms[r])
         scores[r, 1], feats[r, 1] = ms[r, at], np.asarray(categorical)[at]
@@ -528,8 +532,8 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds: tu
     Candidates lie between consecutive non-empty bins; the left side is every known bin up to
     the cut. Scores as the engine's (:func:`puretree.growth.choose.binary_scores`), on the
     known rows of the feature when the node has a missing value in any numeric feature, then
-    scaled by their share of the node's weight; NaN as -inf; the first (lowest) cut within
-    tolerance of a feature's best. ``rules.monotonic``: a candidate whose (known) children's
+    scaled by their share of the node's weight; NaN, and a cut leaving a side lighter than
+    ``rules.min_weight_leaf``, as -inf; the first (lowest) cut within tolerance of a feature's best. ``rules.monotonic``: a candidate whose (known) children's
     values leave the node's ``bounds`` or go against the direction is not taken, as
     :class:`puretree.growth.bounds.Bounded` judges it (:func:`puretree.growth.bounds.monotone_ok`).
     """
@@ -544,6 +548,8 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds: tu
         parent = np.where(incomplete[ni, None], known_sum, total[ni])
         names = rules.names[~rules.categorical][fj]
         s = binary_scores(rules.score, parent, left, names, regression=rules.regression, variance=rules.variance)
+        if rules.min_weight_leaf > 0:  # both children of at least that weight (the node's: its known rows' where it has a missing value)
+            s = np.where(heavy_enough(weight_of(left, rules.regression), weight_of(parent, rules.regression), rules.min_weight_leaf), s, -np.inf)
         if rules.monotonic is not None and bounds is not None:
             ok = monotone_ok(rules.monotonic[~rules.categorical][fj], bounds[0][ni], bounds[1][ni], left, parent, _task(rules), remainder=True)
             s = np.where(ok, s, -np.inf)
@@ -605,11 +611,16 @@ def learned_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds:
     miss, nk, n_all = n_miss[ni, fj], n_known[ni, fj], rows[ni]
     parent = total[ni]
     ok_r, ok_l, _ = learned_ok(n_left, n_all, nk, miss, msl)  # the rules of Bounded's scan
-    s_r = scored(parent, left, ok_r, fj, ni)
-    s_l = scored(parent, left + absent[ni, fj], ok_l, fj, ni)
     gi, gj = (a.reshape(-1) for a in np.meshgrid(np.arange(n), np.arange(p), indexing="ij"))
     alone = C[:, :, -1, :-1].reshape(n * p, -1)  # each feature's known rows left, its missing rows right
     ok_a = np.broadcast_to(learned_ok(0, rows[:, None], n_known, n_miss, msl)[2], n_miss.shape).reshape(-1)
+    if rules.min_weight_leaf > 0:  # each child's weight, its missing rows included (as Bounded's scan)
+        w_node = weight_of(total, rules.regression)
+        ok_r = ok_r & heavy_enough(weight_of(left, rules.regression), w_node[ni], rules.min_weight_leaf)
+        ok_l = ok_l & heavy_enough(weight_of(left + absent[ni, fj], rules.regression), w_node[ni], rules.min_weight_leaf)
+        ok_a = ok_a & heavy_enough(weight_of(alone, rules.regression), w_node[gi], rules.min_weight_leaf)
+    s_r = scored(parent, left, ok_r, fj, ni)
+    s_l = scored(parent, left + absent[ni, fj], ok_l, fj, ni)
     s_a = scored(total[gi], alone, ok_a, gj, gi, right=absent.reshape(n * p, -1))
     group = ni * p + fj
     best = s_a.copy()
@@ -730,7 +741,7 @@ def _subset(h: np.ndarray, total: float, rules: Rules, f: int, task: Any) -> tup
     (category, channel), by :func:`puretree.growth.choose.best_subset` as the engine finds it."""
     m = rules.n_categories[f]
     per = h[:m, :-1]
-    return best_subset(rules.score, per, h[:m, -1], category_sum(per), total, np.asarray(rules.names[f]), task=task, incomplete=bool(h[-1, -1] > 0), min_samples_leaf=rules.min_samples_leaf)
+    return best_subset(rules.score, per, h[:m, -1], category_sum(per), total, np.asarray(rules.names[f]), task=task, incomplete=bool(h[-1, -1] > 0), min_samples_leaf=rules.min_samples_leaf, min_weight_leaf=rules.min_weight_leaf)
 
 
 def branches(kind: str, test: Any, h: np.ndarray, rules: Rules, spread: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1095,7 +1106,7 @@ def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.
     (:class:`Rows`), the tree the sorted source grows on the binned values."""
     bins, found, n_bins = binned_rows(ds.X, binned, edges=edges, threads=threads)
     schema = ds.schema
-    rules = Rules(cfg.score, np.asarray(schema.feature_names, dtype=object).astype(str), cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_gain, False, False, np.zeros(schema.n_features, dtype=bool), "multiway" in kinds, (0,) * schema.n_features, integral=True, compiled=compiled)
+    rules = Rules(cfg.score, np.asarray(schema.feature_names, dtype=object).astype(str), cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_gain, False, False, np.zeros(schema.n_features, dtype=bool), "multiway" in kinds, (0,) * schema.n_features, integral=True, compiled=compiled, min_weight_leaf=float(getattr(cfg, "min_weight_leaf", 0.0)))
     target = np.ascontiguousarray(ds.y, dtype=np.int32)
     rows = Rows(bins, target, None, compiled, threads)
     return grow(rows, rules, edges=found, n_bins=n_bins, k=max(1, len(schema.classes)), c45=None, spread=False, histogram_bytes=HISTOGRAM_BYTES, progress=progress, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)))

@@ -90,7 +90,7 @@ class _Unavailable(Exception):
 def _declare(lib: Any) -> Any:
     """The C functions' signatures."""
     p, i64, f64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_double, ctypes.c_int
-    lib.pt_scan_level.argtypes = [p, i64, i64, p, i64, p, p, p, i64, i64, p, p, p, p, f64, f64, f64, i32, p, p, p, p]
+    lib.pt_scan_level.argtypes = [p, i64, i64, p, i64, p, p, p, i64, i64, p, p, p, p, f64, f64, f64, f64, i32, p, p, p, p]
     lib.pt_scan_level.restype = i32
     lib.pt_partition_level.argtypes = [p, i64, i64, p, i64, p, i64, p, i32, p, p]
     lib.pt_partition_level.restype = i32
@@ -403,7 +403,7 @@ def _checked_call(call: Callable[[ctypes.c_int], int], work: float) -> None:
 
 def scan_level(
     X: np.ndarray, orders: np.ndarray, row: np.ndarray, cls: np.ndarray, w: np.ndarray | None, k: int, starts: np.ndarray, lens: np.ndarray,
-    stats: np.ndarray, allowed: np.ndarray | None, *, min_leaf: float,
+    stats: np.ndarray, allowed: np.ndarray | None, *, min_leaf: float, min_weight: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Per node of a frontier and numeric feature, the first threshold within the tie tolerance
     of the best Gini impurity decrease: ``(best, lo, hi)``, each ``(nodes, features)``: the score
@@ -412,7 +412,8 @@ def scan_level(
     sorted by the feature's value; ``row``, ``cls``, ``w``: each instance's row, class code (below
     ``k``) and weight (None: 1); ``stats``: the nodes' class sums; ``allowed``: ``(nodes,
     features)``, the features each node may split on (None: all); ``min_leaf``: fewest instances
-    on a side."""
+    on a side; ``min_weight``: least weight on a side (0: no bound; the rule of
+    :func:`puretree.growth.choose.heavy_enough`)."""
     lib = _required()
     N, (q, m) = len(lens), orders.shape
     X = np.ascontiguousarray(X, dtype=np.float64)
@@ -428,7 +429,7 @@ def scan_level(
     p = [_pointer(a) for a in (X, orders, row, cls, starts, lens, stats, best, lo, hi)]
     _checked_call(lambda cancel: lib.pt_scan_level(
         p[0], X.shape[1], q, p[1], m, p[2], p[3], None if w is None else _pointer(w), int(k), N,
-        p[4], p[5], p[6], None if allowed is None else _pointer(allowed), float(min_leaf), splits.TIE_TOLERANCE,
+        p[4], p[5], p[6], None if allowed is None else _pointer(allowed), float(min_leaf), float(min_weight), splits.TIE_TOLERANCE,
         SCREEN, _threads(m * q, q), ctypes.byref(cancel), p[7], p[8], p[9],
     ), work=float(m) * q)  # fmt: skip
     return best, lo, hi

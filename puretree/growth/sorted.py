@@ -83,7 +83,7 @@ from ..splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the refe
 from ..splits import node_statistics, tie_first
 from ..tasks import as_task
 from . import kernels
-from .choose import among_kinds, best_subsets, binary_scores, category_sum, first_tied, first_tied_in_groups, known_share, multiway_scores, score_of, tolerance, weight_of
+from .choose import among_kinds, best_subsets, binary_scores, category_sum, first_tied, first_tied_in_groups, heavy_enough, known_share, multiway_scores, score_of, tolerance, weight_of
 from .limits import check_tree_size, memory_budget
 from .assemble import trusted_threshold
 from .level import Decision
@@ -151,6 +151,11 @@ class _Best:
         self.children: dict[int, np.ndarray] = {}
 
 
+def _min_weight(cfg: Any) -> float:
+    """The least weight of a child (``min_weight_fraction_leaf`` times the training weight; 0: no bound)."""
+    return float(getattr(cfg, "min_weight_leaf", 0.0))
+
+
 def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     """Best threshold split per node over all numeric features (threshold_splits): each
     (node, feature)'s first near-best threshold from the compiled scan where it applies
@@ -163,7 +168,7 @@ def _numeric_candidates(st: "_Level", cfg: Any, ctx: "_Context") -> _Best:
     if ctx.compiled is not None and st.cls is not None:
         allowed = None if ctx.allowed is None else ctx.allowed[:, ctx.numeric]
         w = None if st.unit else st.w
-        fs, fa, fb = ctx.compiled.scan_level(ctx.Xn, st.orders, st.row, st.cls, w, ctx.k, st.starts, st.lens, st.node_stats, allowed, min_leaf=cfg.min_samples_leaf)
+        fs, fa, fb = ctx.compiled.scan_level(ctx.Xn, st.orders, st.row, st.cls, w, ctx.k, st.starts, st.lens, st.node_stats, allowed, min_leaf=cfg.min_samples_leaf, min_weight=_min_weight(cfg))
     else:
         fs, fa, fb = _numpy_scan(st, cfg, ctx)
     if ctx.allowed is not None:  # feature subsampling: each node's drawn features only
@@ -244,6 +249,9 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
                 n_left = pos_in_seg[pp] + 1
                 ok = (n_left >= cfg.min_samples_leaf) & (lens[node_at[pp]] - n_left >= cfg.min_samples_leaf)
                 fp, pp, left = fp[ok], pp[ok], left[ok]
+            if _min_weight(cfg) > 0 and len(fp):  # classes without missing values: the node's weight is its base
+                ok = heavy_enough(weight_of(left, False), total[node_at[pp]], _min_weight(cfg))
+                fp, pp, left = fp[ok], pp[ok], left[ok]
             if len(fp) == 0:
                 continue
             L: Any = None
@@ -274,6 +282,10 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
             if cfg.min_samples_leaf > 1:
                 n_left = pos_in_seg[:-1] + 1
                 valid &= (n_left >= cfg.min_samples_leaf) & (n_known[:, node_at[:-1]] - n_left >= cfg.min_samples_leaf)
+            if _min_weight(cfg) > 0:
+                if isinstance(L, _Offset):
+                    L = L.C - np.repeat(L.off, lens, axis=1)
+                valid &= _weighed(L, n_known, incomplete, st, ctx, _min_weight(cfg))
             if ctx.screen:  # the built-in Gini on fractional weights
                 rank = np.full((c, m), -np.inf)
                 rank[:, :-1] = np.where(valid, _rank(np.moveaxis(L[:, :-1], -1, 0), counts[node_at[:-1]].T), -np.inf)
@@ -310,6 +322,21 @@ def _numpy_scan(st: "_Level", cfg: Any, ctx: "_Context") -> tuple[np.ndarray, np
         s = np.where(np.isnan(s), -np.inf, s)
         _pick_thresholds(s, fp, nodes, pp, V, start, N, fs, fa, fb)
     return fs, fa, fb
+
+
+def _weighed(L: np.ndarray, n_known: np.ndarray, incomplete: np.ndarray, st: "_Level", ctx: "_Context", min_weight: float) -> np.ndarray:
+    """Which positions of a chunk of features (left sums ``L`` (c, m, k) cumulated within
+    segments) leave both children at least ``min_weight`` (:func:`~puretree.growth.choose.heavy_enough`),
+    the node's weight being its rows' or, where the node has a missing value
+    (``incomplete``), the known rows' of the feature (``n_known`` (c, N)), as the scores' base."""
+    c, m = L.shape[:2]
+    node_at = st.node[:-1]
+    base = np.broadcast_to(weight_of(st.node_stats, ctx.regression), (c, st.n_nodes))
+    if incomplete.any():
+        last_known = np.maximum(st.starts[None, :] + n_known - 1, 0)
+        known_w = np.where(n_known > 0, weight_of(L[np.arange(c)[:, None], last_known], ctx.regression), 0.0)
+        base = np.where(incomplete[None, :], known_w, base)
+    return heavy_enough(weight_of(L[:, :-1], ctx.regression), base[:, node_at], min_weight)  # type: ignore[no-any-return]
 
 
 def _rank(left: Any, parent: Any) -> np.ndarray:
@@ -383,6 +410,8 @@ def _gini_candidates(V: np.ndarray, idx: np.ndarray, st: "_Level", cfg: Any, not
         rank += np.divide(sr, wr, out=sr)
         if not st.unit:  # a side of no weight: every candidate of the node is scored (unit rows: never, at a valid position)
             rank[(wl <= 0) | (wr <= 0)] = np.inf
+    if _min_weight(cfg) > 0:
+        valid &= heavy_enough(np.broadcast_to(wl, (c, m)), total[node_at], _min_weight(cfg))
     rank[~valid] = -np.inf
     fp, pp = np.nonzero(valid & _near(rank, starts, total))
     return fp, pp, np.stack([s[fp, pp] for s in sums], axis=-1)
@@ -452,6 +481,8 @@ def _blocked_candidates(f: int, st: "_Level", cfg: Any, ctx: "_Context", incompl
         carry, carry_node, lo = left[-1].copy(), nd[-1], p[-1] + 1
         parent = base[0] if one else base[nd]
         sc = binary_scores(cfg.score, parent, left, np.broadcast_to(name, (b,)), regression=False, variance=False)
+        if _min_weight(cfg) > 0:
+            sc = np.where(heavy_enough(weight_of(left, False), weight_of(np.broadcast_to(parent, left.shape), False), _min_weight(cfg)), sc, -np.inf)
         if incomplete.any():
             sc = known_share(sc, weight_of(np.broadcast_to(parent, left.shape), False), total[nd], incomplete[nd])
         s[a : a + b] = sc
@@ -633,10 +664,10 @@ def _categorical_candidates(st: "_Level", cfg: Any, ctx: "_Context", kinds: tupl
         name = np.asarray(ctx.feature_names[j])
         if want_multi:
             incomplete = ~(known_sum == st.node_stats).all(axis=-1)
-            ms[:, jj] = multiway_scores(cfg.score, per, rows, known_sum, total, name, among=usable, incomplete=incomplete, min_samples_leaf=cfg.min_samples_leaf, regression=ctx.regression)
+            ms[:, jj] = multiway_scores(cfg.score, per, rows, known_sum, total, name, among=usable, incomplete=incomplete, min_samples_leaf=cfg.min_samples_leaf, regression=ctx.regression, min_weight_leaf=_min_weight(cfg))
         if want_subset:
             incomplete = ~(known_sum == st.node_stats).all(axis=-1)
-            hits = best_subsets(cfg.score, per, rows, known_sum, total, name, task=ctx.task, incomplete=incomplete, min_samples_leaf=cfg.min_samples_leaf, nodes=np.flatnonzero(ok))
+            hits = best_subsets(cfg.score, per, rows, known_sum, total, name, task=ctx.task, incomplete=incomplete, min_samples_leaf=cfg.min_samples_leaf, nodes=np.flatnonzero(ok), min_weight_leaf=_min_weight(cfg))
             for i, (score, left_codes, children) in hits.items():
                 sub_found[i].append((score, int(j), left_codes, children))
     out: dict[str, _Best] = {}
