@@ -44,9 +44,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-import numpy as np
-
 import attrs
+import numpy as np
 
 from ..nodes import Leaf, Node, Split, Test
 from ..splits import node_features
@@ -120,8 +119,8 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
     ``progress(depth, nodes, rows)``: called once per depth, with the nodes made at that depth
     and the rows of the frontier. ``sizes``: the tree read off the full one by
     :func:`best_first_records`, each split ranked by its decision's recorded score and weight."""
-    made: list[Any] = [None]
-    scored: dict[int, tuple[float, float]] = {}  # sizes: each split's (score, weight), by record id  # a leaf's statistics (a list of floats), or a split's record (feature, test, children's ids, statistics)
+    made: list[Any] = [None]  # a leaf's statistics (a list of floats), or a split's record (feature, test, children's ids, statistics)
+    scored: dict[int, tuple[float, float]] = {}  # sizes: each split's (score, weight), by record id
     frontier = [0]  # the records' ids of the open nodes, in the source's order
     path_of: dict[int, tuple[int, ...]] = {0: ()}  # feature subsampling: each open node's path
     draws = None if max_features is None else _Draws(n_features, max_features, feature_key)  # and its generator's pool
