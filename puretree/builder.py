@@ -88,7 +88,7 @@ from .growth import random_cuts
 from .criteria import SCORES, AbsoluteErrorDecrease, PoissonDecrease, Score, resolve_score, score_name_of, score_task
 from .data import DATA_OPTIONS, Dataset, as_dataset
 from .errors import DataError, ParameterError, PuretreeError
-from .fold import iter_nodes, rewrite, run
+from .fold import rewrite, run
 from .growth.limits import check_rows_by_classes
 from .losses import absolute_error_splits, median_statistics
 from .impurity import entropy, gini, misclassification, variance
@@ -97,7 +97,7 @@ from .params import Interval, IsCallable, Options, check, check_all
 from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, learned_threshold_splits, monotone_children_bounds, monotone_clipped, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
 from .splits import SklearnSplitter, improvement, random_threshold_splits
 from .growth.assemble import from_records
-from .growth.level import FrontierHeap, best_first
+from .growth.level import EPSILON, FrontierHeap, Sizes
 from .tasks import Task, as_task
 from .tree import Tree
 
@@ -124,7 +124,6 @@ __all__ = [
     "data_thresholds",
     "visited_regression_tree",
     "monotonic_directions",
-    "sized_tree",
 ]
 
 
@@ -193,8 +192,8 @@ def _grow(node: NodeData, cfg: Settings, progress: Callable[[int, int, int], Non
 # -- scikit-learn's size controls: min_impurity_decrease, best-first growth (max_leaf_nodes) --
 
 #: scikit-learn's EPSILON (the doubles' machine epsilon): a split is kept when its improvement
-#: plus EPSILON reaches ``min_impurity_decrease``.
-_EPSILON = float(np.finfo(np.float64).eps)
+#: plus EPSILON reaches ``min_impurity_decrease`` (the frontier loop's too).
+_EPSILON = EPSILON
 
 
 def _too_small(node: NodeData, cand: Candidate, cfg: Settings) -> bool:
@@ -203,10 +202,18 @@ def _too_small(node: NodeData, cand: Candidate, cfg: Settings) -> bool:
     return cfg.min_impurity_decrease > 0 and improvement(node, cand, cfg.total_weight) + _EPSILON < cfg.min_impurity_decrease
 
 
+def _totals(node: NodeData, cfg: Settings) -> np.ndarray:
+    """The node's statistics, as its node holds them: with monotonic constraints its value
+    clipped to the bounds its ancestors passed down (scikit-learn's ``clip_node_value``)."""
+    totals = node.stats.sum(axis=0)
+    return monotone_clipped(totals, node.bounds, node.task) if cfg.monotonic else totals
+
+
 def _decide(node: NodeData, cfg: Settings) -> tuple[float, Any]:
     """A node of best-first growth as scikit-learn's ``_add_split_node`` judges it: its
-    improvement (0 for a leaf) and its split ``(candidate, masks, scales)``, or None (a leaf)."""
-    totals = node.stats.sum(axis=0)
+    improvement (0 for a leaf) and its split ``(candidate, masks, scales, routed)`` (``routed``:
+    the branches' statistics), or None (a leaf)."""
+    totals = _totals(node, cfg)
     if _is_pure(node) or (cfg.max_depth is not None and node.depth >= cfg.max_depth) or node.n_rows < cfg.min_samples_split or (node.order.shape[0] == 0 and not node.categorical):
         return 0.0, None
     cand = best_candidate(node, cfg)
@@ -215,7 +222,7 @@ def _decide(node: NodeData, cfg: Settings) -> tuple[float, Any]:
     masks, scales, routed = _route(node, cand, cfg.missing)
     if cfg.accept is not None and not cfg.accept(totals, routed, node=node, candidate=cand):
         return 0.0, None
-    return improvement(node, cand, cfg.total_weight), (cand, masks, scales)
+    return improvement(node, cand, cfg.total_weight), (cand, masks, scales, routed)
 
 
 def _grow_best_first(root: NodeData, cfg: Settings, progress: Callable[[int, int, int], None] | None = None) -> Node:
@@ -235,19 +242,23 @@ def _grow_best_first(root: NodeData, cfg: Settings, progress: Callable[[int, int
         g, node, decision = heap.pop()
         if progress is not None:
             progress(node.depth, 1, node.n_rows)
-        totals = node.stats.sum(axis=0)
+        totals = _totals(node, cfg)
         if decision is None or leaves + decision[0].n_branches - 1 > cfg.max_leaf_nodes:
             records[g] = Leaf(totals)
             continue
-        cand, masks, scales = decision
+        cand, masks, scales, routed = decision
         leaves += cand.n_branches - 1
         drop = cand.feature if cand.kind == "multiway" else None
         kids = range(len(records), len(records) + cand.n_branches)
+        # monotonic constraints: the bounds each child passes down, as the depth-first builder's
+        bounds = monotone_children_bounds(node, cand.feature, routed) if cfg.monotonic else [node.bounds] * cand.n_branches
         for b, kid in zip(range(cand.n_branches), kids):
             if not masks[b].any():  # a branch no row reaches
                 records.append(Leaf(np.zeros_like(totals)))
                 continue
             child = node.restrict(masks[b], drop=drop, scale=scales[b], branch=b)
+            if cfg.monotonic:
+                child = attrs.evolve(child, bounds=bounds[b])
             records.append(None)
             gain, child_decision = _decide(child, cfg)
             heap.push(gain, (kid, child, child_decision))
@@ -580,9 +591,11 @@ def grow(
     becomes the first edge at or above it (above the last edge: the last edge), every threshold
     is an edge, so ``x <= edge`` sends a value where its bin went.
     scikit-learn's size controls (see ``docs/sizes.md``; the level-wise engines grow
-    ``min_impurity_decrease`` and ``max_leaf_nodes`` by reading them off the full tree, and the
-    weight bound in every chooser; they refuse the random splitter where its compiled tree does not
-    apply, which ``engine="auto"`` grows with the recursive builder):
+    ``min_impurity_decrease`` and ``max_leaf_nodes`` by reading them off the full tree, each split
+    ranked by the improvement recorded when it was chosen (:class:`puretree.growth.level.Sizes`),
+    so with missing values, ``missing="learn"`` and ``monotonic_cst`` too, and the weight bound in
+    every chooser; they refuse the random splitter where its compiled tree does not apply, which
+    ``engine="auto"`` grows with the recursive builder):
     ``min_weight_fraction_leaf``: each child holds at least this fraction of the training weight
     (:func:`~puretree.growth.choose.heavy_enough`, every source's rule, histogram mode and
     :mod:`puretree.dask` included);
@@ -645,7 +658,9 @@ def grow(
         cfg = attrs.evolve(cfg, splitters=tuple(learned_threshold_splits if s is threshold_splits else s for s in cfg.splitters))
     max_bins = check_options(max_bins=max_bins)["max_bins"]
     check("progress", progress, *GROW_CONSTRAINTS["progress"])
-    bounded = _bounded_engine(ds, cfg, engine, kernel, monotonic=monotonic, missing=missing, sized=sized) if monotonic is not None or missing == "learn" else False
+    bounded = _bounded_engine(ds, cfg, engine, kernel, monotonic=monotonic, missing=missing) if monotonic is not None or missing == "learn" else False
+    # max_leaf_nodes, min_impurity_decrease: the frontier loop reads them off its full tree
+    sizes = Sizes(cfg.max_leaf_nodes, cfg.min_impurity_decrease, cfg.total_weight) if cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0 else None
     if bins is not None:
         if max_bins is not None:
             raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
@@ -666,14 +681,12 @@ def grow(
     use_engine = monotonic is None and fast.supports(cfg.splitters) and not getattr(accept, "wants_context", False) and (level_wise or (engine == "auto" and (cfg.trusted or max_bins is not None or bins is not None)))
     if bounded:  # monotonic constraints, a learned side: the sorted source's own search (growth.bounds)
         plain = attrs.evolve(cfg, splitters=tuple(threshold_splits if s is learned_threshold_splits else s for s in cfg.splitters))
-        grown = fast.build(ds, plain, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel, monotonic=monotonic, learn=missing == "learn")
+        grown = fast.build(ds, plain, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel, monotonic=monotonic, learn=missing == "learn", sizes=sizes)
         tree = Tree(grown, ds.schema, "majority" if missing == "learn" else missing)
     elif use_engine:
         if not cfg.trusted:
             cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, task))
-        grown = fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel)
-        if cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0:  # read off the full tree
-            grown = _sized_after(grown, cfg, task)
+        grown = fast.build(ds, cfg, max_bins=max_bins, bins=bins, progress=progress, kernel=kernel, sizes=sizes)
         tree = Tree(grown, ds.schema, missing)
     else:
         if max_bins is not None or bins is not None:
@@ -772,10 +785,10 @@ def _absolute_error_engine(ds: Dataset, engine: str, max_bins: Any, bins: Any, m
     return "reference"
 
 
-def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, monotonic: Any, missing: str, sized: Any) -> bool:
+def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, monotonic: Any, missing: str) -> bool:
     """Whether the level-wise engine grows a fit with ``monotonic_cst`` or ``missing="learn"``
     (:mod:`puretree.growth.bounds`, its scan compiled where it applies): where :func:`puretree.growth.bounds.applies`, without
-    ``max_leaf_nodes`` and ``min_impurity_decrease`` (``min_weight_fraction_leaf`` it holds) or the compiled kernel insisted on; ``engine="fast"`` (``"numpy"``) refuses
+    the compiled kernel insisted on (``min_weight_fraction_leaf`` it holds); ``engine="fast"`` (``"numpy"``) refuses
     what it cannot grow, ``"auto"`` grows it with the recursive builder."""
     from .growth.bounds import applies
 
@@ -788,66 +801,21 @@ def _bounded_engine(ds: Dataset, cfg: Settings, engine: str, kernel: str, *, mon
             raise ParameterError(f"{named} is grown by numpy on the level-wise engine, not by the compiled kernel: use engine='auto', 'numpy' or 'reference'")
         return False
     kinds = tuple("threshold" if s is threshold_splits else "subset" if s is subset_splits else "multiway" if s is multiway_splits else "other" for s in plain)
-    grows = cfg.max_leaf_nodes is None and not cfg.min_impurity_decrease > 0 and applies(ds, cfg, kinds, missing) and not isinstance(cfg.score, (PoissonDecrease, AbsoluteErrorDecrease))
+    grows = applies(ds, cfg, kinds, missing) and not isinstance(cfg.score, (PoissonDecrease, AbsoluteErrorDecrease))
     if not grows and engine == "fast":
-        raise ParameterError(f"{named} is grown by the level-wise engine (engine='fast' or 'numpy') for threshold splits on numeric features with a built-in score, missing='learn', 'majority' or 'error', and no size option ({sized or 'none given'}); use engine='auto' or 'reference'")
+        raise ParameterError(f"{named} is grown by the level-wise engine (engine='fast' or 'numpy') for threshold splits on numeric features with a built-in score and missing='learn', 'majority' or 'error'; use engine='auto' or 'reference'")
     return grows
 
 
 def _reference_only(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, splitter: Any) -> str:
     """The size option that only the recursive builder grows (``""``: none): the random splitter
-    changes which split a node takes (the level-wise engines' choosers do not know it), and with
-    missing values a split's score is not its children's (C4.5's known fraction), which
-    :func:`_sized_after` would read. (The weight bound, ``min_weight_fraction_leaf``, every
-    chooser holds: :func:`puretree.growth.choose.heavy_enough`.)"""
+    changes which split a node takes (the level-wise engines' choosers do not know it). (The
+    weight bound, ``min_weight_fraction_leaf``, every chooser holds:
+    :func:`puretree.growth.choose.heavy_enough`; ``max_leaf_nodes`` and ``min_impurity_decrease``
+    are read off the improvements recorded as the splits are chosen.)"""
     if splitter == "random":
         return "splitter='random'"
-    if np.isnan(ds.X).any() and (cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0):
-        return "max_leaf_nodes or min_impurity_decrease on data with missing values"
     return ""
-
-
-def _sized_after(root: Node, cfg: Settings, task: Task) -> Node:
-    """The best-first tree (``max_leaf_nodes``) or the tree of splits whose improvement reaches
-    ``min_impurity_decrease``, read off ``root``, the full tree grown with the same rules by a
-    level-wise engine (:func:`puretree.growth.level.best_first`): each split's improvement is its
-    score over its children's statistics times its share of the training weight, as
-    :func:`~puretree.splits.improvement` finds it while growing."""
-    return sized_tree(root, cfg.score, task, total_weight=cfg.total_weight, min_impurity_decrease=cfg.min_impurity_decrease, max_leaf_nodes=cfg.max_leaf_nodes)
-
-
-def sized_tree(root: Node, score: Any, task: Task, *, total_weight: float, min_impurity_decrease: float = 0.0, max_leaf_nodes: int | None = None) -> Node:
-    """The best-first tree (``max_leaf_nodes``) or the tree of splits whose improvement reaches
-    ``min_impurity_decrease``, read off ``root``, the full tree grown with ``score`` (each
-    split's improvement: its score times its share of ``total_weight``, the training weight).
-    :func:`grow` reads the level-wise engines' trees with it, :mod:`puretree.dask` its own.
-
-    >>> from puretree.criteria import SCORES
-    >>> from puretree.tasks import CLASSIFICATION
-    >>> full = cart([[1.0], [2.0], [3.0], [4.0]], [0, 1, 0, 0]).root   # three leaves
-    >>> [type(kid).__name__ for kid in sized_tree(full, SCORES["gini"], CLASSIFICATION, total_weight=4.0, max_leaf_nodes=2).children]
-    ['Leaf', 'Leaf']
-    """
-
-    # Every split's improvement in one call of the score per number of branches (a call per
-    # node costs more than the kernel's whole fit on large trees).
-    by_branches: dict[int, list[Split]] = {}
-    for node in iter_nodes(root):
-        if isinstance(node, Split):
-            by_branches.setdefault(len(node.children), []).append(node)
-    gains: dict[int, float] = {}
-    for splits in by_branches.values():
-        parents = np.array([s.counts for s in splits], dtype=np.float64)
-        children = np.array([[kid.counts for kid in s.children] for s in splits], dtype=np.float64)
-        scores = np.broadcast_to(np.asarray(score(parents, children), dtype=np.float64), (len(splits),))
-        for s, g in zip(splits, (task.weight(parents) / total_weight * scores).tolist()):
-            gains[id(s)] = g
-
-    def gain(node: Split) -> float | None:
-        g = gains[id(node)]
-        return None if min_impurity_decrease > 0 and g + _EPSILON < min_impurity_decrease else g
-
-    return best_first(root, gain, max_leaf_nodes=max_leaf_nodes)
 
 
 def _sizes(cfg: Settings, ds: Dataset, *, min_weight_fraction_leaf: Any, min_impurity_decrease: Any, max_leaf_nodes: Any, splitter: Any, seed_key: tuple[int, ...]) -> tuple[Settings, str]:

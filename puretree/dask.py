@@ -54,7 +54,7 @@ import uuid
 import attrs
 import numpy as np
 
-from .builder import ByTask, check_options, monotonic_directions, sized_tree
+from .builder import ByTask, check_options, monotonic_directions
 from .boosted import Boosted
 from .c45 import collapse_unhelpful
 from .dask_boosting import boost
@@ -64,6 +64,7 @@ from .growth.engine import check_bins
 from .errors import DataError, ParameterError, PuretreeError
 from .growth import histograms as hist
 from .growth.choose import c45_criterion
+from .growth.level import Sizes
 from .hist_gradient_boosting import DEFAULTS, LOSSES, checked_options
 from .impurity import variance as impurity_variance
 from .nodes import Schema
@@ -523,18 +524,15 @@ def _grow(
     dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
     binned = _run(dask, *_tasks(dask, parts, _bin_block, parts.X, shared=(edges, dtype, n_bins - 1, missing == "error", schema if parts.categorical else None)), persist=True)
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
-    if sized and any(_run(dask, _tasks(dask, parts, _has_missing, binned, shared=(n_bins - 1,)))[0]):
-        raise ParameterError("max_leaf_nodes or min_impurity_decrease on data with missing values: a split's score is then not its children's, which they are read from; puretree.cart refuses it with bins= too (grow in memory without bins, or fill the missing values)")
     # min_weight_fraction_leaf: a fraction of the training weight (the rows', or the weights' sum, as in memory)
     min_weight = opts["min_weight_fraction_leaf"] * (float(parts.rows[-1][1]) if parts.w is None else sum(_run(dask, _tasks(dask, parts, _weight_sum, weights))[0])) if opts["min_weight_fraction_leaf"] > 0 else 0.0
     rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"), monotonic=monotonic, learn=missing == "learn", min_weight_leaf=min_weight)
     blocks: hist.Blocks = _worker_blocks(parts, binned, target, weights) or _Blocks(dask, parts, binned, target, weights)
     del binned, target, weights  # the partitions' blocks, once joined, are released on the workers
     drawn = resolve_max_features(max_features, parts.n_features)
-    root = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes, max_features=drawn, feature_key=(int(seed),))
-    if sized:  # read off the full tree, as the in-memory level-wise engines read theirs
-        task_ = REGRESSION if regression else CLASSIFICATION
-        root = sized_tree(root, chosen, task_, total_weight=float(task_.weight(np.asarray(root.stats))), min_impurity_decrease=opts["min_impurity_decrease"], max_leaf_nodes=opts["max_leaf_nodes"])
+    # max_leaf_nodes, min_impurity_decrease: read off the full tree by the frontier loop, as in memory
+    sizes = Sizes(opts["max_leaf_nodes"], opts["min_impurity_decrease"]) if sized else None
+    root = hist.grow(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=hist.C45Rules(by_ratio, impurity) if c45 else None, spread=c45 and missing == "distribute", histogram_bytes=histogram_bytes, max_features=drawn, feature_key=(int(seed),), sizes=sizes)
     tree = Tree(root, schema, "majority" if missing == "learn" else missing)  # a learned side is each threshold's own
     impurity = getattr(chosen, "impurity", None)
     return attrs.evolve(tree, criterion=getattr(impurity, "__name__", None))
@@ -553,13 +551,6 @@ def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, mi
         raise ParameterError("min_weight_fraction_leaf on puretree.dask.c45: J48's leaf bound is min_samples_leaf (a weight); use it")
     if c45 and (missing == "learn" or monotonic or sized):
         raise ParameterError("puretree.dask.c45 grows J48's tree, which takes no monotonic_cst, missing='learn', max_leaf_nodes or min_impurity_decrease; use puretree.dask.cart")
-    if sized and (monotonic or missing == "learn"):
-        raise ParameterError("max_leaf_nodes or min_impurity_decrease with monotonic_cst or missing='learn' is grown by the in-memory reference builder only (puretree.cart without bins=); on Dask use one or the other")
-
-
-def _has_missing(binned: np.ndarray, missing: int) -> bool:
-    """Whether a partition holds a missing value (its bin ``missing``)."""
-    return bool((binned == missing).any())
 
 
 def _weight_sum(weight: np.ndarray) -> float:

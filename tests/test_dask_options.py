@@ -181,8 +181,6 @@ def problems(draw):
         "sizes": dict(max_leaf_nodes=draw(st.integers(2, 5)), min_impurity_decrease=draw(st.sampled_from([0.0, 0.01]))),
         "poisson": dict(score="poisson"),
     }[options]
-    if options == "sizes":
-        X = np.nan_to_num(X)  # as in memory, the sizes are read off trees of data without missing values
     chosen["min_samples_leaf"] = draw(st.integers(1, 3))
     return X, y, w, regression, chosen, draw(st.integers(1, 4))
 
@@ -209,9 +207,6 @@ def _small(y=(0, 1, 0, 1)):
         (dict(missing="surrogate"), r"missing='surrogate' .* histograms do not hold; grow it in memory \(puretree.cart"),
         (dict(missing="distribute"), r"missing='distribute' .* puretree.dask.cart takes 'majority', 'learn' and 'error'"),
         (dict(splitter="random"), r"splitter='random' .* bins do not keep; grow it in memory"),
-        (dict(max_leaf_nodes=3, monotonic_cst=[1, 0]), r"max_leaf_nodes or min_impurity_decrease with monotonic_cst or missing='learn'"),
-        (dict(min_impurity_decrease=0.1, missing="learn"), r"max_leaf_nodes or min_impurity_decrease with monotonic_cst or missing='learn'"),
-        (dict(max_leaf_nodes=3), r"max_leaf_nodes or min_impurity_decrease on data with missing values"),
         (dict(monotonic_cst=[1]), r"monotonic_cst has 1 entries but the data has 2 features"),
         (dict(splitter="best", max_leaf_nodes=1), r"max_leaf_nodes must be"),
     ],

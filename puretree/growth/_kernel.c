@@ -1015,14 +1015,15 @@ PT_EXPORT int pt_scan_bounded(const double *X, int64_t n, int64_t q, const int32
  * middle value of a constrained split) and the children that are leaves at once (one target
  * value, fewer rows than min_split, at max_depth); ids as the loop numbers them (each split's
  * two children next, in frontier order). Per node g out: feature[g] (-1: a leaf), threshold,
- * side, first_child, stats (k each, the sums before clipping), lower and upper. Xs (q x n) is
+ * side, first_child, stats (k each, the sums before clipping), lower and upper, and (score_out not
+ * NULL) a split's score as chosen (best-first growth ranks by it). Xs (q x n) is
  * scanned, Xr (q x n) routes (binned: the raw values). Returns PT_BAD_INPUT for an empty child
  * or more than `capacity` nodes (the caller grows the tree the other way). */
 PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int64_t q, const int32_t *orders0, const int64_t *cls0, const double *w0,
                               const double *inst0, const double *y, int64_t k, const double *root_stats, const int64_t *direction, int learn,
                               int variance, int binned, double min_leaf, double min_split, int64_t max_depth, int has_min_gain, double min_gain,
                               double tie, double screen, int64_t capacity, int64_t *feature, double *threshold, int64_t *side_out,
-                              int64_t *first_child, double *stats_out, double *lower_out, double *upper_out, int64_t *n_nodes) {
+                              int64_t *first_child, double *stats_out, double *lower_out, double *upper_out, int64_t *n_nodes, double *score_out) {
     if (n < 1 || q < 1 || k < 1 || k > 1024 || capacity < 1 || (variance && (k != 3 || !inst0)) || (!variance && !cls0)) return PT_BAD_INPUT;
     for (int64_t r = 0; r < n; r++)
         if (cls0 && (cls0[r] < 0 || cls0[r] >= k)) return PT_BAD_INPUT;
@@ -1130,6 +1131,7 @@ PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int
             int64_t g = gid[i], c = slot[i], first = made;
             made += 2;
             feature[g] = f, threshold[g] = thr[i], side_out[g] = sd[i], first_child[g] = first;
+            if (score_out) score_out[g] = best[i * q + f];
             const double *L = csum + c * k, *R = csum + (c + 1) * k;
             double lw = variance ? L[0] : sum_last(L, k), rw = variance ? R[0] : sum_last(R, k);
             int64_t d = direction ? direction[f] : 0;

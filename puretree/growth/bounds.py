@@ -44,9 +44,9 @@ from ..splits import CHUNK, monotone_clipped_rows, monotone_value, node_statisti
 from ..tasks import as_task
 from ..errors import MemoryLimitError
 from ..nodes import Node
-from .assemble import from_binary_arrays, trusted_threshold
+from .assemble import from_binary_arrays, from_records, trusted_threshold
 from .choose import binary_scores, first_tied, heavy_enough, known_share, tolerance, weight_of
-from .level import Decision, floats
+from .level import Decision, Sizes, best_first_records, floats
 from .limits import check_tree_size, memory_budget
 from . import kernels
 from .sorted import Sorted, gini_rank, segmented_cumsum
@@ -182,7 +182,7 @@ class Bounded(Sorted):
         self.upper = np.full(1, np.inf)
         self._bounds_next: Any = None
 
-    def grow_whole(self, X: np.ndarray, *, max_features: Any = None) -> Node | None:
+    def grow_whole(self, X: np.ndarray, *, max_features: Any = None, sizes: Sizes | None = None) -> Node | None:
         """The root of the tree :func:`puretree.growth.level.grow` grows from this source, grown
         in one compiled call (:func:`puretree.growth.kernels.grow_bounded`: the same levels, the
         same numbers) where the compiled scan applies, every feature is drawn (no ``max_features``)
@@ -215,7 +215,7 @@ class Bounded(Sorted):
             ctx.k, st.node_stats[0], self.monotonic, learn=self.learn, binned=ctx.binned, min_leaf=cfg.min_samples_leaf, min_split=cfg.min_samples_split,
             max_depth=cfg.max_depth, min_gain=cfg.min_gain,
         )  # fmt: skip
-        return _assembled(grown, self.monotonic, self.learn, ctx.task)
+        return _assembled(grown, self.monotonic, self.learn, ctx.task, sizes)
 
     def stats(self) -> np.ndarray:
         """The frontier's statistics, each clipped to its node's bounds."""
@@ -281,9 +281,10 @@ class Bounded(Sorted):
         out: list[Decision | None] = [None] * N
         zeros = np.zeros(k)
         occ, offs, feats, thr, sides = occupied.tolist(), offset.tolist(), f_of.tolist(), threshold.tolist(), side.tolist()
+        scores, weights = score.tolist(), weight_of(st.node_stats, ctx.regression).tolist()  # unclipped: best-first growth ranks by them
         for i in np.flatnonzero(has).tolist():
             s = offs[i]
-            out[i] = (feats[i], trusted_threshold(thr[i], sides[i] if self.learn else None), [None if occ[b] else zeros for b in (s, s + 1)])
+            out[i] = (feats[i], trusted_threshold(thr[i], sides[i] if self.learn else None), [None if occ[b] else zeros for b in (s, s + 1)], scores[i], weights[i])
         self._next = (pre_src, pre_slot, np.ones(len(pre_src)), occupied, [], nb, f_of, np.full(N, self.kinds.index("threshold")), None)
         return out
 
@@ -450,14 +451,18 @@ class Bounded(Sorted):
             fside[:, start : start + c] = learned_side(n_known < lens[None, :], use_l, rows_left, lens[None, :] - rows_left).T
 
 
-def _assembled(grown: tuple[np.ndarray, ...] | None, monotonic: np.ndarray | None, learn: bool, task: Any) -> Node | None:
-    """The root of the tree :func:`puretree.growth.kernels.grow_bounded` grew (None: it did not)."""
+def _assembled(grown: tuple[np.ndarray, ...] | None, monotonic: np.ndarray | None, learn: bool, task: Any, sizes: Sizes | None = None) -> Node | None:
+    """The root of the tree :func:`puretree.growth.kernels.grow_bounded` grew (None: it did not);
+    ``sizes``: read off it as the frontier loop reads its own (:func:`_sized`)."""
     if grown is None:
         return None
     kernels._FITS[0] += 1  # a compiled fit (its call lets go of the GIL): an ensemble grows its members in threads
-    feature, threshold, side, first, stats, lower, upper = grown
+    feature, threshold, side, first, stats, lower, upper, score = grown
+    weights = weight_of(stats, task.is_regression)  # before clipping: what best-first growth ranks by
     if monotonic is not None:  # every node's value within its bounds, as the loop clips each frontier's
         stats = monotone_clipped_rows(stats, lower, upper, task)
+    if sizes is not None:
+        return _sized(feature, threshold, side if learn else None, first, stats, score, weights, sizes)
     sides = side.tolist() if learn else None
     args = feature.tolist(), (threshold + 0.0).tolist(), first.tolist(), _tuples(stats)
     if not gc.isenabled():
@@ -469,7 +474,20 @@ def _assembled(grown: tuple[np.ndarray, ...] | None, monotonic: np.ndarray | Non
         gc.enable()
 
 
-def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bool, compiled: str = "auto") -> Node | None:
+def _sized(feature: np.ndarray, threshold: np.ndarray, side: np.ndarray | None, first: np.ndarray, stats: np.ndarray, score: np.ndarray, weights: np.ndarray, sizes: Sizes) -> Node:
+    """The tree of ``sizes`` read off the compiled call's full tree, as the frontier loop reads its
+    records (:func:`puretree.growth.level.best_first_records`): each split ranked by the score
+    recorded when it was chosen and its node's weight before clipping."""
+    f, t, fc = feature.tolist(), (threshold + 0.0).tolist(), first.tolist()
+    sd = [None] * len(f) if side is None else side.tolist()
+    rows = floats(stats)
+    records = [rows[g] if f[g] < 0 else (f[g], trusted_threshold(t[g], sd[g]), range(fc[g], fc[g] + 2), rows[g]) for g in range(len(f))]
+    total = sizes.total_weight if sizes.total_weight is not None else float(weights[0])
+    gains = {g: sizes.improvement(s, w, total) for g, (s, w) in enumerate(zip(score.tolist(), weights.tolist())) if f[g] >= 0}
+    return from_records(best_first_records(records, gains, max_leaf_nodes=sizes.max_leaf_nodes), trusted=True)
+
+
+def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bool, compiled: str = "auto", sizes: Sizes | None = None) -> Node | None:
     """:meth:`Bounded.grow_whole` of ``Bounded(ds, cfg, kinds, monotonic=monotonic, learn=learn,
     compiled=compiled)`` (no ``max_features``, no binning; ``ds`` one :func:`applies` to), from only
     the arrays the compiled call reads: a small fit's setup of the sorted source (its level, its
@@ -529,7 +547,7 @@ def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bo
         Xn, Xn, orders, cls, wt, inst, np.asarray(ds.y, dtype=np.float64), k, root, monotonic, learn=learn, binned=False,
         min_leaf=cfg.min_samples_leaf, min_split=cfg.min_samples_split, max_depth=cfg.max_depth, min_gain=cfg.min_gain,
     )  # fmt: skip
-    return _assembled(grown, monotonic, learn, as_task(ds.schema))
+    return _assembled(grown, monotonic, learn, as_task(ds.schema), sizes)
 
 
 def _tuples(stats: np.ndarray) -> list[tuple[float, ...]]:

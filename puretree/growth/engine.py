@@ -38,6 +38,7 @@ from ..impurity import gini, variance
 from . import histograms
 from . import bounds, kernels
 from .bounds import Bounded
+from .level import Sizes
 from .level import grow as grow_frontier
 from .sorted import Sorted, refuse_compiled
 from ..nodes import Node
@@ -144,7 +145,7 @@ def check_bins(bins: Any, schema: Any) -> tuple[np.ndarray | None, ...]:
     return tuple(out)
 
 
-def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None, kernel: str = "auto", monotonic: np.ndarray | None = None, learn: bool = False) -> Node:
+def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = None, progress: Any = None, kernel: str = "auto", monotonic: np.ndarray | None = None, learn: bool = False, sizes: Sizes | None = None) -> Node:
     """The root of the tree :func:`puretree.grow.grow` grows from ``ds`` with settings ``cfg``
     (its ``_Settings``), grown a frontier at a time. ``max_bins``: histogram mode, each numeric
     feature binned once by :func:`quantile_bins`, thresholds at the bins' upper values.
@@ -156,7 +157,10 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
     ``"required"`` with the kernel or not at all (:class:`~puretree.errors.ParameterError`).
     ``monotonic`` (-1, 0, +1 per feature) and ``learn`` (``missing="learn"``): grown by
     :class:`puretree.growth.bounds.Bounded` (its scan compiled where ``kernel`` allows and
-    :func:`puretree.growth.kernels.scan_bounded` applies, else numpy's), where :func:`puretree.growth.bounds.applies`."""
+    :func:`puretree.growth.kernels.scan_bounded` applies, else numpy's), where :func:`puretree.growth.bounds.applies`.
+    ``sizes`` (``max_leaf_nodes``, ``min_impurity_decrease``): the frontier loop reads the tree
+    off its full one, each split ranked by the improvement recorded as it was chosen
+    (:class:`puretree.growth.level.Sizes`); the compiled whole-tree call (a small fit) records them too."""
     if cfg.missing == "error":
         refuse_missing(ds)  # one message for both builders
     if kernel == "required" and (max_bins is not None or bins is not None):
@@ -169,23 +173,23 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         binned = lambda column, j: edge_bins(column, bins[j])  # noqa: E731
     if monotonic is not None or learn:  # on the sorted rows, binned or not
         if binned is None and progress is None:  # a small fit: every level in one compiled call, the same tree
-            whole = bounds.grow_whole(ds, cfg, monotonic=monotonic, learn=learn, compiled=kernel)
+            whole = bounds.grow_whole(ds, cfg, monotonic=monotonic, learn=learn, compiled=kernel, sizes=sizes)
             if whole is not None:
                 return whole
         source: Any = Bounded(ds, cfg, kinds, binned=binned, monotonic=monotonic, learn=learn, compiled=kernel)
-        whole = None if progress is not None or binned is None else source.grow_whole(ds.X, max_features=getattr(cfg, "max_features", None))
+        whole = None if progress is not None or binned is None else source.grow_whole(ds.X, max_features=getattr(cfg, "max_features", None), sizes=sizes)
         if whole is not None:
             return whole
-        return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
+        return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress, sizes=sizes)
     if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
-        return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress)
+        return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress, sizes=sizes)
     if binned is None and progress is None and _whole(ds, cfg, kinds, kernel):
         # a small fit in one compiled call: the frontier loop's levels in C, the same tree
-        whole = bounds.grow_whole(ds, cfg, monotonic=None, learn=False, compiled=kernel)
+        whole = bounds.grow_whole(ds, cfg, monotonic=None, learn=False, compiled=kernel, sizes=sizes)
         if whole is not None:
             return whole
     source = Sorted(ds, cfg, kinds, binned=binned, compiled=kernel)
-    return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress)
+    return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress, sizes=sizes)
 
 
 def _whole(ds: Dataset, cfg: Any, kinds: tuple[str, ...], kernel: str) -> bool:

@@ -59,7 +59,7 @@ from .choose import (
 from .c45_cuts import sorted_options
 from .assemble import trusted_threshold
 from .bounds import children_bounds, learned_ok, learned_side, monotone_ok
-from .level import Decision
+from .level import Decision, Sizes
 from .level import grow as grow_frontier
 
 __all__ = [
@@ -884,6 +884,7 @@ class Histograms:
         open_ = self.open.tolist()
         place = {i: a for a, i in enumerate(open_)}
         splits: dict[int, tuple[str, int, Any, np.ndarray, np.ndarray, np.ndarray]] = {}
+        scores: dict[int, float] = {}  # each split's score as chosen (best-first growth ranks by it)
         kept: dict[int, np.ndarray] = {}  # the split nodes' class counts, for their children's subtraction
 
         def decide(some: list[int], H: np.ndarray, lo: Any, hi: Any) -> None:
@@ -895,12 +896,14 @@ class Histograms:
             cuts = [(s, f) for s, f in enumerate(chosen_splits) if f is not None and f[0] == "threshold"] if fast else []
             if cuts:
                 kids, heavy = threshold_children(H, np.array([s for s, _ in cuts]), np.array([f[1] for _, f in cuts]), np.array([f[2] for _, f in cuts]))
-                for c, (s, (kind, j, test, _)) in enumerate(cuts):
+                for c, (s, (kind, j, test, score)) in enumerate(cuts):
                     splits[some[s]] = (kind, j, test, heavy[c : c + 1], kids[c], np.zeros(2))
+                    scores[some[s]] = score
             for s, (i, found) in enumerate(zip(some, chosen_splits)):
                 if found is not None and not (fast and found[0] == "threshold") and not (rules.regression and lo[s] == hi[s]):  # regression: equal targets, a leaf
-                    kind, j, test, _ = found
+                    kind, j, test, score = found
                     splits[i] = (kind, j, test, *branches(kind, test, H[s, j], rules, self.spread))
+                    scores[i] = score
                 if i in splits and self.subtract and (len(kept) + 1) * H[s, ..., :-1].size * 4 <= self.keep_bytes:
                     kept[i] = H[s, ..., :-1].astype(np.int32)
 
@@ -965,7 +968,7 @@ class Histograms:
                 feature[i], table_of[i] = j, len(tables)
                 tables.append(np.array(ids, dtype=np.int32)[branch_of_bin])
                 test = TESTS[kind](test if kind == "subset" else len(kids_stats))  # the left categories, or the branches
-            out.append((j, test, [None if b >= 0 else st[:-1] for b, st in zip(ids, kids_stats)]))
+            out.append((j, test, [None if b >= 0 else st[:-1] for b, st in zip(ids, kids_stats)], scores[i], float(_task(rules).weight(self.counts[i][:-1]))))
         dest = np.stack(tables) if tables else np.zeros((0, n_bins), dtype=np.int32)
         if self.spread:
             self._next = (move_instances, (feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares), next_counts, next_usable)
@@ -1001,12 +1004,13 @@ class Histograms:
         self.open = np.arange(len(self.counts))
 
 
-def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int, progress: Callable[[int, int, int], Any] | None = None, max_features: int | None = None, feature_key: tuple[int, ...] = (0,)) -> Node:
+def grow(blocks: Blocks, rules: Rules, *, edges: Sequence[np.ndarray | None], n_bins: int, k: int, c45: C45Rules | None, spread: bool, histogram_bytes: int, progress: Callable[[int, int, int], Any] | None = None, max_features: int | None = None, feature_key: tuple[int, ...] = (0,), sizes: Sizes | None = None) -> Node:
     """The root of the tree grown from the rows of ``blocks`` by the frontier loop
     (:func:`puretree.growth.level.grow`) over the histogram source (:class:`Histograms`);
-    ``max_features``: each node splits on its own draw of the features (keyed by ``feature_key``)."""
+    ``max_features``: each node splits on its own draw of the features (keyed by ``feature_key``);
+    ``sizes``: ``max_leaf_nodes`` and ``min_impurity_decrease``, read off the full tree by the loop."""
     source = Histograms(blocks, rules, edges=edges, n_bins=n_bins, k=k, c45=c45, spread=spread, histogram_bytes=histogram_bytes)
-    return grow_frontier(source, n_features=len(rules.categorical), progress=progress, max_features=max_features, feature_key=feature_key)
+    return grow_frontier(source, n_features=len(rules.categorical), progress=progress, max_features=max_features, feature_key=feature_key, sizes=sizes)
 
 
 # -- in memory ----------------------------------------------------------------------------
@@ -1099,7 +1103,7 @@ def bin_matrix(X: np.ndarray, columns: Sequence[tuple[np.ndarray, np.ndarray]]) 
     return out, found, n_bins
 
 
-def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.ndarray, int], np.ndarray] | None = None, *, edges: Sequence[np.ndarray] | None = None, compiled: bool | None = None, threads: int = 1, progress: Callable[[int, int, int], Any] | None = None) -> Node:
+def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.ndarray, int], np.ndarray] | None = None, *, edges: Sequence[np.ndarray] | None = None, compiled: bool | None = None, threads: int = 1, progress: Callable[[int, int, int], Any] | None = None, sizes: Sizes | None = None) -> Node:
     """The root of the tree grown in memory from ``ds`` (a :class:`~puretree.data.Dataset`
     that :func:`applies`) with settings ``cfg``, its numeric columns binned by ``edges`` or
     ``binned`` (:func:`binned_rows`): the histogram source over the rows as one block
@@ -1109,4 +1113,4 @@ def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.
     rules = Rules(cfg.score, np.asarray(schema.feature_names, dtype=object).astype(str), cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_gain, False, False, np.zeros(schema.n_features, dtype=bool), "multiway" in kinds, (0,) * schema.n_features, integral=True, compiled=compiled, min_weight_leaf=float(getattr(cfg, "min_weight_leaf", 0.0)))
     target = np.ascontiguousarray(ds.y, dtype=np.int32)
     rows = Rows(bins, target, None, compiled, threads)
-    return grow(rows, rules, edges=found, n_bins=n_bins, k=max(1, len(schema.classes)), c45=None, spread=False, histogram_bytes=HISTOGRAM_BYTES, progress=progress, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)))
+    return grow(rows, rules, edges=found, n_bins=n_bins, k=max(1, len(schema.classes)), c45=None, spread=False, histogram_bytes=HISTOGRAM_BYTES, progress=progress, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), sizes=sizes)

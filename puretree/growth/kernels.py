@@ -106,7 +106,7 @@ def _declare(lib: Any) -> Any:
     lib.pt_c45_scan.restype = i32
     lib.pt_scan_bounded.argtypes = [p, i64, i64, p, i64, p, p, p, p, i64, i64, p, p, p, p, p, p, p, i32, i32, f64, f64, f64, i32, p, p, p, p, p]
     lib.pt_scan_bounded.restype = i32
-    lib.pt_grow_bounded.argtypes = [p, p, i64, i64, p, p, p, p, p, i64, p, p, i32, i32, i32, f64, f64, i64, i32, f64, f64, f64, i64, p, p, p, p, p, p, p, p]
+    lib.pt_grow_bounded.argtypes = [p, p, i64, i64, p, p, p, p, p, i64, p, p, i32, i32, i32, f64, f64, i64, i32, f64, f64, f64, i64, p, p, p, p, p, p, p, p, p]
     lib.pt_grow_bounded.restype = i32
     lib.pt_prefix_absolute_errors.argtypes = [p, p, p, i64, p]
     lib.pt_prefix_absolute_errors.restype = i32
@@ -488,8 +488,9 @@ def grow_bounded(
     """:class:`puretree.growth.bounds.Bounded`'s tree grown whole by the frontier loop's rules, every
     level in C (:func:`scan_bounded`'s scan, the first near-best feature, the rows routed, the
     children's sums and bounds): per node, numbered as :func:`puretree.growth.level.grow` numbers
-    them, ``(feature, threshold, side, first_child, stats, lower, upper)`` (``feature`` -1: a leaf;
-    ``stats`` before clipping to the bounds). ``Xs`` (features x rows) is scanned, ``Xr`` routes the
+    them, ``(feature, threshold, side, first_child, stats, lower, upper, score)`` (``feature`` -1: a
+    leaf; ``stats`` before clipping to the bounds; ``score``: a split's score as chosen, which
+    best-first growth ranks by). ``Xs`` (features x rows) is scanned, ``Xr`` routes the
     rows (binned: the raw values); ``orders``: the root's presorted orders; ``cls``/``w`` (None:
     every weight 1) for classes, ``inst`` (rows x 3) for the variance; ``y``: the targets (a node of
     one target value is a leaf); ``root``: the root's sums. None where the tree cannot be grown so
@@ -510,7 +511,7 @@ def grow_bounded(
         raise ValueError("puretree.growth.kernels: the fit's arrays do not match")
     capacity = 2 * n - 1
     feature, first, side = (np.empty(capacity, dtype=np.int64) for _ in range(3))
-    threshold, lower, upper = (np.empty(capacity) for _ in range(3))
+    threshold, lower, upper, score = (np.empty(capacity) for _ in range(4))
     stats = np.empty((capacity, k))
     made = ctypes.c_int64(0)
     ptr = lambda a: None if a is None else _pointer(a)  # noqa: E731
@@ -518,14 +519,14 @@ def grow_bounded(
         _pointer(Xs), _pointer(Xr), n, q, _pointer(orders), ptr(cls), ptr(w), ptr(inst), _pointer(y), int(k), _pointer(root), ptr(direction), int(learn),
         int(inst is not None), int(binned), float(min_leaf), float(min_split), -1 if max_depth is None else int(max_depth), int(min_gain is not None),
         0.0 if min_gain is None else float(min_gain), splits.TIE_TOLERANCE, SCREEN, capacity, _pointer(feature), _pointer(threshold), _pointer(side),
-        _pointer(first), _pointer(stats), _pointer(lower), _pointer(upper), ctypes.byref(made),
+        _pointer(first), _pointer(stats), _pointer(lower), _pointer(upper), ctypes.byref(made), _pointer(score),
     )  # fmt: skip
     if code == 1:
         raise MemoryError("puretree.growth.kernels: the compiled kernel could not allocate a fit's scratch")
     if code != 0:
         return None
     g = made.value
-    return feature[:g], threshold[:g], side[:g], first[:g], stats[:g], lower[:g], upper[:g]
+    return feature[:g], threshold[:g], side[:g], first[:g], stats[:g], lower[:g], upper[:g], score[:g]
 
 
 def prefix_absolute_errors(rank: np.ndarray, sorted_y: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -16,6 +16,14 @@ which :mod:`puretree.dask` runs on its partitions). The loop takes a whole front
 is told each one's depth, so a loop that takes some nodes best-first hands the source those
 nodes.
 
+**Sizes** (scikit-learn's ``max_leaf_nodes`` and ``min_impurity_decrease``, :class:`Sizes`): a
+node's split depends on its rows (and its ancestors' bounds) only, not on when it is made, so the
+loop grows the full tree and reads the best-first one off its records (:func:`best_first_records`).
+Each split is ranked by the improvement its source recorded when its chooser chose it (the
+decision's score, as scored: on a node with missing values scaled by the known share, and the
+node's weight, before any monotonic clipping), never one recomputed from its children: with
+missing values or monotonic constraints the children's statistics do not give it back.
+
 >>> import numpy as np
 >>> from puretree.nodes import Threshold
 >>> class Stump:  # a source of two rows, classes 0 and 1, split once at 0.5
@@ -36,17 +44,46 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+import attrs
 import numpy as np
 
 from ..nodes import Leaf, Node, Split, Test
 from ..splits import node_features
 from .assemble import from_records
 
-__all__ = ["Decision", "Source", "grow", "FrontierHeap", "best_first", "floats"]
+__all__ = ["Decision", "Source", "Sizes", "EPSILON", "grow", "FrontierHeap", "best_first", "best_first_records", "floats"]
 
-#: A node's decision: its feature, its test, and per branch ``None`` (the child grows on: the
-#: source has rows for it) or the statistics of a leaf.
-Decision = tuple[int, Test, Sequence[Any]]
+#: A node's decision: its feature, its test, per branch ``None`` (the child grows on: the
+#: source has rows for it) or the statistics of a leaf, then (for :class:`Sizes`) the split's
+#: score as its chooser scored it and the node's weight (of its statistics before any clipping).
+Decision = tuple[int, Test, Sequence[Any]] | tuple[int, Test, Sequence[Any], float, float]
+
+#: scikit-learn's EPSILON (the doubles' machine epsilon): a split is kept when its improvement
+#: plus EPSILON reaches ``min_impurity_decrease``.
+EPSILON = float(np.finfo(np.float64).eps)
+
+
+@attrs.frozen
+class Sizes:
+    """scikit-learn's size controls as the frontier loop reads them off its full tree:
+    ``max_leaf_nodes`` (best-first growth; None: no budget) and ``min_impurity_decrease``; a
+    split's improvement is its score times its node's share of ``total_weight``, the training
+    weight (None: the root's), as :func:`puretree.splits.improvement` finds it while growing.
+
+    >>> Sizes(max_leaf_nodes=None, min_impurity_decrease=0.3).improvement(0.5, 2.0, 4.0)   # below 0.3: not made
+    >>> Sizes(max_leaf_nodes=2).improvement(0.5, 2.0, 4.0)
+    0.25
+    """
+
+    max_leaf_nodes: int | None = None
+    min_impurity_decrease: float = 0.0
+    total_weight: float | None = None
+
+    def improvement(self, score: float, weight: float, total_weight: float) -> float | None:
+        """The split's improvement (None: ``min_impurity_decrease`` refuses it), in the very
+        operations of :func:`puretree.splits.improvement`."""
+        g = float(weight) / total_weight * score
+        return None if self.min_impurity_decrease > 0 and g + EPSILON < self.min_impurity_decrease else g
 
 
 class Source(Protocol):
@@ -75,13 +112,15 @@ class Source(Protocol):
         decisions and their branches."""
 
 
-def grow(source: Source, *, n_features: int, max_features: Any = None, feature_key: Any = (0,), progress: Callable[[int, int, int], Any] | None = None) -> Node:
+def grow(source: Source, *, n_features: int, max_features: Any = None, feature_key: Any = (0,), progress: Callable[[int, int, int], Any] | None = None, sizes: Sizes | None = None) -> Node:
     """The root of the tree grown from ``source``, a frontier at a time until no node is open.
     ``max_features``: each node splits on its own draw of the ``n_features`` features
     (:func:`puretree.splits.node_features`, keyed by ``feature_key`` and its path).
     ``progress(depth, nodes, rows)``: called once per depth, with the nodes made at that depth
-    and the rows of the frontier."""
+    and the rows of the frontier. ``sizes``: the tree read off the full one by
+    :func:`best_first_records`, each split ranked by its decision's recorded score and weight."""
     made: list[Any] = [None]  # a leaf's statistics (a list of floats), or a split's record (feature, test, children's ids, statistics)
+    scored: dict[int, tuple[float, float]] = {}  # sizes: each split's (score, weight), by record id
     frontier = [0]  # the records' ids of the open nodes, in the source's order
     path_of: dict[int, tuple[int, ...]] = {0: ()}  # feature subsampling: each open node's path
     draws = None if max_features is None else _Draws(n_features, max_features, feature_key)  # and its generator's pool
@@ -118,7 +157,9 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
             if decision is None:
                 made[g] = stats[i]
                 continue
-            feature, test, branches = decision
+            feature, test, branches = decision[0], decision[1], decision[2]
+            if sizes is not None:
+                scored[g] = (decision[3], decision[4])  # type: ignore[misc]  # a sized fit's sources record them
             kids = range(len(made), len(made) + len(branches))
             for b, child in zip(kids, branches):
                 if child is None:  # grows on
@@ -144,6 +185,12 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
         depth += 1
     if progress is not None and len(made) > reported:  # the last children, all leaves made at once
         progress(depth + 1, len(made) - reported, 0)
+    if sizes is not None:
+        total = sizes.total_weight
+        if total is None:  # the root's weight: its split's (a lone leaf ranks nothing)
+            total = scored[0][1] if 0 in scored else 1.0
+        gains = {g: sizes.improvement(s, w, total) for g, (s, w) in scored.items()}
+        made = best_first_records(made, gains, max_leaf_nodes=sizes.max_leaf_nodes)
     return from_records(made, trusted=True)
 
 
@@ -226,35 +273,56 @@ def best_first(root: Node, gain: Callable[[Split], float | None], *, max_leaf_no
     >>> [type(kid).__name__ for kid in small.children], small.children[0].counts
     (['Leaf', 'Leaf'], (3.0, 1.0))
     """
-    # Not a walk of fold's kit: the order is the heap's, which depends on the gains found so far.
-    records: list[Any] = [None]
+    # The nodes as the frontier loop's records (children after their parent), read as its are.
+    records: list[Any] = []
+    gains: dict[int, float | None] = {}
+    pending = [root]
+    while len(records) < len(pending):
+        node = pending[len(records)]
+        if isinstance(node, Leaf):
+            records.append(list(node.counts))
+            continue
+        gains[len(records)] = gain(node)
+        records.append((node.feature, node.test, range(len(pending), len(pending) + len(node.children)), list(node.counts)))
+        pending.extend(node.children)
+    return from_records(best_first_records(records, gains, max_leaf_nodes=max_leaf_nodes))
+
+
+def best_first_records(records: Sequence[Any], gains: Any, *, max_leaf_nodes: int | None) -> list[Any]:
+    """:func:`best_first` on the frontier loop's records (a leaf's statistics, or a split's
+    ``(feature, test, children's ids, statistics)``; children after their parent), each split
+    ranked by ``gains[id]`` (None: not made, a leaf of the split's statistics): the records of
+    the best-first tree, renumbered.
+
+    >>> from puretree.nodes import Threshold
+    >>> full = [(0, Threshold(1.0), range(1, 3), [3.0, 5.0]), (1, Threshold(2.0), range(3, 5), [3.0, 1.0]), [0.0, 4.0], [3.0, 0.0], [0.0, 1.0]]
+    >>> best_first_records(full, {0: 0.5, 1: 0.1}, max_leaf_nodes=2)[1:]
+    [[3.0, 1.0], [0.0, 4.0]]
+    """
+    out: list[Any] = [None]
     heap = FrontierHeap()
-    _enter(heap, gain, 0, root)
+    heap.push(_gain_of(records, gains, 0), (0, 0))
     leaves = 1
     while heap:
-        at, node, branches = heap.pop()  # branches: 0 for a node that stays a leaf
+        at, g = heap.pop()
+        rec = records[g]
+        branches = 0 if type(rec) is list or gains.get(g) is None else len(rec[2])
         if not branches or (max_leaf_nodes is not None and leaves + branches - 1 > max_leaf_nodes):
-            records[at] = node if isinstance(node, Leaf) else Leaf(node.counts)
+            out[at] = rec if type(rec) is list else rec[3]
             continue
         leaves += branches - 1
-        records[at] = _expanded(heap, gain, node, len(records))
-        records.extend([None] * branches)
-    return from_records(records)
+        kids = range(len(out), len(out) + branches)
+        out.extend([None] * branches)
+        for kid, child in zip(kids, rec[2]):
+            heap.push(_gain_of(records, gains, child), (kid, child))
+        out[at] = (rec[0], rec[1], kids, rec[3])
+    return out
 
 
-def _enter(heap: FrontierHeap, gain: Callable[[Split], float | None], at: int, node: Node) -> None:
-    """``node`` (record ``at``) into best-first's heap: a split that is made at its gain, else as a leaf (0)."""
-    g = gain(node) if isinstance(node, Split) else None
-    branches = len(node.children) if isinstance(node, Split) and g is not None else 0
-    heap.push(0.0 if g is None else g, (at, node, branches))
-
-
-def _expanded(heap: FrontierHeap, gain: Callable[[Split], float | None], split: Split, first: int) -> Any:
-    """The record of ``split`` made, its children entered in the heap as records ``first`` on."""
-    kids = range(first, first + len(split.children))
-    for kid, child in zip(kids, split.children):
-        _enter(heap, gain, kid, child)
-    return (split.feature, split.test, kids, split.counts)
+def _gain_of(records: Sequence[Any], gains: Any, g: int) -> float:
+    """Record ``g``'s place in best-first's heap: its split's gain, else 0 (a leaf)."""
+    gain = None if type(records[g]) is list else gains.get(g)
+    return 0.0 if gain is None else gain
 
 
 # -- feature subsampling's draws, a frontier at a time ------------------------------------------

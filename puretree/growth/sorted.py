@@ -1049,6 +1049,9 @@ class Sorted:
         occupied[pre_slot] = True
         out: list[Decision | None] = []
         zeros = np.zeros(k)
+        # each split's score as chosen and its node's weight (best-first growth ranks by them)
+        chosen_score = np.stack([f.score for f in found], axis=1)[np.arange(N), choice].tolist()
+        node_weight = weight_of(st.node_stats, ctx.regression).tolist()
         for i in range(N):
             if not split[i]:
                 out.append(None)
@@ -1056,7 +1059,7 @@ class Sorted:
             kd = kinds[choice[i]]
             slots = range(int(offset[i]), int(offset[i] + nb[i]))
             test = float(thresholds[i]) if kd == "threshold" else left_sets.get(i) if kd == "subset" else len(slots)
-            out.append((int(feature[i]), TESTS[kd](test), [None if occupied[s] else child_known[s] if early[s] else zeros for s in slots]))
+            out.append((int(feature[i]), TESTS[kd](test), [None if occupied[s] else child_known[s] if early[s] else zeros for s in slots], chosen_score[i], node_weight[i]))
         self._next = (pre_src, pre_slot, pre_scale, occupied, extra_src, nb, feature, choice, None)
         return out
 
@@ -1099,9 +1102,10 @@ class Sorted:
         out: list[Decision | None] = [None] * N
         zeros = np.zeros(k)
         occ, ear, feats, thr, offs = occupied.tolist(), early.tolist(), found.feature.tolist(), found.threshold.tolist(), offset.tolist()
+        scores, weights = found.score.tolist(), st.node_stats.sum(axis=1).tolist()  # best-first growth ranks by them
         for i in np.flatnonzero(has).tolist():
             s = offs[i]
-            out[i] = (feats[i], trusted_threshold(thr[i]), [None if occ[b] else child_known[b] if ear[b] else zeros for b in (s, s + 1)])
+            out[i] = (feats[i], trusted_threshold(thr[i]), [None if occ[b] else child_known[b] if ear[b] else zeros for b in (s, s + 1)], scores[i], weights[i])
         # the next frontier's rows and class sums, added in its order: known here
         known = (rows_in[occupied], child_known[occupied], st.unit) if self._open else None
         self._next = (pre_src, pre_slot, None, occupied, [], nb, found.feature, np.full(N, self.kinds.index("threshold")), known)  # None: every copy whole
