@@ -525,7 +525,7 @@ def _grow(
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
     if sized and any(_run(dask, _tasks(dask, parts, _has_missing, binned, shared=(n_bins - 1,)))[0]):
         raise ParameterError("max_leaf_nodes or min_impurity_decrease on data with missing values: a split's score is then not its children's, which they are read from; puretree.cart refuses it with bins= too (grow in memory without bins, or fill the missing values)")
-    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"), monotonic=monotonic, learn=missing == "learn")
+    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"), monotonic=monotonic, learn=missing == "learn", random=(int(seed),) if splitter == "random" else None, random_features=resolve_max_features(max_features, parts.n_features) if splitter == "random" else None)
     blocks: hist.Blocks = _worker_blocks(parts, binned, target, weights) or _Blocks(dask, parts, binned, target, weights)
     del binned, target, weights  # the partitions' blocks, once joined, are released on the workers
     drawn = resolve_max_features(max_features, parts.n_features)
@@ -545,8 +545,8 @@ def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, mi
         raise ParameterError("missing='surrogate' (rpart's surrogate splits) needs each node's rows to rank the other features' splits, which the workers' histograms do not hold; grow it in memory (puretree.cart: the in-memory reference builder only grows it); puretree.dask takes 'majority', 'learn' and 'error'")
     if missing == "distribute" and not c45:
         raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask.cart takes 'majority', 'learn' and 'error' (not yet 'distribute'; puretree.dask.c45 distributes)")
-    if splitter != "best":
-        raise ParameterError(f"splitter={splitter!r} draws each threshold between a node's smallest and largest raw values, which the workers' bins do not keep; grow it in memory (puretree.cart without bins=)")
+    if splitter != "best" and (c45 or monotonic):
+        raise ParameterError(f"splitter={splitter!r} draws cart's and id3's thresholds on the bins (as puretree.cart with bins=), not C4.5's cuts and without monotonic_cst; use puretree.dask.cart or id3 without monotonic_cst")
     if min_weight_fraction_leaf > 0:
         raise ParameterError("min_weight_fraction_leaf is grown by the in-memory reference builder only (puretree.cart without bins=), not by the binned engines that puretree.dask matches; use min_samples_leaf")
     if c45 and (missing == "learn" or monotonic or sized):
@@ -704,10 +704,11 @@ def cart(X: Any, y: Any, **options: Unpack[DaskOptions]) -> Tree:
     ``missing`` (``"majority"``, the default, ``"learn"``: each threshold learns its missing
     rows' side, or ``"error"``); ``max_depth``, ``min_samples_split``, ``min_samples_leaf``,
     ``min_gain``, ``feature_names``, ``monotonic_cst``, ``min_impurity_decrease``,
-    ``max_leaf_nodes``, as for :func:`puretree.cart` with ``bins=`` (``min_weight_fraction_leaf``,
-    ``splitter="random"`` and ``missing="surrogate"`` are refused: docs/scale-out.md tables which
-    options run on Dask); ``max_features`` and ``seed`` (each node splits on its own draw of
-    the features, the in-memory fit's draw); ``histogram_bytes`` (default
+    ``max_leaf_nodes``, ``splitter`` (``"random"``: extra trees' random cuts on the bins, keyed
+    by ``seed``, :func:`puretree.growth.histograms.random_thresholds`), as for :func:`puretree.cart`
+    with ``bins=`` (``min_weight_fraction_leaf`` and ``missing="surrogate"`` are refused:
+    docs/scale-out.md tables which options run on Dask); ``max_features`` and ``seed`` (each
+    node splits on its own draw of the features, the in-memory fit's draw); ``histogram_bytes`` (default
     :data:`HISTOGRAM_BYTES`) bounds one batch of the frontier's histograms. With the same edges the tree is
     the one ``puretree.cart(X, y, bins=edges, ...)`` grows in memory.
     """

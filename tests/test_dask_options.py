@@ -208,7 +208,7 @@ def _small(y=(0, 1, 0, 1)):
     [
         (dict(missing="surrogate"), r"missing='surrogate' .* histograms do not hold; grow it in memory \(puretree.cart"),
         (dict(missing="distribute"), r"missing='distribute' .* puretree.dask.cart takes 'majority', 'learn' and 'error'"),
-        (dict(splitter="random"), r"splitter='random' .* bins do not keep; grow it in memory"),
+        (dict(splitter="random", monotonic_cst=[1, 0]), r"splitter='random' draws cart's and id3's thresholds on the bins .* without monotonic_cst"),
         (dict(min_weight_fraction_leaf=0.1), r"min_weight_fraction_leaf .* reference builder only .*; use min_samples_leaf"),
         (dict(max_leaf_nodes=3, monotonic_cst=[1, 0]), r"max_leaf_nodes or min_impurity_decrease with monotonic_cst or missing='learn'"),
         (dict(min_impurity_decrease=0.1, missing="learn"), r"max_leaf_nodes or min_impurity_decrease with monotonic_cst or missing='learn'"),

@@ -1,6 +1,6 @@
 """The random splitter's draw (``splitter="random"``, extra trees): one specification that the
-recursive builder (:func:`puretree.splits.random_threshold_splits`) and the compiled tree
-(:mod:`puretree.growth.random_cuts`, ``growth/_random_cuts.c``) both follow, so that the same
+recursive builder (:func:`puretree.splits.random_threshold_splits`), the compiled tree
+(:mod:`puretree.growth.random_cuts`, ``growth/_random_cuts.c``) and the histogram source all follow, so that the same
 seed grows the same tree on either.
 
 **Keys.** Every node has a 64-bit key: the root's folds the seed key (``(seed, member, ...)``,
@@ -20,6 +20,11 @@ minimum and maximum; the maximum itself is replaced by the minimum), where ``u =
 + f) >> 11) * 2**-53``, uniform on [0, 1) with 53 bits. Every operation is a 64-bit integer's
 or a double's, in this order, so C computes the same bits (no fused multiply-add).
 
+**On bins** (histogram mode, :mod:`puretree.dask`): :func:`bin_cuts` makes the same visit and
+draws from a node's histogram, a feature's minimum and maximum being the edges of its lowest and
+highest bins holding a row of the node, and moves each drawn threshold down to the largest edge
+not above it (:func:`puretree.growth.histograms.random_thresholds` scores those cuts).
+
 This replaces the per-node ``numpy.random.SeedSequence`` of puretree 0.x's random splitter
 (whose generator object per node cost more than growing the node): the trees differ from
 those, the same seed still grows the same tree.
@@ -33,11 +38,11 @@ those, the same seed still grows the same tree.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["GOLDEN", "FEATURE_THRESHOLD", "mix", "draw", "node_key", "random_cuts", "proxy_rank"]
+__all__ = ["GOLDEN", "FEATURE_THRESHOLD", "mix", "draw", "node_key", "random_cuts", "bin_cuts", "proxy_rank"]
 
 _MASK = (1 << 64) - 1
 #: splitmix64's increment (the golden ratio's 64 bits).
@@ -77,7 +82,40 @@ def random_cuts(X: np.ndarray, key: int, *, limit: int | None) -> list[tuple[int
     """The random splitter's cuts at the node keyed ``key`` whose rows of the numeric features
     are ``X`` (rows x features, NaN: missing): ``(feature's column in X, threshold)`` for each
     visited feature that is not constant, in visit order; ``limit``: ``max_features`` (None: all)."""
-    p = X.shape[1]
+
+    def span(f: int) -> tuple[float, float] | None:
+        column = X[:, f]
+        known = column[~np.isnan(column)]
+        return None if known.size == 0 else (float(known.min()), float(known.max()))
+
+    return _drawn(X.shape[1], key, limit, span)
+
+
+def bin_cuts(low: np.ndarray, high: np.ndarray, edges: Sequence[np.ndarray], key: int, *, limit: int | None) -> list[tuple[int, int]]:
+    """The random splitter's cuts on binned features (histogram mode, :mod:`puretree.dask`):
+    at the node keyed ``key`` whose rows occupy bins ``low[f]..high[f]`` of feature ``f`` (its
+    lowest and highest bin holding a known value; ``low[f] < 0``: none), each bin valued at its
+    upper edge ``edges[f][b]``, ``(f, bin)`` for each visited feature that is not constant, in
+    visit order: the visit and the draw of :func:`random_cuts` on the node's binned values (the
+    threshold drawn uniformly between ``edges[f][low[f]]`` and ``edges[f][high[f]]``), the cut
+    moved down to the largest edge not above it, so ``x <= edge`` sends every row where the
+    drawn threshold sends its bin's value. The in-memory binned fit and Dask's client both draw here.
+
+    >>> edges = [np.array([1.0, 2.0, 3.0, 4.0]), np.array([5.0, 6.0])]
+    >>> cuts = bin_cuts(np.array([0, 1]), np.array([3, 1]), edges, node_key((3,), ()), limit=None)
+    >>> [(f, 0 <= b < 3) for f, b in cuts]   # feature 1 occupies one bin: constant
+    [(0, True)]
+    """
+
+    def span(f: int) -> tuple[float, float] | None:
+        return None if low[f] < 0 else (float(edges[f][low[f]]), float(edges[f][high[f]]))
+
+    return [(f, int(np.searchsorted(edges[f], t, side="right")) - 1) for f, t in _drawn(len(low), key, limit, span)]
+
+
+def _drawn(p: int, key: int, limit: int | None, span: Callable[[int], tuple[float, float] | None]) -> list[tuple[int, float]]:
+    """The visit and the draws of the node keyed ``key`` over ``p`` features, ``span(f)`` the
+    node's minimum and maximum of feature ``f`` (None: all missing): see the module's text."""
     limit = p if limit is None else limit
     perm = list(range(p))
     out: list[tuple[int, float]] = []
@@ -88,11 +126,10 @@ def random_cuts(X: np.ndarray, key: int, *, limit: int | None) -> list[tuple[int
         j = i + draw(key, i) % (p - i)
         perm[i], perm[j] = perm[j], perm[i]
         f = perm[i]
-        column = X[:, f]
-        known = column[~np.isnan(column)]
-        if known.size == 0:
+        found = span(f)
+        if found is None:
             continue
-        lo, hi = float(known.min()), float(known.max())
+        lo, hi = found
         if not hi > lo + FEATURE_THRESHOLD:
             continue
         seen = True
