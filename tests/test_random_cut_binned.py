@@ -211,3 +211,25 @@ def test_property_dask_grows_the_in_memory_binned_random_tree(client, problem, m
     X, y, w, regression, options, parts = problem
     edges = ptdask.bin_edges(_dask(parts, X)[0], max_bins=max_bins)
     _compare(X, y, w, edges, parts, regression, splitter="random", **options)
+
+
+# -- the draw: many nodes at once are each node's own -------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    spans=hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 7), st.just(2)), elements=st.sampled_from([0.0, 1.0, 2.5, -3.0, 1e-9, np.nan]) | st.floats(-1e6, 1e6)),
+    keys=st.lists(st.integers(0, 2**64 - 1), min_size=6, max_size=6),
+    limit=st.none() | st.integers(1, 7),
+)
+def test_property_the_frontier_draw_is_each_nodes_draw(spans, keys, limit):
+    # drawn_cuts (numpy, a frontier at once: the histogram source's) makes the cuts visit (one
+    # node in Python ints: the recursive builder's) makes, bit for bit
+    from puretree.growth.random_draw import drawn_cuts, visit
+
+    low, high = np.fmin(spans[..., 0], spans[..., 1]), np.fmax(spans[..., 0], spans[..., 1])
+    low[np.isnan(spans).any(axis=-1)] = high[np.isnan(spans).any(axis=-1)] = np.nan
+    n, p = low.shape
+    nodes, features, thresholds = drawn_cuts(low, high, keys[:n], limit=limit)
+    expected = [(i, f, t) for i in range(n) for f, t in visit(p, keys[i], limit, lambda f, i=i: None if np.isnan(low[i, f]) else (float(low[i, f]), float(high[i, f])))]
+    assert list(zip(nodes.tolist(), features.tolist(), thresholds.tolist())) == expected

@@ -60,7 +60,7 @@ from .choose import (
 from .c45_cuts import sorted_options
 from .assemble import trusted_threshold
 from .bounds import children_bounds, learned_ok, learned_side, monotone_ok
-from .random_draw import bin_cuts, node_key
+from .random_draw import bin_cuts, mix, node_key
 from .level import Decision
 from .level import grow as grow_frontier
 
@@ -471,7 +471,7 @@ class Rules:
     random_features: int | None = None
 
 
-def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, allowed: np.ndarray | None = None, bounds: tuple[np.ndarray, np.ndarray] | None = None, *, paths: Sequence[tuple[int, ...]] | None = None, edges: Sequence[np.ndarray | None] | None = None) -> list[tuple[str, int, Any, float] | None]:
+def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, allowed: np.ndarray | None = None, bounds: tuple[np.ndarray, np.ndarray] | None = None, *, keys: Sequence[int] | None = None, edges: Sequence[np.ndarray | None] | None = None) -> list[tuple[str, int, Any, float] | None]:
     """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
     values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
     feature, left categories, score)``, ``("multiway", feature, feature, score)`` or None.
@@ -481,8 +481,8 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
     lower and upper bounds (``rules.monotonic``). With ``rules.learn`` a threshold's test is
     ``(bin, side)``: the side its missing rows take (bin ``n_bins - 1``: the missing rows alone right).
     With ``rules.random`` the numeric features' threshold is :func:`random_thresholds`' (the
-    nodes' ``paths`` key its draws, a threshold is one of the features' ``edges``; it visits its
-    own features, not ``allowed``).
+    nodes' ``keys``, :func:`puretree.growth.random_draw.node_key`, key its draws; a threshold
+    is one of the features' ``edges``; it visits its own features, not ``allowed``).
 
     As the in-memory engine chooses, with the same chooser (:mod:`puretree.growth.choose`):
     the best threshold of the numeric features, the best subset (cart) or multiway split (id3)
@@ -499,7 +499,7 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
     numeric = np.flatnonzero(~rules.categorical)
     Hn = H[:, ~rules.categorical] if categorical else H  # numeric features alone: no copy
     if rules.random is not None:  # extra trees: the random cut, its features its own draw (as in memory)
-        fs, fb, fside = random_thresholds(Hn, parents, rules, [node_key(rules.random, path) for path in cast("Sequence[tuple[int, ...]]", paths)], [cast("np.ndarray", edges[j]) for j in numeric.tolist()] if edges is not None else [])
+        fs, fb, fside = random_thresholds(Hn, parents, rules, cast("Sequence[int]", keys), [cast("np.ndarray", edges[j]) for j in numeric.tolist()] if edges is not None else [])
     else:
         fs, fb, fside = learned_thresholds(Hn, parents, rules, bounds) if rules.learn else (*best_thresholds(Hn, parents, rules, bounds), None)
         if allowed is not None:
@@ -605,20 +605,16 @@ def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Se
     has = occupied.any(axis=2)
     low = np.where(has, np.argmax(occupied, axis=2), -1)
     high = nb - 2 - np.argmax(occupied[:, :, ::-1], axis=2)
-    ni, fj, bb = [], [], []
-    for i, key in enumerate(keys):
-        for f, b in bin_cuts(low[i], high[i], edges, key, limit=rules.random_features):
-            ni.append(i)
-            fj.append(f)
-            bb.append(b)
-    if not ni:
+    ni_, fj_, bb_ = bin_cuts(low, high, edges, keys, limit=rules.random_features)
+    if not len(ni_):
         return fs, fb, fside
-    ni_, fj_, bb_ = (np.array(a, dtype=np.int64) for a in (ni, fj, bb))
-    h = H[ni_, fj_]  # (cuts, bins, channels)
-    C = np.cumsum(h[:, :-1], axis=1)
-    at = np.arange(len(ni_))
-    left, known = C[at, bb_, :-1], C[:, -1, :-1]
-    n_left, n_known = C[at, bb_, -1], C[:, -1, -1]
+    cut = np.full((n, p), -1)
+    cut[ni_, fj_] = bb_
+    # each cut's left side: its known bins up to the cut (one pass over the histograms, no copy of them)
+    L = np.einsum("npbc,npb->npc", H[:, :, :-1], (np.arange(nb - 1) <= cut[:, :, None]).astype(H.dtype))[ni_, fj_]
+    K = parents[ni_] - H[ni_, fj_, -1]  # the known bins: the node's rows but the missing bin's
+    left, known = L[:, :-1], K[:, :-1]
+    n_left, n_known = L[:, -1], K[:, -1]
     total = parents[ni_, :-1]
     names = rules.names[~rules.categorical][fj_]
     msl = max(1.0, float(rules.min_samples_leaf))
@@ -633,7 +629,7 @@ def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Se
 
     side = None
     if rules.learn:  # as learned_thresholds: on all the node's rows, the missing rows right, then left
-        absent, n_miss = h[:, -1, :-1], h[:, -1, -1]
+        absent, n_miss = H[ni_, fj_, -1, :-1], H[ni_, fj_, -1, -1]
         ok_r, ok_l, _ = learned_ok(n_left, parents[ni_, -1], n_known, n_miss, float(rules.min_samples_leaf))
         s_r, s_l = scored(total, left, ok_r), scored(total, left + absent, ok_l)
         best = np.maximum(s_r, s_l)
@@ -935,8 +931,9 @@ class Histograms:
         self.c45 = attrs.evolve(c45, root_rows=float(root[-1])) if c45 is not None else None
         self.batch = max(1, histogram_bytes // per_node)
         self.counts = [root]  # each frontier node's statistics, then its rows
-        self.paths: list[tuple[int, ...]] = [()]  # the random cuts' keys: each frontier node's branches from the root
-        self._next_paths: list[tuple[int, ...]] = []
+        # the random cuts' keys (random_draw.node_key of the seed and each frontier node's path)
+        self.keys: list[int] = [node_key(rules.random, ())] if rules.random is not None else []
+        self._next_keys: list[int] = []
         self.usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
         self.open = np.arange(1)  # the frontier's nodes still open: their places (the rows' node ids)
         self.lower, self.upper = np.full(1, -np.inf), np.full(1, np.inf)  # monotonic: each frontier node's bounds
@@ -981,7 +978,7 @@ class Histograms:
             parents = np.stack([self.counts[i] for i in some])
             usable = [self.usable[i] for i in some]
             bounds = (self.lower[some], self.upper[some]) if rules.monotonic is not None else None
-            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[[place[i] for i in some]], bounds, paths=[self.paths[i] for i in some] if rules.random is not None else None, edges=edges)
+            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[[place[i] for i in some]], bounds, keys=[self.keys[i] for i in some] if rules.random is not None else None, edges=edges)
             fast = rules.integral and not self.spread and not rules.learn  # integer thresholds' children, all at once
             cuts = [(s, f) for s, f in enumerate(chosen_splits) if f is not None and f[0] == "threshold"] if fast else []
             if cuts:
@@ -1021,7 +1018,7 @@ class Histograms:
         widest = max((len(v[4]) for v in splits.values()), default=0)
         kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
         next_counts: list[np.ndarray] = []
-        next_paths: list[tuple[int, ...]] = []
+        next_keys: list[int] = []
         next_usable: list[np.ndarray] = []
         next_bounds: list[tuple[float, float]] = []
         next_family: dict[int, tuple[int, list[int]]] = {}
@@ -1040,7 +1037,7 @@ class Histograms:
                 if st[-1] > 0:
                     next_bounds.append(bound)
                     if rules.random is not None:
-                        next_paths.append((*self.paths[i], b))
+                        next_keys.append(mix(self.keys[i] ^ (b + 1)))  # node_key of the child's path
                     ids.append(len(next_counts))
                     next_counts.append(st)
                     next_usable.append(self.usable[i] if kind != "multiway" else np.where(np.arange(len(self.usable[i])) == j, False, self.usable[i]))
@@ -1065,7 +1062,7 @@ class Histograms:
             self._next = (move_instances, (feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares), next_counts, next_usable)
         else:
             self._next = (move, (feature, cut, left, right, heavy, n_bins - 1, table_of, dest), next_counts, next_usable)
-        self.kept, self.family, self._next_paths = kept, next_family, next_paths
+        self.kept, self.family, self._next_keys = kept, next_family, next_keys
         self._bounds = np.array(next_bounds).reshape(-1, 2).T
         return out
 
@@ -1089,7 +1086,7 @@ class Histograms:
     def advance(self) -> None:
         """Every block's rows moved to the next frontier's nodes."""
         fn, shared, self.counts, self.usable = self._next
-        self.paths = self._next_paths
+        self.keys = self._next_keys
         self._next = None
         self.lower, self.upper = self._bounds
         self.blocks.update(fn, *shared)

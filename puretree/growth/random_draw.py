@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["GOLDEN", "FEATURE_THRESHOLD", "mix", "draw", "node_key", "random_cuts", "bin_cuts", "proxy_rank"]
+__all__ = ["GOLDEN", "FEATURE_THRESHOLD", "mix", "draw", "node_key", "random_cuts", "visit", "bin_cuts", "drawn_cuts", "proxy_rank"]
 
 _MASK = (1 << 64) - 1
 #: splitmix64's increment (the golden ratio's 64 bits).
@@ -83,39 +83,22 @@ def random_cuts(X: np.ndarray, key: int, *, limit: int | None) -> list[tuple[int
     are ``X`` (rows x features, NaN: missing): ``(feature's column in X, threshold)`` for each
     visited feature that is not constant, in visit order; ``limit``: ``max_features`` (None: all)."""
 
-    def span(f: int) -> tuple[float, float] | None:
+    def span(f: int) -> tuple[float, float] | None:  # only the visited features' (max_features: a few)
         column = X[:, f]
         known = column[~np.isnan(column)]
         return None if known.size == 0 else (float(known.min()), float(known.max()))
 
-    return _drawn(X.shape[1], key, limit, span)
+    return visit(X.shape[1], key, limit, span)
 
 
-def bin_cuts(low: np.ndarray, high: np.ndarray, edges: Sequence[np.ndarray], key: int, *, limit: int | None) -> list[tuple[int, int]]:
-    """The random splitter's cuts on binned features (histogram mode, :mod:`puretree.dask`):
-    at the node keyed ``key`` whose rows occupy bins ``low[f]..high[f]`` of feature ``f`` (its
-    lowest and highest bin holding a known value; ``low[f] < 0``: none), each bin valued at its
-    upper edge ``edges[f][b]``, ``(f, bin)`` for each visited feature that is not constant, in
-    visit order: the visit and the draw of :func:`random_cuts` on the node's binned values (the
-    threshold drawn uniformly between ``edges[f][low[f]]`` and ``edges[f][high[f]]``), the cut
-    moved down to the largest edge not above it, so ``x <= edge`` sends every row where the
-    drawn threshold sends its bin's value. The in-memory binned fit and Dask's client both draw here.
+def visit(p: int, key: int, limit: int | None, span: Callable[[int], tuple[float, float] | None]) -> list[tuple[int, float]]:
+    """The visit and the draws of one node keyed ``key`` over ``p`` features (see the module's
+    text), ``span(f)`` the node's minimum and maximum of feature ``f`` (None: all missing): the
+    cuts ``(feature, threshold)`` in visit order. :func:`drawn_cuts` makes them for many nodes at once.
 
-    >>> edges = [np.array([1.0, 2.0, 3.0, 4.0]), np.array([5.0, 6.0])]
-    >>> cuts = bin_cuts(np.array([0, 1]), np.array([3, 1]), edges, node_key((3,), ()), limit=None)
-    >>> [(f, 0 <= b < 3) for f, b in cuts]   # feature 1 occupies one bin: constant
-    [(0, True)]
+    >>> visit(2, node_key((3,), ()), 1, lambda f: (0.0, 2.0) if f == 0 else (5.0, 5.0))[0][0]   # feature 1 is constant
+    0
     """
-
-    def span(f: int) -> tuple[float, float] | None:
-        return None if low[f] < 0 else (float(edges[f][low[f]]), float(edges[f][high[f]]))
-
-    return [(f, int(np.searchsorted(edges[f], t, side="right")) - 1) for f, t in _drawn(len(low), key, limit, span)]
-
-
-def _drawn(p: int, key: int, limit: int | None, span: Callable[[int], tuple[float, float] | None]) -> list[tuple[int, float]]:
-    """The visit and the draws of the node keyed ``key`` over ``p`` features, ``span(f)`` the
-    node's minimum and maximum of feature ``f`` (None: all missing): see the module's text."""
     limit = p if limit is None else limit
     perm = list(range(p))
     out: list[tuple[int, float]] = []
@@ -137,6 +120,95 @@ def _drawn(p: int, key: int, limit: int | None, span: Callable[[int], tuple[floa
         t = lo + u * (hi - lo)
         out.append((f, lo if t >= hi else t))
     return out
+
+
+def bin_cuts(low: np.ndarray, high: np.ndarray, edges: Sequence[np.ndarray], keys: Sequence[int], *, limit: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The random splitter's cuts on binned features (histogram mode, :mod:`puretree.dask`) at
+    the nodes keyed ``keys`` whose rows occupy bins ``low[i, f]..high[i, f]`` of feature ``f``
+    (its lowest and highest bin holding a known value; ``low[i, f] < 0``: none), each bin valued
+    at its upper edge ``edges[f][b]``: the visit and the draws of :func:`drawn_cuts` on the nodes'
+    binned values (a threshold drawn uniformly between ``edges[f][low]`` and
+    ``edges[f][high]``), each threshold moved down to the largest edge not above it, so ``x <=
+    edge`` sends every row where the drawn threshold sends its bin's value. The cuts' nodes,
+    features and bins, in :func:`drawn_cuts`' order. The in-memory binned fit and Dask's client
+    both draw here.
+
+    >>> edges = [np.array([1.0, 2.0, 3.0, 4.0]), np.array([5.0, 6.0])]
+    >>> nodes, features, bins = bin_cuts(np.array([[0, 1]]), np.array([[3, 1]]), edges, [node_key((3,), ())], limit=None)
+    >>> nodes.tolist(), features.tolist(), 0 <= int(bins[0]) < 3     # feature 1 occupies one bin: constant
+    ([0], [0], True)
+    """
+    p = low.shape[1] if low.ndim == 2 else 0
+    widest = max([len(e) for e in edges] + [1])
+    table = np.full((p, widest), np.inf)  # each feature's edges, padded with +inf
+    for f, e in enumerate(edges):
+        table[f, : len(e)] = e
+    has = low >= 0
+    f_of = np.broadcast_to(np.arange(p), low.shape)
+    lo = np.where(has, table[f_of, np.where(has, low, 0)], np.nan)
+    hi = np.where(has, table[f_of, np.where(has, high, 0)], np.nan)
+    nodes, features, thresholds = drawn_cuts(lo, hi, keys, limit=limit)
+    bins = np.array([int(np.searchsorted(table[f], t, side="right")) - 1 for f, t in zip(features.tolist(), thresholds.tolist())], dtype=np.int64) if len(nodes) < 64 else (table[features] <= thresholds[:, None]).sum(axis=1) - 1
+    return nodes, features, bins.astype(np.int64)
+
+
+def _mixed(x: np.ndarray) -> np.ndarray:
+    """:func:`mix` of every uint64 in ``x`` (numpy's uint64 arithmetic wraps modulo 2**64)."""
+    z = x + np.uint64(GOLDEN)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _draws(keys: np.ndarray, i: np.ndarray | int) -> np.ndarray:
+    """:func:`draw` ``i`` (one, or one per key) of every node keyed ``keys`` (uint64)."""
+    with np.errstate(over="ignore"):
+        return _mixed(keys + np.asarray(i, dtype=np.uint64) * np.uint64(GOLDEN))
+
+
+def drawn_cuts(low: np.ndarray, high: np.ndarray, keys: Sequence[int], *, limit: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The visit and the draws of :func:`visit` for the nodes keyed ``keys`` whose known values
+    of feature ``f`` span ``low[i, f]..high[i, f]`` (NaN: all missing), all nodes at once in
+    numpy's uint64 and float64 (the same operations, so the same numbers): the cuts' nodes,
+    features and thresholds, each node's in visit order, the nodes in order.
+
+    >>> nodes, features, t = drawn_cuts(np.array([[0.0, 5.0]]), np.array([[2.0, 5.0]]), [node_key((3,), ())], limit=1)
+    >>> nodes.tolist(), features.tolist(), 0.0 <= float(t[0]) < 2.0      # column 1 is constant
+    ([0], [0], True)
+    """
+    n, p = low.shape
+    limit = p if limit is None else limit
+    k = np.array([int(v) & _MASK for v in keys], dtype=np.uint64)
+    rows = np.arange(n)
+    perm = np.tile(np.arange(p), (n, 1))
+    active = np.ones(n, dtype=bool)
+    seen = np.zeros(n, dtype=bool)
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    for i in range(p):
+        if i >= limit:
+            active &= ~seen  # the visit stops once max_features were visited and one was not constant
+        if not active.any():
+            break
+        j = i + (_draws(k, i) % np.uint64(p - i)).astype(np.int64)
+        at_i = perm[rows, i].copy()
+        perm[rows, i] = perm[rows, j]
+        perm[rows, j] = at_i
+        f = perm[:, i]
+        lo, hi = low[rows, f], high[rows, f]
+        with np.errstate(invalid="ignore"):
+            cut = active & (hi > lo + FEATURE_THRESHOLD)  # NaN (all missing): not cut
+        if not cut.any():
+            continue
+        seen |= cut
+        r, fr, lr, hr = rows[cut], f[cut], lo[cut], hi[cut]
+        u = (_draws(k[r], p + fr) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+        t = lr + u * (hr - lr)
+        found.append((r, fr, np.where(t >= hr, lr, t), np.full(len(r), i)))
+    if not found:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+    r, fr, t, step = (np.concatenate(a) for a in zip(*found))
+    order = np.lexsort((step, r))  # by node, then visit order
+    return r[order], fr[order].astype(np.int64), t[order]
 
 
 def proxy_rank(parent: np.ndarray, left: np.ndarray) -> np.ndarray:
