@@ -720,6 +720,10 @@ def _binned_columns(ds: Dataset, max_bins: int | None, bins: Any) -> np.ndarray:
     return X
 
 
+#: Cells (rows x features) from which histogram mode's random cuts sum their histograms in threads.
+_THREADED_CELLS = 1 << 20
+
+
 def _random_binned(ds: Dataset, cfg: Settings, chosen: Score, *, engine: str, kernel: str, max_bins: Any, bins: Any, monotonic: Any, progress: Any, threshold: str) -> Tree:
     """``splitter="random"`` in histogram mode (``max_bins``, ``bins``): the histogram source's
     random cuts (:func:`puretree.growth.histograms.random_thresholds`, drawn by
@@ -757,7 +761,9 @@ def _random_binned(ds: Dataset, cfg: Settings, chosen: Score, *, engine: str, ke
     kinds = tuple("multiway" if s is multiway_splits else "subset" if s is subset_splits else "threshold" for s in cfg.splitters)
     binned = None if max_bins is None else (lambda column, j: fast.quantile_bins(column, max_bins))
     learn = cfg.missing == "learn"
-    grown = histograms.grow_binned(ds, cfg, kinds, binned, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress, random=cfg.feature_key, learn=learn)
+    # a small fit's histograms cost less than starting threads for them (an ensemble grows its members in threads)
+    threads = 1 if ds.X.size < _THREADED_CELLS else os.cpu_count() or 1
+    grown = histograms.grow_binned(ds, cfg, kinds, binned, edges=bins, compiled=False if kernel == "never" else None, threads=threads, progress=progress, random=cfg.feature_key, learn=learn)
     if cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0:
         grown = _sized_after(grown, cfg, as_task(ds.schema))
     impurity: Any = getattr(chosen, "impurity", None)

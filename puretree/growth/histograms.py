@@ -1169,6 +1169,8 @@ def binned_rows(X: np.ndarray, binned: Callable[[np.ndarray, int], np.ndarray] |
         e = e if len(e) else np.zeros(1)
         return np.searchsorted(e, values, side="left"), e
 
+    if threads <= 1:  # no pool to start and wait on
+        return bin_matrix(X, [codes(j) for j in range(X.shape[1])])
     with ThreadPoolExecutor(max(1, min(threads, X.shape[1]))) as pool:  # numpy's sorts and searches release the GIL
         done = list(pool.map(codes, range(X.shape[1])))
     return bin_matrix(X, done)
