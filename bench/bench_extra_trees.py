@@ -14,6 +14,7 @@ times vary with the machine's load).
 
     python bench/bench_extra_trees.py
     python bench/bench_extra_trees.py --data breast_cancer --splits 2
+    python bench/bench_extra_trees.py --max-bins 255     # puretree's members grown on 255 bins (histogram mode)
 """
 
 from __future__ import annotations
@@ -51,13 +52,13 @@ def timed(fit):
     return time.process_time() - cpu, time.perf_counter() - wall, model
 
 
-def bench(name: str, splits: int, n_trees: int) -> dict[str, object]:
+def bench(name: str, splits: int, n_trees: int, max_bins: int | None = None) -> dict[str, object]:
     X, y = DATA[name]()
     acc_s, acc_p, time_s, time_p, wall_s, wall_p = [], [], [], [], [], []
     for seed in range(splits):
         Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.25, random_state=seed, stratify=y)
         t_s, w_s, clf = timed(lambda: ExtraTreesClassifier(n_trees, random_state=seed, n_jobs=2).fit(Xa, ya))
-        t_p, w_p, ens = timed(lambda: pt.extra_trees(Xa, ya, n_trees=n_trees, seed=seed, n_jobs=2))
+        t_p, w_p, ens = timed(lambda: pt.extra_trees(Xa, ya, n_trees=n_trees, seed=seed, n_jobs=2, max_bins=max_bins))
         acc_s.append(float(np.mean(clf.predict(Xb) == yb)))
         acc_p.append(float(np.mean(pt.predict(ens, Xb) == yb)))
         time_s.append(t_s)
@@ -78,11 +79,12 @@ def main() -> None:
     parser.add_argument("--data", nargs="+", choices=sorted(DATA), default=sorted(DATA))
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--trees", type=int, default=100)
+    parser.add_argument("--max-bins", type=int, default=None, help="puretree's members in histogram mode (max_bins=N)")
     args = parser.parse_args()
     resource.setrlimit(resource.RLIMIT_AS, (4_000_000_000, 4_000_000_000))
     print(f"{'data':<14} {'puretree acc':>12} {'sklearn acc':>11} {'points':>7} {'puretree cpu s':>14} {'sklearn cpu s':>13} {'ratio':>6} {'wall ratio':>10}")
     for name in args.data:
-        r = bench(name, args.splits, args.trees)
+        r = bench(name, args.splits, args.trees, args.max_bins)
         print(f"{r['data']:<14} {r['puretree_acc']:>12.4f} {r['sklearn_acc']:>11.4f} {r['points']:>+7.2f} {r['puretree_s']:>14.3f} {r['sklearn_s']:>13.3f} {r['ratio']:>6.2f} {r['wall_ratio']:>10.2f}", flush=True)
 
 

@@ -95,7 +95,7 @@ from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
 from .params import Interval, IsCallable, Options, check, check_all
 from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, learned_threshold_splits, monotone_children_bounds, monotone_clipped, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
-from .splits import SklearnSplitter, improvement, random_threshold_splits
+from .splits import SklearnSplitter, improvement, random_threshold_splits, refuse_missing
 from .growth.assemble import from_records
 from .growth.level import EPSILON, FrontierHeap, Sizes
 from .tasks import Task, as_task
@@ -594,8 +594,8 @@ def grow(
     ``min_impurity_decrease`` and ``max_leaf_nodes`` by reading them off the full tree, each split
     ranked by the improvement recorded when it was chosen (:class:`puretree.growth.level.Sizes`),
     so with missing values, ``missing="learn"`` and ``monotonic_cst`` too, and the weight bound in
-    every chooser; they refuse the random splitter where its compiled tree does not apply, which
-    ``engine="auto"`` grows with the recursive builder):
+    every chooser; without bins they refuse the random splitter, which ``engine="auto"`` grows with
+    the recursive builder or, on classes without missing values, whole in C):
     ``min_weight_fraction_leaf``: each child holds at least this fraction of the training weight
     (:func:`~puretree.growth.choose.heavy_enough`, every source's rule, histogram mode and
     :mod:`puretree.dask` included);
@@ -604,7 +604,10 @@ def grow(
     ``max_leaf_nodes=N``: best-first growth (scikit-learn's), the node of best improvement split
     first, up to ``N`` leaves; ``splitter="random"``: numeric thresholds drawn at random between
     the node's minimum and maximum (extra trees, :func:`~puretree.splits.random_threshold_splits`),
-    keyed by ``seed``.
+    keyed by ``seed``; in histogram mode drawn between the edges of the node's lowest and highest
+    bins holding a row and moved down to an edge
+    (:func:`~puretree.growth.histograms.random_thresholds`, the tree :mod:`puretree.dask` grows
+    from the same edges; ``missing="learn"``: each cut learns its side; see ``docs/sizes.md``).
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -632,7 +635,8 @@ def grow(
         if grown is not None:
             tree = attrs.evolve(Tree(grown, ds.schema, missing), criterion="gini")
             return data_thresholds(tree, ds.X) if threshold == "data" else tree
-    refused = _reference_only(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, splitter=splitter) if sized else ""
+    random_bins = splitter == "random" and (max_bins is not None or bins is not None)  # grown on the histograms (_random_binned)
+    refused = _reference_only(cfg, ds, min_weight_fraction_leaf=min_weight_fraction_leaf, splitter="best" if random_bins else splitter) if sized and not (random_bins and sized.startswith("splitter=")) else ""
     if refused:
         # These are specified in the recursive builder; the level-wise engines do not take them yet.
         if engine == "fast":
@@ -651,6 +655,8 @@ def grow(
         if sized or monotonic is not None:
             raise ParameterError(f"missing='surrogate' grows rpart's tree, whose controls are not scikit-learn's size options or monotonic constraints; got {sized or 'monotonic_cst'}")
         return _surrogate_tree(ds, chosen, cfg, engine, max_bins, bins, max_features, accept, splitters, threshold)
+    if random_bins:
+        return _random_binned(ds, cfg, chosen, engine=engine, kernel=kernel, max_bins=max_bins, bins=bins, monotonic=monotonic, progress=progress, threshold=threshold)
     if missing == "learn":
         # The learned side: splits.learned_threshold_splits in the recursive builder, growth.bounds on the sorted source.
         if not any(s is threshold_splits for s in cfg.splitters):
@@ -727,6 +733,56 @@ def _binned_columns(ds: Dataset, max_bins: int | None, bins: Any) -> np.ndarray:
         if f.is_numeric:
             X[:, j] = fast.quantile_bins(X[:, j], max_bins) if max_bins is not None else fast.edge_bins(X[:, j], bins[j])
     return X
+
+
+#: Cells (rows x features) from which histogram mode's random cuts sum their histograms in threads.
+_THREADED_CELLS = 1 << 20
+
+
+def _random_binned(ds: Dataset, cfg: Settings, chosen: Score, *, engine: str, kernel: str, max_bins: Any, bins: Any, monotonic: Any, progress: Any, threshold: str) -> Tree:
+    """``splitter="random"`` in histogram mode (``max_bins``, ``bins``): the histogram source's
+    random cuts (:func:`puretree.growth.histograms.random_thresholds`, drawn by
+    :func:`puretree.growth.random_draw.bin_cuts`), the tree :mod:`puretree.dask` grows from the
+    same edges; ``max_leaf_nodes`` and ``min_impurity_decrease`` read off the full tree (a
+    node's cut depends on its path only, not on the order nodes are split in)."""
+    from .growth import histograms
+
+    why = (
+        "engine='reference' grows without bins" if engine == "reference"
+        else "monotonic_cst is not held by random cuts" if monotonic is not None
+        else "missing='distribute' sends a row down several branches; use 'majority', 'learn' or 'error'" if cfg.missing == "distribute"
+        else "accept= hooks are the recursive builder's" if cfg.accept is not None
+        else "min_weight_fraction_leaf is not applied to them (yet)" if cfg.min_weight_leaf > 0
+        else "missing='learn' learns the side of threshold splits on numeric features, and the data has a categorical one (as with splitter='best')" if cfg.missing == "learn" and not all(f.is_numeric for f in ds.schema.features)
+        else f"the split generators must be the built-in ones, got {', '.join(score_name(s) for s in cfg.splitters)}" if not all(any(s is b for b in (random_threshold_splits, subset_splits, multiway_splits)) for s in cfg.splitters)
+        else None
+    )
+    if why is not None:
+        raise ParameterError(f"splitter='random' with histogram mode (max_bins, bins) grows the random cuts on the histograms: {why}")
+    max_bins = check_options(max_bins=max_bins)["max_bins"]
+    check("progress", progress, *GROW_CONSTRAINTS["progress"])
+    if bins is not None:
+        if max_bins is not None:
+            raise ParameterError("give bins= (the bin edges) or max_bins= (compute them), not both")
+        bins = fast.check_bins(bins, ds.schema)
+    if kernel == "required":
+        from .growth.sorted import refuse_compiled
+
+        refuse_compiled(True)
+    if cfg.missing == "error":
+        refuse_missing(ds)
+    if not cfg.trusted:
+        cfg = attrs.evolve(cfg, score=CheckedScore(cfg.score, 0, ds.n_rows, as_task(ds.schema)))
+    kinds = tuple("multiway" if s is multiway_splits else "subset" if s is subset_splits else "threshold" for s in cfg.splitters)
+    binned = None if max_bins is None else (lambda column, j: fast.quantile_bins(column, max_bins))
+    learn = cfg.missing == "learn"
+    # a small fit's histograms cost less than starting threads for them (an ensemble grows its members in threads)
+    threads = 1 if ds.X.size < _THREADED_CELLS else os.cpu_count() or 1
+    sizes = Sizes(cfg.max_leaf_nodes, cfg.min_impurity_decrease, cfg.total_weight) if cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0 else None
+    grown = histograms.grow_binned(ds, cfg, kinds, binned, edges=bins, compiled=False if kernel == "never" else None, threads=threads, progress=progress, random=cfg.feature_key, learn=learn, sizes=sizes)
+    impurity: Any = getattr(chosen, "impurity", None)
+    tree = Tree(grown, ds.schema, "majority" if learn else cfg.missing, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
+    return data_thresholds(tree, ds.X) if threshold == "data" else tree
 
 
 def visited_regression_tree(ds: Dataset, *, visit: Callable[[NodeData], Candidate | None] | None, max_depth: int | None, min_samples_split: float = 2, min_samples_leaf: float = 1, min_impurity_decrease: float = 0.0) -> Tree:

@@ -526,7 +526,7 @@ def _grow(
     variance = isinstance(chosen, ImpurityDecrease) and chosen.impurity is impurity_variance
     # min_weight_fraction_leaf: a fraction of the training weight (the rows', or the weights' sum, as in memory)
     min_weight = opts["min_weight_fraction_leaf"] * (float(parts.rows[-1][1]) if parts.w is None else sum(_run(dask, _tasks(dask, parts, _weight_sum, weights))[0])) if opts["min_weight_fraction_leaf"] > 0 else 0.0
-    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"), monotonic=monotonic, learn=missing == "learn", min_weight_leaf=min_weight)
+    rules = hist.Rules(chosen, np.asarray(schema.feature_names, dtype=object).astype(str), opts["max_depth"], opts["min_samples_split"], opts["min_samples_leaf"], opts["min_gain"], regression, variance, np.array([not f.is_numeric for f in schema.features]), multiway, n_categories, integral=k > 0 and parts.w is None and not (c45 and missing == "distribute"), monotonic=monotonic, learn=missing == "learn", min_weight_leaf=min_weight, random=(int(seed),) if splitter == "random" else None, random_features=resolve_max_features(max_features, parts.n_features) if splitter == "random" else None)
     blocks: hist.Blocks = _worker_blocks(parts, binned, target, weights) or _Blocks(dask, parts, binned, target, weights)
     del binned, target, weights  # the partitions' blocks, once joined, are released on the workers
     drawn = resolve_max_features(max_features, parts.n_features)
@@ -545,8 +545,10 @@ def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, mi
         raise ParameterError("missing='surrogate' (rpart's surrogate splits) needs each node's rows to rank the other features' splits, which the workers' histograms do not hold; grow it in memory (puretree.cart: the in-memory reference builder only grows it); puretree.dask takes 'majority', 'learn' and 'error'")
     if missing == "distribute" and not c45:
         raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask.cart takes 'majority', 'learn' and 'error' (not yet 'distribute'; puretree.dask.c45 distributes)")
-    if splitter != "best":
-        raise ParameterError(f"splitter={splitter!r} draws each threshold between a node's smallest and largest raw values, which the workers' bins do not keep; grow it in memory (puretree.cart without bins=)")
+    if splitter != "best" and (c45 or monotonic):
+        raise ParameterError(f"splitter={splitter!r} draws cart's and id3's thresholds on the bins (as puretree.cart with bins=), not C4.5's cuts and without monotonic_cst; use puretree.dask.cart or id3 without monotonic_cst")
+    if splitter != "best" and min_weight_fraction_leaf > 0:
+        raise ParameterError(f"splitter={splitter!r} with min_weight_fraction_leaf is grown in memory without bins only (puretree.cart), as puretree.cart with bins= refuses it; use min_samples_leaf")
     if min_weight_fraction_leaf > 0 and c45:
         raise ParameterError("min_weight_fraction_leaf on puretree.dask.c45: J48's leaf bound is min_samples_leaf (a weight); use it")
     if c45 and (missing == "learn" or monotonic or sized):
@@ -702,10 +704,11 @@ def cart(X: Any, y: Any, **options: Unpack[DaskOptions]) -> Tree:
     ``missing`` (``"majority"``, the default, ``"learn"``: each threshold learns its missing
     rows' side, or ``"error"``); ``max_depth``, ``min_samples_split``, ``min_samples_leaf``,
     ``min_gain``, ``feature_names``, ``monotonic_cst``, ``min_impurity_decrease``,
-    ``max_leaf_nodes``, ``min_weight_fraction_leaf``, as for :func:`puretree.cart` with ``bins=``
-    (``splitter="random"`` and ``missing="surrogate"`` are refused: docs/scale-out.md tables which
-    options run on Dask); ``max_features`` and ``seed`` (each node splits on its own draw of
-    the features, the in-memory fit's draw); ``histogram_bytes`` (default
+    ``max_leaf_nodes``, ``min_weight_fraction_leaf``, ``splitter`` (``"random"``: extra trees'
+    random cuts on the bins, keyed by ``seed``, :func:`puretree.growth.histograms.random_thresholds`),
+    as for :func:`puretree.cart` with ``bins=`` (``missing="surrogate"`` is refused:
+    docs/scale-out.md tables which options run on Dask); ``max_features`` and ``seed`` (each
+    node splits on its own draw of the features, the in-memory fit's draw); ``histogram_bytes`` (default
     :data:`HISTOGRAM_BYTES`) bounds one batch of the frontier's histograms. With the same edges the tree is
     the one ``puretree.cart(X, y, bins=edges, ...)`` grows in memory.
     """

@@ -130,11 +130,12 @@ def test_the_full_tree_read_best_first_is_the_tree_grown_best_first(ds, leaves, 
     assert pt.n_leaves(fast) <= leaves
 
 
-def test_histogram_mode_refuses_the_random_splitter_and_reads_best_first_off_its_tree():
+def test_histogram_mode_grows_the_random_splitter_and_reads_best_first_off_its_tree():
     X, y = DATA["wine"]()
-    with pytest.raises(ParameterError, match="histogram"):
-        cart(X, y, max_bins=16, splitter="random")
+    extra = cart(X, y, max_bins=16, splitter="random")  # the random cut on bins (tests/test_random_cut_binned.py)
+    assert extra == cart(X, y, max_bins=16, splitter="random") != cart(X, y, max_bins=16)
     assert pt.n_leaves(cart(X, y, max_bins=16, max_leaf_nodes=5)) == 5
+    assert pt.n_leaves(cart(X, y, max_bins=16, max_leaf_nodes=5, splitter="random")) == 5
 
 
 def test_missing_values_grow_best_first_on_the_level_wise_engines_too():

@@ -33,7 +33,9 @@ import attrs
 import numpy as np
 
 from . import kernels
+from ..criteria import ImpurityDecrease
 from ..errors import DataError, ParameterError
+from ..impurity import variance as impurity_variance
 from ..nodes import TESTS, Node
 from ..splits import monotone_clipped_rows, tie_first
 from ..tasks import CLASSIFICATION, REGRESSION
@@ -59,6 +61,7 @@ from .choose import (
 from .c45_cuts import sorted_options
 from .assemble import trusted_threshold
 from .bounds import children_bounds, learned_ok, learned_side, monotone_ok
+from .random_draw import bin_cuts, mix, node_key
 from .level import Decision, Sizes
 from .level import grow as grow_frontier
 
@@ -82,6 +85,7 @@ __all__ = [
     "choose",
     "best_thresholds",
     "learned_thresholds",
+    "random_thresholds",
     "c45_choose",
     "branches",
     "threshold_children",
@@ -463,9 +467,15 @@ class Rules:
     #: The least weight of a child (``min_weight_fraction_leaf`` times the training weight; 0: no
     #: bound), held by every candidate as the in-memory engine holds it (:func:`~puretree.growth.choose.heavy_enough`).
     min_weight_leaf: float = 0.0
+    #: ``splitter="random"`` (extra trees): the seed key of the random cuts (:func:`random_thresholds`);
+    #: None: the best threshold of every feature.
+    random: tuple[int, ...] | None = None
+    #: The random splitter's ``max_features``: it visits features until this many (and one not
+    #: constant at the node) were drawn (None: all).
+    random_features: int | None = None
 
 
-def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, allowed: np.ndarray | None = None, bounds: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[str, int, Any, float] | None]:
+def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: Rules, allowed: np.ndarray | None = None, bounds: tuple[np.ndarray, np.ndarray] | None = None, *, keys: Sequence[int] | None = None, edges: Sequence[np.ndarray | None] | None = None) -> list[tuple[str, int, Any, float] | None]:
     """Each node's split from its histogram ``(feature, bin, channel)`` (the last bin: missing
     values; the last channel: rows): ``("threshold", feature, bin, score)``, ``("subset",
     feature, left categories, score)``, ``("multiway", feature, feature, score)`` or None.
@@ -474,6 +484,9 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
     the features each node may split on (``max_features``; None: all); ``bounds``: the nodes'
     lower and upper bounds (``rules.monotonic``). With ``rules.learn`` a threshold's test is
     ``(bin, side)``: the side its missing rows take (bin ``n_bins - 1``: the missing rows alone right).
+    With ``rules.random`` the numeric features' threshold is :func:`random_thresholds`' (the
+    nodes' ``keys``, :func:`puretree.growth.random_draw.node_key`, key its draws; a threshold
+    is one of the features' ``edges``; it visits its own features, not ``allowed``).
 
     As the in-memory engine chooses, with the same chooser (:mod:`puretree.growth.choose`):
     the best threshold of the numeric features, the best subset (cart) or multiway split (id3)
@@ -489,9 +502,13 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
     tests: list[list[Any]] = [[None] * n, [None] * n]
     numeric = np.flatnonzero(~rules.categorical)
     Hn = H[:, ~rules.categorical] if categorical else H  # numeric features alone: no copy
-    fs, fb, fside = learned_thresholds(Hn, parents, rules, bounds) if rules.learn else (*best_thresholds(Hn, parents, rules, bounds), None)
+    if rules.random is not None:  # extra trees: the random cut, its features its own draw (as in memory)
+        fs, fb, fside = random_thresholds(Hn, parents, rules, cast("Sequence[int]", keys), [cast("np.ndarray", edges[j]) for j in numeric.tolist()] if edges is not None else [])
+    else:
+        fs, fb, fside = learned_thresholds(Hn, parents, rules, bounds) if rules.learn else (*best_thresholds(Hn, parents, rules, bounds), None)
+        if allowed is not None:
+            fs[~allowed[:, numeric]] = -np.inf
     if allowed is not None:
-        fs[~allowed[:, numeric]] = -np.inf
         usable = [u & a for u, a in zip(usable, allowed)]
     has = ~np.isneginf(fs).all(axis=1) if len(numeric) else np.zeros(n, dtype=bool)
     if has.any():
@@ -560,6 +577,85 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds: tu
         fs[ni[pick], fj[pick]] = s[pick]
         fb[ni[pick], fj[pick]] = bb[pick]
     return fs, fb
+
+
+def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Sequence[int], edges: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Each node's random cut (``splitter="random"``, extra trees) from the histograms ``H``
+    (node, numeric feature, bin, channel; ``edges``: those features' bin edges) of the nodes
+    keyed ``keys`` (:func:`puretree.growth.random_draw.node_key` of the seed and the node's
+    path): the features visited and cut as :func:`puretree.growth.random_draw.bin_cuts` draws
+    them from each feature's occupied bins (its lowest and highest known bin holding a row of
+    the node), each cut scored as :func:`best_thresholds` scores a cut (the known rows' share
+    on a node with a missing value; ``rules.min_samples_leaf`` rows each side) or, with
+    ``rules.learn``, as :func:`learned_thresholds` scores it with the missing rows right, then
+    left (no cut of the missing rows alone: the cut is the one drawn). The first visited cut
+    within tolerance of the node's best wins, as the recursive builder's random splitter takes
+    the first on a tie. Returns the scores (node, feature; finite at the winning feature only),
+    the cuts' bins and, with ``rules.learn``, the sides (as :func:`learned_thresholds`; else None).
+
+    >>> from puretree.criteria import SCORES
+    >>> from puretree.growth.random_draw import node_key
+    >>> H = np.zeros((1, 1, 4, 3))
+    >>> H[0, 0, :3, :2] = [[2, 0], [1, 1], [0, 2]]           # three known bins (bin 3: missing values)
+    >>> H[..., 2] = H[..., :2].sum(axis=-1)
+    >>> rules = Rules(SCORES["gini"], np.array(["x"]), None, 2, 1, None, False, False, np.zeros(1, dtype=bool), False, (0,), random=(0,))
+    >>> fs, fb, _ = random_thresholds(H, np.array([[3.0, 3.0, 6.0]]), rules, [node_key((0,), ())], [np.array([1.0, 2.0, 3.0])])
+    >>> bool(np.isfinite(fs[0, 0])), int(fb[0, 0]) in (0, 1)
+    (True, True)
+    """
+    n, p, nb, _ = H.shape
+    fs = np.full((n, p), -np.inf)
+    fb = np.zeros((n, p), dtype=np.int64)
+    fside = np.ones((n, p), dtype=np.int64) if rules.learn else None
+    occupied = H[:, :, :-1, -1] > 0  # (n, p, known bins): the bins holding a row of the node
+    has = occupied.any(axis=2)
+    low = np.where(has, np.argmax(occupied, axis=2), -1)
+    high = nb - 2 - np.argmax(occupied[:, :, ::-1], axis=2)
+    ni_, fj_, bb_ = bin_cuts(low, high, edges, keys, limit=rules.random_features)
+    if not len(ni_):
+        return fs, fb, fside
+    cut = np.full((n, p), -1)
+    cut[ni_, fj_] = bb_
+    # each cut's left side: its known bins up to the cut (one pass over the histograms, no copy of them)
+    L = np.einsum("npbc,npb->npc", H[:, :, :-1], (np.arange(nb - 1) <= cut[:, :, None]).astype(H.dtype))[ni_, fj_]
+    K = parents[ni_] - H[ni_, fj_, -1]  # the known bins: the node's rows but the missing bin's
+    left, known = L[:, :-1], K[:, :-1]
+    n_left, n_known = L[:, -1], K[:, -1]
+    total = parents[ni_, :-1]
+    names = rules.names[~rules.categorical][fj_]
+    msl = max(1.0, float(rules.min_samples_leaf))
+
+    def scored(par: np.ndarray, lf: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        out = np.full(len(ok), -np.inf)
+        if ok.any():
+            with np.errstate(invalid="ignore", divide="ignore"):
+                got = binary_scores(rules.score, par[ok], lf[ok], names[ok], regression=rules.regression, variance=rules.variance)
+            out[ok] = np.where(np.isnan(got), -np.inf, got)
+        return out
+
+    side = None
+    if rules.learn:  # as learned_thresholds: on all the node's rows, the missing rows right, then left
+        absent, n_miss = H[ni_, fj_, -1, :-1], H[ni_, fj_, -1, -1]
+        ok_r, ok_l, _ = learned_ok(n_left, parents[ni_, -1], n_known, n_miss, float(rules.min_samples_leaf))
+        s_r, s_l = scored(total, left, ok_r), scored(total, left + absent, ok_l)
+        best = np.maximum(s_r, s_l)
+        use_l = np.isfinite(best) & ~(s_r >= best - tolerance(best))
+        s = np.where(use_l, s_l, s_r)
+        side = learned_side(n_miss > 0, use_l, n_left, parents[ni_, -1] - n_left)
+    else:
+        incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))[ni_]  # a missing value in the node, any numeric feature
+        parent = np.where(incomplete[:, None], known, total)
+        ok = (n_left >= msl) & (n_known - n_left >= msl)
+        s = scored(parent, left, ok)
+        if incomplete.any():
+            s = known_share(s, weight_of(parent, rules.regression), weight_of(total, rules.regression), incomplete)
+    for c in first_tied_in_groups(s, ni_).tolist():  # per node: the first visited cut within tolerance of its best
+        if np.isfinite(s[c]):
+            i, f = int(ni_[c]), int(fj_[c])
+            fs[i, f], fb[i, f] = s[c], bb_[c]
+            if fside is not None and side is not None:
+                fside[i, f] = side[c]
+    return fs, fb, fside
 
 
 def _task(rules: Rules) -> Any:
@@ -846,6 +942,9 @@ class Histograms:
         self.c45 = attrs.evolve(c45, root_rows=float(root[-1])) if c45 is not None else None
         self.batch = max(1, histogram_bytes // per_node)
         self.counts = [root]  # each frontier node's statistics, then its rows
+        # the random cuts' keys (random_draw.node_key of the seed and each frontier node's path)
+        self.keys: list[int] = [node_key(rules.random, ())] if rules.random is not None else []
+        self._next_keys: list[int] = []
         self.usable = [rules.categorical.copy()]  # each node's categorical features not used by a multiway split above
         self.open = np.arange(1)  # the frontier's nodes still open: their places (the rows' node ids)
         self.lower, self.upper = np.full(1, -np.inf), np.full(1, np.inf)  # monotonic: each frontier node's bounds
@@ -891,7 +990,7 @@ class Histograms:
             parents = np.stack([self.counts[i] for i in some])
             usable = [self.usable[i] for i in some]
             bounds = (self.lower[some], self.upper[some]) if rules.monotonic is not None else None
-            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[[place[i] for i in some]], bounds)
+            chosen_splits = c45_choose(H, parents, usable, rules, edges, self.c45) if self.c45 is not None else choose(H, parents, usable, rules, None if allowed is None else allowed[[place[i] for i in some]], bounds, keys=[self.keys[i] for i in some] if rules.random is not None else None, edges=edges)
             fast = rules.integral and not self.spread and not rules.learn  # integer thresholds' children, all at once
             cuts = [(s, f) for s, f in enumerate(chosen_splits) if f is not None and f[0] == "threshold"] if fast else []
             if cuts:
@@ -933,6 +1032,7 @@ class Histograms:
         widest = max((len(v[4]) for v in splits.values()), default=0)
         kids, shares = np.full((n, widest), -1, dtype=np.int32), np.zeros((n, widest))  # distribute: where a missing value goes
         next_counts: list[np.ndarray] = []
+        next_keys: list[int] = []
         next_usable: list[np.ndarray] = []
         next_bounds: list[tuple[float, float]] = []
         next_family: dict[int, tuple[int, list[int]]] = {}
@@ -947,9 +1047,11 @@ class Histograms:
             if rules.monotonic is not None and kind == "threshold":  # the children's bounds, as Bounded passes them down
                 lo, up = children_bounds(self.lower[i : i + 1], self.upper[i : i + 1], rules.monotonic[j : j + 1], kids_stats[None, :, :-1], _task(rules))
                 kid_bounds = list(zip(lo[0].tolist(), up[0].tolist()))
-            for st, bound in zip(kids_stats, kid_bounds):
+            for b, (st, bound) in enumerate(zip(kids_stats, kid_bounds)):
                 if st[-1] > 0:
                     next_bounds.append(bound)
+                    if rules.random is not None:
+                        next_keys.append(mix(self.keys[i] ^ (b + 1)))  # node_key of the child's path
                     ids.append(len(next_counts))
                     next_counts.append(st)
                     next_usable.append(self.usable[i] if kind != "multiway" else np.where(np.arange(len(self.usable[i])) == j, False, self.usable[i]))
@@ -974,7 +1076,7 @@ class Histograms:
             self._next = (move_instances, (feature, cut, left, right, n_bins - 1, table_of, dest, kids, shares), next_counts, next_usable)
         else:
             self._next = (move, (feature, cut, left, right, heavy, n_bins - 1, table_of, dest), next_counts, next_usable)
-        self.kept, self.family = kept, next_family
+        self.kept, self.family, self._next_keys = kept, next_family, next_keys
         self._bounds = np.array(next_bounds).reshape(-1, 2).T
         return out
 
@@ -998,6 +1100,7 @@ class Histograms:
     def advance(self) -> None:
         """Every block's rows moved to the next frontier's nodes."""
         fn, shared, self.counts, self.usable = self._next
+        self.keys = self._next_keys
         self._next = None
         self.lower, self.upper = self._bounds
         self.blocks.update(fn, *shared)
@@ -1081,6 +1184,8 @@ def binned_rows(X: np.ndarray, binned: Callable[[np.ndarray, int], np.ndarray] |
         e = e if len(e) else np.zeros(1)
         return np.searchsorted(e, values, side="left"), e
 
+    if threads <= 1:  # no pool to start and wait on
+        return bin_matrix(X, [codes(j) for j in range(X.shape[1])])
     with ThreadPoolExecutor(max(1, min(threads, X.shape[1]))) as pool:  # numpy's sorts and searches release the GIL
         done = list(pool.map(codes, range(X.shape[1])))
     return bin_matrix(X, done)
@@ -1103,14 +1208,56 @@ def bin_matrix(X: np.ndarray, columns: Sequence[tuple[np.ndarray, np.ndarray]]) 
     return out, found, n_bins
 
 
-def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.ndarray, int], np.ndarray] | None = None, *, edges: Sequence[np.ndarray] | None = None, compiled: bool | None = None, threads: int = 1, progress: Callable[[int, int, int], Any] | None = None, sizes: Sizes | None = None) -> Node:
+def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.ndarray, int], np.ndarray] | None = None, *, edges: Sequence[np.ndarray | None] | None = None, compiled: bool | None = None, threads: int = 1, progress: Callable[[int, int, int], Any] | None = None, random: tuple[int, ...] | None = None, learn: bool = False, sizes: Sizes | None = None) -> Node:
     """The root of the tree grown in memory from ``ds`` (a :class:`~puretree.data.Dataset`
     that :func:`applies`) with settings ``cfg``, its numeric columns binned by ``edges`` or
     ``binned`` (:func:`binned_rows`): the histogram source over the rows as one block
-    (:class:`Rows`), the tree the sorted source grows on the binned values."""
-    bins, found, n_bins = binned_rows(ds.X, binned, edges=edges, threads=threads)
+    (:class:`Rows`), the tree the sorted source grows on the binned values. ``random``:
+    ``splitter="random"``, keyed by this seed (:func:`random_thresholds`), on any data
+    :mod:`puretree.dask` grows (weights, numeric targets, categorical features: a category's
+    bin is its code; ``learn``: ``missing="learn"``), the tree Dask grows from the same edges."""
     schema = ds.schema
-    rules = Rules(cfg.score, np.asarray(schema.feature_names, dtype=object).astype(str), cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_gain, False, False, np.zeros(schema.n_features, dtype=bool), "multiway" in kinds, (0,) * schema.n_features, integral=True, compiled=compiled, min_weight_leaf=float(getattr(cfg, "min_weight_leaf", 0.0)))
-    target = np.ascontiguousarray(ds.y, dtype=np.int32)
-    rows = Rows(bins, target, None, compiled, threads)
-    return grow(rows, rules, edges=found, n_bins=n_bins, k=max(1, len(schema.classes)), c45=None, spread=False, histogram_bytes=HISTOGRAM_BYTES, progress=progress, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), sizes=sizes)
+    categorical = np.array([not f.is_numeric for f in schema.features], dtype=bool)
+    if random is None:
+        bins, found, n_bins = binned_rows(ds.X, binned, edges=cast("Sequence[np.ndarray] | None", edges), threads=threads)
+        all_edges: list[np.ndarray | None] = list(found)
+    else:
+        bins, all_edges, n_bins = _mixed_bins(ds.X, categorical, [len(f.categories) for f in schema.features], binned, edges, threads)
+    score = cfg.score
+    variance = isinstance(score, ImpurityDecrease) and score.impurity is impurity_variance
+    n_categories = tuple(0 if f.is_numeric else len(f.categories) for f in schema.features)
+    integral = not schema.is_regression and ds.sample_weight is None
+    rules = Rules(score, np.asarray(schema.feature_names, dtype=object).astype(str), cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_gain, schema.is_regression, variance, categorical, "multiway" in kinds, n_categories, integral=integral, compiled=compiled, learn=learn, min_weight_leaf=float(getattr(cfg, "min_weight_leaf", 0.0)), random=random, random_features=getattr(cfg, "max_features", None) if random is not None else None)
+    k = 0 if schema.is_regression else max(1, len(schema.classes))
+    target = np.ascontiguousarray(ds.y, dtype=np.float64 if schema.is_regression else np.int32)
+    weight = None if ds.sample_weight is None else np.ascontiguousarray(ds.sample_weight, dtype=np.float64)
+    rows = Rows(bins, target, weight, compiled, threads)
+    return grow(rows, rules, edges=all_edges, n_bins=n_bins, k=k, c45=None, spread=False, histogram_bytes=HISTOGRAM_BYTES, progress=progress, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), sizes=sizes)
+
+
+def _mixed_bins(X: np.ndarray, categorical: np.ndarray, n_categories: Sequence[int], binned: Callable[[np.ndarray, int], np.ndarray] | None, edges: Sequence[np.ndarray | None] | None, threads: int) -> tuple[np.ndarray, list[np.ndarray | None], int]:
+    """The bins of ``X`` as :mod:`puretree.dask` makes them: a numeric column's by
+    :func:`binned_rows`, a categorical column's its codes (no edges), a missing value in the
+    last bin, past every feature's; the bins, each feature's edges (None: categorical), the bins' count.
+
+    >>> bins, edges, n_bins = _mixed_bins(np.array([[0.5, 1.0], [np.nan, 0.0]]), np.array([False, True]), [0, 2], None, [np.array([1.0]), None], 1)
+    >>> bins.tolist(), n_bins
+    ([[0, 1], [2, 0]], 3)
+    """
+    numeric = np.flatnonzero(~categorical).tolist()
+    found: list[np.ndarray] = []
+    codes = np.zeros((X.shape[0], 0), dtype=np.int64)
+    if numeric:
+        pick = None if binned is None else (lambda column, a: binned(column, numeric[a]))  # noqa: E731
+        codes, found, _ = binned_rows(X[:, numeric], pick, edges=None if edges is None else [cast("np.ndarray", edges[j]) for j in numeric], threads=threads)
+    all_edges: list[np.ndarray | None] = [None] * X.shape[1]
+    for a, j in enumerate(numeric):
+        all_edges[j] = found[a]
+    n_bins = max([len(e) for e in found] + [int(n_categories[j]) for j in np.flatnonzero(categorical).tolist()] + [1]) + 1
+    dtype = np.uint8 if n_bins <= 256 else np.uint16 if n_bins <= 65536 else np.uint32
+    out = np.empty(X.shape, dtype=dtype)
+    for a, j in enumerate(numeric):
+        out[:, j] = np.where(np.isnan(X[:, j]), n_bins - 1, codes[:, a])
+    for j in np.flatnonzero(categorical).tolist():
+        out[:, j] = np.where(np.isnan(X[:, j]), n_bins - 1, np.nan_to_num(X[:, j])).astype(dtype)
+    return out, all_edges, n_bins
