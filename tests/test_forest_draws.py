@@ -167,3 +167,23 @@ def test_drawn_orders_made_on_demand_are_the_partitioned_ones(max_features):
         patch.setattr(kernels, "WHOLE_TREE_MAX_WORK", 0)
         assert whole == pt.cart(X, y, sample_weight=w, max_features=max_features, seed=(3, 1))
     assert pt.n_nodes(whole) > 200
+
+
+@given(
+    n_rows=st.integers(1, 300),
+    seed=st.integers(0, 2**40),
+    member=st.integers(0, 99),
+    weighted=st.booleans(),
+    n_draws=st.none() | st.integers(1, 500),
+)
+def test_bootstrap_counts_are_the_documented_search(n_rows, seed, member, weighted, n_draws):
+    # the shortcuts (no search without weights: a point's row is its floor; sorted points
+    # with weights) count the rows the plain search finds
+    weights = np.random.default_rng(seed).integers(0, 4, size=n_rows) * 0.75 if weighted else None
+    if weights is not None and not weights.any():
+        weights[-1] = 1.0
+    cumulative = np.cumsum(np.ones(n_rows) if weights is None else weights)
+    n = int(round(cumulative[-1])) if n_draws is None else n_draws
+    points = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(member, 0))).random(n) * cumulative[-1]
+    expected = np.bincount(np.minimum(np.searchsorted(cumulative, points, side="right"), n_rows - 1), minlength=n_rows)
+    assert ensemble.bootstrap_counts(n_rows, seed, member, weights=weights, n_draws=n_draws).tolist() == expected.tolist()

@@ -507,7 +507,7 @@ def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bo
             check_tree_size(2 * n - 1, k, memory_budget())
         except MemoryLimitError:
             return None
-    orders = kernels.shared_orders(ds.X)
+    orders = kernels.shared_orders(ds.X, copy=False)  # the compiled call reads them, changes none
     if orders is None:
         orders = kernels.sorted_columns(Xn)
     if regression:  # Sorted's instances and root: (w, w*y, w*y**2) a row, their sum(axis=0)

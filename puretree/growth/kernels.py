@@ -438,11 +438,14 @@ def fits() -> int:
     return _FITS[0]
 
 
-def shared_orders(X: np.ndarray) -> np.ndarray | None:
-    """:func:`shared_presort`'s orders of this very array ``X`` (a copy: ``(features, rows)``
-    int32, without the last row), else None."""
+def shared_orders(X: np.ndarray, *, copy: bool = True) -> np.ndarray | None:
+    """:func:`shared_presort`'s orders of this very array ``X`` (``(features, rows)`` int32,
+    without the last row: a copy, or with ``copy=False`` for a caller that only reads them,
+    the shared array's rows), else None."""
     entry = _SHARED.get(id(X))
-    return entry[1][:-1].copy() if entry is not None and entry[0] is X else None
+    if entry is None or entry[0] is not X:
+        return None
+    return entry[1][:-1].copy() if copy else entry[1][:-1]
 
 
 def _threads(work: int, q: int) -> int:
