@@ -104,12 +104,23 @@ def test_grown_whole_equals_the_recursive_builder(seed, n, q, classes, nan, cons
 
 
 @needs_kernel
-def test_larger_and_subsampled_fits_keep_the_level_wise_loop(monkeypatch):
+def test_larger_fits_keep_the_level_wise_loop(monkeypatch):
     X, y = load_breast_cancer(return_X_y=True)
     calls = counted(monkeypatch)
     monkeypatch.setattr(kernels, "WHOLE_TREE_MAX_WORK", X.size - 1)
     pt.cart(with_nan(X), y, missing="learn")
     monkeypatch.setattr(kernels, "WHOLE_TREE_MAX_WORK", 10**6)
-    pt.cart(with_nan(X), y, missing="learn", max_features="sqrt")
     pt.cart(with_nan(X), y, missing="learn", progress=lambda *a: None)
     assert calls == []
+
+
+@needs_kernel
+@pytest.mark.parametrize("options", [{"missing": "learn"}, {"monotonic_cst": [1, -1] + [0] * 28}, {"missing": "learn", "monotonic_cst": [0, 1] + [0] * 28}], ids=str)
+def test_subsampled_fits_are_grown_whole_as_the_reference_grows_them(monkeypatch, options):
+    # max_features: each node's draw made in C, node_features' (the reference's)
+    X, y = load_breast_cancer(return_X_y=True)
+    X = with_nan(X) if options.get("missing") == "learn" else X
+    calls = counted(monkeypatch)
+    whole = pt.cart(X, y, max_features="sqrt", seed=4, **options)
+    assert calls == [1]
+    assert whole == pt.cart(X, y, max_features="sqrt", seed=4, engine="reference", **options)

@@ -163,9 +163,9 @@ def test_feature_subsampling_draws_in_the_frontier_loop_only():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 6))
     ds = puretree.as_dataset(X, (X[:, 0] + X[:, 3] > 0).astype(int) + (X[:, 5] > 1))
-    with mock.patch.object(splits, "node_features", wraps=splits.node_features) as again, mock.patch.object(level._Draws, "allowed", autospec=True, side_effect=level._Draws.allowed) as drawn:
+    with mock.patch.object(splits, "node_features", wraps=splits.node_features) as again, mock.patch.object(level, "drawn", wraps=level.drawn) as drawn:
         tree = puretree.cart(ds, max_features=2, seed=4, engine="numpy")
     assert again.call_count == 0
     # a frontier's draws at a time: every split searched a draw
-    assert sum(len(call.args[1]) for call in drawn.call_args_list) >= sum(isinstance(n, Split) for n in iter_nodes(tree.root)) > 1
+    assert sum(len(call.args[3]) for call in drawn.call_args_list) >= sum(isinstance(n, Split) for n in iter_nodes(tree.root)) > 1
     assert tree == puretree.cart(ds, max_features=2, seed=4, engine="reference")

@@ -2,7 +2,8 @@
 Python, a few hundred microseconds a level, made the deep and small fits slower than the old
 monolithic kernel): :func:`puretree.growth.engine.build` hands it to
 :func:`puretree.growth.bounds.grow_whole` (neither constraints nor a learned side), whose
-tree is the level-wise loop's and the recursive builder's."""
+tree is the level-wise loop's and the recursive builder's, with ``max_features`` too (a
+random forest's members: the draws made in C)."""
 
 import numpy as np
 import pytest
@@ -41,7 +42,11 @@ SETS = {"breast_cancer": (load_breast_cancer, False), "wine": (load_wine, False)
 
 
 @needs_kernel
-@pytest.mark.parametrize("options", [{}, {"max_depth": 4}, {"min_samples_leaf": 5}, {"min_samples_split": 9, "min_gain": 0.001}, {"max_leaf_nodes": 12}, {"weights": True}], ids=str)
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"max_depth": 4}, {"min_samples_leaf": 5}, {"min_samples_split": 9, "min_gain": 0.001}, {"max_leaf_nodes": 12}, {"weights": True}, {"max_features": "sqrt", "seed": 3}, {"max_features": 0.5, "seed": (2, 9), "weights": True}],
+    ids=str,
+)
 @pytest.mark.parametrize("name", sorted(SETS))
 def test_a_small_plain_fit_is_grown_whole_as_the_loop_and_the_reference_grow_it(monkeypatch, name, options):
     load, regression = SETS[name]
@@ -68,7 +73,6 @@ def test_a_deep_chain_is_grown_whole():
 def test_fits_the_whole_tree_does_not_take_keep_the_loop(monkeypatch):
     X, y = load_breast_cancer(return_X_y=True)
     calls = counted(monkeypatch)
-    pt.cart(X, y, max_features="sqrt")  # the draws are the loop's
     pt.cart(X, y, engine="numpy")
     pt.cart(X, y, score="entropy")
     pt.cart(X, y, progress=lambda *a: None)

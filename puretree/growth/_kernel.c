@@ -714,6 +714,7 @@ typedef struct {
     int64_t longest;
     double *best, *lo, *hi;
     int64_t *side;
+    const unsigned char *allowed; /* N x q: the features each node may split on (NULL: all) */
 } bounded_t;
 
 /* What a monotonic constraint bears on (puretree.splits.monotone_value): the first class's
@@ -900,7 +901,7 @@ static void bounded_pass(const bounded_t *S, int64_t f, bscratch_t *B) {
     const double *x = S->X + f * S->n;
     for (int64_t i = 0; i < S->N; i++) {
         int64_t s = S->starts[i], len = S->lens[i];
-        if (len < 2) continue;
+        if (len < 2 || (S->allowed && !S->allowed[i * S->q + f])) continue;
         const int32_t *seg = order + s;
         double first = x[S->row[seg[0]]], last = x[S->row[seg[len - 1]]];
         if (!isnan(last) && !(first < last)) continue; /* one value, none missing: no threshold */
@@ -998,10 +999,304 @@ PT_EXPORT int pt_scan_bounded(const double *X, int64_t n, int64_t q, const int32
     double tmp[1024], t;
     for (int64_t i = 0; i < N; i++) g_parent[i] = variance ? 0.0 : gini(stats + i * k, k, tmp, &t);
     bounded_t S = {X, n, q, m, k, N, orders, row, cls, w, inst, starts, lens, stats, total, lower, upper, direction, learn, variance,
-                   g_parent, min_leaf, tie, screen, longest, best, lo, hi, side};
+                   g_parent, min_leaf, tie, screen, longest, best, lo, hi, side, NULL};
     int rc = run(bounded_feature, &S, q, threads, cancel);
     free(g_parent);
     return rc;
+}
+
+/* ---------------------------------------------------------------- feature subsampling's draws */
+
+/* The features a node may split on (max_features) are numpy's own draw
+ * (puretree.splits.node_features, the readable reference):
+ * np.random.default_rng(SeedSequence(seed, spawn_key=(*member, 1, *path))).choice(q, size=m,
+ * replace=False), as a set. Reproduced here operation for operation, so that the whole-tree
+ * growth below, the frontier loop (puretree.growth.level, via pt_draw_frontier) and the recursive
+ * builder split every node on the same features: SeedSequence's entropy mixing
+ * (numpy/random/bit_generator.pyx), PCG64 seeded from its state (pcg64.h: XSL-RR 128/64, 32-bit
+ * outputs handed out low half first), Lemire's bounded draws on 32 bits with numpy's rejection
+ * (distributions.c) and Floyd's algorithm (Generator.choice, populations up to 10,000:
+ * puretree.growth.kernels.MAX_DRAW). Every entropy word past the first four is mixed into the
+ * pool one at a time, so a node's pool is its parent's with one more word (its branch): a node
+ * carries its pool and the mixer's hash constant (RNG_WORDS words). */
+
+#define RNG_WORDS 5
+#define SS_INIT_A 0x43b0d7e5u
+#define SS_MULT_A 0x931e8875u
+#define SS_INIT_B 0x8b51f9ddu
+#define SS_MULT_B 0x58f38dedu
+#define SS_MIX_L 0xca01f9ddu
+#define SS_MIX_R 0x4973f715u
+
+static uint32_t ss_hashmix(uint32_t value, uint32_t *h) {
+    value ^= *h;
+    *h *= SS_MULT_A;
+    value *= *h;
+    value ^= value >> 16;
+    return value;
+}
+
+static uint32_t ss_mix(uint32_t x, uint32_t y) {
+    uint32_t r = SS_MIX_L * x - SS_MIX_R * y;
+    r ^= r >> 16;
+    return r;
+}
+
+/* One more entropy word (past the first four) into pool s[0..3], hash constant s[4]. */
+static void ss_add(uint32_t *s, uint32_t word) {
+    for (int d = 0; d < 4; d++) s[d] = ss_mix(s[d], ss_hashmix(word, &s[4]));
+}
+
+/* The pool of n >= 4 entropy words (the run entropy padded to four words, then the spawn key's). */
+static void ss_start(uint32_t *s, const uint32_t *entropy, int64_t n) {
+    s[4] = SS_INIT_A;
+    for (int i = 0; i < 4; i++) s[i] = ss_hashmix(entropy[i], &s[4]);
+    for (int a = 0; a < 4; a++)
+        for (int d = 0; d < 4; d++)
+            if (a != d) s[d] = ss_mix(s[d], ss_hashmix(s[a], &s[4]));
+    for (int64_t i = 4; i < n; i++) ss_add(s, entropy[i]);
+}
+
+/* PCG64's 128-bit arithmetic on two 64-bit halves (ISO C has no 128-bit integer). */
+typedef struct {
+    uint64_t hi, lo;
+} u128;
+
+static u128 u128_add(u128 a, u128 b) {
+    u128 r;
+    r.lo = a.lo + b.lo;
+    r.hi = a.hi + b.hi + (r.lo < a.lo);
+    return r;
+}
+
+/* The high 64 bits of a 64 x 64-bit product, from 32-bit halves. */
+static uint64_t mul_high(uint64_t a, uint64_t b) {
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* a * b modulo 2**128 */
+static u128 u128_mul(u128 a, u128 b) {
+    u128 r;
+    r.lo = a.lo * b.lo;
+    r.hi = mul_high(a.lo, b.lo) + a.hi * b.lo + a.lo * b.hi;
+    return r;
+}
+
+typedef struct {
+    u128 state, inc;
+    int has32;
+    uint32_t half;
+} pcg_t;
+
+static const u128 PCG_MULT = {2549297995355413924ULL, 4865540595714422341ULL};
+
+static void pcg_step(pcg_t *g) { g->state = u128_add(u128_mul(g->state, PCG_MULT), g->inc); }
+
+/* PCG64 seeded as numpy seeds it from a SeedSequence: generate_state(4, uint64) gives
+ * (seed high, seed low, increment high, increment low). */
+static void pcg_seed(pcg_t *g, const uint32_t *pool) {
+    uint32_t h = SS_INIT_B, w[8];
+    for (int i = 0; i < 8; i++) {
+        uint32_t v = pool[i % 4];
+        v ^= h;
+        h *= SS_MULT_B;
+        v *= h;
+        v ^= v >> 16;
+        w[i] = v;
+    }
+    uint64_t v[4];
+    for (int i = 0; i < 4; i++) v[i] = (uint64_t)w[2 * i] | ((uint64_t)w[2 * i + 1] << 32);
+    u128 seed = {v[0], v[1]};
+    g->state.hi = g->state.lo = 0;
+    g->inc.hi = (v[2] << 1) | (v[3] >> 63); /* (inc << 1) | 1 */
+    g->inc.lo = (v[3] << 1) | 1u;
+    pcg_step(g);
+    g->state = u128_add(g->state, seed);
+    pcg_step(g);
+    g->has32 = 0;
+    g->half = 0;
+}
+
+static uint64_t pcg_next64(pcg_t *g) {
+    pcg_step(g);
+    uint64_t hi = g->state.hi, lo = g->state.lo;
+    uint64_t x = hi ^ lo;
+    unsigned r = (unsigned)(hi >> 58);
+    return (x >> r) | (x << ((64 - r) & 63));
+}
+
+static uint32_t pcg_next32(pcg_t *g) {
+    if (g->has32) {
+        g->has32 = 0;
+        return g->half;
+    }
+    uint64_t next = pcg_next64(g);
+    g->has32 = 1;
+    g->half = (uint32_t)(next >> 32);
+    return (uint32_t)next;
+}
+
+/* A uniform integer in [0, rng] (rng < 2**32 - 1): Lemire's method on 32-bit draws, a word
+ * rejected below numpy's threshold drawn again. */
+static uint32_t pcg_bounded(pcg_t *g, uint32_t rng) {
+    if (rng == 0) return 0;
+    const uint32_t excl = rng + 1;
+    uint64_t m = (uint64_t)pcg_next32(g) * excl;
+    uint32_t leftover = (uint32_t)m;
+    if (leftover < excl) {
+        const uint32_t threshold = (UINT32_MAX - rng) % excl;
+        while (leftover < threshold) {
+            m = (uint64_t)pcg_next32(g) * excl;
+            leftover = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
+
+/* allowed[0..q): 1 for the m features drawn from the node's pool (Floyd's algorithm: draw j in
+ * [0, j], or j itself when that was drawn already; 1 <= m <= q <= MAX_DRAW). */
+static void draw_features(const uint32_t *pool, int64_t q, int64_t m, unsigned char *allowed) {
+    pcg_t g;
+    pcg_seed(&g, pool);
+    memset(allowed, 0, (size_t)q);
+    for (int64_t j = q - m; j < q; j++) {
+        uint32_t v = pcg_bounded(&g, (uint32_t)j);
+        if (allowed[v])
+            allowed[j] = 1;
+        else
+            allowed[v] = 1;
+    }
+}
+
+/* The draws of a frontier of N nodes (puretree.growth.level.grow): node i's features into row
+ * i of allowed (N x q), its pool the one of `entropy` (n >= 4 words: the root's, as
+ * puretree.growth.kernels.seed_entropy assembles them) with its path's words
+ * words[offsets[i] .. offsets[i + 1]) mixed in. max_draw: the most features numpy's choice
+ * draws by Floyd's algorithm. */
+PT_EXPORT int pt_draw_frontier(const uint32_t *entropy, int64_t n, const uint32_t *words, const int64_t *offsets, int64_t N, int64_t q, int64_t m,
+                               int64_t max_draw, unsigned char *allowed) {
+    if (n < 4 || q < 1 || q > max_draw || m < 1 || m > q || N < 0 || offsets[0] != 0) return PT_BAD_INPUT;
+    for (int64_t i = 0; i < N; i++)
+        if (offsets[i + 1] < offsets[i]) return PT_BAD_INPUT;
+    uint32_t root[RNG_WORDS], s[RNG_WORDS];
+    ss_start(root, entropy, n);
+    for (int64_t i = 0; i < N; i++) {
+        memcpy(s, root, sizeof(s));
+        for (int64_t j = offsets[i]; j < offsets[i + 1]; j++) ss_add(s, words[j]);
+        draw_features(s, q, m, allowed + i * q);
+    }
+    return PT_OK;
+}
+
+/* Feature subsampling (max_features) in pt_grow_bounded: a node's order of a feature it drew is
+ * made when it is scanned, not kept partitioned level after level for every feature: the very
+ * order partitioning would keep (its instances by their row's rank in the feature's presorted
+ * order: by value, equal values in row order). The len instances s .. s + len - 1 of rows
+ * row[], rank[r]: row r's place in the feature's order, into out. Their (rank, instance) pairs
+ * are sorted by insertion when few; else, when their ranks span little more than their count,
+ * marked (in mark, all 0 before and after) and swept, or sorted by radix (LSD) on digits of
+ * about the count's bits (a digit's buckets cost as much as its pass over the pairs), in a and b. */
+/* Made so when a node draws at most one feature in LAZY_SHARE (sorting the drawn features' rows
+ * of every node costs less than partitioning every order then; measured on digits' forests). */
+#define LAZY_SHARE 4
+static void order_segment(const int32_t *rank, const int64_t *row, int64_t s, int64_t len, int32_t *mark, uint64_t *a, uint64_t *b, int32_t *out) {
+    int64_t low = INT64_MAX, high = -1;
+    for (int64_t j = 0; j < len; j++) {
+        int64_t r = rank[row[s + j]];
+        low = r < low ? r : low, high = r > high ? r : high;
+        a[j] = (uint64_t)r << 32 | (uint64_t)(uint32_t)(s + j);
+    }
+    if (len <= 32) {
+        for (int64_t j = 1; j < len; j++) {
+            uint64_t x = a[j];
+            int64_t i = j;
+            for (; i > 0 && a[i - 1] > x; i--) a[i] = a[i - 1];
+            a[i] = x;
+        }
+    } else if (high - low < 4 * len) {
+        for (int64_t j = 0; j < len; j++) mark[(a[j] >> 32) - (uint64_t)low] = (int32_t)(uint32_t)a[j] + 1;
+        int32_t *picked = (int32_t *)b; /* one spare entry: each mark written, kept when set (no branch) */
+        int64_t j = 0;
+        for (int64_t p = 0; p <= high - low; p++) {
+            picked[j] = mark[p] - 1;
+            j += mark[p] != 0;
+            mark[p] = 0;
+        }
+        memcpy(out, picked, sizeof(int32_t) * (size_t)len);
+        return;
+    } else {
+        int width = 4, bits = 1;
+        while (width < 8 && ((int64_t)1 << width) < len) width++;
+        while (bits < 32 && ((high - low) >> bits) > 0) bits++;
+        const uint64_t base = (uint64_t)low << 32, digits = ((uint64_t)1 << width) - 1;
+        for (int shift = 32; shift < 32 + bits; shift += width) {
+            int64_t count[257] = {0};
+            for (int64_t j = 0; j < len; j++) count[(((a[j] - base) >> shift) & digits) + 1]++;
+            for (uint64_t c = 0; c < digits; c++) count[c + 1] += count[c];
+            for (int64_t j = 0; j < len; j++) b[count[((a[j] - base) >> shift) & digits]++] = a[j];
+            uint64_t *t = a;
+            a = b, b = t;
+        }
+    }
+    for (int64_t j = 0; j < len; j++) out[j] = (int32_t)(uint32_t)a[j];
+}
+
+/* pt_grow_bounded's feature draws (max_features: `drawn` features a node; 0: none): each open
+ * node's pool (RNG_WORDS words; the next frontier's in the second half), its draw (allowed,
+ * nodes x q) and, when few are drawn (lazy), each row's rank in every presorted order and
+ * order_segment's scratch. Kept apart from the growth loop's own variables (which a chain of
+ * thousands of levels wants in registers). */
+typedef struct {
+    int64_t drawn, q, n;
+    int lazy;
+    uint32_t *pool;
+    unsigned char *allowed;
+    int32_t *rank, *mark;
+    uint64_t *keys, *keys2;
+} draws_t;
+
+/* The draws' memory, the ranks and the root's pool (from the n_entropy words of entropy). */
+static int draws_start(draws_t *D, int64_t drawn, const uint32_t *entropy, int64_t n_entropy, const int32_t *orders0, int64_t n, int64_t q) {
+    const size_t sn = (size_t)n, sq = (size_t)q;
+    D->drawn = drawn, D->q = q, D->n = n, D->lazy = drawn > 0 && drawn * LAZY_SHARE <= q;
+    D->pool = drawn ? malloc(sizeof(uint32_t) * RNG_WORDS * 2 * sn) : NULL;
+    D->allowed = drawn ? malloc(sn * sq) : NULL;
+    D->rank = D->lazy ? malloc(sizeof(int32_t) * sq * sn) : NULL, D->mark = D->lazy ? calloc(sn, sizeof(int32_t)) : NULL;
+    D->keys = D->lazy ? malloc(sizeof(uint64_t) * sn) : NULL, D->keys2 = D->lazy ? malloc(sizeof(uint64_t) * sn) : NULL;
+    if (drawn && !(D->pool && D->allowed && (!D->lazy || (D->rank && D->mark && D->keys && D->keys2)))) return PT_NO_MEMORY;
+    for (int64_t f = 0; D->lazy && f < q; f++)
+        for (int64_t p = 0; p < n; p++) {
+            int32_t r = orders0[f * n + p];
+            if (r < 0 || r >= n) return PT_BAD_INPUT;
+            D->rank[f * n + r] = (int32_t)p;
+        }
+    if (drawn) ss_start(D->pool, entropy, n_entropy);
+    return PT_OK;
+}
+
+/* A frontier's draws (N nodes, m instances of rows row[], node i's the segment starts[i],
+ * lens[i]) and, when lazy, node i's order of each feature it drew into ord (q x m). */
+static void draws_level(const draws_t *D, int64_t N, int64_t m, const int64_t *row, const int64_t *starts, const int64_t *lens, int32_t *ord) {
+    const int64_t q = D->q, n = D->n;
+    for (int64_t i = 0; i < N; i++) {
+        draw_features(D->pool + i * RNG_WORDS, q, D->drawn, D->allowed + i * q);
+        for (int64_t f = 0; f < q && D->lazy && lens[i] > 1; f++)
+            if (D->allowed[i * q + f]) order_segment(D->rank + f * n, row, starts[i], lens[i], D->mark, D->keys, D->keys2, ord + f * m + starts[i]);
+    }
+}
+
+/* The pool of the next frontier's node `to` (in the second half): node `from`'s, down `branch`. */
+static void draws_child(const draws_t *D, int64_t from, int64_t to, uint32_t branch) {
+    uint32_t *child = D->pool + ((size_t)D->n + (size_t)to) * RNG_WORDS;
+    memcpy(child, D->pool + from * RNG_WORDS, sizeof(uint32_t) * RNG_WORDS);
+    ss_add(child, branch);
+}
+
+static void draws_free(draws_t *D) {
+    free(D->pool), free(D->allowed), free(D->rank), free(D->mark), free(D->keys), free(D->keys2);
 }
 
 /* ---------------------------------------------------------------- a bounded tree grown whole */
@@ -1017,18 +1312,28 @@ PT_EXPORT int pt_scan_bounded(const double *X, int64_t n, int64_t q, const int32
  * two children next, in frontier order). Per node g out: feature[g] (-1: a leaf), threshold,
  * side, first_child, stats (k each, the sums before clipping), lower and upper, and (score_out not
  * NULL) a split's score as chosen (best-first growth ranks by it). Xs (q x n) is
- * scanned, Xr (q x n) routes (binned: the raw values). Returns PT_BAD_INPUT for an empty child
- * or more than `capacity` nodes (the caller grows the tree the other way). */
+ * scanned, Xr (q x n) routes (binned: the raw values). drawn > 0 (max_features): each node
+ * splits on the `drawn` features its pool draws (draw_features), the root's pool that of the
+ * n_entropy words of `entropy` (pt_draw_frontier's), a child's its parent's with its branch's
+ * word (0 left, 1 right) mixed in; its orders of the features drawn made on demand
+ * (order_segment). Returns PT_BAD_INPUT for an empty child or more than
+ * `capacity` nodes (the caller grows the tree the other way). */
 PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int64_t q, const int32_t *orders0, const int64_t *cls0, const double *w0,
                               const double *inst0, const double *y, int64_t k, const double *root_stats, const int64_t *direction, int learn,
                               int variance, int binned, double min_leaf, double min_split, int64_t max_depth, int has_min_gain, double min_gain,
-                              double tie, double screen, int64_t capacity, int64_t *feature, double *threshold, int64_t *side_out,
+                              int64_t drawn, const uint32_t *entropy, int64_t n_entropy, int64_t max_draw, double tie, double screen, int64_t capacity, int64_t *feature, double *threshold, int64_t *side_out,
                               int64_t *first_child, double *stats_out, double *lower_out, double *upper_out, int64_t *n_nodes, double *score_out) {
     if (n < 1 || q < 1 || k < 1 || k > 1024 || capacity < 1 || (variance && (k != 3 || !inst0)) || (!variance && !cls0)) return PT_BAD_INPUT;
+    if (drawn < 0 || (drawn > 0 && (drawn > q || q > max_draw || n_entropy < 4 || !entropy))) return PT_BAD_INPUT;
     for (int64_t r = 0; r < n; r++)
         if (cls0 && (cls0[r] < 0 || cls0[r] >= k)) return PT_BAD_INPUT;
     const size_t sn = (size_t)n, sq = (size_t)q, sk = (size_t)k;
-    int32_t *ord = malloc(sizeof(int32_t) * sq * sn), *ord2 = malloc(sizeof(int32_t) * sq * sn), *new_id = malloc(sizeof(int32_t) * sn);
+    /* few features drawn a node (a forest's): each node's orders of its features made when scanned
+     * (order_segment), else every order kept partitioned */
+    draws_t D;
+    int rc = draws_start(&D, drawn, entropy, n_entropy, orders0, n, q);
+    const int lazy = D.lazy;
+    int32_t *ord = malloc(sizeof(int32_t) * sq * sn), *ord2 = lazy ? NULL : malloc(sizeof(int32_t) * sq * sn), *new_id = malloc(sizeof(int32_t) * sn);
     int64_t *row = malloc(sizeof(int64_t) * sn), *row2 = malloc(sizeof(int64_t) * sn), *icls = malloc(sizeof(int64_t) * sn), *icls2 = malloc(sizeof(int64_t) * sn);
     double *iw = malloc(sizeof(double) * sn), *iw2 = malloc(sizeof(double) * sn), *iinst = malloc(sizeof(double) * sn * sk), *iinst2 = malloc(sizeof(double) * sn * sk);
     /* a frontier's nodes, the next one's in the second half of gid, starts, lens, nstats, lower and upper */
@@ -1042,13 +1347,12 @@ PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int
     double *best = malloc(sizeof(double) * sn * sq), *lo = malloc(sizeof(double) * sn * sq), *hi = malloc(sizeof(double) * sn * sq);
     int64_t *side = malloc(sizeof(int64_t) * sn * sq);
     bscratch_t B = bscratch(n, k); /* room for the root's segment, the longest of the fit */
-    int rc = best && lo && hi && side && bscratch_ok(&B) && ord && ord2 && new_id && row && row2 && icls && icls2 && iw && iw2 && iinst && iinst2 && gid && starts && lens && nnode && at && cnt && chosen &&
-                     slot && nstats && lower && upper && total && g_parent && thr && csum && ymin && ymax && clo && cup && sd && opened
-                 ? PT_OK
-                 : PT_NO_MEMORY;
+    if (rc == PT_OK && !(best && lo && hi && side && (lazy || ord2) && bscratch_ok(&B) && ord && new_id && row && row2 && icls && icls2 && iw && iw2 && iinst && iinst2 && gid && starts && lens && nnode && at && cnt && chosen &&
+                     slot && nstats && lower && upper && total && g_parent && thr && csum && ymin && ymax && clo && cup && sd && opened))
+        rc = PT_NO_MEMORY;
     int64_t m = n, N = 1, made = 1, depth = 0;
+    if (rc == PT_OK && !lazy) memcpy(ord, orders0, sizeof(int32_t) * sq * sn);
     if (rc == PT_OK) {
-        memcpy(ord, orders0, sizeof(int32_t) * sq * sn);
         for (int64_t r = 0; r < n; r++) {
             row[r] = r;
             icls[r] = cls0 ? cls0[r] : 0;
@@ -1072,8 +1376,9 @@ PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int
             if (lens[i] > longest) longest = lens[i];
         }
         for (int64_t x = 0; x < N * q; x++) best[x] = -INFINITY, lo[x] = hi[x] = 0.0, side[x] = 1;
+        if (drawn) draws_level(&D, N, m, row, starts, lens, ord);
         bounded_t S = {Xs, n, q, m, k, N, ord, row, variance ? NULL : icls, variance || !w0 ? NULL : iw, variance ? iinst : NULL, starts, lens, nstats, total,
-                       lower, upper, direction, learn, variance, g_parent, min_leaf, tie, screen, longest, best, lo, hi, side};
+                       lower, upper, direction, learn, variance, g_parent, min_leaf, tie, screen, longest, best, lo, hi, side, D.allowed};
         for (int64_t f = 0; f < q; f++) bounded_pass(&S, f, &B);
         /* each node's choice: the first feature within the tie tolerance of its best */
         int64_t n_split = 0;
@@ -1152,6 +1457,7 @@ PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int
                 if (!closed) { /* into the second half of each array: this frontier's are still read */
                     gid[sn + n_next] = h, lens[sn + n_next] = cnt[cc], starts[sn + n_next] = m_next, lower[sn + n_next] = clo[cc], upper[sn + n_next] = cup[cc];
                     memcpy(nstats + (sn + n_next) * k, csum + cc * k, sizeof(double) * sk);
+                    if (drawn) draws_child(&D, i, n_next, (uint32_t)b);
                     m_next += cnt[cc];
                     n_next++;
                 }
@@ -1164,6 +1470,7 @@ PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int
         memcpy(lower, lower + sn, sizeof(double) * (size_t)n_next);
         memcpy(upper, upper + sn, sizeof(double) * (size_t)n_next);
         memcpy(nstats, nstats + sn * k, sizeof(double) * (size_t)n_next * sk);
+        if (drawn) memcpy(D.pool, D.pool + sn * RNG_WORDS, sizeof(uint32_t) * RNG_WORDS * (size_t)n_next);
         /* the instances of the open children, in their order (node, then the old order: rows) */
         for (int64_t j = 0; j < n_next; j++) at[j] = starts[j];
         for (int64_t p = 0; p < m; p++) {
@@ -1178,7 +1485,7 @@ PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int
             row2[e] = row[p], icls2[e] = icls[p], iw2[e] = iw[p];
             for (int64_t j = 0; variance && j < k; j++) iinst2[e * k + j] = iinst[p * k + j];
         }
-        for (int64_t f = 0; f < q; f++) { /* each order stably partitioned (pt_partition_level's move) */
+        for (int64_t f = 0; f < q && !lazy; f++) { /* each order stably partitioned (pt_partition_level's move) */
             for (int64_t j = 0; j < n_next; j++) at[j] = starts[j];
             const int32_t *o = ord + f * m;
             int32_t *out = ord2 + f * m_next;
@@ -1187,8 +1494,10 @@ PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int
                 if (e >= 0) out[at[nnode[e]]++] = e;
             }
         }
-        int32_t *to = ord;
-        ord = ord2, ord2 = to;
+        if (!lazy) {
+            int32_t *to = ord;
+            ord = ord2, ord2 = to;
+        }
         int64_t *ti = row;
         row = row2, row2 = ti;
         ti = icls, icls = icls2, icls2 = ti;
@@ -1201,6 +1510,7 @@ PT_EXPORT int pt_grow_bounded(const double *Xs, const double *Xr, int64_t n, int
     *n_nodes = made;
     bscratch_free(&B);
     free(best), free(lo), free(hi), free(side);
+    draws_free(&D);
     free(ord), free(ord2), free(new_id), free(row), free(row2), free(icls), free(icls2), free(iw), free(iw2), free(iinst), free(iinst2);
     free(gid), free(starts), free(lens), free(nnode), free(at), free(cnt), free(chosen), free(slot), free(nstats), free(lower), free(upper);
     free(total), free(g_parent), free(thr), free(csum), free(ymin), free(ymax), free(clo), free(cup), free(sd), free(opened);

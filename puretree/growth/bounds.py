@@ -182,11 +182,11 @@ class Bounded(Sorted):
         self.upper = np.full(1, np.inf)
         self._bounds_next: Any = None
 
-    def grow_whole(self, X: np.ndarray, *, max_features: Any = None, sizes: Sizes | None = None) -> Node | None:
+    def grow_whole(self, X: np.ndarray, *, max_features: Any = None, feature_key: Any = (0,), sizes: Sizes | None = None) -> Node | None:
         """The root of the tree :func:`puretree.growth.level.grow` grows from this source, grown
         in one compiled call (:func:`puretree.growth.kernels.grow_bounded`: the same levels, the
-        same numbers) where the compiled scan applies, every feature is drawn (no ``max_features``)
-        and the fit is small (:data:`~puretree.growth.kernels.WHOLE_TREE_MAX_WORK`): there the
+        same numbers, ``max_features``' draws keyed by ``feature_key``) where the compiled scan
+        applies and the fit is small (:data:`~puretree.growth.kernels.WHOLE_TREE_MAX_WORK`): there the
         frontier loop's Python, a few hundred microseconds a level, costs more than the
         scan. ``X``: the rows (raw values, which route them; the scan reads the binned ones).
         None: grow it level by level.
@@ -202,7 +202,7 @@ class Bounded(Sorted):
         """
         st, cfg, ctx = self.st, self.cfg, self.ctx
         n, q = ctx.Xn.shape[1], ctx.q
-        if ctx.compiled is None or max_features is not None or q != X.shape[1] or n * q > kernels.WHOLE_TREE_MAX_WORK or n < 2:
+        if ctx.compiled is None or q != X.shape[1] or n * q > kernels.WHOLE_TREE_MAX_WORK or n < 2 or (max_features is not None and q > kernels.MAX_DRAW):
             return None
         if not ctx.regression:
             try:  # every node's class counts: refused before they are made (else level by level, which checks as it goes)
@@ -213,7 +213,7 @@ class Bounded(Sorted):
         grown = kernels.grow_bounded(
             ctx.Xn, Xr, st.orders, st.cls, None if st.unit or ctx.regression else st.w, st.dense(slice(None)) if ctx.regression else None, np.asarray(ctx.y, dtype=np.float64),
             ctx.k, st.node_stats[0], self.monotonic, learn=self.learn, binned=ctx.binned, min_leaf=cfg.min_samples_leaf, min_split=cfg.min_samples_split,
-            max_depth=cfg.max_depth, min_gain=cfg.min_gain,
+            max_depth=cfg.max_depth, min_gain=cfg.min_gain, max_features=max_features, feature_key=feature_key,
         )  # fmt: skip
         return _assembled(grown, self.monotonic, self.learn, ctx.task, sizes)
 
@@ -489,10 +489,12 @@ def _sized(feature: np.ndarray, threshold: np.ndarray, side: np.ndarray | None, 
 
 def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bool, compiled: str = "auto", sizes: Sizes | None = None) -> Node | None:
     """:meth:`Bounded.grow_whole` of ``Bounded(ds, cfg, kinds, monotonic=monotonic, learn=learn,
-    compiled=compiled)`` (no ``max_features``, no binning; ``ds`` one :func:`applies` to), from only
-    the arrays the compiled call reads: a small fit's setup of the sorted source (its level, its
-    columns' names, numpy's carried values) costs about as much as its growth. The same arrays,
-    the same tree; None where :meth:`Bounded.grow_whole` would give None.
+    compiled=compiled)`` (with ``cfg``'s ``max_features`` and ``feature_key``; no binning; ``ds``
+    one :func:`applies` to), from only the arrays the compiled call reads: a small fit's setup of
+    the sorted source (its level, its columns' names, numpy's carried values) costs about as much
+    as its growth; the columns' orders are :func:`puretree.growth.kernels.shared_presort`'s where
+    an ensemble shares them. The same arrays, the same tree; None where :meth:`Bounded.grow_whole`
+    would give None.
 
     >>> from puretree.data import from_numpy
     >>> from puretree.splits import Settings
@@ -504,7 +506,8 @@ def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bo
     True
     """
     n, q = ds.X.shape
-    if compiled == "never" or n < 2 or q < 1 or n * q > kernels.WHOLE_TREE_MAX_WORK or n >= 2**31 - 1 or not kernels.AVAILABLE or getattr(cfg, "max_features", None) is not None:
+    max_features = getattr(cfg, "max_features", None)
+    if compiled == "never" or n < 2 or q < 1 or n * q > kernels.WHOLE_TREE_MAX_WORK or n >= 2**31 - 1 or not kernels.AVAILABLE or (max_features is not None and q > kernels.MAX_DRAW):
         return None
     if getattr(cfg, "min_weight_leaf", 0.0) > 0:  # a bound on the children's weight: numpy's scan holds it (Bounded._scan)
         return None
@@ -532,7 +535,9 @@ def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bo
             check_tree_size(2 * n - 1, k, memory_budget())
         except MemoryLimitError:
             return None
-    orders = kernels.sorted_columns(Xn)
+    orders = kernels.shared_orders(ds.X, copy=False)  # the compiled call reads them, changes none
+    if orders is None:
+        orders = kernels.sorted_columns(Xn)
     if regression:  # Sorted's instances and root: (w, w*y, w*y**2) a row, their sum(axis=0)
         inst = node_statistics(ds)
         cls, wt, root = None, None, inst.sum(axis=0)
@@ -546,6 +551,7 @@ def grow_whole(ds: Dataset, cfg: Any, *, monotonic: np.ndarray | None, learn: bo
     grown = kernels.grow_bounded(
         Xn, Xn, orders, cls, wt, inst, np.asarray(ds.y, dtype=np.float64), k, root, monotonic, learn=learn, binned=False,
         min_leaf=cfg.min_samples_leaf, min_split=cfg.min_samples_split, max_depth=cfg.max_depth, min_gain=cfg.min_gain,
+        max_features=max_features, feature_key=getattr(cfg, "feature_key", (0,)),
     )  # fmt: skip
     return _assembled(grown, monotonic, learn, as_task(ds.schema), sizes)
 

@@ -17,7 +17,8 @@ package); numpy answers everything else. ``grow(..., engine="numpy")`` (or
 ``PURETREE_ENGINE=numpy``), or a package built without a C compiler, keeps everything in numpy,
 and ``engine="c"`` insists on the kernel. A small such fit, or one of squared error on targets,
 grows whole in one compiled call (:func:`puretree.growth.bounds.grow_whole`: the frontier
-loop's levels in C, the same tree), where a level's Python would cost more than its scan.
+loop's levels in C, the same tree, ``max_features``' draws made in C too), where a level's
+Python would cost more than its scan (a random forest's members on small data).
 
 >>> from puretree.datasets import load_playtennis
 >>> from puretree.grow import id3
@@ -177,10 +178,10 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
             if whole is not None:
                 return whole
         source: Any = Bounded(ds, cfg, kinds, binned=binned, monotonic=monotonic, learn=learn, compiled=kernel)
-        whole = None if progress is not None or binned is None else source.grow_whole(ds.X, max_features=getattr(cfg, "max_features", None), sizes=sizes)
+        whole = None if progress is not None or binned is None else source.grow_whole(ds.X, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), sizes=sizes)
         if whole is not None:
             return whole
-        return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress, sizes=sizes)
+        return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress, sizes=sizes, compiled=kernel != "never")
     if binned is not None and histograms.applies(ds, cfg, kinds):  # the binned source: C where the library loads
         return histograms.grow_binned(ds, cfg, kinds, binned if bins is None else None, edges=bins, compiled=False if kernel == "never" else None, threads=os.cpu_count() or 1, progress=progress, sizes=sizes)
     if binned is None and progress is None and _whole(ds, cfg, kinds, kernel):
@@ -189,7 +190,7 @@ def build(ds: Dataset, cfg: Any, *, max_bins: int | None = None, bins: Any = Non
         if whole is not None:
             return whole
     source = Sorted(ds, cfg, kinds, binned=binned, compiled=kernel)
-    return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress, sizes=sizes)
+    return grow_frontier(source, n_features=ds.schema.n_features, max_features=getattr(cfg, "max_features", None), feature_key=getattr(cfg, "feature_key", (0,)), progress=progress, sizes=sizes, compiled=kernel != "never")
 
 
 def _whole(ds: Dataset, cfg: Any, kinds: tuple[str, ...], kernel: str) -> bool:
@@ -197,11 +198,12 @@ def _whole(ds: Dataset, cfg: Any, kinds: tuple[str, ...], kernel: str) -> bool:
     (:func:`puretree.growth.bounds.grow_whole`, with neither constraints nor a learned
     side: the same tree as the sorted source's frontier loop), checked before any sort: a small fit
     (:data:`~puretree.growth.kernels.WHOLE_TREE_MAX_WORK`) that :class:`~puretree.growth.bounds.Bounded`
-    grows (:func:`puretree.growth.bounds.applies`), every feature drawn, no missing value, the
-    built-in Gini on classes or the variance decrease on targets, the kernel not turned off (and
-    for ``engine="c"`` classes only: its level-wise scan answers no regression, which it refuses)."""
+    grows (:func:`puretree.growth.bounds.applies`), no missing value, the built-in Gini on classes
+    or the variance decrease on targets, the kernel not turned off (and for ``engine="c"`` classes
+    only: its level-wise scan answers no regression, which it refuses). ``max_features`` too: the
+    compiled call draws each node's features as the loop draws them."""
     n, p = ds.X.shape
-    if kernel == "never" or not 2 <= n or n * p > kernels.WHOLE_TREE_MAX_WORK or getattr(cfg, "max_features", None) is not None or not kernels.AVAILABLE:
+    if kernel == "never" or not 2 <= n or n * p > kernels.WHOLE_TREE_MAX_WORK or not kernels.AVAILABLE:
         return False
     if getattr(cfg, "min_weight_leaf", 0.0) > 0:  # a bound on the children's weight: the frontier loop's scan holds it
         return False

@@ -9,7 +9,10 @@ values either side, exactly as the numpy scan finds them) and for the next front
 orders (:func:`partition_level`: each order stably partitioned by the instances' new nodes).
 Everything else (user scores, which stay plain Python functions over count arrays, categorical
 features, missing values, regression) is answered by numpy, feature by feature; the choice among
-features, the routing of the rows and the feature draw (``max_features``) stay in Python.
+features and the routing of the rows stay in Python. The feature draw of ``max_features``
+(:func:`puretree.splits.node_features`: numpy's SeedSequence, PCG64 and ``choice``) is made
+here for a whole frontier at a time (:func:`draw_frontier`), operation for operation as numpy
+makes it.
 
 Ties break as the reference breaks them because the scores are the reference's numbers:
 the same formulas in the same order (:func:`puretree.impurity.gini`'s proportions first,
@@ -54,7 +57,7 @@ import os
 import threading
 import warnings
 from pathlib import Path
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,9 +66,9 @@ from .. import splits
 from ..errors import KernelUnavailableWarning
 
 __all__ = [
-    "AVAILABLE", "MAX_CLASSES", "MAX_ROWS", "MAX_WEIGHT", "MIN_WEIGHT", "RECORD", "REMEDY", "SCREEN",
-    "fits", "folder", "gini", "gini_decrease", "library", "loaded", "partition_level", "presort",
-    "grow_bounded", "prefix_absolute_errors", "scan_bounded", "scan_level", "shared_orders", "sorted_columns", "shared_presort", "subset_orders", "unavailable_reason", "walk"
+    "AVAILABLE", "MAX_CLASSES", "MAX_DRAW", "MAX_ROWS", "MAX_WEIGHT", "MIN_WEIGHT", "RECORD", "REMEDY", "SCREEN",
+    "draw_frontier", "fits", "folder", "gini", "gini_decrease", "library", "loaded", "partition_level", "presort",
+    "grow_bounded", "prefix_absolute_errors", "scan_bounded", "scan_level", "seed_entropy", "shared_orders", "sorted_columns", "shared_presort", "subset_orders", "unavailable_reason", "walk"
 ]
 
 #: The record the build writes next to the library (``setup.py``): a JSON object with the
@@ -106,8 +109,10 @@ def _declare(lib: Any) -> Any:
     lib.pt_c45_scan.restype = i32
     lib.pt_scan_bounded.argtypes = [p, i64, i64, p, i64, p, p, p, p, i64, i64, p, p, p, p, p, p, p, i32, i32, f64, f64, f64, i32, p, p, p, p, p]
     lib.pt_scan_bounded.restype = i32
-    lib.pt_grow_bounded.argtypes = [p, p, i64, i64, p, p, p, p, p, i64, p, p, i32, i32, i32, f64, f64, i64, i32, f64, f64, f64, i64, p, p, p, p, p, p, p, p, p]
+    lib.pt_grow_bounded.argtypes = [p, p, i64, i64, p, p, p, p, p, i64, p, p, i32, i32, i32, f64, f64, i64, i32, f64, i64, p, i64, i64, f64, f64, i64, p, p, p, p, p, p, p, p, p]
     lib.pt_grow_bounded.restype = i32
+    lib.pt_draw_frontier.argtypes = [p, i64, p, p, i64, i64, i64, i64, p]
+    lib.pt_draw_frontier.restype = i32
     lib.pt_prefix_absolute_errors.argtypes = [p, p, p, i64, p]
     lib.pt_prefix_absolute_errors.restype = i32
     return lib
@@ -259,6 +264,60 @@ def gini_decrease(g_parent: float, left: np.ndarray, right: np.ndarray) -> float
     return float(_required().pt_gini_decrease(float(g_parent), _pointer(a), _pointer(b), len(a)))
 
 
+#: Most features numpy's ``Generator.choice`` draws without replacement by Floyd's algorithm
+#: (larger populations it may shuffle): the most :func:`draw_frontier` and the whole-tree growth
+#: draw from (:func:`puretree.splits.node_features` draws from more).
+MAX_DRAW = 10_000
+
+
+def seed_entropy(key: tuple[int, ...]) -> np.ndarray:
+    """The entropy words (uint32) of ``SeedSequence(key[0], spawn_key=(*key[1:], 1))``, the
+    generator of a root's feature draw (:func:`puretree.splits.node_features`); a node's path
+    adds one word per branch. As numpy assembles them: each integer as little-endian 32-bit
+    words (0 as one word), the seed's padded with zeros to four words.
+
+    >>> seed_entropy((0, 5)).tolist(), seed_entropy((2**32 + 3,)).tolist()
+    ([0, 0, 0, 0, 5, 1], [3, 1, 0, 0, 1])
+    """
+
+    def words(v: int) -> list[int]:
+        out = [v & 0xFFFFFFFF]
+        while v > 0xFFFFFFFF:
+            v >>= 32
+            out.append(v & 0xFFFFFFFF)
+        return out
+
+    run = words(int(key[0]))
+    run += [0] * (4 - len(run))
+    spawn = [w for v in (*key[1:], 1) for w in words(int(v))]
+    return np.array(run + spawn, dtype=np.uint32)
+
+
+def draw_frontier(n_features: int, max_features: int, key: tuple[int, ...], paths: Sequence[tuple[int, ...]]) -> np.ndarray | None:
+    """``(nodes, features)`` bool: the features each node of a frontier (its ``paths`` of branches
+    from the root) may split on, :func:`puretree.splits.node_features`'s very draws made in one
+    compiled call; None where the library is unavailable or the draw is not Floyd's (more than
+    :data:`MAX_DRAW` features): the caller draws with ``node_features``.
+
+    >>> from puretree.splits import node_features
+    >>> got = draw_frontier(64, 8, (3, 7), [(), (0, 1, 1)])
+    >>> got is None or [np.flatnonzero(a).tolist() for a in got] == [node_features(64, 8, (3, 7), p).tolist() for p in [(), (0, 1, 1)]]
+    True
+    """
+    lib = library()
+    if lib is None or not 1 <= max_features <= n_features <= MAX_DRAW or any(k < 0 for k in key):
+        return None
+    entropy = seed_entropy(key)
+    words = np.fromiter((b for path in paths for b in path), dtype=np.uint32)
+    offsets = np.zeros(len(paths) + 1, dtype=np.int64)
+    np.cumsum([len(path) for path in paths], out=offsets[1:])
+    allowed = np.empty((len(paths), n_features), dtype=bool)
+    code = lib.pt_draw_frontier(_pointer(entropy), len(entropy), _pointer(words), _pointer(offsets), len(paths), n_features, max_features, MAX_DRAW, _pointer(allowed))
+    if code != 0:
+        raise ValueError("puretree.growth.kernels: a draw's arrays out of range")
+    return allowed
+
+
 def _required() -> Any:
     lib = library()
     if lib is None:
@@ -379,11 +438,14 @@ def fits() -> int:
     return _FITS[0]
 
 
-def shared_orders(X: np.ndarray) -> np.ndarray | None:
-    """:func:`shared_presort`'s orders of this very array ``X`` (a copy: ``(features, rows)``
-    int32, without the last row), else None."""
+def shared_orders(X: np.ndarray, *, copy: bool = True) -> np.ndarray | None:
+    """:func:`shared_presort`'s orders of this very array ``X`` (``(features, rows)`` int32,
+    without the last row: a copy, or with ``copy=False`` for a caller that only reads them,
+    the shared array's rows), else None."""
     entry = _SHARED.get(id(X))
-    return entry[1][:-1].copy() if entry is not None and entry[0] is X else None
+    if entry is None or entry[0] is not X:
+        return None
+    return entry[1][:-1].copy() if copy else entry[1][:-1]
 
 
 def _threads(work: int, q: int) -> int:
@@ -484,6 +546,7 @@ WHOLE_TREE_MAX_WORK = 1_000_000
 def grow_bounded(
     Xs: np.ndarray, Xr: np.ndarray, orders: np.ndarray, cls: np.ndarray | None, w: np.ndarray | None, inst: np.ndarray | None, y: np.ndarray, k: int,
     root: np.ndarray, direction: np.ndarray | None, *, learn: bool, binned: bool, min_leaf: float, min_split: float, max_depth: int | None, min_gain: float | None,
+    max_features: int | None = None, feature_key: tuple[int, ...] = (0,),
 ) -> tuple[np.ndarray, ...] | None:  # fmt: skip
     """:class:`puretree.growth.bounds.Bounded`'s tree grown whole by the frontier loop's rules, every
     level in C (:func:`scan_bounded`'s scan, the first near-best feature, the rows routed, the
@@ -493,8 +556,10 @@ def grow_bounded(
     best-first growth ranks by). ``Xs`` (features x rows) is scanned, ``Xr`` routes the
     rows (binned: the raw values); ``orders``: the root's presorted orders; ``cls``/``w`` (None:
     every weight 1) for classes, ``inst`` (rows x 3) for the variance; ``y``: the targets (a node of
-    one target value is a leaf); ``root``: the root's sums. None where the tree cannot be grown so
-    (the caller grows it level by level).
+    one target value is a leaf); ``root``: the root's sums. ``max_features``: each node splits on
+    the features :func:`puretree.splits.node_features` draws for it with ``feature_key`` (drawn
+    in C, as :func:`draw_frontier`; at most :data:`MAX_DRAW` features). None where the tree
+    cannot be grown so (the caller grows it level by level).
 
     >>> if AVAILABLE:  # two rows either side of 2.5: one split, two leaves
     ...     got = grow_bounded(np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([[1.0, 2.0, 3.0, 4.0]]), np.array([[0, 1, 2, 3]], dtype=np.int32), np.array([0, 0, 1, 1]), None, None,
@@ -509,6 +574,10 @@ def grow_bounded(
     direction = None if direction is None else c(direction, np.int64)
     if Xs.shape != (q, n) or Xr.shape != (q, n) or y.shape != (n,) or root.shape != (k,):
         raise ValueError("puretree.growth.kernels: the fit's arrays do not match")
+    drawn = 0 if max_features is None else int(max_features)  # 0: every feature, no draw
+    if max_features is not None and not (1 <= drawn <= q <= MAX_DRAW):
+        raise ValueError(f"puretree.growth.kernels draws 1 to {q} features of at most {MAX_DRAW}, not {max_features}")
+    entropy = seed_entropy(feature_key) if drawn else None
     capacity = 2 * n - 1
     feature, first, side = (np.empty(capacity, dtype=np.int64) for _ in range(3))
     threshold, lower, upper, score = (np.empty(capacity) for _ in range(4))
@@ -518,7 +587,7 @@ def grow_bounded(
     code = lib.pt_grow_bounded(
         _pointer(Xs), _pointer(Xr), n, q, _pointer(orders), ptr(cls), ptr(w), ptr(inst), _pointer(y), int(k), _pointer(root), ptr(direction), int(learn),
         int(inst is not None), int(binned), float(min_leaf), float(min_split), -1 if max_depth is None else int(max_depth), int(min_gain is not None),
-        0.0 if min_gain is None else float(min_gain), splits.TIE_TOLERANCE, SCREEN, capacity, _pointer(feature), _pointer(threshold), _pointer(side),
+        0.0 if min_gain is None else float(min_gain), drawn, ptr(entropy), 0 if entropy is None else len(entropy), MAX_DRAW, splits.TIE_TOLERANCE, SCREEN, capacity, _pointer(feature), _pointer(threshold), _pointer(side),
         _pointer(first), _pointer(stats), _pointer(lower), _pointer(upper), ctypes.byref(made), _pointer(score),
     )  # fmt: skip
     if code == 1:

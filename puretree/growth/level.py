@@ -6,8 +6,10 @@ candidate statistics by the chooser of :mod:`puretree.growth.choose` (:meth:`Sou
 and, once decided, the rows moved to the children that grow on (:meth:`Source.advance`). The
 loop keeps the records of the tree, numbers the nodes (children after their parent), draws
 the features each node may split on (``max_features``, :func:`puretree.splits.node_features`:
-the one draw of every source, made a frontier at a time from the generators' pools the loop
-carries, the same numbers) and assembles the nodes (:func:`puretree.growth.assemble.from_records`).
+the one draw of every source, a frontier at a time in one compiled call,
+:func:`puretree.growth.kernels.draw_frontier`, the same numbers; node by node with
+``node_features`` where the library is unavailable or not to be used) and assembles the nodes
+(:func:`puretree.growth.assemble.from_records`).
 
 The sources: :class:`puretree.growth.sorted.Sorted` (sorted columns in memory, the
 level-wise engine) and :class:`puretree.growth.histograms.Histograms` (binned rows in blocks,
@@ -49,9 +51,10 @@ import numpy as np
 
 from ..nodes import Leaf, Node, Split, Test
 from ..splits import node_features
+from . import kernels
 from .assemble import from_records
 
-__all__ = ["Decision", "Source", "Sizes", "EPSILON", "grow", "FrontierHeap", "best_first", "best_first_records", "floats"]
+__all__ = ["Decision", "Source", "Sizes", "EPSILON", "grow", "drawn", "FrontierHeap", "best_first", "best_first_records", "floats"]
 
 #: A node's decision: its feature, its test, per branch ``None`` (the child grows on: the
 #: source has rows for it) or the statistics of a leaf, then (for :class:`Sizes`) the split's
@@ -112,10 +115,11 @@ class Source(Protocol):
         decisions and their branches."""
 
 
-def grow(source: Source, *, n_features: int, max_features: Any = None, feature_key: Any = (0,), progress: Callable[[int, int, int], Any] | None = None, sizes: Sizes | None = None) -> Node:
+def grow(source: Source, *, n_features: int, max_features: Any = None, feature_key: Any = (0,), progress: Callable[[int, int, int], Any] | None = None, sizes: Sizes | None = None, compiled: bool = True) -> Node:
     """The root of the tree grown from ``source``, a frontier at a time until no node is open.
     ``max_features``: each node splits on its own draw of the ``n_features`` features
-    (:func:`puretree.splits.node_features`, keyed by ``feature_key`` and its path).
+    (:func:`puretree.splits.node_features`, keyed by ``feature_key`` and its path; drawn by the
+    compiled library where it loads, unless ``compiled`` is False: the numpy engine).
     ``progress(depth, nodes, rows)``: called once per depth, with the nodes made at that depth
     and the rows of the frontier. ``sizes``: the tree read off the full one by
     :func:`best_first_records`, each split ranked by its decision's recorded score and weight."""
@@ -123,7 +127,6 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
     scored: dict[int, tuple[float, float]] = {}  # sizes: each split's (score, weight), by record id
     frontier = [0]  # the records' ids of the open nodes, in the source's order
     path_of: dict[int, tuple[int, ...]] = {0: ()}  # feature subsampling: each open node's path
-    draws = None if max_features is None else _Draws(n_features, max_features, feature_key)  # and its generator's pool
     depth = reported = 0
     while frontier:
         if progress is not None:  # this depth's nodes, and the leaves made early at this depth
@@ -140,17 +143,13 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
             kept = np.flatnonzero(~closed).tolist()
             frontier, stats = [frontier[i] for i in kept], [stats[i] for i in kept]
             source.keep(~closed)
-            if draws is not None:
-                draws.keep(np.flatnonzero(~closed))
             depths = depths[~closed]
         paths = allowed = None
-        if draws is not None:
+        if max_features is not None:
             paths = [path_of.pop(g) for g in frontier]
-            allowed = draws.allowed(paths)
+            allowed = drawn(n_features, max_features, feature_key, paths, compiled=compiled)
         decisions = source.split(depths, allowed, paths, len(made))
         next_frontier: list[int] = []
-        parents: list[int] = []  # per child that grows on (feature subsampling): its parent's place in the frontier, its branch
-        turns: list[int] = []
         leaves: list[int] = []  # the ids of the children that are leaves at once, and their statistics
         leaf_stats: list[Any] = []
         for i, (g, decision) in enumerate(zip(frontier, decisions)):
@@ -167,8 +166,6 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
                     next_frontier.append(b)
                     if paths is not None:
                         path_of[b] = (*paths[i], b - kids.start)
-                        parents.append(i)
-                        turns.append(b - kids.start)
                 else:
                     made.append(None)
                     leaves.append(b)
@@ -178,8 +175,6 @@ def grow(source: Source, *, n_features: int, max_features: Any = None, feature_k
             made[b] = child_stats
         if not next_frontier:
             break
-        if draws is not None:
-            draws.descend(parents, turns)
         source.advance()
         frontier = next_frontier
         depth += 1
@@ -325,125 +320,25 @@ def _gain_of(records: Sequence[Any], gains: Any, g: int) -> float:
     return 0.0 if gain is None else gain
 
 
-# -- feature subsampling's draws, a frontier at a time ------------------------------------------
-# node_features(n, m, key, path) is numpy's default_rng(SeedSequence(seed, spawn_key=(*member, 1,
-# *path))).choice(n, m, replace=False). A node's SeedSequence pool is its parent's with one more
-# entropy word (its branch), so the loop carries each open node's pool and makes a whole
-# frontier's draws in a few dozen numpy calls instead of a generator object per node: the pools'
-# last word mixed in (bit_generator.pyx's mix_entropy), generate_state(4, uint64), PCG64 seeded
-# from it and stepped (pcg64.h: XSL-RR 128/64, 32-bit outputs handed out low half first, the
-# 128-bit state as four 32-bit limbs), Lemire's bounded draws and Floyd's algorithm
-# (Generator.choice for populations up to 10,000), operation for operation; a node whose draw
-# would reject a 32-bit word (a chance of about m * n / 2**32) is drawn by node_features itself.
-_M32 = 0xFFFFFFFF
-_INIT_A, _MULT_A, _INIT_B, _MULT_B, _MIX_L, _MIX_R = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED, 0xCA01F9DD, 0x4973F715
-_PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
-#: Most features numpy's ``choice`` draws by Floyd's algorithm (it shuffles above).
-_FLOYD_MAX = 10_000
+def drawn(n_features: int, max_features: int, key: Any, paths: Sequence[tuple[int, ...]], *, compiled: bool = True) -> np.ndarray:
+    """``(nodes, features)`` bool: the features each node of a frontier (its ``paths``) may split
+    on, :func:`puretree.splits.node_features`'s draws: all in one compiled call
+    (:func:`puretree.growth.kernels.draw_frontier`) where ``compiled`` and the library loads,
+    else node by node with ``node_features`` (the same sets).
 
+    >>> drawn(10, 3, (0,), [(), (1,)], compiled=False).sum(axis=1).tolist()
+    [3, 3]
+    >>> (drawn(10, 3, (0,), [(), (1,)]) == drawn(10, 3, (0,), [(), (1,)], compiled=False)).all()
+    np.True_
+    """
+    got = kernels.draw_frontier(n_features, max_features, key, paths) if compiled else None
+    if got is not None:
+        return got
+    out = np.zeros((len(paths), n_features), dtype=bool)
+    for i, path in enumerate(paths):
+        out[i, node_features(n_features, max_features, key, path)] = True
+    return out
 
-def _hash_constants(start: int, count: int, mult: int) -> tuple[np.ndarray, np.ndarray]:
-    """The hash constant before and after each of ``count`` steps from ``start``."""
-    pre = [start]
-    for _ in range(count):
-        pre.append(pre[-1] * mult & _M32)
-    return np.array(pre[:-1], dtype=np.uint32), np.array(pre[1:], dtype=np.uint32)
-
-
-def _limbs(values: list[int]) -> np.ndarray:
-    """128-bit numbers as four 32-bit limbs each, lowest first (uint64)."""
-    return np.array([[v >> (32 * i) & _M32 for i in range(4)] for v in values], dtype=np.uint64)
-
-
-# which column of a 128-bit product each 32 x 32-bit partial product's low and high halves add to
-_LOW = np.array([[int(a + b == i) for i in range(4)] for a in range(4) for b in range(4)], dtype=np.uint64)
-_HIGH = np.array([[int(a + b + 1 == i) for i in range(4)] for a in range(4) for b in range(4)], dtype=np.uint64)
-
-
-class _Draws:
-    """The feature draws of one tree's nodes: each open node's SeedSequence pool, a frontier at a time."""
-
-    def __init__(self, n_features: int, max_features: int, key: Any) -> None:
-        self.n, self.m, self.key = n_features, max_features, key
-        spawn = (*key[1:], 1)  # one 32-bit word each, after the seed's four (node_features' words)
-        self.fast = 0 <= key[0] < 2**32 and all(0 <= v < 2**32 for v in spawn) and max_features < n_features <= _FLOYD_MAX
-        if not self.fast:
-            return
-        self.pools = np.random.SeedSequence(key[0], spawn_key=spawn).pool.reshape(1, 4)  # the root's
-        self.hash = _INIT_A * pow(_MULT_A, 16 + 4 * len(spawn), 2**32) & _M32  # the mixer's constant after the root's words
-        self.b_pre, self.b_post = _hash_constants(_INIT_B, 8, _MULT_B)
-        outputs = (max_features + 1) // 2  # 64-bit outputs: two 32-bit draws each
-        powers = [pow(_PCG_MULT, t, 2**128) for t in range(outputs + 2)]
-        self.factors = np.stack([_limbs(powers[2 : outputs + 2]), _limbs([sum(powers[: t + 1]) % 2**128 for t in range(1, outputs + 1)])], axis=1)  # (outputs, 2, 4)
-        first = n_features - max_features  # Floyd's j runs first..n-1, a draw in [0, j] each
-        excl = np.arange(first + 1, n_features + 1, dtype=np.uint64)
-        self.excl, self.reject_below = excl, (2**32 - excl) % excl
-
-    def allowed(self, paths: Sequence[tuple[int, ...]]) -> np.ndarray:
-        """``(nodes, features)``: the features each node of the frontier (its ``paths``, in the
-        order of the pools) may split on."""
-        N = len(paths)
-        out = np.zeros((N, self.n), dtype=bool)
-        if not self.fast:
-            for i, path in enumerate(paths):
-                out[i, node_features(self.n, self.m, self.key, path)] = True
-            return out
-        pools = self.pools.astype(np.uint64)
-        w = (pools[:, [0, 1, 2, 3, 0, 1, 2, 3]] ^ self.b_pre) * self.b_post & _M32  # generate_state(4, uint64)'s eight words
-        w ^= w >> 16
-        seed = w[:, [2, 3, 0, 1]]  # (high word, low word) -> limbs
-        seq = w[:, [6, 7, 4, 5]]
-        inc = (seq << 1) & _M32
-        inc[:, 1:] |= seq[:, :-1] >> 31
-        inc[:, 0] |= 1
-        x = seed + inc  # PCG64's state after seeding is MULT * (seed + inc) + inc; carried below
-        for i in range(3):
-            x[:, i + 1] += x[:, i] >> 32
-        x &= _M32
-        # the state of each output t: MULT**(t+1) * x + (1 + MULT + ... + MULT**t) * inc
-        parts = np.stack([x, inc], axis=1)[:, None, :, :, None] * self.factors[None, :, :, None, :]  # (N, outputs, 2, 4, 4)
-        parts = parts.reshape(N, len(self.factors), 32)
-        state = (parts & _M32) @ np.tile(_LOW, (2, 1)) + (parts >> 32) @ np.tile(_HIGH, (2, 1))
-        for i in range(3):
-            state[..., i + 1] += state[..., i] >> 32
-        state &= _M32
-        hi = state[..., 3] << 32 | state[..., 2]
-        xor = hi ^ (state[..., 1] << 32 | state[..., 0])
-        rot = hi >> 58
-        value = xor >> rot | xor << ((64 - rot) & 63)
-        words = np.stack([value & _M32, value >> 32], axis=-1).reshape(N, -1)[:, : self.m]  # the 32-bit draws, low half first
-        product = words * self.excl
-        values = (product >> 32).astype(np.int64)  # Lemire: [0, j] from the high word
-        bad = ((product & _M32) < self.reject_below).any(axis=1)  # a rejected word: numpy draws again
-        flat = out.reshape(-1)
-        base = np.arange(N) * self.n
-        first = self.n - self.m
-        for i in range(self.m):  # Floyd: v, or j when v was drawn already
-            at = base + values[:, i]
-            flat[np.where(flat[at], base + first + i, at)] = True
-        for i in np.flatnonzero(bad).tolist():
-            out[i] = False
-            out[i, node_features(self.n, self.m, self.key, paths[i])] = True
-        return out
-
-    def keep(self, kept: np.ndarray) -> None:
-        """The pools of the frontier's nodes ``kept`` (their indices)."""
-        if self.fast:
-            self.pools = self.pools[kept]
-
-    def descend(self, parents: Sequence[int], branches: Sequence[int]) -> None:
-        """The next frontier's pools: child ``c`` of frontier node ``parents[c]`` down branch
-        ``branches[c]`` (its pool: the parent's with the branch's word mixed in)."""
-        if not self.fast:
-            return
-        pre, post = _hash_constants(self.hash, 4, _MULT_A)
-        self.hash = int(post[-1])
-        word = np.asarray(branches, dtype=np.uint32)[:, None]
-        h = (word ^ pre) * post
-        h ^= h >> 16
-        pools = self.pools[np.asarray(parents, dtype=np.int64)] * np.uint32(_MIX_L) - h * np.uint32(_MIX_R)
-        pools ^= pools >> 16
-        self.pools = pools
 
 def floats(stats: Any) -> list[list[float]]:
     """Each node's statistics as a list of Python floats, checked finite (what
