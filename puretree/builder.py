@@ -752,7 +752,6 @@ def _random_binned(ds: Dataset, cfg: Settings, chosen: Score, *, engine: str, ke
         else "monotonic_cst is not held by random cuts" if monotonic is not None
         else "missing='distribute' sends a row down several branches; use 'majority', 'learn' or 'error'" if cfg.missing == "distribute"
         else "accept= hooks are the recursive builder's" if cfg.accept is not None
-        else "min_weight_fraction_leaf is not applied to them (yet)" if cfg.min_weight_leaf > 0
         else "missing='learn' learns the side of threshold splits on numeric features, and the data has a categorical one (as with splitter='best')" if cfg.missing == "learn" and not all(f.is_numeric for f in ds.schema.features)
         else f"the split generators must be the built-in ones, got {', '.join(score_name(s) for s in cfg.splitters)}" if not all(any(s is b for b in (random_threshold_splits, subset_splits, multiway_splits)) for s in cfg.splitters)
         else None

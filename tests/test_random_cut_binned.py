@@ -132,7 +132,6 @@ def test_binned_random_refuses_what_has_no_meaning_there():
         (dict(engine="reference"), "engine='reference'"),
         (dict(accept=lambda parent, children: True), "accept="),
         (dict(missing="surrogate"), "surrogate"),
-        (dict(min_weight_fraction_leaf=0.1), "min_weight_fraction_leaf"),
     ]
     for options, message in cases:
         with pytest.raises(ParameterError, match=message):
@@ -233,3 +232,30 @@ def test_property_the_frontier_draw_is_each_nodes_draw(spans, keys, limit):
     nodes, features, thresholds = drawn_cuts(low, high, keys[:n], limit=limit)
     expected = [(i, f, t) for i in range(n) for f, t in visit(p, keys[i], limit, lambda f, i=i: None if np.isnan(low[i, f]) else (float(low[i, f]), float(high[i, f])))]
     assert list(zip(nodes.tolist(), features.tolist(), thresholds.tolist())) == expected
+
+
+def test_the_weight_bound_holds_on_binned_random_cuts_as_in_memory():
+    # a bin per value: the binned random tree with min_weight_fraction_leaf is the in-memory
+    # random tree (the reference's rule: a drawn cut leaving a child lighter is no cut)
+    for load in (load_breast_cancer, load_wine):
+        X, y = load(return_X_y=True)
+        w = np.random.default_rng(3).random(len(y)) * 2
+        for seed, weights, fraction in ((0, None, 0.05), (1, w, 0.02), (2, w, 0.1)):
+            binned = puretree.cart(X, y, max_bins=10_000, splitter="random", seed=seed, sample_weight=weights, min_weight_fraction_leaf=fraction)
+            in_memory = puretree.cart(X, y, splitter="random", seed=seed, sample_weight=weights, min_weight_fraction_leaf=fraction, threshold="data")
+            _same_tree(binned, in_memory, exact=weights is None)  # weighted sums in another order: statistics within 1e-9
+            assert binned != puretree.cart(X, y, max_bins=10_000, splitter="random", seed=seed, sample_weight=weights)
+            total = len(y) if weights is None else weights.sum()
+            for node, at in _nodes(binned, X):
+                goes_left = X[at, node.feature] <= node.test.value
+                child = np.ones(len(at)) if weights is None else weights[at]
+                assert min(child[goes_left].sum(), child[~goes_left].sum()) >= fraction * total - 1e-9
+
+
+@pytest.mark.parametrize("missing", ["majority", "learn"])
+def test_dask_grows_the_in_memory_binned_random_tree_with_the_weight_bound(client, missing):
+    X, y, target, w, edges = _data()
+    for regression, t in ((False, y), (True, target)):
+        for weights in (None, w):
+            grown = _compare(X, t, weights, edges, 3, regression, splitter="random", seed=4, missing=missing, min_weight_fraction_leaf=0.08)
+            assert isinstance(grown.root, Split)

@@ -586,7 +586,8 @@ def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Se
     path): the features visited and cut as :func:`puretree.growth.random_draw.bin_cuts` draws
     them from each feature's occupied bins (its lowest and highest known bin holding a row of
     the node), each cut scored as :func:`best_thresholds` scores a cut (the known rows' share
-    on a node with a missing value; ``rules.min_samples_leaf`` rows each side) or, with
+    on a node with a missing value; ``rules.min_samples_leaf`` rows and ``rules.min_weight_leaf``
+    weight each side) or, with
     ``rules.learn``, as :func:`learned_thresholds` scores it with the missing rows right, then
     left (no cut of the missing rows alone: the cut is the one drawn). The first visited cut
     within tolerance of the node's best wins, as the recursive builder's random splitter takes
@@ -637,6 +638,10 @@ def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Se
     if rules.learn:  # as learned_thresholds: on all the node's rows, the missing rows right, then left
         absent, n_miss = H[ni_, fj_, -1, :-1], H[ni_, fj_, -1, -1]
         ok_r, ok_l, _ = learned_ok(n_left, parents[ni_, -1], n_known, n_miss, float(rules.min_samples_leaf))
+        if rules.min_weight_leaf > 0:  # each child's weight, its missing rows included (as learned_thresholds)
+            w_node = weight_of(total, rules.regression)
+            ok_r = ok_r & heavy_enough(weight_of(left, rules.regression), w_node, rules.min_weight_leaf)
+            ok_l = ok_l & heavy_enough(weight_of(left + absent, rules.regression), w_node, rules.min_weight_leaf)
         s_r, s_l = scored(total, left, ok_r), scored(total, left + absent, ok_l)
         best = np.maximum(s_r, s_l)
         use_l = np.isfinite(best) & ~(s_r >= best - tolerance(best))
@@ -646,6 +651,8 @@ def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Se
         incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))[ni_]  # a missing value in the node, any numeric feature
         parent = np.where(incomplete[:, None], known, total)
         ok = (n_left >= msl) & (n_known - n_left >= msl)
+        if rules.min_weight_leaf > 0:  # both children of at least that weight (the node's: its known rows' where it has a missing value)
+            ok &= heavy_enough(weight_of(left, rules.regression), weight_of(parent, rules.regression), rules.min_weight_leaf)
         s = scored(parent, left, ok)
         if incomplete.any():
             s = known_share(s, weight_of(parent, rules.regression), weight_of(total, rules.regression), incomplete)
