@@ -11,6 +11,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 import puretree as pt
 from puretree.growth import kernels
+from test_whole_tree import counted  # the spy on the whole-tree kernel's calls
 
 needs_kernel = pytest.mark.skipif(not kernels.AVAILABLE or kernels.library() is None, reason="the compiled kernel is not built here")
 
@@ -20,19 +21,6 @@ def level_wise(monkeypatch, *args, **options):
     with monkeypatch.context() as m:
         m.setattr(kernels, "WHOLE_TREE_MAX_WORK", 0)
         return pt.cart(*args, **options)
-
-
-def counted(monkeypatch):
-    """The calls of the whole-tree kernel from here on (a list, one entry a call)."""
-    calls = []
-    real = kernels.grow_bounded
-
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(kernels, "grow_bounded", spy)
-    return calls
 
 
 def with_nan(X, seed=0, share=0.1):

@@ -17,6 +17,7 @@ from puretree import ensemble
 from puretree.data import as_dataset
 from puretree.growth import engine, kernels, level
 from puretree.splits import node_features
+from test_whole_tree import counted  # the spy on the whole-tree kernel's calls
 
 needs_kernel = pytest.mark.skipif(not kernels.AVAILABLE or kernels.library() is None, reason="the compiled kernel is not built here")
 
@@ -101,18 +102,6 @@ def test_forest_members_are_the_reference_builders_trees(load, seed):
         assert member == pt.cart(X, y, sample_weight=w, max_features="sqrt", seed=(seed, m), engine="reference")
     numpy_forest = pt.random_forest(X, y, n_trees=3, seed=seed, engine="numpy")  # the frontier loop, node_features' draws
     assert (forest.members, forest.oob_score) == (numpy_forest.members, numpy_forest.oob_score)
-
-
-def counted(monkeypatch):
-    calls = []
-    real = kernels.grow_bounded
-
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(kernels, "grow_bounded", spy)
-    return calls
 
 
 @needs_kernel
