@@ -607,7 +607,7 @@ def grow(
     keyed by ``seed``; in histogram mode drawn between the edges of the node's lowest and highest
     bins holding a row and moved down to an edge
     (:func:`~puretree.growth.histograms.random_thresholds`, the tree :mod:`puretree.dask` grows
-    from the same edges; ``missing="learn"``: each cut learns its side; see ``docs/sizes.md``).
+    from the same edges; ``missing="learn"``: each cut's missing side drawn, in memory too; ``monotonic_cst``: a drawn cut outside the node's bounds not taken; see ``docs/sizes.md``).
 
     >>> tree = grow([[1.0], [2.0], [3.0], [np.nan]], [10.0, 12.0, 30.0, 31.0], task="regression",
     ...             max_depth=1, missing="distribute")
@@ -657,7 +657,7 @@ def grow(
         return _surrogate_tree(ds, chosen, cfg, engine, max_bins, bins, max_features, accept, splitters, threshold)
     if random_bins:
         return _random_binned(ds, cfg, chosen, engine=engine, kernel=kernel, max_bins=max_bins, bins=bins, monotonic=monotonic, progress=progress, threshold=threshold)
-    if missing == "learn":
+    if missing == "learn" and not any(s is random_threshold_splits for s in cfg.splitters):  # the random splitter draws its side itself
         # The learned side: splits.learned_threshold_splits in the recursive builder, growth.bounds on the sorted source.
         if not any(s is threshold_splits for s in cfg.splitters):
             raise ParameterError(f"missing='learn' learns the side of the threshold splits that threshold_splits makes (grow, id3, cart); these split generators ({', '.join(score_name(s) for s in cfg.splitters)}) do not use it")
@@ -749,7 +749,6 @@ def _random_binned(ds: Dataset, cfg: Settings, chosen: Score, *, engine: str, ke
 
     why = (
         "engine='reference' grows without bins" if engine == "reference"
-        else "monotonic_cst is not held by random cuts" if monotonic is not None
         else "missing='distribute' sends a row down several branches; use 'majority', 'learn' or 'error'" if cfg.missing == "distribute"
         else "accept= hooks are the recursive builder's" if cfg.accept is not None
         else "missing='learn' learns the side of threshold splits on numeric features, and the data has a categorical one (as with splitter='best')" if cfg.missing == "learn" and not all(f.is_numeric for f in ds.schema.features)
@@ -778,7 +777,7 @@ def _random_binned(ds: Dataset, cfg: Settings, chosen: Score, *, engine: str, ke
     # a small fit's histograms cost less than starting threads for them (an ensemble grows its members in threads)
     threads = 1 if ds.X.size < _THREADED_CELLS else os.cpu_count() or 1
     sizes = Sizes(cfg.max_leaf_nodes, cfg.min_impurity_decrease, cfg.total_weight) if cfg.max_leaf_nodes is not None or cfg.min_impurity_decrease > 0 else None
-    grown = histograms.grow_binned(ds, cfg, kinds, binned, edges=bins, compiled=False if kernel == "never" else None, threads=threads, progress=progress, random=cfg.feature_key, learn=learn, sizes=sizes)
+    grown = histograms.grow_binned(ds, cfg, kinds, binned, edges=bins, compiled=False if kernel == "never" else None, threads=threads, progress=progress, random=cfg.feature_key, learn=learn, sizes=sizes, monotonic=monotonic)
     impurity: Any = getattr(chosen, "impurity", None)
     tree = Tree(grown, ds.schema, "majority" if learn else cfg.missing, criterion=impurity.__name__ if any(impurity is f for f in (entropy, gini, misclassification, variance)) else None)
     return data_thresholds(tree, ds.X) if threshold == "data" else tree

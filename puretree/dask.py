@@ -545,8 +545,8 @@ def _refuse_options(*, c45: bool, missing: str, monotonic: bool, sized: bool, mi
         raise ParameterError("missing='surrogate' (rpart's surrogate splits) needs each node's rows to rank the other features' splits, which the workers' histograms do not hold; grow it in memory (puretree.cart: the in-memory reference builder only grows it); puretree.dask takes 'majority', 'learn' and 'error'")
     if missing == "distribute" and not c45:
         raise ParameterError("missing='distribute' sends a row down several branches with fractional weights; puretree.dask.cart takes 'majority', 'learn' and 'error' (not yet 'distribute'; puretree.dask.c45 distributes)")
-    if splitter != "best" and (c45 or monotonic):
-        raise ParameterError(f"splitter={splitter!r} draws cart's and id3's thresholds on the bins (as puretree.cart with bins=), not C4.5's cuts and without monotonic_cst; use puretree.dask.cart or id3 without monotonic_cst")
+    if splitter != "best" and c45:
+        raise ParameterError(f"splitter={splitter!r} draws cart's and id3's thresholds on the bins (as puretree.cart with bins=), not C4.5's cuts; use puretree.dask.cart or id3")
     if min_weight_fraction_leaf > 0 and c45:
         raise ParameterError("min_weight_fraction_leaf on puretree.dask.c45: J48's leaf bound is min_samples_leaf (a weight); use it")
     if c45 and (missing == "learn" or monotonic or sized):

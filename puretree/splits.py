@@ -35,7 +35,7 @@ from .codegen.literals import float32_threshold
 from .criteria import ImpurityDecrease, Score
 from .data import Dataset
 from .errors import DataError, ParameterError, PuretreeError
-from .growth.random_draw import node_key, proxy_rank, random_cuts
+from .growth.random_draw import missing_side, node_key, proxy_rank, random_cuts
 from .impurity import gini, variance
 from .nodes import TESTS, Schema, Test
 from .tasks import TASKS, Task, as_task
@@ -436,7 +436,7 @@ def heavy_enough(w_left: Any, w_node: Any, min_weight_leaf: float) -> Any:
 FEATURE_THRESHOLD = 1e-7
 
 
-def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float, min_weight_leaf: float = 0.0, max_features: int | None = None, key: tuple[int, ...] = (0,)) -> Candidate | None:
+def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: float, min_weight_leaf: float = 0.0, max_features: int | None = None, key: tuple[int, ...] = (0,), learn: bool = False) -> Candidate | None:
     """scikit-learn's random splitter (extra trees, ``splitter="random"``): the numeric
     features are visited in a random order, each non-constant one cut at a threshold drawn
     uniformly between its minimum and maximum at the node (the maximum drawn: the minimum), and
@@ -448,7 +448,13 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     no missing value among the cut features, the cuts are ranked by scikit-learn's proxy of it
     (:func:`~puretree.growth.random_draw.proxy_rank`, the same order); otherwise by ``score``.
     Missing values are scored as :func:`threshold_splits` scores them (the known rows, scaled by
-    their share) and routed by the tree's strategy.
+    their share) and routed by the tree's strategy; with ``learn`` (``missing="learn"``) each
+    cut sends its feature's missing rows to a side drawn as scikit-learn's random splitter draws
+    it (:func:`~puretree.growth.random_draw.missing_side`) where the node has missing values in
+    that feature, else to the child of more rows (a tie: right), and is scored on all the node's rows.
+    With monotonic constraints (``node.monotonic``) a drawn cut whose children leave the node's
+    bounds or go against the direction is not taken (:func:`monotone_ok`), as scikit-learn's
+    random splitter rejects it.
 
     >>> from puretree.criteria import SCORES
     >>> from puretree.data import from_numpy
@@ -461,9 +467,12 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     numeric = node.numeric
     if len(numeric) == 0 or n < 2:
         return None
-    cuts = random_cuts(node.X[:, numeric], node_key(key, node.path or ()), limit=max_features)
+    nkey = node_key(key, node.path or ())
+    cuts = random_cuts(node.X[:, numeric], nkey, limit=max_features)
     if not cuts:
         return None
+    if learn:
+        return _learned_random(node, cuts, nkey, score=score, min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
     feats = numeric[np.array([f for f, _ in cuts], dtype=np.int64)]
     thresholds = np.array([t for _, t in cuts])
     columns = node.X[:, feats]
@@ -483,6 +492,8 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     ok = (n_left >= max(1.0, min_samples_leaf)) & (n_right >= max(1.0, min_samples_leaf))
     if min_weight_leaf > 0:
         ok &= heavy_enough(task.weight(left), task.weight(base), min_weight_leaf)
+    if node.monotonic is not None:  # a drawn cut outside the node's bounds is not taken, as scikit-learn's random splitter
+        ok &= monotone_ok(node, feats, left[:, None, :], task.remainder(base, left)[:, None, :])[:, 0]
     s = np.where(ok & ~np.isnan(s), s, -np.inf)
     if np.isneginf(s).all():
         return None
@@ -492,6 +503,46 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     column = node.X[:, int(feats[i])]
     branch = np.where(np.isnan(column), MISSING_BRANCH, column > thresholds[i]).astype(np.int64)
     return Candidate(float(s[i]), int(feats[i]), "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float(thresholds[i]))
+
+
+def _learned_random(node: NodeData, cuts: list[tuple[int, float]], key: int, *, score: Score, min_samples_leaf: float, min_weight_leaf: float) -> Candidate | None:
+    """:func:`random_threshold_splits` with ``missing="learn"``: the cuts ``(position among the
+    numeric features, threshold)`` of the node keyed ``key``, each with its missing rows' side
+    (drawn where the node has missing values in the feature), scored on all the node's rows."""
+    p = len(node.numeric)
+    feats = node.numeric[np.array([f for f, _ in cuts], dtype=np.int64)]
+    thresholds = np.array([t for _, t in cuts])
+    columns = node.X[:, feats]
+    known = ~np.isnan(columns)
+    n = node.n_rows
+    n_miss = n - known.sum(axis=0)
+    goes_left = (columns <= thresholds) & known  # (n, v)
+    n_left = goes_left.sum(axis=0)
+    drawn = np.array([missing_side(key, p, f) for f, _ in cuts], dtype=np.int64)
+    side = np.where(n_miss > 0, drawn, np.where(n_left > n - n_left, 0, 1))  # no missing row here: the child of more rows
+    goes_left = goes_left | (~known & (side == 0))
+    rows_left = goes_left.sum(axis=0)
+    task = node.task
+    parent = node.stats.sum(axis=0)
+    left = goes_left.T.astype(np.float64) @ node.stats  # (v, k)
+    children = np.stack((left, task.remainder(parent, left)), axis=-2)
+    names = np.asarray(node.schema.feature_names)[feats]
+    with np.errstate(invalid="ignore"):
+        s = np.broadcast_to(np.asarray(score(parent, children, names), dtype=np.float64), (len(feats),))
+    ok = (rows_left >= max(1.0, min_samples_leaf)) & (n - rows_left >= max(1.0, min_samples_leaf))
+    if min_weight_leaf > 0:
+        ok &= heavy_enough(task.weight(left), task.weight(parent), min_weight_leaf)
+    if node.monotonic is not None:
+        ok &= monotone_ok(node, feats, left[:, None, :], task.remainder(parent, left)[:, None, :])[:, 0]
+    s = np.where(ok & ~np.isnan(s), s, -np.inf)
+    if np.isneginf(s).all():
+        return None
+    by_proxy = not task.is_regression and isinstance(score, ImpurityDecrease) and score.impurity is gini and bool(known.all())
+    rank = np.where(ok, proxy_rank(parent, left), -np.inf) if by_proxy else s
+    i = int(np.argmax(rank))  # strictly better only: the first visited on a tie
+    column = node.X[:, int(feats[i])]
+    branch = np.where(np.isnan(column), int(side[i]), column > thresholds[i]).astype(np.int64)
+    return Candidate(float(s[i]), int(feats[i]), "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float(thresholds[i]), missing_branch=int(side[i]))
 
 
 def improvement(node: NodeData, candidate: Candidate, total_weight: float) -> float:
@@ -1272,7 +1323,7 @@ def best_candidate(node: NodeData, cfg: Settings) -> Candidate | None:
     found = []
     for gen in cfg.splitters:
         if gen is random_threshold_splits:
-            c = random_threshold_splits(whole, score=score, min_samples_leaf=cfg.min_samples_leaf, min_weight_leaf=cfg.min_weight_leaf, max_features=cfg.max_features, key=cfg.feature_key)
+            c = random_threshold_splits(whole, score=score, min_samples_leaf=cfg.min_samples_leaf, min_weight_leaf=cfg.min_weight_leaf, max_features=cfg.max_features, key=cfg.feature_key, learn=cfg.missing == "learn")
         elif cfg.min_weight_leaf > 0 and any(gen is b for b in _WEIGHING_SPLITTERS):
             c = gen(node, score=score, min_samples_leaf=cfg.min_samples_leaf, min_weight_leaf=cfg.min_weight_leaf)
         elif cfg.min_weight_leaf > 0 and getattr(gen, "weighs_leaves", False):  # C4.5's: its leaf bound is a weight

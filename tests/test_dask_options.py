@@ -206,7 +206,6 @@ def _small(y=(0, 1, 0, 1)):
     [
         (dict(missing="surrogate"), r"missing='surrogate' .* histograms do not hold; grow it in memory \(puretree.cart"),
         (dict(missing="distribute"), r"missing='distribute' .* puretree.dask.cart takes 'majority', 'learn' and 'error'"),
-        (dict(splitter="random", monotonic_cst=[1, 0]), r"splitter='random' draws cart's and id3's thresholds on the bins .* without monotonic_cst"),
         (dict(monotonic_cst=[1]), r"monotonic_cst has 1 entries but the data has 2 features"),
         (dict(splitter="best", max_leaf_nodes=1), r"max_leaf_nodes must be"),
     ],

@@ -127,7 +127,6 @@ def test_missing_values_regression_weights_and_categories_grow_in_memory():
 def test_binned_random_refuses_what_has_no_meaning_there():
     X, y, _, _, edges = _data()
     cases = [
-        (dict(monotonic_cst=[1, 0, 0]), "monotonic_cst"),
         (dict(missing="distribute"), "missing='distribute'"),
         (dict(engine="reference"), "engine='reference'"),
         (dict(accept=lambda parent, children: True), "accept="),
@@ -184,8 +183,6 @@ def test_dask_refuses_the_random_cut_where_it_has_no_meaning(client):
     Xd, yd = _dask(2, X, y)
     with pytest.raises(ParameterError, match="splitter='random' draws cart's and id3's thresholds"):
         ptdask.c45(Xd, yd, bins=edges, splitter="random")
-    with pytest.raises(ParameterError, match="without monotonic_cst"):
-        ptdask.cart(Xd, yd, bins=edges, splitter="random", monotonic_cst=[1, 0, 0])
 
 
 @st.composite

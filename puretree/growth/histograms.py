@@ -61,7 +61,7 @@ from .choose import (
 from .c45_cuts import sorted_options
 from .assemble import trusted_threshold
 from .bounds import children_bounds, learned_ok, learned_side, monotone_ok
-from .random_draw import bin_cuts, mix, node_key
+from .random_draw import bin_cuts, missing_side, mix, node_key
 from .level import Decision, Sizes
 from .level import grow as grow_frontier
 
@@ -503,7 +503,7 @@ def choose(H: np.ndarray, parents: np.ndarray, usable: list[np.ndarray], rules: 
     numeric = np.flatnonzero(~rules.categorical)
     Hn = H[:, ~rules.categorical] if categorical else H  # numeric features alone: no copy
     if rules.random is not None:  # extra trees: the random cut, its features its own draw (as in memory)
-        fs, fb, fside = random_thresholds(Hn, parents, rules, cast("Sequence[int]", keys), [cast("np.ndarray", edges[j]) for j in numeric.tolist()] if edges is not None else [])
+        fs, fb, fside = random_thresholds(Hn, parents, rules, cast("Sequence[int]", keys), [cast("np.ndarray", edges[j]) for j in numeric.tolist()] if edges is not None else [], bounds)
     else:
         fs, fb, fside = learned_thresholds(Hn, parents, rules, bounds) if rules.learn else (*best_thresholds(Hn, parents, rules, bounds), None)
         if allowed is not None:
@@ -579,7 +579,7 @@ def best_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, bounds: tu
     return fs, fb
 
 
-def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Sequence[int], edges: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Sequence[int], edges: Sequence[np.ndarray], bounds: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Each node's random cut (``splitter="random"``, extra trees) from the histograms ``H``
     (node, numeric feature, bin, channel; ``edges``: those features' bin edges) of the nodes
     keyed ``keys`` (:func:`puretree.growth.random_draw.node_key` of the seed and the node's
@@ -588,8 +588,11 @@ def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Se
     the node), each cut scored as :func:`best_thresholds` scores a cut (the known rows' share
     on a node with a missing value; ``rules.min_samples_leaf`` rows and ``rules.min_weight_leaf``
     weight each side) or, with
-    ``rules.learn``, as :func:`learned_thresholds` scores it with the missing rows right, then
-    left (no cut of the missing rows alone: the cut is the one drawn). The first visited cut
+    ``rules.learn``, on all the node's rows with the missing rows on the side drawn as the
+    recursive builder's random splitter draws it (:func:`puretree.growth.random_draw.missing_side`)
+    where the node has missing values in the feature, else on the child of more rows. With
+    ``rules.monotonic`` a cut whose children leave the node's ``bounds`` or go against the
+    direction is not taken (as :func:`best_thresholds`). The first visited cut
     within tolerance of the node's best wins, as the recursive builder's random splitter takes
     the first on a tie. Returns the scores (node, feature; finite at the winning feature only),
     the cuts' bins and, with ``rules.learn``, the sides (as :func:`learned_thresholds`; else None).
@@ -642,10 +645,13 @@ def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Se
             w_node = weight_of(total, rules.regression)
             ok_r = ok_r & heavy_enough(weight_of(left, rules.regression), w_node, rules.min_weight_leaf)
             ok_l = ok_l & heavy_enough(weight_of(left + absent, rules.regression), w_node, rules.min_weight_leaf)
-        s_r, s_l = scored(total, left, ok_r), scored(total, left + absent, ok_l)
-        best = np.maximum(s_r, s_l)
-        use_l = np.isfinite(best) & ~(s_r >= best - tolerance(best))
-        s = np.where(use_l, s_l, s_r)
+        # the side drawn where the node has missing values in the feature (as the recursive builder's random splitter)
+        use_l = np.array([missing_side(int(keys[i]), p, f) == 0 for i, f in zip(ni_.tolist(), fj_.tolist())], dtype=bool) & (n_miss > 0)
+        if rules.monotonic is not None and bounds is not None:
+            direction, lower, upper = rules.monotonic[~rules.categorical][fj_], bounds[0][ni_], bounds[1][ni_]
+            ok_r = ok_r & monotone_ok(direction, lower, upper, left, total, _task(rules), remainder=True)
+            ok_l = ok_l & monotone_ok(direction, lower, upper, left + absent, total, _task(rules), remainder=True)
+        s = np.where(use_l, scored(total, left + absent, ok_l), scored(total, left, ok_r))
         side = learned_side(n_miss > 0, use_l, n_left, parents[ni_, -1] - n_left)
     else:
         incomplete = np.asarray((H[:, :, -1, -1] > 0).any(axis=1))[ni_]  # a missing value in the node, any numeric feature
@@ -653,6 +659,8 @@ def random_thresholds(H: np.ndarray, parents: np.ndarray, rules: Rules, keys: Se
         ok = (n_left >= msl) & (n_known - n_left >= msl)
         if rules.min_weight_leaf > 0:  # both children of at least that weight (the node's: its known rows' where it has a missing value)
             ok &= heavy_enough(weight_of(left, rules.regression), weight_of(parent, rules.regression), rules.min_weight_leaf)
+        if rules.monotonic is not None and bounds is not None:
+            ok &= monotone_ok(rules.monotonic[~rules.categorical][fj_], bounds[0][ni_], bounds[1][ni_], left, parent, _task(rules), remainder=True)
         s = scored(parent, left, ok)
         if incomplete.any():
             s = known_share(s, weight_of(parent, rules.regression), weight_of(total, rules.regression), incomplete)
@@ -1215,14 +1223,15 @@ def bin_matrix(X: np.ndarray, columns: Sequence[tuple[np.ndarray, np.ndarray]]) 
     return out, found, n_bins
 
 
-def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.ndarray, int], np.ndarray] | None = None, *, edges: Sequence[np.ndarray | None] | None = None, compiled: bool | None = None, threads: int = 1, progress: Callable[[int, int, int], Any] | None = None, random: tuple[int, ...] | None = None, learn: bool = False, sizes: Sizes | None = None) -> Node:
+def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.ndarray, int], np.ndarray] | None = None, *, edges: Sequence[np.ndarray | None] | None = None, compiled: bool | None = None, threads: int = 1, progress: Callable[[int, int, int], Any] | None = None, random: tuple[int, ...] | None = None, learn: bool = False, sizes: Sizes | None = None, monotonic: np.ndarray | None = None) -> Node:
     """The root of the tree grown in memory from ``ds`` (a :class:`~puretree.data.Dataset`
     that :func:`applies`) with settings ``cfg``, its numeric columns binned by ``edges`` or
     ``binned`` (:func:`binned_rows`): the histogram source over the rows as one block
     (:class:`Rows`), the tree the sorted source grows on the binned values. ``random``:
     ``splitter="random"``, keyed by this seed (:func:`random_thresholds`), on any data
     :mod:`puretree.dask` grows (weights, numeric targets, categorical features: a category's
-    bin is its code; ``learn``: ``missing="learn"``), the tree Dask grows from the same edges."""
+    bin is its code; ``learn``: ``missing="learn"``; ``monotonic``: ``monotonic_cst``, -1, 0, +1
+    per feature), the tree Dask grows from the same edges."""
     schema = ds.schema
     categorical = np.array([not f.is_numeric for f in schema.features], dtype=bool)
     if random is None:
@@ -1234,7 +1243,7 @@ def grow_binned(ds: Any, cfg: Any, kinds: tuple[str, ...], binned: Callable[[np.
     variance = isinstance(score, ImpurityDecrease) and score.impurity is impurity_variance
     n_categories = tuple(0 if f.is_numeric else len(f.categories) for f in schema.features)
     integral = not schema.is_regression and ds.sample_weight is None
-    rules = Rules(score, np.asarray(schema.feature_names, dtype=object).astype(str), cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_gain, schema.is_regression, variance, categorical, "multiway" in kinds, n_categories, integral=integral, compiled=compiled, learn=learn, min_weight_leaf=float(getattr(cfg, "min_weight_leaf", 0.0)), random=random, random_features=getattr(cfg, "max_features", None) if random is not None else None)
+    rules = Rules(score, np.asarray(schema.feature_names, dtype=object).astype(str), cfg.max_depth, cfg.min_samples_split, cfg.min_samples_leaf, cfg.min_gain, schema.is_regression, variance, categorical, "multiway" in kinds, n_categories, integral=integral, compiled=compiled, learn=learn, min_weight_leaf=float(getattr(cfg, "min_weight_leaf", 0.0)), random=random, random_features=getattr(cfg, "max_features", None) if random is not None else None, monotonic=monotonic)
     k = 0 if schema.is_regression else max(1, len(schema.classes))
     target = np.ascontiguousarray(ds.y, dtype=np.float64 if schema.is_regression else np.int32)
     weight = None if ds.sample_weight is None else np.ascontiguousarray(ds.sample_weight, dtype=np.float64)

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["GOLDEN", "FEATURE_THRESHOLD", "mix", "draw", "node_key", "random_cuts", "visit", "bin_cuts", "drawn_cuts", "proxy_rank"]
+__all__ = ["GOLDEN", "FEATURE_THRESHOLD", "mix", "draw", "node_key", "random_cuts", "visit", "bin_cuts", "drawn_cuts", "proxy_rank", "missing_side"]
 
 _MASK = (1 << 64) - 1
 #: splitmix64's increment (the golden ratio's 64 bits).
@@ -66,6 +66,20 @@ def mix(x: int) -> int:
 def draw(key: int, i: int) -> int:
     """Draw ``i`` (from 0) of the node keyed ``key``: its splitmix64 stream."""
     return mix((key + i * GOLDEN) & _MASK)
+
+
+def missing_side(key: int, p: int, f: int) -> int:
+    """``missing="learn"``: the side (0 left, 1 right) the random splitter sends the missing
+    values of feature ``f`` (its position among the ``p`` numeric features) at the node keyed
+    ``key`` when the node has missing values in it: drawn, as scikit-learn's random splitter
+    draws ``missing_go_to_left`` per candidate feature, from the node's draw ``2 * p + f`` (the
+    draws before it are the visit's and the thresholds'), its top bit. The recursive builder and
+    the histogram source both draw it here.
+
+    >>> missing_side(node_key((0,), ()), 3, 1) in (0, 1), missing_side(5, 2, 0) == missing_side(5, 2, 0)
+    (True, True)
+    """
+    return int(draw(key, 2 * p + f) >> 63)
 
 
 def node_key(seed_key: Sequence[int], path: Sequence[int]) -> int:
