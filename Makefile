@@ -17,7 +17,7 @@ $(BIN)/python:
 
 # Stamps record what has been installed into the environment, so re-runs are fast. The editable
 # install compiles the C growth kernel in place (setup.py), so a changed kernel source reinstalls.
-KERNEL := setup.py puretree/growth/_kernel.c puretree/growth/_histograms.c
+KERNEL := setup.py $(wildcard puretree/growth/*.c)
 
 $(VENV)/.core: pyproject.toml $(KERNEL) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[cli]'

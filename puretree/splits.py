@@ -471,8 +471,6 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     cuts = random_cuts(node.X[:, numeric], nkey, limit=max_features)
     if not cuts:
         return None
-    if learn:
-        return _learned_random(node, cuts, nkey, score=score, min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
     feats = numeric[np.array([f for f, _ in cuts], dtype=np.int64)]
     thresholds = np.array([t for _, t in cuts])
     columns = node.X[:, feats]
@@ -480,16 +478,24 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     goes_left = (columns <= thresholds) & known  # (n, v)
     task = node.task
     parent = node.stats.sum(axis=0)
+    if learn:  # the missing rows join their drawn side (no missing row here: the child of more rows, a tie right)
+        n_left = goes_left.sum(axis=0)
+        drawn = np.array([missing_side(nkey, len(numeric), f) for f, _ in cuts], dtype=np.int64)
+        side = np.where(known.all(axis=0), np.where(n_left > n - n_left, 0, 1), drawn)
+        goes_left |= ~known & (side == 0)
+        base, n_base = parent, n  # scored on all the node's rows
+    else:  # scored on the known rows, scaled by their share; the missing rows routed by the tree's strategy
+        side = np.full(len(feats), MISSING_BRANCH)
+        base, n_base = known.T.astype(np.float64) @ node.stats, known.sum(axis=0)  # (v, k)
     left = goes_left.T.astype(np.float64) @ node.stats  # (v, k)
-    base = known.T.astype(np.float64) @ node.stats  # (v, k): the known rows' statistics
     n_left = goes_left.sum(axis=0)
-    n_right = known.sum(axis=0) - n_left
-    children = np.stack((left, base - left), axis=-2)  # (v, 2, k)
+    children = np.stack((left, task.remainder(parent, left) if learn else base - left), axis=-2)  # (v, 2, k)
     names = np.asarray(node.schema.feature_names)[feats]
     with np.errstate(invalid="ignore"):
         s = np.broadcast_to(np.asarray(score(base, children, names), dtype=np.float64), (len(feats),))
-        s = s * known_fraction(base, parent, task)
-    ok = (n_left >= max(1.0, min_samples_leaf)) & (n_right >= max(1.0, min_samples_leaf))
+        if not learn:
+            s = s * known_fraction(base, parent, task)
+    ok = (n_left >= max(1.0, min_samples_leaf)) & (n_base - n_left >= max(1.0, min_samples_leaf))
     if min_weight_leaf > 0:
         ok &= heavy_enough(task.weight(left), task.weight(base), min_weight_leaf)
     if node.monotonic is not None:  # a drawn cut outside the node's bounds is not taken, as scikit-learn's random splitter
@@ -501,48 +507,9 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     rank = np.where(ok, proxy_rank(parent, left), -np.inf) if by_proxy else s
     i = int(np.argmax(rank))  # strictly better only: the first visited on a tie
     column = node.X[:, int(feats[i])]
-    branch = np.where(np.isnan(column), MISSING_BRANCH, column > thresholds[i]).astype(np.int64)
-    return Candidate(float(s[i]), int(feats[i]), "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float(thresholds[i]))
-
-
-def _learned_random(node: NodeData, cuts: list[tuple[int, float]], key: int, *, score: Score, min_samples_leaf: float, min_weight_leaf: float) -> Candidate | None:
-    """:func:`random_threshold_splits` with ``missing="learn"``: the cuts ``(position among the
-    numeric features, threshold)`` of the node keyed ``key``, each with its missing rows' side
-    (drawn where the node has missing values in the feature), scored on all the node's rows."""
-    p = len(node.numeric)
-    feats = node.numeric[np.array([f for f, _ in cuts], dtype=np.int64)]
-    thresholds = np.array([t for _, t in cuts])
-    columns = node.X[:, feats]
-    known = ~np.isnan(columns)
-    n = node.n_rows
-    n_miss = n - known.sum(axis=0)
-    goes_left = (columns <= thresholds) & known  # (n, v)
-    n_left = goes_left.sum(axis=0)
-    drawn = np.array([missing_side(key, p, f) for f, _ in cuts], dtype=np.int64)
-    side = np.where(n_miss > 0, drawn, np.where(n_left > n - n_left, 0, 1))  # no missing row here: the child of more rows
-    goes_left = goes_left | (~known & (side == 0))
-    rows_left = goes_left.sum(axis=0)
-    task = node.task
-    parent = node.stats.sum(axis=0)
-    left = goes_left.T.astype(np.float64) @ node.stats  # (v, k)
-    children = np.stack((left, task.remainder(parent, left)), axis=-2)
-    names = np.asarray(node.schema.feature_names)[feats]
-    with np.errstate(invalid="ignore"):
-        s = np.broadcast_to(np.asarray(score(parent, children, names), dtype=np.float64), (len(feats),))
-    ok = (rows_left >= max(1.0, min_samples_leaf)) & (n - rows_left >= max(1.0, min_samples_leaf))
-    if min_weight_leaf > 0:
-        ok &= heavy_enough(task.weight(left), task.weight(parent), min_weight_leaf)
-    if node.monotonic is not None:
-        ok &= monotone_ok(node, feats, left[:, None, :], task.remainder(parent, left)[:, None, :])[:, 0]
-    s = np.where(ok & ~np.isnan(s), s, -np.inf)
-    if np.isneginf(s).all():
-        return None
-    by_proxy = not task.is_regression and isinstance(score, ImpurityDecrease) and score.impurity is gini and bool(known.all())
-    rank = np.where(ok, proxy_rank(parent, left), -np.inf) if by_proxy else s
-    i = int(np.argmax(rank))  # strictly better only: the first visited on a tie
-    column = node.X[:, int(feats[i])]
-    branch = np.where(np.isnan(column), int(side[i]), column > thresholds[i]).astype(np.int64)
-    return Candidate(float(s[i]), int(feats[i]), "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float(thresholds[i]), missing_branch=int(side[i]))
+    branch = np.where(np.isnan(column), side[i], column > thresholds[i]).astype(np.int64)
+    learned = {"missing_branch": int(side[i])} if learn else {}
+    return Candidate(float(s[i]), int(feats[i]), "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float(thresholds[i]), **learned)
 
 
 def improvement(node: NodeData, candidate: Candidate, total_weight: float) -> float:

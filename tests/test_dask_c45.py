@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 import puretree
 from puretree.errors import ParameterError
 from puretree.fold import n_leaves
-from puretree.nodes import Split, Threshold
+from puretree.nodes import Threshold
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -23,6 +23,7 @@ distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 
 from puretree import dask as ptdask  # noqa: E402  (after the optional imports are known)
+from dask_compare import frames, same_structure  # noqa: E402
 
 
 @st.composite
@@ -73,19 +74,6 @@ def test_missing_values_go_down_the_heavier_branch_as_in_memory(client, problem,
     assert grown == puretree.c45(X, y, bins=edges, missing="majority", **options)
 
 
-@st.composite
-def frames(draw):
-    """A pandas category column, an object column of numbers and a numeric column, each with
-    missing cells, in 1-3 partitions; 2-3 classes."""
-    n = draw(st.integers(4, 50))
-    colours = draw(st.lists(st.sampled_from(["red", "green", "blue", "grey", "teal", None]), min_size=n, max_size=n))
-    shapes = draw(st.lists(st.sampled_from([1, 2, 3, 5, 8, 13, None]), min_size=n, max_size=n))
-    sizes = draw(hnp.arrays(np.float64, n, elements=st.integers(0, 6).map(float) | st.just(np.nan)))
-    frame = pd.DataFrame({"colour": pd.Categorical(colours), "shape": pd.Series(shapes, dtype=object), "size": sizes})
-    y = draw(hnp.arrays(np.int64, n, elements=st.integers(0, draw(st.integers(1, 2)))))
-    return frame, y, draw(st.integers(1, 3))
-
-
 @settings(max_examples=15, deadline=None)
 @given(problem=frames(), max_depth=st.none() | st.integers(0, 3), min_samples_leaf=st.sampled_from([1, 2, 3]), batch=st.sampled_from([1, 2**30]))
 def test_categorical_features_split_one_branch_per_category_as_in_memory(client, problem, max_depth, min_samples_leaf, batch):
@@ -121,17 +109,6 @@ def test_max_bins_computes_the_edges_on_the_workers(client):
     assert grown == ptdask.c45(Xd, yd, bins=ptdask.bin_edges(Xd, max_bins=8))
 
 
-def _same_structure(a, b, rtol=1e-9):
-    """The same splits (feature, test) in the same shape, statistics within ``rtol`` relative."""
-    assert type(a) is type(b)
-    np.testing.assert_allclose(a.stats, b.stats, rtol=rtol, atol=1e-12)
-    if isinstance(a, Split):
-        assert (a.feature, a.test) == (b.feature, b.test)
-        assert len(a.children) == len(b.children)
-        for x, y in zip(a.children, b.children):
-            _same_structure(x, y, rtol)
-
-
 @settings(max_examples=20, deadline=None)
 @given(problem=problems(nan=True), **_OPTIONS)
 def test_distribute_sends_fractions_of_rows_down_every_branch_as_in_memory(client, problem, max_bins, batch, **options):
@@ -143,7 +120,7 @@ def test_distribute_sends_fractions_of_rows_down_every_branch_as_in_memory(clien
     grown = ptdask.c45(Xd, yd, bins=edges, missing="distribute", histogram_bytes=batch, **options)
     expected = puretree.c45(X, y, bins=edges, missing="distribute", **options)
     assert (grown.schema, grown.missing, grown.criterion) == (expected.schema, expected.missing, expected.criterion)
-    _same_structure(grown.root, expected.root)
+    same_structure(grown.root, expected.root)
 
 
 def test_distribute_on_an_exact_example(client):
@@ -152,7 +129,7 @@ def test_distribute_on_an_exact_example(client):
     y = np.array([0, 0, 1, 0, 1, 1])
     Xd, yd = _dask([3, 3], X, y)
     tree = ptdask.c45(Xd, yd, bins=[[1.0, 2.0, 3.0]], min_samples_leaf=1, collapse=False)
-    _same_structure(tree.root, puretree.c45(X, y, bins=[[1.0, 2.0, 3.0]], min_samples_leaf=1, collapse=False).root)
+    same_structure(tree.root, puretree.c45(X, y, bins=[[1.0, 2.0, 3.0]], min_samples_leaf=1, collapse=False).root)
     assert tree.root.test == Threshold(1.0)
     np.testing.assert_allclose(tree.root.children[0].stats, (3.0, 0.6))
     np.testing.assert_allclose(tree.root.children[1].stats, (0.0, 2.4))

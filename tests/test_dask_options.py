@@ -28,24 +28,14 @@ distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 
 from puretree import dask as ptdask  # noqa: E402  (after the optional imports are known)
-
-
-def _same_structure(a, b, rtol=1e-9):
-    """The same splits (feature, test: a learned side included) in the same shape, statistics within ``rtol``."""
-    assert type(a) is type(b)
-    np.testing.assert_allclose(a.stats, b.stats, rtol=rtol, atol=1e-12)
-    if isinstance(a, Split):
-        assert (a.feature, a.test) == (b.feature, b.test)
-        assert len(a.children) == len(b.children)
-        for x, y in zip(a.children, b.children):
-            _same_structure(x, y, rtol)
+from dask_compare import same_structure  # noqa: E402
 
 
 def _same_tree(a, b, exact):
     assert (a.schema, a.missing, a.criterion) == (b.schema, b.missing, b.criterion)
     if exact:
         assert a == b
-    _same_structure(a.root, b.root)
+    same_structure(a.root, b.root)
 
 
 def _dask(parts, *columns):

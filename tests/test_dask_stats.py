@@ -3,7 +3,7 @@
 Unweighted classification sums integers exactly: the trees are equal (``==``), missing values
 or not. Weights and regression targets are summed in another order than in memory (per
 partition, then across partitions), so the issue's promise is the same structure (features,
-thresholds, shape) with statistics within 1e-9 relative, which :func:`_same_structure`
+thresholds, shape) with statistics within 1e-9 relative, which :func:`dask_compare.same_structure`
 checks. One LocalCluster (two workers, threads) serves the module; properties draw few examples.
 """
 
@@ -17,7 +17,6 @@ from hypothesis.extra import numpy as hnp
 
 import puretree
 from puretree.errors import DataError, ParameterError
-from puretree.nodes import Split
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -25,22 +24,12 @@ distributed = pytest.importorskip("distributed")
 pd = pytest.importorskip("pandas")
 
 from puretree import dask as ptdask  # noqa: E402  (after the optional imports are known)
-
-
-def _same_structure(a, b, rtol=1e-9):
-    """The same splits (feature, test) in the same shape, statistics within ``rtol`` relative."""
-    assert type(a) is type(b)
-    np.testing.assert_allclose(a.stats, b.stats, rtol=rtol, atol=0)
-    if isinstance(a, Split):
-        assert (a.feature, a.test) == (b.feature, b.test)
-        assert len(a.children) == len(b.children)
-        for x, y in zip(a.children, b.children):
-            _same_structure(x, y, rtol)
+from dask_compare import frames, same_structure  # noqa: E402
 
 
 def _same_tree(a, b):
     assert (a.schema, a.missing, a.criterion) == (b.schema, b.missing, b.criterion)
-    _same_structure(a.root, b.root)
+    same_structure(a.root, b.root)
 
 
 def _dask(sizes, *columns):
@@ -191,21 +180,8 @@ def test_options_are_checked():
         ptdask.cart(Xd, yd, sample_weight=da.ones(3, chunks=3))
 
 
-@st.composite
-def frames(draw):
-    """A small frame: a pandas category column, an object column of numbers and a numeric
-    column, each with missing cells, in 1-3 partitions; 2-3 classes."""
-    n = draw(st.integers(4, 40))
-    colours = draw(st.lists(st.sampled_from(["red", "green", "blue", "grey", "teal", None]), min_size=n, max_size=n))
-    shapes = draw(st.lists(st.sampled_from([1, 2, 3, 5, 8, 13, None]), min_size=n, max_size=n))
-    sizes = draw(hnp.arrays(np.float64, n, elements=st.integers(0, 6).map(float) | st.just(np.nan)))
-    frame = pd.DataFrame({"colour": pd.Categorical(colours), "shape": pd.Series(shapes, dtype=object), "size": sizes})
-    y = draw(hnp.arrays(np.int64, n, elements=st.integers(0, draw(st.integers(1, 2)))))
-    return frame, y, draw(st.integers(1, 3))
-
-
 @settings(max_examples=15, deadline=None)
-@given(problem=frames(), max_depth=st.none() | st.integers(0, 3), min_samples_leaf=st.integers(1, 3), batch=st.sampled_from([1, 2**30]))
+@given(problem=frames(max_rows=40), max_depth=st.none() | st.integers(0, 3), min_samples_leaf=st.integers(1, 3), batch=st.sampled_from([1, 2**30]))
 def test_categorical_features_give_the_in_memory_tree(client, problem, max_depth, min_samples_leaf, batch):
     frame, y, npartitions = problem
     ddf, dy = dd.from_pandas(frame, npartitions=npartitions), dd.from_pandas(pd.Series(y), npartitions=npartitions)
@@ -235,7 +211,7 @@ def test_subset_splits_on_a_category_column(client):
 
 
 @settings(max_examples=15, deadline=None)
-@given(problem=frames(), max_depth=st.none() | st.integers(0, 3), min_samples_leaf=st.integers(1, 3), batch=st.sampled_from([1, 2**30]))
+@given(problem=frames(max_rows=40), max_depth=st.none() | st.integers(0, 3), min_samples_leaf=st.integers(1, 3), batch=st.sampled_from([1, 2**30]))
 def test_id3_multiway_splits_give_the_in_memory_tree(client, problem, max_depth, min_samples_leaf, batch):
     frame, y, npartitions = problem
     ddf, dy = dd.from_pandas(frame, npartitions=npartitions), dd.from_pandas(pd.Series(y), npartitions=npartitions)

@@ -230,10 +230,10 @@ def _damage(folder: Path, how: str) -> None:
     elif how == "stale":  # the source changed since the build
         library.write_bytes(data)
         (folder / "_kernel.c").write_text(SOURCE.read_text() + "\n/* changed */\n")
-    elif how == "stale histograms":  # the binned source's loops changed since the build
+    elif how.startswith("stale _"):  # another source compiled in (the binned source's loops, ...) changed since the build
         library.write_bytes(data)
-        (folder / "growth").mkdir()
-        (folder / "growth" / "_histograms.c").write_text(SOURCES[1].read_text() + "\n/* changed */\n")
+        source = next(path for path in SOURCES if path.name == how.split()[1])
+        (folder / source.name).write_text(source.read_text() + "\n/* changed */\n")  # next to the library, as in the package
 
 
 @pytest.mark.parametrize(
@@ -245,7 +245,9 @@ def _damage(folder: Path, how: str) -> None:
         ("missing", "cannot be read"),
         ("record damaged", "cannot be read"),
         ("stale", "is older than"),
-        ("stale histograms", "is older than"),
+        ("stale _histograms.c", "is older than"),
+        ("stale _random_cuts.c", "is older than"),
+        ("stale _treeshap.c", "is older than"),
     ],
 )
 def test_a_bad_library_is_never_loaded_and_numpy_takes_over(tmp_path, how, says):

@@ -150,7 +150,9 @@ def _checked(where: Path) -> Path:
         raise _Unavailable(f"the library {path} is not the one built ({size} bytes, SHA-256 {digest[:12]}..., where the build recorded {facts['size']} bytes, {facts['sha256'][:12]}...): damaged or replaced")
     built = {SOURCE: facts.get("source_sha256"), **(facts.get("sources") or {})}  # every source compiled in, by its path in the package
     for name, digest in built.items():
-        source = where / name
+        # the record names a source by its path in the package (growth/_histograms.c); every source
+        # sits next to the library, so it is looked for there (where / name was a folder too deep)
+        source = where / Path(name).name
         if source.is_file() and _sha256(source) != digest:
             raise _Unavailable(f"the library {path} is older than {source}: rebuild it (pip install -e . or python setup.py build_ext --inplace)")
     return path
