@@ -26,7 +26,6 @@ import pandas as pd
 
 import puretree as pt
 from puretree.prune.raising import pessimistic_with_raising
-from puretree.fold import n_leaves
 
 EXAMPLES = Path("/usr/share/doc/weka/examples")
 WEKA = "/usr/share/java/weka.jar"

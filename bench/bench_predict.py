@@ -27,7 +27,6 @@ import tempfile
 import timeit
 from pathlib import Path
 
-import numpy as np
 from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.tree import DecisionTreeClassifier
 

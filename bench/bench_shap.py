@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import shap  # noqa: E402
 from sklearn.datasets import load_breast_cancer, load_diabetes, make_classification  # noqa: E402
 from sklearn.ensemble import GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor  # noqa: E402
-from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 import puretree as pt  # noqa: E402
 from puretree import flat  # noqa: E402

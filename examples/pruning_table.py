@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-from functools import partial
 from typing import Any
 
 import numpy as np

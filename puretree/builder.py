@@ -95,7 +95,7 @@ from .impurity import entropy, gini, misclassification, variance
 from .nodes import MISSING_STRATEGIES, Leaf, Node, Split
 from .params import Interval, IsCallable, Options, check, check_all
 from .splits import MISSING_BRANCH, THRESHOLDS, Candidate, CheckedScore, NodeData, Settings, SplitGenerator, best_candidate, branch_stats, learned_threshold_splits, monotone_children_bounds, monotone_clipped, multiway_splits, node_statistics, resolve_max_features, root_data, score_name, subset_splits, threshold_splits
-from .splits import SklearnSplitter, improvement, random_threshold_splits, refuse_missing
+from .splits import improvement, random_threshold_splits, refuse_missing
 from .growth.assemble import from_records
 from .growth.level import EPSILON, FrontierHeap, Sizes
 from .tasks import Task, as_task
@@ -795,6 +795,7 @@ def visited_regression_tree(ds: Dataset, *, visit: Callable[[NodeData], Candidat
     >>> ds = from_numpy(np.array([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]), [0.0, 0.0, 1.0], task="regression")
     >>> visited_regression_tree(ds, visit=None, max_depth=1).root.feature
     0
+    >>> from puretree.splits import SklearnSplitter
     >>> visited_regression_tree(ds, visit=SklearnSplitter.seeded(2, seed=7, max_depth=1), max_depth=1).root.feature
     1
     """

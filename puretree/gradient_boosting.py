@@ -65,8 +65,8 @@ from .boosted import Boosted, tree_schema
 from .builder import visited_regression_tree
 from .data import Dataset, as_dataset
 from .errors import DataError, ParameterError
-from .nodes import Feature, Leaf, Node, Schema, Split, exact_mean
-from .params import Interval, Options, check
+from .nodes import Leaf, Node, Split, exact_mean
+from .params import Interval, check
 from .splits import RAND_R_MAX, SklearnSplitter, resolve_max_features
 from .tree import Tree
 

@@ -821,7 +821,6 @@ def boosted_model(stages: Sequence[tuple[Tree, ...]], init: np.ndarray, loss: st
 def _boost(grower: Grower, ds: Dataset, loss: str, yt: np.ndarray, wt: np.ndarray, positive: np.ndarray, n_classes: int, opts: dict[str, Any], stopping: bool, X_val: np.ndarray | None, y_val: np.ndarray | None, w_val: np.ndarray | None, progress: Callable[[int], None] | None) -> Boosted:
     """The stages, grown on the binned training rows, and the model."""
     init = _init(loss, yt[positive], wt[positive], n_classes)
-    K = len(init)
     raw = np.tile(init, (len(yt), 1))
     lr = float(opts["learning_rate"])
     schema = tree_schema(ds.schema)

@@ -24,7 +24,6 @@ score every candidate with the same functions and break ties the same way.
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -508,8 +507,7 @@ def random_threshold_splits(node: NodeData, *, score: Score, min_samples_leaf: f
     i = int(np.argmax(rank))  # strictly better only: the first visited on a tie
     column = node.X[:, int(feats[i])]
     branch = np.where(np.isnan(column), side[i], column > thresholds[i]).astype(np.int64)
-    learned = {"missing_branch": int(side[i])} if learn else {}
-    return Candidate(float(s[i]), int(feats[i]), "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float(thresholds[i]), **learned)
+    return Candidate(float(s[i]), int(feats[i]), "threshold", branch, branch_stats(node.stats, branch, 2), threshold=float(thresholds[i]), missing_branch=int(side[i]) if learn else None)
 
 
 def improvement(node: NodeData, candidate: Candidate, total_weight: float) -> float:

@@ -206,7 +206,7 @@ def _primary_direction(x: np.ndarray, p: _Primary) -> np.ndarray:
 
 
 def _surrogate_direction(x: np.ndarray, s: tuple[Any, ...]) -> np.ndarray:
-    feature, split, direction, codes = s[0], s[1], s[2], s[3]
+    split, direction, codes = s[1], s[2], s[3]
     known = ~np.isnan(x)
     out = np.zeros(len(x), dtype=np.int64)
     if codes:

@@ -4,7 +4,6 @@ library misuse, and the command line swept with hostile inputs (issue 9)."""
 from __future__ import annotations
 
 import csv
-import io
 import math
 import os
 import tempfile

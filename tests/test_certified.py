@@ -19,8 +19,8 @@ from puretree.codegen import generate, verify
 from puretree.codegen.certified import certified, merge_same_class, remove_unreachable, snap_thresholds
 from puretree.codegen.verify import check_rows, expected
 from puretree.errors import CodegenError, ParameterError
-from puretree.flat import LEAF, flatten
-from puretree.fold import iter_nodes, n_nodes, rewrite
+from puretree.flat import flatten
+from puretree.fold import n_nodes, rewrite
 from puretree.io.json import save
 from puretree.nodes import CATEGORICAL, Feature, Leaf, Schema, Split, Subset, Multiway, Surrogate, Surrogates, Threshold
 from puretree.predict import apply

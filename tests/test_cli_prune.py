@@ -11,7 +11,7 @@ from puretree.cli import main
 from puretree.datasets import load_playtennis, path
 from puretree.evaluate import accuracy, cross_validate
 from puretree.fold import n_leaves
-from puretree.grow import c45, cart, id3
+from puretree.grow import id3
 from puretree.io import load, save, to_dict
 from puretree.prune import cost_complexity, penalty, pessimistic, reduced_error
 from puretree.rules import prune_rules, to_rules

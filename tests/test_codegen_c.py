@@ -20,7 +20,7 @@ from puretree.codegen.lower import FEATURE_TYPES, lower
 from puretree.codegen.render import generate
 from puretree.codegen.verify import check_rows, compile_c, expected, run_c, verify
 from puretree.data import Dataset, encode_features
-from puretree.datasets import load_buys_computer, load_playtennis, load_temperature
+from puretree.datasets import load_playtennis, load_temperature
 from puretree.errors import CodegenError
 from puretree.grow import c45, cart, cart_regressor, id3
 from puretree.invariants import boundary_cases

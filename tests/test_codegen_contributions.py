@@ -25,7 +25,7 @@ import puretree as pt
 from puretree.codegen import ensemble as codegen_ensemble
 from puretree.errors import CodegenError, DataError, ParameterError
 from puretree.explain import contribution_tables, contributions
-from puretree.nodes import Feature, Leaf, Multiway, Schema, Split, Threshold
+from puretree.nodes import Feature, Leaf, Multiway, Schema, Split
 from puretree.strategies import boundary_rows, trees
 
 try:

@@ -20,7 +20,7 @@ from puretree.codegen import export, generate, verify, verify_code
 from puretree.codegen import literals as lit
 from puretree.data import Dataset, encode_features
 from puretree.datasets import load_temperature
-from puretree.ensemble import adaboost, bagging, random_forest
+from puretree.ensemble import bagging, random_forest
 from puretree.errors import CodegenError
 from puretree.flat import flatten
 from puretree.grow import c45, cart, cart_regressor, id3

@@ -12,9 +12,7 @@ The tables the report counts are the arrays the compiler emits, byte for byte.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import attrs

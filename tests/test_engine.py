@@ -29,7 +29,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from puretree.growth import engine
 from puretree.growth import sorted as sorted_source
 from puretree.data import Dataset
 from puretree.errors import DataError, ParameterError

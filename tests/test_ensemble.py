@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import puretree
 from puretree.ensemble import Ensemble, adaboost, bagging, bootstrap_counts, canonical_order, random_forest, stump, vote_total, votes
 from puretree.errors import ModelFormatError, ParameterError
-from puretree.grow import cart, grow, id3
+from puretree.grow import cart, id3
 from puretree.strategies import datasets
 
 small = datasets(min_rows=2, max_rows=25, max_features=4, max_classes=3)

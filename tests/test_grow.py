@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from puretree.criteria import impurity_decrease
-from puretree.data import from_numpy
 from puretree.datasets import load_buys_computer, load_playtennis
 from puretree.errors import DataError, ParameterError
 from puretree.fold import depth, iter_nodes, iter_paths

@@ -5,7 +5,6 @@ scikit-learn bridge."""
 import json
 import math
 
-import attrs
 import numpy as np
 import pytest
 from hypothesis import given, settings

@@ -26,7 +26,7 @@ from puretree import datasets, files
 from puretree.cli import main
 from puretree.errors import ParameterError
 from puretree.grow import c45
-from puretree.io import load, save, to_json
+from puretree.io import load, to_json
 
 TENNIS = Path(str(datasets.path("playtennis")))
 GUARD = 120  # seconds: only against a hang, never part of what is tested

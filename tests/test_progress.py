@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import puretree
 from puretree.cli import main
-from puretree.fold import iter_nodes, n_nodes, walk
+from puretree.fold import n_nodes, walk
 from puretree.strategies import datasets
 
 TENNIS = Path(str(puretree.datasets.path("playtennis")))

@@ -18,13 +18,11 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 import puretree as pt
-from puretree.criteria import SCORES
 from puretree.errors import ParameterError
 from puretree.grow import by_task, c45, cart, id3
 from puretree.growth.level import FrontierHeap
 from puretree.nodes import Leaf
 from puretree.sklearn import TreeClassifier, TreeRegressor, from_sklearn
-from puretree.splits import TIE_TOLERANCE
 from puretree.strategies import datasets
 from sklearn_compare import compare
 

@@ -21,7 +21,6 @@ from puretree.nodes import (
     TESTS,
     UNSEEN,
     CategoricalSplit,
-    Codes,
     Feature,
     Interval,
     Leaf,

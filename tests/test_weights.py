@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from puretree.data import from_numpy
 from puretree.errors import DataError, ParameterError
-from puretree.grow import c45, cart, cart_regressor, class_weights, grow, id3
+from puretree.grow import c45, cart, cart_regressor, class_weights, id3
 from puretree.io import to_dict
 from puretree.predict import predict, predict_proba
 

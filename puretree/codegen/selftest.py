@@ -119,7 +119,7 @@ def c_selftest(files: Mapping[str, str], *, name: str, feature_type: str, rows: 
     mark = f"#define {big}_MAX_COMPARISONS "
     at = header.index(mark)
     end = header.index("\n", at) + 1
-    declared = [f"/* The model's digest (SHA-256 of its puretree JSON) and its self-test: 0 when this build",
+    declared = ["/* The model's digest (SHA-256 of its puretree JSON) and its self-test: 0 when this build",
                 f" * predicts the {n} stored rows as puretree did, else 1 + the index of the first it predicts",
                 " * otherwise. */",
                 f"#define {big}_DIGEST {lit.c_string(digest)}",

@@ -293,7 +293,7 @@ class Bounded(Sorted):
         threshold and missing side, as :func:`puretree.splits.threshold_splits` (or
         :func:`~puretree.splits.learned_threshold_splits`) finds it at that node."""
         st, cfg, ctx = self.st, self.cfg, self.ctx
-        N, q, m, k = st.n_nodes, ctx.q, st.m, ctx.k
+        N, q, m = st.n_nodes, ctx.q, st.m
         fs = np.full((N, q), -np.inf)
         fa, fb = np.zeros((N, q)), np.zeros((N, q))
         fside = np.ones((N, q), dtype=np.int64)

@@ -83,7 +83,7 @@ from ..splits import CHUNK as _CHUNK  # one chunk of sorted statistics: the refe
 from ..splits import node_statistics, tie_first
 from ..tasks import as_task
 from . import kernels
-from .choose import among_kinds, best_subsets, binary_scores, category_sum, first_tied, first_tied_in_groups, heavy_enough, known_share, multiway_scores, score_of, tolerance, weight_of
+from .choose import among_kinds, best_subsets, binary_scores, category_sum, first_tied, first_tied_in_groups, heavy_enough, known_share, multiway_scores, tolerance, weight_of
 from .limits import check_tree_size, memory_budget
 from .assemble import trusted_threshold
 from .level import Decision

@@ -43,7 +43,7 @@ True
 from __future__ import annotations
 
 from .complexity import AlphaChoice, CostComplexityPath, best_alpha_on, choose_alpha, cost_complexity, cost_complexity_path
-from ..estimates import C45_MARGIN, c45_added_errors, check_cf, penalty_error, pessimistic_errors, tree_penalty_error
+from ..estimates import c45_added_errors, check_cf, penalty_error, pessimistic_errors, tree_penalty_error
 from .rewrites import collapse, is_pruning_of, penalty, pessimistic, reduced_error, same_class, simplify
 from .significance import chi_square_sf, chi_square_test
 from ..validation import validation_codes
